@@ -1,0 +1,14 @@
+#pragma once
+// The subcommands of attnscope-cli. Each registers its options and returns the action to run.
+#include <CLI/CLI.hpp>
+
+#include <functional>
+
+namespace attnscope::cli {
+
+using Action = std::function<int()>;
+
+Action add_tokenize_command(CLI::App& app);
+Action add_analyze_command(CLI::App& app);
+
+}  // namespace attnscope::cli

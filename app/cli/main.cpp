@@ -1,0 +1,36 @@
+// attnscope-cli: the command line on the attnscope core. Every failure ends with one line on
+// standard error saying what is wrong, and a non-zero exit status.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <exception>
+#include <map>
+
+#include "commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"attnscope-cli: BERT's attention maps and head outputs, from the command line"};
+  app.require_subcommand(1);
+  std::map<CLI::App*, attnscope::cli::Action> actions;
+  const auto add = [&](attnscope::cli::Action action) { actions[app.get_subcommands({}).back()] = std::move(action); };
+  add(attnscope::cli::add_tokenize_command(app));
+  add(attnscope::cli::add_analyze_command(app));
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "attnscope-cli: %s (see attnscope-cli --help)\n", e.what());
+    return 2;
+  }
+  try {
+    for (auto& [command, action] : actions)
+      if (command->parsed()) return action();
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "attnscope-cli: error: %s\n", e.what());
+    return 1;
+  }
+}

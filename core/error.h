@@ -1,0 +1,14 @@
+#pragma once
+// The one exception type of the core: its message is written for the user ("what file, what
+// thing, what was expected"), so the command line and the GUI can show it as is.
+#include <stdexcept>
+#include <string>
+
+namespace attnscope {
+
+class Error : public std::runtime_error {
+ public:
+  explicit Error(const std::string& message) : std::runtime_error(message) {}
+};
+
+}  // namespace attnscope

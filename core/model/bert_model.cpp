@@ -1,0 +1,110 @@
+#include "model/bert_model.h"
+
+#include <ATen/ATen.h>
+#include <c10/core/InferenceMode.h>
+
+#include <cmath>
+#include <limits>
+
+#include "error.h"
+
+namespace attnscope {
+
+BertModel::BertModel(BertConfig config, BertWeights weights, ComputeDevice device)
+    : config_(config), weights_(std::move(weights)), device_(device) {}
+
+std::shared_ptr<const BertModel> BertModel::load(const std::filesystem::path& dir, const ComputeDevice& device) {
+  const BertConfig config = BertConfig::load(dir / "config.json");
+  const auto weights_file = dir / "model.safetensors";
+  if (!std::filesystem::exists(weights_file))
+    throw Error(weights_file.string() + ": missing (attnscope reads the weights from model.safetensors)");
+  const SafetensorsFile file(weights_file);
+  c10::InferenceMode guard;
+  return std::make_shared<const BertModel>(config, load_bert_weights(file, config, device), device);
+}
+
+at::Tensor BertModel::embed(const at::Tensor& ids) const {
+  const int64_t n = ids.size(1);
+  const at::Tensor x = at::embedding(weights_.word_embeddings, ids) + weights_.position_embeddings.narrow(0, 0, n) +
+                       weights_.token_type_embeddings[0];
+  return at::layer_norm(x, {config_.hidden_size}, weights_.embed_norm_weight, weights_.embed_norm_bias, config_.layer_norm_eps);
+}
+
+at::Tensor BertModel::activation(const at::Tensor& x) const {
+  switch (config_.activation) {
+    case Activation::GeluErf: return at::gelu(x);
+    case Activation::GeluTanh: return at::gelu(x, "tanh");
+    case Activation::Relu: return at::relu(x);
+  }
+  return x;
+}
+
+at::Tensor BertModel::layer(const LayerWeights& w, const at::Tensor& x, const at::Tensor& mask, BatchCaptures* keep) const {
+  const int64_t B = x.size(0), n = x.size(1), H = config_.num_heads, d = config_.head_dim(), D = config_.hidden_size;
+  // [B, n, 3D] -> three [B, H, n, d] views
+  const auto qkv = at::linear(x, w.qkv_weight, w.qkv_bias).view({B, n, 3, H, d}).permute({2, 0, 3, 1, 4});
+  const at::Tensor q = qkv[0], k = qkv[1], v = qkv[2];
+  at::Tensor context;
+  if (keep) {
+    at::Tensor scores = at::matmul(q, k.transpose(-1, -2)) * (1.0 / std::sqrt(static_cast<double>(d)));
+    if (mask.defined()) scores = scores + mask;
+    const at::Tensor attention = at::softmax(scores, -1);
+    context = at::matmul(attention, v);
+    keep->attention.push_back(attention);
+    keep->head_outputs.push_back(context);
+  } else {
+    context = at::scaled_dot_product_attention(q, k, v, mask.defined() ? std::optional<at::Tensor>(mask) : std::nullopt);
+  }
+  const at::Tensor merged = context.transpose(1, 2).reshape({B, n, D});
+  const at::Tensor attended = at::layer_norm(at::linear(merged, w.attn_out_weight, w.attn_out_bias) + x, {D},
+                                             w.attn_norm_weight, w.attn_norm_bias, config_.layer_norm_eps);
+  const at::Tensor inner = activation(at::linear(attended, w.ffn_in_weight, w.ffn_in_bias));
+  return at::layer_norm(at::linear(inner, w.ffn_out_weight, w.ffn_out_bias) + attended, {D}, w.ffn_norm_weight,
+                        w.ffn_norm_bias, config_.layer_norm_eps);
+}
+
+BatchCaptures BertModel::forward(const std::vector<std::vector<int64_t>>& ids, bool capture) const {
+  if (ids.empty()) throw Error("nothing to run: the batch is empty");
+  int64_t n = 0;
+  for (const auto& text : ids) {
+    if (text.empty()) throw Error("a text of the batch has no tokens");
+    n = std::max<int64_t>(n, static_cast<int64_t>(text.size()));
+  }
+  if (n > config_.max_positions)
+    throw Error("a text has " + std::to_string(n) + " tokens; the model takes at most " + std::to_string(config_.max_positions));
+
+  const int64_t B = static_cast<int64_t>(ids.size());
+  at::Tensor host_ids = at::zeros({B, n}, at::kLong);  // pads take id 0, masked out below
+  BatchCaptures out;
+  bool padded = false;
+  for (int64_t b = 0; b < B; ++b) {
+    const auto& text = ids[static_cast<size_t>(b)];
+    for (int64_t id : text)
+      if (id < 0 || id >= config_.vocab_size)
+        throw Error("token id " + std::to_string(id) + " is outside the model's vocabulary of " + std::to_string(config_.vocab_size));
+    std::copy(text.begin(), text.end(), host_ids[b].data_ptr<int64_t>());
+    out.lengths.push_back(static_cast<int64_t>(text.size()));
+    padded |= static_cast<int64_t>(text.size()) < n;
+  }
+
+  c10::InferenceMode guard;
+  const at::Tensor device_ids = host_ids.to(device_.device);
+  at::Tensor mask;  // additive, [B, 1, 1, n]: 0 for real keys, the dtype's lowest value for pads
+  if (padded) {
+    at::Tensor real = at::zeros({B, n}, at::kBool);
+    for (int64_t b = 0; b < B; ++b) real[b].narrow(0, 0, out.lengths[static_cast<size_t>(b)]).fill_(true);
+    const double lowest = device_.dtype == at::kFloat ? std::numeric_limits<float>::lowest()
+                          : device_.dtype == at::kHalf ? -65504.0
+                                                       : -3.38953139e38;
+    mask = at::where(real, 0.0, lowest).to(device_.device, device_.dtype).view({B, 1, 1, n});
+  }
+  at::Tensor x = embed(device_ids);
+  out.hidden_states.push_back(x);
+  for (const LayerWeights& w : weights_.layers) {
+    x = layer(w, x, mask, capture ? &out : nullptr);
+    out.hidden_states.push_back(x);
+  }
+  return out;
+}
+
+}  // namespace attnscope

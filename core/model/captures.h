@@ -1,0 +1,32 @@
+#pragma once
+// What a forward pass keeps: per layer and head the attention map A and the head outputs C = A V
+// (before the heads are concatenated and projected), and the hidden states between layers.
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace attnscope {
+
+// A padded batch, as the forward produced it, on the compute device.
+struct BatchCaptures {
+  std::vector<int64_t> lengths;           // real tokens of each text
+  std::vector<at::Tensor> attention;      // per layer [B, H, n, n]; empty when not captured
+  std::vector<at::Tensor> head_outputs;   // per layer [B, H, n, d]; empty when not captured
+  std::vector<at::Tensor> hidden_states;  // L + 1 entries [B, n, D]: embeddings, then each layer
+};
+
+// One text with its pads cut away. Built once, then only read (it crosses threads as
+// std::shared_ptr<const TextCaptures>).
+struct TextCaptures {
+  int64_t num_layers = 0, num_heads = 0, length = 0, head_dim = 0, hidden_size = 0;
+  at::Tensor attention;      // [L, H, n, n]
+  at::Tensor head_outputs;   // [L, H, n, d]
+  at::Tensor hidden_states;  // [L + 1, n, D]; may be undefined (e.g. not saved in a result file)
+};
+
+// The captures of text `index` of the batch; `to_host` makes them contiguous CPU float32,
+// otherwise they stay on the compute device in its precision.
+TextCaptures text_captures(const BatchCaptures& batch, size_t index, bool to_host);
+
+}  // namespace attnscope

@@ -1,0 +1,43 @@
+#include "model/checkpoint.h"
+
+#include "error.h"
+
+namespace attnscope {
+
+std::shared_ptr<const Checkpoint> Checkpoint::load(const std::filesystem::path& dir, const ComputeDevice& device) {
+  if (!std::filesystem::is_directory(dir)) throw Error(dir.string() + ": not a folder (expected a BERT checkpoint folder)");
+  auto checkpoint = std::make_shared<Checkpoint>();
+  checkpoint->dir_ = dir;
+  checkpoint->tokenizer_ = BertTokenizer::from_folder(dir);
+  checkpoint->model_ = BertModel::load(dir, device);
+  const auto words = static_cast<int64_t>(checkpoint->tokenizer_->vocab().size());
+  if (words > checkpoint->model_->config().vocab_size)
+    throw Error((dir / "vocab.txt").string() + ": " + std::to_string(words) + " tokens, but config.json's vocab_size is " +
+                std::to_string(checkpoint->model_->config().vocab_size));
+  return checkpoint;
+}
+
+Encoding Checkpoint::encode(std::string_view text, size_t max_length) const {
+  const auto positions = static_cast<size_t>(model_->config().max_positions);
+  if (max_length < 2 || max_length > positions)
+    throw Error("maximum length " + std::to_string(max_length) + " is out of range (2 to " + std::to_string(positions) +
+                ", the model's positions)");
+  return tokenizer_->encode(text, max_length);
+}
+
+std::vector<TextRun> Checkpoint::run(const std::vector<Encoding>& encodings, bool to_host) const {
+  std::vector<std::vector<int64_t>> ids;
+  ids.reserve(encodings.size());
+  for (const auto& e : encodings) ids.push_back(e.ids());
+  const BatchCaptures batch = model_->forward(ids, true);
+  std::vector<TextRun> runs;
+  runs.reserve(encodings.size());
+  for (size_t i = 0; i < encodings.size(); ++i) runs.push_back({encodings[i], text_captures(batch, i, to_host)});
+  return runs;
+}
+
+TextRun Checkpoint::run(std::string_view text, size_t max_length, bool to_host) const {
+  return std::move(run(std::vector<Encoding>{encode(text, max_length)}, to_host).front());
+}
+
+}  // namespace attnscope

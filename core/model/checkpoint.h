@@ -1,0 +1,40 @@
+#pragma once
+// A checkpoint folder opened for use: its tokenizer and its model, and the one step everything
+// else builds on: text in, tokens and captures out.
+#include <filesystem>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "model/bert_model.h"
+#include "tokenizer/bert_tokenizer.h"
+
+namespace attnscope {
+
+struct TextRun {
+  Encoding encoding;
+  TextCaptures captures;
+};
+
+class Checkpoint {
+ public:
+  // Reads config.json, vocab.txt (+ tokenizer_config.json) and model.safetensors from `dir`.
+  static std::shared_ptr<const Checkpoint> load(const std::filesystem::path& dir, const ComputeDevice& device);
+
+  // Tokenise with truncation to max_length (2 .. the model's positions).
+  Encoding encode(std::string_view text, size_t max_length) const;
+  // Run texts as one padded batch; captures come back per text, pads removed.
+  std::vector<TextRun> run(const std::vector<Encoding>& encodings, bool to_host = true) const;
+  TextRun run(std::string_view text, size_t max_length, bool to_host = true) const;
+
+  const std::filesystem::path& dir() const { return dir_; }
+  const BertTokenizer& tokenizer() const { return *tokenizer_; }
+  const BertModel& model() const { return *model_; }
+
+ private:
+  std::filesystem::path dir_;
+  std::unique_ptr<BertTokenizer> tokenizer_;
+  std::shared_ptr<const BertModel> model_;
+};
+
+}  // namespace attnscope

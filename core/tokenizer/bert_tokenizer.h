@@ -1,0 +1,51 @@
+#pragma once
+// BERT's tokenizer, behaving as the reference (transformers' BertTokenizer, which runs the
+// `tokenizers` BertNormalizer, BertPreTokenizer and WordPiece): special tokens typed in the text
+// are kept whole, the rest is normalised, split into words and into word pieces.
+#include <filesystem>
+#include <string_view>
+#include <vector>
+
+#include "tokenizer/encoding.h"
+#include "tokenizer/normalizer.h"
+#include "tokenizer/vocab.h"
+#include "tokenizer/wordpiece.h"
+
+namespace attnscope {
+
+inline constexpr size_t kDefaultMaxLength = 128;
+
+class BertTokenizer {
+ public:
+  BertTokenizer(Vocab vocab, NormalizerOptions options);
+  BertTokenizer(const BertTokenizer&) = delete;  // the WordPiece refers to vocab_
+  BertTokenizer& operator=(const BertTokenizer&) = delete;
+
+  // vocab.txt plus the options of tokenizer_config.json (do_lower_case, strip_accents,
+  // tokenize_chinese_chars), with the reference's defaults when that file is absent.
+  static std::unique_ptr<BertTokenizer> from_folder(const std::filesystem::path& dir);
+
+  // Word pieces of the text, without [CLS]/[SEP] and without truncation.
+  std::vector<Token> tokenize(std::string_view text) const;
+  // [CLS] pieces [SEP], truncated to max_length tokens (at least 2).
+  Encoding encode(std::string_view text, size_t max_length = kDefaultMaxLength) const;
+  // [CLS] pieces [SEP] from pieces already tokenised (used by windowing of long documents).
+  Encoding wrap(std::vector<Token> pieces, size_t max_length) const;
+
+  const Vocab& vocab() const { return vocab_; }
+  const NormalizerOptions& options() const { return options_; }
+  int32_t cls_id() const { return cls_id_; }
+  int32_t sep_id() const { return sep_id_; }
+  int32_t pad_id() const { return pad_id_; }
+
+ private:
+  void tokenize_chunk(const CharString& chars, size_t first, size_t last, std::vector<Token>& out) const;
+
+  Vocab vocab_;
+  NormalizerOptions options_;
+  WordPiece wordpiece_;
+  std::vector<std::string> specials_;
+  int32_t cls_id_, sep_id_, pad_id_;
+};
+
+}  // namespace attnscope

@@ -1,0 +1,36 @@
+#pragma once
+// A WordPiece vocabulary: token text <-> id, read from BERT's vocab.txt (one token per line,
+// the id is the line number).
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace attnscope {
+
+class Vocab {
+ public:
+  static Vocab load(const std::filesystem::path& file);
+  static Vocab from_tokens(std::vector<std::string> tokens);
+
+  std::optional<int32_t> find(std::string_view token) const;
+  // The id of a token the model cannot work without; throws naming the vocabulary file.
+  int32_t required_id(std::string_view token) const;
+  const std::string& token(int32_t id) const;
+  size_t size() const { return tokens_.size(); }
+  const std::string& source() const { return source_; }
+
+ private:
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::vector<std::string> tokens_;
+  std::unordered_map<std::string, int32_t, Hash, std::equal_to<>> ids_;
+  std::string source_ = "vocabulary";
+};
+
+}  // namespace attnscope

@@ -1,0 +1,34 @@
+#pragma once
+// Where the tests find the project's files, the real test model, and the command line.
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace attnscope::test {
+
+std::filesystem::path source_dir();
+std::filesystem::path golden_dir();
+// The real all-MiniLM-L6-v2 checkpoint unpacked by tools/setup.sh (or $ATTNSCOPE_TEST_MODEL).
+// Fails the calling test with a message saying how to fetch it when it is not there.
+std::filesystem::path minilm_dir();
+std::filesystem::path cli_path();
+nlohmann::json read_json(const std::filesystem::path& file);
+
+// A fresh empty folder under the system temp dir, removed when the object goes away.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+void write_text(const std::filesystem::path& file, const std::string& content);
+
+}  // namespace attnscope::test
