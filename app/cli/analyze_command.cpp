@@ -15,7 +15,7 @@ namespace {
 struct AnalyzeOptions {
   std::string model;
   TextInput input;
-  size_t max_length = kDefaultMaxLength;
+  size_t max_length = 0;  // 0: the checkpoint's default
   std::string device = "auto";
   std::string precision = "float32";
   std::string out;
@@ -39,9 +39,10 @@ int run_analyze(const AnalyzeOptions& o) {
   const ComputeDevice device = select_device(o.device, o.precision);
   const auto checkpoint = Checkpoint::load(o.model, device);
   const auto start = std::chrono::steady_clock::now();
-  const Encoding encoding = checkpoint->encode(text, o.max_length);
+  const size_t max_length = o.max_length ? o.max_length : checkpoint->default_max_length();
+  const Encoding encoding = checkpoint->encode(text, max_length);
   if (encoding.size() <= 2) throw Error("the text has no word pieces (only white space or control characters)");
-  TextRunFile file{o.model, checkpoint->model().config().to_json(), device.describe(), text, o.max_length,
+  TextRunFile file{o.model, checkpoint->model().config().to_json(), device.describe(), text, max_length,
                    std::move(checkpoint->run({encoding}).front())};
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const auto matrix_encoding = o.encoding == "decimal" ? MatrixEncoding::Decimal : MatrixEncoding::Base64;
@@ -67,8 +68,8 @@ Action add_analyze_command(CLI::App& app) {
   cmd->add_option("--model", o->model, "Checkpoint folder (config.json, vocab.txt, model.safetensors)")->required();
   cmd->add_option("--text", o->input.text, "The text itself");
   cmd->add_option("--file", o->input.file, "A UTF-8 text file to read the text from");
-  cmd->add_option("--max-len", o->max_length, "Keep at most N tokens, [CLS] and [SEP] included (up to the model's positions)")
-      ->capture_default_str()
+  cmd->add_option("--max-len", o->max_length,
+                  "Keep at most N tokens, [CLS] and [SEP] included (default 128, or the model's positions if fewer)")
       ->check(CLI::Range(2, 1 << 20));
   cmd->add_option("--device", o->device, "auto (CUDA when present), cpu, cuda or cuda:N")->capture_default_str();
   cmd->add_option("--precision", o->precision, "float32, or float16 / bfloat16 on CUDA")->capture_default_str();

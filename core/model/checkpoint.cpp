@@ -1,5 +1,7 @@
 #include "model/checkpoint.h"
 
+#include <algorithm>
+
 #include "error.h"
 
 namespace attnscope {
@@ -15,6 +17,10 @@ std::shared_ptr<const Checkpoint> Checkpoint::load(const std::filesystem::path& 
     throw Error((dir / "vocab.txt").string() + ": " + std::to_string(words) + " tokens, but config.json's vocab_size is " +
                 std::to_string(checkpoint->model_->config().vocab_size));
   return checkpoint;
+}
+
+size_t Checkpoint::default_max_length() const {
+  return std::min(kDefaultMaxLength, static_cast<size_t>(model_->config().max_positions));
 }
 
 Encoding Checkpoint::encode(std::string_view text, size_t max_length) const {

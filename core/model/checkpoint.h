@@ -21,6 +21,8 @@ class Checkpoint {
   // Reads config.json, vocab.txt (+ tokenizer_config.json) and model.safetensors from `dir`.
   static std::shared_ptr<const Checkpoint> load(const std::filesystem::path& dir, const ComputeDevice& device);
 
+  // 128 (the paper's N), or the model's positions when it has fewer.
+  size_t default_max_length() const;
   // Tokenise with truncation to max_length (2 .. the model's positions).
   Encoding encode(std::string_view text, size_t max_length) const;
   // Run texts as one padded batch; captures come back per text, pads removed.

@@ -1,0 +1,133 @@
+// attnscope-cli as a user meets it: every bad input ends with one line on standard error and a
+// non-zero exit; good input gives results the core can read back.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <sys/wait.h>
+
+#include "io/result_json.h"
+#include "support/paths.h"
+#include "support/tiny_bert.h"
+
+namespace attnscope {
+namespace {
+
+struct Outcome {
+  int status;
+  std::string out, err;
+};
+
+std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+Outcome run_cli(const std::vector<std::string>& args) {
+  const test::TempDir io;
+  std::string command = quote(test::cli_path().string());
+  for (const auto& a : args) command += " " + quote(a);
+  command += " > " + quote((io / "out").string()) + " 2> " + quote((io / "err").string()) + " < /dev/null";
+  const int raw = std::system(command.c_str());
+  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : 128, slurp(io / "out"), slurp(io / "err")};
+}
+
+void expect_one_line_error(const std::vector<std::string>& args, const std::string& needle) {
+  const Outcome o = run_cli(args);
+  std::string all;
+  for (const auto& a : args) all += a + " ";
+  EXPECT_NE(o.status, 0) << all;
+  EXPECT_LT(o.status, 128) << "crashed: " << all;
+  EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << all << "\n" << o.err;
+  EXPECT_NE(o.err.find(needle), std::string::npos) << all << "\n" << o.err;
+}
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override { test::write_tiny_bert(dir_.path() / "tiny", {}); }
+  std::string tiny() const { return (dir_.path() / "tiny").string(); }
+  test::TempDir dir_;
+};
+
+TEST_F(Cli, HelpForEveryCommand) {
+  for (const std::vector<std::string> args : {std::vector<std::string>{"--help"}, {"tokenize", "--help"}, {"analyze", "--help"}}) {
+    const Outcome o = run_cli(args);
+    EXPECT_EQ(o.status, 0);
+    EXPECT_NE(o.out.find("--"), std::string::npos);
+  }
+  EXPECT_NE(run_cli({"analyze", "--help"}).out.find("--max-len"), std::string::npos);
+}
+
+TEST_F(Cli, TokenizePrintsIdsAndByteRanges) {
+  const Outcome o = run_cli({"tokenize", "--model", tiny(), "--text", "The cat", "--json"});
+  ASSERT_EQ(o.status, 0) << o.err;
+  const auto json = nlohmann::json::parse(o.out);
+  EXPECT_EQ(json["tokens"].size(), 4u);
+  EXPECT_EQ(json["tokens"][2]["text"], "cat");
+  EXPECT_EQ(json["tokens"][2]["begin"], 4);
+}
+
+TEST_F(Cli, AnalyzeWritesAResultTheCoreReadsBack) {
+  const auto out = dir_ / "r.json";
+  const Outcome o = run_cli({"analyze", "--model", tiny(), "--text", "The cat sat on the mat.", "--device", "cpu", "--out", out.string()});
+  ASSERT_EQ(o.status, 0) << o.err;
+  const TextRunFile file = load_text_run(out);
+  EXPECT_EQ(file.run.captures.num_layers, 2);
+  EXPECT_EQ(file.run.encoding.size(), 9u);
+  EXPECT_EQ(file.device, "cpu float32");
+}
+
+TEST_F(Cli, BadInputsGetOneClearLine) {
+  const auto bad = dir_ / "bad";
+  std::filesystem::create_directories(bad);
+  test::write_text(dir_ / "invalid.txt", "ok \xff here");
+  test::write_text(dir_ / "empty.txt", "");
+  std::string big;
+  while (big.size() < (1u << 20)) big += "the cat sat on the mat. ";
+  test::write_text(dir_ / "big.txt", big);
+
+  expect_one_line_error({}, "subcommand");
+  expect_one_line_error({"frobnicate"}, "frobnicate");
+  expect_one_line_error({"analyze", "--text", "x"}, "--model is required");
+  expect_one_line_error({"analyze", "--model", tiny()}, "no text");
+  expect_one_line_error({"analyze", "--model", tiny(), "--text", "a", "--file", "b"}, "not both");
+  expect_one_line_error({"analyze", "--model", (dir_ / "absent").string(), "--text", "x"}, "not a folder");
+  expect_one_line_error({"analyze", "--model", bad.string(), "--text", "x"}, "vocab.txt");
+  expect_one_line_error({"analyze", "--model", tiny(), "--file", (dir_ / "nope.txt").string()}, "cannot open");
+  expect_one_line_error({"analyze", "--model", tiny(), "--file", dir_.path().string()}, "is a folder");
+  expect_one_line_error({"analyze", "--model", tiny(), "--file", (dir_ / "empty.txt").string()}, "empty");
+  expect_one_line_error({"analyze", "--model", tiny(), "--file", (dir_ / "invalid.txt").string()}, "invalid UTF-8 at byte 3");
+  expect_one_line_error({"analyze", "--model", tiny(), "--text", " \t "}, "no word pieces");
+  expect_one_line_error({"analyze", "--model", tiny(), "--text", "x", "--max-len", "17"}, "out of range");
+  expect_one_line_error({"analyze", "--model", tiny(), "--text", "x", "--max-len", "abc"}, "max-len");
+  expect_one_line_error({"analyze", "--model", tiny(), "--text", "x", "--device", "tpu"}, "unknown device");
+  expect_one_line_error({"analyze", "--model", tiny(), "--text", "x", "--device", "cpu", "--precision", "float16"}, "CUDA only");
+  expect_one_line_error({"analyze", "--model", tiny(), "--text", "x", "--out", (dir_ / "no" / "r.json").string()}, "does not exist");
+  expect_one_line_error({"analyze", "--model", tiny(), "--text", "x", "--encoding", "hex"}, "encoding");
+
+  test::write_text(bad / "vocab.txt", "[PAD]\n[UNK]\n[CLS]\n[SEP]\n");
+  test::write_text(bad / "config.json", "{\"hidden_size\": 8,");
+  expect_one_line_error({"analyze", "--model", bad.string(), "--text", "x"}, "config.json: not valid JSON");
+  std::filesystem::copy_file(dir_.path() / "tiny" / "config.json", bad / "config.json", std::filesystem::copy_options::overwrite_existing);
+  test::write_text(bad / "model.safetensors", std::string("\x10\0\0\0\0\0\0\0{\"a\":", 13));
+  expect_one_line_error({"analyze", "--model", bad.string(), "--text", "x"}, "does not fit in the file");
+  test::write_text(bad / "model.safetensors", std::string("\xff\xff\xff\xff\0\0\0\0{}", 10));
+  expect_one_line_error({"analyze", "--model", bad.string(), "--text", "x"}, "model.safetensors: header length");
+
+  const Outcome big_run = run_cli({"analyze", "--model", tiny(), "--file", (dir_ / "big.txt").string(), "--max-len", "16", "--out", (dir_ / "big.json").string()});
+  EXPECT_EQ(big_run.status, 0) << big_run.err;
+  EXPECT_NE(big_run.err.find("were analysed"), std::string::npos) << big_run.err;
+}
+
+}  // namespace
+}  // namespace attnscope

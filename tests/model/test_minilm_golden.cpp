@@ -1,0 +1,85 @@
+// Parity with the reference (transformers BertModel, eager attention) on the real MiniLM
+// checkpoint: identical ids, attention maps and head outputs within 1e-4 on CPU float32.
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+#include "io/result_json.h"
+#include "model/checkpoint.h"
+#include "support/paths.h"
+
+namespace attnscope {
+namespace {
+
+class MiniLMGolden : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    golden_ = new nlohmann::json(test::read_json(test::golden_dir() / "minilm_captures.json"));
+    checkpoint_ = new std::shared_ptr<const Checkpoint>(Checkpoint::load(test::minilm_dir(), select_device("cpu")));
+  }
+  static void TearDownTestSuite() {
+    delete golden_;
+    delete checkpoint_;
+  }
+
+  static void expect_matches(const nlohmann::json& expected, const TextRun& run) {
+    const TextCaptures& c = run.captures;
+    const int64_t n = c.length, d = c.head_dim;
+    EXPECT_EQ(run.encoding.ids(), expected["ids"].get<std::vector<int64_t>>());
+    for (const auto& head : expected["heads"]) {
+      const int64_t l = head["layer"], h = head["head"];
+      const at::Tensor a = matrix_from_json(head["attention"], n, n, "golden");
+      const at::Tensor o = matrix_from_json(head["output"], n, d, "golden");
+      EXPECT_LE((c.attention[l][h] - a).abs().max().item<double>(), 1e-4) << "attention, layer " << l << " head " << h;
+      EXPECT_LE((c.head_outputs[l][h] - o).abs().max().item<double>(), 1e-4) << "output, layer " << l << " head " << h;
+    }
+    // Every head: sums and sums of squares agree to float32 accumulation accuracy.
+    const auto close = [](double ours, double ref) { return std::abs(ours - ref) <= 1e-5 * std::abs(ref) + 1e-3; };
+    for (int64_t l = 0; l < c.num_layers; ++l)
+      for (int64_t h = 0; h < c.num_heads; ++h) {
+        const auto& sums = expected["checksums"][l][h];
+        const at::Tensor a = c.attention[l][h].to(at::kDouble), o = c.head_outputs[l][h].to(at::kDouble);
+        EXPECT_PRED2(close, a.sum().item<double>(), sums["attention"][0].get<double>()) << l << "/" << h;
+        EXPECT_PRED2(close, a.square().sum().item<double>(), sums["attention"][1].get<double>()) << l << "/" << h;
+        EXPECT_PRED2(close, o.sum().item<double>(), sums["output"][0].get<double>()) << l << "/" << h;
+        EXPECT_PRED2(close, o.square().sum().item<double>(), sums["output"][1].get<double>()) << l << "/" << h;
+      }
+    for (int64_t l = 0; l <= c.num_layers; ++l) {
+      const at::Tensor hs = c.hidden_states[l].to(at::kDouble);
+      EXPECT_PRED2(close, hs.sum().item<double>(), expected["hidden"][l][0].get<double>()) << "hidden " << l;
+      EXPECT_PRED2(close, hs.square().sum().item<double>(), expected["hidden"][l][1].get<double>()) << "hidden " << l;
+    }
+  }
+
+  static nlohmann::json* golden_;
+  static std::shared_ptr<const Checkpoint>* checkpoint_;
+};
+nlohmann::json* MiniLMGolden::golden_ = nullptr;
+std::shared_ptr<const Checkpoint>* MiniLMGolden::checkpoint_ = nullptr;
+
+TEST_F(MiniLMGolden, EachTextAloneMatchesTheReference) {
+  ASSERT_GE((*golden_)["texts"].size(), 3u);
+  for (const auto& expected : (*golden_)["texts"]) {
+    SCOPED_TRACE(expected["text"].get<std::string>().substr(0, 40));
+    expect_matches(expected, (*checkpoint_)->run(expected["text"].get<std::string>(), 128));
+  }
+}
+
+TEST_F(MiniLMGolden, TextsBatchedWithPadsMatchTheReference) {
+  std::vector<Encoding> encodings;
+  for (const auto& expected : (*golden_)["texts"]) encodings.push_back((*checkpoint_)->encode(expected["text"].get<std::string>(), 128));
+  const auto runs = (*checkpoint_)->run(encodings);
+  for (size_t i = 0; i < runs.size(); ++i) expect_matches((*golden_)["texts"][i], runs[i]);
+}
+
+TEST_F(MiniLMGolden, TheLongTextIsTruncatedTo128) {
+  const auto& first = (*golden_)["texts"][0];
+  const Encoding e = (*checkpoint_)->encode(first["text"].get<std::string>(), 128);
+  EXPECT_EQ(e.size(), 128u);
+  EXPECT_TRUE(e.truncated);
+  EXPECT_GT(e.full_length, 128u);
+  EXPECT_EQ(e.tokens.front().text, "[CLS]");
+  EXPECT_EQ(e.tokens.back().text, "[SEP]");
+}
+
+}  // namespace
+}  // namespace attnscope
