@@ -23,14 +23,18 @@ struct AnalyzeOptions {
   int threads = 0;
 };
 
-void print_summary(const TextRunFile& file, double seconds) {
+void print_summary(const TextRunFile& file, double seconds, const std::string& saved_to) {
   const Encoding& e = file.run.encoding;
-  std::printf("model    %s\ndevice   %s\ntokens   %zu%s\nlayers   %lld x %lld heads, head size %lld\ntime     %.1f ms\n",
-              file.model_path.c_str(), file.device.c_str(), e.tokens.size(),
-              e.truncated ? (" (truncated from " + std::to_string(e.full_length) + ")").c_str() : "",
-              static_cast<long long>(file.run.captures.num_layers), static_cast<long long>(file.run.captures.num_heads),
-              static_cast<long long>(file.run.captures.head_dim), seconds * 1e3);
-  std::printf("(give --out FILE.json to save the attention maps and head outputs)\n");
+  const TextCaptures& c = file.run.captures;
+  std::printf("model    %s\ndevice   %s\ntokens   %zu", file.model_path.c_str(), file.device.c_str(), e.tokens.size());
+  if (e.truncated) std::printf(" (the text has %zu; --max-len %zu kept the first)", e.full_length, file.max_length);
+  std::printf("\ncaptured %lld layers x %lld heads: attention %zu x %zu, head outputs %zu x %lld\ntime     %.1f ms\n",
+              static_cast<long long>(c.num_layers), static_cast<long long>(c.num_heads), e.size(), e.size(), e.size(),
+              static_cast<long long>(c.head_dim), seconds * 1e3);
+  if (saved_to.empty())
+    std::printf("(give --out FILE.json to save the attention maps and head outputs)\n");
+  else
+    std::printf("saved    %s\n", saved_to.c_str());
 }
 
 int run_analyze(const AnalyzeOptions& o) {
@@ -48,12 +52,11 @@ int run_analyze(const AnalyzeOptions& o) {
   const auto matrix_encoding = o.encoding == "decimal" ? MatrixEncoding::Decimal : MatrixEncoding::Base64;
   if (!o.out.empty() && o.out != "-") {
     save_text_run(o.out, file, matrix_encoding);
-    if (encoding.truncated)
-      std::fprintf(stderr, "note: the text has %zu tokens; the first %zu were analysed (--max-len)\n", encoding.full_length, encoding.size());
+    print_summary(file, seconds, o.out);
   } else if (o.out == "-" || !isatty(STDOUT_FILENO)) {
     std::cout << text_run_to_json(file, matrix_encoding).dump() << "\n";
   } else {
-    print_summary(file, seconds);
+    print_summary(file, seconds, "");
   }
   return 0;
 }

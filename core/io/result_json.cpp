@@ -3,11 +3,11 @@
 #include <ATen/ATen.h>
 
 #include <cstring>
-#include <fstream>
 
 #include "error.h"
 #include "io/atomic_file.h"
 #include "io/base64.h"
+#include "io/json_file.h"
 
 namespace attnscope {
 namespace {
@@ -175,15 +175,7 @@ void save_text_run(const std::filesystem::path& path, const TextRunFile& file, M
 }
 
 TextRunFile load_text_run(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path.string() + ": cannot open");
-  nlohmann::json json;
-  try {
-    in >> json;
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(path.string() + ": not valid JSON (" + e.what() + ")");
-  }
-  return text_run_from_json(json, path.string());
+  return text_run_from_json(read_json_file(path), path.string());
 }
 
 }  // namespace attnscope

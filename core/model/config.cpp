@@ -2,9 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include <fstream>
-
 #include "error.h"
+#include "io/json_file.h"
 
 namespace attnscope {
 namespace {
@@ -60,15 +59,7 @@ BertConfig BertConfig::from_json(const nlohmann::json& json, const std::string& 
 }
 
 BertConfig BertConfig::load(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  if (!in) throw Error(file.string() + ": missing or unreadable (a BERT checkpoint folder needs config.json)");
-  nlohmann::json json;
-  try {
-    in >> json;
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(file.string() + ": not valid JSON (" + e.what() + ")");
-  }
-  return from_json(json, file.string());
+  return from_json(read_json_file(file, "missing or unreadable (a BERT checkpoint folder needs config.json)"), file.string());
 }
 
 nlohmann::json BertConfig::to_json() const {

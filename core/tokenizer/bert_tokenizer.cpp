@@ -2,9 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include <fstream>
-
 #include "error.h"
+#include "io/json_file.h"
 #include "tokenizer/pre_tokenizer.h"
 
 namespace attnscope {
@@ -16,13 +15,7 @@ constexpr std::string_view kSpecialNames[] = {"[PAD]", "[UNK]", "[CLS]", "[SEP]"
 NormalizerOptions read_tokenizer_config(const std::filesystem::path& file) {
   NormalizerOptions options;  // the reference's defaults: lower-case, strip accents, CJK spacing
   if (!std::filesystem::exists(file)) return options;
-  std::ifstream in(file);
-  nlohmann::json config;
-  try {
-    in >> config;
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(file.string() + ": not valid JSON (" + e.what() + ")");
-  }
+  const nlohmann::json config = read_json_file(file);
   const auto flag = [&](const char* key, bool fallback) {
     if (!config.contains(key) || config[key].is_null()) return fallback;
     if (!config[key].is_boolean()) throw Error(file.string() + ": \"" + key + "\" must be true, false or null");

@@ -26,21 +26,29 @@ CharString clean_and_space_cjk(const CharString& text, const NormalizerOptions& 
   return out;
 }
 
-// NFD: decompose every character, then put each run of combining marks in canonical order
-// (a stable sort by combining class), then drop the non-spacing marks.
-CharString strip_accents(const CharString& text) {
-  CharString decomposed;
-  decomposed.reserve(text.size());
+// Each character becomes the code points `expand` appends for it, all with its byte range; ASCII
+// characters go through `ascii` instead (the common case, without the Unicode tables).
+template <typename Ascii, typename Expand>
+CharString map_chars(const CharString& text, Ascii ascii, Expand expand) {
+  CharString out;
+  out.reserve(text.size());
   std::u32string parts;
   for (const SourceChar& c : text) {
     if (c.cp < 0x80) {
-      decomposed.push_back(c);
+      out.push_back({ascii(c.cp), c.begin, c.end});
       continue;
     }
     parts.clear();
-    append_canonical_decomposition(parts, c.cp);
-    for (char32_t p : parts) decomposed.push_back({p, c.begin, c.end});
+    expand(parts, c.cp);
+    for (char32_t p : parts) out.push_back({p, c.begin, c.end});
   }
+  return out;
+}
+
+// NFD: decompose every character, then put each run of combining marks in canonical order
+// (a stable sort by combining class), then drop the non-spacing marks.
+CharString strip_accents(const CharString& text) {
+  CharString decomposed = map_chars(text, [](char32_t cp) { return cp; }, append_canonical_decomposition);
   for (size_t i = 0; i < decomposed.size();) {
     size_t j = i;
     while (j < decomposed.size() && decomposed[j].cp >= 0x300 && combining_class(decomposed[j].cp) != 0) ++j;
@@ -54,19 +62,7 @@ CharString strip_accents(const CharString& text) {
 }
 
 CharString lowercase(const CharString& text) {
-  CharString out;
-  out.reserve(text.size());
-  std::u32string parts;
-  for (const SourceChar& c : text) {
-    if (c.cp < 0x80) {
-      out.push_back({(c.cp >= U'A' && c.cp <= U'Z') ? c.cp + 32 : c.cp, c.begin, c.end});
-      continue;
-    }
-    parts.clear();
-    append_lowercase(parts, c.cp);
-    for (char32_t p : parts) out.push_back({p, c.begin, c.end});
-  }
-  return out;
+  return map_chars(text, [](char32_t cp) { return (cp >= U'A' && cp <= U'Z') ? cp + 32 : cp; }, append_lowercase);
 }
 
 }  // namespace

@@ -126,7 +126,7 @@ TEST_F(Cli, BadInputsGetOneClearLine) {
 
   const Outcome big_run = run_cli({"analyze", "--model", tiny(), "--file", (dir_ / "big.txt").string(), "--max-len", "16", "--out", (dir_ / "big.json").string()});
   EXPECT_EQ(big_run.status, 0) << big_run.err;
-  EXPECT_NE(big_run.err.find("were analysed"), std::string::npos) << big_run.err;
+  EXPECT_NE(big_run.out.find("--max-len 16 kept the first"), std::string::npos) << big_run.out;
 }
 
 }  // namespace

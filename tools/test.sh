@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Set up, build, and run every test: the GoogleTest suites (ctest), then the same suites built with
+# AddressSanitizer and UndefinedBehaviorSanitizer (skip those with ATTNSCOPE_SKIP_SANITIZERS=1).
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+"$root/tools/setup.sh"
+ctest --test-dir "$root/build" --output-on-failure -j "$(nproc)"
+
+if [ "${ATTNSCOPE_SKIP_SANITIZERS:-0}" != 1 ]; then
+  echo "[test] the same suites under AddressSanitizer + UBSan"
+  ATTNSCOPE_BUILD_DIR="$root/build-sanitize" "$root/tools/setup.sh" -DATTNSCOPE_SANITIZE=ON -DATTNSCOPE_BUILD_BENCH=OFF \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo
+  ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    ctest --test-dir "$root/build-sanitize" --output-on-failure -j "$(nproc)"
+fi
