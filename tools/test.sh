@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Set up, build, and run every test: the GoogleTest suites (ctest), then the same suites built with
-# AddressSanitizer and UndefinedBehaviorSanitizer (skip those with ATTNSCOPE_SKIP_SANITIZERS=1).
+# Set up, build, and run every test: the GoogleTest suites (ctest); the same suites built with
+# AddressSanitizer and UndefinedBehaviorSanitizer (skip with ATTNSCOPE_SKIP_SANITIZERS=1); and a
+# build that finds no CUDA toolkit, as on most users' machines, which must still build and run.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
@@ -14,3 +15,11 @@ if [ "${ATTNSCOPE_SKIP_SANITIZERS:-0}" != 1 ]; then
   ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --test-dir "$root/build-sanitize" --output-on-failure -j "$(nproc)"
 fi
+
+echo "[test] a build that finds no CUDA toolkit"
+ATTNSCOPE_BUILD_DIR="$root/build-no-cuda-toolkit" "$root/tools/setup.sh" -DCMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit=ON \
+  -DATTNSCOPE_BUILD_TESTS=OFF -DATTNSCOPE_BUILD_BENCH=OFF
+grep -q "no CUDA toolkit found" "$root/.cache/cmake-configure.log"
+"$root/build-no-cuda-toolkit/app/attnscope-cli" analyze --model "$root/models/all-MiniLM-L6-v2" \
+  --file "$root/assets/examples/classroom.txt" --device auto --out "$root/build-no-cuda-toolkit/classroom.json"
+echo "[test] all passed"
