@@ -30,7 +30,7 @@ ComputeDevice select_device(std::string_view device, std::string_view precision)
         throw Error("device " + std::string(device) + ": expected cuda:N with a device number");
       }
     }
-    if (index < 0 || static_cast<size_t>(index) >= torch::cuda::device_count())
+    if (index < 0 || index >= static_cast<int>(torch::cuda::device_count()))
       throw Error("device " + std::string(device) + ": this machine has " + std::to_string(torch::cuda::device_count()) + " CUDA device(s)");
     out.device = c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(index));
   } else {
