@@ -1,0 +1,24 @@
+#pragma once
+// The choices of the paper's analysis (docs METHOD.md), each with the default METHOD.md gives.
+namespace attnscope {
+
+enum class SentenceMode {
+  Punctuation,  // a sentence ends after a run of ".", "!" or "?" tokens (default)
+  Segments,     // the segments cut by the separators of `segment_map`
+};
+
+// Which attention map the column attention of separators is taken from.
+struct MapChoice {
+  int layer = -1;  // -1: the last layer
+  int head = -1;   // -1: the sum of the layer's heads
+};
+
+struct AnalysisSettings {
+  double tau = 0.3;           // high-similarity threshold on S / max S (the paper's value)
+  double tau_sep = 0.5;       // separator threshold on the max-normalised column attention
+  bool include_special = true;  // [CLS], [SEP] (and typed specials) take part in S's analysis
+  SentenceMode sentences = SentenceMode::Punctuation;
+  MapChoice segment_map;      // for segments used by statistics: the last layer's summed map
+};
+
+}  // namespace attnscope

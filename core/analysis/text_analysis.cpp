@@ -1,0 +1,96 @@
+#include "analysis/text_analysis.h"
+
+#include <ATen/ATen.h>
+#include <c10/core/InferenceMode.h>
+
+#include <set>
+
+#include "analysis/sentences.h"
+#include "error.h"
+
+namespace attnscope {
+namespace {
+
+void check_settings(const AnalysisSettings& s, int64_t layers, int64_t heads) {
+  if (!(s.tau > 0 && s.tau <= 1)) throw Error("tau must be in (0, 1], got " + std::to_string(s.tau));
+  if (!(s.tau_sep > 0 && s.tau_sep <= 1)) throw Error("tau_sep must be in (0, 1], got " + std::to_string(s.tau_sep));
+  if (s.segment_map.layer < -1 || s.segment_map.layer >= layers)
+    throw Error("segment map layer " + std::to_string(s.segment_map.layer) + " is not a layer of this model (0 to " + std::to_string(layers - 1) + ")");
+  if (s.segment_map.head < -1 || s.segment_map.head >= heads)
+    throw Error("segment map head " + std::to_string(s.segment_map.head) + " is not a head of this model (0 to " + std::to_string(heads - 1) + ")");
+}
+
+at::Tensor segment_map(const TextCaptures& c, const MapChoice& choice) {
+  const int64_t layer = choice.layer < 0 ? c.num_layers - 1 : choice.layer;
+  const at::Tensor layer_maps = c.attention[layer];
+  return choice.head < 0 ? layer_maps.sum(0) : layer_maps[choice.head];
+}
+
+LayerAnalysis pool_layer(const std::vector<HeadAnalysis>& heads, size_t first, size_t count, size_t n) {
+  LayerAnalysis layer;
+  layer.distance_histogram.assign(std::max<size_t>(n, 1), 0);
+  std::set<int32_t> anchors;
+  for (size_t k = first; k < first + count; ++k) {
+    const HeadStats& s = heads[k].stats;
+    for (size_t d = 0; d < s.distance_histogram.size(); ++d) layer.distance_histogram[d] += s.distance_histogram[d];
+    if (s.anchor_id) anchors.insert(*s.anchor_id);
+  }
+  layer.distinct_anchors = static_cast<int>(anchors.size());
+  return layer;
+}
+
+}  // namespace
+
+TextAnalysis analyze_text(const Encoding& encoding, const TextCaptures& c, const AnalysisSettings& settings, bool to_host) {
+  if (static_cast<int64_t>(encoding.size()) != c.length)
+    throw Error("the captures have " + std::to_string(c.length) + " tokens but the encoding " + std::to_string(encoding.size()));
+  check_settings(settings, c.num_layers, c.num_heads);
+  c10::InferenceMode guard;
+  const int64_t L = c.num_layers, H = c.num_heads, n = c.length;
+  TextAnalysis a;
+  a.settings = settings;
+  a.num_layers = L;
+  a.num_heads = H;
+  a.length = n;
+
+  a.similarity = context_similarity(c.head_outputs.to(at::kFloat));
+  a.summed_similarity = a.similarity.similarity.sum(1);
+
+  std::vector<bool> takes_part(static_cast<size_t>(n));
+  at::Tensor part = at::empty({n}, at::kBool);
+  for (int64_t i = 0; i < n; ++i) {
+    takes_part[static_cast<size_t>(i)] = settings.include_special || !encoding.tokens[static_cast<size_t>(i)].special;
+    part[i] = static_cast<bool>(takes_part[static_cast<size_t>(i)]);
+  }
+
+  a.segment_separators = find_separators(segment_map(c, settings.segment_map).unsqueeze(0), settings.tau_sep).front();
+  a.segments = segments_from(a.segment_separators.positions, static_cast<int>(n));
+  std::vector<int> sentence = settings.sentences == SentenceMode::Punctuation ? punctuation_sentences(encoding.tokens)
+                                                                              : segment_sentences(a.segments, static_cast<int>(n));
+  std::vector<int32_t> ids;
+  for (const Token& t : encoding.tokens) ids.push_back(t.id);
+  a.facts = text_facts(std::move(ids), std::move(sentence), std::move(takes_part));
+
+  const HighSimilarity high = high_similarity(a.similarity.similarity.reshape({L * H, n, n}), part, settings.tau);
+  std::vector<Separators> head_separators = find_separators(c.attention.reshape({L * H, n, n}), settings.tau_sep);
+  std::vector<Separators> layer_separators = find_separators(c.attention.sum(1), settings.tau_sep);
+  a.heads.resize(static_cast<size_t>(L * H));
+  for (size_t k = 0; k < a.heads.size(); ++k) {
+    HeadAnalysis& head = a.heads[k];
+    head.scale = high.scale[k];
+    head.pairs = high.pairs[k];
+    head.separators = std::move(head_separators[k]);
+    head.stats = head_stats(head.pairs, a.facts);
+  }
+  for (int64_t l = 0; l < L; ++l) {
+    a.layers.push_back(pool_layer(a.heads, static_cast<size_t>(l * H), static_cast<size_t>(H), static_cast<size_t>(n)));
+    a.layers.back().separators = std::move(layer_separators[static_cast<size_t>(l)]);
+  }
+  if (to_host) {
+    a.similarity = {a.similarity.similarity.cpu(), a.similarity.norms.cpu(), a.similarity.cosine.cpu()};
+    a.summed_similarity = a.summed_similarity.cpu();
+  }
+  return a;
+}
+
+}  // namespace attnscope

@@ -1,0 +1,51 @@
+#pragma once
+// Everything METHOD.md computes for one text, as one immutable snapshot: per head the context
+// similarity, its high-similarity pairs, its separators and statistics; per layer the summed
+// similarity, pooled distances and distinct anchors; the text's segments and sentences.
+#include <ATen/core/Tensor.h>
+
+#include <vector>
+
+#include "analysis/analysis_settings.h"
+#include "analysis/context_similarity.h"
+#include "analysis/head_stats.h"
+#include "analysis/high_similarity.h"
+#include "analysis/separators.h"
+#include "model/captures.h"
+#include "tokenizer/encoding.h"
+
+namespace attnscope {
+
+struct HeadAnalysis {
+  float scale = 0.0f;              // max_{i != j} S_ij over participating tokens; <= 0: no pairs
+  std::vector<TokenPair> pairs;    // S_hat >= tau, i < j
+  Separators separators;           // from this head's own attention map (the separator view)
+  HeadStats stats;
+};
+
+struct LayerAnalysis {
+  std::vector<int64_t> distance_histogram;  // pooled over the layer's heads
+  int distinct_anchors = 0;                 // distinct anchor token ids among its heads (0 .. H)
+  Separators separators;                    // from the layer's summed attention map
+};
+
+struct TextAnalysis {
+  AnalysisSettings settings;
+  int64_t num_layers = 0, num_heads = 0, length = 0;
+  ContextSimilarity similarity;   // [L, H, n, n], [L, H, n], [L, H, n, n]
+  at::Tensor summed_similarity;   // [L, n, n]: sum over a layer's heads, diagonal 0
+  std::vector<HeadAnalysis> heads;   // layer-major: index l * H + h
+  std::vector<LayerAnalysis> layers;
+  Separators segment_separators;  // from settings.segment_map
+  std::vector<Segment> segments;
+  TextFacts facts;                // ids, sentences, who takes part, chance level
+
+  const HeadAnalysis& head(int64_t layer, int64_t h) const { return heads.at(static_cast<size_t>(layer * num_heads + h)); }
+};
+
+// The analysis is computed where the captures live (the model's device); `to_host` brings the
+// matrices to the CPU as float32. Throws attnscope::Error for settings out of range.
+TextAnalysis analyze_text(const Encoding& encoding, const TextCaptures& captures, const AnalysisSettings& settings,
+                          bool to_host = true);
+
+}  // namespace attnscope

@@ -1,0 +1,53 @@
+// Column attention, separators, segments, the mask and block averages, worked out by hand.
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+#include "analysis/separators.h"
+
+namespace attnscope {
+namespace {
+
+TEST(Separators, ColumnAttentionNormalisedAndThresholded) {
+  // columns sum to (0.5, 2.0, 0.3, 1.2): a_hat = (0.25, 1, 0.15, 0.6)
+  const at::Tensor a = at::tensor({0.1f, 0.5f, 0.1f, 0.3f, 0.1f, 0.5f, 0.1f, 0.3f, 0.2f, 0.5f, 0.0f, 0.3f, 0.1f, 0.5f, 0.1f, 0.3f}).view({1, 4, 4});
+  const auto s = find_separators(a, 0.5).front();
+  EXPECT_EQ(s.positions, (std::vector<int>{1, 3}));
+  EXPECT_NEAR(s.column_share[0], 0.25, 1e-6);
+  EXPECT_NEAR(s.column_share[3], 0.6, 1e-6);
+  EXPECT_EQ(find_separators(a, 0.6).front().positions, (std::vector<int>{1, 3}));  // 0.6 >= 0.6
+  EXPECT_EQ(find_separators(a, 0.61).front().positions, (std::vector<int>{1}));
+}
+
+TEST(Separators, SegmentsCloseAtEachSeparator) {
+  EXPECT_EQ(segments_from({3, 7}, 10).size(), 3u);
+  const auto s = segments_from({3, 7}, 10);
+  EXPECT_EQ(s[0].first, 0);
+  EXPECT_EQ(s[0].last, 3);
+  EXPECT_EQ(s[1].first, 4);
+  EXPECT_EQ(s[1].last, 7);
+  EXPECT_EQ(s[2].first, 8);
+  EXPECT_EQ(s[2].last, 9);
+  EXPECT_EQ(segments_from({9}, 10).size(), 1u);  // the last token is a separator: no run after it
+  EXPECT_EQ(segments_from({}, 5).size(), 1u);    // no separator: one segment
+  EXPECT_EQ(segments_from({0}, 3).size(), 2u);   // [0, 0], [1, 2]
+}
+
+TEST(Separators, MaskMarksRowsAndColumns) {
+  const at::Tensor m = separator_mask({1}, 3);
+  const at::Tensor expected = at::tensor(std::vector<int64_t>{0, 1, 0, 1, 1, 1, 0, 1, 0}).to(at::kBool).view({3, 3});
+  EXPECT_TRUE(at::equal(m, expected));
+}
+
+TEST(Separators, BlockAveragesLeaveOutTheDiagonalAndOneTokenBlocksAreUndefined) {
+  // segments [0, 1] and [2, 2]
+  const at::Tensor s = at::tensor({0.0f, 4.0f, 1.0f, 4.0f, 0.0f, 3.0f, 1.0f, 3.0f, 0.0f}).view({3, 3});
+  const at::Tensor r = block_average(s, segments_from({1}, 3));
+  EXPECT_FLOAT_EQ(r[0][1].item<float>(), 4.0f);   // (S01 + S10) / 2: the diagonal is not counted
+  EXPECT_FLOAT_EQ(r[0][0].item<float>(), 4.0f);
+  EXPECT_FLOAT_EQ(r[0][2].item<float>(), 2.0f);   // (S02 + S12) / 2
+  EXPECT_FLOAT_EQ(r[2][1].item<float>(), 2.0f);
+  EXPECT_TRUE(std::isnan(r[2][2].item<float>()));  // a one-token segment with itself has no element
+}
+
+}  // namespace
+}  // namespace attnscope
