@@ -3,6 +3,8 @@
 //   analyze        tokenise + forward with captures + captures copied out per text (CPU float32)
 //   forward        forward with captures, ids already tokenised
 //   plain forward  forward without captures (fused attention), the floor captures are measured on
+//   analysis       the paper's analysis of the captures (every head: similarity, pairs,
+//                  separators, statistics), on the captures as the forward left them
 //
 // Prints one JSON object. bench/run.sh runs it beside bench/reference_forward.py.
 #include <ATen/Parallel.h>
@@ -16,20 +18,29 @@
 #include <iostream>
 #include <sstream>
 
+#include "analysis/text_analysis.h"
 #include "model/checkpoint.h"
 
 namespace {
 
-double median_ms(int warmup, int runs, const std::function<void()>& work) {
-  for (int i = 0; i < warmup; ++i) work();
-  std::vector<double> times;
-  for (int i = 0; i < runs; ++i) {
-    const auto start = std::chrono::steady_clock::now();
-    work();
-    times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+// Runs the variants round-robin, so a slow spell of a shared machine hits them all alike, and
+// returns the median time of each in milliseconds.
+std::vector<double> interleaved_medians(int warmup, int runs, const std::vector<std::function<void()>>& variants) {
+  for (int i = 0; i < warmup; ++i)
+    for (const auto& work : variants) work();
+  std::vector<std::vector<double>> times(variants.size());
+  for (int i = 0; i < runs; ++i)
+    for (size_t v = 0; v < variants.size(); ++v) {
+      const auto start = std::chrono::steady_clock::now();
+      variants[v]();
+      times[v].push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    }
+  std::vector<double> medians;
+  for (auto& t : times) {
+    std::nth_element(t.begin(), t.begin() + runs / 2, t.end());
+    medians.push_back(t[static_cast<size_t>(runs / 2)]);
   }
-  std::nth_element(times.begin(), times.begin() + runs / 2, times.end());
-  return times[static_cast<size_t>(runs / 2)];
+  return medians;
 }
 
 }  // namespace
@@ -56,11 +67,15 @@ int main(int argc, char** argv) {
   const auto checkpoint = attnscope::Checkpoint::load(model, attnscope::select_device(device));
   const auto ids = checkpoint->encode(text, max_length).ids();
 
-  const double analyze = median_ms(warmup, runs, [&] { checkpoint->run(text, max_length, true); });
-  const double forward = median_ms(warmup, runs, [&] { checkpoint->model().forward({ids}, true); });
-  const double plain = median_ms(warmup, runs, [&] { checkpoint->model().forward({ids}, false); });
-  std::cout << nlohmann::json{{"tokens", ids.size()}, {"threads", threads},    {"runs", runs},
-                              {"analyze_ms", analyze}, {"forward_capture_ms", forward}, {"forward_plain_ms", plain}}
+  const attnscope::TextRun run = checkpoint->run(text, max_length, false);
+  const auto m = interleaved_medians(warmup, runs,
+                                     {[&] { checkpoint->run(text, max_length, true); }, [&] { checkpoint->model().forward({ids}, true); },
+                                      [&] { checkpoint->model().forward({ids}, false); },
+                                      [&] { attnscope::analyze_text(run.encoding, run.captures, {}); }});
+  const double analyze = m[0], forward = m[1], plain = m[2], analysis = m[3];
+  std::cout << nlohmann::json{{"tokens", ids.size()},          {"threads", threads},           {"runs", runs},
+                              {"analyze_ms", analyze},         {"forward_capture_ms", forward}, {"forward_plain_ms", plain},
+                              {"analysis_ms", analysis}}
                    .dump()
             << "\n";
   return 0;

@@ -14,15 +14,18 @@ import torch
 from transformers import BertModel, BertTokenizer
 
 
-def median_ms(warmup, runs, work):
+def interleaved_medians(warmup, runs, variants):
+    """Median ms of each variant, run round-robin so a slow spell hits them all alike."""
     for _ in range(warmup):
-        work()
-    times = []
+        for work in variants:
+            work()
+    times = [[] for _ in variants]
     for _ in range(runs):
-        start = time.perf_counter()
-        work()
-        times.append((time.perf_counter() - start) * 1e3)
-    return statistics.median(times)
+        for k, work in enumerate(variants):
+            start = time.perf_counter()
+            work()
+            times[k].append((time.perf_counter() - start) * 1e3)
+    return [statistics.median(t) for t in times]
 
 
 def main():
@@ -48,9 +51,9 @@ def main():
         with torch.inference_mode():
             model(**enc, output_attentions=True)
 
+    full_ms, forward_ms = interleaved_medians(a.warmup, a.runs, [full, forward])
     print(json.dumps({"tokens": enc["input_ids"].shape[1], "threads": a.threads, "runs": a.runs,
-                      "tokenize_forward_ms": median_ms(a.warmup, a.runs, full),
-                      "forward_ms": median_ms(a.warmup, a.runs, forward)}))
+                      "tokenize_forward_ms": full_ms, "forward_ms": forward_ms}))
 
 
 if __name__ == "__main__":

@@ -10,5 +10,7 @@ using Action = std::function<int()>;
 
 Action add_tokenize_command(CLI::App& app);
 Action add_analyze_command(CLI::App& app);
+Action add_pairs_command(CLI::App& app);
+Action add_stats_command(CLI::App& app);
 
 }  // namespace attnscope::cli

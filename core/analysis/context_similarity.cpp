@@ -5,15 +5,15 @@
 namespace attnscope {
 
 ContextSimilarity context_similarity(const at::Tensor& head_outputs) {
-  ContextSimilarity out;
   at::Tensor s = at::matmul(head_outputs, head_outputs.transpose(-1, -2));
-  out.norms = s.diagonal(0, -2, -1).clamp_min(0).sqrt();
-  const at::Tensor outer = out.norms.unsqueeze(-1) * out.norms.unsqueeze(-2);
-  out.cosine = at::where(outer > 0, s / outer, at::zeros_like(s));
-  out.cosine.diagonal(0, -2, -1).zero_();
+  at::Tensor norms = s.diagonal(0, -2, -1).clamp_min(0).sqrt();
   s.diagonal(0, -2, -1).zero_();
-  out.similarity = s;
-  return out;
+  return {s, norms};
+}
+
+at::Tensor cosine_from_similarity(const at::Tensor& similarity, const at::Tensor& norms) {
+  const at::Tensor outer = norms.unsqueeze(-1) * norms.unsqueeze(-2);
+  return at::where(outer > 0, similarity / outer, at::zeros_like(similarity));
 }
 
 }  // namespace attnscope

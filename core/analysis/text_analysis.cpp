@@ -57,11 +57,10 @@ TextAnalysis analyze_text(const Encoding& encoding, const TextCaptures& c, const
   a.summed_similarity = a.similarity.similarity.sum(1);
 
   std::vector<bool> takes_part(static_cast<size_t>(n));
-  at::Tensor part = at::empty({n}, at::kBool);
-  for (int64_t i = 0; i < n; ++i) {
-    takes_part[static_cast<size_t>(i)] = settings.include_special || !encoding.tokens[static_cast<size_t>(i)].special;
-    part[i] = static_cast<bool>(takes_part[static_cast<size_t>(i)]);
-  }
+  std::vector<uint8_t> part_bytes(static_cast<size_t>(n));
+  for (size_t i = 0; i < takes_part.size(); ++i)
+    part_bytes[i] = takes_part[i] = settings.include_special || !encoding.tokens[i].special;
+  const at::Tensor part = at::from_blob(part_bytes.data(), {n}, at::kByte).to(at::kBool);
 
   a.segment_separators = find_separators(segment_map(c, settings.segment_map).unsqueeze(0), settings.tau_sep).front();
   a.segments = segments_from(a.segment_separators.positions, static_cast<int>(n));
@@ -87,7 +86,7 @@ TextAnalysis analyze_text(const Encoding& encoding, const TextCaptures& c, const
     a.layers.back().separators = std::move(layer_separators[static_cast<size_t>(l)]);
   }
   if (to_host) {
-    a.similarity = {a.similarity.similarity.cpu(), a.similarity.norms.cpu(), a.similarity.cosine.cpu()};
+    a.similarity = {a.similarity.similarity.cpu(), a.similarity.norms.cpu()};
     a.summed_similarity = a.summed_similarity.cpu();
   }
   return a;

@@ -32,7 +32,7 @@ struct LayerAnalysis {
 struct TextAnalysis {
   AnalysisSettings settings;
   int64_t num_layers = 0, num_heads = 0, length = 0;
-  ContextSimilarity similarity;   // [L, H, n, n], [L, H, n], [L, H, n, n]
+  ContextSimilarity similarity;   // [L, H, n, n], [L, H, n]
   at::Tensor summed_similarity;   // [L, n, n]: sum over a layer's heads, diagonal 0
   std::vector<HeadAnalysis> heads;   // layer-major: index l * H + h
   std::vector<LayerAnalysis> layers;

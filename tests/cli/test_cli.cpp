@@ -60,7 +60,8 @@ class Cli : public ::testing::Test {
 };
 
 TEST_F(Cli, HelpForEveryCommand) {
-  for (const std::vector<std::string> args : {std::vector<std::string>{"--help"}, {"tokenize", "--help"}, {"analyze", "--help"}}) {
+  for (const std::vector<std::string> args : {std::vector<std::string>{"--help"}, {"tokenize", "--help"}, {"analyze", "--help"},
+                                              {"pairs", "--help"}, {"stats", "--help"}}) {
     const Outcome o = run_cli(args);
     EXPECT_EQ(o.status, 0);
     EXPECT_NE(o.out.find("--"), std::string::npos);
@@ -85,6 +86,46 @@ TEST_F(Cli, AnalyzeWritesAResultTheCoreReadsBack) {
   EXPECT_EQ(file.run.captures.num_layers, 2);
   EXPECT_EQ(file.run.encoding.size(), 9u);
   EXPECT_EQ(file.device, "cpu float32");
+}
+
+TEST_F(Cli, AnalyzeIncludesTheAnalysis) {
+  const auto out = dir_ / "r.json";
+  ASSERT_EQ(run_cli({"analyze", "--model", tiny(), "--text", "The cat sat. The dog sat.", "--out", out.string(), "--tau", "0.5",
+                     "--no-special", "--sentences", "segments", "--segments-from", "1:0"})
+                .status,
+            0);
+  const auto json = test::read_json(out);
+  const auto& analysis = json["analysis"];
+  EXPECT_EQ(analysis["settings"]["tau"], 0.5);
+  EXPECT_EQ(analysis["settings"]["include_special"], false);
+  EXPECT_EQ(analysis["settings"]["sentences"], "segments");
+  EXPECT_EQ(analysis["settings"]["segment_map"]["head"], 0);
+  EXPECT_EQ(analysis["layers"].size(), 2u);
+  EXPECT_EQ(analysis["layers"][1]["heads"].size(), 2u);
+  EXPECT_EQ(analysis["sentences"].size(), json["tokens"].size());
+  for (const auto& layer : analysis["layers"])
+    for (const auto& head : layer["heads"])
+      for (const auto& pair : head["pairs"]) {
+        EXPECT_GE(pair["value"].get<double>(), 0.5);
+        EXPECT_NE(pair["index_i"], 0);  // [CLS] left out
+      }
+  EXPECT_NO_THROW(load_text_run(out));  // the captures still read back
+}
+
+TEST_F(Cli, PairsAndStatsForOneHead) {
+  const Outcome pairs = run_cli({"pairs", "--model", tiny(), "--text", "the cat sat on the mat", "--layer", "1", "--head", "1", "--json"});
+  ASSERT_EQ(pairs.status, 0) << pairs.err;
+  const auto p = nlohmann::json::parse(pairs.out);
+  EXPECT_EQ(p["layer"], 1);
+  for (const auto& pair : p["pairs"]) EXPECT_LT(pair["index_i"].get<int>(), pair["index_j"].get<int>());
+  const Outcome table = run_cli({"pairs", "--model", tiny(), "--text", "the cat sat on the mat", "--layer", "0", "--head", "0"});
+  EXPECT_NE(table.out.find("Layer 0, head 0"), std::string::npos);
+  const Outcome stats = run_cli({"stats", "--model", tiny(), "--text", "the cat sat. the dog sat.", "--json"});
+  ASSERT_EQ(stats.status, 0) << stats.err;
+  const auto st = nlohmann::json::parse(stats.out);
+  EXPECT_EQ(st["layers"].size(), 2u);
+  EXPECT_TRUE(st["layers"][0]["heads"][0].contains("chance_same_sentence"));
+  EXPECT_NE(run_cli({"stats", "--model", tiny(), "--text", "the cat", "--layer", "1"}).out.find("distinct anchor tokens"), std::string::npos);
 }
 
 TEST_F(Cli, BadInputsGetOneClearLine) {
@@ -114,6 +155,15 @@ TEST_F(Cli, BadInputsGetOneClearLine) {
   expect_one_line_error({"analyze", "--model", tiny(), "--text", "x", "--device", "cpu", "--precision", "float16"}, "CUDA only");
   expect_one_line_error({"analyze", "--model", tiny(), "--text", "x", "--out", (dir_ / "no" / "r.json").string()}, "does not exist");
   expect_one_line_error({"analyze", "--model", tiny(), "--text", "x", "--encoding", "hex"}, "encoding");
+  expect_one_line_error({"analyze", "--model", tiny(), "--text", "x", "--tau", "0"}, "tau");
+  expect_one_line_error({"analyze", "--model", tiny(), "--text", "x", "--tau-sep", "2"}, "tau-sep");
+  expect_one_line_error({"analyze", "--model", tiny(), "--text", "x", "--sentences", "lines"}, "sentences");
+  expect_one_line_error({"analyze", "--model", tiny(), "--text", "x", "--segments-from", "one"}, "--segments-from");
+  expect_one_line_error({"analyze", "--model", tiny(), "--text", "x", "--segments-from", "7"}, "not a layer");
+  expect_one_line_error({"pairs", "--model", tiny(), "--text", "x", "--layer", "0"}, "--head is required");
+  expect_one_line_error({"pairs", "--model", tiny(), "--text", "x", "--layer", "2", "--head", "0"}, "not in this model");
+  expect_one_line_error({"pairs", "--model", tiny(), "--text", "x", "--layer", "-1", "--head", "0"}, "layer");
+  expect_one_line_error({"stats", "--model", tiny(), "--text", "x", "--layer", "5"}, "not in this model");
 
   test::write_text(bad / "vocab.txt", "[PAD]\n[UNK]\n[CLS]\n[SEP]\n");
   test::write_text(bad / "config.json", "{\"hidden_size\": 8,");

@@ -1,0 +1,57 @@
+#include <iostream>
+
+#include "commands.h"
+#include "error.h"
+#include "io/analysis_json.h"
+#include "run_options.h"
+
+namespace attnscope::cli {
+namespace {
+
+struct PairsOptions {
+  RunOptions run;
+  AnalysisOptions analysis;
+  int layer = -1, head = -1;
+  bool json = false;
+};
+
+int run_pairs(const PairsOptions& o) {
+  const TextResult r = run_text(o.run);
+  const TextAnalysis a = analyze_text(r.run.encoding, r.run.captures, analysis_settings(o.analysis));
+  if (o.layer >= a.num_layers || o.head >= a.num_heads)
+    throw Error("layer " + std::to_string(o.layer) + " head " + std::to_string(o.head) + " is not in this model (" +
+                std::to_string(a.num_layers) + " layers x " + std::to_string(a.num_heads) + " heads, numbered from 0)");
+  const HeadAnalysis& head = a.head(o.layer, o.head);
+  const Encoding& e = r.run.encoding;
+  if (o.json) {
+    std::cout << nlohmann::json{{"layer", o.layer}, {"head", o.head}, {"settings", settings_to_json(a.settings)}, {"scale", head.scale},
+                                {"pairs", pairs_to_json(head.pairs, e)}}
+                     .dump()
+              << "\n";
+    return 0;
+  }
+  std::printf("Layer %d, head %d: %zu pairs with S / max S >= %.3g (max S = %.4g)\n", o.layer, o.head, head.pairs.size(), a.settings.tau,
+              head.scale);
+  if (head.scale <= 0) std::printf("(the largest off-diagonal similarity is not positive: no high-similarity elements)\n");
+  if (head.pairs.empty()) return 0;
+  std::printf("%-16s %-16s %7s %7s %7s\n", "Token_i", "Token_j", "Index_i", "Index_j", "S_hat");
+  for (const TokenPair& p : head.pairs)
+    std::printf("%-16s %-16s %7d %7d %7.3f\n", e.tokens[static_cast<size_t>(p.i)].text.c_str(), e.tokens[static_cast<size_t>(p.j)].text.c_str(),
+                p.i, p.j, p.value);
+  return 0;
+}
+
+}  // namespace
+
+Action add_pairs_command(CLI::App& app) {
+  auto o = std::make_shared<PairsOptions>();
+  auto* cmd = app.add_subcommand("pairs", "The token pairs one head binds together: its high-similarity elements (the paper's Fig. 9 table)");
+  add_run_options(*cmd, o->run);
+  add_analysis_options(*cmd, o->analysis);
+  cmd->add_option("--layer", o->layer, "Layer, numbered from 0")->required()->check(CLI::NonNegativeNumber);
+  cmd->add_option("--head", o->head, "Head, numbered from 0")->required()->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--json", o->json, "Print JSON instead of a table");
+  return [o] { return run_pairs(*o); };
+}
+
+}  // namespace attnscope::cli

@@ -1,0 +1,65 @@
+#include "run_options.h"
+
+#include <ATen/Parallel.h>
+
+#include "error.h"
+
+namespace attnscope::cli {
+
+void add_run_options(CLI::App& cmd, RunOptions& o) {
+  cmd.add_option("--model", o.model, "Checkpoint folder (config.json, vocab.txt, model.safetensors)")->required();
+  cmd.add_option("--text", o.input.text, "The text itself");
+  cmd.add_option("--file", o.input.file, "A UTF-8 text file to read the text from");
+  cmd.add_option("--max-len", o.max_length, "Keep at most N tokens, [CLS] and [SEP] included (default 128, or the model's positions if fewer)")
+      ->check(CLI::Range(2, 1 << 20));
+  cmd.add_option("--device", o.device, "auto (CUDA when present), cpu, cuda or cuda:N")->capture_default_str();
+  cmd.add_option("--precision", o.precision, "float32, or float16 / bfloat16 on CUDA")->capture_default_str();
+  cmd.add_option("--threads", o.threads, "CPU threads for libtorch (default: libtorch's choice)")->check(CLI::Range(1, 1024));
+}
+
+void add_analysis_options(CLI::App& cmd, AnalysisOptions& o) {
+  cmd.add_option("--tau", o.settings.tau, "High-similarity threshold on S / max S")->capture_default_str()->check(CLI::Range(1e-9, 1.0));
+  cmd.add_option("--tau-sep", o.settings.tau_sep, "Separator threshold on the max-normalised column attention")
+      ->capture_default_str()
+      ->check(CLI::Range(1e-9, 1.0));
+  cmd.add_option("--sentences", o.sentences, "Sentences from punctuation (punct) or from the attention segments (segments)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"punct", "segments"}));
+  cmd.add_option("--segments-from", o.segments_from,
+                 "Attention map whose separators cut the segments: last (the last layer's sum), L (layer L's sum) or L:H (one head)")
+      ->capture_default_str();
+  cmd.add_flag("--no-special", o.no_special, "Leave [CLS], [SEP] and other special tokens out of the similarity analysis");
+}
+
+TextResult run_text(const RunOptions& o, bool to_host) {
+  if (o.threads > 0) at::set_num_threads(o.threads);
+  TextResult r;
+  r.text = read_text_input(o.input);
+  r.device = select_device(o.device, o.precision);
+  r.checkpoint = Checkpoint::load(o.model, r.device);
+  r.max_length = o.max_length ? o.max_length : r.checkpoint->default_max_length();
+  const Encoding encoding = r.checkpoint->encode(r.text, r.max_length);
+  if (encoding.size() <= 2) throw Error("the text has no word pieces (only white space or control characters)");
+  r.run = std::move(r.checkpoint->run({encoding}, to_host).front());
+  return r;
+}
+
+AnalysisSettings analysis_settings(const AnalysisOptions& o) {
+  AnalysisSettings s = o.settings;
+  s.include_special = !o.no_special;
+  s.sentences = o.sentences == "segments" ? SentenceMode::Segments : SentenceMode::Punctuation;
+  if (o.segments_from != "last") {
+    const auto colon = o.segments_from.find(':');
+    try {
+      size_t used = 0;
+      s.segment_map.layer = std::stoi(o.segments_from.substr(0, colon), &used);
+      if (used != (colon == std::string::npos ? o.segments_from.size() : colon)) throw std::invalid_argument("layer");
+      if (colon != std::string::npos) s.segment_map.head = std::stoi(o.segments_from.substr(colon + 1));
+    } catch (const std::exception&) {
+      throw Error("--segments-from \"" + o.segments_from + "\": expected last, a layer number L, or L:H");
+    }
+  }
+  return s;
+}
+
+}  // namespace attnscope::cli

@@ -1,0 +1,47 @@
+#pragma once
+// What every command that runs the model takes: model, text, length, device, threads, and the
+// analysis settings; and the one way they are turned into a result.
+#include <CLI/CLI.hpp>
+
+#include <memory>
+#include <string>
+
+#include "analysis/text_analysis.h"
+#include "model/checkpoint.h"
+#include "text_input.h"
+
+namespace attnscope::cli {
+
+struct RunOptions {
+  std::string model;
+  TextInput input;
+  size_t max_length = 0;  // 0: the checkpoint's default
+  std::string device = "auto";
+  std::string precision = "float32";
+  int threads = 0;
+};
+
+struct AnalysisOptions {
+  AnalysisSettings settings;
+  std::string sentences = "punct";
+  std::string segments_from = "last";
+  bool no_special = false;
+};
+
+void add_run_options(CLI::App& cmd, RunOptions& o);
+void add_analysis_options(CLI::App& cmd, AnalysisOptions& o);
+
+struct TextResult {
+  std::shared_ptr<const Checkpoint> checkpoint;
+  ComputeDevice device;
+  std::string text;
+  size_t max_length = 0;
+  TextRun run;
+};
+
+// Reads the text, loads the model, tokenises and runs it; throws attnscope::Error.
+TextResult run_text(const RunOptions& o, bool to_host = true);
+// The settings with --sentences / --segments-from / --no-special applied.
+AnalysisSettings analysis_settings(const AnalysisOptions& o);
+
+}  // namespace attnscope::cli

@@ -1,0 +1,79 @@
+#include "io/analysis_json.h"
+
+namespace attnscope {
+namespace {
+
+template <typename T>
+nlohmann::json optional(const std::optional<T>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+// Histogram as {distance: count} for the distances that occur.
+nlohmann::json histogram(const std::vector<int64_t>& counts) {
+  nlohmann::json out = nlohmann::json::object();
+  for (size_t d = 0; d < counts.size(); ++d)
+    if (counts[d]) out[std::to_string(d)] = counts[d];
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json settings_to_json(const AnalysisSettings& s) {
+  return {{"tau", s.tau},
+          {"tau_sep", s.tau_sep},
+          {"include_special", s.include_special},
+          {"sentences", s.sentences == SentenceMode::Punctuation ? "punct" : "segments"},
+          {"segment_map", {{"layer", s.segment_map.layer}, {"head", s.segment_map.head < 0 ? nlohmann::json("sum") : nlohmann::json(s.segment_map.head)}}}};
+}
+
+nlohmann::json head_stats_to_json(const HeadStats& s) {
+  return {{"count", s.count},
+          {"density", optional(s.density)},
+          {"repeat_share", optional(s.repeat_share)},
+          {"same_sentence_repeat_share", optional(s.same_sentence_repeat_share)},
+          {"same_sentence_share", optional(s.same_sentence_share)},
+          {"chance_same_sentence", optional(s.chance_same_sentence)},
+          {"mean_distance", optional(s.mean_distance)},
+          {"distance_histogram", histogram(s.distance_histogram)},
+          {"anchor_index", optional(s.anchor_index)},
+          {"anchor_id", optional(s.anchor_id)},
+          {"anchor_share", optional(s.anchor_share)}};
+}
+
+nlohmann::json pairs_to_json(const std::vector<TokenPair>& pairs, const Encoding& e) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const TokenPair& p : pairs)
+    out.push_back({{"token_i", e.tokens[static_cast<size_t>(p.i)].text}, {"token_j", e.tokens[static_cast<size_t>(p.j)].text},
+                   {"index_i", p.i}, {"index_j", p.j}, {"value", p.value}});
+  return out;
+}
+
+nlohmann::json analysis_to_json(const TextAnalysis& a, const Encoding& e) {
+  nlohmann::json layers = nlohmann::json::array();
+  for (int64_t l = 0; l < a.num_layers; ++l) {
+    nlohmann::json heads = nlohmann::json::array();
+    for (int64_t h = 0; h < a.num_heads; ++h) {
+      const HeadAnalysis& head = a.head(l, h);
+      heads.push_back({{"head", h},
+                       {"scale", head.scale},
+                       {"separators", head.separators.positions},
+                       {"pairs", pairs_to_json(head.pairs, e)},
+                       {"stats", head_stats_to_json(head.stats)}});
+    }
+    const LayerAnalysis& layer = a.layers[static_cast<size_t>(l)];
+    layers.push_back({{"layer", l},
+                      {"separators", layer.separators.positions},
+                      {"distinct_anchors", layer.distinct_anchors},
+                      {"distance_histogram", histogram(layer.distance_histogram)},
+                      {"heads", std::move(heads)}});
+  }
+  nlohmann::json segments = nlohmann::json::array();
+  for (const Segment& s : a.segments) segments.push_back({s.first, s.last});
+  return {{"settings", settings_to_json(a.settings)},
+          {"sentences", a.facts.sentence},
+          {"segment_separators", a.segment_separators.positions},
+          {"segments", segments},
+          {"layers", std::move(layers)}};
+}
+
+}  // namespace attnscope

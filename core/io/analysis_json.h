@@ -1,0 +1,15 @@
+#pragma once
+// The analysis of one text as JSON (part of `analyze`'s result file and of `pairs`/`stats --json`).
+// Undefined statistics are null, never 0.
+#include <nlohmann/json.hpp>
+
+#include "analysis/text_analysis.h"
+
+namespace attnscope {
+
+nlohmann::json settings_to_json(const AnalysisSettings& settings);
+nlohmann::json head_stats_to_json(const HeadStats& stats);
+nlohmann::json pairs_to_json(const std::vector<TokenPair>& pairs, const Encoding& encoding);
+nlohmann::json analysis_to_json(const TextAnalysis& analysis, const Encoding& encoding);
+
+}  // namespace attnscope
