@@ -7,9 +7,13 @@
 namespace attnscope::cli {
 
 void add_run_options(CLI::App& cmd, RunOptions& o) {
-  cmd.add_option("--model", o.model, "Checkpoint folder (config.json, vocab.txt, model.safetensors)")->required();
+  add_model_options(cmd, o);
   cmd.add_option("--text", o.input.text, "The text itself");
   cmd.add_option("--file", o.input.file, "A UTF-8 text file to read the text from");
+}
+
+void add_model_options(CLI::App& cmd, RunOptions& o) {
+  cmd.add_option("--model", o.model, "Checkpoint folder (config.json, vocab.txt, model.safetensors)")->required();
   cmd.add_option("--max-len", o.max_length, "Keep at most N tokens, [CLS] and [SEP] included (default 128, or the model's positions if fewer)")
       ->check(CLI::Range(2, 1 << 20));
   cmd.add_option("--device", o.device, "auto (CUDA when present), cpu, cuda or cuda:N")->capture_default_str();
@@ -31,12 +35,16 @@ void add_analysis_options(CLI::App& cmd, AnalysisOptions& o) {
   cmd.add_flag("--no-special", o.no_special, "Leave [CLS], [SEP] and other special tokens out of the similarity analysis");
 }
 
-TextResult run_text(const RunOptions& o, bool to_host) {
+std::shared_ptr<const Checkpoint> load_checkpoint(const RunOptions& o, ComputeDevice& device) {
   if (o.threads > 0) at::set_num_threads(o.threads);
+  device = select_device(o.device, o.precision);
+  return Checkpoint::load(o.model, device);
+}
+
+TextResult run_text(const RunOptions& o, bool to_host) {
   TextResult r;
   r.text = read_text_input(o.input);
-  r.device = select_device(o.device, o.precision);
-  r.checkpoint = Checkpoint::load(o.model, r.device);
+  r.checkpoint = load_checkpoint(o, r.device);
   r.max_length = o.max_length ? o.max_length : r.checkpoint->default_max_length();
   const Encoding encoding = r.checkpoint->encode(r.text, r.max_length);
   if (encoding.size() <= 2) throw Error("the text has no word pieces (only white space or control characters)");

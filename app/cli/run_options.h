@@ -28,6 +28,9 @@ struct AnalysisOptions {
   bool no_special = false;
 };
 
+// --model, --max-len, --device, --precision, --threads (what every command running the model takes)
+void add_model_options(CLI::App& cmd, RunOptions& o);
+// the above plus --text / --file
 void add_run_options(CLI::App& cmd, RunOptions& o);
 void add_analysis_options(CLI::App& cmd, AnalysisOptions& o);
 
@@ -39,6 +42,8 @@ struct TextResult {
   TextRun run;
 };
 
+// Applies --threads and --device/--precision, and loads the model; throws attnscope::Error.
+std::shared_ptr<const Checkpoint> load_checkpoint(const RunOptions& o, ComputeDevice& device);
 // Reads the text, loads the model, tokenises and runs it; throws attnscope::Error.
 TextResult run_text(const RunOptions& o, bool to_host = true);
 // The settings with --sentences / --segments-from / --no-special applied.

@@ -1,0 +1,143 @@
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <unistd.h>
+
+#include "commands.h"
+#include "error.h"
+#include "io/analysis_json.h"
+#include "io/corpus_csv.h"
+#include "io/corpus_json.h"
+#include "run_options.h"
+
+namespace attnscope::cli {
+namespace {
+
+std::atomic<bool> g_stop{false};
+
+void on_interrupt(int) {
+  g_stop = true;
+  std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the program at once
+}
+
+struct CorpusCommandOptions {
+  RunOptions model;
+  AnalysisOptions analysis;
+  std::string input;
+  size_t batch = 8;
+  uint64_t max_windows = 0;
+  std::string out = "corpus-result.json";
+  std::string csv;
+  bool resume = false;
+};
+
+std::string duration(double seconds) {
+  const auto s = static_cast<long long>(seconds + 0.5);
+  char buf[32];
+  if (s >= 3600) std::snprintf(buf, sizeof buf, "%lld:%02lld:%02lld", s / 3600, s / 60 % 60, s % 60);
+  else std::snprintf(buf, sizeof buf, "%lld:%02lld", s / 60, s % 60);
+  return buf;
+}
+
+// A bar redrawn in place on a terminal; elsewhere a plain line every 10% or 30 seconds.
+class ProgressPrinter {
+ public:
+  explicit ProgressPrinter(uint64_t resumed) : tty_(isatty(STDERR_FILENO)), resumed_(resumed) {}
+  bool operator()(const CorpusProgress& p) {
+    const double f = p.fraction();
+    const double rate = p.seconds > 0 ? static_cast<double>(p.windows - resumed_) / p.seconds : 0;
+    const double run_fraction = f - start_fraction(p);
+    const double left = run_fraction > 0 ? p.seconds * (1 - f) / run_fraction : 0;
+    char line[160];
+    std::snprintf(line, sizeof line, "%5.1f%%  %llu windows, %llu documents  %.1f windows/s  %s left", 100 * f,
+                  static_cast<unsigned long long>(p.windows), static_cast<unsigned long long>(p.documents), rate, duration(left).c_str());
+    if (tty_) {
+      const int filled = static_cast<int>(f * 30);
+      std::fprintf(stderr, "\r[%s%s] %s ", std::string(static_cast<size_t>(filled), '#').c_str(),
+                   std::string(static_cast<size_t>(30 - filled), '.').c_str(), line);
+    } else if (f >= next_fraction_ || p.seconds >= next_seconds_) {
+      std::fprintf(stderr, "corpus: %s\n", line);
+      next_fraction_ = f + 0.1;
+      next_seconds_ = p.seconds + 30;
+    }
+    std::fflush(stderr);
+    return !g_stop;
+  }
+  void finish() const {
+    if (tty_) std::fprintf(stderr, "\n");
+  }
+
+ private:
+  double start_fraction(const CorpusProgress& p) {
+    if (first_ < 0) first_ = p.max_windows ? static_cast<double>(resumed_) / static_cast<double>(p.max_windows) : 0.0;
+    return first_;
+  }
+  bool tty_;
+  uint64_t resumed_;
+  double first_ = -1, next_fraction_ = 0.1, next_seconds_ = 30;
+};
+
+int run_corpus_command(const CorpusCommandOptions& o) {
+  ComputeDevice device;
+  const auto checkpoint = load_checkpoint(o.model, device);
+  CorpusOptions options{o.input, o.model.max_length ? o.model.max_length : checkpoint->default_max_length(), o.batch, o.max_windows,
+                        analysis_settings(o.analysis)};
+  const auto& config = checkpoint->model().config();
+  CorpusFile file{o.model.model, config.to_json(), device.describe(), options, true, 0, 0,
+                  std::make_shared<CorpusAccumulator>(config.num_layers, config.num_heads, static_cast<int64_t>(options.window), device.device)};
+  if (o.resume) {
+    CorpusFile saved = load_corpus(o.out);
+    if (saved.model_config != file.model_config || saved.options.input != options.input || saved.options.window != options.window ||
+        settings_to_json(saved.options.settings) != settings_to_json(options.settings))
+      throw Error(o.out + ": was made with another model, input, window or analysis settings; run without --resume to start anew");
+    if (!saved.partial) {
+      std::printf("%s is already complete (%llu windows); nothing to resume\n", o.out.c_str(), static_cast<unsigned long long>(saved.windows));
+      return 0;
+    }
+    file.accumulator = saved.accumulator;
+    file.windows = saved.windows;
+    std::fprintf(stderr, "resuming after %llu windows\n", static_cast<unsigned long long>(saved.windows));
+  }
+
+  g_stop = false;
+  std::signal(SIGINT, on_interrupt);
+  ProgressPrinter printer(file.windows);
+  const CorpusOutcome outcome = run_corpus(*checkpoint, options, *file.accumulator, file.windows, std::ref(printer));
+  printer.finish();
+  std::signal(SIGINT, SIG_DFL);
+
+  file.partial = !outcome.complete;
+  file.windows = outcome.windows;
+  file.documents = outcome.documents;
+  save_corpus(o.out, file);
+  const std::string csv = o.csv.empty() ? std::filesystem::path(o.out).replace_extension("").string() + "-csv" : o.csv;
+  write_corpus_csv(csv, *file.accumulator);
+  if (file.partial)
+    std::printf("stopped after %llu windows: the partial result is saved in %s (tables in %s/); add --resume to continue\n",
+                static_cast<unsigned long long>(file.windows), o.out.c_str(), csv.c_str());
+  else
+    std::printf("%llu windows from %llu documents; result in %s, tables in %s/\n", static_cast<unsigned long long>(file.windows),
+                static_cast<unsigned long long>(file.documents), o.out.c_str(), csv.c_str());
+  return file.partial ? 130 : 0;
+}
+
+}  // namespace
+
+Action add_corpus_command(CLI::App& app) {
+  auto o = std::make_shared<CorpusCommandOptions>();
+  auto* cmd = app.add_subcommand("corpus",
+                                 "Run the analysis over a corpus cut into windows of --max-len tokens and accumulate the paper's "
+                                 "corpus figures (summed attention maps, summed high-similarity masks, statistic distributions, "
+                                 "distance histograms). Ctrl-C stops after the current batch and saves a partial result");
+  add_model_options(*cmd, o->model);
+  add_analysis_options(*cmd, o->analysis);
+  cmd->add_option("--input", o->input, "A UTF-8 text file, a JSON Lines file (.jsonl, records with a \"text\") or a folder of them")->required();
+  cmd->add_option("--batch", o->batch, "Windows per forward pass")->capture_default_str()->check(CLI::Range(1, 4096));
+  cmd->add_option("--max-windows", o->max_windows, "Stop after this many windows (default: the whole corpus)");
+  cmd->add_option("--out", o->out, "Result file (JSON, written atomically)")->capture_default_str();
+  cmd->add_option("--csv", o->csv, "Folder for the CSV tables (default: the result's name with -csv)");
+  cmd->add_flag("--resume", o->resume, "Continue the partial run saved in --out");
+  return [o] { return run_corpus_command(*o); };
+}
+
+}  // namespace attnscope::cli

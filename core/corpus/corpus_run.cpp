@@ -1,0 +1,59 @@
+#include "corpus/corpus_run.h"
+
+#include "corpus/window_stream.h"
+#include "error.h"
+
+namespace attnscope {
+
+double CorpusProgress::fraction() const {
+  if (max_windows) return std::min(1.0, static_cast<double>(windows) / static_cast<double>(max_windows));
+  return bytes_total ? static_cast<double>(bytes_read) / static_cast<double>(bytes_total) : 0.0;
+}
+
+CorpusOutcome run_corpus(const Checkpoint& checkpoint, const CorpusOptions& o, CorpusAccumulator& accumulator, uint64_t skip,
+                         const CorpusProgressCallback& progress) {
+  if (o.batch == 0) throw Error("the batch size must be at least 1");
+  if (static_cast<int64_t>(o.window) != accumulator.window())
+    throw Error("the window of " + std::to_string(o.window) + " tokens differs from the accumulators' " + std::to_string(accumulator.window()));
+  const size_t positions = static_cast<size_t>(checkpoint.model().config().max_positions);
+  if (o.window > positions) throw Error("a window of " + std::to_string(o.window) + " tokens is more than the model's " + std::to_string(positions) + " positions");
+
+  CorpusReader reader(o.input);
+  WindowStream windows(reader, checkpoint.tokenizer(), o.window);
+  const auto start = std::chrono::steady_clock::now();
+  CorpusOutcome outcome;
+  Encoding e;
+  while (outcome.windows < skip && windows.next(e)) ++outcome.windows;
+
+  const auto report = [&] {
+    CorpusProgress p{outcome.windows, windows.documents(), reader.bytes_read(), reader.total_bytes(), o.max_windows,
+                     std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()};
+    return !progress || progress(p);
+  };
+  std::vector<Encoding> batch;
+  bool more = true;
+  while (more) {
+    batch.clear();
+    while (batch.size() < o.batch && (!o.max_windows || outcome.windows + batch.size() < o.max_windows) && windows.next(e))
+      batch.push_back(std::move(e));
+    more = batch.size() == o.batch && (!o.max_windows || outcome.windows + batch.size() < o.max_windows);
+    if (batch.empty()) break;
+    std::vector<std::vector<int64_t>> ids;
+    for (const Encoding& w : batch) ids.push_back(w.ids());
+    const BatchCaptures captures = checkpoint.model().forward(ids, true);
+    for (size_t i = 0; i < batch.size(); ++i) {
+      const TextCaptures text = text_captures(captures, i, false);
+      accumulator.add(text, analyze_text(batch[i], text, o.settings, false));
+    }
+    outcome.windows += batch.size();
+    if (!report() && more) {
+      outcome.documents = windows.documents();
+      return outcome;  // stopped: incomplete, but everything added so far is consistent
+    }
+  }
+  outcome.complete = true;
+  outcome.documents = windows.documents();
+  return outcome;
+}
+
+}  // namespace attnscope

@@ -1,0 +1,72 @@
+#include "corpus/window_stream.h"
+
+#include "error.h"
+
+namespace attnscope {
+
+WindowStream::WindowStream(CorpusReader& reader, const BertTokenizer& tokenizer, size_t window)
+    : reader_(reader), tokenizer_(tokenizer), window_(window) {
+  if (window < 3) throw Error("a window must hold at least 3 tokens ([CLS], a word piece, [SEP])");
+}
+
+void WindowStream::read_chunk() {
+  std::string chunk;
+  bool new_document = false;
+  if (!reader_.next(chunk, new_document)) {
+    current_done_ = true;
+    return;
+  }
+  std::vector<Token> tokens;
+  try {
+    tokens = tokenizer_.tokenize(chunk);
+  } catch (const Error& e) {
+    throw Error(reader_.where() + ": " + e.what());
+  }
+  if (new_document) ++documents_;
+  if (new_document && started_) {  // the current document ends here
+    next_ = std::move(tokens);
+    has_next_ = true;
+    current_done_ = true;
+    return;
+  }
+  started_ = true;
+  pieces_.insert(pieces_.end(), std::make_move_iterator(tokens.begin()), std::make_move_iterator(tokens.end()));
+}
+
+Encoding WindowStream::emit(size_t count) {
+  std::vector<Token> run(pieces_.begin() + static_cast<std::ptrdiff_t>(first_),
+                         pieces_.begin() + static_cast<std::ptrdiff_t>(first_ + count));
+  first_ += count;
+  if (first_ == pieces_.size() || first_ > (1u << 16)) {  // drop what was emitted
+    pieces_.erase(pieces_.begin(), pieces_.begin() + static_cast<std::ptrdiff_t>(first_));
+    first_ = 0;
+  }
+  return tokenizer_.wrap(std::move(run), window_);
+}
+
+bool WindowStream::next(Encoding& out) {
+  const size_t full = window_ - 2;
+  while (true) {
+    const size_t available = pieces_.size() - first_;
+    if (available >= full) {
+      out = emit(full);
+      return true;
+    }
+    if (!current_done_) {
+      read_chunk();
+      continue;
+    }
+    if (available > 0) {  // the document's last, shorter window
+      out = emit(available);
+      return true;
+    }
+    if (!has_next_) return false;
+    pieces_ = std::move(next_);
+    next_.clear();
+    first_ = 0;
+    has_next_ = false;
+    current_done_ = false;
+  }
+}
+
+}  // namespace attnscope

@@ -1,0 +1,32 @@
+#pragma once
+// The paper-faithful windows of a corpus (METHOD.md): each document's word pieces cut into
+// consecutive, non-overlapping runs of N - 2 (a run may start with a ## continuation), each
+// wrapped in [CLS] ... [SEP]; a document's last, shorter run is kept. Windows never cross documents.
+#include "corpus/corpus_reader.h"
+#include "tokenizer/bert_tokenizer.h"
+
+namespace attnscope {
+
+class WindowStream {
+ public:
+  WindowStream(CorpusReader& reader, const BertTokenizer& tokenizer, size_t window);
+  bool next(Encoding& out);
+  uint64_t documents() const { return documents_; }
+
+ private:
+  void read_chunk();  // one chunk into the current document, or held back if it starts the next
+  Encoding emit(size_t count);
+
+  CorpusReader& reader_;
+  const BertTokenizer& tokenizer_;
+  size_t window_;
+  std::vector<Token> pieces_;        // the current document's pieces not yet emitted start at first_
+  size_t first_ = 0;
+  bool started_ = false;             // a document has been started
+  bool current_done_ = false;        // no more chunks belong to the current document
+  bool has_next_ = false;            // next_ holds the first chunk of the next document
+  std::vector<Token> next_;
+  uint64_t documents_ = 0;
+};
+
+}  // namespace attnscope

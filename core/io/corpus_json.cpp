@@ -1,0 +1,87 @@
+#include "io/corpus_json.h"
+
+#include "error.h"
+#include "io/analysis_json.h"
+#include "io/atomic_file.h"
+#include "io/json_file.h"
+#include "io/tensor_json.h"
+#include "model/config.h"
+
+namespace attnscope {
+namespace {
+
+constexpr const char* kFormat = "attnscope.corpus";
+
+AnalysisSettings settings_from_json(const nlohmann::json& j, const std::string& where) {
+  AnalysisSettings s;
+  try {
+    s.tau = j.at("tau").get<double>();
+    s.tau_sep = j.at("tau_sep").get<double>();
+    s.include_special = j.at("include_special").get<bool>();
+    s.sentences = j.at("sentences").get<std::string>() == "segments" ? SentenceMode::Segments : SentenceMode::Punctuation;
+    s.segment_map.layer = j.at("segment_map").at("layer").get<int>();
+    const auto& head = j.at("segment_map").at("head");
+    s.segment_map.head = head.is_string() ? -1 : head.get<int>();
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(where + ": the analysis settings are incomplete (" + e.what() + ")");
+  }
+  return s;
+}
+
+}  // namespace
+
+void save_corpus(const std::filesystem::path& path, const CorpusFile& f) {
+  nlohmann::json accumulators = nlohmann::json::object();
+  for (const auto& [name, tensor] : f.accumulator->tensors()) accumulators[name] = tensor_to_json(*tensor);
+  const nlohmann::json json = {
+      {"format", kFormat},
+      {"version", 1},
+      {"model", {{"path", f.model_path}, {"config", f.model_config}}},
+      {"device", f.device},
+      {"input", f.options.input.string()},
+      {"window", f.options.window},
+      {"batch", f.options.batch},
+      {"max_windows", f.options.max_windows},
+      {"settings", settings_to_json(f.options.settings)},
+      {"partial", f.partial},
+      {"windows", f.windows},
+      {"documents", f.documents},
+      {"accumulators", std::move(accumulators)}};
+  write_file_atomically(path, json.dump() + "\n");
+}
+
+CorpusFile load_corpus(const std::filesystem::path& path) {
+  const std::string where = path.string();
+  const nlohmann::json j = read_json_file(path);
+  if (!j.is_object() || j.value("format", "") != kFormat || j.value("version", 0) != 1)
+    throw Error(where + ": not an attnscope corpus result (format \"" + std::string(kFormat) + "\", version 1)");
+  CorpusFile f;
+  try {
+    f.model_path = j.at("model").at("path").get<std::string>();
+    f.model_config = j.at("model").at("config");
+    f.device = j.at("device").get<std::string>();
+    f.options.input = j.at("input").get<std::string>();
+    f.options.window = j.at("window").get<size_t>();
+    f.options.batch = j.at("batch").get<size_t>();
+    f.options.max_windows = j.at("max_windows").get<uint64_t>();
+    f.partial = j.at("partial").get<bool>();
+    f.windows = j.at("windows").get<uint64_t>();
+    f.documents = j.at("documents").get<uint64_t>();
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(where + ": a field is missing or has the wrong type (" + e.what() + ")");
+  }
+  f.options.settings = settings_from_json(j.value("settings", nlohmann::json::object()), where);
+  const BertConfig config = BertConfig::from_json(f.model_config, where + ": model.config");
+  if (f.options.window < 3 || f.options.window > static_cast<size_t>(config.max_positions))
+    throw Error(where + ": window " + std::to_string(f.options.window) + " does not fit the model");
+  f.accumulator = std::make_shared<CorpusAccumulator>(config.num_layers, config.num_heads, static_cast<int64_t>(f.options.window));
+  const auto& saved = j.contains("accumulators") ? j["accumulators"] : nlohmann::json::object();
+  for (const auto& [name, tensor] : f.accumulator->tensors()) {
+    if (!saved.contains(name)) throw Error(where + ": accumulator \"" + name + "\" is missing");
+    *tensor = tensor_from_json(saved[name], *tensor, where + ": accumulators." + name);
+  }
+  f.accumulator->set_texts(static_cast<int64_t>(f.windows));
+  return f;
+}
+
+}  // namespace attnscope

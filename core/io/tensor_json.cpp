@@ -1,0 +1,46 @@
+#include "io/tensor_json.h"
+
+#include <ATen/ATen.h>
+
+#include <cstring>
+
+#include "error.h"
+#include "io/base64.h"
+
+namespace attnscope {
+
+nlohmann::json tensor_to_json(const at::Tensor& tensor) {
+  const at::Tensor t = tensor.cpu().contiguous();
+  if (t.scalar_type() != at::kDouble && t.scalar_type() != at::kLong) throw Error("only float64 and int64 tensors are saved as JSON");
+  return {{"shape", t.sizes().vec()},
+          {"dtype", t.scalar_type() == at::kDouble ? "float64" : "int64"},
+          {"encoding", "base64-le"},
+          {"data", base64_encode({static_cast<const std::byte*>(t.data_ptr()), static_cast<size_t>(t.nbytes())})}};
+}
+
+at::Tensor tensor_from_json(const nlohmann::json& json, const at::Tensor& like, const std::string& where) {
+  const char* dtype = like.scalar_type() == at::kDouble ? "float64" : "int64";
+  if (!json.is_object() || json.value("dtype", "") != dtype || json.value("encoding", "") != "base64-le" || !json.contains("shape") ||
+      !json.contains("data") || !json["data"].is_string())
+    throw Error(where + ": expected a " + std::string(dtype) + " tensor in base64-le");
+  std::vector<int64_t> shape;
+  try {
+    shape = json["shape"].get<std::vector<int64_t>>();
+  } catch (const nlohmann::json::exception&) {
+    throw Error(where + ": \"shape\" must be a list of sizes");
+  }
+  if (shape != like.sizes().vec()) throw Error(where + ": shape " + json["shape"].dump() + " does not match this model and window");
+  std::vector<std::byte> bytes;
+  try {
+    bytes = base64_decode(json["data"].get_ref<const std::string&>());
+  } catch (const Error& e) {
+    throw Error(where + ": " + e.what());
+  }
+  if (bytes.size() != static_cast<size_t>(like.nbytes()))
+    throw Error(where + ": holds " + std::to_string(bytes.size()) + " bytes, expected " + std::to_string(like.nbytes()));
+  at::Tensor out = at::empty(like.sizes(), like.options().device(at::kCPU));
+  if (!bytes.empty()) std::memcpy(out.data_ptr(), bytes.data(), bytes.size());
+  return out.to(like.device());
+}
+
+}  // namespace attnscope

@@ -1,0 +1,184 @@
+// A corpus run on a tiny BERT: the accumulators equal the sum of per-text results computed one
+// by one; an interrupted and resumed run ends with the same totals as an uninterrupted one.
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "corpus/corpus_run.h"
+#include "corpus/window_stream.h"
+#include "error.h"
+#include "io/corpus_csv.h"
+#include "io/corpus_json.h"
+#include "support/paths.h"
+#include "support/tiny_bert.h"
+
+namespace attnscope {
+namespace {
+
+class CorpusRun : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    test::write_tiny_bert(dir_ / "model", {});
+    checkpoint_ = Checkpoint::load(dir_ / "model", select_device("cpu"));
+    std::string text;
+    for (int i = 0; i < 9; ++i) text += "the cat sat on the mat . a dog sat . the dogs sat on a mat ! ";
+    test::write_text(dir_ / "corpus.txt", text);
+    options_.input = dir_ / "corpus.txt";
+    options_.window = 12;
+    options_.batch = 1;
+  }
+  CorpusAccumulator fresh() const { return CorpusAccumulator(2, 2, 12); }
+  test::TempDir dir_;
+  std::shared_ptr<const Checkpoint> checkpoint_;
+  CorpusOptions options_;
+};
+
+TEST_F(CorpusRun, AccumulatorsAreTheSumOfPerTextResults) {
+  CorpusAccumulator acc = fresh();
+  const CorpusOutcome outcome = run_corpus(*checkpoint_, options_, acc);
+  EXPECT_TRUE(outcome.complete);
+
+  // The same windows, each run and analysed on its own, summed here by hand.
+  CorpusReader reader(options_.input);
+  WindowStream stream(reader, checkpoint_->tokenizer(), 12);
+  const int64_t N = 12;
+  at::Tensor plain = at::zeros({2, 2, N, N}, at::kDouble), no_sep = plain.clone(), no_diag = plain.clone(), masks = plain.clone();
+  at::Tensor distances = at::zeros({2, 2, N}, at::kLong);
+  double repeat_sum = 0;
+  int64_t texts = 0, repeat_undefined = 0;
+  Encoding e;
+  while (stream.next(e)) {
+    const TextRun run = std::move(checkpoint_->run({e}).front());
+    const TextAnalysis a = analyze_text(run.encoding, run.captures, options_.settings);
+    const int64_t n = run.captures.length;
+    const at::Tensor A = run.captures.attention.to(at::kDouble);
+    plain.narrow(2, 0, n).narrow(3, 0, n) += A;
+    at::Tensor zeroed = A.clone();
+    for (int j : a.segment_separators.positions) zeroed.select(3, j).zero_();
+    no_sep.narrow(2, 0, n).narrow(3, 0, n) += zeroed;
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = std::max<int64_t>(0, i - 1); j <= std::min(n - 1, i + 1); ++j) zeroed.select(2, i).select(2, j).zero_();
+    no_diag.narrow(2, 0, n).narrow(3, 0, n) += zeroed;
+    for (int64_t l = 0; l < 2; ++l)
+      for (int64_t h = 0; h < 2; ++h) {
+        const HeadStats& s = a.head(l, h).stats;
+        for (const TokenPair& p : a.head(l, h).pairs) {
+          masks[l][h][p.i][p.j] += 1;
+          masks[l][h][p.j][p.i] += 1;
+        }
+        for (int64_t d = 0; d < n; ++d) distances[l][h][d] += s.distance_histogram[static_cast<size_t>(d)];
+        if (l == 1 && h == 0) {
+          if (s.repeat_share) repeat_sum += *s.repeat_share;
+          else ++repeat_undefined;
+        }
+      }
+    ++texts;
+  }
+  EXPECT_EQ(acc.texts(), texts);
+  EXPECT_EQ(static_cast<int64_t>(outcome.windows), texts);
+  EXPECT_GT(texts, 10);
+  EXPECT_TRUE(at::allclose(acc.attention_sum(), plain, 0, 1e-9));
+  EXPECT_TRUE(at::allclose(acc.attention_without_separators(), no_sep, 0, 1e-9));
+  EXPECT_TRUE(at::allclose(acc.attention_without_separators_and_diagonals(), no_diag, 0, 1e-9));
+  EXPECT_TRUE(at::equal(acc.mask_sum(), masks));
+  EXPECT_TRUE(at::equal(acc.distance_histogram, distances));
+  const auto& repeat = acc.stats[CorpusAccumulator::RepeatShare];
+  EXPECT_NEAR(repeat.sum[1][0].item<double>(), repeat_sum, 1e-9);
+  EXPECT_EQ(repeat.undefined[1][0].item<int64_t>(), repeat_undefined);
+  EXPECT_EQ(repeat.histogram[1][0].sum().item<int64_t>() + repeat_undefined, texts);
+  EXPECT_EQ(acc.distinct_anchors.sum(1).eq(texts).all().item<bool>(), true);
+}
+
+TEST_F(CorpusRun, InterruptedAndResumedEqualsUninterrupted) {
+  options_.batch = 3;
+  CorpusAccumulator whole = fresh();
+  const CorpusOutcome all = run_corpus(*checkpoint_, options_, whole);
+
+  CorpusAccumulator first = fresh();
+  int batches = 0;
+  const CorpusOutcome stopped = run_corpus(*checkpoint_, options_, first, 0, [&](const CorpusProgress&) { return ++batches < 2; });
+  EXPECT_FALSE(stopped.complete);
+  EXPECT_EQ(stopped.windows, 6u);
+  const auto& config = checkpoint_->model().config();
+  save_corpus(dir_ / "partial.json", {"model", config.to_json(), "cpu float32", options_, true, stopped.windows, stopped.documents,
+                                      std::make_shared<CorpusAccumulator>(first)});
+  CorpusFile saved = load_corpus(dir_ / "partial.json");
+  EXPECT_TRUE(saved.partial);
+  EXPECT_EQ(saved.windows, 6u);
+  const CorpusOutcome rest = run_corpus(*checkpoint_, options_, *saved.accumulator, saved.windows);
+  EXPECT_TRUE(rest.complete);
+  EXPECT_EQ(rest.windows, all.windows);
+  CorpusAccumulator& resumed = *saved.accumulator;
+  EXPECT_EQ(resumed.texts(), whole.texts());
+  auto a = whole.tensors(), b = resumed.tensors();
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_TRUE(at::equal(a[i].second->cpu(), b[i].second->cpu())) << a[i].first;
+}
+
+TEST_F(CorpusRun, MaxWindowsAndProgress) {
+  options_.max_windows = 5;
+  options_.batch = 2;
+  CorpusAccumulator acc = fresh();
+  std::vector<CorpusProgress> seen;
+  const CorpusOutcome o = run_corpus(*checkpoint_, options_, acc, 0, [&](const CorpusProgress& p) {
+    seen.push_back(p);
+    return true;
+  });
+  EXPECT_TRUE(o.complete);
+  EXPECT_EQ(o.windows, 5u);
+  ASSERT_EQ(seen.size(), 3u);  // batches of 2, 2, 1
+  EXPECT_DOUBLE_EQ(seen.back().fraction(), 1.0);
+  EXPECT_LT(seen.front().fraction(), seen.back().fraction());
+}
+
+TEST_F(CorpusRun, CsvTablesHaveAHeaderAndOneRowPerHeadOrLayer) {
+  CorpusAccumulator acc = fresh();
+  run_corpus(*checkpoint_, options_, acc);
+  write_corpus_csv(dir_ / "csv", acc);
+  const auto lines = [&](const char* name) {
+    std::ifstream in(dir_ / "csv" / name);
+    std::vector<std::string> out;
+    for (std::string line; std::getline(in, line);) out.push_back(line);
+    return out;
+  };
+  const auto head = lines("per_head.csv"), layer = lines("per_layer.csv");
+  ASSERT_EQ(head.size(), 5u);  // header + 2 x 2 heads
+  EXPECT_EQ(head[0].substr(0, 26), "layer,head,texts,mean_pair");
+  EXPECT_EQ(layer.size(), 3u);
+  EXPECT_EQ(std::count(head[1].begin(), head[1].end(), ','), std::count(head[0].begin(), head[0].end(), ','));
+  EXPECT_GT(lines("head_distances.csv").size(), 1u);
+  EXPECT_GT(lines("layer_distances.csv").size(), 1u);
+}
+
+TEST_F(CorpusRun, DamagedResultFilesAreRefused) {
+  test::write_text(dir_ / "x.json", "{\"format\": \"attnscope.corpus\", \"version\": 1}");
+  EXPECT_THROW(load_corpus(dir_ / "x.json"), Error);
+  test::write_text(dir_ / "y.json", "[]");
+  EXPECT_THROW(load_corpus(dir_ / "y.json"), Error);
+  CorpusAccumulator acc = fresh();
+  save_corpus(dir_ / "z.json", {"model", checkpoint_->model().config().to_json(), "cpu", options_, false, 0, 0,
+                                std::make_shared<CorpusAccumulator>(acc)});
+  auto json = test::read_json(dir_ / "z.json");
+  json["accumulators"]["mask_sum"]["shape"] = {2, 2, 12, 11};
+  test::write_text(dir_ / "z.json", json.dump());
+  try {
+    load_corpus(dir_ / "z.json");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("accumulators.mask_sum"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(CorpusRun, BadOptionsAreRefused) {
+  CorpusAccumulator acc = fresh();
+  options_.batch = 0;
+  EXPECT_THROW(run_corpus(*checkpoint_, options_, acc), Error);
+  options_.batch = 1;
+  options_.window = 20;  // the accumulators were made for 12
+  EXPECT_THROW(run_corpus(*checkpoint_, options_, acc), Error);
+  CorpusAccumulator big(2, 2, 20);
+  EXPECT_THROW(run_corpus(*checkpoint_, options_, big), Error);  // 20 > the model's 16 positions
+}
+
+}  // namespace
+}  // namespace attnscope
