@@ -28,7 +28,7 @@ void print_summary(const TextResult& r, const TextAnalysis& a, double seconds, c
               static_cast<long long>(a.num_layers), static_cast<long long>(a.num_heads), e.size(), e.size(), e.size(),
               static_cast<long long>(r.run.captures.head_dim));
   std::printf("analysis %zu high-similarity pairs over all heads (tau %.3g), %zu segments, %d sentences\ntime     %.1f ms\n", pairs,
-              a.settings.tau, a.segments.size(), a.facts.sentence.empty() ? 0 : a.facts.sentence.back() + 1, seconds * 1e3);
+              a.settings.tau, a.segments.size(), a.sentence_count(), seconds * 1e3);
   if (saved_to.empty())
     std::printf("(give --out FILE.json to save the attention maps, head outputs and analysis)\n");
   else

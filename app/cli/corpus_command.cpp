@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "corpus/allocator_tuning.h"
 #include "error.h"
 #include "io/analysis_json.h"
 #include "io/corpus_csv.h"
@@ -78,6 +79,7 @@ class ProgressPrinter {
 };
 
 int run_corpus_command(const CorpusCommandOptions& o) {
+  keep_freed_memory_for_reuse();
   ComputeDevice device;
   const auto checkpoint = load_checkpoint(o.model, device);
   CorpusOptions options{o.input, o.model.max_length ? o.model.max_length : checkpoint->default_max_length(), o.batch, o.max_windows,

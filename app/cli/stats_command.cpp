@@ -54,7 +54,7 @@ int run_stats(const StatsOptions& o) {
     return 0;
   }
   std::printf("%zu tokens, %d sentences (%s); tau %.3g; '-' = undefined (the head has no pairs)\n\n", r.run.encoding.size(),
-              a.facts.sentence.empty() ? 0 : a.facts.sentence.back() + 1, o.analysis.sentences.c_str(), a.settings.tau);
+              a.sentence_count(), o.analysis.sentences.c_str(), a.settings.tau);
   for (int64_t l = first; l <= last; ++l) print_layer(a, r.run.encoding, l);
   return 0;
 }

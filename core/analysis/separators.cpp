@@ -7,7 +7,11 @@
 namespace attnscope {
 
 std::vector<Separators> find_separators(const at::Tensor& attention_maps, double tau_sep) {
-  const at::Tensor column = attention_maps.to(at::kFloat).sum(1);  // [K, n]
+  return separators_from_columns(attention_maps.sum(1), tau_sep);
+}
+
+std::vector<Separators> separators_from_columns(const at::Tensor& columns, double tau_sep) {
+  const at::Tensor column = columns.to(at::kFloat);  // [K, n]
   const at::Tensor share = (column / column.amax(1, true)).cpu().contiguous();
   const int64_t maps = share.size(0), n = share.size(1);
   std::vector<Separators> out(static_cast<size_t>(maps));

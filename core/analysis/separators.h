@@ -19,6 +19,9 @@ struct Separators {
 
 // attention_maps: [K, n, n] (K maps: heads, or layer sums); one result per map.
 std::vector<Separators> find_separators(const at::Tensor& attention_maps, double tau_sep);
+// The same from column attention already summed: columns [K, n], a_j = sum_i A_ij. A layer's
+// summed map has the sum of its heads' columns, so one pass over the maps serves every choice.
+std::vector<Separators> separators_from_columns(const at::Tensor& columns, double tau_sep);
 // [0, p1], [p1 + 1, p2], ..., and a last run after the last separator if tokens remain.
 std::vector<Segment> segments_from(const std::vector<int>& separators, int n);
 // [n, n] bool: row i and column j marked when i or j is a separator.

@@ -20,10 +20,10 @@ void check_settings(const AnalysisSettings& s, int64_t layers, int64_t heads) {
     throw Error("segment map head " + std::to_string(s.segment_map.head) + " is not a head of this model (0 to " + std::to_string(heads - 1) + ")");
 }
 
-at::Tensor segment_map(const TextCaptures& c, const MapChoice& choice) {
-  const int64_t layer = choice.layer < 0 ? c.num_layers - 1 : choice.layer;
-  const at::Tensor layer_maps = c.attention[layer];
-  return choice.head < 0 ? layer_maps.sum(0) : layer_maps[choice.head];
+// Column attention of the chosen map, from the heads' column sums [L, H, n].
+at::Tensor segment_columns(const at::Tensor& columns, const MapChoice& choice) {
+  const at::Tensor layer = columns[choice.layer < 0 ? columns.size(0) - 1 : choice.layer];
+  return choice.head < 0 ? layer.sum(0) : layer[choice.head];
 }
 
 LayerAnalysis pool_layer(const std::vector<HeadAnalysis>& heads, size_t first, size_t count, size_t n) {
@@ -54,7 +54,7 @@ TextAnalysis analyze_text(const Encoding& encoding, const TextCaptures& c, const
   a.length = n;
 
   a.similarity = context_similarity(c.head_outputs.to(at::kFloat));
-  a.summed_similarity = a.similarity.similarity.sum(1);
+  const at::Tensor columns = c.attention.to(at::kFloat).sum(-2);  // [L, H, n]: a_j of every head, one pass
 
   std::vector<bool> takes_part(static_cast<size_t>(n));
   std::vector<uint8_t> part_bytes(static_cast<size_t>(n));
@@ -62,7 +62,7 @@ TextAnalysis analyze_text(const Encoding& encoding, const TextCaptures& c, const
     part_bytes[i] = takes_part[i] = settings.include_special || !encoding.tokens[i].special;
   const at::Tensor part = at::from_blob(part_bytes.data(), {n}, at::kByte).to(at::kBool);
 
-  a.segment_separators = find_separators(segment_map(c, settings.segment_map).unsqueeze(0), settings.tau_sep).front();
+  a.segment_separators = separators_from_columns(segment_columns(columns, settings.segment_map).unsqueeze(0), settings.tau_sep).front();
   a.segments = segments_from(a.segment_separators.positions, static_cast<int>(n));
   std::vector<int> sentence = settings.sentences == SentenceMode::Punctuation ? punctuation_sentences(encoding.tokens)
                                                                               : segment_sentences(a.segments, static_cast<int>(n));
@@ -71,8 +71,8 @@ TextAnalysis analyze_text(const Encoding& encoding, const TextCaptures& c, const
   a.facts = text_facts(std::move(ids), std::move(sentence), std::move(takes_part));
 
   const HighSimilarity high = high_similarity(a.similarity.similarity.reshape({L * H, n, n}), part, settings.tau);
-  std::vector<Separators> head_separators = find_separators(c.attention.reshape({L * H, n, n}), settings.tau_sep);
-  std::vector<Separators> layer_separators = find_separators(c.attention.sum(1), settings.tau_sep);
+  std::vector<Separators> head_separators = separators_from_columns(columns.reshape({L * H, n}), settings.tau_sep);
+  std::vector<Separators> layer_separators = separators_from_columns(columns.sum(1), settings.tau_sep);
   a.heads.resize(static_cast<size_t>(L * H));
   for (size_t k = 0; k < a.heads.size(); ++k) {
     HeadAnalysis& head = a.heads[k];
@@ -87,7 +87,6 @@ TextAnalysis analyze_text(const Encoding& encoding, const TextCaptures& c, const
   }
   if (to_host) {
     a.similarity = {a.similarity.similarity.cpu(), a.similarity.norms.cpu()};
-    a.summed_similarity = a.summed_similarity.cpu();
   }
   return a;
 }

@@ -33,7 +33,6 @@ struct TextAnalysis {
   AnalysisSettings settings;
   int64_t num_layers = 0, num_heads = 0, length = 0;
   ContextSimilarity similarity;   // [L, H, n, n], [L, H, n]
-  at::Tensor summed_similarity;   // [L, n, n]: sum over a layer's heads, diagonal 0
   std::vector<HeadAnalysis> heads;   // layer-major: index l * H + h
   std::vector<LayerAnalysis> layers;
   Separators segment_separators;  // from settings.segment_map
@@ -41,6 +40,9 @@ struct TextAnalysis {
   TextFacts facts;                // ids, sentences, who takes part, chance level
 
   const HeadAnalysis& head(int64_t layer, int64_t h) const { return heads.at(static_cast<size_t>(layer * num_heads + h)); }
+  int sentence_count() const { return facts.sentence.empty() ? 0 : facts.sentence.back() + 1; }
+  // [n, n]: the summed similarity of a layer's heads, diagonal 0 (Fig. 12), computed when asked.
+  at::Tensor summed_similarity(int64_t layer) const { return similarity.similarity[layer].sum(0); }
 };
 
 // The analysis is computed where the captures live (the model's device); `to_host` brings the

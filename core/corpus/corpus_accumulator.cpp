@@ -45,23 +45,55 @@ void CorpusAccumulator::add(const TextCaptures& c, const TextAnalysis& a) {
   const int64_t n = c.length;
   if (c.num_layers != layers_ || c.num_heads != heads_ || n > window_)
     throw Error("a text of " + std::to_string(n) + " tokens does not fit the corpus accumulators (window " + std::to_string(window_) + ")");
-  const at::Tensor attention = c.attention.to(attention_sum_.device(), at::kDouble);
-  attention_sum_.narrow(2, 0, n).narrow(3, 0, n).add_(attention);
+  const at::Tensor attention = c.attention.to(attention_sum_.device());
+  attention_sum_.narrow(2, 0, n).narrow(3, 0, n).add_(attention);  // float32 added into the float64 sums, no copy
+  add_details(attention.unbind(0), a);
+}
 
+void CorpusAccumulator::add_batch(const BatchCaptures& batch, const std::vector<TextAnalysis>& analyses) {
+  const int64_t B = static_cast<int64_t>(batch.lengths.size());
+  const int64_t P = batch.attention.front().size(-1);
+  if (static_cast<int64_t>(batch.attention.size()) != layers_ || batch.attention.front().size(1) != heads_ || P > window_ ||
+      static_cast<int64_t>(analyses.size()) != B)
+    throw Error("a batch of " + std::to_string(P) + " positions does not fit the corpus accumulators (window " + std::to_string(window_) + ")");
+  // Rows of pad positions hold no attention of a real token: weigh them 0. Pad columns are 0 already.
+  at::Tensor rows;
+  if (std::any_of(batch.lengths.begin(), batch.lengths.end(), [&](int64_t n) { return n < P; }))
+    rows = (at::arange(P).unsqueeze(0) < at::tensor(batch.lengths).unsqueeze(1)).to(batch.attention.front().options()).view({B, 1, P, 1});
+  for (int64_t l = 0; l < layers_; ++l) {
+    const at::Tensor a = batch.attention[static_cast<size_t>(l)];
+    attention_sum_[l].narrow(1, 0, P).narrow(2, 0, P).add_((rows.defined() ? a * rows : a).sum(0).to(attention_sum_.device()));
+  }
+  for (int64_t b = 0; b < B; ++b) {
+    const int64_t n = batch.lengths[static_cast<size_t>(b)];
+    std::vector<at::Tensor> maps;
+    for (const auto& a : batch.attention) maps.push_back(a[b].narrow(1, 0, n).narrow(2, 0, n));
+    add_details(maps, analyses[static_cast<size_t>(b)]);
+  }
+}
+
+void CorpusAccumulator::add_details(const std::vector<at::Tensor>& layer_maps, const TextAnalysis& a) {
+  const int64_t n = layer_maps.front().size(-1);
   // Separator columns (of the text's segment map, as for segments), then the three diagonals
-  // j - i in {-1, 0, 1} outside those columns.
+  // j - i in {-1, 0, 1} outside those columns: small slices of each layer's maps.
   const auto& seps = a.segment_separators.positions;
-  at::Tensor keep = at::ones({n}, attention.options());
+  const auto device = attention_sum_.device();
+  at::Tensor keep = at::ones({n}, at::TensorOptions().dtype(at::kDouble).device(device));
+  at::Tensor columns;
   if (!seps.empty()) {
-    const at::Tensor columns = at::tensor(std::vector<int64_t>(seps.begin(), seps.end())).to(attention.device());
-    removed_separators_.narrow(2, 0, n).narrow(3, 0, n).index_add_(3, columns, attention.index_select(3, columns));
+    columns = at::tensor(std::vector<int64_t>(seps.begin(), seps.end())).to(device);
     keep.index_fill_(0, columns, 0.0);
   }
-  for (int64_t offset = -1; offset <= 1; ++offset) {
-    const int64_t len = n - std::abs(offset);
-    if (len <= 0) continue;
-    const at::Tensor kept = keep.narrow(0, std::max<int64_t>(offset, 0), len);  // column j of each diagonal entry
-    removed_diagonals_.narrow(2, 0, n).narrow(3, 0, n).diagonal(offset, 2, 3).add_(attention.diagonal(offset, 2, 3) * kept);
+  for (int64_t l = 0; l < layers_; ++l) {
+    const at::Tensor maps = layer_maps[static_cast<size_t>(l)].to(device);
+    if (columns.defined())
+      removed_separators_[l].narrow(1, 0, n).narrow(2, 0, n).index_add_(2, columns, maps.index_select(2, columns).to(at::kDouble));
+    for (int64_t offset = -1; offset <= 1; ++offset) {
+      const int64_t len = n - std::abs(offset);
+      if (len <= 0) continue;
+      const at::Tensor kept = keep.narrow(0, std::max<int64_t>(offset, 0), len);  // column j of each diagonal entry
+      removed_diagonals_[l].narrow(1, 0, n).narrow(2, 0, n).diagonal(offset, 1, 2).add_(maps.diagonal(offset, 1, 2) * kept);
+    }
   }
 
   // The host-side counters are contiguous CPU tensors: written through pointers, not per-element ops.

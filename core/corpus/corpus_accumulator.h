@@ -28,6 +28,9 @@ class CorpusAccumulator {
 
   // Adds one text: its captures (pads already cut away, n <= window) and its analysis.
   void add(const TextCaptures& captures, const TextAnalysis& analysis);
+  // Adds a whole batch as the forward left it (padded), with the analysis of each of its texts:
+  // the attention maps are summed over the batch in one reduction before they reach the sums.
+  void add_batch(const BatchCaptures& batch, const std::vector<TextAnalysis>& analyses);
 
   int64_t layers() const { return layers_; }
   int64_t heads() const { return heads_; }
@@ -52,6 +55,10 @@ class CorpusAccumulator {
   void set_texts(int64_t texts) { texts_ = texts; }  // when resuming from a saved run
 
  private:
+  // Everything but the plain attention sum, from one text's attention maps of each layer
+  // ([H, n, n] each; views into a batch are fine: nothing is copied whole).
+  void add_details(const std::vector<at::Tensor>& layer_maps, const TextAnalysis& analysis);
+
   int64_t layers_, heads_, window_, texts_ = 0;
   // On the compute device; "without separators" and "without diagonals" are the sum minus what
   // was removed from each text, so only the few removed entries are added per text.

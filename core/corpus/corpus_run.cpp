@@ -41,10 +41,9 @@ CorpusOutcome run_corpus(const Checkpoint& checkpoint, const CorpusOptions& o, C
     std::vector<std::vector<int64_t>> ids;
     for (const Encoding& w : batch) ids.push_back(w.ids());
     const BatchCaptures captures = checkpoint.model().forward(ids, true);
-    for (size_t i = 0; i < batch.size(); ++i) {
-      const TextCaptures text = text_captures(captures, i, false);
-      accumulator.add(text, analyze_text(batch[i], text, o.settings, false));
-    }
+    std::vector<TextAnalysis> analyses;
+    for (size_t i = 0; i < batch.size(); ++i) analyses.push_back(analyze_text(batch[i], text_captures(captures, i, false), o.settings, false));
+    accumulator.add_batch(captures, analyses);
     outcome.windows += batch.size();
     if (!report() && more) {
       outcome.documents = windows.documents();

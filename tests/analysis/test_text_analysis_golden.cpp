@@ -133,7 +133,7 @@ TEST_F(AnalysisGolden, AgreesWithTheIndependentReference) {
       const int l = ref["layer"];
       bool clear = true;
       for (int h = 0; h < a.num_heads; ++h) clear &= c["heads"][l * a.num_heads + h]["borderline"].empty();
-      EXPECT_NEAR(a.summed_similarity[l].to(at::kDouble).sum().item<double>(), ref["summed_similarity_sum"].get<double>(),
+      EXPECT_NEAR(a.summed_similarity(l).to(at::kDouble).sum().item<double>(), ref["summed_similarity_sum"].get<double>(),
                   1e-5 * std::abs(ref["summed_similarity_sum"].get<double>()) + 1e-2);
       if (!clear) continue;
       EXPECT_EQ(a.layers[static_cast<size_t>(l)].distinct_anchors, ref["distinct_anchors"].get<int>()) << "layer " << l;

@@ -128,6 +128,61 @@ TEST_F(Cli, PairsAndStatsForOneHead) {
   EXPECT_NE(run_cli({"stats", "--model", tiny(), "--text", "the cat", "--layer", "1"}).out.find("distinct anchor tokens"), std::string::npos);
 }
 
+TEST_F(Cli, CorpusRunsResumesAndWritesCsv) {
+  std::string text;
+  for (int i = 0; i < 30; ++i) text += "the cat sat on the mat . a dog sat . ";
+  test::write_text(dir_ / "corpus.txt", text);
+  const auto out = (dir_ / "c.json").string();
+  const Outcome first = run_cli({"corpus", "--model", tiny(), "--input", (dir_ / "corpus.txt").string(), "--max-len", "16", "--batch", "4",
+                                 "--max-windows", "8", "--out", out});
+  ASSERT_EQ(first.status, 0) << first.err;
+  EXPECT_NE(first.err.find("corpus: 100.0%"), std::string::npos) << first.err;  // plain progress lines off a terminal
+  EXPECT_TRUE(std::filesystem::exists(dir_ / "c-csv" / "per_head.csv"));
+  const auto json = test::read_json(out);
+  EXPECT_EQ(json["windows"], 8);
+  EXPECT_EQ(json["partial"], false);
+  const Outcome again = run_cli({"corpus", "--model", tiny(), "--input", (dir_ / "corpus.txt").string(), "--max-len", "16", "--batch", "4",
+                                 "--max-windows", "8", "--out", out, "--resume"});
+  EXPECT_EQ(again.status, 0);
+  EXPECT_NE(again.out.find("already complete"), std::string::npos);
+  expect_one_line_error({"corpus", "--model", tiny(), "--input", (dir_ / "corpus.txt").string(), "--max-len", "12", "--out", out, "--resume"},
+                        "another model, input, window");
+  expect_one_line_error({"corpus", "--model", tiny(), "--input", (dir_ / "nothing").string()}, "no such file or folder");
+  expect_one_line_error({"corpus", "--model", tiny(), "--input", (dir_ / "corpus.txt").string(), "--out", (dir_ / "none.json").string(), "--resume"},
+                        "cannot open");
+}
+
+// Ctrl-C in the middle of a run: the process stops after its batch and leaves a partial result
+// that --resume completes with the same totals as an uninterrupted run.
+TEST_F(Cli, CorpusInterruptedByCtrlCResumes) {
+  std::string text;
+  while (text.size() < 400000) text += "The keeper climbed the stairs every evening, and wrote the weather in his book. ";
+  test::write_text(dir_ / "big.txt", text);
+  const std::string model = test::minilm_dir().string(), input = (dir_ / "big.txt").string();
+  const std::string base = test::cli_path().string() + " corpus --model " + model + " --input " + input + " --batch 4 --max-windows 120 --threads 1";
+  const auto partial = dir_ / "p.json", whole = dir_ / "w.json";
+  // Start in the background, interrupt once its first progress line (10%) is out, wait for it.
+  const std::string log = (dir_ / "log").string();
+  const std::string interrupted = base + " --out " + partial.string() + " > " + log + " 2>&1 & pid=$!; for i in $(seq 1200); do grep -q corpus: " +
+                                  log + " && break; sleep 0.05; done; kill -INT $pid; wait $pid; echo $?";
+  FILE* shell = popen(interrupted.c_str(), "r");
+  ASSERT_NE(shell, nullptr);
+  char status[16] = {0};
+  ASSERT_NE(fgets(status, sizeof status, shell), nullptr);
+  pclose(shell);
+  EXPECT_EQ(std::string(status), "130\n") << "the interrupted run should end with status 130";
+  const auto saved = test::read_json(partial);
+  EXPECT_EQ(saved["partial"], true);
+  EXPECT_GT(saved["windows"].get<int>(), 0);
+  EXPECT_LT(saved["windows"].get<int>(), 120);
+  EXPECT_EQ(std::system((base + " --out " + partial.string() + " --resume > /dev/null 2>&1").c_str()), 0);
+  EXPECT_EQ(std::system((base + " --out " + whole.string() + " > /dev/null 2>&1").c_str()), 0);
+  const auto resumed = test::read_json(partial), complete = test::read_json(whole);
+  EXPECT_EQ(resumed["partial"], false);
+  EXPECT_EQ(resumed["windows"], complete["windows"]);
+  EXPECT_EQ(resumed["accumulators"], complete["accumulators"]);
+}
+
 TEST_F(Cli, BadInputsGetOneClearLine) {
   const auto bad = dir_ / "bad";
   std::filesystem::create_directories(bad);

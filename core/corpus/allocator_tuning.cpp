@@ -1,0 +1,17 @@
+#include "corpus/allocator_tuning.h"
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+namespace attnscope {
+
+void keep_freed_memory_for_reuse() {
+#if defined(__GLIBC__)
+  constexpr int kOneGiB = 1 << 30;
+  mallopt(M_MMAP_THRESHOLD, kOneGiB);  // large blocks come from the heap ...
+  mallopt(M_TRIM_THRESHOLD, kOneGiB);  // ... and stay there when freed
+#endif
+}
+
+}  // namespace attnscope
