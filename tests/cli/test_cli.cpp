@@ -138,6 +138,14 @@ TEST_F(Cli, CorpusRunsResumesAndWritesCsv) {
   ASSERT_EQ(first.status, 0) << first.err;
   EXPECT_NE(first.err.find("corpus: 100.0%"), std::string::npos) << first.err;  // plain progress lines off a terminal
   EXPECT_TRUE(std::filesystem::exists(dir_ / "c-csv" / "per_head.csv"));
+  // The tables load in pandas with numeric columns and one row per head / layer.
+  const std::string check = test::venv_python().string() + " -c \"import pandas as pd, sys; d = sys.argv[1]; "
+                            "h = pd.read_csv(d + '/per_head.csv'); l = pd.read_csv(d + '/per_layer.csv'); "
+                            "pd.read_csv(d + '/head_distances.csv'); pd.read_csv(d + '/layer_distances.csv'); "
+                            "assert len(h) == 4 and len(l) == 2, (len(h), len(l)); "
+                            "assert all(str(t) in ('int64', 'float64') for t in h.dtypes), h.dtypes\" " +
+                            (dir_ / "c-csv").string();
+  EXPECT_EQ(std::system(check.c_str()), 0) << check;
   const auto json = test::read_json(out);
   EXPECT_EQ(json["windows"], 8);
   EXPECT_EQ(json["partial"], false);

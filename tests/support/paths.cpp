@@ -11,6 +11,7 @@ namespace attnscope::test {
 std::filesystem::path source_dir() { return ATTNSCOPE_SOURCE_DIR; }
 std::filesystem::path golden_dir() { return source_dir() / "tests" / "golden"; }
 std::filesystem::path cli_path() { return ATTNSCOPE_CLI; }
+std::filesystem::path venv_python() { return source_dir() / ".venv" / "bin" / "python"; }
 
 std::filesystem::path minilm_dir() {
   const char* env = std::getenv("ATTNSCOPE_TEST_MODEL");

@@ -13,6 +13,8 @@ std::filesystem::path golden_dir();
 // Fails the calling test with a message saying how to fetch it when it is not there.
 std::filesystem::path minilm_dir();
 std::filesystem::path cli_path();
+// The project's Python (.venv, made by tools/setup.sh), with the reference libraries and pandas.
+std::filesystem::path venv_python();
 nlohmann::json read_json(const std::filesystem::path& file);
 
 // A fresh empty folder under the system temp dir, removed when the object goes away.
