@@ -40,6 +40,8 @@ std::string duration(double seconds) {
   return buf;
 }
 
+std::string count(uint64_t n, const char* noun) { return std::to_string(n) + " " + noun + (n == 1 ? "" : "s"); }
+
 // A bar redrawn in place on a terminal; elsewhere a plain line every 10% or 30 seconds.
 class ProgressPrinter {
  public:
@@ -50,8 +52,8 @@ class ProgressPrinter {
     const double run_fraction = f - start_fraction(p);
     const double left = run_fraction > 0 ? p.seconds * (1 - f) / run_fraction : 0;
     char line[160];
-    std::snprintf(line, sizeof line, "%5.1f%%  %llu windows, %llu documents  %.1f windows/s  %s left", 100 * f,
-                  static_cast<unsigned long long>(p.windows), static_cast<unsigned long long>(p.documents), rate, duration(left).c_str());
+    std::snprintf(line, sizeof line, "%5.1f%%  %s, %s  %.1f windows/s  %s left", 100 * f, count(p.windows, "window").c_str(),
+                  count(p.documents, "document").c_str(), rate, duration(left).c_str());
     if (tty_) {
       const int filled = static_cast<int>(f * 30);
       std::fprintf(stderr, "\r[%s%s] %s ", std::string(static_cast<size_t>(filled), '#').c_str(),
@@ -118,8 +120,8 @@ int run_corpus_command(const CorpusCommandOptions& o) {
     std::printf("stopped after %llu windows: the partial result is saved in %s (tables in %s/); add --resume to continue\n",
                 static_cast<unsigned long long>(file.windows), o.out.c_str(), csv.c_str());
   else
-    std::printf("%llu windows from %llu documents; result in %s, tables in %s/\n", static_cast<unsigned long long>(file.windows),
-                static_cast<unsigned long long>(file.documents), o.out.c_str(), csv.c_str());
+    std::printf("%s from %s; result in %s, tables in %s/\n", count(file.windows, "window").c_str(), count(file.documents, "document").c_str(),
+                o.out.c_str(), csv.c_str());
   return file.partial ? 130 : 0;
 }
 

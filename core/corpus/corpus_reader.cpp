@@ -54,10 +54,15 @@ bool CorpusReader::open_next_file() {
 }
 
 bool CorpusReader::next(std::string& chunk, bool& new_document) {
+  Span ignored;
+  return next(chunk, new_document, ignored);
+}
+
+bool CorpusReader::next(std::string& chunk, bool& new_document, Span& span) {
   while (true) {
     if (in_.is_open()) {
       const bool starts = !document_started_ || jsonl_;
-      if (jsonl_ ? next_jsonl(chunk) : next_text(chunk)) {
+      if (jsonl_ ? next_jsonl(chunk, span) : next_text(chunk, span)) {
         new_document = starts;
         document_started_ = true;
         return true;
@@ -67,10 +72,11 @@ bool CorpusReader::next(std::string& chunk, bool& new_document) {
   }
 }
 
-bool CorpusReader::next_jsonl(std::string& chunk) {
+bool CorpusReader::next_jsonl(std::string& chunk, Span& span) {
   std::string line;
   while (std::getline(in_, line)) {
     ++line_;
+    span = {bytes_done_ + position_, line.size() + 1};
     position_ += line.size() + 1;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     nlohmann::json record;
@@ -87,11 +93,12 @@ bool CorpusReader::next_jsonl(std::string& chunk) {
   return false;
 }
 
-bool CorpusReader::next_text(std::string& chunk) {
+bool CorpusReader::next_text(std::string& chunk, Span& span) {
   std::string buffer(chunk_bytes_, '\0');
   in_.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
   buffer.resize(static_cast<size_t>(in_.gcount()));
   if (buffer.empty() && carry_.empty()) return false;
+  const uint64_t first = bytes_done_ + position_ - carry_.size();  // the carried text was read before
   position_ += buffer.size();
   chunk = std::move(carry_);
   carry_.clear();
@@ -104,6 +111,7 @@ bool CorpusReader::next_text(std::string& chunk) {
       chunk.resize(keep);
     }
   }
+  span = {first, chunk.size()};
   return true;
 }
 

@@ -15,9 +15,15 @@ class CorpusReader {
  public:
   explicit CorpusReader(const std::filesystem::path& input, size_t chunk_bytes = 1 << 16);
 
+  // Where a chunk lies in the whole input (all files one after the other), in bytes.
+  struct Span {
+    uint64_t first = 0, bytes = 0;
+  };
+
   // The next chunk of text; new_document is true when it starts a document. False at the end.
   // Throws attnscope::Error naming the file (and line, for JSON Lines) on unreadable input.
   bool next(std::string& chunk, bool& new_document);
+  bool next(std::string& chunk, bool& new_document, Span& span);
 
   uint64_t total_bytes() const { return total_bytes_; }
   uint64_t bytes_read() const { return bytes_done_ + position_; }
@@ -25,8 +31,8 @@ class CorpusReader {
 
  private:
   bool open_next_file();
-  bool next_jsonl(std::string& chunk);
-  bool next_text(std::string& chunk);
+  bool next_jsonl(std::string& chunk, Span& span);
+  bool next_text(std::string& chunk, Span& span);
 
   std::vector<std::filesystem::path> files_;
   size_t file_index_ = 0;

@@ -26,7 +26,7 @@ CorpusOutcome run_corpus(const Checkpoint& checkpoint, const CorpusOptions& o, C
   while (outcome.windows < skip && windows.next(e)) ++outcome.windows;
 
   const auto report = [&] {
-    CorpusProgress p{outcome.windows, windows.documents(), reader.bytes_read(), reader.total_bytes(), o.max_windows,
+    CorpusProgress p{outcome.windows, windows.documents(), windows.bytes_consumed(), reader.total_bytes(), o.max_windows,
                      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()};
     return !progress || progress(p);
   };
@@ -52,6 +52,12 @@ CorpusOutcome run_corpus(const Checkpoint& checkpoint, const CorpusOptions& o, C
   }
   outcome.complete = true;
   outcome.documents = windows.documents();
+  if (progress) {  // the end: all of the input
+    CorpusProgress p{outcome.windows, outcome.documents, reader.total_bytes(), reader.total_bytes(), o.max_windows,
+                     std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()};
+    if (o.max_windows) p.max_windows = outcome.windows;
+    progress(p);
+  }
   return outcome;
 }
 

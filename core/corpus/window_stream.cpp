@@ -12,7 +12,8 @@ WindowStream::WindowStream(CorpusReader& reader, const BertTokenizer& tokenizer,
 void WindowStream::read_chunk() {
   std::string chunk;
   bool new_document = false;
-  if (!reader_.next(chunk, new_document)) {
+  CorpusReader::Span span;
+  if (!reader_.next(chunk, new_document, span)) {
     current_done_ = true;
     return;
   }
@@ -22,23 +23,32 @@ void WindowStream::read_chunk() {
   } catch (const Error& e) {
     throw Error(reader_.where() + ": " + e.what());
   }
+  // A piece's end in the input: its end in the chunk's text, scaled to the chunk's bytes in the
+  // input (the same for text files; JSON Lines records carry quotes and escapes).
+  std::vector<uint64_t> ends;
+  for (const Token& t : tokens)
+    ends.push_back(span.first + (chunk.empty() ? 0 : static_cast<uint64_t>(t.end) * span.bytes / chunk.size()));
   if (new_document) ++documents_;
   if (new_document && started_) {  // the current document ends here
     next_ = std::move(tokens);
+    next_ends_ = std::move(ends);
     has_next_ = true;
     current_done_ = true;
     return;
   }
   started_ = true;
   pieces_.insert(pieces_.end(), std::make_move_iterator(tokens.begin()), std::make_move_iterator(tokens.end()));
+  ends_.insert(ends_.end(), ends.begin(), ends.end());
 }
 
 Encoding WindowStream::emit(size_t count) {
   std::vector<Token> run(pieces_.begin() + static_cast<std::ptrdiff_t>(first_),
                          pieces_.begin() + static_cast<std::ptrdiff_t>(first_ + count));
   first_ += count;
+  consumed_ = std::max(consumed_, ends_[first_ - 1]);
   if (first_ == pieces_.size() || first_ > (1u << 16)) {  // drop what was emitted
     pieces_.erase(pieces_.begin(), pieces_.begin() + static_cast<std::ptrdiff_t>(first_));
+    ends_.erase(ends_.begin(), ends_.begin() + static_cast<std::ptrdiff_t>(first_));
     first_ = 0;
   }
   return tokenizer_.wrap(std::move(run), window_);
@@ -62,7 +72,9 @@ bool WindowStream::next(Encoding& out) {
     }
     if (!has_next_) return false;
     pieces_ = std::move(next_);
+    ends_ = std::move(next_ends_);
     next_.clear();
+    next_ends_.clear();
     first_ = 0;
     has_next_ = false;
     current_done_ = false;

@@ -12,6 +12,8 @@ class WindowStream {
   WindowStream(CorpusReader& reader, const BertTokenizer& tokenizer, size_t window);
   bool next(Encoding& out);
   uint64_t documents() const { return documents_; }
+  // Bytes of the input up to the end of the last word piece emitted: progress through the corpus.
+  uint64_t bytes_consumed() const { return consumed_; }
 
  private:
   void read_chunk();  // one chunk into the current document, or held back if it starts the next
@@ -21,11 +23,14 @@ class WindowStream {
   const BertTokenizer& tokenizer_;
   size_t window_;
   std::vector<Token> pieces_;        // the current document's pieces not yet emitted start at first_
+  std::vector<uint64_t> ends_;       // where each piece ends in the input, in bytes
   size_t first_ = 0;
   bool started_ = false;             // a document has been started
   bool current_done_ = false;        // no more chunks belong to the current document
   bool has_next_ = false;            // next_ holds the first chunk of the next document
   std::vector<Token> next_;
+  std::vector<uint64_t> next_ends_;
+  uint64_t consumed_ = 0;
   uint64_t documents_ = 0;
 };
 

@@ -126,9 +126,23 @@ TEST_F(CorpusRun, MaxWindowsAndProgress) {
   });
   EXPECT_TRUE(o.complete);
   EXPECT_EQ(o.windows, 5u);
-  ASSERT_EQ(seen.size(), 3u);  // batches of 2, 2, 1
+  ASSERT_EQ(seen.size(), 4u);  // batches of 2, 2, 1, then the end
   EXPECT_DOUBLE_EQ(seen.back().fraction(), 1.0);
   EXPECT_LT(seen.front().fraction(), seen.back().fraction());
+}
+
+TEST_F(CorpusRun, ProgressFollowsTheWindowsThroughTheInput) {
+  options_.batch = 2;
+  CorpusAccumulator acc = fresh();
+  std::vector<double> fractions;
+  run_corpus(*checkpoint_, options_, acc, 0, [&](const CorpusProgress& p) {
+    fractions.push_back(p.fraction());
+    return true;
+  });
+  ASSERT_GT(fractions.size(), 4u);
+  EXPECT_LT(fractions.front(), 0.3);  // the whole file is read at once, but only a window or two is done
+  EXPECT_TRUE(std::is_sorted(fractions.begin(), fractions.end()));
+  EXPECT_DOUBLE_EQ(fractions.back(), 1.0);
 }
 
 TEST_F(CorpusRun, CsvTablesHaveAHeaderAndOneRowPerHeadOrLayer) {
