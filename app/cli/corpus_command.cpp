@@ -106,7 +106,22 @@ int run_corpus_command(const CorpusCommandOptions& o) {
   g_stop = false;
   std::signal(SIGINT, on_interrupt);
   ProgressPrinter printer(file.windows);
-  const CorpusOutcome outcome = run_corpus(*checkpoint, options, *file.accumulator, file.windows, std::ref(printer));
+  uint64_t reported = file.windows;  // windows in the accumulators when the last batch was reported
+  CorpusOutcome outcome;
+  try {
+    outcome = run_corpus(*checkpoint, options, *file.accumulator, file.windows, [&](const CorpusProgress& p) {
+      reported = p.windows;
+      return printer(p);
+    });
+  } catch (const Error& e) {
+    printer.finish();
+    if (reported == file.windows) throw;
+    // Keep what was done: the batches before the failure are whole and consistent.
+    file.windows = reported;
+    save_corpus(o.out, file);
+    throw Error(std::string(e.what()) + " (the " + std::to_string(reported) + " windows done before it are saved in " + o.out +
+                "; --resume continues from there)");
+  }
   printer.finish();
   std::signal(SIGINT, SIG_DFL);
 

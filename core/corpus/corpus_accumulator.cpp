@@ -41,15 +41,6 @@ CorpusAccumulator::CorpusAccumulator(int64_t layers, int64_t heads, int64_t wind
   pair_count_sum = at::zeros({layers, heads}, counts);
 }
 
-void CorpusAccumulator::add(const TextCaptures& c, const TextAnalysis& a) {
-  const int64_t n = c.length;
-  if (c.num_layers != layers_ || c.num_heads != heads_ || n > window_)
-    throw Error("a text of " + std::to_string(n) + " tokens does not fit the corpus accumulators (window " + std::to_string(window_) + ")");
-  const at::Tensor attention = c.attention.to(attention_sum_.device());
-  attention_sum_.narrow(2, 0, n).narrow(3, 0, n).add_(attention);  // float32 added into the float64 sums, no copy
-  add_details(attention.unbind(0), a);
-}
-
 void CorpusAccumulator::add_batch(const BatchCaptures& batch, const std::vector<TextAnalysis>& analyses) {
   const int64_t B = static_cast<int64_t>(batch.lengths.size());
   const int64_t P = batch.attention.front().size(-1);

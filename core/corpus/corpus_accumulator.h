@@ -26,8 +26,6 @@ class CorpusAccumulator {
 
   CorpusAccumulator(int64_t layers, int64_t heads, int64_t window, c10::Device device = c10::Device(c10::kCPU));
 
-  // Adds one text: its captures (pads already cut away, n <= window) and its analysis.
-  void add(const TextCaptures& captures, const TextAnalysis& analysis);
   // Adds a whole batch as the forward left it (padded), with the analysis of each of its texts:
   // the attention maps are summed over the batch in one reduction before they reach the sums.
   void add_batch(const BatchCaptures& batch, const std::vector<TextAnalysis>& analyses);

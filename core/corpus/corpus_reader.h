@@ -26,7 +26,6 @@ class CorpusReader {
   bool next(std::string& chunk, bool& new_document, Span& span);
 
   uint64_t total_bytes() const { return total_bytes_; }
-  uint64_t bytes_read() const { return bytes_done_ + position_; }
   std::string where() const;  // the file and byte (or line) being read, for messages
 
  private:

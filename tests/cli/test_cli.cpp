@@ -160,6 +160,25 @@ TEST_F(Cli, CorpusRunsResumesAndWritesCsv) {
                         "cannot open");
 }
 
+TEST_F(Cli, CorpusFailingHalfWayKeepsWhatWasDone) {
+  std::filesystem::create_directories(dir_ / "texts");
+  std::string good;
+  for (int i = 0; i < 20; ++i) good += "the cat sat on the mat . ";
+  test::write_text(dir_ / "texts" / "a.txt", good);
+  test::write_text(dir_ / "texts" / "b.txt", "the dog \xff sat");
+  const auto out = (dir_ / "c.json").string();
+  const Outcome o = run_cli({"corpus", "--model", tiny(), "--input", (dir_ / "texts").string(), "--max-len", "16", "--batch", "2", "--out", out});
+  EXPECT_EQ(o.status, 1);
+  // Progress lines, then exactly one error line naming the file and where the done part is.
+  EXPECT_EQ(o.err.find("attnscope-cli: error: "), o.err.rfind("attnscope-cli:"));
+  EXPECT_NE(o.err.find("b.txt"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("invalid UTF-8"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("--resume continues"), std::string::npos) << o.err;
+  const auto saved = test::read_json(out);
+  EXPECT_EQ(saved["partial"], true);
+  EXPECT_GT(saved["windows"].get<int>(), 0);
+}
+
 // Ctrl-C in the middle of a run: the process stops after its batch and leaves a partial result
 // that --resume completes with the same totals as an uninterrupted run.
 TEST_F(Cli, CorpusInterruptedByCtrlCResumes) {
