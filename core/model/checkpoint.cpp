@@ -3,11 +3,12 @@
 #include <algorithm>
 
 #include "error.h"
+#include "model/model_locator.h"
 
 namespace attnscope {
 
-std::shared_ptr<const Checkpoint> Checkpoint::load(const std::filesystem::path& dir, const ComputeDevice& device) {
-  if (!std::filesystem::is_directory(dir)) throw Error(dir.string() + ": not a folder (expected a BERT checkpoint folder)");
+std::shared_ptr<const Checkpoint> Checkpoint::load(const std::filesystem::path& model, const ComputeDevice& device) {
+  const std::filesystem::path dir = locate_model(model.string());
   auto checkpoint = std::make_shared<Checkpoint>();
   checkpoint->dir_ = dir;
   checkpoint->tokenizer_ = BertTokenizer::from_folder(dir);

@@ -18,8 +18,9 @@ struct TextRun {
 
 class Checkpoint {
  public:
-  // Reads config.json, vocab.txt (+ tokenizer_config.json) and model.safetensors from `dir`.
-  static std::shared_ptr<const Checkpoint> load(const std::filesystem::path& dir, const ComputeDevice& device);
+  // Reads config.json, vocab.txt (+ tokenizer_config.json) and model.safetensors from a checkpoint
+  // folder, or from the Hugging Face cache's copy of a model id (see model_locator.h).
+  static std::shared_ptr<const Checkpoint> load(const std::filesystem::path& model, const ComputeDevice& device);
 
   // 128 (the paper's N), or the model's positions when it has fewer.
   size_t default_max_length() const;

@@ -210,6 +210,20 @@ TEST_F(Cli, CorpusInterruptedByCtrlCResumes) {
   EXPECT_EQ(resumed["accumulators"], complete["accumulators"]);
 }
 
+TEST_F(Cli, ModelIdsComeFromTheHuggingFaceCache) {
+  const auto snapshot = dir_ / "hub" / "models--someone--tiny-bert" / "snapshots" / "r1";
+  std::filesystem::create_directories(snapshot.parent_path());
+  std::filesystem::copy(dir_ / "tiny", snapshot, std::filesystem::copy_options::recursive);
+  ::setenv("HF_HUB_CACHE", (dir_ / "hub").string().c_str(), 1);
+  const Outcome o = run_cli({"analyze", "--model", "someone/tiny-bert", "--text", "the cat", "--out", (dir_ / "r.json").string()});
+  const Outcome missing = run_cli({"tokenize", "--model", "someone/other", "--text", "the cat"});
+  ::unsetenv("HF_HUB_CACHE");
+  EXPECT_EQ(o.status, 0) << o.err;
+  EXPECT_NE(o.out.find("snapshots/r1"), std::string::npos) << o.out;
+  EXPECT_NE(missing.status, 0);
+  EXPECT_NE(missing.err.find("not in the Hugging Face cache"), std::string::npos) << missing.err;
+}
+
 TEST_F(Cli, BadInputsGetOneClearLine) {
   const auto bad = dir_ / "bad";
   std::filesystem::create_directories(bad);

@@ -1,0 +1,86 @@
+#include "model/model_locator.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+
+#include "error.h"
+
+namespace attnscope {
+namespace {
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+bool looks_like_id(const std::string& s) {
+  if (s.empty() || s.front() == '.' || s.front() == '/' || s.find("//") != std::string::npos) return false;
+  if (std::count(s.begin(), s.end(), '/') > 1) return false;
+  return s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./") == std::string::npos;
+}
+
+// "org/name" is cached as "models--org--name".
+std::string cache_folder_name(const std::string& id) {
+  std::string out = "models--";
+  for (char c : id) {
+    if (c == '/') out += "--";
+    else out += c;
+  }
+  return out;
+}
+
+// The snapshot a cached repository points at: refs/main, or its only snapshot.
+std::filesystem::path snapshot_of(const std::filesystem::path& repo) {
+  std::ifstream ref(repo / "refs" / "main");
+  std::string revision;
+  if (ref && std::getline(ref, revision) && !revision.empty() && std::filesystem::is_directory(repo / "snapshots" / revision))
+    return repo / "snapshots" / revision;
+  std::vector<std::filesystem::path> snapshots;
+  if (std::filesystem::is_directory(repo / "snapshots"))
+    for (const auto& e : std::filesystem::directory_iterator(repo / "snapshots"))
+      if (e.is_directory()) snapshots.push_back(e.path());
+  if (snapshots.size() == 1) return snapshots.front();
+  if (snapshots.empty()) return {};
+  std::string names;
+  for (const auto& s : snapshots) {
+    if (!names.empty()) names += ", ";
+    names += s.filename().string();
+  }
+  throw Error(repo.string() + ": several snapshots (" + names + ") and no refs/main; give the snapshot folder itself as --model");
+}
+
+}  // namespace
+
+std::filesystem::path hub_cache_dir() {
+  if (const std::string hub = env("HF_HUB_CACHE"); !hub.empty()) return hub;
+  if (const std::string home = env("HF_HOME"); !home.empty()) return std::filesystem::path(home) / "hub";
+  const std::string xdg = env("XDG_CACHE_HOME");
+  const std::filesystem::path cache = !xdg.empty() ? std::filesystem::path(xdg) : std::filesystem::path(env("HOME")) / ".cache";
+  return cache / "huggingface" / "hub";
+}
+
+std::vector<std::string> cached_repo_names(const std::string& id) {
+  std::vector<std::string> names{id};
+  if (id.find('/') == std::string::npos) {
+    if (id.starts_with("bert-")) names.push_back("google-bert/" + id);
+    if (id.starts_with("distilbert-")) names.push_back("distilbert/" + id);
+  } else if (id.starts_with("google-bert/") || id.starts_with("distilbert/")) {
+    names.push_back(id.substr(id.find('/') + 1));
+  }
+  return names;
+}
+
+std::filesystem::path locate_model(const std::string& model) {
+  if (std::filesystem::is_directory(model)) return model;
+  if (!looks_like_id(model)) throw Error(model + ": not a folder (expected a BERT checkpoint folder or a model id such as bert-base-uncased)");
+  const auto cache = hub_cache_dir();
+  for (const std::string& name : cached_repo_names(model)) {
+    const auto snapshot = snapshot_of(cache / cache_folder_name(name));
+    if (!snapshot.empty()) return snapshot;
+  }
+  throw Error(model + ": not a folder, and not in the Hugging Face cache at " + cache.string() +
+              " (set HF_HOME or HF_HUB_CACHE if your models are elsewhere, or give the checkpoint folder)");
+}
+
+}  // namespace attnscope

@@ -1,0 +1,24 @@
+#pragma once
+// Where a model named on the command line (or in the GUI) lives: a checkpoint folder as given, or a
+// Hugging Face model id ("bert-base-uncased", "google-bert/bert-base-uncased", "org/name") found in
+// the Hugging Face cache that Python users already have, so nothing is downloaded twice.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace attnscope {
+
+// The hub cache folder: $HF_HUB_CACHE, else $HF_HOME/hub, else ~/.cache/huggingface/hub
+// ($XDG_CACHE_HOME replacing ~/.cache when set), as the huggingface_hub library does.
+std::filesystem::path hub_cache_dir();
+
+// The cache folder names an id may have been downloaded under: the id itself and, for the classic
+// BERT ids that the Hub moved under google-bert/ (and distilbert/), the new name.
+std::vector<std::string> cached_repo_names(const std::string& model_id);
+
+// A folder is returned as it is. An id is looked up in the hub cache
+// (models--ORG--NAME/snapshots/REVISION, the revision from refs/main, or the only snapshot).
+// Throws attnscope::Error saying where it looked and what to do.
+std::filesystem::path locate_model(const std::string& model);
+
+}  // namespace attnscope

@@ -1,0 +1,107 @@
+// Model ids found in a Hugging Face cache laid out as huggingface_hub lays it out: blobs, and
+// snapshots of symbolic links to them, with refs/main naming the revision.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "error.h"
+#include "model/checkpoint.h"
+#include "model/model_locator.h"
+#include "support/paths.h"
+#include "support/tiny_bert.h"
+
+namespace attnscope {
+namespace {
+
+// Sets an environment variable for one test and puts the old value back.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    ::setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    if (old_) ::setenv(name_, old_->c_str(), 1);
+    else ::unsetenv(name_);
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+// models--ORG--NAME/{blobs, snapshots/REV/<links>, refs/main}, holding the tiny BERT.
+std::filesystem::path cache_repo(const std::filesystem::path& hub, const std::string& folder, const std::string& revision, bool with_ref) {
+  const test::TempDir source;
+  test::write_tiny_bert(source.path(), {});
+  const auto repo = hub / folder;
+  std::filesystem::create_directories(repo / "blobs");
+  std::filesystem::create_directories(repo / "snapshots" / revision);
+  for (const char* name : {"config.json", "vocab.txt", "model.safetensors"}) {
+    const auto blob = repo / "blobs" / (std::string(name) + "-" + revision);
+    std::filesystem::copy_file(source.path() / name, blob);
+    std::filesystem::create_symlink(std::filesystem::path("../../blobs") / blob.filename(), repo / "snapshots" / revision / name);
+  }
+  if (with_ref) {
+    std::filesystem::create_directories(repo / "refs");
+    test::write_text(repo / "refs" / "main", revision);
+  }
+  return repo / "snapshots" / revision;
+}
+
+TEST(ModelLocator, AFolderIsTakenAsItIs) {
+  const test::TempDir dir;
+  EXPECT_EQ(locate_model(dir.path().string()), dir.path());
+}
+
+TEST(ModelLocator, CacheFolderFollowsHfHubCacheThenHfHome) {
+  const ScopedEnv hub("HF_HUB_CACHE", "/x/hub");
+  EXPECT_EQ(hub_cache_dir(), "/x/hub");
+  ::unsetenv("HF_HUB_CACHE");
+  const ScopedEnv home("HF_HOME", "/y");
+  EXPECT_EQ(hub_cache_dir(), "/y/hub");
+}
+
+TEST(ModelLocator, ClassicIdsAlsoMatchTheirGoogleBertNames) {
+  EXPECT_EQ(cached_repo_names("bert-base-uncased"), (std::vector<std::string>{"bert-base-uncased", "google-bert/bert-base-uncased"}));
+  EXPECT_EQ(cached_repo_names("google-bert/bert-base-cased"), (std::vector<std::string>{"google-bert/bert-base-cased", "bert-base-cased"}));
+  EXPECT_EQ(cached_repo_names("org/name"), (std::vector<std::string>{"org/name"}));
+}
+
+TEST(ModelLocator, IdsAreFoundInTheCacheAndLoad) {
+  const test::TempDir hub;
+  const ScopedEnv env("HF_HUB_CACHE", hub.path().string());
+  const auto snapshot = cache_repo(hub.path(), "models--google-bert--bert-base-uncased", "abc123", true);
+  EXPECT_EQ(locate_model("bert-base-uncased"), snapshot);
+  EXPECT_EQ(locate_model("google-bert/bert-base-uncased"), snapshot);
+  const auto checkpoint = Checkpoint::load("bert-base-uncased", select_device("cpu"));
+  EXPECT_EQ(checkpoint->model().config().num_layers, 2);
+  EXPECT_EQ(checkpoint->dir(), snapshot);
+
+  const auto only = cache_repo(hub.path(), "models--someone--my-bert", "rev1", false);  // no refs/main, one snapshot
+  EXPECT_EQ(locate_model("someone/my-bert"), only);
+}
+
+TEST(ModelLocator, MissingOrAmbiguousIdsSayWhy) {
+  const test::TempDir hub;
+  const ScopedEnv env("HF_HUB_CACHE", hub.path().string());
+  try {
+    locate_model("nobody/nothing");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(hub.path().string()), std::string::npos) << e.what();
+  }
+  cache_repo(hub.path(), "models--a--b", "r1", false);
+  cache_repo(hub.path(), "models--a--b", "r2", false);
+  try {
+    locate_model("a/b");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("several snapshots"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(locate_model("/definitely/not/here"), Error);
+  EXPECT_THROW(locate_model("a/b/c"), Error);
+}
+
+}  // namespace
+}  // namespace attnscope
