@@ -10,6 +10,7 @@
 #include "analysis/text_analysis.h"
 #include "error.h"
 #include "model/checkpoint.h"
+#include "support/minilm.h"
 #include "support/paths.h"
 
 namespace attnscope {
@@ -51,25 +52,15 @@ void expect_stats(const HeadStats& s, const nlohmann::json& ref, const std::stri
 
 class AnalysisGolden : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    golden_ = new nlohmann::json(test::read_json(test::golden_dir() / "minilm_analysis.json"));
-    checkpoint_ = new std::shared_ptr<const Checkpoint>(Checkpoint::load(test::minilm_dir(), select_device("cpu")));
-  }
-  static void TearDownTestSuite() {
-    delete golden_;
-    delete checkpoint_;
-  }
-  static nlohmann::json* golden_;
-  static std::shared_ptr<const Checkpoint>* checkpoint_;
+  const nlohmann::json& golden_ = test::golden("minilm_analysis.json");
+  const Checkpoint& checkpoint_ = test::minilm_checkpoint();
 };
-nlohmann::json* AnalysisGolden::golden_ = nullptr;
-std::shared_ptr<const Checkpoint>* AnalysisGolden::checkpoint_ = nullptr;
 
 TEST_F(AnalysisGolden, AgreesWithTheIndependentReference) {
-  ASSERT_EQ((*golden_)["cases"].size(), 3u);
-  for (const auto& c : (*golden_)["cases"]) {
+  ASSERT_EQ(golden_["cases"].size(), 3u);
+  for (const auto& c : golden_["cases"]) {
     SCOPED_TRACE(c["text"].get<std::string>().substr(0, 30));
-    const TextRun run = (*checkpoint_)->run(c["text"].get<std::string>(), 128);
+    const TextRun run = checkpoint_.run(c["text"].get<std::string>(), 128);
     const TextAnalysis a = analyze_text(run.encoding, run.captures, settings_of(c));
     const int64_t n = a.length;
     EXPECT_EQ(run.encoding.ids(), c["ids"].get<std::vector<int64_t>>());
@@ -144,7 +135,7 @@ TEST_F(AnalysisGolden, AgreesWithTheIndependentReference) {
 }
 
 TEST_F(AnalysisGolden, SettingsOutOfRangeAreRefused) {
-  const TextRun run = (*checkpoint_)->run("A short text.", 128);
+  const TextRun run = checkpoint_.run("A short text.", 128);
   AnalysisSettings s;
   s.tau = 0;
   EXPECT_THROW(analyze_text(run.encoding, run.captures, s), Error);
@@ -160,7 +151,7 @@ TEST_F(AnalysisGolden, SettingsOutOfRangeAreRefused) {
 }
 
 TEST_F(AnalysisGolden, SegmentMapCanBeAnyHeadOrLayerSum) {
-  const TextRun run = (*checkpoint_)->run("The cat sat. The dog ran! Then it rained.", 128);
+  const TextRun run = checkpoint_.run("The cat sat. The dog ran! Then it rained.", 128);
   AnalysisSettings s;
   s.segment_map = {5, 8};
   const TextAnalysis one_head = analyze_text(run.encoding, run.captures, s);

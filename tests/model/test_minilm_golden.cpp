@@ -5,6 +5,7 @@
 
 #include "io/result_json.h"
 #include "model/checkpoint.h"
+#include "support/minilm.h"
 #include "support/paths.h"
 
 namespace attnscope {
@@ -12,14 +13,8 @@ namespace {
 
 class MiniLMGolden : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    golden_ = new nlohmann::json(test::read_json(test::golden_dir() / "minilm_captures.json"));
-    checkpoint_ = new std::shared_ptr<const Checkpoint>(Checkpoint::load(test::minilm_dir(), select_device("cpu")));
-  }
-  static void TearDownTestSuite() {
-    delete golden_;
-    delete checkpoint_;
-  }
+  const nlohmann::json& golden_ = test::golden("minilm_captures.json");
+  const Checkpoint& checkpoint_ = test::minilm_checkpoint();
 
   static void expect_matches(const nlohmann::json& expected, const TextRun& run) {
     const TextCaptures& c = run.captures;
@@ -49,31 +44,26 @@ class MiniLMGolden : public ::testing::Test {
       EXPECT_PRED2(close, hs.square().sum().item<double>(), expected["hidden"][l][1].get<double>()) << "hidden " << l;
     }
   }
-
-  static nlohmann::json* golden_;
-  static std::shared_ptr<const Checkpoint>* checkpoint_;
 };
-nlohmann::json* MiniLMGolden::golden_ = nullptr;
-std::shared_ptr<const Checkpoint>* MiniLMGolden::checkpoint_ = nullptr;
 
 TEST_F(MiniLMGolden, EachTextAloneMatchesTheReference) {
-  ASSERT_GE((*golden_)["texts"].size(), 3u);
-  for (const auto& expected : (*golden_)["texts"]) {
+  ASSERT_GE(golden_["texts"].size(), 3u);
+  for (const auto& expected : golden_["texts"]) {
     SCOPED_TRACE(expected["text"].get<std::string>().substr(0, 40));
-    expect_matches(expected, (*checkpoint_)->run(expected["text"].get<std::string>(), 128));
+    expect_matches(expected, checkpoint_.run(expected["text"].get<std::string>(), 128));
   }
 }
 
 TEST_F(MiniLMGolden, TextsBatchedWithPadsMatchTheReference) {
   std::vector<Encoding> encodings;
-  for (const auto& expected : (*golden_)["texts"]) encodings.push_back((*checkpoint_)->encode(expected["text"].get<std::string>(), 128));
-  const auto runs = (*checkpoint_)->run(encodings);
-  for (size_t i = 0; i < runs.size(); ++i) expect_matches((*golden_)["texts"][i], runs[i]);
+  for (const auto& expected : golden_["texts"]) encodings.push_back(checkpoint_.encode(expected["text"].get<std::string>(), 128));
+  const auto runs = checkpoint_.run(encodings);
+  for (size_t i = 0; i < runs.size(); ++i) expect_matches(golden_["texts"][i], runs[i]);
 }
 
 TEST_F(MiniLMGolden, TheLongTextIsTruncatedTo128) {
-  const auto& first = (*golden_)["texts"][0];
-  const Encoding e = (*checkpoint_)->encode(first["text"].get<std::string>(), 128);
+  const auto& first = golden_["texts"][0];
+  const Encoding e = checkpoint_.encode(first["text"].get<std::string>(), 128);
   EXPECT_EQ(e.size(), 128u);
   EXPECT_TRUE(e.truncated);
   EXPECT_GT(e.full_length, 128u);

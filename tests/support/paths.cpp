@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <random>
 
 namespace attnscope::test {
@@ -25,6 +26,12 @@ nlohmann::json read_json(const std::filesystem::path& file) {
   std::ifstream in(file);
   if (!in) throw std::runtime_error("cannot open " + file.string());
   return nlohmann::json::parse(in);
+}
+
+const nlohmann::json& golden(const std::string& name) {
+  static std::map<std::string, nlohmann::json> cache;
+  const auto it = cache.find(name);
+  return it != cache.end() ? it->second : cache.emplace(name, read_json(golden_dir() / name)).first->second;
 }
 
 TempDir::TempDir() {

@@ -16,6 +16,8 @@ std::filesystem::path cli_path();
 // The project's Python (.venv, made by tools/setup.sh), with the reference libraries and pandas.
 std::filesystem::path venv_python();
 nlohmann::json read_json(const std::filesystem::path& file);
+// A golden fixture of tests/golden/, read once per test program.
+const nlohmann::json& golden(const std::string& name);
 
 // A fresh empty folder under the system temp dir, removed when the object goes away.
 class TempDir {

@@ -15,7 +15,7 @@ std::string printable(const std::string& text) {
 }
 
 TEST(TokenizerGolden, IdsAndByteRangesMatchTheReference) {
-  const auto cases = test::read_json(test::golden_dir() / "tokenizer_cases.json")["cases"];
+  const auto& cases = test::golden("tokenizer_cases.json")["cases"];
   ASSERT_GE(cases.size(), 600u);
   const Vocab vocab = Vocab::load(test::minilm_dir() / "vocab.txt");
   NormalizerOptions cased;

@@ -13,12 +13,10 @@ namespace {
 
 class UnicodeClasses : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() { golden_ = new nlohmann::json(test::read_json(test::golden_dir() / "unicode_classes.json")); }
-  static void TearDownTestSuite() { delete golden_; }
 
   static std::vector<bool> membership(const char* name) {
     std::vector<bool> in(0x110000, false);
-    for (const auto& r : (*golden_)[name])
+    for (const auto& r : golden()[name])
       for (uint32_t cp = r[0].get<uint32_t>(); cp <= r[1].get<uint32_t>(); ++cp) in[cp] = true;
     return in;
   }
@@ -37,7 +35,7 @@ class UnicodeClasses : public ::testing::Test {
 
   static std::map<char32_t, std::u32string> mapping(const char* name) {
     std::map<char32_t, std::u32string> out;
-    for (const auto& [key, value] : (*golden_)[name].items()) {
+    for (const auto& [key, value] : golden()[name].items()) {
       std::u32string s;
       for (const auto& cp : value) s.push_back(cp.get<char32_t>());
       out[static_cast<char32_t>(std::stoul(key))] = s;
@@ -60,9 +58,8 @@ class UnicodeClasses : public ::testing::Test {
     return count ? std::to_string(count) + " code points differ, first:" + report : "";
   }
 
-  static nlohmann::json* golden_;
+  static const nlohmann::json& golden() { return test::golden("unicode_classes.json"); }
 };
-nlohmann::json* UnicodeClasses::golden_ = nullptr;
 
 TEST_F(UnicodeClasses, ControlCharactersAsTheReference) {
   EXPECT_EQ(mismatches("control", [](char32_t cp) { return is_removed_control(cp); }), "");
