@@ -37,8 +37,7 @@ void print_summary(const TextResult& r, const TextAnalysis& a, double seconds, c
 
 int run_analyze(const AnalyzeOptions& o) {
   const auto start = std::chrono::steady_clock::now();
-  const TextResult r = run_text(o.run);
-  const TextAnalysis analysis = analyze_text(r.run.encoding, r.run.captures, analysis_settings(o.analysis));
+  const auto [r, analysis] = run_and_analyze(o.run, o.analysis);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const TextRunFile file{o.run.model, r.checkpoint->model().config().to_json(), r.device.describe(), r.text, r.max_length, r.run};
   const auto json = [&] {

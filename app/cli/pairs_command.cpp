@@ -16,8 +16,7 @@ struct PairsOptions {
 };
 
 int run_pairs(const PairsOptions& o) {
-  const TextResult r = run_text(o.run);
-  const TextAnalysis a = analyze_text(r.run.encoding, r.run.captures, analysis_settings(o.analysis));
+  const auto [r, a] = run_and_analyze(o.run, o.analysis);
   if (o.layer >= a.num_layers || o.head >= a.num_heads)
     throw Error("layer " + std::to_string(o.layer) + " head " + std::to_string(o.head) + " is not in this model (" +
                 std::to_string(a.num_layers) + " layers x " + std::to_string(a.num_heads) + " heads, numbered from 0)");

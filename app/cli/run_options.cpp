@@ -55,6 +55,12 @@ TextResult run_text(const RunOptions& o, bool to_host) {
   return r;
 }
 
+AnalyzedText run_and_analyze(const RunOptions& run, const AnalysisOptions& analysis) {
+  TextResult r = run_text(run);
+  TextAnalysis a = analyze_text(r.run.encoding, r.run.captures, analysis_settings(analysis));
+  return {std::move(r), std::move(a)};
+}
+
 AnalysisSettings analysis_settings(const AnalysisOptions& o) {
   AnalysisSettings s = o.settings;
   s.include_special = !o.no_special;

@@ -49,4 +49,11 @@ TextResult run_text(const RunOptions& o, bool to_host = true);
 // The settings with --sentences / --segments-from / --no-special applied.
 AnalysisSettings analysis_settings(const AnalysisOptions& o);
 
+struct AnalyzedText {
+  TextResult result;
+  TextAnalysis analysis;
+};
+// run_text, then the paper's analysis of it with the command's settings.
+AnalyzedText run_and_analyze(const RunOptions& run, const AnalysisOptions& analysis);
+
 }  // namespace attnscope::cli

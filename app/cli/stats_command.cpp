@@ -39,8 +39,7 @@ void print_layer(const TextAnalysis& a, const Encoding& e, int64_t l) {
 }
 
 int run_stats(const StatsOptions& o) {
-  const TextResult r = run_text(o.run);
-  const TextAnalysis a = analyze_text(r.run.encoding, r.run.captures, analysis_settings(o.analysis));
+  const auto [r, a] = run_and_analyze(o.run, o.analysis);
   if (o.layer >= a.num_layers) throw Error("layer " + std::to_string(o.layer) + " is not in this model (layers 0 to " + std::to_string(a.num_layers - 1) + ")");
   const int64_t first = o.layer < 0 ? 0 : o.layer, last = o.layer < 0 ? a.num_layers - 1 : o.layer;
   if (o.json) {

@@ -7,7 +7,7 @@ namespace attnscope {
 
 double CorpusProgress::fraction() const {
   if (max_windows) return std::min(1.0, static_cast<double>(windows) / static_cast<double>(max_windows));
-  return bytes_total ? static_cast<double>(bytes_read) / static_cast<double>(bytes_total) : 0.0;
+  return bytes_total ? static_cast<double>(bytes_done) / static_cast<double>(bytes_total) : 0.0;
 }
 
 CorpusOutcome run_corpus(const Checkpoint& checkpoint, const CorpusOptions& o, CorpusAccumulator& accumulator, uint64_t skip,
@@ -42,7 +42,7 @@ CorpusOutcome run_corpus(const Checkpoint& checkpoint, const CorpusOptions& o, C
     for (const Encoding& w : batch) ids.push_back(w.ids());
     const BatchCaptures captures = checkpoint.model().forward(ids, true);
     std::vector<TextAnalysis> analyses;
-    for (size_t i = 0; i < batch.size(); ++i) analyses.push_back(analyze_text(batch[i], text_captures(captures, i, false), o.settings, false));
+    for (size_t i = 0; i < batch.size(); ++i) analyses.push_back(analyze_text(batch[i], text_captures(captures, i, false, false), o.settings, false));
     accumulator.add_batch(captures, analyses);
     outcome.windows += batch.size();
     if (!report() && more) {

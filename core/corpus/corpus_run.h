@@ -24,7 +24,7 @@ struct CorpusOptions {
 struct CorpusProgress {
   uint64_t windows = 0;       // done, counting those of an earlier, resumed run
   uint64_t documents = 0;     // started so far
-  uint64_t bytes_read = 0, bytes_total = 0;  // of the input, up to the last window done
+  uint64_t bytes_done = 0, bytes_total = 0;  // of the input: up to the end of the last window done
   uint64_t max_windows = 0;
   double seconds = 0;         // of this run
   double fraction() const;    // of the whole job, from windows (with a limit) or bytes

@@ -26,7 +26,8 @@ struct TextCaptures {
 };
 
 // The captures of text `index` of the batch; `to_host` makes them contiguous CPU float32,
-// otherwise they stay on the compute device in its precision.
-TextCaptures text_captures(const BatchCaptures& batch, size_t index, bool to_host);
+// otherwise they stay on the compute device in its precision. Without `hidden_states` they are
+// left undefined (the analysis does not read them; copying them per text costs in corpus runs).
+TextCaptures text_captures(const BatchCaptures& batch, size_t index, bool to_host, bool hidden_states = true);
 
 }  // namespace attnscope
