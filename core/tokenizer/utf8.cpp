@@ -40,3 +40,21 @@ std::string encode_utf8(const SourceChar* first, const SourceChar* last) {
 }
 
 }  // namespace attnscope
+
+namespace attnscope {
+
+size_t count_code_points(std::string_view text) {
+  size_t n = 0;
+  for (unsigned char c : text) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+std::string truncate_code_points(std::string_view text, size_t count) {
+  size_t seen = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80 && seen++ == count) return std::string(text.substr(0, i));
+  }
+  return std::string(text);
+}
+
+}  // namespace attnscope

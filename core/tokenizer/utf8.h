@@ -23,4 +23,8 @@ CharString decode_utf8(std::string_view text);
 void append_utf8(std::string& out, char32_t cp);
 std::string encode_utf8(const SourceChar* first, const SourceChar* last);
 
+// Code points of valid UTF-8 (bytes that start a character), and the first `count` of them.
+size_t count_code_points(std::string_view text);
+std::string truncate_code_points(std::string_view text, size_t count);
+
 }  // namespace attnscope

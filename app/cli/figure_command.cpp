@@ -1,0 +1,89 @@
+#include <cstdio>
+
+#include "commands.h"
+#include "error.h"
+#include "figures/corpus_figures.h"
+#include "figures/figure_export.h"
+#include "figures/text_figures.h"
+#include "io/corpus_json.h"
+#include "run_options.h"
+
+namespace attnscope::cli {
+namespace {
+
+struct FigureCommandOptions {
+  RunOptions run;
+  AnalysisOptions analysis;
+  std::string figure, out, corpus, matrix = "attention", colormap = "viridis", scale = "linear";
+  int layer = -1, head = 0;
+  std::vector<int> layers;
+  double png_scale = 2, width = 0;
+};
+
+FigureOptions figure_options(const FigureCommandOptions& o, std::string caption) {
+  FigureOptions f;
+  f.layer = o.layer;
+  f.head = o.head;
+  f.layers = o.layers;
+  f.matrix = matrix_by_name(o.matrix);
+  f.colormap = colormap_by_name(o.colormap);
+  f.scale = o.scale == "log" ? ValueScale::Log : ValueScale::Linear;
+  f.caption = std::move(caption);
+  return f;
+}
+
+Figure corpus_result_figure(const FigureCommandOptions& o) {
+  const CorpusFile file = load_corpus(o.corpus);
+  const std::string caption = file.model_path + ", " + std::to_string(file.windows) + " windows of " +
+                              std::to_string(file.accumulator->window()) + " tokens" + (file.partial ? " (partial run)" : "");
+  return corpus_figure(o.figure, *file.accumulator, figure_options(o, caption));
+}
+
+Figure text_result_figure(const FigureCommandOptions& o) {
+  if (o.run.model.empty()) throw Error("--model is needed to draw a figure of a text (or give --corpus FILE for figures 2, 3, 10, ...)");
+  const auto [r, a] = run_and_analyze(o.run, o.analysis);
+  char caption[256];
+  std::snprintf(caption, sizeof caption, "%s, %zu tokens, tau %.3g, tau_sep %.3g", r.checkpoint->dir().filename().c_str(),
+                r.run.encoding.size(), a.settings.tau, a.settings.tau_sep);
+  return text_figure(o.figure, AnalyzedTextView{r.run.encoding, r.run.captures, a}, figure_options(o, caption));
+}
+
+int run_figure(const FigureCommandOptions& o) {
+  figure_format(o.out);  // a wrong extension is reported before the model runs
+  const Figure figure = o.corpus.empty() ? text_result_figure(o) : corpus_result_figure(o);
+  ExportOptions e;
+  e.png_scale = o.png_scale;
+  e.width = o.width;
+  export_figure(figure, o.out, e);
+  std::fprintf(stderr, "wrote %s\n", o.out.c_str());
+  return 0;
+}
+
+}  // namespace
+
+Action add_figure_command(CLI::App& app) {
+  auto o = std::make_shared<FigureCommandOptions>();
+  auto* cmd = app.add_subcommand("figure",
+                                 "Write one of the paper's figures as PNG, SVG or PDF: from a text (4, 5, 6, 7, 8, 9, 11, 12, 13, head, "
+                                 "grid, lines, stats) or from a saved corpus result (2, 3, 6, 7, 8, 10, 11, 13)");
+  add_run_options(*cmd, o->run);
+  cmd->get_option("--model")->required(false);
+  add_analysis_options(*cmd, o->analysis);
+  cmd->add_option("--fig", o->figure, "Figure number of the paper, or head, grid, lines, stats")->required();
+  cmd->add_option("--out", o->out, "Output file; .png, .svg or .pdf")->required();
+  cmd->add_option("--corpus", o->corpus, "A corpus result (attnscope-cli corpus --out) to draw figures 2, 3, 6, 7, 8, 10, 11, 13 from");
+  cmd->add_option("--layer", o->layer, "Layer, numbered from 0 (default: the last)")->check(CLI::Range(-1, 1 << 16));
+  cmd->add_option("--head", o->head, "Head, numbered from 0; -1: the layer's sum where a figure allows it")->capture_default_str()
+      ->check(CLI::Range(-1, 1 << 16));
+  cmd->add_option("--layers", o->layers, "Layers shown side by side in figures 12 and 13 (default: all)")->delimiter(',');
+  cmd->add_option("--matrix", o->matrix, "For head, grid: attention, similarity or cosine")->capture_default_str()
+      ->check(CLI::IsMember({"attention", "similarity", "cosine"}));
+  cmd->add_option("--colormap", o->colormap, "viridis, magma or high-contrast (signed maps always use the diverging one)")
+      ->capture_default_str()->check(CLI::IsMember({"viridis", "magma", "diverging", "high-contrast"}));
+  cmd->add_option("--scale", o->scale, "Colour scale: linear or log")->capture_default_str()->check(CLI::IsMember({"linear", "log"}));
+  cmd->add_option("--png-scale", o->png_scale, "Pixels per point of a PNG, 1 to 4")->capture_default_str()->check(CLI::Range(1.0, 4.0));
+  cmd->add_option("--width", o->width, "Figure width in points (default: from the number of panels)")->check(CLI::Range(100.0, 20000.0));
+  return [o] { return run_figure(*o); };
+}
+
+}  // namespace attnscope::cli

@@ -1,0 +1,66 @@
+// attnscope: the desktop explorer. Every layer and head of a BERT model, live, for any text.
+// With --screenshot it renders the asked view once the text is analysed, saves it and exits.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "explorer.h"
+#include "figures/figure_options.h"
+
+namespace {
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream all;
+  if (!in || !(all << in.rdbuf())) throw std::runtime_error(path + ": cannot be read");
+  return all.str();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace attnscope::ui;
+  CLI::App app{"attnscope: explore what BERT's attention heads do (Halevi et al., Physica A 2026). Keys: F1 in the window."};
+  ExplorerOptions o;
+  o.examples_dir = ATTNSCOPE_EXAMPLES_DIR;
+  std::string text, file, view, matrix;
+  int layer = -1, head = -1;
+  bool presentation = false;
+  app.add_option("--model", o.model, "Checkpoint folder or Hugging Face model id (default: the last used, else the bundled MiniLM)");
+  app.add_option("--device", o.device, "auto (CUDA when present), cpu, cuda or cuda:N")->capture_default_str();
+  app.add_option("--precision", o.precision, "float32, or float16 / bfloat16 on CUDA")->capture_default_str();
+  app.add_option("--text", text, "Text to analyse");
+  app.add_option("--file", file, "UTF-8 text file to analyse")->excludes("--text");
+  app.add_option("--view", view, "View to show: grid, head, separators, pairs, stats, layers, lines, corpus")
+      ->check(CLI::IsMember({"grid", "head", "separators", "pairs", "stats", "layers", "lines", "corpus"}));
+  app.add_option("--matrix", matrix, "attention, similarity or cosine")->check(CLI::IsMember({"attention", "similarity", "cosine"}));
+  app.add_option("--layer", layer, "Focused layer, from 0")->check(CLI::NonNegativeNumber);
+  app.add_option("--head", head, "Focused head, from 0")->check(CLI::NonNegativeNumber);
+  app.add_flag("--presentation", presentation, "Start in presentation mode (large fonts, high contrast)");
+  app.add_option("--corpus-result", o.corpus_result, "Open a saved corpus result (attnscope-cli corpus --out) in the Corpus view");
+  app.add_option("--screenshot", o.screenshot, "Render the view once analysed, save it as this PNG, and exit");
+  app.add_option("--width", o.width, "Window width in pixels")->check(CLI::Range(320, 16384));
+  app.add_option("--height", o.height, "Window height in pixels")->check(CLI::Range(240, 16384));
+  app.add_option("--settings", o.settings_path, "Settings file (default: $XDG_CONFIG_HOME/attnscope/settings.json)");
+  app.add_option("--timeout", o.timeout, "Seconds a screenshot may wait for the analysis")->capture_default_str();
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  try {
+    if (!text.empty()) o.text = text;
+    if (!file.empty()) o.text = read_file(file);
+    if (!view.empty()) o.view = view_by_name(view);
+    if (!matrix.empty()) o.matrix = attnscope::matrix_by_name(matrix);
+    if (layer >= 0) o.layer = layer;
+    if (head >= 0) o.head = head;
+    if (presentation) o.presentation = true;
+    return run_explorer(o);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "attnscope: error: %s\n", e.what());
+    return 1;
+  }
+}

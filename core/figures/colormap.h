@@ -1,0 +1,54 @@
+#pragma once
+// Colormaps as 256-entry lookup tables, and the one function that turns a value into a position
+// on them. The screen (a shader reading the table) and exported files use the same table and the
+// same normalisation, so a figure looks the same in both.
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace attnscope {
+
+struct Rgb {
+  float r = 0, g = 0, b = 0;  // 0 .. 1, sRGB
+};
+
+enum class ColormapId {
+  Viridis,       // perceptual, dark to light: the default for maps that are >= 0
+  Magma,         // perceptual, black to light
+  Diverging,     // blue - white - red, centred at 0: signed similarity
+  HighContrast,  // black - red - yellow - white: projectors
+};
+
+struct Colormap {
+  ColormapId id;
+  const char* name;
+  bool diverging;
+  std::array<Rgb, 256> table;
+  // The colour at t in [0, 1] (clamped; NaN gives the table's first entry).
+  Rgb at(double t) const;
+};
+
+const Colormap& colormap(ColormapId id);
+const std::vector<ColormapId>& all_colormaps();
+// "viridis", "magma", "diverging", "high-contrast"; throws attnscope::Error for other names.
+ColormapId colormap_by_name(const std::string& name);
+
+enum class ValueScale { Linear, Log };
+
+// Where a value sits on the colormap, in [0, 1].
+// Linear: (v - lo) / (hi - lo). Log: log10 of v between hi / 1e3 and hi (values below map to 0).
+// Symmetric (diverging maps): 0 maps to 0.5 and +-limit to 1 / 0, limit = max(|lo|, |hi|); the log
+// variant is a symmetric log with a linear part below limit / 1e3.
+// NaN stays NaN (an empty cell).
+struct ColorScale {
+  double lo = 0, hi = 1;
+  ValueScale scale = ValueScale::Linear;
+  bool symmetric = false;
+  double position(double v) const;
+};
+
+// The value range of a matrix (NaN ignored), for ColorScale; {0, 1} when empty or all NaN.
+std::pair<double, double> value_range(const std::vector<float>& values);
+
+}  // namespace attnscope

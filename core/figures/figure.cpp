@@ -1,0 +1,24 @@
+#include "figures/figure.h"
+
+namespace attnscope {
+
+const std::vector<Rgb>& palette() {
+  // Twelve well separated hues of medium lightness (after the "Tableau" and "Set1" families).
+  static const std::vector<Rgb> colors = {
+      {0.12f, 0.47f, 0.71f}, {1.00f, 0.50f, 0.05f}, {0.17f, 0.63f, 0.17f}, {0.84f, 0.15f, 0.16f},
+      {0.58f, 0.40f, 0.74f}, {0.55f, 0.34f, 0.29f}, {0.89f, 0.47f, 0.76f}, {0.50f, 0.50f, 0.50f},
+      {0.74f, 0.74f, 0.13f}, {0.09f, 0.75f, 0.81f}, {0.35f, 0.20f, 0.60f}, {0.90f, 0.67f, 0.00f},
+  };
+  return colors;
+}
+
+Rgb palette_color(int index) {
+  const auto& p = palette();
+  return p[static_cast<size_t>(index < 0 ? 0 : index) % p.size()];
+}
+
+const std::string& panel_title(const Panel& panel) {
+  return std::visit([](const auto& p) -> const std::string& { return p.title; }, panel);
+}
+
+}  // namespace attnscope

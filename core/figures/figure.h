@@ -1,0 +1,80 @@
+#pragma once
+// A figure is data: a title and panels (heatmaps, bar charts, attention lines, highlighted text
+// with a table), each complete with its labels and colour scale. The explorer draws a figure on
+// screen and the exporters write the same figure to PNG, SVG and PDF, so what the user sees is
+// what goes into the paper.
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "figures/colormap.h"
+
+namespace attnscope {
+
+struct HeatmapPanel {
+  std::string title;
+  int rows = 0, cols = 0;
+  std::vector<float> values;  // row-major rows x cols; NaN: an empty cell (drawn as background)
+  std::vector<std::string> row_labels, col_labels;  // empty, or one per row / column
+  std::string x_label, y_label;
+  ColormapId colormap = ColormapId::Viridis;
+  ColorScale color_scale;
+  std::string colorbar_label;
+  std::vector<std::pair<int, int>> outlined;  // (row, col) cells drawn with an outline (high similarity)
+
+  float value(int r, int c) const { return values[static_cast<size_t>(r) * cols + c]; }
+};
+
+struct BarSeries {
+  std::string name;
+  std::vector<double> values;  // one per category; NaN: undefined (drawn as "n/a")
+  Rgb color;
+  bool markers = false;        // drawn as a horizontal tick per category instead of a bar (chance level)
+};
+
+struct BarPanel {
+  std::string title, x_label, y_label;
+  std::vector<std::string> categories;
+  std::vector<BarSeries> series;
+  int label_every = 1;                 // label every k-th category (long histograms)
+  std::optional<double> y_max;         // fixed axis top (1 for shares); else from the data
+};
+
+// For teaching: the tokens in two columns, a line from token i (left) to token j (right) with
+// opacity following A_ij.
+struct LinesPanel {
+  std::string title;
+  std::vector<std::string> tokens;
+  std::vector<float> weights;  // n x n row-major attention
+  float min_weight = 0.02f;    // lines below this are not drawn
+  Rgb color{0.12f, 0.35f, 0.75f};
+};
+
+// Fig. 9: the text with the tokens of each pair coloured (one colour per token value), and the
+// pair table.
+struct TokenTextPanel {
+  std::string title;
+  std::vector<std::string> tokens;
+  std::vector<int> color_index;                 // per token: -1 none, else an index into palette()
+  std::vector<std::string> table_header;
+  std::vector<std::vector<std::string>> table;  // rows of cells
+};
+
+using Panel = std::variant<HeatmapPanel, BarPanel, LinesPanel, TokenTextPanel>;
+
+struct Figure {
+  std::string title;
+  std::string caption;  // one line under the title: model, text, settings
+  int columns = 1;      // panels are laid out in a grid of this many columns
+  std::vector<Panel> panels;
+};
+
+// Distinct colours for categories (pair tokens, bar series): readable on white and on dark grey.
+const std::vector<Rgb>& palette();
+Rgb palette_color(int index);
+
+const std::string& panel_title(const Panel& panel);
+
+}  // namespace attnscope

@@ -1,0 +1,30 @@
+#pragma once
+// Writes a figure to PNG (rendered offscreen at 1x to 4x), SVG or PDF with cairo, laid out by
+// figure_layout exactly as the explorer draws it. Files are written atomically.
+#include <filesystem>
+#include <string>
+
+#include "figures/figure.h"
+#include "figures/figure_layout.h"
+
+namespace attnscope {
+
+enum class FigureFormat { Png, Svg, Pdf };
+
+// From the file's extension (.png, .svg, .pdf); throws attnscope::Error for others.
+FigureFormat figure_format(const std::filesystem::path& path);
+
+struct ExportOptions {
+  double png_scale = 2.0;  // pixels per point for PNG, 1 .. 4
+  double width = 0;        // points; 0: from the number of columns
+  double font_size = 10;   // points
+};
+
+// The width a figure gets when none is asked for.
+double default_figure_width(const Figure& figure);
+
+void export_figure(const Figure& figure, const std::filesystem::path& path, const ExportOptions& options = {});
+// The bytes of the file export_figure would write (for tests and the GUI's clipboard).
+std::string render_figure(const Figure& figure, FigureFormat format, const ExportOptions& options = {});
+
+}  // namespace attnscope

@@ -1,0 +1,161 @@
+#include "figures/figure_layout.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "tokenizer/utf8.h"
+
+namespace attnscope {
+namespace {
+
+constexpr size_t kMaxLabelChars = 14;
+constexpr int kMaxTableRows = 40;
+
+int label_step(double cell_size, double font) {
+  if (cell_size <= 0) return 1;
+  return std::max(1, static_cast<int>(std::ceil(font * 1.15 / cell_size)));
+}
+
+double widest(const std::vector<std::string>& labels, double font, const TextMeasure& measure) {
+  double w = 0;
+  for (const auto& l : labels) w = std::max(w, measure(axis_label(l), font));
+  return w;
+}
+
+// Heatmap: a square plot with labels left and below (below: written upwards) and a colorbar.
+double layout_heatmap(const HeatmapPanel& p, PanelLayout& out, double font, const TextMeasure& measure) {
+  const Rect& c = out.cell;
+  out.label_font = font * 0.8;
+  const bool has_colorbar = !p.colorbar_label.empty() || !p.row_labels.empty();  // as figure_painter draws it
+  const double row_w = p.row_labels.empty() ? 0 : widest(p.row_labels, out.label_font, measure) + font * 0.4;
+  const double col_h = p.col_labels.empty() ? 0 : widest(p.col_labels, out.label_font, measure) + font * 0.4;
+  const double axis_titles = (p.x_label.empty() ? 0 : font * 1.3);
+  const double bar_w = has_colorbar ? font * 4.5 : 0;
+  double side = c.w - row_w - bar_w - (p.y_label.empty() ? 0 : font * 1.3);
+  side = std::max(side, font * 2);
+  const double cell_w = side / std::max(1, p.cols), cell_h = side / std::max(1, p.rows);
+  out.row_label_every = label_step(cell_h, out.label_font);
+  out.col_label_every = label_step(cell_w, out.label_font);
+  const double left = c.x + row_w + (p.y_label.empty() ? 0 : font * 1.3);
+  out.plot = {left, out.title.bottom(), side, side};
+  out.colorbar = {out.plot.right() + font * 0.8, out.plot.y, font * 0.9, side};
+  return out.title.h + side + col_h + axis_titles;
+}
+
+double layout_bars(const BarPanel& p, PanelLayout& out, double font, const TextMeasure& measure) {
+  const Rect& c = out.cell;
+  out.label_font = font * 0.8;
+  const double tick_w = measure("0.00", out.label_font) + font * 0.5;
+  const double y_title = p.y_label.empty() ? 0 : font * 1.3;
+  const double plot_w = std::max(font * 4, c.w - tick_w - y_title - font * 0.5);
+  const double step = plot_w / std::max<size_t>(1, p.categories.size());
+  double cat_w = 0;
+  for (size_t i = 0; i < p.categories.size(); i += static_cast<size_t>(std::max(1, p.label_every)))
+    cat_w = std::max(cat_w, measure(axis_label(p.categories[i]), out.label_font));
+  out.col_label_every = std::max(p.label_every, label_step(step, out.label_font));
+  const bool upright = cat_w + font * 0.3 <= step * out.col_label_every;
+  const double label_h = upright ? font * 1.1 : cat_w + font * 0.4;
+  const double plot_h = std::max(font * 5, plot_w * 0.45);
+  const double legend = p.series.size() > 1 ? font * 1.4 : 0;
+  out.plot = {c.x + tick_w + y_title, out.title.bottom() + legend, plot_w, plot_h};
+  out.row_label_every = upright ? 0 : 1;  // 0: category labels upright, 1: written upwards
+  return out.title.h + legend + plot_h + label_h + (p.x_label.empty() ? 0 : font * 1.3);
+}
+
+double layout_lines(const LinesPanel& p, PanelLayout& out, double font, const TextMeasure&) {
+  out.label_font = font * 0.85;
+  const double line_h = out.label_font * 1.35;
+  const double h = line_h * std::max<size_t>(1, p.tokens.size());
+  out.plot = {out.cell.x, out.title.bottom(), out.cell.w, h};
+  out.row_label_every = 1;
+  return out.title.h + h + font * 0.5;
+}
+
+double layout_token_text(const TokenTextPanel& p, PanelLayout& out, double font, const TextMeasure& measure) {
+  out.label_font = font * 0.9;
+  const double line_h = out.label_font * 1.6, pad = out.label_font * 0.25, gap = measure(" ", out.label_font);
+  double x = out.cell.x, y = out.title.bottom();
+  out.token_boxes.clear();
+  for (const auto& t : p.tokens) {
+    const double w = measure(t, out.label_font) + 2 * pad;
+    if (x + w > out.cell.right() && x > out.cell.x) {
+      x = out.cell.x;
+      y += line_h;
+    }
+    out.token_boxes.push_back({x, y, w, line_h * 0.85});
+    x += w + gap;
+  }
+  const double text_h = (p.tokens.empty() ? 0 : y + line_h - out.title.bottom());
+  out.plot = {out.cell.x, out.title.bottom(), out.cell.w, text_h};
+  out.table_rows_shown = static_cast<int>(std::min<size_t>(p.table.size(), kMaxTableRows));
+  const bool more = p.table.size() > static_cast<size_t>(out.table_rows_shown);
+  const double rows = (p.table_header.empty() ? 0 : 1) + out.table_rows_shown + (more ? 1 : 0);
+  out.table = {out.cell.x, out.plot.bottom() + font * 0.6, out.cell.w, rows * out.label_font * 1.35};
+  return out.title.h + text_h + font * 0.6 + out.table.h;
+}
+
+}  // namespace
+
+double approximate_text_width(const std::string& text, double font_size) {
+  return 0.6 * font_size * static_cast<double>(count_code_points(text));
+}
+
+std::string axis_label(const std::string& label) {
+  if (count_code_points(label) <= kMaxLabelChars) return label;
+  return truncate_code_points(label, kMaxLabelChars - 1) + "\u2026";
+}
+
+FigureLayout layout_figure(const Figure& figure, double width, double font, const TextMeasure& measure) {
+  FigureLayout out;
+  out.width = width;
+  out.font_size = font;
+  const double margin = font;
+  double y = margin * 0.5;
+  if (!figure.title.empty()) {
+    out.title = {margin, y, width - 2 * margin, font * 1.6};
+    y = out.title.bottom();
+  }
+  if (!figure.caption.empty()) {
+    out.caption = {margin, y, width - 2 * margin, font * 1.3};
+    y = out.caption.bottom();
+  }
+  y += font * 0.5;
+  const int columns = std::max(1, figure.columns);
+  const double gap = font * 1.5;
+  const double cell_w = (width - 2 * margin - gap * (columns - 1)) / columns;
+  double row_h = 0;
+  for (size_t i = 0; i < figure.panels.size(); ++i) {
+    const int col = static_cast<int>(i % columns);
+    if (col == 0 && i > 0) {
+      y += row_h + gap;
+      row_h = 0;
+    }
+    PanelLayout p;
+    p.cell = {margin + col * (cell_w + gap), y, cell_w, 0};
+    p.title = {p.cell.x, y, cell_w, panel_title(figure.panels[i]).empty() ? 0 : font * 1.4};
+    const double h = std::visit(
+        [&](const auto& panel) -> double {
+          using T = std::decay_t<decltype(panel)>;
+          if constexpr (std::is_same_v<T, HeatmapPanel>) return layout_heatmap(panel, p, font, measure);
+          if constexpr (std::is_same_v<T, BarPanel>) return layout_bars(panel, p, font, measure);
+          if constexpr (std::is_same_v<T, LinesPanel>) return layout_lines(panel, p, font, measure);
+          if constexpr (std::is_same_v<T, TokenTextPanel>) return layout_token_text(panel, p, font, measure);
+          return 0.0;
+        },
+        figure.panels[i]);
+    p.cell.h = h;
+    row_h = std::max(row_h, h);
+    out.panels.push_back(std::move(p));
+  }
+  out.height = y + row_h + margin;
+  return out;
+}
+
+std::pair<int, int> heatmap_cell(const HeatmapPanel& panel, const PanelLayout& layout, double x, double y) {
+  if (!layout.plot.contains(x, y) || panel.rows <= 0 || panel.cols <= 0) return {-1, -1};
+  const int c = std::min(panel.cols - 1, static_cast<int>((x - layout.plot.x) / layout.plot.w * panel.cols));
+  const int r = std::min(panel.rows - 1, static_cast<int>((y - layout.plot.y) / layout.plot.h * panel.rows));
+  return {r, c};
+}
+
+}  // namespace attnscope

@@ -1,0 +1,53 @@
+#pragma once
+// Where everything of a figure goes, computed once for the screen and the exporters alike: panel
+// cells in a grid, each with its title, plot area, axis labels (thinned to every k-th when they
+// would overlap) and colorbar. Only text measurement differs between screen and file, so it is
+// passed in.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "figures/figure.h"
+
+namespace attnscope {
+
+struct Rect {
+  double x = 0, y = 0, w = 0, h = 0;
+  double right() const { return x + w; }
+  double bottom() const { return y + h; }
+  bool contains(double px, double py) const { return px >= x && px < x + w && py >= y && py < y + h; }
+};
+
+// Width of a text at a font size, in the figure's units.
+using TextMeasure = std::function<double(const std::string& text, double font_size)>;
+// A measure that assumes an average glyph width of 0.6 em: for tests and as a fallback.
+double approximate_text_width(const std::string& text, double font_size);
+
+struct PanelLayout {
+  Rect cell;             // the whole grid cell
+  Rect title;            // the panel title's line
+  Rect plot;             // heatmap cells / bar area / the lines' columns / the text
+  Rect colorbar;         // heatmaps only (w == 0 otherwise)
+  double label_font = 0; // axis labels and ticks
+  int row_label_every = 1, col_label_every = 1;  // heatmaps and bars: label every k-th
+  std::vector<Rect> token_boxes;  // token text panels: where each token goes
+  Rect table;                     // token text panels: the pair table
+  int table_rows_shown = 0;       // rows that fit (the rest is summarised in one line)
+};
+
+struct FigureLayout {
+  double width = 0, height = 0, font_size = 0;
+  Rect title, caption;
+  std::vector<PanelLayout> panels;
+};
+
+// Lays out `figure` in `width` units; the height follows from the content.
+FigureLayout layout_figure(const Figure& figure, double width, double font_size, const TextMeasure& measure);
+
+// The label shown for an axis entry: long labels are cut with an ellipsis.
+std::string axis_label(const std::string& label);
+
+// Which heatmap cell a point is over, or {-1, -1}.
+std::pair<int, int> heatmap_cell(const HeatmapPanel& panel, const PanelLayout& layout, double x, double y);
+
+}  // namespace attnscope

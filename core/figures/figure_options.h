@@ -1,0 +1,31 @@
+#pragma once
+// What a user chooses about a figure: which head or layers, which matrix, colours and scale.
+// Shared by the explorer's views and `attnscope-cli figure`.
+#include <string>
+#include <vector>
+
+#include "figures/colormap.h"
+
+namespace attnscope {
+
+enum class MatrixKind {
+  Attention,   // A
+  Similarity,  // S = C C^T, diagonal 0
+  Cosine,      // S_ij / (|c_i| |c_j|)
+};
+const char* matrix_name(MatrixKind kind);
+// "attention", "similarity", "cosine"; throws attnscope::Error otherwise.
+MatrixKind matrix_by_name(const std::string& name);
+
+struct FigureOptions {
+  int layer = -1;           // -1: the last layer
+  int head = 0;             // -1: the layer's sum
+  std::vector<int> layers;  // Fig. 12 and 13: the layers shown side by side (empty: all)
+  MatrixKind matrix = MatrixKind::Attention;
+  ColormapId colormap = ColormapId::Viridis;  // maps >= 0; signed maps always use the diverging one
+  ValueScale scale = ValueScale::Linear;
+  bool outline_pairs = true;  // outline the high-similarity elements on S and cosine maps
+  std::string caption;        // shown under the title: model, settings
+};
+
+}  // namespace attnscope

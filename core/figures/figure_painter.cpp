@@ -1,0 +1,173 @@
+#include "figures/figure_painter.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace attnscope {
+namespace {
+
+// Sections: heatmaps; bars; lines; token text; the figure.
+
+const Rgb kInk{0.1f, 0.1f, 0.1f}, kGrey{0.55f, 0.55f, 0.55f}, kWhite{1, 1, 1};
+
+std::string tick(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
+
+void paint_colorbar(Painter& g, const HeatmapPanel& p, const PanelLayout& l) {
+  const Rect& r = l.colorbar;
+  g.colorbar(p.colormap, r);
+  const ColorScale& s = p.color_scale;
+  const double top = s.symmetric ? std::max(std::abs(s.lo), std::abs(s.hi)) : s.hi;
+  const double bottom = s.symmetric ? -top : (s.scale == ValueScale::Log ? s.hi / 1e3 : s.lo);
+  g.text(tick(top), r.right() + 3, r.y, l.label_font, Align::Left, false, kInk);
+  g.text(tick(bottom), r.right() + 3, r.bottom(), l.label_font, Align::Left, false, kInk);
+  if (!p.colorbar_label.empty())
+    g.text(p.colorbar_label, r.right() + l.label_font * 0.8, r.y + r.h / 2, l.label_font, Align::Center, true, kInk);
+}
+
+void paint_heatmap_labels(Painter& g, const HeatmapPanel& p, const PanelLayout& l) {
+  const Rect& r = l.plot;
+  const double ch = r.h / std::max(1, p.rows), cw = r.w / std::max(1, p.cols);
+  for (int i = 0; i < static_cast<int>(p.row_labels.size()); i += l.row_label_every)
+    g.text(axis_label(p.row_labels[i]), r.x - 3, r.y + (i + 0.5) * ch, l.label_font, Align::Right, false, kInk);
+  for (int j = 0; j < static_cast<int>(p.col_labels.size()); j += l.col_label_every)
+    g.text(axis_label(p.col_labels[j]), r.x + (j + 0.5) * cw, r.bottom() + 3, l.label_font, Align::Right, true, kInk);
+  if (!p.x_label.empty()) g.text(p.x_label, r.x + r.w / 2, l.cell.bottom() - l.label_font * 0.6, l.label_font, Align::Center, false, kInk);
+  if (!p.y_label.empty()) g.text(p.y_label, l.cell.x + l.label_font * 0.6, r.y + r.h / 2, l.label_font, Align::Center, true, kInk);
+}
+
+void paint_heatmap(Painter& g, const HeatmapPanel& p, size_t index, const PanelLayout& l) {
+  if (p.rows <= 0 || p.cols <= 0) return;
+  g.heatmap(p, index, l.plot);
+  g.stroke_rect(l.plot, kGrey, 0.5);
+  paint_heatmap_labels(g, p, l);
+  if (!p.colorbar_label.empty() || !p.row_labels.empty()) paint_colorbar(g, p, l);
+}
+
+double bars_top(const BarPanel& p) {
+  if (p.y_max) return *p.y_max;
+  double top = 0;
+  for (const auto& s : p.series)
+    for (double v : s.values)
+      if (!std::isnan(v)) top = std::max(top, v);
+  return top > 0 ? top * 1.05 : 1.0;
+}
+
+void paint_bar_axes(Painter& g, const BarPanel& p, const PanelLayout& l, double top) {
+  const Rect& r = l.plot;
+  g.line(r.x, r.y, r.x, r.bottom(), kGrey, 1, 0.6);
+  g.line(r.x, r.bottom(), r.right(), r.bottom(), kGrey, 1, 0.6);
+  for (double f : {0.0, 0.5, 1.0}) g.text(tick(top * f), r.x - 3, r.bottom() - f * r.h, l.label_font, Align::Right, false, kInk);
+  const double step = r.w / std::max<size_t>(1, p.categories.size());
+  const bool upright = l.row_label_every == 0;
+  for (size_t c = 0; c < p.categories.size(); c += static_cast<size_t>(std::max(1, l.col_label_every)))
+    g.text(axis_label(p.categories[c]), r.x + (c + 0.5) * step, r.bottom() + (upright ? l.label_font * 0.7 : 3), l.label_font,
+           upright ? Align::Center : Align::Right, !upright, kInk);
+  if (!p.x_label.empty()) g.text(p.x_label, r.x + r.w / 2, l.cell.bottom() - l.label_font * 0.6, l.label_font, Align::Center, false, kInk);
+  if (!p.y_label.empty()) g.text(p.y_label, l.cell.x + l.label_font * 0.6, r.y + r.h / 2, l.label_font, Align::Center, true, kInk);
+}
+
+void paint_legend(Painter& g, const BarPanel& p, const PanelLayout& l) {
+  if (p.series.size() < 2) return;
+  double x = l.plot.x;
+  const double y = l.plot.y - l.label_font * 0.9, box = l.label_font * 0.7;
+  for (const auto& s : p.series) {
+    g.fill_rect({x, y - box / 2, box, box}, s.color, 1);
+    g.text(s.name, x + l.label_font, y, l.label_font, Align::Left, false, kInk);
+    x += l.label_font * 2 + g.text_width(s.name, l.label_font);
+  }
+}
+
+void paint_bars(Painter& g, const BarPanel& p, const PanelLayout& l) {
+  const double top = bars_top(p);
+  const Rect& r = l.plot;
+  const double step = r.w / std::max<size_t>(1, p.categories.size());
+  size_t bar_series = 0;
+  for (const auto& s : p.series) bar_series += !s.markers;
+  const double bar_w = step * 0.8 / std::max<size_t>(1, bar_series);
+  size_t k = 0;
+  for (const auto& s : p.series) {
+    for (size_t c = 0; c < s.values.size() && c < p.categories.size(); ++c) {
+      const double v = s.values[c], x0 = r.x + c * step + step * 0.1;
+      if (std::isnan(v)) {
+        if (!s.markers && step > l.label_font)
+          g.text("n/a", x0 + step * 0.4, r.bottom() - l.label_font * 0.6, l.label_font * 0.7, Align::Center, false, kGrey);
+        continue;
+      }
+      const double h = std::clamp(v / top, 0.0, 1.0) * r.h;
+      if (s.markers) g.line(x0, r.bottom() - h, x0 + step * 0.8, r.bottom() - h, s.color, 1, 1.5);
+      else g.fill_rect({x0 + k * bar_w, r.bottom() - h, bar_w, h}, s.color, 1);
+    }
+    k += !s.markers;
+  }
+  paint_bar_axes(g, p, l, top);
+  paint_legend(g, p, l);
+}
+
+void paint_lines(Painter& g, const LinesPanel& p, const PanelLayout& l) {
+  const size_t n = p.tokens.size();
+  const Rect& r = l.plot;
+  const double line_h = r.h / std::max<size_t>(1, n), left = r.x + r.w * 0.3, right = r.x + r.w * 0.7;
+  for (size_t i = 0; i < n; ++i) {
+    g.text(p.tokens[i], left - 4, r.y + (i + 0.5) * line_h, l.label_font, Align::Right, false, kInk);
+    g.text(p.tokens[i], right + 4, r.y + (i + 0.5) * line_h, l.label_font, Align::Left, false, kInk);
+  }
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = 0; j < n; ++j) {
+      const float w = p.weights[i * n + j];
+      if (w >= p.min_weight) g.line(left, r.y + (i + 0.5) * line_h, right, r.y + (j + 0.5) * line_h, p.color, std::min(1.0f, w), 1.2);
+    }
+}
+
+void paint_token_text(Painter& g, const TokenTextPanel& p, const PanelLayout& l) {
+  for (size_t k = 0; k < p.tokens.size() && k < l.token_boxes.size(); ++k) {
+    const Rect& b = l.token_boxes[k];
+    if (p.color_index[k] >= 0) g.fill_rect(b, palette_color(p.color_index[k]), 0.45);
+    g.text(p.tokens[k], b.x + b.w / 2, b.y + b.h / 2, l.label_font, Align::Center, false, kInk);
+  }
+  const size_t cols = std::max<size_t>(1, p.table_header.size());
+  const double cw = l.table.w / cols, rh = l.label_font * 1.35;
+  double y = l.table.y + rh / 2;
+  for (size_t c = 0; c < p.table_header.size(); ++c) g.text(p.table_header[c], l.table.x + c * cw, y, l.label_font, Align::Left, false, kGrey);
+  for (int row = 0; row < l.table_rows_shown; ++row) {
+    y += rh;
+    for (size_t c = 0; c < p.table[row].size(); ++c) g.text(p.table[row][c], l.table.x + c * cw, y, l.label_font, Align::Left, false, kInk);
+  }
+  if (p.table.size() > static_cast<size_t>(l.table_rows_shown))
+    g.text("... and " + std::to_string(p.table.size() - l.table_rows_shown) + " more pairs", l.table.x, y + rh, l.label_font, Align::Left,
+           false, kGrey);
+}
+
+}  // namespace
+
+TextMeasure measure_with(Painter& painter) {
+  return [&painter](const std::string& t, double size) { return painter.text_width(t, size); };
+}
+
+void paint_figure(Painter& g, const Figure& figure, const FigureLayout& layout) {
+  g.fill_rect({0, 0, layout.width, layout.height}, kWhite, 1);
+  const double f = layout.font_size;
+  if (!figure.title.empty()) g.text(figure.title, layout.title.x, layout.title.y + layout.title.h / 2, f * 1.25, Align::Left, false, kInk);
+  if (!figure.caption.empty())
+    g.text(figure.caption, layout.caption.x, layout.caption.y + layout.caption.h / 2, f * 0.9, Align::Left, false, kGrey);
+  for (size_t i = 0; i < figure.panels.size(); ++i) {
+    const PanelLayout& l = layout.panels[i];
+    const std::string& title = panel_title(figure.panels[i]);
+    if (!title.empty()) g.text(title, l.title.x, l.title.y + l.title.h / 2, f, Align::Left, false, kInk);
+    std::visit(
+        [&](const auto& p) {
+          using T = std::decay_t<decltype(p)>;
+          if constexpr (std::is_same_v<T, HeatmapPanel>) paint_heatmap(g, p, i, l);
+          if constexpr (std::is_same_v<T, BarPanel>) paint_bars(g, p, l);
+          if constexpr (std::is_same_v<T, LinesPanel>) paint_lines(g, p, l);
+          if constexpr (std::is_same_v<T, TokenTextPanel>) paint_token_text(g, p, l);
+        },
+        figure.panels[i]);
+  }
+}
+
+}  // namespace attnscope

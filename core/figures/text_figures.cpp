@@ -1,0 +1,310 @@
+#include "figures/text_figures.h"
+
+#include <ATen/ATen.h>
+
+#include <cmath>
+#include <map>
+
+#include "error.h"
+
+namespace attnscope {
+namespace {
+
+std::vector<float> to_floats(const at::Tensor& t) {
+  const at::Tensor c = t.to(at::kCPU, at::kFloat).contiguous();
+  return std::vector<float>(c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
+}
+
+std::string head_name(int layer, int head) {
+  return head < 0 ? "layer " + std::to_string(layer) + " (sum of heads)"
+                  : "layer " + std::to_string(layer) + ", head " + std::to_string(head);
+}
+
+std::string share_text(const std::optional<double>& v) {
+  if (!v) return "n/a";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", *v);
+  return buf;
+}
+
+double value_or_nan(const std::optional<double>& v) { return v ? *v : std::nan(""); }
+
+std::vector<std::string> head_categories(int64_t heads) {
+  std::vector<std::string> c;
+  for (int64_t h = 0; h < heads; ++h) c.push_back("h" + std::to_string(h));
+  return c;
+}
+
+std::vector<int> chosen_layers(const FigureOptions& o, const TextAnalysis& a) {
+  std::vector<int> layers = o.layers;
+  if (layers.empty())
+    for (int l = 0; l < a.num_layers; ++l) layers.push_back(l);
+  for (int l : layers)
+    if (l < 0 || l >= a.num_layers) throw Error("layer " + std::to_string(l) + " is out of range 0 .. " + std::to_string(a.num_layers - 1));
+  return layers;
+}
+
+BarPanel histogram_panel(std::string title, const std::vector<int64_t>& counts, bool as_share) {
+  BarPanel p;
+  p.title = std::move(title);
+  p.x_label = "distance j - i";
+  p.y_label = as_share ? "share of pairs" : "pairs";
+  double total = 0;
+  for (int64_t c : counts) total += static_cast<double>(c);
+  BarSeries s{"pairs", {}, palette_color(0), false};
+  for (size_t d = 0; d < counts.size(); ++d) {
+    p.categories.push_back(std::to_string(d));
+    s.values.push_back(as_share ? (total > 0 ? counts[d] / total : std::nan("")) : static_cast<double>(counts[d]));
+  }
+  p.series.push_back(std::move(s));
+  p.label_every = 8;
+  return p;
+}
+
+Figure titled(std::string title, const FigureOptions& o, int columns) {
+  Figure f;
+  f.title = std::move(title);
+  f.caption = o.caption;
+  f.columns = columns;
+  return f;
+}
+
+}  // namespace
+
+const char* matrix_name(MatrixKind kind) {
+  switch (kind) {
+    case MatrixKind::Attention: return "attention";
+    case MatrixKind::Similarity: return "similarity";
+    case MatrixKind::Cosine: return "cosine";
+  }
+  return "?";
+}
+
+MatrixKind matrix_by_name(const std::string& name) {
+  for (MatrixKind k : {MatrixKind::Attention, MatrixKind::Similarity, MatrixKind::Cosine})
+    if (name == matrix_name(k)) return k;
+  throw Error("unknown matrix \"" + name + "\": expected attention, similarity or cosine");
+}
+
+std::vector<float> head_matrix(const AnalyzedTextView& text, int layer, int head, MatrixKind kind) {
+  const auto& sim = text.analysis.similarity;
+  switch (kind) {
+    case MatrixKind::Attention:
+      return to_floats(head < 0 ? text.captures.attention[layer].sum(0) : text.captures.attention[layer][head]);
+    case MatrixKind::Similarity:
+      return to_floats(head < 0 ? text.analysis.summed_similarity(layer) : sim.similarity[layer][head]);
+    case MatrixKind::Cosine:
+      if (head < 0) return to_floats(cosine_from_similarity(sim.similarity[layer], sim.norms[layer]).sum(0));
+      return to_floats(cosine_from_similarity(sim.similarity[layer][head], sim.norms[layer][head]));
+  }
+  return {};
+}
+
+std::vector<std::string> token_labels(const Encoding& encoding) {
+  std::vector<std::string> labels;
+  for (const Token& t : encoding.tokens) labels.push_back(t.text);
+  return labels;
+}
+
+FigureOptions resolved(const FigureOptions& options, const TextAnalysis& a) {
+  FigureOptions o = options;
+  if (o.layer < 0) o.layer = static_cast<int>(a.num_layers - 1);
+  if (o.layer >= a.num_layers) throw Error("layer " + std::to_string(o.layer) + " is out of range 0 .. " + std::to_string(a.num_layers - 1));
+  if (o.head >= a.num_heads || o.head < -1) throw Error("head " + std::to_string(o.head) + " is out of range 0 .. " + std::to_string(a.num_heads - 1));
+  return o;
+}
+
+HeatmapPanel matrix_panel(const AnalyzedTextView& text, int layer, int head, MatrixKind kind, const FigureOptions& o) {
+  HeatmapPanel p;
+  p.title = std::string(kind == MatrixKind::Attention ? "attention A" : kind == MatrixKind::Similarity ? "similarity S" : "cosine") +
+            ", " + head_name(layer, head);
+  p.rows = p.cols = static_cast<int>(text.encoding.size());
+  p.values = head_matrix(text, layer, head, kind);
+  p.row_labels = p.col_labels = token_labels(text.encoding);
+  p.x_label = kind == MatrixKind::Attention ? "attended token j" : "token j";
+  p.y_label = kind == MatrixKind::Attention ? "querying token i" : "token i";
+  const bool signed_map = kind != MatrixKind::Attention;
+  p.colormap = signed_map ? ColormapId::Diverging : o.colormap;
+  const auto [lo, hi] = value_range(p.values);
+  p.color_scale = {lo, hi, o.scale, signed_map};
+  p.colorbar_label = kind == MatrixKind::Attention ? "A_ij" : kind == MatrixKind::Similarity ? "S_ij" : "cos";
+  if (signed_map && head >= 0 && o.outline_pairs)
+    for (const TokenPair& pair : text.analysis.head(layer, head).pairs) {
+      p.outlined.emplace_back(pair.i, pair.j);
+      p.outlined.emplace_back(pair.j, pair.i);
+    }
+  return p;
+}
+
+Figure head_figure(const AnalyzedTextView& text, const FigureOptions& options) {
+  const FigureOptions o = resolved(options, text.analysis);
+  Figure f = titled(std::string(matrix_name(o.matrix)) + " of " + head_name(o.layer, o.head), o, 1);
+  f.panels.push_back(matrix_panel(text, o.layer, o.head, o.matrix, o));
+  return f;
+}
+
+Figure grid_figure(const AnalyzedTextView& text, const FigureOptions& options) {
+  const FigureOptions o = resolved(options, text.analysis);
+  const auto& a = text.analysis;
+  Figure f = titled(std::string("every head: ") + matrix_name(o.matrix) + " (last column: layer sums)", o,
+                    static_cast<int>(a.num_heads + 1));
+  for (int l = 0; l < a.num_layers; ++l)
+    for (int h = 0; h <= a.num_heads; ++h) {
+      const int head = h == a.num_heads ? -1 : h;
+      HeatmapPanel p = matrix_panel(text, l, head, o.matrix, o);
+      p.title = head < 0 ? "L" + std::to_string(l) + " sum" : std::to_string(l) + "." + std::to_string(h);
+      p.row_labels.clear();
+      p.col_labels.clear();
+      p.x_label.clear();
+      p.y_label.clear();
+      p.outlined.clear();
+      p.colorbar_label.clear();
+      f.panels.push_back(std::move(p));
+    }
+  return f;
+}
+
+Figure figure4(const AnalyzedTextView& text, const FigureOptions& options) {
+  const FigureOptions o = resolved(options, text.analysis);
+  Figure f = titled("Fig. 4: attention of " + head_name(o.layer, std::max(0, o.head)) + " and of its layer", o, 2);
+  f.panels.push_back(matrix_panel(text, o.layer, std::max(0, o.head), MatrixKind::Attention, o));
+  f.panels.push_back(matrix_panel(text, o.layer, -1, MatrixKind::Attention, o));
+  TokenTextPanel table;
+  table.title = "tokens";
+  for (size_t i = 0; i < text.encoding.size(); ++i) {
+    table.tokens.push_back(std::to_string(i) + " " + text.encoding.tokens[i].text);
+    table.color_index.push_back(-1);
+  }
+  f.panels.push_back(std::move(table));
+  return f;
+}
+
+Figure figure5(const AnalyzedTextView& text, const FigureOptions& options) {
+  const FigureOptions o = resolved(options, text.analysis);
+  const int head = std::max(0, o.head);
+  const auto& a = text.analysis;
+  const Separators& seps = a.head(o.layer, head).separators;
+  const int n = static_cast<int>(a.length);
+  Figure f = titled("Fig. 5: separators of " + head_name(o.layer, head), o, 2);
+  f.panels.push_back(matrix_panel(text, o.layer, head, MatrixKind::Attention, o));
+  f.panels.push_back(matrix_panel(text, o.layer, head, MatrixKind::Similarity, o));
+  HeatmapPanel mask = matrix_panel(text, o.layer, head, MatrixKind::Attention, o);
+  mask.title = "separator mask (tau_sep " + share_text(a.settings.tau_sep) + ")";
+  mask.values = to_floats(separator_mask(seps.positions, n).to(at::kFloat));
+  mask.color_scale = {0, 1, ValueScale::Linear, false};
+  mask.colorbar_label = "marked";
+  f.panels.push_back(std::move(mask));
+  HeatmapPanel blocks = matrix_panel(text, o.layer, head, MatrixKind::Similarity, o);
+  blocks.title = "block averages of S";
+  blocks.values = to_floats(block_average(a.similarity.similarity[o.layer][head], segments_from(seps.positions, n)));
+  const auto [lo, hi] = value_range(blocks.values);
+  blocks.color_scale = {lo, hi, o.scale, true};
+  blocks.outlined.clear();
+  blocks.colorbar_label = "mean S";
+  f.panels.push_back(std::move(blocks));
+  return f;
+}
+
+Figure figure9(const AnalyzedTextView& text, const FigureOptions& options) {
+  const FigureOptions o = resolved(options, text.analysis);
+  const int head = std::max(0, o.head);
+  const HeadAnalysis& h = text.analysis.head(o.layer, head);
+  Figure f = titled("Fig. 9: high-similarity pairs of " + head_name(o.layer, head) + " (tau " +
+                        share_text(text.analysis.settings.tau) + ", " + std::to_string(h.pairs.size()) + " pairs)",
+                    o, 1);
+  TokenTextPanel p;
+  p.title = "pair tokens in the text (one colour per token)";
+  p.tokens = token_labels(text.encoding);
+  p.color_index.assign(p.tokens.size(), -1);
+  std::map<int32_t, int> color_of_id;
+  for (const TokenPair& pair : h.pairs)
+    for (int k : {pair.i, pair.j}) {
+      const int32_t id = text.encoding.tokens[k].id;
+      auto it = color_of_id.try_emplace(id, static_cast<int>(color_of_id.size())).first;
+      p.color_index[k] = it->second;
+    }
+  p.table_header = {"token i", "token j", "i", "j", "S_hat"};
+  for (const TokenPair& pair : h.pairs)
+    p.table.push_back({text.encoding.tokens[pair.i].text, text.encoding.tokens[pair.j].text, std::to_string(pair.i),
+                       std::to_string(pair.j), share_text(pair.value)});
+  f.panels.push_back(std::move(p));
+  return f;
+}
+
+Figure stats_figure(const AnalyzedTextView& text, const FigureOptions& options) {
+  const FigureOptions o = resolved(options, text.analysis);
+  const auto& a = text.analysis;
+  Figure f = titled("Head statistics of layer " + std::to_string(o.layer) + " for this text (Fig. 6, 7, 8, 11)", o, 2);
+  BarPanel repeats{"Fig. 6: repeat shares", "head", "share", head_categories(a.num_heads), {}, 1, 1.0};
+  BarPanel sentence{"Fig. 8: same-sentence share and chance", "head", "share", head_categories(a.num_heads), {}, 1, 1.0};
+  BarPanel anchors{"Fig. 11a: anchor share (anchor token below)", "head", "share", {}, {}, 1, 1.0};
+  BarPanel distance{"Fig. 7: mean pair distance", "head", "tokens", head_categories(a.num_heads), {}, 1, {}};
+  BarSeries rep{"repeat", {}, palette_color(0), false}, ssrep{"same-sentence repeat", {}, palette_color(1), false};
+  BarSeries same{"same sentence", {}, palette_color(2), false}, chance{"chance", {}, palette_color(3), true};
+  BarSeries anchor{"anchor share", {}, palette_color(4), false}, dist{"mean distance", {}, palette_color(5), false};
+  for (int h = 0; h < a.num_heads; ++h) {
+    const HeadStats& s = a.head(o.layer, h).stats;
+    rep.values.push_back(value_or_nan(s.repeat_share));
+    ssrep.values.push_back(value_or_nan(s.same_sentence_repeat_share));
+    same.values.push_back(value_or_nan(s.same_sentence_share));
+    chance.values.push_back(value_or_nan(s.chance_same_sentence));
+    anchor.values.push_back(value_or_nan(s.anchor_share));
+    dist.values.push_back(value_or_nan(s.mean_distance));
+    anchors.categories.push_back("h" + std::to_string(h) + " " + (s.anchor_index ? text.encoding.tokens[*s.anchor_index].text : "-"));
+  }
+  repeats.series = {rep, ssrep};
+  sentence.series = {same, chance};
+  anchors.series = {anchor};
+  distance.series = {dist};
+  f.panels = {repeats, sentence, anchors, distance};
+  const int head = std::max(0, o.head);
+  f.panels.push_back(histogram_panel("Fig. 7: pair distances of head " + std::to_string(head),
+                                     a.head(o.layer, head).stats.distance_histogram, false));
+  return f;
+}
+
+Figure figure12(const AnalyzedTextView& text, const FigureOptions& options) {
+  const FigureOptions o = resolved(options, text.analysis);
+  const std::vector<int> layers = chosen_layers(o, text.analysis);
+  Figure f = titled("Fig. 12: summed similarity of each layer's heads", o, std::min<int>(3, static_cast<int>(layers.size())));
+  for (int l : layers) f.panels.push_back(matrix_panel(text, l, -1, MatrixKind::Similarity, o));
+  return f;
+}
+
+Figure figure13(const AnalyzedTextView& text, const FigureOptions& options) {
+  const FigureOptions o = resolved(options, text.analysis);
+  const std::vector<int> layers = chosen_layers(o, text.analysis);
+  Figure f = titled("Fig. 13: pair distances pooled over each layer's heads", o, std::min<int>(3, static_cast<int>(layers.size())));
+  for (int l : layers)
+    f.panels.push_back(histogram_panel("layer " + std::to_string(l), text.analysis.layers[l].distance_histogram, true));
+  return f;
+}
+
+Figure lines_figure(const AnalyzedTextView& text, const FigureOptions& options) {
+  const FigureOptions o = resolved(options, text.analysis);
+  Figure f = titled("who attends to whom: " + head_name(o.layer, o.head), o, 1);
+  LinesPanel p;
+  p.title = "each token (left) to the tokens it attends to (right)";
+  p.tokens = token_labels(text.encoding);
+  p.weights = head_matrix(text, o.layer, o.head, MatrixKind::Attention);
+  if (o.head < 0)
+    for (float& w : p.weights) w /= static_cast<float>(text.analysis.num_heads);  // a layer: the mean of its heads
+  f.panels.push_back(std::move(p));
+  return f;
+}
+
+Figure text_figure(const std::string& name, const AnalyzedTextView& text, const FigureOptions& options) {
+  if (name == "4") return figure4(text, options);
+  if (name == "5" || name == "separators") return figure5(text, options);
+  if (name == "9" || name == "pairs") return figure9(text, options);
+  if (name == "6" || name == "7" || name == "8" || name == "11" || name == "stats") return stats_figure(text, options);
+  if (name == "12" || name == "layers") return figure12(text, options);
+  if (name == "13") return figure13(text, options);
+  if (name == "head") return head_figure(text, options);
+  if (name == "grid") return grid_figure(text, options);
+  if (name == "lines") return lines_figure(text, options);
+  throw Error("figure \"" + name + "\" is not drawn from one text: expected 4, 5, 6, 7, 8, 9, 11, 12, 13, head, grid, "
+              "lines or stats (2, 3 and 10 need a corpus result: --corpus FILE)");
+}
+
+}  // namespace attnscope

@@ -1,0 +1,46 @@
+#pragma once
+// The figures of one text (Fig. 4, 5, 9, 12, the per-text versions of 6, 7, 8, 11 and 13, the
+// overview grid, one matrix in detail, and attention lines), built from its analysis snapshot.
+#include <string>
+#include <vector>
+
+#include "analysis/text_analysis.h"
+#include "figures/figure.h"
+#include "figures/figure_options.h"
+#include "model/captures.h"
+#include "tokenizer/encoding.h"
+
+namespace attnscope {
+
+// One analysed text, as the explorer and the command line hold it.
+struct AnalyzedTextView {
+  const Encoding& encoding;
+  const TextCaptures& captures;  // on the host
+  const TextAnalysis& analysis;  // on the host
+};
+
+// A head's matrix (head -1: the layer's sum), n x n row-major float on the host.
+std::vector<float> head_matrix(const AnalyzedTextView& text, int layer, int head, MatrixKind kind);
+std::vector<std::string> token_labels(const Encoding& encoding);
+
+// Resolves layer -1 to the last layer and checks ranges; throws attnscope::Error.
+FigureOptions resolved(const FigureOptions& options, const TextAnalysis& analysis);
+
+// One matrix as a heatmap with token labels, colorbar and (S, cosine) the pairs outlined.
+HeatmapPanel matrix_panel(const AnalyzedTextView& text, int layer, int head, MatrixKind kind, const FigureOptions& o);
+
+Figure head_figure(const AnalyzedTextView& text, const FigureOptions& options);
+Figure grid_figure(const AnalyzedTextView& text, const FigureOptions& options);
+Figure figure4(const AnalyzedTextView& text, const FigureOptions& options);
+Figure figure5(const AnalyzedTextView& text, const FigureOptions& options);
+Figure figure9(const AnalyzedTextView& text, const FigureOptions& options);
+Figure stats_figure(const AnalyzedTextView& text, const FigureOptions& options);  // 6, 7, 8, 11 for a text
+Figure figure12(const AnalyzedTextView& text, const FigureOptions& options);
+Figure figure13(const AnalyzedTextView& text, const FigureOptions& options);
+Figure lines_figure(const AnalyzedTextView& text, const FigureOptions& options);
+
+// By name: "4", "5", "6", "7", "8", "9", "11", "12", "13" (6, 7, 8 and 11 give the statistics
+// figure), "head", "grid", "lines", "stats"; throws attnscope::Error for others.
+Figure text_figure(const std::string& name, const AnalyzedTextView& text, const FigureOptions& options);
+
+}  // namespace attnscope

@@ -1,0 +1,109 @@
+#include "analysis_worker.h"
+
+#include <chrono>
+
+#include "error.h"
+
+namespace attnscope::ui {
+
+AnalysisWorker::AnalysisWorker(std::string model, std::string device, std::string precision)
+    : thread_(&AnalysisWorker::run, this, std::move(model), std::move(device), std::move(precision)) {}
+
+AnalysisWorker::~AnalysisWorker() {
+  {
+    std::lock_guard lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  thread_.join();
+}
+
+uint64_t AnalysisWorker::submit(AnalysisRequest request) {
+  uint64_t serial;
+  {
+    std::lock_guard lock(mutex_);
+    serial = ++next_serial_;
+    pending_ = std::move(request);
+    pending_serial_ = serial;
+    busy_ = true;
+  }
+  wake_.notify_all();
+  return serial;
+}
+
+std::shared_ptr<const AnalysisSnapshot> AnalysisWorker::latest() const {
+  std::lock_guard lock(mutex_);
+  return latest_;
+}
+
+std::shared_ptr<const AnalysisSnapshot> AnalysisWorker::latest_good() const {
+  std::lock_guard lock(mutex_);
+  return latest_good_;
+}
+
+ModelStatus AnalysisWorker::model_status() const {
+  std::lock_guard lock(mutex_);
+  return status_;
+}
+
+std::shared_ptr<const Checkpoint> AnalysisWorker::checkpoint() const {
+  std::lock_guard lock(mutex_);
+  return checkpoint_;
+}
+
+void AnalysisWorker::run(std::string model, std::string device, std::string precision) {
+  ModelStatus status;
+  try {
+    const ComputeDevice dev = select_device(device, precision);
+    auto checkpoint = Checkpoint::load(model, dev);
+    status = {true, "", checkpoint->dir().filename().string(), dev.describe(),
+              static_cast<int>(checkpoint->model().config().num_layers), static_cast<int>(checkpoint->model().config().num_heads)};
+    std::lock_guard lock(mutex_);
+    checkpoint_ = std::move(checkpoint);
+  } catch (const std::exception& e) {
+    status.error = e.what();
+  }
+  {
+    std::lock_guard lock(mutex_);
+    status_ = status;
+    busy_ = pending_.has_value() && status.loaded;
+  }
+  if (!status.loaded) return;
+  for (;;) {
+    AnalysisRequest request;
+    uint64_t serial;
+    {
+      std::unique_lock lock(mutex_);
+      wake_.wait(lock, [this] { return stop_ || pending_.has_value(); });
+      if (stop_) return;
+      request = std::move(*pending_);
+      serial = pending_serial_;
+      pending_.reset();
+    }
+    answer(request, serial);
+  }
+}
+
+void AnalysisWorker::answer(const AnalysisRequest& request, uint64_t serial) {
+  auto snapshot = std::make_shared<AnalysisSnapshot>();
+  snapshot->serial = serial;
+  snapshot->text = request.text;
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    const size_t max_length = request.max_length ? request.max_length : checkpoint_->default_max_length();
+    snapshot->encoding = checkpoint_->encode(request.text, max_length);
+    if (snapshot->encoding.size() <= 2) throw Error("the text has no word pieces yet");
+    TextRun run = std::move(checkpoint_->run({snapshot->encoding}, true).front());
+    snapshot->captures = std::move(run.captures);
+    snapshot->analysis = analyze_text(snapshot->encoding, snapshot->captures, request.settings, true);
+  } catch (const std::exception& e) {
+    snapshot->error = e.what();
+  }
+  snapshot->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::lock_guard lock(mutex_);
+  latest_ = snapshot;
+  if (snapshot->error.empty()) latest_good_ = snapshot;
+  busy_ = pending_.has_value();
+}
+
+}  // namespace attnscope::ui

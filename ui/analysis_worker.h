@@ -1,0 +1,72 @@
+#pragma once
+// Runs the model and the analysis off the UI thread. The worker loads the checkpoint, then takes
+// requests (captured by value); when several arrive while it is busy only the newest is run. Each
+// result is an immutable snapshot the UI picks up once per frame.
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "analysis/text_analysis.h"
+#include "model/checkpoint.h"
+
+namespace attnscope::ui {
+
+struct AnalysisRequest {
+  std::string text;
+  AnalysisSettings settings;
+  size_t max_length = 0;  // 0: the model's default
+};
+
+struct AnalysisSnapshot {
+  uint64_t serial = 0;  // of the request it answers
+  std::string text;
+  Encoding encoding;
+  TextCaptures captures;  // on the host
+  TextAnalysis analysis;  // on the host
+  double seconds = 0;     // model + analysis
+  std::string error;      // non-empty: this request failed (the previous good snapshot stays shown)
+};
+
+struct ModelStatus {
+  bool loaded = false;
+  std::string error;    // the model could not be loaded
+  std::string name;     // folder name
+  std::string device;   // e.g. "cpu float32"
+  int layers = 0, heads = 0;
+};
+
+class AnalysisWorker {
+ public:
+  AnalysisWorker(std::string model, std::string device, std::string precision);
+  ~AnalysisWorker();
+  AnalysisWorker(const AnalysisWorker&) = delete;
+  AnalysisWorker& operator=(const AnalysisWorker&) = delete;
+
+  uint64_t submit(AnalysisRequest request);  // returns the request's serial
+  std::shared_ptr<const AnalysisSnapshot> latest() const;  // the newest answer, good or failed
+  std::shared_ptr<const AnalysisSnapshot> latest_good() const;
+  bool busy() const { return busy_; }
+  ModelStatus model_status() const;
+  std::shared_ptr<const Checkpoint> checkpoint() const;  // null until loaded
+
+ private:
+  void run(std::string model, std::string device, std::string precision);
+  void answer(const AnalysisRequest& request, uint64_t serial);
+
+  mutable std::mutex mutex_;
+  std::condition_variable wake_;
+  std::optional<AnalysisRequest> pending_;
+  uint64_t next_serial_ = 0, pending_serial_ = 0;
+  bool stop_ = false;
+  std::atomic<bool> busy_{true};
+  std::shared_ptr<const AnalysisSnapshot> latest_, latest_good_;
+  std::shared_ptr<const Checkpoint> checkpoint_;
+  ModelStatus status_;
+  std::thread thread_;
+};
+
+}  // namespace attnscope::ui

@@ -1,0 +1,78 @@
+#include "corpus_job.h"
+
+#include "io/corpus_csv.h"
+#include "io/corpus_json.h"
+
+namespace attnscope::ui {
+
+CorpusJob::~CorpusJob() {
+  cancel_ = true;
+  join();
+}
+
+void CorpusJob::join() {
+  if (thread_.joinable()) thread_.join();
+}
+
+CorpusJobState CorpusJob::state() const {
+  std::lock_guard lock(mutex_);
+  return state_;
+}
+
+void CorpusJob::finish(std::shared_ptr<const CorpusAccumulator> result, std::string message) {
+  std::lock_guard lock(mutex_);
+  state_.running = false;
+  if (result) state_.result = std::move(result);
+  state_.message = std::move(message);
+}
+
+void CorpusJob::start_run(std::shared_ptr<const Checkpoint> checkpoint, CorpusOptions options, std::filesystem::path out) {
+  join();
+  cancel_ = false;
+  {
+    std::lock_guard lock(mutex_);
+    state_ = {true, {}, "running", nullptr, options.input.string()};
+  }
+  thread_ = std::thread([this, checkpoint = std::move(checkpoint), options = std::move(options), out = std::move(out)] {
+    const BertConfig& config = checkpoint->model().config();
+    auto acc = std::make_shared<CorpusAccumulator>(config.num_layers, config.num_heads, static_cast<int64_t>(options.window),
+                                                   checkpoint->model().device().device);
+    try {
+      const CorpusOutcome outcome = run_corpus(*checkpoint, options, *acc, 0, [this](const CorpusProgress& p) {
+        std::lock_guard lock(mutex_);
+        state_.progress = p;
+        return !cancel_;
+      });
+      std::string message = (outcome.complete ? "done: " : "cancelled after ") + std::to_string(outcome.windows) + " windows";
+      if (!out.empty()) {
+        CorpusFile file{checkpoint->dir().string(), config.to_json(), checkpoint->model().device().describe(), options, !outcome.complete,
+                        outcome.windows, outcome.documents, acc};
+        save_corpus(out, file);
+        write_corpus_csv(std::filesystem::path(out).replace_extension("").string() + "-csv", *acc);
+        message += ", saved to " + out.string();
+      }
+      finish(acc, message);
+    } catch (const std::exception& e) {
+      finish(nullptr, std::string("error: ") + e.what());
+    }
+  });
+}
+
+void CorpusJob::start_open(std::filesystem::path saved) {
+  join();
+  {
+    std::lock_guard lock(mutex_);
+    state_ = {true, {}, "opening " + saved.string(), nullptr, saved.string()};
+  }
+  thread_ = std::thread([this, saved = std::move(saved)] {
+    try {
+      CorpusFile file = load_corpus(saved);
+      finish(file.accumulator, "opened " + saved.string() + " (" + std::to_string(file.windows) + " windows" +
+                                   (file.partial ? ", partial run)" : ")"));
+    } catch (const std::exception& e) {
+      finish(nullptr, std::string("error: ") + e.what());
+    }
+  });
+}
+
+}  // namespace attnscope::ui

@@ -1,0 +1,278 @@
+#include "explorer.h"
+
+#include <glad/gl.h>
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+#include <imgui_impl_glfw.h>
+#include <imgui_impl_opengl3.h>
+
+#include <cstdio>
+#include <memory>
+
+#include "analysis_worker.h"
+#include "error.h"
+#include "fonts.h"
+#include "gl/heatmap_renderer.h"
+#include "panels/corpus_panel.h"
+#include "panels/export_dialog.h"
+#include "panels/figure_panel.h"
+#include "panels/grid_panel.h"
+#include "panels/help_window.h"
+#include "panels/pairs_panel.h"
+#include "panels/text_panel.h"
+#include "screenshot.h"
+#include "settings_store.h"
+#include "window.h"
+
+namespace attnscope::ui {
+namespace {
+
+// Sections: the explorer's state; shortcuts; the views; the frame; the loop.
+
+class Explorer {
+ public:
+  Explorer(const ExplorerOptions& o, Settings settings, std::string settings_warning);
+  int run();
+
+ private:
+  void submit();
+  void handle_shortcuts();
+  void apply(const PanelActions& actions);
+  void draw_views(const PanelContext& context);
+  void draw_view(View view, const PanelContext& context);
+  void draw_frame();
+  bool screenshot_ready() const;
+
+  ExplorerOptions options_;
+  Settings settings_;
+  std::string settings_path_, status_;
+  Window window_;
+  Fonts fonts_;
+  HeatmapRenderer renderer_;
+  std::unique_ptr<AnalysisWorker> worker_;
+  std::string text_;
+  Debounce debounce_;
+  int select_tab_ = 2;  // frames during which the tab bar is told which view to show
+  bool help_open_ = false;
+  TextPanel text_panel_;
+  GridPanel grid_;
+  FigurePanel head_{head_figure}, separators_{figure5}, stats_{stats_figure}, lines_{lines_figure};
+  FigurePanel layers_{[](const AnalyzedTextView& t, const FigureOptions& o) {
+    Figure f = figure12(t, o);
+    Figure distances = figure13(t, o);
+    for (auto& p : distances.panels) f.panels.push_back(std::move(p));
+    f.title = "Fig. 12 and 13: summed similarity and pooled pair distances per layer";
+    return f;
+  }};
+  PairsPanel pairs_;
+  CorpusPanel corpus_;
+  ExportDialog export_;
+};
+
+std::string pick_model(const ExplorerOptions& o, const Settings& s) {
+  if (!o.model.empty()) return o.model;
+  if (!s.model.empty()) return s.model;
+  return ATTNSCOPE_DEFAULT_MODEL;  // the test model tools/setup.sh installs
+}
+
+Explorer::Explorer(const ExplorerOptions& o, Settings settings, std::string warning)
+    : options_(o),
+      settings_(std::move(settings)),
+      settings_path_(o.settings_path.empty() ? default_settings_path().string() : o.settings_path),
+      status_(std::move(warning)),
+      window_(o.width ? o.width : settings_.window_width, o.height ? o.height : settings_.window_height, "attnscope"),
+      fonts_(load_fonts(window_.content_scale())),
+      text_panel_(o.examples_dir) {
+  settings_.model = pick_model(o, settings_);
+  if (o.view) settings_.view.view = *o.view;
+  if (o.matrix) settings_.view.matrix = *o.matrix;
+  if (o.layer) settings_.view.layer = *o.layer;
+  if (o.head) settings_.view.head = *o.head;
+  if (o.presentation) settings_.view.presentation = *o.presentation;
+  worker_ = std::make_unique<AnalysisWorker>(settings_.model, o.device, o.precision);
+  if (!o.screenshot.empty()) ImGui::GetIO().ConfigFlags |= ImGuiConfigFlags_NoMouse;  // no stray tooltips in screenshots
+  if (o.text) text_ = *o.text;
+  else if (!text_panel_.load_file(o.examples_dir + "/lighthouse.txt", text_)) text_ = "The lighthouse keeper wrote a letter. She sent it.";
+  if (!o.corpus_result.empty()) corpus_.open(o.corpus_result);
+  submit();
+}
+
+void Explorer::submit() { worker_->submit({text_, settings_.analysis, settings_.max_length}); }
+
+void Explorer::apply(const PanelActions& a) {
+  if (a.state) {
+    if (a.state->view != settings_.view.view) select_tab_ = 2;
+    settings_.view = *a.state;
+  }
+  if (a.export_figure) {
+    const ViewState& s = settings_.view;
+    export_.open(*a.export_figure, std::string("attnscope-") + view_name(s.view) + "-L" + std::to_string(s.layer) + "-H" + std::to_string(s.head));
+  }
+}
+
+void Explorer::handle_shortcuts() {
+  const ImGuiIO& io = ImGui::GetIO();
+  if (io.WantTextInput || io.KeyCtrl || io.KeyAlt) return;
+  const ModelStatus m = worker_->model_status();
+  ViewState s = settings_.view;
+  const auto pressed = [](int key) { return ImGui::IsKeyPressed(key); };  // GLFW key codes in ImGui 1.86
+  if (pressed(GLFW_KEY_RIGHT)) s = stepped(s, Step::NextHead, m.layers, m.heads);
+  if (pressed(GLFW_KEY_LEFT)) s = stepped(s, Step::PreviousHead, m.layers, m.heads);
+  if (pressed(GLFW_KEY_DOWN)) s = stepped(s, Step::NextLayer, m.layers, m.heads);
+  if (pressed(GLFW_KEY_UP)) s = stepped(s, Step::PreviousLayer, m.layers, m.heads);
+  if (pressed(GLFW_KEY_S)) s.layer_sum = !s.layer_sum;
+  if (pressed(GLFW_KEY_M)) s.matrix = next_matrix(s.matrix);
+  if (pressed(GLFW_KEY_P)) s.presentation = !s.presentation;
+  if (pressed(GLFW_KEY_F1) || pressed(GLFW_KEY_H)) help_open_ = !help_open_;
+  for (int v = 0; v < kViewCount; ++v)
+    if (pressed(GLFW_KEY_1 + v)) s.view = static_cast<View>(v);
+  PanelActions a;
+  a.state = s;
+  apply(a);
+}
+
+void Explorer::draw_view(View view, const PanelContext& c) {
+  const auto focus_controls = [this](ViewState& s) {
+    const ModelStatus m = worker_->model_status();
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
+    ImGui::SliderInt("layer", &s.layer, 0, std::max(0, m.layers - 1));
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
+    ImGui::SliderInt("head", &s.head, 0, std::max(0, m.heads - 1));
+    ImGui::SameLine();
+    ImGui::Checkbox("layer sum", &s.layer_sum);
+  };
+  const auto matrix_controls = [&focus_controls](ViewState& s) {
+    focus_controls(s);
+    int matrix = static_cast<int>(s.matrix);
+    for (int k = 0; k < 3; ++k) {
+      ImGui::SameLine();
+      ImGui::RadioButton(matrix_name(static_cast<MatrixKind>(k)), &matrix, k);
+    }
+    s.matrix = static_cast<MatrixKind>(matrix);
+  };
+  switch (view) {
+    case View::Grid: apply(grid_.draw(c)); break;
+    case View::Head: apply(head_.draw(c, matrix_controls)); break;
+    case View::Separators: apply(separators_.draw(c, focus_controls)); break;
+    case View::Pairs: apply(pairs_.draw(c)); break;
+    case View::Stats: apply(stats_.draw(c, focus_controls)); break;
+    case View::Layers: apply(layers_.draw(c)); break;
+    case View::Lines: apply(lines_.draw(c, focus_controls)); break;
+    case View::Corpus: apply(corpus_.draw(c, worker_->checkpoint())); break;
+  }
+}
+
+void Explorer::draw_views(const PanelContext& c) {
+  if (!ImGui::BeginTabBar("views")) return;
+  for (int v = 0; v < kViewCount; ++v) {
+    const View view = static_cast<View>(v);
+    const ImGuiTabItemFlags flags = select_tab_ > 0 && settings_.view.view == view ? ImGuiTabItemFlags_SetSelected : 0;
+    if (!ImGui::BeginTabItem(view_title(view), nullptr, flags)) continue;
+    if (select_tab_ == 0 && settings_.view.view != view) settings_.view.view = view;  // the user clicked this tab
+    ImGui::TextDisabled("%s", view_summary(view));
+    ImGui::SameLine();
+    ImGui::TextDisabled("(?)");
+    if (ImGui::IsItemHovered()) {
+      ImGui::BeginTooltip();
+      ImGui::PushTextWrapPos(ImGui::GetFontSize() * 35);
+      ImGui::TextUnformatted(view_help(view));
+      ImGui::PopTextWrapPos();
+      ImGui::EndTooltip();
+    }
+    draw_view(view, c);
+    ImGui::EndTabItem();
+  }
+  if (select_tab_ > 0) --select_tab_;
+  ImGui::EndTabBar();
+}
+
+void Explorer::draw_frame() {
+  const bool big = settings_.view.presentation;
+  ImGui::PushFont(big ? fonts_.large : fonts_.normal);
+  handle_shortcuts();
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  ImGui::SetNextWindowPos(vp->WorkPos);
+  ImGui::SetNextWindowSize(vp->WorkSize);
+  ImGui::Begin("attnscope", nullptr, ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoBringToFrontOnFocus);
+  const auto shown = worker_->latest_good();
+  const auto latest = worker_->latest();
+  ImGui::BeginChild("text side", ImVec2(vp->WorkSize.x * (big ? 0.24f : 0.3f), 0), true);
+  Settings before = settings_;
+  const TextPanelResult r = text_panel_.draw(text_, settings_, worker_->model_status(), shown.get(), latest.get(), worker_->busy());
+  if (r.text_edited) debounce_.edited(ImGui::GetTime());
+  if (r.settings_changed) submit();
+  if (!status_.empty()) ImGui::TextColored(ImVec4(1, 0.7f, 0.3f, 1), "%s", status_.c_str());
+  if (ImGui::Button(big ? "Leave presentation (P)" : "Presentation mode (P)")) settings_.view.presentation = !big;
+  ImGui::SameLine();
+  if (ImGui::Button("Help (F1)")) help_open_ = true;
+  ImGui::EndChild();
+  ImGui::SameLine();
+  ImGui::BeginChild("views side", ImVec2(0, 0), false);
+  const PanelContext context{shown.get(), settings_.view, renderer_, big ? 20.0f : 13.0f * window_.content_scale()};
+  draw_views(context);
+  ImGui::EndChild();
+  export_.draw();
+  ImGui::End();
+  draw_help_window(help_open_);
+  ImGui::PopFont();
+}
+
+bool Explorer::screenshot_ready() const {
+  if (worker_->busy() || !worker_->latest()) return false;
+  if (settings_.view.view == View::Corpus && !options_.corpus_result.empty()) return corpus_.has_result() && !corpus_.busy();
+  return true;
+}
+
+int Explorer::run() {
+  const double start = glfwGetTime();
+  int ready_frames = 0;
+  while (!window_.should_close()) {
+    glfwPollEvents();
+    for (const std::string& path : window_.take_dropped_files())
+      if (text_panel_.load_file(path, text_)) debounce_.edited(glfwGetTime());
+    if (debounce_.fire(glfwGetTime())) submit();
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplGlfw_NewFrame();
+    ImGui::NewFrame();
+    draw_frame();
+    ImGui::Render();
+    int w = 0, h = 0;
+    window_.framebuffer_size(w, h);
+    glViewport(0, 0, w, h);
+    glClearColor(0.1f, 0.1f, 0.11f, 1);
+    glClear(GL_COLOR_BUFFER_BIT);
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    if (!options_.screenshot.empty()) {
+      const ModelStatus m = worker_->model_status();
+      if (!m.error.empty()) throw Error(m.error);
+      // A few frames after the analysis is in: textures are made and the layout has settled.
+      ready_frames = screenshot_ready() ? ready_frames + 1 : 0;
+      if (ready_frames >= 4) {
+        save_screenshot(options_.screenshot, w, h);
+        if (const auto latest = worker_->latest(); latest && !latest->error.empty()) std::fprintf(stderr, "attnscope: %s\n", latest->error.c_str());
+        return 0;
+      }
+      if (glfwGetTime() - start > options_.timeout) throw Error("the analysis did not finish within the screenshot timeout");
+    }
+    glfwSwapBuffers(window_.get());
+  }
+  window_.size(settings_.window_width, settings_.window_height);
+  try {
+    save_settings(settings_path_, settings_);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "attnscope: settings not saved: %s\n", e.what());
+  }
+  return 0;
+}
+
+}  // namespace
+
+int run_explorer(const ExplorerOptions& options) {
+  LoadedSettings loaded = load_settings(options.settings_path.empty() ? default_settings_path() : std::filesystem::path(options.settings_path));
+  if (!loaded.warning.empty()) std::fprintf(stderr, "attnscope: %s\n", loaded.warning.c_str());
+  Explorer explorer(options, std::move(loaded.settings), loaded.warning);
+  return explorer.run();
+}
+
+}  // namespace attnscope::ui

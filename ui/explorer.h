@@ -1,0 +1,30 @@
+#pragma once
+// The desktop explorer: owns the window, the worker, the panels and the view state; runs the
+// main loop. With a screenshot path it renders once everything is analysed, saves and returns.
+#include <optional>
+#include <string>
+
+#include "view_state.h"
+
+namespace attnscope::ui {
+
+struct ExplorerOptions {
+  std::string model;                 // empty: the one in the settings, else the bundled test model
+  std::string device = "auto", precision = "float32";
+  std::optional<std::string> text;   // initial text
+  std::string examples_dir;
+  std::optional<View> view;
+  std::optional<MatrixKind> matrix;
+  std::optional<int> layer, head;
+  std::optional<bool> presentation;
+  std::string screenshot;            // save the window here and exit
+  std::string corpus_result;         // open this saved corpus run
+  std::string settings_path;         // empty: the user's config directory
+  int width = 0, height = 0;         // 0: from the settings
+  double timeout = 300;              // seconds a screenshot may wait for the analysis
+};
+
+// Returns the process exit status; throws attnscope::Error when the window cannot be opened.
+int run_explorer(const ExplorerOptions& options);
+
+}  // namespace attnscope::ui

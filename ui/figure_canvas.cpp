@@ -1,0 +1,156 @@
+#include "figure_canvas.h"
+
+#include <imgui.h>
+
+#include <cmath>
+#include <cstdio>
+
+#include "figures/figure_painter.h"
+
+namespace attnscope::ui {
+namespace {
+
+ImU32 rgba(Rgb c, double alpha) {
+  return IM_COL32(static_cast<int>(c.r * 255 + 0.5f), static_cast<int>(c.g * 255 + 0.5f), static_cast<int>(c.b * 255 + 0.5f),
+                  static_cast<int>(alpha * 255 + 0.5));
+}
+
+ImTextureID texture_id(const HeatmapImage& image) {
+  return reinterpret_cast<ImTextureID>(static_cast<intptr_t>(image.texture.get()));
+}
+
+}  // namespace
+
+// Paints into the current ImGui window's draw list, offset to the canvas origin.
+class ImGuiPainter final : public Painter {
+ public:
+  ImGuiPainter(FigureCanvas& canvas, const HeatmapRenderer& renderer, ImVec2 origin)
+      : canvas_(canvas), renderer_(renderer), origin_(origin), list_(ImGui::GetWindowDrawList()), font_(ImGui::GetFont()) {}
+
+  double text_width(const std::string& text, double size) override {
+    return font_->CalcTextSizeA(static_cast<float>(size), FLT_MAX, 0.0f, text.c_str()).x;
+  }
+
+  void text(const std::string& text, double x, double y, double size, Align align, bool upwards, Rgb color) override {
+    const double w = text_width(text, size);
+    const double shift = align == Align::Left ? 0 : align == Align::Center ? -w / 2 : -w;
+    const ImVec2 pivot = at(x, y);
+    const int first = list_->VtxBuffer.Size;
+    list_->AddText(font_, static_cast<float>(size), ImVec2(pivot.x + static_cast<float>(shift), pivot.y - static_cast<float>(size) * 0.5f),
+                   rgba(color, 1), text.c_str());
+    if (!upwards) return;
+    // Rotate the glyphs' vertices a quarter turn about the anchor, to read from bottom to top.
+    for (int k = first; k < list_->VtxBuffer.Size; ++k) {
+      ImVec2& p = list_->VtxBuffer[k].pos;
+      const ImVec2 d(p.x - pivot.x, p.y - pivot.y);
+      p = ImVec2(pivot.x + d.y, pivot.y - d.x);
+    }
+  }
+
+  void fill_rect(const Rect& r, Rgb color, double alpha) override { list_->AddRectFilled(at(r.x, r.y), at(r.right(), r.bottom()), rgba(color, alpha)); }
+
+  void stroke_rect(const Rect& r, Rgb color, double width) override {
+    list_->AddRect(at(r.x, r.y), at(r.right(), r.bottom()), rgba(color, 1), 0.0f, 0, static_cast<float>(std::max(1.0, width)));
+  }
+
+  void line(double x0, double y0, double x1, double y1, Rgb color, double alpha, double width) override {
+    list_->AddLine(at(x0, y0), at(x1, y1), rgba(color, alpha), static_cast<float>(width));
+  }
+
+  void heatmap(const HeatmapPanel& panel, size_t index, const Rect& r) override {
+    auto& image = canvas_.images_.at(index);
+    if (!image) image = renderer_.render(panel, 1024);
+    list_->AddImage(texture_id(*image), at(r.x, r.y), at(r.right(), r.bottom()));
+  }
+
+  void colorbar(ColormapId id, const Rect& r) override {
+    auto& image = canvas_.colorbars_.at(static_cast<size_t>(id));
+    if (!image) {
+      HeatmapPanel bar;
+      bar.rows = 256;
+      bar.cols = 1;
+      for (int i = 0; i < 256; ++i) bar.values.push_back(static_cast<float>(255 - i) / 255.0f);
+      bar.colormap = id;
+      bar.color_scale = {0, 1, ValueScale::Linear, false};
+      image = renderer_.render(bar, 256);
+    }
+    list_->AddImage(texture_id(*image), at(r.x, r.y), at(r.right(), r.bottom()));
+  }
+
+ private:
+  ImVec2 at(double x, double y) const { return ImVec2(origin_.x + static_cast<float>(x), origin_.y + static_cast<float>(y)); }
+
+  FigureCanvas& canvas_;
+  const HeatmapRenderer& renderer_;
+  ImVec2 origin_;
+  ImDrawList* list_;
+  ImFont* font_;
+};
+
+void FigureCanvas::set(Figure figure) {
+  figure_ = std::move(figure);
+  images_.clear();
+  images_.resize(figure_.panels.size());
+}
+
+namespace {
+
+void cell_tooltip(const HeatmapPanel& p, int r, int c) {
+  const auto label = [](const std::vector<std::string>& labels, int k) { return k < static_cast<int>(labels.size()) ? labels[k] : std::string(); };
+  ImGui::BeginTooltip();
+  ImGui::Text("i = %d  %s", r, label(p.row_labels, r).c_str());
+  ImGui::Text("j = %d  %s", c, label(p.col_labels, c).c_str());
+  const float v = p.value(r, c);
+  if (std::isnan(v)) ImGui::TextUnformatted("(empty)");
+  else ImGui::Text("%s = %.6g", p.colorbar_label.empty() ? "value" : p.colorbar_label.c_str(), v);
+  ImGui::EndTooltip();
+}
+
+// Frames the tokens of a highlighted pair in a token text panel.
+void highlight_tokens(const PanelLayout& l, ImVec2 origin, const std::vector<CellHighlight>& highlights, int panel) {
+  for (const CellHighlight& h : highlights) {
+    if (h.panel != panel) continue;
+    for (int k : {h.row, h.col}) {
+      if (k < 0 || k >= static_cast<int>(l.token_boxes.size())) continue;
+      const Rect& b = l.token_boxes[static_cast<size_t>(k)];
+      ImGui::GetWindowDrawList()->AddRect(ImVec2(origin.x + static_cast<float>(b.x) - 2, origin.y + static_cast<float>(b.y) - 2),
+                                          ImVec2(origin.x + static_cast<float>(b.right()) + 2, origin.y + static_cast<float>(b.bottom()) + 2),
+                                          IM_COL32(255, 200, 0, 255), 0.0f, 0, 3.0f);
+    }
+  }
+}
+
+}  // namespace
+
+CanvasHover FigureCanvas::draw(const HeatmapRenderer& renderer, float width, float font_size, const std::vector<CellHighlight>& highlights) {
+  CanvasHover hover;
+  if (empty()) return hover;
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  ImGuiPainter painter(*this, renderer, origin);
+  const FigureLayout layout = layout_figure(figure_, width, font_size, measure_with(painter));
+  paint_figure(painter, figure_, layout);
+  ImGui::InvisibleButton("figure", ImVec2(static_cast<float>(layout.width), static_cast<float>(layout.height)));
+  const bool hovered = ImGui::IsItemHovered();
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  for (size_t i = 0; i < figure_.panels.size(); ++i) {
+    if (std::holds_alternative<TokenTextPanel>(figure_.panels[i])) highlight_tokens(layout.panels[i], origin, highlights, static_cast<int>(i));
+    const auto* p = std::get_if<HeatmapPanel>(&figure_.panels[i]);
+    if (!p) continue;
+    const Rect& plot = layout.panels[i].plot;
+    for (const CellHighlight& h : highlights) {
+      if (h.panel != static_cast<int>(i) || h.row < 0) continue;
+      const double cw = plot.w / p->cols, ch = plot.h / p->rows;
+      ImGui::GetWindowDrawList()->AddRect(ImVec2(origin.x + static_cast<float>(plot.x + h.col * cw) - 2, origin.y + static_cast<float>(plot.y + h.row * ch) - 2),
+                                          ImVec2(origin.x + static_cast<float>(plot.x + (h.col + 1) * cw) + 2, origin.y + static_cast<float>(plot.y + (h.row + 1) * ch) + 2),
+                                          IM_COL32(255, 200, 0, 255), 0.0f, 0, 3.0f);
+    }
+    if (!hovered) continue;
+    const auto [r, c] = heatmap_cell(*p, layout.panels[i], mouse.x - origin.x, mouse.y - origin.y);
+    if (r < 0) continue;
+    hover = {static_cast<int>(i), r, c, ImGui::IsItemClicked()};
+    cell_tooltip(*p, r, c);
+  }
+  return hover;
+}
+
+}  // namespace attnscope::ui

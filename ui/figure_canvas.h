@@ -1,0 +1,40 @@
+#pragma once
+// Shows a figure in the window exactly as the exporters write it: the same layout and the same
+// painting code (figure_painter), with heatmaps as GL textures coloured by the heatmap shader.
+// Hovering a heatmap cell shows i, j, both tokens and the value.
+#include <array>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "figures/figure.h"
+#include "figures/figure_layout.h"
+#include "gl/heatmap_renderer.h"
+
+namespace attnscope::ui {
+
+struct CanvasHover {
+  int panel = -1, row = -1, col = -1;  // the heatmap cell under the mouse, or -1
+  bool clicked = false;                // ... and it was clicked
+};
+
+struct CellHighlight {
+  int panel = -1, row = -1, col = -1;  // drawn as a bright frame (the pairs table's hovered row)
+};
+
+class FigureCanvas {
+ public:
+  void set(Figure figure);
+  bool empty() const { return figure_.panels.empty(); }
+  const Figure& figure() const { return figure_; }
+  // Draws at the cursor, `width` pixels wide, and advances the cursor by the figure's height.
+  CanvasHover draw(const HeatmapRenderer& renderer, float width, float font_size, const std::vector<CellHighlight>& highlights = {});
+
+ private:
+  Figure figure_;
+  std::vector<std::optional<HeatmapImage>> images_;  // per panel, made when first drawn
+  std::array<std::optional<HeatmapImage>, 4> colorbars_;
+  friend class ImGuiPainter;
+};
+
+}  // namespace attnscope::ui

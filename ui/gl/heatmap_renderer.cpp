@@ -1,0 +1,75 @@
+#include "gl/heatmap_renderer.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "error.h"
+#include "shader_sources.h"
+
+namespace attnscope::ui {
+
+HeatmapRenderer::HeatmapRenderer() : program_(make_program(kHeatmapVertexShader, kHeatmapFragmentShader)) {
+  GLuint vao = 0;
+  glGenVertexArrays(1, &vao);
+  quad_ = VertexArray(vao);
+  for (ColormapId id : all_colormaps()) {
+    std::vector<uint8_t> rgb;
+    for (const Rgb& c : colormap(id).table)
+      for (float v : {c.r, c.g, c.b}) rgb.push_back(static_cast<uint8_t>(std::clamp(v, 0.0f, 1.0f) * 255 + 0.5f));
+    luts_[static_cast<size_t>(id)] = make_texture(GL_RGB8, 256, 1, GL_RGB, GL_UNSIGNED_BYTE, rgb.data());
+  }
+}
+
+HeatmapImage HeatmapRenderer::render(const HeatmapPanel& p, int target_px) const {
+  HeatmapImage out;
+  if (p.rows <= 0 || p.cols <= 0) return out;
+  const int cell_px = std::max(1, target_px / std::max(p.rows, p.cols));
+  out.width = std::min(4096, p.cols * cell_px);
+  out.height = std::min(4096, p.rows * cell_px);
+  std::vector<float> positions(p.values.size());
+  for (size_t k = 0; k < positions.size(); ++k) positions[k] = static_cast<float>(p.color_scale.position(p.values[k]));
+  std::vector<uint8_t> outline(p.values.size(), 0);
+  for (const auto& [i, j] : p.outlined) outline[static_cast<size_t>(i) * p.cols + j] = 255;
+  const Texture values = make_texture(GL_R32F, p.cols, p.rows, GL_RED, GL_FLOAT, positions.data());
+  const Texture marks = make_texture(GL_R8, p.cols, p.rows, GL_RED, GL_UNSIGNED_BYTE, outline.data());
+  out.texture = make_texture(GL_RGBA8, out.width, out.height, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);  // thumbnails shrink smoothly
+  GLuint fbo = 0;
+  glGenFramebuffers(1, &fbo);
+  out.framebuffer = Framebuffer(fbo);
+
+  // Keep the caller's GL state (ImGui's backend sets its own each frame, but be a good citizen).
+  GLint old_fbo = 0, old_viewport[4];
+  glGetIntegerv(GL_FRAMEBUFFER_BINDING, &old_fbo);
+  glGetIntegerv(GL_VIEWPORT, old_viewport);
+  glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+  glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, out.texture.get(), 0);
+  if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) {
+    glBindFramebuffer(GL_FRAMEBUFFER, static_cast<GLuint>(old_fbo));
+    throw Error("the GPU driver refused an offscreen heatmap target");
+  }
+  glViewport(0, 0, out.width, out.height);
+  glDisable(GL_BLEND);
+  glDisable(GL_SCISSOR_TEST);
+  glUseProgram(program_.get());
+  const GLuint prog = program_.get();
+  const GLuint textures[] = {values.get(), luts_[static_cast<size_t>(p.colormap)].get(), marks.get()};
+  const char* names[] = {"positions", "lut", "outline"};
+  for (int unit = 0; unit < 3; ++unit) {
+    glActiveTexture(GL_TEXTURE0 + unit);
+    glBindTexture(GL_TEXTURE_2D, textures[unit]);
+    glUniform1i(glGetUniformLocation(prog, names[unit]), unit);
+  }
+  glUniform2f(glGetUniformLocation(prog, "cells"), static_cast<float>(p.cols), static_cast<float>(p.rows));
+  glUniform1f(glGetUniformLocation(prog, "border"), cell_px >= 6 ? 0.12f : 0.2f);
+  glUniform1i(glGetUniformLocation(prog, "use_outline"), p.outlined.empty() ? 0 : 1);
+  glBindVertexArray(quad_.get());
+  glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+  glActiveTexture(GL_TEXTURE0);
+  glBindFramebuffer(GL_FRAMEBUFFER, static_cast<GLuint>(old_fbo));
+  glViewport(old_viewport[0], old_viewport[1], old_viewport[2], old_viewport[3]);
+  return out;
+}
+
+}  // namespace attnscope::ui

@@ -1,0 +1,109 @@
+#include "panels/corpus_panel.h"
+
+#include <imgui.h>
+#include <imgui_stdlib.h>
+
+#include "figures/corpus_figures.h"
+#include "panels/figure_panel.h"
+
+namespace attnscope::ui {
+namespace {
+
+const char* kFigures[] = {"2", "3", "6", "7", "8", "10", "11", "13"};
+
+std::string duration(double seconds) {
+  char buf[32];
+  const int s = static_cast<int>(seconds + 0.5);
+  if (s >= 3600) std::snprintf(buf, sizeof buf, "%dh%02dm", s / 3600, (s / 60) % 60);
+  else std::snprintf(buf, sizeof buf, "%dm%02ds", s / 60, s % 60);
+  return buf;
+}
+
+void draw_progress(const CorpusJobState& s) {
+  const CorpusProgress& p = s.progress;
+  const double f = p.fraction();
+  const double rate = p.seconds > 0 ? p.windows / p.seconds : 0;
+  const double left = f > 0 ? p.seconds * (1 - f) / f : 0;
+  char overlay[160];
+  std::snprintf(overlay, sizeof overlay, "%llu windows, %.1f / s, %s left", static_cast<unsigned long long>(p.windows), rate,
+                f > 0 ? duration(left).c_str() : "?");
+  ImGui::ProgressBar(static_cast<float>(f), ImVec2(-1, 0), overlay);
+}
+
+}  // namespace
+
+void CorpusPanel::open(const std::string& saved) {
+  saved_ = saved;
+  job_.start_open(saved);
+}
+
+void CorpusPanel::draw_run_controls(const std::shared_ptr<const Checkpoint>& checkpoint, const CorpusJobState& s) {
+  ImGui::InputText("text file, folder or .jsonl", &input_);
+  ImGui::SetNextItemWidth(160);
+  ImGui::InputInt("windows (0: all)", &windows_);
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(120);
+  ImGui::InputInt("batch", &batch_);
+  windows_ = std::max(0, windows_);
+  batch_ = std::clamp(batch_, 1, 256);
+  ImGui::InputText("save result to", &output_);
+  ImGui::BeginDisabled(s.running || !checkpoint);
+  if (ImGui::Button("Run")) {
+    CorpusOptions o;
+    o.input = input_;
+    o.window = checkpoint->default_max_length();
+    o.batch = static_cast<size_t>(batch_);
+    o.max_windows = static_cast<uint64_t>(windows_);
+    job_.start_run(checkpoint, o, output_);
+  }
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  ImGui::BeginDisabled(!s.running);
+  if (ImGui::Button("Cancel")) job_.cancel();
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  ImGui::TextDisabled("|");
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(260);
+  ImGui::InputText("##saved", &saved_);
+  ImGui::SameLine();
+  ImGui::BeginDisabled(s.running);
+  if (ImGui::Button("Open saved result")) open(saved_);
+  ImGui::EndDisabled();
+}
+
+PanelActions CorpusPanel::draw(const PanelContext& c, std::shared_ptr<const Checkpoint> checkpoint) {
+  PanelActions actions;
+  const CorpusJobState s = job_.state();
+  draw_run_controls(checkpoint, s);
+  if (s.running) draw_progress(s);
+  if (!s.message.empty()) ImGui::TextWrapped("%s", s.message.c_str());
+  if (!s.result) return actions;
+  ImGui::TextUnformatted("figure");
+  for (int k = 0; k < static_cast<int>(std::size(kFigures)); ++k) {
+    ImGui::SameLine();
+    ImGui::RadioButton(kFigures[k], &figure_, k);
+  }
+  FigureOptions o = figure_options(c.state);
+  o.head = std::max(0, o.head);
+  const std::string key = std::string(kFigures[figure_]) + figure_key(0, o);
+  if (key != key_ || shown_ != s.result.get()) {
+    key_ = key;
+    shown_ = s.result.get();
+    error_.clear();
+    try {
+      canvas_.set(corpus_figure(kFigures[figure_], *s.result, o));
+    } catch (const std::exception& e) {
+      canvas_.set({});
+      error_ = e.what();
+    }
+  }
+  if (!error_.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", error_.c_str());
+  if (ImGui::Button("Export...")) actions.export_figure = &canvas_.figure();
+  ImGui::BeginChild("corpus figure", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
+  canvas_.draw(c.renderer, std::max(200.0f, ImGui::GetContentRegionAvail().x), c.figure_font);
+  ImGui::EndChild();
+  return actions;
+}
+
+}  // namespace attnscope::ui

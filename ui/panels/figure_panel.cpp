@@ -1,0 +1,62 @@
+#include "panels/figure_panel.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+
+namespace attnscope::ui {
+
+std::string figure_key(uint64_t serial, const FigureOptions& o) {
+  std::string key = std::to_string(serial) + "|" + std::to_string(o.layer) + "|" + std::to_string(o.head) + "|" +
+                    matrix_name(o.matrix) + "|" + colormap(o.colormap).name + "|" + std::to_string(static_cast<int>(o.scale)) + "|";
+  for (int l : o.layers) key += std::to_string(l) + ",";
+  return key;
+}
+
+PanelActions FigurePanel::draw(const PanelContext& c, const std::function<void(ViewState&)>& controls,
+                               const std::vector<CellHighlight>& highlights) {
+  PanelActions actions;
+  ViewState state = c.state;
+  if (controls) {
+    controls(state);
+    if (state.layer != c.state.layer || state.head != c.state.head || state.layer_sum != c.state.layer_sum || state.matrix != c.state.matrix ||
+        state.layers_shown != c.state.layers_shown || state.scale != c.state.scale || state.colormap != c.state.colormap)
+      actions.state = state;
+  }
+  if (!c.snapshot) {
+    ImGui::TextDisabled("Waiting for the first analysis...");
+    return actions;
+  }
+  const FigureOptions options = figure_options(state);
+  const std::string key = figure_key(c.snapshot->serial, options);
+  if (key != key_) {
+    key_ = key;
+    error_.clear();
+    try {
+      canvas_.set(build_(AnalyzedTextView{c.snapshot->encoding, c.snapshot->captures, c.snapshot->analysis}, options));
+    } catch (const std::exception& e) {
+      canvas_.set({});
+      error_ = e.what();
+    }
+  }
+  if (!error_.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", error_.c_str());
+  if (ImGui::Button("Export...")) actions.export_figure = &canvas_.figure();
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(120);
+  ImGui::SliderFloat("zoom", &zoom, 0.5f, 6.0f, "%.1fx");
+  ImGui::BeginChild("figure", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
+  if (ImGui::IsWindowHovered() && ImGui::GetIO().KeyCtrl && ImGui::GetIO().MouseWheel != 0)
+    zoom = std::clamp(zoom * (ImGui::GetIO().MouseWheel > 0 ? 1.15f : 1 / 1.15f), 0.5f, 6.0f);
+  const float width = std::max(200.0f, ImGui::GetContentRegionAvail().x) * zoom;
+  const CanvasHover hover = canvas_.draw(c.renderer, width, c.figure_font, highlights);
+  if (ImGui::IsWindowHovered() && ImGui::IsMouseDragging(ImGuiMouseButton_Left)) {  // pan
+    const ImVec2 d = ImGui::GetIO().MouseDelta;
+    ImGui::SetScrollX(ImGui::GetScrollX() - d.x);
+    ImGui::SetScrollY(ImGui::GetScrollY() - d.y);
+  }
+  (void)hover;
+  ImGui::EndChild();
+  return actions;
+}
+
+}  // namespace attnscope::ui

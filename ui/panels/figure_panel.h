@@ -1,0 +1,35 @@
+#pragma once
+// A view that is one figure of the focused head or layer (head detail, separators, statistics,
+// layers, attention lines): rebuilt only when the analysis or the choices change, drawn by the
+// figure canvas, zoomable, with an export button.
+#include <functional>
+#include <string>
+
+#include "figure_canvas.h"
+#include "figures/text_figures.h"
+#include "panels/panel_context.h"
+
+namespace attnscope::ui {
+
+using FigureBuilder = std::function<Figure(const AnalyzedTextView&, const FigureOptions&)>;
+
+class FigurePanel {
+ public:
+  explicit FigurePanel(FigureBuilder build) : build_(std::move(build)) {}
+  // `controls` draws the view's own choices above the figure and may change the state.
+  PanelActions draw(const PanelContext& context, const std::function<void(ViewState&)>& controls = {},
+                    const std::vector<CellHighlight>& highlights = {});
+  const Figure& figure() const { return canvas_.figure(); }
+  float zoom = 1.0f;
+
+ private:
+  FigureBuilder build_;
+  FigureCanvas canvas_;
+  std::string key_;  // what the figure was built from
+  std::string error_;
+};
+
+// Key of a figure: the snapshot it came from and every choice that changes it.
+std::string figure_key(uint64_t serial, const FigureOptions& options);
+
+}  // namespace attnscope::ui

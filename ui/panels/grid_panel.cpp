@@ -1,0 +1,83 @@
+#include "panels/grid_panel.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+
+#include "figures/text_figures.h"
+#include "panels/figure_panel.h"
+
+namespace attnscope::ui {
+
+void GridPanel::rebuild(const PanelContext& c) {
+  const TextAnalysis& a = c.snapshot->analysis;
+  const AnalyzedTextView text{c.snapshot->encoding, c.snapshot->captures, a};
+  FigureOptions o = figure_options(c.state);
+  o.outline_pairs = false;
+  thumbnails_.clear();
+  heads_ = static_cast<int>(a.num_heads);
+  for (int l = 0; l < a.num_layers; ++l)
+    for (int h = 0; h <= a.num_heads; ++h) thumbnails_.push_back(c.renderer.render(matrix_panel(text, l, h == a.num_heads ? -1 : h, o.matrix, o), 128));
+}
+
+PanelActions GridPanel::draw(const PanelContext& c) {
+  PanelActions actions;
+  ViewState state = c.state;
+  int matrix = static_cast<int>(state.matrix);
+  ImGui::TextUnformatted("matrix");
+  for (int k = 0; k < 3; ++k) {
+    ImGui::SameLine();
+    ImGui::RadioButton(matrix_name(static_cast<MatrixKind>(k)), &matrix, k);
+  }
+  if (matrix != static_cast<int>(state.matrix)) {
+    state.matrix = static_cast<MatrixKind>(matrix);
+    actions.state = state;
+  }
+  if (!c.snapshot) {
+    ImGui::TextDisabled("Waiting for the first analysis...");
+    return actions;
+  }
+  FigureOptions o = figure_options(c.state);
+  const std::string key = figure_key(c.snapshot->serial, o);
+  if (key != key_) {
+    key_ = key;
+    rebuild(c);
+  }
+  const int columns = heads_ + 1;
+  const float label_w = ImGui::CalcTextSize("L00").x + 8;
+  const float spacing = ImGui::GetStyle().ItemSpacing.x;
+  const float side = std::clamp((ImGui::GetContentRegionAvail().x - label_w - columns * (spacing + 4)) / columns, 24.0f, 160.0f);
+  ImGui::BeginChild("grid", ImVec2(0, 0), false);
+  ImGui::Dummy(ImVec2(label_w, 0));
+  for (int h = 0; h < columns; ++h) {
+    ImGui::SameLine(label_w + h * (side + spacing + 4) + 4);
+    ImGui::TextUnformatted(h == heads_ ? "sum" : ("h" + std::to_string(h)).c_str());
+  }
+  const int layers = static_cast<int>(thumbnails_.size()) / std::max(1, columns);
+  for (int l = 0; l < layers; ++l) {
+    ImGui::AlignTextToFramePadding();
+    ImGui::Text("L%d", l);
+    for (int h = 0; h < columns; ++h) {
+      ImGui::SameLine(label_w + h * (side + spacing + 4));
+      const HeatmapImage& img = thumbnails_[static_cast<size_t>(l * columns + h)];
+      const bool focused = l == c.state.layer && (h == heads_ ? c.state.layer_sum : (!c.state.layer_sum && h == c.state.head));
+      ImGui::PushID(l * columns + h);
+      ImGui::PushStyleColor(ImGuiCol_Button, focused ? ImVec4(1, 0.75f, 0, 1) : ImVec4(0.2f, 0.2f, 0.2f, 1));
+      if (ImGui::ImageButton(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(img.texture.get())), ImVec2(side, side), ImVec2(0, 0),
+                             ImVec2(1, 1), 2)) {
+        state.layer = l;
+        state.layer_sum = h == heads_;
+        if (h < heads_) state.head = h;
+        state.view = View::Head;
+        actions.state = state;
+      }
+      ImGui::PopStyleColor();
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip(h == heads_ ? "layer %d, sum of heads" : "layer %d, head %d", l, h);
+      ImGui::PopID();
+    }
+  }
+  ImGui::EndChild();
+  return actions;
+}
+
+}  // namespace attnscope::ui

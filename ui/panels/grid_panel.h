@@ -1,0 +1,22 @@
+#pragma once
+// The overview: a thumbnail of the chosen matrix for every layer and head, plus each layer's sum.
+#include <string>
+#include <vector>
+
+#include "gl/heatmap_renderer.h"
+#include "panels/panel_context.h"
+
+namespace attnscope::ui {
+
+class GridPanel {
+ public:
+  PanelActions draw(const PanelContext& context);
+
+ private:
+  void rebuild(const PanelContext& context);
+  std::vector<HeatmapImage> thumbnails_;  // layer-major, H + 1 per layer (the last: the sum)
+  std::string key_;
+  int heads_ = 0;
+};
+
+}  // namespace attnscope::ui

@@ -1,0 +1,99 @@
+#include "panels/pairs_panel.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <numeric>
+
+namespace attnscope::ui {
+
+Figure PairsPanel::pairs_view_figure(const AnalyzedTextView& text, const FigureOptions& options) {
+  FigureOptions o = options;
+  o.head = std::max(0, o.head);
+  Figure f = figure9(text, o);
+  std::get<TokenTextPanel>(f.panels[0]).table.clear();  // the table is the interactive one beside
+  std::get<TokenTextPanel>(f.panels[0]).table_header.clear();
+  f.panels.push_back(matrix_panel(text, resolved(o, text.analysis).layer, o.head, MatrixKind::Similarity, o));
+  return f;
+}
+
+void PairsPanel::sort_rows(const std::vector<TokenPair>& pairs, const Encoding& e) {
+  order_.resize(pairs.size());
+  std::iota(order_.begin(), order_.end(), 0);
+  ImGuiTableSortSpecs* specs = ImGui::TableGetSortSpecs();
+  if (!specs || specs->SpecsCount == 0) return;
+  const ImGuiTableColumnSortSpecs& s = specs->Specs[0];
+  const bool up = s.SortDirection == ImGuiSortDirection_Ascending;
+  std::stable_sort(order_.begin(), order_.end(), [&](int a, int b) {
+    const TokenPair &p = pairs[a], &q = pairs[b];
+    bool less = false, greater = false;
+    switch (s.ColumnIndex) {
+      case 0: less = e.tokens[p.i].text < e.tokens[q.i].text; greater = e.tokens[q.i].text < e.tokens[p.i].text; break;
+      case 1: less = e.tokens[p.j].text < e.tokens[q.j].text; greater = e.tokens[q.j].text < e.tokens[p.j].text; break;
+      case 2: less = p.i < q.i; greater = q.i < p.i; break;
+      case 3: less = p.j < q.j; greater = q.j < p.j; break;
+      default: less = p.value < q.value; greater = q.value < p.value; break;
+    }
+    return up ? less : greater;
+  });
+}
+
+PanelActions PairsPanel::draw(const PanelContext& c) {
+  if (!c.snapshot) return figure_.draw(c);
+  const int head = std::max(0, c.state.head);
+  const auto& pairs = c.snapshot->analysis.head(c.state.layer, head).pairs;
+  const Encoding& e = c.snapshot->encoding;
+  ImGui::Text("Layer %d, head %d: %zu pairs with S_hat >= %.3g", c.state.layer, head, pairs.size(), c.snapshot->analysis.settings.tau);
+  ImGui::BeginChild("pair table", ImVec2(ImGui::GetFontSize() * 24, 0), true);
+  int hovered = -1;
+  const ImGuiTableFlags flags = ImGuiTableFlags_Sortable | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_BordersInnerV;
+  if (ImGui::BeginTable("pairs", 5, flags)) {
+    ImGui::TableSetupScrollFreeze(0, 1);
+    ImGui::TableSetupColumn("token i");
+    ImGui::TableSetupColumn("token j");
+    ImGui::TableSetupColumn("i", ImGuiTableColumnFlags_DefaultSort);  // the paper's order: by position
+    ImGui::TableSetupColumn("j");
+    ImGui::TableSetupColumn("S_hat");
+    ImGui::TableHeadersRow();
+    if (ImGuiTableSortSpecs* specs = ImGui::TableGetSortSpecs(); specs && (specs->SpecsDirty || order_.size() != pairs.size())) {
+      sort_rows(pairs, e);
+      specs->SpecsDirty = false;
+    }
+    if (order_.size() != pairs.size()) sort_rows(pairs, e);
+    ImGuiListClipper clipper;
+    clipper.Begin(static_cast<int>(order_.size()));
+    while (clipper.Step())
+      for (int row = clipper.DisplayStart; row < clipper.DisplayEnd; ++row) {
+        const TokenPair& p = pairs[order_[row]];
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::PushID(row);
+        ImGui::Selectable(e.tokens[p.i].text.c_str(), hovered_ == order_[row], ImGuiSelectableFlags_SpanAllColumns);
+        if (ImGui::IsItemHovered()) hovered = order_[row];
+        ImGui::PopID();
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(e.tokens[p.j].text.c_str());
+        ImGui::TableNextColumn();
+        ImGui::Text("%d", p.i);
+        ImGui::TableNextColumn();
+        ImGui::Text("%d", p.j);
+        ImGui::TableNextColumn();
+        ImGui::Text("%.3f", p.value);
+      }
+    ImGui::EndTable();
+  }
+  ImGui::EndChild();
+  hovered_ = hovered;
+  ImGui::SameLine();
+  ImGui::BeginGroup();
+  std::vector<CellHighlight> highlights;
+  if (hovered_ >= 0 && hovered_ < static_cast<int>(pairs.size())) {
+    const TokenPair& p = pairs[hovered_];
+    highlights = {{0, p.i, p.j}, {1, p.i, p.j}, {1, p.j, p.i}};
+  }
+  PanelActions actions = figure_.draw(c, {}, highlights);
+  ImGui::EndGroup();
+  return actions;
+}
+
+}  // namespace attnscope::ui

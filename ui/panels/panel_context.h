@@ -1,0 +1,25 @@
+#pragma once
+// What every panel reads each frame, and what it may ask the explorer to do. Panels never
+// reach into each other: they return actions.
+#include <optional>
+
+#include "analysis_worker.h"
+#include "figures/figure.h"
+#include "gl/heatmap_renderer.h"
+#include "view_state.h"
+
+namespace attnscope::ui {
+
+struct PanelContext {
+  const AnalysisSnapshot* snapshot;  // the newest good analysis, or null
+  const ViewState& state;
+  const HeatmapRenderer& renderer;
+  float figure_font;  // pixels
+};
+
+struct PanelActions {
+  std::optional<ViewState> state;        // focus, matrix, view ... changed
+  const Figure* export_figure = nullptr;  // the user asked to export this figure
+};
+
+}  // namespace attnscope::ui

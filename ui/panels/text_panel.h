@@ -1,0 +1,33 @@
+#pragma once
+// Text in: the editor (type, paste, drop a .txt file, open a file, examples), the token strip
+// with indices and the truncation notice, the model and device in use, and the analysis settings.
+#include <string>
+#include <vector>
+
+#include "analysis_worker.h"
+#include "settings_store.h"
+
+namespace attnscope::ui {
+
+struct TextPanelResult {
+  bool text_edited = false;      // rerun after the debounce delay
+  bool settings_changed = false; // rerun now
+};
+
+class TextPanel {
+ public:
+  explicit TextPanel(std::string examples_dir);
+  // `busy`: a run is under way (shown as a spinner).
+  TextPanelResult draw(std::string& text, Settings& settings, const ModelStatus& model, const AnalysisSnapshot* shown,
+                       const AnalysisSnapshot* latest, bool busy);
+  // Reads a UTF-8 text file into `text`; false with a message on failure.
+  bool load_file(const std::string& path, std::string& text);
+
+ private:
+  void draw_tokens(const AnalysisSnapshot& shown);
+  bool draw_settings(Settings& settings);
+  std::string examples_dir_, open_path_, message_;
+  std::vector<std::string> examples_;
+};
+
+}  // namespace attnscope::ui

@@ -1,0 +1,89 @@
+#include "settings_store.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "error.h"
+#include "io/atomic_file.h"
+
+namespace attnscope::ui {
+namespace {
+
+using nlohmann::json;
+
+json to_json(const Settings& s) {
+  return json{{"format", "attnscope.settings"},
+              {"version", 1},
+              {"model", s.model},
+              {"recent_models", s.recent_models},
+              {"tau", s.analysis.tau},
+              {"tau_sep", s.analysis.tau_sep},
+              {"include_special", s.analysis.include_special},
+              {"sentences", s.analysis.sentences == SentenceMode::Segments ? "segments" : "punct"},
+              {"view", view_name(s.view.view)},
+              {"matrix", matrix_name(s.view.matrix)},
+              {"colormap", colormap(s.view.colormap).name},
+              {"scale", s.view.scale == ValueScale::Log ? "log" : "linear"},
+              {"presentation", s.view.presentation},
+              {"window", {s.window_width, s.window_height}},
+              {"max_length", s.max_length}};
+}
+
+// Each field is optional; a field of the wrong type or value is an error naming it.
+Settings from_json(const json& j) {
+  Settings s;
+  if (!j.is_object()) throw Error("not a JSON object");
+  const auto field = [&j](const char* name) -> const json* { return j.contains(name) ? &j.at(name) : nullptr; };
+  if (auto* v = field("model")) s.model = v->get<std::string>();
+  if (auto* v = field("recent_models")) s.recent_models = v->get<std::vector<std::string>>();
+  if (auto* v = field("tau")) s.analysis.tau = v->get<double>();
+  if (auto* v = field("tau_sep")) s.analysis.tau_sep = v->get<double>();
+  if (!(s.analysis.tau > 0 && s.analysis.tau <= 1) || !(s.analysis.tau_sep > 0 && s.analysis.tau_sep <= 1))
+    throw Error("tau and tau_sep must be in (0, 1]");
+  if (auto* v = field("include_special")) s.analysis.include_special = v->get<bool>();
+  if (auto* v = field("sentences")) s.analysis.sentences = v->get<std::string>() == "segments" ? SentenceMode::Segments : SentenceMode::Punctuation;
+  if (auto* v = field("view")) s.view.view = view_by_name(v->get<std::string>());
+  if (auto* v = field("matrix")) s.view.matrix = matrix_by_name(v->get<std::string>());
+  if (auto* v = field("colormap")) s.view.colormap = colormap_by_name(v->get<std::string>());
+  if (auto* v = field("scale")) s.view.scale = v->get<std::string>() == "log" ? ValueScale::Log : ValueScale::Linear;
+  if (auto* v = field("presentation")) s.view.presentation = v->get<bool>();
+  if (auto* v = field("window")) {
+    const auto size = v->get<std::vector<int>>();
+    if (size.size() != 2 || size[0] < 200 || size[1] < 150 || size[0] > 16384 || size[1] > 16384) throw Error("window: expected [width, height]");
+    s.window_width = size[0];
+    s.window_height = size[1];
+  }
+  if (auto* v = field("max_length")) s.max_length = v->get<size_t>();
+  return s;
+}
+
+}  // namespace
+
+std::filesystem::path default_settings_path() {
+  if (const char* xdg = std::getenv("XDG_CONFIG_HOME"); xdg && *xdg) return std::filesystem::path(xdg) / "attnscope" / "settings.json";
+  const char* home = std::getenv("HOME");
+  return std::filesystem::path(home && *home ? home : ".") / ".config" / "attnscope" / "settings.json";
+}
+
+LoadedSettings load_settings(const std::filesystem::path& path) {
+  LoadedSettings out;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return out;
+  try {
+    out.settings = from_json(json::parse(in));
+  } catch (const std::exception& e) {
+    out.settings = Settings{};
+    out.warning = path.string() + ": settings not used (" + e.what() + "); the defaults apply";
+  }
+  return out;
+}
+
+void save_settings(const std::filesystem::path& path, const Settings& settings) {
+  std::error_code ec;
+  std::filesystem::create_directories(path.parent_path(), ec);
+  if (ec) throw Error(path.parent_path().string() + ": cannot create the settings folder: " + ec.message());
+  write_file_atomically(path, to_json(settings).dump(2) + "\n");
+}
+
+}  // namespace attnscope::ui

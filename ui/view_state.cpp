@@ -1,0 +1,113 @@
+#include "view_state.h"
+
+#include <algorithm>
+
+#include "error.h"
+
+namespace attnscope::ui {
+namespace {
+
+struct ViewText {
+  View view;
+  const char* name;
+  const char* title;
+  const char* summary;
+  const char* help;
+};
+
+const ViewText kViews[kViewCount] = {
+    {View::Grid, "grid", "Overview", "Every layer and head at a glance; the last column sums each layer. Click a map to focus it.",
+     "Thumbnails of one matrix for every head: the attention map A (row i: the querying token, column j: the attended "
+     "token; rows sum to 1), the context similarity S = C C^T of the head's output vectors C = A V with its diagonal "
+     "set to 0, or the cosine similarity S_ij / (|c_i| |c_j|). The extra column is the sum over the layer's heads."},
+    {View::Head, "head", "Head", "One head's matrix in detail: hover for values, Ctrl + wheel to zoom, outlines mark S_hat >= tau.",
+     "The focused head's matrix with the tokens on both axes. S is signed, so it uses a diverging colormap centred at 0. "
+     "Outlined cells are the high-similarity elements: S_hat = S / max_{i != j} S_ij >= tau (METHOD.md)."},
+    {View::Separators, "separators", "Separators", "Fig. 5: attention, similarity, the separator mask and block averages.",
+     "Column attention a_j = sum_i A_ij of the head's own map, divided by its maximum; tokens with a_hat_j >= tau_sep are "
+     "separators. The mask marks their rows and columns; the separators cut the text into segments, and the last panel "
+     "shows the mean of S over each pair of segments (i != j)."},
+    {View::Pairs, "pairs", "Token pairs", "Fig. 9: the pairs the focused head binds together, and where they sit in the text.",
+     "Pairs (i < j) with S_hat_ij >= tau. Tokens taking part are coloured one colour per token value. Hover a row to light "
+     "the pair in the text and in the similarity map."},
+    {View::Stats, "stats", "Head statistics", "Fig. 6, 7, 8, 11 for this text: per head of the focused layer.",
+     "Repeat share: pairs of the same token id. Same-sentence share beside its chance level (the share of all pairs in one "
+     "sentence). Anchor: the token in most pairs, with its share. Mean distance j - i and the focused head's distance "
+     "histogram. A head without pairs shows n/a, never 0."},
+    {View::Layers, "layers", "Layers", "Fig. 12 and 13: summed similarity and pair distances, layer by layer.",
+     "The sum of S over a layer's heads (diagonal 0), and the distances j - i of all pairs of the layer's heads pooled."},
+    {View::Lines, "lines", "Attention lines", "For teaching: each token on the left, linked to the tokens it attends to on the right.",
+     "A line from token i (left) to token j (right) whose opacity is A_ij of the focused head (or the mean of the layer's "
+     "heads). Lines under 0.02 are left out."},
+    {View::Corpus, "corpus", "Corpus", "Run over many texts, or open a saved run: Fig. 2, 3, 6, 7, 8, 10, 11, 13.",
+     "A corpus is cut into windows of N tokens ([CLS] ... [SEP]); their attention maps, high-similarity masks and "
+     "per-text statistics are accumulated (METHOD.md, Over a corpus). Runs can be cancelled; the result is saved as JSON "
+     "and CSV and can be reopened here."},
+};
+
+const ViewText& text(View v) { return kViews[static_cast<int>(v)]; }
+
+}  // namespace
+
+const char* view_name(View v) { return text(v).name; }
+const char* view_title(View v) { return text(v).title; }
+const char* view_summary(View v) { return text(v).summary; }
+const char* view_help(View v) { return text(v).help; }
+
+View view_by_name(const std::string& name) {
+  for (const ViewText& t : kViews)
+    if (name == t.name) return t.view;
+  throw Error("unknown view \"" + name + "\": expected grid, head, separators, pairs, stats, layers, lines or corpus");
+}
+
+ViewState stepped(ViewState s, Step step, int layers, int heads) {
+  s = clamped(s, layers, heads);
+  switch (step) {
+    case Step::NextHead:
+      if (s.head + 1 < heads) ++s.head;
+      else if (s.layer + 1 < layers) s = {s.view, s.matrix, s.layer + 1, 0, false, s.colormap, s.scale, s.presentation, s.layers_shown};
+      break;
+    case Step::PreviousHead:
+      if (s.head > 0) --s.head;
+      else if (s.layer > 0) s = {s.view, s.matrix, s.layer - 1, heads - 1, false, s.colormap, s.scale, s.presentation, s.layers_shown};
+      break;
+    case Step::NextLayer: s.layer = std::min(layers - 1, s.layer + 1); break;
+    case Step::PreviousLayer: s.layer = std::max(0, s.layer - 1); break;
+  }
+  return s;
+}
+
+ViewState clamped(ViewState s, int layers, int heads) {
+  s.layer = std::clamp(s.layer, 0, std::max(0, layers - 1));
+  s.head = std::clamp(s.head, 0, std::max(0, heads - 1));
+  std::erase_if(s.layers_shown, [layers](int l) { return l < 0 || l >= layers; });
+  return s;
+}
+
+MatrixKind next_matrix(MatrixKind k) {
+  return k == MatrixKind::Attention ? MatrixKind::Similarity : k == MatrixKind::Similarity ? MatrixKind::Cosine : MatrixKind::Attention;
+}
+
+FigureOptions figure_options(const ViewState& s) {
+  FigureOptions o;
+  o.layer = s.layer;
+  o.head = s.layer_sum ? -1 : s.head;
+  o.layers = s.layers_shown;
+  o.matrix = s.matrix;
+  o.colormap = s.presentation ? ColormapId::HighContrast : s.colormap;
+  o.scale = s.scale;
+  return o;
+}
+
+void Debounce::edited(double now) {
+  last_ = now;
+  pending_ = true;
+}
+
+bool Debounce::fire(double now) {
+  if (!pending_ || now - last_ < delay_) return false;
+  pending_ = false;
+  return true;
+}
+
+}  // namespace attnscope::ui

@@ -1,0 +1,58 @@
+#pragma once
+// What the explorer is showing, and the rules for moving through it: the view, the focused layer
+// and head, the matrix, colours. Plain data and pure functions, tested without a window.
+#include <string>
+#include <vector>
+
+#include "figures/colormap.h"
+#include "figures/figure_options.h"
+
+namespace attnscope::ui {
+
+enum class View { Grid, Head, Separators, Pairs, Stats, Layers, Lines, Corpus };
+constexpr int kViewCount = 8;
+
+const char* view_name(View view);      // "grid", "head", ... as on the command line
+const char* view_title(View view);     // tab title
+const char* view_summary(View view);   // the one-line explanation under the tab
+const char* view_help(View view);      // what the "?" says, from METHOD.md
+// Throws attnscope::Error naming the accepted views.
+View view_by_name(const std::string& name);
+
+struct ViewState {
+  View view = View::Grid;
+  MatrixKind matrix = MatrixKind::Attention;
+  int layer = 0, head = 0;          // the focused head
+  bool layer_sum = false;           // focus the layer's sum instead of one head
+  ColormapId colormap = ColormapId::Viridis;
+  ValueScale scale = ValueScale::Linear;
+  bool presentation = false;        // large fonts, high contrast, fewer panels
+  std::vector<int> layers_shown;    // Fig. 12 / 13 in the Layers view (empty: all)
+};
+
+enum class Step { NextHead, PreviousHead, NextLayer, PreviousLayer };
+
+// Moves the focus; heads wrap into the next or previous layer, layers stop at the ends.
+ViewState stepped(ViewState state, Step step, int layers, int heads);
+// Keeps the focus inside a model of this size (after a model change).
+ViewState clamped(ViewState state, int layers, int heads);
+// The next matrix in attention -> similarity -> cosine -> attention.
+MatrixKind next_matrix(MatrixKind kind);
+// The figure options the focused view draws with.
+FigureOptions figure_options(const ViewState& state);
+
+// Reruns the analysis a short moment after the last edit, not on every keystroke.
+class Debounce {
+ public:
+  explicit Debounce(double delay_seconds = 0.35) : delay_(delay_seconds) {}
+  void edited(double now);
+  // True once, when `delay` has passed since the last edit.
+  bool fire(double now);
+  bool pending() const { return pending_; }
+
+ private:
+  double delay_, last_ = 0;
+  bool pending_ = false;
+};
+
+}  // namespace attnscope::ui

@@ -1,0 +1,77 @@
+#include "window.h"
+
+#include <glad/gl.h>
+// GLFW after glad: glad provides the GL declarations.
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+#include <imgui_impl_glfw.h>
+#include <imgui_impl_opengl3.h>
+
+#include <utility>
+
+#include "error.h"
+
+namespace attnscope::ui {
+namespace {
+
+std::string glfw_error() {
+  const char* description = nullptr;
+  glfwGetError(&description);
+  return description ? description : "unknown GLFW error";
+}
+
+}  // namespace
+
+Window::Window(int width, int height, const std::string& title) {
+  if (!glfwInit()) throw Error("cannot open a window: " + glfw_error() + " (is there a display? try xvfb-run)");
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+  glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+  window_ = glfwCreateWindow(width, height, title.c_str(), nullptr, nullptr);
+  if (!window_) {
+    const std::string why = glfw_error();
+    glfwTerminate();
+    throw Error("cannot create an OpenGL 3.3 core window: " + why);
+  }
+  glfwMakeContextCurrent(window_);
+  glfwSwapInterval(1);
+  if (!gladLoadGL(glfwGetProcAddress)) {
+    glfwDestroyWindow(window_);
+    glfwTerminate();
+    throw Error("cannot load the OpenGL 3.3 functions");
+  }
+  glfwSetWindowUserPointer(window_, this);
+  glfwSetDropCallback(window_, [](GLFWwindow* w, int count, const char** paths) {
+    auto* self = static_cast<Window*>(glfwGetWindowUserPointer(w));
+    for (int i = 0; i < count; ++i) self->dropped_.emplace_back(paths[i]);
+  });
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGui::GetIO().IniFilename = nullptr;  // our settings file keeps what matters
+  ImGui_ImplGlfw_InitForOpenGL(window_, true);
+  ImGui_ImplOpenGL3_Init("#version 330 core");
+}
+
+Window::~Window() {
+  ImGui_ImplOpenGL3_Shutdown();
+  ImGui_ImplGlfw_Shutdown();
+  ImGui::DestroyContext();
+  glfwDestroyWindow(window_);
+  glfwTerminate();
+}
+
+bool Window::should_close() const { return glfwWindowShouldClose(window_); }
+
+float Window::content_scale() const {
+  float x = 1, y = 1;
+  glfwGetWindowContentScale(window_, &x, &y);
+  return x > 0 ? x : 1.0f;
+}
+
+void Window::size(int& width, int& height) const { glfwGetWindowSize(window_, &width, &height); }
+void Window::framebuffer_size(int& width, int& height) const { glfwGetFramebufferSize(window_, &width, &height); }
+
+std::vector<std::string> Window::take_dropped_files() { return std::exchange(dropped_, {}); }
+
+}  // namespace attnscope::ui
