@@ -159,7 +159,7 @@ void Explorer::draw_view(View view, const PanelContext& c) {
     case View::Stats: apply(stats_.draw(c, focus_controls)); break;
     case View::Layers: apply(layers_.draw(c)); break;
     case View::Lines: apply(lines_.draw(c, focus_controls)); break;
-    case View::Corpus: apply(corpus_.draw(c, worker_->checkpoint())); break;
+    case View::Corpus: apply(corpus_.draw(c, worker_->checkpoint(), focus_controls)); break;
   }
 }
 

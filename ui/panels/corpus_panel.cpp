@@ -72,13 +72,17 @@ void CorpusPanel::draw_run_controls(const std::shared_ptr<const Checkpoint>& che
   ImGui::EndDisabled();
 }
 
-PanelActions CorpusPanel::draw(const PanelContext& c, std::shared_ptr<const Checkpoint> checkpoint) {
+PanelActions CorpusPanel::draw(const PanelContext& c, std::shared_ptr<const Checkpoint> checkpoint,
+                               const std::function<void(ViewState&)>& controls) {
   PanelActions actions;
   const CorpusJobState s = job_.state();
   draw_run_controls(checkpoint, s);
   if (s.running) draw_progress(s);
   if (!s.message.empty()) ImGui::TextWrapped("%s", s.message.c_str());
   if (!s.result) return actions;
+  ViewState state = c.state;
+  controls(state);
+  if (state.layer != c.state.layer || state.head != c.state.head) actions.state = state;
   ImGui::TextUnformatted("figure");
   for (int k = 0; k < static_cast<int>(std::size(kFigures)); ++k) {
     ImGui::SameLine();

@@ -1,6 +1,7 @@
 #pragma once
 // Corpus runs from the window: pick a file or folder, the number of windows, run with progress,
 // rate, time left and cancel; or open a saved result; then its figures (2, 3, 6, 7, 8, 10, 11, 13).
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -13,7 +14,9 @@ namespace attnscope::ui {
 class CorpusPanel {
  public:
   // `checkpoint` may be null while the model loads.
-  PanelActions draw(const PanelContext& context, std::shared_ptr<const Checkpoint> checkpoint);
+  // `controls` draws the layer and head choice (the explorer's, shared with the other views).
+  PanelActions draw(const PanelContext& context, std::shared_ptr<const Checkpoint> checkpoint,
+                    const std::function<void(ViewState&)>& controls);
   void open(const std::string& saved_result);  // also used by --corpus-result
   bool has_result() const { return job_.state().result != nullptr; }
   bool busy() const { return job_.state().running; }

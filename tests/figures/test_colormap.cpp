@@ -1,0 +1,107 @@
+// Colormap tables and the value-to-colour rule (ColorScale), by hand.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "error.h"
+#include "figures/colormap.h"
+
+namespace attnscope {
+namespace {
+
+// Relative luminance (sRGB, linearised), enough to see that a map gets lighter.
+double luminance(Rgb c) {
+  const auto lin = [](double v) { return v <= 0.04045 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4); };
+  return 0.2126 * lin(c.r) + 0.7152 * lin(c.g) + 0.0722 * lin(c.b);
+}
+
+TEST(Colormap, EndsAreThePublishedAnchorColours) {
+  const Colormap& v = colormap(ColormapId::Viridis);
+  EXPECT_NEAR(v.table.front().r, 0x44 / 255.0, 1e-6);
+  EXPECT_NEAR(v.table.front().g, 0x01 / 255.0, 1e-6);
+  EXPECT_NEAR(v.table.front().b, 0x54 / 255.0, 1e-6);
+  EXPECT_NEAR(v.table.back().r, 0xFD / 255.0, 1e-6);
+  EXPECT_NEAR(v.table.back().g, 0xE7 / 255.0, 1e-6);
+  EXPECT_NEAR(v.table.back().b, 0x25 / 255.0, 1e-6);
+}
+
+TEST(Colormap, SequentialMapsGetLighterAllTheWay) {
+  for (ColormapId id : {ColormapId::Viridis, ColormapId::Magma, ColormapId::HighContrast}) {
+    const Colormap& m = colormap(id);
+    for (size_t i = 1; i < m.table.size(); ++i)
+      EXPECT_GT(luminance(m.table[i]), luminance(m.table[i - 1]) - 1e-4) << m.name << " at " << i;
+    EXPECT_FALSE(m.diverging);
+  }
+}
+
+TEST(Colormap, DivergingMapIsLightInTheMiddleAndBalanced) {
+  const Colormap& d = colormap(ColormapId::Diverging);
+  EXPECT_TRUE(d.diverging);
+  const Rgb mid = d.at(0.5);
+  EXPECT_GT(luminance(mid), 0.85);
+  for (size_t k = 0; k < 128; k += 8) EXPECT_NEAR(luminance(d.table[k]), luminance(d.table[255 - k]), 0.08) << k;
+  EXPECT_GT(d.at(0.0).b, d.at(0.0).r);  // negative: blue
+  EXPECT_GT(d.at(1.0).r, d.at(1.0).b);  // positive: red
+}
+
+TEST(Colormap, AtClampsAndTreatsNanAsTheLowEnd) {
+  const Colormap& v = colormap(ColormapId::Viridis);
+  EXPECT_EQ(v.at(-3).r, v.table.front().r);
+  EXPECT_EQ(v.at(7).g, v.table.back().g);
+  EXPECT_EQ(v.at(std::nan("")).b, v.table.front().b);
+}
+
+TEST(Colormap, Names) {
+  for (ColormapId id : all_colormaps()) EXPECT_EQ(colormap_by_name(colormap(id).name), id);
+  EXPECT_THROW(colormap_by_name("jet"), Error);
+}
+
+TEST(ColorScale, Linear) {
+  const ColorScale s{2, 6, ValueScale::Linear, false};
+  EXPECT_DOUBLE_EQ(s.position(2), 0.0);
+  EXPECT_DOUBLE_EQ(s.position(3), 0.25);
+  EXPECT_DOUBLE_EQ(s.position(6), 1.0);
+  EXPECT_DOUBLE_EQ(s.position(10), 1.0);
+  EXPECT_DOUBLE_EQ(s.position(0), 0.0);
+  EXPECT_TRUE(std::isnan(s.position(std::nan(""))));
+  EXPECT_DOUBLE_EQ((ColorScale{1, 1, ValueScale::Linear, false}.position(1)), 0.5);  // a constant map
+}
+
+TEST(ColorScale, LogSpansThreeDecadesBelowTheTop) {
+  const ColorScale s{0, 1, ValueScale::Log, false};
+  EXPECT_DOUBLE_EQ(s.position(1), 1.0);
+  EXPECT_NEAR(s.position(0.1), 2.0 / 3.0, 1e-12);
+  EXPECT_NEAR(s.position(0.01), 1.0 / 3.0, 1e-12);
+  EXPECT_DOUBLE_EQ(s.position(0.001), 0.0);
+  EXPECT_DOUBLE_EQ(s.position(0), 0.0);
+  EXPECT_DOUBLE_EQ(s.position(-5), 0.0);
+}
+
+TEST(ColorScale, SymmetricCentresZero) {
+  const ColorScale s{-1, 4, ValueScale::Linear, true};  // limit 4
+  EXPECT_DOUBLE_EQ(s.position(0), 0.5);
+  EXPECT_DOUBLE_EQ(s.position(4), 1.0);
+  EXPECT_DOUBLE_EQ(s.position(-4), 0.0);
+  EXPECT_DOUBLE_EQ(s.position(-1), 0.375);
+  EXPECT_DOUBLE_EQ(s.position(2), 0.75);
+}
+
+TEST(ColorScale, SymmetricLogIsOddAndMonotone) {
+  const ColorScale s{-2, 2, ValueScale::Log, true};
+  EXPECT_DOUBLE_EQ(s.position(0), 0.5);
+  EXPECT_DOUBLE_EQ(s.position(2), 1.0);
+  EXPECT_DOUBLE_EQ(s.position(-2), 0.0);
+  // c = 2e-3: symlog(x) = log10(1 + x / c); position = 0.5 + 0.5 symlog(x) / symlog(2)
+  EXPECT_NEAR(s.position(0.2), 0.5 + 0.5 * std::log10(101.0) / std::log10(1001.0), 1e-12);
+  EXPECT_NEAR(s.position(-0.2), 1 - s.position(0.2), 1e-12);
+  EXPECT_LT(s.position(0.1), s.position(0.2));
+}
+
+TEST(ColorScale, ValueRangeIgnoresNan) {
+  EXPECT_EQ(value_range({3, std::nanf(""), -1, 2}), (std::pair<double, double>{-1, 3}));
+  EXPECT_EQ(value_range({std::nanf("")}), (std::pair<double, double>{0, 1}));
+  EXPECT_EQ(value_range({}), (std::pair<double, double>{0, 1}));
+}
+
+}  // namespace
+}  // namespace attnscope

@@ -1,0 +1,115 @@
+// Figure layout without any renderer: grid placement, square heatmaps, thinned labels, hit tests.
+#include <gtest/gtest.h>
+
+#include "figures/figure_layout.h"
+
+namespace attnscope {
+namespace {
+
+HeatmapPanel heatmap(int n, bool labels) {
+  HeatmapPanel p;
+  p.title = "map";
+  p.rows = p.cols = n;
+  p.values.assign(static_cast<size_t>(n) * n, 0.5f);
+  if (labels)
+    for (int i = 0; i < n; ++i) {
+      p.row_labels.push_back("tok" + std::to_string(i));
+      p.col_labels.push_back("tok" + std::to_string(i));
+    }
+  p.colorbar_label = "A";
+  return p;
+}
+
+bool overlap(const Rect& a, const Rect& b) { return a.x < b.right() && b.x < a.right() && a.y < b.bottom() && b.y < a.bottom(); }
+
+TEST(FigureLayout, PanelsFillAGridWithoutOverlapping) {
+  Figure f;
+  f.title = "title";
+  f.columns = 2;
+  for (int k = 0; k < 3; ++k) f.panels.push_back(heatmap(8, true));
+  const FigureLayout l = layout_figure(f, 800, 10, approximate_text_width);
+  ASSERT_EQ(l.panels.size(), 3u);
+  EXPECT_DOUBLE_EQ(l.panels[0].cell.y, l.panels[1].cell.y);
+  EXPECT_GT(l.panels[1].cell.x, l.panels[0].cell.right());
+  EXPECT_GT(l.panels[2].cell.y, l.panels[0].cell.bottom());
+  EXPECT_DOUBLE_EQ(l.panels[2].cell.x, l.panels[0].cell.x);
+  for (size_t a = 0; a < 3; ++a) {
+    EXPECT_GT(l.panels[a].plot.y, l.title.bottom());
+    EXPECT_LE(l.panels[a].cell.right(), 800);
+    EXPECT_LE(l.panels[a].cell.bottom(), l.height);
+    for (size_t b = a + 1; b < 3; ++b) EXPECT_FALSE(overlap(l.panels[a].cell, l.panels[b].cell));
+  }
+}
+
+TEST(FigureLayout, HeatmapsAreSquareWithTheColorbarBeside) {
+  Figure f;
+  f.panels.push_back(heatmap(10, true));
+  const PanelLayout p = layout_figure(f, 500, 10, approximate_text_width).panels[0];
+  EXPECT_DOUBLE_EQ(p.plot.w, p.plot.h);
+  EXPECT_GT(p.colorbar.x, p.plot.right());
+  EXPECT_DOUBLE_EQ(p.colorbar.h, p.plot.h);
+  EXPECT_LE(p.colorbar.right(), p.cell.right());
+  EXPECT_GT(p.plot.x, p.cell.x);  // room for the row labels
+}
+
+TEST(FigureLayout, LabelsAreThinnedWhenCellsAreSmallerThanText) {
+  Figure f;
+  f.panels.push_back(heatmap(10, true));
+  EXPECT_EQ(layout_figure(f, 600, 10, approximate_text_width).panels[0].row_label_every, 1);
+  Figure many;
+  many.panels.push_back(heatmap(128, true));
+  const PanelLayout p = layout_figure(many, 400, 10, approximate_text_width).panels[0];
+  const double cell = p.plot.h / 128;
+  EXPECT_GT(p.row_label_every, 1);
+  EXPECT_GE(p.row_label_every * cell, p.label_font);  // labels no longer overlap
+  EXPECT_LT((p.row_label_every - 1) * cell, p.label_font * 1.15);  // ... and not thinned more than needed
+}
+
+TEST(FigureLayout, ThumbnailsWithoutLabelsHaveNoColorbar) {
+  Figure f;
+  HeatmapPanel p = heatmap(16, false);
+  p.colorbar_label.clear();
+  f.panels.push_back(p);
+  const PanelLayout l = layout_figure(f, 200, 10, approximate_text_width).panels[0];
+  EXPECT_DOUBLE_EQ(l.plot.x, l.cell.x);
+  EXPECT_NEAR(l.plot.w, l.cell.w, 1e-9);
+}
+
+TEST(FigureLayout, HeatmapCellHitTest) {
+  Figure f;
+  f.panels.push_back(heatmap(4, true));
+  const FigureLayout l = layout_figure(f, 400, 10, approximate_text_width);
+  const HeatmapPanel& p = std::get<HeatmapPanel>(f.panels[0]);
+  const Rect& r = l.panels[0].plot;
+  EXPECT_EQ(heatmap_cell(p, l.panels[0], r.x + 0.1, r.y + 0.1), (std::pair<int, int>{0, 0}));
+  EXPECT_EQ(heatmap_cell(p, l.panels[0], r.right() - 0.1, r.bottom() - 0.1), (std::pair<int, int>{3, 3}));
+  EXPECT_EQ(heatmap_cell(p, l.panels[0], r.x + r.w * 0.6, r.y + r.h * 0.3), (std::pair<int, int>{1, 2}));
+  EXPECT_EQ(heatmap_cell(p, l.panels[0], r.x - 1, r.y), (std::pair<int, int>{-1, -1}));
+}
+
+TEST(FigureLayout, TokenTextWrapsWithinTheCell) {
+  Figure f;
+  TokenTextPanel t;
+  for (int i = 0; i < 60; ++i) {
+    t.tokens.push_back("word" + std::to_string(i));
+    t.color_index.push_back(-1);
+  }
+  t.table_header = {"a", "b"};
+  for (int i = 0; i < 50; ++i) t.table.push_back({"x", "y"});
+  f.panels.push_back(t);
+  const PanelLayout l = layout_figure(f, 300, 10, approximate_text_width).panels[0];
+  ASSERT_EQ(l.token_boxes.size(), 60u);
+  for (const Rect& b : l.token_boxes) EXPECT_LE(b.right(), l.cell.right() + 1e-9);
+  EXPECT_GT(l.token_boxes.back().y, l.token_boxes.front().y);  // wrapped onto later lines
+  EXPECT_EQ(l.table_rows_shown, 40);                            // the rest is summarised
+  EXPECT_GE(l.table.y, l.plot.bottom());
+}
+
+TEST(FigureLayout, LongLabelsAreCutOnCharacterBoundaries) {
+  EXPECT_EQ(axis_label("short"), "short");
+  const std::string cut = axis_label("ééééééééééééééééééé");  // 19 two-byte characters
+  EXPECT_EQ(cut, "ééééééééééééé\u2026");
+}
+
+}  // namespace
+}  // namespace attnscope

@@ -1,0 +1,163 @@
+// The figures of one text carry exactly the numbers of the analysis (what the command line's JSON
+// holds), on the real MiniLM checkpoint.
+#include <gtest/gtest.h>
+
+#include <ATen/ATen.h>
+
+#include <cmath>
+#include <map>
+
+#include "error.h"
+#include "figures/text_figures.h"
+#include "support/minilm.h"
+
+namespace attnscope {
+namespace {
+
+struct Analysed {
+  TextRun run;
+  TextAnalysis analysis;
+  AnalyzedTextView view() const { return {run.encoding, run.captures, analysis}; }
+};
+
+const Analysed& analysed() {
+  static const Analysed a = [] {
+    Analysed r;
+    r.run = test::minilm_checkpoint().run("The cat sat. The dog ran to the cat! A bird sang.", 128);
+    r.analysis = analyze_text(r.run.encoding, r.run.captures, AnalysisSettings{});
+    return r;
+  }();
+  return a;
+}
+
+std::vector<float> floats(const at::Tensor& t) {
+  const at::Tensor c = t.to(at::kFloat).contiguous();
+  return {c.data_ptr<float>(), c.data_ptr<float>() + c.numel()};
+}
+
+FigureOptions focus(int layer, int head) {
+  FigureOptions o;
+  o.layer = layer;
+  o.head = head;
+  return o;
+}
+
+TEST(TextFigures, MatrixPanelsHoldTheCapturedAndAnalysedValues) {
+  const Analysed& a = analysed();
+  const auto attention = matrix_panel(a.view(), 2, 7, MatrixKind::Attention, {});
+  EXPECT_EQ(attention.values, floats(a.run.captures.attention[2][7]));
+  EXPECT_EQ(attention.rows, static_cast<int>(a.run.encoding.size()));
+  EXPECT_EQ(attention.row_labels[1], "the");
+  const auto similarity = matrix_panel(a.view(), 2, 7, MatrixKind::Similarity, {});
+  EXPECT_EQ(similarity.values, floats(a.analysis.similarity.similarity[2][7]));
+  EXPECT_EQ(similarity.colormap, ColormapId::Diverging);
+  EXPECT_TRUE(similarity.color_scale.symmetric);
+  EXPECT_EQ(similarity.outlined.size(), 2 * a.analysis.head(2, 7).pairs.size());
+  const auto layer_sum = matrix_panel(a.view(), 2, -1, MatrixKind::Attention, {});
+  EXPECT_EQ(layer_sum.values, floats(a.run.captures.attention[2].sum(0)));
+}
+
+TEST(TextFigures, CosineIsSimilarityOverNorms) {
+  const Analysed& a = analysed();
+  const auto cosine = matrix_panel(a.view(), 1, 3, MatrixKind::Cosine, {});
+  const auto s = a.analysis.similarity.similarity[1][3];
+  const auto norms = a.analysis.similarity.norms[1][3];
+  const int n = cosine.rows;
+  for (int i = 0; i < n; i += 3)
+    for (int j = 0; j < n; j += 2) {
+      const double expected = i == j ? 0.0 : s[i][j].item<double>() / (norms[i].item<double>() * norms[j].item<double>());
+      EXPECT_NEAR(cosine.value(i, j), expected, 1e-5) << i << "," << j;
+    }
+}
+
+TEST(TextFigures, Figure5PanelsAreAttentionSimilarityMaskAndBlocks) {
+  const Analysed& a = analysed();
+  const Figure f = figure5(a.view(), focus(5, 2));
+  ASSERT_EQ(f.panels.size(), 4u);
+  const auto& mask = std::get<HeatmapPanel>(f.panels[2]);
+  const auto& seps = a.analysis.head(5, 2).separators.positions;
+  ASSERT_FALSE(seps.empty());
+  const auto is_sep = [&](int k) { return std::find(seps.begin(), seps.end(), k) != seps.end(); };
+  for (int i = 0; i < mask.rows; ++i)
+    for (int j = 0; j < mask.cols; ++j) EXPECT_EQ(mask.value(i, j), (is_sep(i) || is_sep(j)) ? 1.0f : 0.0f);
+  const auto& blocks = std::get<HeatmapPanel>(f.panels[3]);
+  const auto expected = floats(block_average(a.analysis.similarity.similarity[5][2], segments_from(seps, mask.rows)));
+  ASSERT_EQ(blocks.values.size(), expected.size());
+  for (size_t k = 0; k < expected.size(); ++k)
+    if (std::isnan(expected[k])) EXPECT_TRUE(std::isnan(blocks.values[k]));
+    else EXPECT_FLOAT_EQ(blocks.values[k], expected[k]);
+}
+
+TEST(TextFigures, Figure9ColoursOneColourPerTokenValueAndListsEveryPair) {
+  const Analysed& a = analysed();
+  const Figure f = figure9(a.view(), focus(3, 4));
+  const auto& t = std::get<TokenTextPanel>(f.panels[0]);
+  const auto& pairs = a.analysis.head(3, 4).pairs;
+  ASSERT_EQ(t.table.size(), pairs.size());
+  std::map<int32_t, int> colour_of;
+  std::vector<bool> in_pair(t.tokens.size(), false);
+  for (const TokenPair& p : pairs) in_pair[p.i] = in_pair[p.j] = true;
+  for (size_t k = 0; k < t.tokens.size(); ++k) {
+    EXPECT_EQ(t.color_index[k] >= 0, in_pair[k]) << k;
+    if (t.color_index[k] < 0) continue;
+    const int32_t id = a.run.encoding.tokens[k].id;
+    const auto [it, fresh] = colour_of.try_emplace(id, t.color_index[k]);
+    EXPECT_EQ(it->second, t.color_index[k]) << "token " << k << " has another colour than the same token elsewhere";
+  }
+  EXPECT_EQ(t.table[0][2], std::to_string(pairs[0].i));
+  EXPECT_EQ(t.table[0][3], std::to_string(pairs[0].j));
+}
+
+TEST(TextFigures, StatisticsFigureShowsUndefinedAsNan) {
+  const Analysed& a = analysed();
+  const Figure f = stats_figure(a.view(), focus(4, 0));
+  const auto& repeats = std::get<BarPanel>(f.panels[0]);
+  ASSERT_EQ(repeats.categories.size(), 12u);
+  for (int h = 0; h < 12; ++h) {
+    const auto& s = a.analysis.head(4, h).stats;
+    if (s.repeat_share) EXPECT_DOUBLE_EQ(repeats.series[0].values[h], *s.repeat_share);
+    else EXPECT_TRUE(std::isnan(repeats.series[0].values[h]));
+  }
+  const auto& sentence = std::get<BarPanel>(f.panels[1]);
+  EXPECT_TRUE(sentence.series[1].markers);  // the chance level is a marker beside the bar
+}
+
+TEST(TextFigures, LayerFiguresTakeTheChosenLayers) {
+  const Analysed& a = analysed();
+  FigureOptions o;
+  o.layers = {0, 5};
+  const Figure f12 = figure12(a.view(), o);
+  ASSERT_EQ(f12.panels.size(), 2u);
+  EXPECT_EQ(std::get<HeatmapPanel>(f12.panels[1]).values, floats(a.analysis.summed_similarity(5)));
+  const Figure f13 = figure13(a.view(), o);
+  const auto& bars = std::get<BarPanel>(f13.panels[0]);
+  double total = 0;
+  for (double v : bars.series[0].values) total += v;
+  EXPECT_NEAR(total, 1.0, 1e-9);  // shares of the layer's pooled pairs
+  o.layers = {6};
+  EXPECT_THROW(figure12(a.view(), o), Error);
+}
+
+TEST(TextFigures, GridHasEveryHeadAndTheLayerSums) {
+  const Analysed& a = analysed();
+  const Figure f = grid_figure(a.view(), {});
+  EXPECT_EQ(f.columns, 13);
+  EXPECT_EQ(f.panels.size(), 6u * 13u);
+  EXPECT_EQ(panel_title(f.panels[12]), "L0 sum");
+}
+
+TEST(TextFigures, BadChoicesAreRefusedWithAMessage) {
+  const Analysed& a = analysed();
+  EXPECT_THROW(head_figure(a.view(), focus(6, 0)), Error);
+  EXPECT_THROW(head_figure(a.view(), focus(0, 12)), Error);
+  try {
+    text_figure("2", a.view(), {});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("corpus"), std::string::npos);
+  }
+  EXPECT_EQ(text_figure("lines", a.view(), focus(-1, 0)).panels.size(), 1u);
+}
+
+}  // namespace
+}  // namespace attnscope

@@ -1,0 +1,183 @@
+// The real window under Xvfb (Mesa's software OpenGL), on the real MiniLM checkpoint: every view
+// renders, the screenshots are not blank, the head view's heatmap is a square of the expected
+// size, and focusing another head changes the pixels.
+#include <gtest/gtest.h>
+
+#include <stb_image.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <sys/wait.h>
+
+#include "support/paths.h"
+
+namespace attnscope {
+namespace {
+
+constexpr int kWidth = 1280, kHeight = 1100;
+
+struct Image {
+  int w = 0, h = 0;
+  std::vector<unsigned char> rgb;
+  const unsigned char* at(int x, int y) const { return &rgb[3 * (static_cast<size_t>(y) * w + x)]; }
+  // Coloured, as colormap cells are; text, UI greys and the white figure background are not.
+  bool saturated(int x, int y) const {
+    const unsigned char* p = at(x, y);
+    return std::max({p[0], p[1], p[2]}) - std::min({p[0], p[1], p[2]}) > 40;
+  }
+};
+
+std::string quote(const std::string& s) { return "'" + s + "'"; }
+
+class Gui : public ::testing::Test {
+ protected:
+  // Runs the explorer to a screenshot; returns the decoded image.
+  Image shot(const std::string& name, const std::vector<std::string>& args) {
+    const auto png = dir_ / (name + ".png");
+    std::string command = "xvfb-run -a -s '-screen 0 1600x1200x24' " + quote(ATTNSCOPE_GUI) + " --model " +
+                          quote(test::minilm_dir().string()) + " --settings " + quote((dir_ / "settings.json").string()) +
+                          " --width " + std::to_string(kWidth) + " --height " + std::to_string(kHeight) + " --screenshot " +
+                          quote(png.string());
+    for (const auto& a : args) command += " " + quote(a);
+    command += " > " + quote((dir_ / "log").string()) + " 2>&1 < /dev/null";
+    const int raw = std::system(command.c_str());
+    EXPECT_TRUE(WIFEXITED(raw) && WEXITSTATUS(raw) == 0) << command << "\n" << slurp(dir_ / "log");
+    Image img;
+    int channels = 0;
+    unsigned char* data = stbi_load(png.c_str(), &img.w, &img.h, &channels, 3);
+    if (!data) {
+      ADD_FAILURE() << "no screenshot at " << png;
+      return img;
+    }
+    img.rgb.assign(data, data + static_cast<size_t>(img.w) * img.h * 3);
+    stbi_image_free(data);
+    return img;
+  }
+
+  static std::string slurp(const std::filesystem::path& p) {
+    std::ifstream in(p);
+    return {std::istreambuf_iterator<char>(in), {}};
+  }
+
+  test::TempDir dir_;
+  const std::string text_ = (test::source_dir() / "assets/examples/classroom.txt").string();
+};
+
+// Share of pixels that are not the window's background or plain UI greys.
+double coloured_share(const Image& img) {
+  size_t n = 0;
+  for (int y = 0; y < img.h; ++y)
+    for (int x = 0; x < img.w; ++x) n += img.saturated(x, y);
+  return static_cast<double>(n) / (static_cast<double>(img.w) * img.h);
+}
+
+size_t distinct_colours(const Image& img) {
+  std::vector<bool> seen(1 << 18, false);
+  size_t n = 0;
+  for (size_t k = 0; k + 2 < img.rgb.size(); k += 3) {
+    const size_t key = (img.rgb[k] >> 2) << 12 | (img.rgb[k + 1] >> 2) << 6 | (img.rgb[k + 2] >> 2);
+    if (!seen[key]) n += (seen[key] = true);
+  }
+  return n;
+}
+
+struct Box {
+  int x0, y0, x1, y1;
+  int w() const { return x1 - x0; }
+  int h() const { return y1 - y0; }
+};
+
+// The longest run of coloured pixels through (x, y), horizontally and vertically: a heatmap's extent.
+Box run_through(const Image& img, int x, int y) {
+  Box b{x, y, x, y};
+  while (b.x0 > 0 && img.saturated(b.x0 - 1, y)) --b.x0;
+  while (b.x1 < img.w - 1 && img.saturated(b.x1 + 1, y)) ++b.x1;
+  while (b.y0 > 0 && img.saturated(x, b.y0 - 1)) --b.y0;
+  while (b.y1 < img.h - 1 && img.saturated(x, b.y1 + 1)) ++b.y1;
+  return b;
+}
+
+// The heatmap of the head view: the largest coloured square found from a grid of probes in the right pane.
+Box heatmap_box(const Image& img) {
+  Box best{0, 0, 0, 0};
+  for (int y = img.h / 5; y < img.h * 4 / 5; y += 40)
+    for (int x = img.w / 3; x < img.w * 9 / 10; x += 40) {
+      if (!img.saturated(x, y)) continue;
+      const Box b = run_through(img, x, y);
+      if (std::min(b.w(), b.h()) > std::min(best.w(), best.h())) best = b;
+    }
+  return best;
+}
+
+double mean_difference(const Image& a, const Image& b, const Box& box) {
+  double sum = 0;
+  for (int y = box.y0; y < box.y1; ++y)
+    for (int x = box.x0; x < box.x1; ++x)
+      for (int c = 0; c < 3; ++c) sum += std::abs(a.at(x, y)[c] - b.at(x, y)[c]);
+  return sum / (3.0 * std::max(1, box.w() * box.h()));
+}
+
+TEST_F(Gui, EveryViewRendersSomething) {
+  for (const char* view : {"grid", "head", "separators", "pairs", "stats", "layers", "lines"}) {
+    const Image img = shot(view, {"--file", text_, "--view", view, "--layer", "3", "--head", "2"});
+    ASSERT_EQ(img.w, kWidth) << view;
+    ASSERT_EQ(img.h, kHeight) << view;
+    EXPECT_GT(distinct_colours(img), 60u) << view;
+    EXPECT_GT(coloured_share(img), 0.01) << view;
+  }
+}
+
+TEST_F(Gui, HeadViewShowsASquareHeatmapOfTheExpectedSize) {
+  const Image img = shot("head", {"--file", text_, "--view", "head", "--layer", "3", "--head", "2"});
+  const Box b = heatmap_box(img);
+  // The right pane is 70% of 1280 pixels; after token labels, colorbar and margins the map is
+  // between 600 and 850 pixels wide, and square.
+  EXPECT_GT(b.w(), 600) << b.x0 << "," << b.y0 << " " << b.w() << "x" << b.h();
+  EXPECT_LT(b.w(), 850);
+  EXPECT_NEAR(b.h(), b.w(), b.w() * 0.03);
+  EXPECT_GT(b.x0, kWidth * 0.3);  // in the right pane
+}
+
+TEST_F(Gui, FocusingAnotherHeadChangesTheHeatmap) {
+  const Image a = shot("h2", {"--file", text_, "--view", "head", "--layer", "3", "--head", "2"});
+  const Image b = shot("h3", {"--file", text_, "--view", "head", "--layer", "3", "--head", "3"});
+  const Image again = shot("h2-again", {"--file", text_, "--view", "head", "--layer", "3", "--head", "2"});
+  const Box box = heatmap_box(a);
+  EXPECT_GT(mean_difference(a, b, box), 2.0);
+  EXPECT_LT(mean_difference(a, again, box), 0.01);  // the same head renders the same pixels
+}
+
+TEST_F(Gui, MatrixChoiceChangesTheGrid) {
+  const Image attention = shot("grid-a", {"--file", text_, "--view", "grid", "--matrix", "attention"});
+  const Image similarity = shot("grid-s", {"--file", text_, "--view", "grid", "--matrix", "similarity"});
+  const Box right{kWidth / 3, kHeight / 8, kWidth - 10, kHeight / 2};
+  EXPECT_GT(mean_difference(attention, similarity, right), 5.0);
+}
+
+TEST_F(Gui, CorpusViewShowsASavedRun) {
+  const auto corpus_in = dir_ / "corpus.txt";
+  std::string text;
+  for (int k = 0; k < 40; ++k) text += "The lighthouse keeper climbed the stairs. The lamp was lit at dusk. ";
+  test::write_text(corpus_in, text);
+  const auto result = dir_ / "corpus.json";
+  const std::string run = quote(test::cli_path().string()) + " corpus --model " + quote(test::minilm_dir().string()) + " --input " +
+                          quote(corpus_in.string()) + " --max-windows 3 --out " + quote(result.string()) + " > /dev/null 2>&1";
+  ASSERT_EQ(std::system(run.c_str()), 0);
+  const Image img = shot("corpus", {"--view", "corpus", "--corpus-result", result.string(), "--text", "A short text."});
+  EXPECT_GT(coloured_share(img), 0.05);
+}
+
+TEST_F(Gui, BadModelEndsWithOneClearLine) {
+  const auto png = dir_ / "never.png";
+  const std::string command = "xvfb-run -a " + quote(ATTNSCOPE_GUI) + " --model " + quote((dir_ / "no-model").string()) + " --settings " +
+                              quote((dir_ / "s.json").string()) + " --screenshot " + quote(png.string()) + " > " +
+                              quote((dir_ / "log").string()) + " 2>&1 < /dev/null";
+  const int raw = std::system(command.c_str());
+  EXPECT_TRUE(WIFEXITED(raw) && WEXITSTATUS(raw) == 1);
+  EXPECT_NE(slurp(dir_ / "log").find("attnscope: error:"), std::string::npos) << slurp(dir_ / "log");
+  EXPECT_FALSE(std::filesystem::exists(png));
+}
+
+}  // namespace
+}  // namespace attnscope

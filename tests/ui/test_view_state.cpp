@@ -1,0 +1,88 @@
+// Moving through layers and heads, view names, the debounce of reruns: no window needed.
+#include <gtest/gtest.h>
+
+#include "error.h"
+#include "view_state.h"
+
+namespace attnscope::ui {
+namespace {
+
+TEST(ViewState, HeadsWrapIntoTheNextAndPreviousLayer) {
+  ViewState s;
+  s.layer = 0;
+  s.head = 11;
+  s = stepped(s, Step::NextHead, 6, 12);
+  EXPECT_EQ(s.layer, 1);
+  EXPECT_EQ(s.head, 0);
+  s = stepped(s, Step::PreviousHead, 6, 12);
+  EXPECT_EQ(s.layer, 0);
+  EXPECT_EQ(s.head, 11);
+  s.head = 0;
+  s = stepped(s, Step::PreviousHead, 6, 12);  // the very first head stays
+  EXPECT_EQ(s.layer, 0);
+  EXPECT_EQ(s.head, 0);
+  s.layer = 5;
+  s.head = 11;
+  s = stepped(s, Step::NextHead, 6, 12);  // the very last head stays
+  EXPECT_EQ(s.layer, 5);
+  EXPECT_EQ(s.head, 11);
+}
+
+TEST(ViewState, LayersStopAtTheEnds) {
+  ViewState s;
+  s = stepped(s, Step::PreviousLayer, 6, 12);
+  EXPECT_EQ(s.layer, 0);
+  for (int k = 0; k < 10; ++k) s = stepped(s, Step::NextLayer, 6, 12);
+  EXPECT_EQ(s.layer, 5);
+}
+
+TEST(ViewState, ClampedToASmallerModel) {
+  ViewState s;
+  s.layer = 11;
+  s.head = 11;
+  s.layers_shown = {0, 3, 9};
+  s = clamped(s, 6, 4);
+  EXPECT_EQ(s.layer, 5);
+  EXPECT_EQ(s.head, 3);
+  EXPECT_EQ(s.layers_shown, (std::vector<int>{0, 3}));
+}
+
+TEST(ViewState, MatrixCycleAndFigureOptions) {
+  EXPECT_EQ(next_matrix(MatrixKind::Attention), MatrixKind::Similarity);
+  EXPECT_EQ(next_matrix(MatrixKind::Similarity), MatrixKind::Cosine);
+  EXPECT_EQ(next_matrix(MatrixKind::Cosine), MatrixKind::Attention);
+  ViewState s;
+  s.layer = 2;
+  s.head = 7;
+  s.layer_sum = true;
+  FigureOptions o = figure_options(s);
+  EXPECT_EQ(o.layer, 2);
+  EXPECT_EQ(o.head, -1);
+  EXPECT_EQ(o.colormap, ColormapId::Viridis);
+  s.presentation = true;
+  EXPECT_EQ(figure_options(s).colormap, ColormapId::HighContrast);
+}
+
+TEST(ViewState, ViewNamesRoundTripAndHaveHelp) {
+  for (int v = 0; v < kViewCount; ++v) {
+    const View view = static_cast<View>(v);
+    EXPECT_EQ(view_by_name(view_name(view)), view);
+    EXPECT_GT(std::string(view_help(view)).size(), 40u);
+    EXPECT_GT(std::string(view_summary(view)).size(), 20u);
+  }
+  EXPECT_THROW(view_by_name("heads"), Error);
+}
+
+TEST(Debounce, FiresOnceAfterTheDelay) {
+  Debounce d(0.35);
+  EXPECT_FALSE(d.fire(10.0));
+  d.edited(1.0);
+  d.edited(1.2);  // typing goes on
+  EXPECT_FALSE(d.fire(1.5));
+  EXPECT_TRUE(d.fire(1.56));
+  EXPECT_FALSE(d.fire(2.0));
+  EXPECT_FALSE(d.pending());
+}
+
+}  // namespace
+}  // namespace attnscope::ui
