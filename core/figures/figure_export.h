@@ -1,6 +1,7 @@
 #pragma once
-// Writes a figure to PNG (rendered offscreen at 1x to 4x), SVG or PDF with cairo, laid out by
-// figure_layout exactly as the explorer draws it. Files are written atomically.
+// Writes a figure to PNG (rendered offscreen by cairo at 1x to 4x), PDF (cairo) or SVG (our own
+// writer, with real text), laid out by figure_layout exactly as the explorer draws it. Files are
+// written atomically.
 #include <filesystem>
 #include <string>
 

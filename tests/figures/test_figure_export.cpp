@@ -67,10 +67,20 @@ TEST(FigureExport, PngIsRenderedAtTheAskedScale) {
 TEST(FigureExport, SvgCarriesTheLabelsAsText) {
   const std::string svg = render_figure(sample(), FigureFormat::Svg);
   EXPECT_EQ(svg.rfind("<?xml", 0), 0u);
-  // cairo writes glyphs as paths; the text itself is not in the file, so check glyph use and size
-  // instead, and the labels through the PDF below.
-  EXPECT_NE(svg.find("<image"), std::string::npos);  // the heatmap cells, embedded exactly
-  EXPECT_NE(svg.find("glyph"), std::string::npos);
+  EXPECT_NE(svg.find(">Sample figure</text>"), std::string::npos);
+  EXPECT_NE(svg.find(">lighthouse</text>"), std::string::npos);
+  EXPECT_NE(svg.find("rotate(-90)"), std::string::npos);              // column labels read upwards
+  EXPECT_NE(svg.find("data:image/png;base64,"), std::string::npos);   // the cells, embedded exactly
+  EXPECT_NE(svg.find("<path fill=\"none\" stroke=\"#000000\""), std::string::npos);  // the outlined cell
+  EXPECT_EQ(svg.substr(svg.size() - 7), "</svg>\n");
+}
+
+TEST(FigureExport, SvgEscapesMarkupInLabels) {
+  Figure f = sample();
+  f.title = "a < b & \"c\"";
+  const std::string svg = render_figure(f, FigureFormat::Svg);
+  EXPECT_NE(svg.find(">a &lt; b &amp; &quot;c&quot;</text>"), std::string::npos);
+  EXPECT_EQ(svg.find("a < b"), std::string::npos);
 }
 
 TEST(FigureExport, PdfTextHasTitleAndTokenLabels) {
