@@ -6,6 +6,7 @@
 #include <imgui_impl_glfw.h>
 #include <imgui_impl_opengl3.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 
@@ -150,6 +151,32 @@ void Explorer::draw_view(View view, const PanelContext& c) {
       ImGui::RadioButton(matrix_name(static_cast<MatrixKind>(k)), &matrix, k);
     }
     s.matrix = static_cast<MatrixKind>(matrix);
+    if (s.matrix == MatrixKind::Attention) {
+      ImGui::SameLine();
+      ImGui::Checkbox("zero diagonal", &s.zero_diagonal);
+    }
+  };
+  const auto layer_choice = [this](ViewState& s) {
+    const int layers = worker_->model_status().layers;
+    ImGui::TextUnformatted("layers shown");
+    for (int l = 0; l < layers; ++l) {
+      ImGui::SameLine();
+      bool on = s.layers_shown.empty() || std::find(s.layers_shown.begin(), s.layers_shown.end(), l) != s.layers_shown.end();
+      if (!ImGui::Checkbox(("##layer" + std::to_string(l)).c_str(), &on)) {
+        ImGui::SameLine(0, 2);
+        ImGui::Text("%d", l);
+        continue;
+      }
+      ImGui::SameLine(0, 2);
+      ImGui::Text("%d", l);
+      if (s.layers_shown.empty())
+        for (int k = 0; k < layers; ++k) s.layers_shown.push_back(k);
+      if (on) s.layers_shown.push_back(l);
+      else std::erase(s.layers_shown, l);
+      std::sort(s.layers_shown.begin(), s.layers_shown.end());
+      s.layers_shown.erase(std::unique(s.layers_shown.begin(), s.layers_shown.end()), s.layers_shown.end());
+      if (s.layers_shown.empty()) s.layers_shown.push_back(l);  // at least one layer stays
+    }
   };
   switch (view) {
     case View::Grid: apply(grid_.draw(c)); break;
@@ -157,7 +184,7 @@ void Explorer::draw_view(View view, const PanelContext& c) {
     case View::Separators: apply(separators_.draw(c, focus_controls)); break;
     case View::Pairs: apply(pairs_.draw(c)); break;
     case View::Stats: apply(stats_.draw(c, focus_controls)); break;
-    case View::Layers: apply(layers_.draw(c)); break;
+    case View::Layers: apply(layers_.draw(c, layer_choice)); break;
     case View::Lines: apply(lines_.draw(c, focus_controls)); break;
     case View::Corpus: apply(corpus_.draw(c, worker_->checkpoint(), focus_controls)); break;
   }

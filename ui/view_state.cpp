@@ -65,11 +65,19 @@ ViewState stepped(ViewState s, Step step, int layers, int heads) {
   switch (step) {
     case Step::NextHead:
       if (s.head + 1 < heads) ++s.head;
-      else if (s.layer + 1 < layers) s = {s.view, s.matrix, s.layer + 1, 0, false, s.colormap, s.scale, s.presentation, s.layers_shown};
+      else if (s.layer + 1 < layers) {
+        ++s.layer;
+        s.head = 0;
+        s.layer_sum = false;
+      }
       break;
     case Step::PreviousHead:
       if (s.head > 0) --s.head;
-      else if (s.layer > 0) s = {s.view, s.matrix, s.layer - 1, heads - 1, false, s.colormap, s.scale, s.presentation, s.layers_shown};
+      else if (s.layer > 0) {
+        --s.layer;
+        s.head = heads - 1;
+        s.layer_sum = false;
+      }
       break;
     case Step::NextLayer: s.layer = std::min(layers - 1, s.layer + 1); break;
     case Step::PreviousLayer: s.layer = std::max(0, s.layer - 1); break;
@@ -96,6 +104,7 @@ FigureOptions figure_options(const ViewState& s) {
   o.matrix = s.matrix;
   o.colormap = s.presentation ? ColormapId::HighContrast : s.colormap;
   o.scale = s.scale;
+  o.zero_diagonal = s.zero_diagonal;
   return o;
 }
 

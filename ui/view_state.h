@@ -24,6 +24,7 @@ struct ViewState {
   MatrixKind matrix = MatrixKind::Attention;
   int layer = 0, head = 0;          // the focused head
   bool layer_sum = false;           // focus the layer's sum instead of one head
+  bool zero_diagonal = false;       // attention shown with its diagonal set to 0
   ColormapId colormap = ColormapId::Viridis;
   ValueScale scale = ValueScale::Linear;
   bool presentation = false;        // large fonts, high contrast, fewer panels

@@ -25,6 +25,7 @@ struct FigureOptions {
   ColormapId colormap = ColormapId::Viridis;  // maps >= 0; signed maps always use the diverging one
   ValueScale scale = ValueScale::Linear;
   bool outline_pairs = true;  // outline the high-similarity elements on S and cosine maps
+  bool zero_diagonal = false; // attention maps: show A with its diagonal set to 0 (S's always is)
   std::string caption;        // shown under the title: model, settings
 };
 

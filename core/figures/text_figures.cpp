@@ -61,6 +61,16 @@ BarPanel histogram_panel(std::string title, const std::vector<int64_t>& counts, 
   return p;
 }
 
+// "[CLS] 0, . 12, [SEP] 40" (at most eight, then how many more).
+std::string separator_list(const Encoding& e, const std::vector<int>& positions) {
+  if (positions.empty()) return "none";
+  std::string out;
+  for (size_t k = 0; k < positions.size() && k < 8; ++k)
+    out += (k ? ", " : "") + e.tokens[positions[k]].text + " " + std::to_string(positions[k]);
+  if (positions.size() > 8) out += " and " + std::to_string(positions.size() - 8) + " more";
+  return out;
+}
+
 Figure titled(std::string title, const FigureOptions& o, int columns) {
   Figure f;
   f.title = std::move(title);
@@ -120,6 +130,8 @@ HeatmapPanel matrix_panel(const AnalyzedTextView& text, int layer, int head, Mat
             ", " + head_name(layer, head);
   p.rows = p.cols = static_cast<int>(text.encoding.size());
   p.values = head_matrix(text, layer, head, kind);
+  if (o.zero_diagonal)
+    for (int i = 0; i < p.rows; ++i) p.values[static_cast<size_t>(i) * p.cols + i] = 0.0f;
   p.row_labels = p.col_labels = token_labels(text.encoding);
   p.x_label = kind == MatrixKind::Attention ? "attended token j" : "token j";
   p.y_label = kind == MatrixKind::Attention ? "querying token i" : "token i";
@@ -189,7 +201,7 @@ Figure figure5(const AnalyzedTextView& text, const FigureOptions& options) {
   f.panels.push_back(matrix_panel(text, o.layer, head, MatrixKind::Attention, o));
   f.panels.push_back(matrix_panel(text, o.layer, head, MatrixKind::Similarity, o));
   HeatmapPanel mask = matrix_panel(text, o.layer, head, MatrixKind::Attention, o);
-  mask.title = "separator mask (tau_sep " + share_text(a.settings.tau_sep) + ")";
+  mask.title = "separator mask (tau_sep " + share_text(a.settings.tau_sep) + "): " + separator_list(text.encoding, seps.positions);
   mask.values = to_floats(separator_mask(seps.positions, n).to(at::kFloat));
   mask.color_scale = {0, 1, ValueScale::Linear, false};
   mask.colorbar_label = "marked";

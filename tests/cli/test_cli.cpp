@@ -277,3 +277,57 @@ TEST_F(Cli, BadInputsGetOneClearLine) {
 
 }  // namespace
 }  // namespace attnscope
+
+namespace attnscope {
+namespace {
+
+class CliFigure : public Cli {};
+
+TEST_F(CliFigure, WritesEveryFormatFromAText) {
+  for (const char* ext : {".png", ".svg", ".pdf"}) {
+    const std::string out = (dir_ / (std::string("fig5") + ext)).string();
+    const Outcome o = run_cli({"figure", "--model", tiny(), "--text", "The cat sat. The dog ran.", "--fig", "5", "--layer", "1", "--head",
+                               "1", "--out", out});
+    ASSERT_EQ(o.status, 0) << o.err;
+    ASSERT_TRUE(std::filesystem::exists(out)) << ext;
+    EXPECT_GT(std::filesystem::file_size(out), 1000u) << ext;
+  }
+  const std::string svg = slurp(dir_ / "fig5.svg");
+  EXPECT_NE(svg.find("separators of layer 1, head 1"), std::string::npos);
+  EXPECT_NE(svg.find(">cat</text>"), std::string::npos);
+  for (const char* fig : {"4", "9", "stats", "12", "13", "grid", "head", "lines"}) {
+    const Outcome o = run_cli({"figure", "--model", tiny(), "--text", "The cat sat. The dog ran.", "--fig", fig, "--out",
+                               (dir_ / "f.png").string(), "--png-scale", "1"});
+    EXPECT_EQ(o.status, 0) << fig << ": " << o.err;
+  }
+}
+
+TEST_F(CliFigure, CorpusFiguresFromASavedRun) {
+  std::string text;
+  for (int k = 0; k < 30; ++k) text += "The cat sat on the mat. The dog ran. ";
+  test::write_text(dir_ / "corpus.txt", text);
+  const std::string result = (dir_ / "run.json").string();
+  ASSERT_EQ(run_cli({"corpus", "--model", tiny(), "--input", (dir_ / "corpus.txt").string(), "--max-len", "16", "--out", result}).status, 0);
+  for (const char* fig : {"2", "3", "6", "7", "8", "10", "11", "13"}) {
+    const std::string out = (dir_ / (std::string("c") + fig + ".svg")).string();
+    const Outcome o = run_cli({"figure", "--corpus", result, "--fig", fig, "--out", out});
+    ASSERT_EQ(o.status, 0) << fig << ": " << o.err;
+    EXPECT_NE(slurp(out).find("Fig. " + std::string(fig)), std::string::npos) << fig;
+  }
+  EXPECT_NE(slurp(dir_ / "c3.svg").find("separator columns zeroed"), std::string::npos);
+}
+
+TEST_F(CliFigure, BadRequestsGetOneLine) {
+  const std::string out = (dir_ / "f.png").string();
+  expect_one_line_error({"figure", "--model", tiny(), "--text", "cat", "--fig", "99", "--out", out}, "figure \"99\"");
+  expect_one_line_error({"figure", "--model", tiny(), "--text", "cat", "--fig", "2", "--out", out}, "--corpus");
+  expect_one_line_error({"figure", "--model", tiny(), "--text", "cat", "--fig", "5", "--out", (dir_ / "f.jpg").string()}, ".jpg");
+  expect_one_line_error({"figure", "--text", "cat", "--fig", "5", "--out", out}, "--model");
+  expect_one_line_error({"figure", "--model", tiny(), "--text", "cat", "--fig", "5", "--layer", "7", "--out", out}, "layer 7");
+  expect_one_line_error({"figure", "--corpus", (dir_ / "missing.json").string(), "--fig", "2", "--out", out}, "missing.json");
+  expect_one_line_error({"figure", "--model", tiny(), "--text", "cat", "--fig", "5", "--png-scale", "9", "--out", out}, "png-scale");
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+}  // namespace
+}  // namespace attnscope

@@ -10,6 +10,7 @@ std::string figure_key(uint64_t serial, const FigureOptions& o) {
   std::string key = std::to_string(serial) + "|" + std::to_string(o.layer) + "|" + std::to_string(o.head) + "|" +
                     matrix_name(o.matrix) + "|" + colormap(o.colormap).name + "|" + std::to_string(static_cast<int>(o.scale)) + "|";
   for (int l : o.layers) key += std::to_string(l) + ",";
+  key += o.zero_diagonal ? "|z" : "|";
   return key;
 }
 
@@ -20,7 +21,8 @@ PanelActions FigurePanel::draw(const PanelContext& c, const std::function<void(V
   if (controls) {
     controls(state);
     if (state.layer != c.state.layer || state.head != c.state.head || state.layer_sum != c.state.layer_sum || state.matrix != c.state.matrix ||
-        state.layers_shown != c.state.layers_shown || state.scale != c.state.scale || state.colormap != c.state.colormap)
+        state.layers_shown != c.state.layers_shown || state.scale != c.state.scale || state.colormap != c.state.colormap ||
+        state.zero_diagonal != c.state.zero_diagonal)
       actions.state = state;
   }
   if (!c.snapshot) {

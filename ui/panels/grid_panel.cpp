@@ -29,6 +29,11 @@ PanelActions GridPanel::draw(const PanelContext& c) {
     ImGui::SameLine();
     ImGui::RadioButton(matrix_name(static_cast<MatrixKind>(k)), &matrix, k);
   }
+  ImGui::SameLine();
+  if (c.snapshot && ImGui::Button("Export...")) {
+    figure_ = grid_figure(AnalyzedTextView{c.snapshot->encoding, c.snapshot->captures, c.snapshot->analysis}, figure_options(c.state));
+    actions.export_figure = &figure_;
+  }
   if (matrix != static_cast<int>(state.matrix)) {
     state.matrix = static_cast<MatrixKind>(matrix);
     actions.state = state;
@@ -51,7 +56,8 @@ PanelActions GridPanel::draw(const PanelContext& c) {
   ImGui::Dummy(ImVec2(label_w, 0));
   for (int h = 0; h < columns; ++h) {
     ImGui::SameLine(label_w + h * (side + spacing + 4) + 4);
-    ImGui::TextUnformatted(h == heads_ ? "sum" : ("h" + std::to_string(h)).c_str());
+    if (h == heads_) ImGui::TextUnformatted("sum");
+    else ImGui::Text("h%d", h);
   }
   const int layers = static_cast<int>(thumbnails_.size()) / std::max(1, columns);
   for (int l = 0; l < layers; ++l) {

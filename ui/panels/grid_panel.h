@@ -17,6 +17,7 @@ class GridPanel {
   std::vector<HeatmapImage> thumbnails_;  // layer-major, H + 1 per layer (the last: the sum)
   std::string key_;
   int heads_ = 0;
+  Figure figure_;  // the same grid as a figure, for export
 };
 
 }  // namespace attnscope::ui
