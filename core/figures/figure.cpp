@@ -1,5 +1,9 @@
 #include "figures/figure.h"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
 namespace attnscope {
 
 const std::vector<Rgb>& palette() {
@@ -19,6 +23,21 @@ Rgb palette_color(int index) {
 
 const std::string& panel_title(const Panel& panel) {
   return std::visit([](const auto& p) -> const std::string& { return p.title; }, panel);
+}
+
+double bar_axis_top(const BarPanel& p) {
+  if (p.y_max) return *p.y_max;
+  double top = 0;
+  for (const auto& s : p.series)
+    for (double v : s.values)
+      if (!std::isnan(v)) top = std::max(top, v);
+  return top > 0 ? top * 1.05 : 1.0;
+}
+
+std::string tick_label(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
 }
 
 }  // namespace attnscope

@@ -77,4 +77,9 @@ Rgb palette_color(int index);
 
 const std::string& panel_title(const Panel& panel);
 
+// The top of a bar panel's value axis (y_max, else 5% above the largest value, 1 when none), and
+// how its ticks are written.
+double bar_axis_top(const BarPanel& panel);
+std::string tick_label(double value);
+
 }  // namespace attnscope

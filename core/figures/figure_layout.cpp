@@ -45,7 +45,10 @@ double layout_heatmap(const HeatmapPanel& p, PanelLayout& out, double font, cons
 double layout_bars(const BarPanel& p, PanelLayout& out, double font, const TextMeasure& measure) {
   const Rect& c = out.cell;
   out.label_font = font * 0.8;
-  const double tick_w = measure("0.00", out.label_font) + font * 0.5;
+  const double top = bar_axis_top(p);
+  double tick_w = 0;
+  for (double f : {0.0, 0.5, 1.0}) tick_w = std::max(tick_w, measure(tick_label(top * f), out.label_font));  // as figure_painter writes them
+  tick_w += font * 0.5;
   const double y_title = p.y_label.empty() ? 0 : font * 1.3;
   const double plot_w = std::max(font * 4, c.w - tick_w - y_title - font * 0.5);
   const double step = plot_w / std::max<size_t>(1, p.categories.size());

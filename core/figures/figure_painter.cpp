@@ -11,20 +11,14 @@ namespace {
 
 const Rgb kInk{0.1f, 0.1f, 0.1f}, kGrey{0.55f, 0.55f, 0.55f}, kWhite{1, 1, 1};
 
-std::string tick(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g", v);
-  return buf;
-}
-
 void paint_colorbar(Painter& g, const HeatmapPanel& p, const PanelLayout& l) {
   const Rect& r = l.colorbar;
   g.colorbar(p.colormap, r);
   const ColorScale& s = p.color_scale;
   const double top = s.symmetric ? std::max(std::abs(s.lo), std::abs(s.hi)) : s.hi;
   const double bottom = s.symmetric ? -top : (s.scale == ValueScale::Log ? s.hi / 1e3 : s.lo);
-  g.text(tick(top), r.right() + 3, r.y, l.label_font, Align::Left, false, kInk);
-  g.text(tick(bottom), r.right() + 3, r.bottom(), l.label_font, Align::Left, false, kInk);
+  g.text(tick_label(top), r.right() + 3, r.y, l.label_font, Align::Left, false, kInk);
+  g.text(tick_label(bottom), r.right() + 3, r.bottom(), l.label_font, Align::Left, false, kInk);
   if (!p.colorbar_label.empty())
     g.text(p.colorbar_label, r.right() + l.label_font * 0.8, r.y + r.h / 2, l.label_font, Align::Center, true, kInk);
 }
@@ -48,20 +42,11 @@ void paint_heatmap(Painter& g, const HeatmapPanel& p, size_t index, const PanelL
   if (!p.colorbar_label.empty() || !p.row_labels.empty()) paint_colorbar(g, p, l);
 }
 
-double bars_top(const BarPanel& p) {
-  if (p.y_max) return *p.y_max;
-  double top = 0;
-  for (const auto& s : p.series)
-    for (double v : s.values)
-      if (!std::isnan(v)) top = std::max(top, v);
-  return top > 0 ? top * 1.05 : 1.0;
-}
-
 void paint_bar_axes(Painter& g, const BarPanel& p, const PanelLayout& l, double top) {
   const Rect& r = l.plot;
   g.line(r.x, r.y, r.x, r.bottom(), kGrey, 1, 0.6);
   g.line(r.x, r.bottom(), r.right(), r.bottom(), kGrey, 1, 0.6);
-  for (double f : {0.0, 0.5, 1.0}) g.text(tick(top * f), r.x - 3, r.bottom() - f * r.h, l.label_font, Align::Right, false, kInk);
+  for (double f : {0.0, 0.5, 1.0}) g.text(tick_label(top * f), r.x - 3, r.bottom() - f * r.h, l.label_font, Align::Right, false, kInk);
   const double step = r.w / std::max<size_t>(1, p.categories.size());
   const bool upright = l.row_label_every == 0;
   for (size_t c = 0; c < p.categories.size(); c += static_cast<size_t>(std::max(1, l.col_label_every)))
@@ -83,7 +68,7 @@ void paint_legend(Painter& g, const BarPanel& p, const PanelLayout& l) {
 }
 
 void paint_bars(Painter& g, const BarPanel& p, const PanelLayout& l) {
-  const double top = bars_top(p);
+  const double top = bar_axis_top(p);
   const Rect& r = l.plot;
   const double step = r.w / std::max<size_t>(1, p.categories.size());
   size_t bar_series = 0;

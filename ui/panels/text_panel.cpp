@@ -101,7 +101,7 @@ TextPanelResult TextPanel::draw(std::string& text, Settings& settings, const Mod
   if (latest && !latest->error.empty()) ImGui::TextColored(ImVec4(1, 0.6f, 0.3f, 1), "%s", latest->error.c_str());
   if (!message_.empty()) ImGui::TextDisabled("%s", message_.c_str());
   if (shown) draw_tokens(*shown);
-  if (draw_settings(settings)) r.settings_changed = true;
+  if (!settings.view.presentation && draw_settings(settings)) r.settings_changed = true;  // fewer panels when presenting
   return r;
 }
 
