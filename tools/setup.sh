@@ -20,7 +20,7 @@ debian_packages=(
   cmake g++ make pkg-config git unzip ca-certificates python3 python3-venv python3-pip
   nlohmann-json3-dev libutf8proc-dev libgtest-dev libgmock-dev libcli11-dev
   libcairo2-dev libstb-dev libfontconfig-dev fonts-dejavu-core poppler-utils
-  libimgui-dev libglfw3-dev libgl-dev libgl1-mesa-dri xvfb xauth
+  libimgui-dev libglfw3-dev libgl-dev libgl1-mesa-dri xvfb xauth libcurl4-openssl-dev libssl-dev
 )
 
 install_debian_packages() {

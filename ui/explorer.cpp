@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <vector>
 
 #include "analysis_worker.h"
 #include "error.h"
@@ -43,6 +44,10 @@ class Explorer {
   void draw_view(View view, const PanelContext& context);
   void draw_frame();
   bool screenshot_ready() const;
+  // --screenshot / --bench-frames: true when the scripted run is over.
+  bool scripted_step(int width, int height, double frame_seconds);
+  int ready_frames_ = 0;
+  std::vector<double> frame_ms_;
 
   ExplorerOptions options_;
   Settings settings_;
@@ -90,8 +95,10 @@ Explorer::Explorer(const ExplorerOptions& o, Settings settings, std::string warn
   if (o.layer) settings_.view.layer = *o.layer;
   if (o.head) settings_.view.head = *o.head;
   if (o.presentation) settings_.view.presentation = *o.presentation;
+  if (o.max_length) settings_.max_length = o.max_length;
+  if (o.bench_frames > 0) glfwSwapInterval(0);  // time the frames, not the display
   worker_ = std::make_unique<AnalysisWorker>(settings_.model, o.device, o.precision);
-  if (!o.screenshot.empty()) ImGui::GetIO().ConfigFlags |= ImGuiConfigFlags_NoMouse;  // no stray tooltips in screenshots
+  if (!o.screenshot.empty() || o.bench_frames > 0) ImGui::GetIO().ConfigFlags |= ImGuiConfigFlags_NoMouse;  // no stray tooltips in screenshots
   if (o.text) text_ = *o.text;
   else if (!text_panel_.load_file(o.examples_dir + "/lighthouse.txt", text_)) text_ = "The lighthouse keeper wrote a letter. She sent it.";
   if (!o.corpus_result.empty()) corpus_.open(o.corpus_result);
@@ -251,10 +258,31 @@ bool Explorer::screenshot_ready() const {
   return true;
 }
 
+bool Explorer::scripted_step(int w, int h, double frame_seconds) {
+  if (options_.screenshot.empty() && options_.bench_frames <= 0) return false;
+  if (const ModelStatus m = worker_->model_status(); !m.error.empty()) throw Error(m.error);
+  // A few frames after the analysis is in: textures are made and the layout has settled.
+  ready_frames_ = screenshot_ready() ? ready_frames_ + 1 : 0;
+  if (ready_frames_ < 4) {
+    if (glfwGetTime() > options_.timeout) throw Error("the analysis did not finish within the timeout (--timeout)");
+    return false;
+  }
+  if (options_.bench_frames > 0) {
+    if (ready_frames_ > 4) frame_ms_.push_back(frame_seconds * 1000);
+    if (static_cast<int>(frame_ms_.size()) < options_.bench_frames) return false;
+    std::sort(frame_ms_.begin(), frame_ms_.end());
+    const auto at = [this](double q) { return frame_ms_[static_cast<size_t>(q * (frame_ms_.size() - 1))]; };
+    std::printf("{\"view\": \"%s\", \"tokens\": %zu, \"frames\": %zu, \"median_ms\": %.3f, \"p95_ms\": %.3f, \"max_ms\": %.3f}\n",
+                view_name(settings_.view.view), worker_->latest()->encoding.size(), frame_ms_.size(), at(0.5), at(0.95), frame_ms_.back());
+  }
+  if (!options_.screenshot.empty()) save_screenshot(options_.screenshot, w, h);
+  if (const auto latest = worker_->latest(); latest && !latest->error.empty()) std::fprintf(stderr, "attnscope: %s\n", latest->error.c_str());
+  return true;
+}
+
 int Explorer::run() {
-  const double start = glfwGetTime();
-  int ready_frames = 0;
   while (!window_.should_close()) {
+    const double frame_start = glfwGetTime();
     glfwPollEvents();
     for (const std::string& path : window_.take_dropped_files())
       if (text_panel_.load_file(path, text_)) debounce_.edited(glfwGetTime());
@@ -270,18 +298,8 @@ int Explorer::run() {
     glClearColor(0.1f, 0.1f, 0.11f, 1);
     glClear(GL_COLOR_BUFFER_BIT);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-    if (!options_.screenshot.empty()) {
-      const ModelStatus m = worker_->model_status();
-      if (!m.error.empty()) throw Error(m.error);
-      // A few frames after the analysis is in: textures are made and the layout has settled.
-      ready_frames = screenshot_ready() ? ready_frames + 1 : 0;
-      if (ready_frames >= 4) {
-        save_screenshot(options_.screenshot, w, h);
-        if (const auto latest = worker_->latest(); latest && !latest->error.empty()) std::fprintf(stderr, "attnscope: %s\n", latest->error.c_str());
-        return 0;
-      }
-      if (glfwGetTime() - start > options_.timeout) throw Error("the analysis did not finish within the screenshot timeout");
-    }
+    if (options_.bench_frames > 0) glFinish();  // count the GL work of the frame too
+    if (scripted_step(w, h, glfwGetTime() - frame_start)) return 0;
     glfwSwapBuffers(window_.get());
   }
   window_.size(settings_.window_width, settings_.window_height);

@@ -22,6 +22,8 @@ struct ExplorerOptions {
   std::string settings_path;         // empty: the user's config directory
   int width = 0, height = 0;         // 0: from the settings
   double timeout = 300;              // seconds a screenshot may wait for the analysis
+  int bench_frames = 0;              // > 0: once analysed, time this many frames, print the figures, exit
+  size_t max_length = 0;             // tokens kept (0: the settings', else the model's default 128)
 };
 
 // Returns the process exit status; throws attnscope::Error when the window cannot be opened.

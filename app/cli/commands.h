@@ -14,5 +14,6 @@ Action add_pairs_command(CLI::App& app);
 Action add_stats_command(CLI::App& app);
 Action add_corpus_command(CLI::App& app);
 Action add_figure_command(CLI::App& app);
+Action add_download_command(CLI::App& app);
 
 }  // namespace attnscope::cli

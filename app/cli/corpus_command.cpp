@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "progress_line.h"
 #include "corpus/allocator_tuning.h"
 #include "error.h"
 #include "io/analysis_json.h"
@@ -32,52 +33,33 @@ struct CorpusCommandOptions {
   bool resume = false;
 };
 
-std::string duration(double seconds) {
-  const auto s = static_cast<long long>(seconds + 0.5);
-  char buf[32];
-  if (s >= 3600) std::snprintf(buf, sizeof buf, "%lld:%02lld:%02lld", s / 3600, s / 60 % 60, s % 60);
-  else std::snprintf(buf, sizeof buf, "%lld:%02lld", s / 60, s % 60);
-  return buf;
-}
-
 std::string count(uint64_t n, const char* noun) { return std::to_string(n) + " " + noun + (n == 1 ? "" : "s"); }
 
-// A bar redrawn in place on a terminal; elsewhere a plain line every 10% or 30 seconds.
+// The corpus run's progress: windows, documents, rate and time left.
 class ProgressPrinter {
  public:
-  explicit ProgressPrinter(uint64_t resumed) : tty_(isatty(STDERR_FILENO)), resumed_(resumed) {}
+  explicit ProgressPrinter(uint64_t resumed) : line_("corpus"), resumed_(resumed) {}
   bool operator()(const CorpusProgress& p) {
     const double f = p.fraction();
     const double rate = p.seconds > 0 ? static_cast<double>(p.windows - resumed_) / p.seconds : 0;
     const double run_fraction = f - start_fraction(p);
     const double left = run_fraction > 0 ? p.seconds * (1 - f) / run_fraction : 0;
-    char line[160];
-    std::snprintf(line, sizeof line, "%5.1f%%  %s, %s  %.1f windows/s  %s left", 100 * f, count(p.windows, "window").c_str(),
+    char text[160];
+    std::snprintf(text, sizeof text, "%s, %s  %.1f windows/s  %s left", count(p.windows, "window").c_str(),
                   count(p.documents, "document").c_str(), rate, duration(left).c_str());
-    if (tty_) {
-      const int filled = static_cast<int>(f * 30);
-      std::fprintf(stderr, "\r[%s%s] %s ", std::string(static_cast<size_t>(filled), '#').c_str(),
-                   std::string(static_cast<size_t>(30 - filled), '.').c_str(), line);
-    } else if (f >= next_fraction_ || p.seconds >= next_seconds_) {
-      std::fprintf(stderr, "corpus: %s\n", line);
-      next_fraction_ = f + 0.1;
-      next_seconds_ = p.seconds + 30;
-    }
-    std::fflush(stderr);
+    line_.update(f, p.seconds, text);
     return !g_stop;
   }
-  void finish() const {
-    if (tty_) std::fprintf(stderr, "\n");
-  }
+  void finish() const { line_.finish(); }
 
  private:
   double start_fraction(const CorpusProgress& p) {
     if (first_ < 0) first_ = p.max_windows ? static_cast<double>(resumed_) / static_cast<double>(p.max_windows) : 0.0;
     return first_;
   }
-  bool tty_;
+  ProgressLine line_;
   uint64_t resumed_;
-  double first_ = -1, next_fraction_ = 0.1, next_seconds_ = 30;
+  double first_ = -1;
 };
 
 int run_corpus_command(const CorpusCommandOptions& o) {

@@ -19,13 +19,14 @@ int main(int argc, char** argv) {
   add(attnscope::cli::add_stats_command(app));
   add(attnscope::cli::add_corpus_command(app));
   add(attnscope::cli::add_figure_command(app));
+  add(attnscope::cli::add_download_command(app));
   const auto known = [&](const std::string& name) {
     for (const CLI::App* sub : app.get_subcommands({}))
       if (sub->check_name(name)) return true;
     return false;
   };
   if (argc > 1 && argv[1][0] != '-' && !known(argv[1])) {
-    std::fprintf(stderr, "attnscope-cli: unknown command \"%s\" (commands: tokenize, analyze, pairs, stats, corpus, figure; see attnscope-cli --help)\n", argv[1]);
+    std::fprintf(stderr, "attnscope-cli: unknown command \"%s\" (commands: tokenize, analyze, pairs, stats, corpus, figure, download; see attnscope-cli --help)\n", argv[1]);
     return 2;
   }
   try {

@@ -45,6 +45,9 @@ int main(int argc, char** argv) {
   app.add_option("--height", o.height, "Window height in pixels")->check(CLI::Range(240, 16384));
   app.add_option("--settings", o.settings_path, "Settings file (default: $XDG_CONFIG_HOME/attnscope/settings.json)");
   app.add_option("--timeout", o.timeout, "Seconds a screenshot may wait for the analysis")->capture_default_str();
+  app.add_option("--max-len", o.max_length, "Keep at most N tokens, [CLS] and [SEP] included (default 128)")->check(CLI::Range(2, 1 << 20));
+  app.add_option("--bench-frames", o.bench_frames, "Once analysed, time this many frames (no vsync), print the median and 95th percentile, exit")
+      ->check(CLI::Range(1, 100000));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -79,8 +79,12 @@ std::filesystem::path locate_model(const std::string& model) {
     const auto snapshot = snapshot_of(cache / cache_folder_name(name));
     if (!snapshot.empty()) return snapshot;
   }
+  const char* offline = std::getenv("HF_HUB_OFFLINE");
+  const bool is_offline = offline && *offline && std::string(offline) != "0" && std::string(offline) != "false";
   throw Error(model + ": not a folder, and not in the Hugging Face cache at " + cache.string() +
-              " (set HF_HOME or HF_HUB_CACHE if your models are elsewhere, or give the checkpoint folder)");
+              " (set HF_HOME or HF_HUB_CACHE if your models are elsewhere, or give the checkpoint folder; " +
+              (is_offline ? std::string("HF_HUB_OFFLINE is set, so it cannot be downloaded now)")
+                          : "attnscope-cli download " + model + " fetches it)"));
 }
 
 }  // namespace attnscope

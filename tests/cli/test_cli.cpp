@@ -331,3 +331,46 @@ TEST_F(CliFigure, BadRequestsGetOneLine) {
 
 }  // namespace
 }  // namespace attnscope
+
+#include "support/fake_hub.h"
+
+namespace attnscope {
+namespace {
+
+TEST_F(Cli, DownloadThenUseTheModelById) {
+  test::FakeHub hub;
+  const std::string cache = (dir_ / "hub").string();
+  const Outcome o = run_cli({"download", "test-org/model", "--endpoint", hub.endpoint(), "--cache", cache});
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_NE(o.out.find("models--test-org--model/snapshots/"), std::string::npos) << o.out;
+  EXPECT_NE(o.err.find("download model.safetensors:"), std::string::npos) << o.err;  // progress lines off a terminal
+  EXPECT_NE(o.err.find("MB of 90.9 MB"), std::string::npos) << o.err;
+  hub.stop();
+  setenv("HF_HUB_CACHE", cache.c_str(), 1);
+  setenv("HF_HUB_OFFLINE", "1", 1);
+  const Outcome used = run_cli({"stats", "--model", "test-org/model", "--text", "The cat sat.", "--layer", "0"});
+  EXPECT_EQ(used.status, 0) << used.err;
+  expect_one_line_error({"download", "test-org/model"}, "HF_HUB_OFFLINE");
+  expect_one_line_error({"stats", "--model", "test-org/absent", "--text", "x", "--layer", "0"}, "HF_HUB_OFFLINE is set");
+  unsetenv("HF_HUB_OFFLINE");
+  expect_one_line_error({"stats", "--model", "test-org/absent", "--text", "x", "--layer", "0"}, "attnscope-cli download test-org/absent");
+  unsetenv("HF_HUB_CACHE");
+}
+
+TEST_F(Cli, DownloadFailuresGetOneLine) {
+  test::FakeHub hub;
+  const std::string cache = (dir_ / "hub").string();
+  expect_one_line_error({"download", "test-org/nothing", "--endpoint", hub.endpoint(), "--cache", cache}, "not found");
+  // After progress lines, the error is the last line.
+  const Outcome corrupt = run_cli({"download", "test-org/corrupt", "--endpoint", hub.endpoint(), "--cache", cache});
+  EXPECT_EQ(corrupt.status, 1);
+  const std::string last = corrupt.err.substr(corrupt.err.rfind('\n', corrupt.err.size() - 2) + 1);
+  EXPECT_EQ(last.rfind("attnscope-cli: error: model.safetensors:", 0), 0u) << corrupt.err;
+  EXPECT_NE(last.find("SHA-256"), std::string::npos) << corrupt.err;
+  expect_one_line_error({"download", "test-org/pickle", "--endpoint", hub.endpoint(), "--cache", cache}, "pytorch_model.bin");
+  expect_one_line_error({"download", "test-org/private", "--endpoint", hub.endpoint(), "--cache", cache}, "HF_TOKEN");
+  expect_one_line_error({"download", "a/b/c", "--cache", cache}, "not a model id");
+}
+
+}  // namespace
+}  // namespace attnscope
