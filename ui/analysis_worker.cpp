@@ -1,6 +1,7 @@
 #include "analysis_worker.h"
 
 #include <chrono>
+#include <filesystem>
 
 #include "error.h"
 
@@ -19,10 +20,11 @@ AnalysisWorker::~AnalysisWorker() {
 }
 
 uint64_t AnalysisWorker::submit(AnalysisRequest request) {
-  uint64_t serial;
+  // Serials are unique across workers, so views keyed by them notice a change of model.
+  static std::atomic<uint64_t> next_serial{0};
+  const uint64_t serial = ++next_serial;
   {
     std::lock_guard lock(mutex_);
-    serial = ++next_serial_;
     pending_ = std::move(request);
     pending_serial_ = serial;
     busy_ = true;
@@ -56,7 +58,9 @@ void AnalysisWorker::run(std::string model, std::string device, std::string prec
   try {
     const ComputeDevice dev = select_device(device, precision);
     auto checkpoint = Checkpoint::load(model, dev);
-    status = {true, "", checkpoint->dir().filename().string(), dev.describe(),
+    // A model id is shown as the id (its cache folder is named after a commit).
+    const std::string name = std::filesystem::is_directory(model) ? std::filesystem::path(model).filename().string() : model;
+    status = {true, "", name, dev.describe(),
               static_cast<int>(checkpoint->model().config().num_layers), static_cast<int>(checkpoint->model().config().num_heads)};
     std::lock_guard lock(mutex_);
     checkpoint_ = std::move(checkpoint);

@@ -60,7 +60,7 @@ class AnalysisWorker {
   mutable std::mutex mutex_;
   std::condition_variable wake_;
   std::optional<AnalysisRequest> pending_;
-  uint64_t next_serial_ = 0, pending_serial_ = 0;
+  uint64_t pending_serial_ = 0;
   bool stop_ = false;
   std::atomic<bool> busy_{true};
   std::shared_ptr<const AnalysisSnapshot> latest_, latest_good_;

@@ -13,6 +13,7 @@
 
 #include "analysis_worker.h"
 #include "error.h"
+#include "model/model_locator.h"
 #include "fonts.h"
 #include "gl/heatmap_renderer.h"
 #include "panels/corpus_panel.h"
@@ -20,6 +21,7 @@
 #include "panels/figure_panel.h"
 #include "panels/grid_panel.h"
 #include "panels/help_window.h"
+#include "panels/model_picker.h"
 #include "panels/pairs_panel.h"
 #include "panels/text_panel.h"
 #include "screenshot.h"
@@ -38,6 +40,8 @@ class Explorer {
 
  private:
   void submit();
+  void switch_model(const std::string& model);
+  void remember_model(const std::string& model);  // first in the recent list
   void handle_shortcuts();
   void apply(const PanelActions& actions);
   void draw_views(const PanelContext& context);
@@ -73,12 +77,24 @@ class Explorer {
   PairsPanel pairs_;
   CorpusPanel corpus_;
   ExportDialog export_;
+  ModelPicker picker_{ATTNSCOPE_DEFAULT_MODEL};
+  const AnalysisWorker* announced_ = nullptr;
 };
 
-std::string pick_model(const ExplorerOptions& o, const Settings& s) {
+// The model to open: the one asked for, else the last used, else the paper's bert-base-uncased
+// when it is in the Hugging Face cache, else the small model installed with attnscope, with the
+// first-run choice offered over it.
+std::string pick_model(const ExplorerOptions& o, const Settings& s, bool& first_run) {
+  first_run = false;
   if (!o.model.empty()) return o.model;
   if (!s.model.empty()) return s.model;
-  return ATTNSCOPE_DEFAULT_MODEL;  // the test model tools/setup.sh installs
+  try {
+    locate_model("bert-base-uncased");
+    return "bert-base-uncased";
+  } catch (const Error&) {
+    first_run = o.download.empty();  // a download asked for on the command line is the choice
+    return ATTNSCOPE_DEFAULT_MODEL;
+  }
 }
 
 Explorer::Explorer(const ExplorerOptions& o, Settings settings, std::string warning)
@@ -89,7 +105,10 @@ Explorer::Explorer(const ExplorerOptions& o, Settings settings, std::string warn
       window_(o.width ? o.width : settings_.window_width, o.height ? o.height : settings_.window_height, "attnscope"),
       fonts_(load_fonts(window_.content_scale())),
       text_panel_(o.examples_dir) {
-  settings_.model = pick_model(o, settings_);
+  bool first_run = false;
+  settings_.model = pick_model(o, settings_, first_run);
+  if (first_run) picker_.offer_first_run();
+  else remember_model(settings_.model);
   if (o.view) settings_.view.view = *o.view;
   if (o.matrix) settings_.view.matrix = *o.matrix;
   if (o.layer) settings_.view.layer = *o.layer;
@@ -102,10 +121,25 @@ Explorer::Explorer(const ExplorerOptions& o, Settings settings, std::string warn
   if (o.text) text_ = *o.text;
   else if (!text_panel_.load_file(o.examples_dir + "/lighthouse.txt", text_)) text_ = "The lighthouse keeper wrote a letter. She sent it.";
   if (!o.corpus_result.empty()) corpus_.open(o.corpus_result);
+  if (!o.download.empty()) picker_.download(o.download);
   submit();
 }
 
 void Explorer::submit() { worker_->submit({text_, settings_.analysis, settings_.max_length}); }
+
+void Explorer::remember_model(const std::string& model) {
+  settings_.model = model;
+  auto& recent = settings_.recent_models;
+  std::erase(recent, model);
+  recent.insert(recent.begin(), model);
+  if (recent.size() > 8) recent.resize(8);
+}
+
+void Explorer::switch_model(const std::string& model) {
+  remember_model(model);
+  worker_ = std::make_unique<AnalysisWorker>(model, options_.device, options_.precision);  // joins the old one
+  submit();
+}
 
 void Explorer::apply(const PanelActions& a) {
   if (a.state) {
@@ -229,6 +263,13 @@ void Explorer::draw_frame() {
   ImGui::SetNextWindowPos(vp->WorkPos);
   ImGui::SetNextWindowSize(vp->WorkSize);
   ImGui::Begin("attnscope", nullptr, ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoBringToFrontOnFocus);
+  if (const ModelStatus m = worker_->model_status(); m.loaded) {
+    settings_.view = clamped(settings_.view, m.layers, m.heads);
+    if (announced_ != worker_.get()) {  // once per model: what is in use, for the terminal too
+      std::fprintf(stderr, "attnscope: opened %s (%d layers x %d heads on %s)\n", m.name.c_str(), m.layers, m.heads, m.device.c_str());
+      announced_ = worker_.get();
+    }
+  }
   const auto shown = worker_->latest_good();
   const auto latest = worker_->latest();
   ImGui::BeginChild("text side", ImVec2(vp->WorkSize.x * (big ? 0.24f : 0.3f), 0), true);
@@ -240,6 +281,9 @@ void Explorer::draw_frame() {
   if (ImGui::Button(big ? "Leave presentation (P)" : "Presentation mode (P)")) settings_.view.presentation = !big;
   ImGui::SameLine();
   if (ImGui::Button("Help (F1)")) help_open_ = true;
+  ImGui::SameLine();
+  if (ImGui::Button("Model...")) picker_.open();
+  if (const auto chosen = picker_.draw(settings_.recent_models)) switch_model(*chosen);
   ImGui::EndChild();
   ImGui::SameLine();
   ImGui::BeginChild("views side", ImVec2(0, 0), false);
@@ -253,7 +297,7 @@ void Explorer::draw_frame() {
 }
 
 bool Explorer::screenshot_ready() const {
-  if (worker_->busy() || !worker_->latest()) return false;
+  if (picker_.downloading() || worker_->busy() || !worker_->latest()) return false;
   if (settings_.view.view == View::Corpus && !options_.corpus_result.empty()) return corpus_.has_result() && !corpus_.busy();
   return true;
 }

@@ -19,6 +19,7 @@ struct ExplorerOptions {
   std::optional<bool> presentation;
   std::string screenshot;            // save the window here and exit
   std::string corpus_result;         // open this saved corpus run
+  std::string download;              // download this model id (picker with progress), then open it
   std::string settings_path;         // empty: the user's config directory
   int width = 0, height = 0;         // 0: from the settings
   double timeout = 300;              // seconds a screenshot may wait for the analysis

@@ -39,6 +39,7 @@ int main(int argc, char** argv) {
   app.add_option("--layer", layer, "Focused layer, from 0")->check(CLI::NonNegativeNumber);
   app.add_option("--head", head, "Focused head, from 0")->check(CLI::NonNegativeNumber);
   app.add_flag("--presentation", presentation, "Start in presentation mode (large fonts, high contrast)");
+  app.add_option("--download", o.download, "Download this model id into the Hugging Face cache (progress in the window), then open it");
   app.add_option("--corpus-result", o.corpus_result, "Open a saved corpus result (attnscope-cli corpus --out) in the Corpus view");
   app.add_option("--screenshot", o.screenshot, "Render the view once analysed, save it as this PNG, and exit");
   app.add_option("--width", o.width, "Window width in pixels")->check(CLI::Range(320, 16384));

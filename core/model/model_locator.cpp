@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <fstream>
 
+#include <nlohmann/json.hpp>
+
 #include "error.h"
 
 namespace attnscope {
@@ -85,6 +87,30 @@ std::filesystem::path locate_model(const std::string& model) {
               " (set HF_HOME or HF_HUB_CACHE if your models are elsewhere, or give the checkpoint folder; " +
               (is_offline ? std::string("HF_HUB_OFFLINE is set, so it cannot be downloaded now)")
                           : "attnscope-cli download " + model + " fetches it)"));
+}
+
+std::vector<CachedModel> list_cached_models(const std::filesystem::path& cache) {
+  std::vector<CachedModel> out;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(cache, ec)) {
+    const std::string folder = entry.path().filename().string();
+    if (!folder.starts_with("models--")) continue;
+    try {
+      const std::filesystem::path snapshot = snapshot_of(entry.path());
+      if (snapshot.empty()) continue;
+      std::ifstream in(snapshot / "config.json");
+      if (!in) continue;
+      const std::string type = nlohmann::json::parse(in).value("model_type", "");
+      if (type != "bert" && type != "distilbert") continue;
+      std::string id = folder.substr(8);
+      if (const auto sep = id.find("--"); sep != std::string::npos) id.replace(sep, 2, "/");
+      out.push_back({id, snapshot, type});
+    } catch (const std::exception&) {
+      continue;  // damaged or foreign entries are not offered
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const CachedModel& a, const CachedModel& b) { return a.id < b.id; });
+  return out;
 }
 
 }  // namespace attnscope

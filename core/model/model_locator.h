@@ -21,4 +21,14 @@ std::vector<std::string> cached_repo_names(const std::string& model_id);
 // Throws attnscope::Error saying where it looked and what to do.
 std::filesystem::path locate_model(const std::string& model);
 
+// A model in the hub cache that attnscope can open (its config.json names a BERT architecture).
+struct CachedModel {
+  std::string id;                  // "org/name" as the cache folder spells it
+  std::filesystem::path snapshot;  // the folder locate_model gives for it
+  std::string model_type;          // config.json's model_type
+};
+// Every cached model whose snapshot has a config.json with model_type bert (or distilbert), sorted
+// by id; unreadable entries are skipped (the cache may hold anything).
+std::vector<CachedModel> list_cached_models(const std::filesystem::path& cache);
+
 }  // namespace attnscope

@@ -105,3 +105,26 @@ TEST(ModelLocator, MissingOrAmbiguousIdsSayWhy) {
 
 }  // namespace
 }  // namespace attnscope
+
+namespace attnscope {
+namespace {
+
+TEST(ModelLocator, ListsTheCachedBertModels) {
+  const test::TempDir hub;
+  cache_repo(hub.path(), "models--google-bert--bert-base-uncased", "abc", true);
+  cache_repo(hub.path(), "models--my-model", "def", false);
+  std::filesystem::create_directories(hub.path() / "models--broken" / "snapshots" / "x");  // no config.json
+  std::filesystem::create_directories(hub.path() / "datasets--some--data");
+  const auto gpt = cache_repo(hub.path(), "models--openai--gpt2", "g", true);
+  std::filesystem::remove(gpt / "config.json");  // a link; the blob stays
+  test::write_text(gpt / "config.json", R"({"model_type": "gpt2"})");
+  const auto models = list_cached_models(hub.path());
+  ASSERT_EQ(models.size(), 2u);
+  EXPECT_EQ(models[0].id, "google-bert/bert-base-uncased");
+  EXPECT_EQ(models[0].snapshot, hub.path() / "models--google-bert--bert-base-uncased" / "snapshots" / "abc");
+  EXPECT_EQ(models[1].id, "my-model");
+  EXPECT_TRUE(list_cached_models(hub.path() / "missing").empty());
+}
+
+}  // namespace
+}  // namespace attnscope

@@ -10,6 +10,7 @@
 #include <memory>
 #include <sys/wait.h>
 
+#include "support/fake_hub.h"
 #include "support/paths.h"
 
 namespace attnscope {
@@ -33,10 +34,11 @@ std::string quote(const std::string& s) { return "'" + s + "'"; }
 class Gui : public ::testing::Test {
  protected:
   // Runs the explorer to a screenshot; returns the decoded image.
-  Image shot(const std::string& name, const std::vector<std::string>& args) {
+  Image shot(const std::string& name, const std::vector<std::string>& args, bool with_model = true) {
     const auto png = dir_ / (name + ".png");
-    std::string command = "xvfb-run -a -s '-screen 0 1600x1200x24' " + quote(ATTNSCOPE_GUI) + " --model " +
-                          quote(test::minilm_dir().string()) + " --settings " + quote((dir_ / "settings.json").string()) +
+    std::string command = "xvfb-run -a -s '-screen 0 1600x1200x24' " + quote(ATTNSCOPE_GUI) +
+                          (with_model ? " --model " + quote(test::minilm_dir().string()) : std::string()) + " --settings " +
+                          quote((dir_ / "settings.json").string()) +
                           " --width " + std::to_string(kWidth) + " --height " + std::to_string(kHeight) + " --screenshot " +
                           quote(png.string());
     for (const auto& a : args) command += " " + quote(a);
@@ -166,6 +168,28 @@ TEST_F(Gui, CorpusViewShowsASavedRun) {
   ASSERT_EQ(std::system(run.c_str()), 0);
   const Image img = shot("corpus", {"--view", "corpus", "--corpus-result", result.string(), "--text", "A short text."});
   EXPECT_GT(coloured_share(img), 0.05);
+}
+
+TEST_F(Gui, FirstRunWithoutTheDefaultModelOffersTheChoice) {
+  setenv("HF_HUB_CACHE", (dir_ / "empty-hub").c_str(), 1);
+  const Image welcome = shot("welcome", {"--file", text_, "--view", "grid"}, false);
+  const Image plain = shot("plain", {"--file", text_, "--view", "grid"});
+  unsetenv("HF_HUB_CACHE");
+  // The same analysis (the installed model) behind a dialog: the middle of the window differs.
+  EXPECT_GT(mean_difference(welcome, plain, Box{kWidth / 4, kHeight * 2 / 5, kWidth * 3 / 4, kHeight * 3 / 5}), 5.0);
+}
+
+TEST_F(Gui, DownloadsAModelFromTheWindowAndOpensIt) {
+  test::FakeHub hub;
+  setenv("HF_ENDPOINT", hub.endpoint().c_str(), 1);
+  setenv("HF_HUB_CACHE", (dir_ / "hub").c_str(), 1);
+  const Image img = shot("downloaded", {"--download", "test-org/model", "--text", "The cat sat on the mat.", "--view", "grid"});
+  unsetenv("HF_ENDPOINT");
+  unsetenv("HF_HUB_CACHE");
+  EXPECT_TRUE(std::filesystem::exists(dir_ / "hub" / "models--test-org--model" / "refs" / "main"));
+  EXPECT_NE(hub.requests().find("model.safetensors"), std::string::npos);
+  EXPECT_GT(coloured_share(img), 0.05);  // the downloaded model's overview is drawn
+  EXPECT_NE(slurp(dir_ / "log").find("attnscope: opened test-org/model (6 layers x 12 heads"), std::string::npos) << slurp(dir_ / "log");
 }
 
 TEST_F(Gui, BadModelEndsWithOneClearLine) {

@@ -1,0 +1,47 @@
+#include "download_job.h"
+
+namespace attnscope::ui {
+
+DownloadJob::~DownloadJob() {
+  cancel_ = true;
+  if (thread_.joinable()) thread_.join();
+}
+
+void DownloadJob::start(std::string id, HubOptions options) {
+  if (thread_.joinable()) thread_.join();
+  cancel_ = false;
+  {
+    std::lock_guard lock(mutex_);
+    state_ = {true, id, {}, "", ""};
+  }
+  thread_ = std::thread([this, id = std::move(id), options = std::move(options)] {
+    try {
+      const auto snapshot = download_model(id, options, [this](const DownloadProgress& p) {
+        std::lock_guard lock(mutex_);
+        state_.progress = p;
+        return !cancel_;
+      });
+      std::lock_guard lock(mutex_);
+      state_.running = false;
+      state_.finished = snapshot.string();
+    } catch (const std::exception& e) {
+      std::lock_guard lock(mutex_);
+      state_.running = false;
+      state_.error = e.what();
+    }
+  });
+}
+
+DownloadJobState DownloadJob::state() const {
+  std::lock_guard lock(mutex_);
+  return state_;
+}
+
+std::string DownloadJob::take_finished() {
+  std::lock_guard lock(mutex_);
+  if (state_.finished.empty()) return "";
+  state_.finished.clear();
+  return state_.id;
+}
+
+}  // namespace attnscope::ui
