@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "error.h"
+#include "model/device_fallback.h"
 
 namespace attnscope::ui {
 
@@ -58,10 +59,15 @@ void AnalysisWorker::run(std::string model, std::string device, std::string prec
   try {
     const ComputeDevice dev = select_device(device, precision);
     auto checkpoint = Checkpoint::load(model, dev);
+    model_ = model;
+    device_ = dev;
     // A model id is shown as the id (its cache folder is named after a commit).
     const std::string name = std::filesystem::is_directory(model) ? std::filesystem::path(model).filename().string() : model;
-    status = {true, "", name, dev.describe(),
-              static_cast<int>(checkpoint->model().config().num_layers), static_cast<int>(checkpoint->model().config().num_heads)};
+    status.loaded = true;
+    status.name = name;
+    status.device = dev.describe();
+    status.layers = static_cast<int>(checkpoint->model().config().num_layers);
+    status.heads = static_cast<int>(checkpoint->model().config().num_heads);
     std::lock_guard lock(mutex_);
     checkpoint_ = std::move(checkpoint);
   } catch (const std::exception& e) {
@@ -97,8 +103,22 @@ void AnalysisWorker::answer(const AnalysisRequest& request, uint64_t serial) {
     const size_t max_length = request.max_length ? request.max_length : checkpoint_->default_max_length();
     snapshot->encoding = checkpoint_->encode(request.text, max_length);
     if (snapshot->encoding.size() <= 2) throw Error("the text has no word pieces yet");
-    TextRun run = std::move(checkpoint_->run({snapshot->encoding}, true).front());
-    snapshot->captures = std::move(run.captures);
+    // Out of GPU memory: the CPU takes over, for this text and the next, and the window says so.
+    device_ = run_with_cpu_fallback(
+        device_,
+        [&](const ComputeDevice& d) {
+          if (d.device != checkpoint_->model().device().device) {
+            auto on_cpu = Checkpoint::load(model_, d);
+            std::lock_guard lock(mutex_);
+            checkpoint_ = std::move(on_cpu);
+          }
+          snapshot->captures = std::move(checkpoint_->run({snapshot->encoding}, true).front().captures);
+        },
+        [this](const std::string& notice) {
+          std::lock_guard lock(mutex_);
+          status_.notice = notice;
+          status_.device = ComputeDevice{}.describe();
+        });
     snapshot->analysis = analyze_text(snapshot->encoding, snapshot->captures, request.settings, true);
   } catch (const std::exception& e) {
     snapshot->error = e.what();

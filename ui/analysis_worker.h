@@ -12,6 +12,7 @@
 
 #include "analysis/text_analysis.h"
 #include "model/checkpoint.h"
+#include "model/device.h"
 
 namespace attnscope::ui {
 
@@ -36,6 +37,7 @@ struct ModelStatus {
   std::string error;    // the model could not be loaded
   std::string name;     // folder name
   std::string device;   // e.g. "cpu float32"
+  std::string notice;   // e.g. the GPU ran out of memory and the CPU took over
   int layers = 0, heads = 0;
 };
 
@@ -65,6 +67,8 @@ class AnalysisWorker {
   std::atomic<bool> busy_{true};
   std::shared_ptr<const AnalysisSnapshot> latest_, latest_good_;
   std::shared_ptr<const Checkpoint> checkpoint_;
+  std::string model_;
+  ComputeDevice device_;
   ModelStatus status_;
   std::thread thread_;
 };

@@ -2,7 +2,10 @@
 
 #include <ATen/Parallel.h>
 
+#include <cstdio>
+
 #include "error.h"
+#include "model/device_fallback.h"
 
 namespace attnscope::cli {
 
@@ -47,11 +50,16 @@ std::shared_ptr<const Checkpoint> load_checkpoint(const RunOptions& o, ComputeDe
 TextResult run_text(const RunOptions& o, bool to_host) {
   TextResult r;
   r.text = read_text_input(o.input);
-  r.checkpoint = load_checkpoint(o, r.device);
-  r.max_length = o.max_length ? o.max_length : r.checkpoint->default_max_length();
-  const Encoding encoding = r.checkpoint->encode(r.text, r.max_length);
-  if (encoding.size() <= 2) throw Error("the text has no word pieces (only white space or control characters)");
-  r.run = std::move(r.checkpoint->run({encoding}, to_host).front());
+  if (o.threads > 0) at::set_num_threads(o.threads);
+  const auto attempt = [&](const ComputeDevice& device) {
+    r.checkpoint = Checkpoint::load(o.model, device);
+    r.max_length = o.max_length ? o.max_length : r.checkpoint->default_max_length();
+    const Encoding encoding = r.checkpoint->encode(r.text, r.max_length);
+    if (encoding.size() <= 2) throw Error("the text has no word pieces (only white space or control characters)");
+    r.run = std::move(r.checkpoint->run({encoding}, to_host).front());
+  };
+  r.device = run_with_cpu_fallback(select_device(o.device, o.precision), attempt,
+                                   [](const std::string& notice) { std::fprintf(stderr, "attnscope-cli: %s\n", notice.c_str()); });
   return r;
 }
 

@@ -25,8 +25,8 @@ std::shared_ptr<const BertModel> BertModel::load(const std::filesystem::path& di
 
 at::Tensor BertModel::embed(const at::Tensor& ids) const {
   const int64_t n = ids.size(1);
-  const at::Tensor x = at::embedding(weights_.word_embeddings, ids) + weights_.position_embeddings.narrow(0, 0, n) +
-                       weights_.token_type_embeddings[0];
+  at::Tensor x = at::embedding(weights_.word_embeddings, ids) + weights_.position_embeddings.narrow(0, 0, n);
+  if (weights_.token_type_embeddings.defined()) x = x + weights_.token_type_embeddings[0];  // DistilBERT has none
   return at::layer_norm(x, {config_.hidden_size}, weights_.embed_norm_weight, weights_.embed_norm_bias, config_.layer_norm_eps);
 }
 

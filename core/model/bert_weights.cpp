@@ -21,7 +21,8 @@ class WeightReader {
 
   at::Tensor get(const std::string& name, const std::vector<int64_t>& shape) const {
     const TensorInfo* info = find(name);
-    if (!info) throw Error(file_.source() + ": tensor " + name + " is missing (looked for it with and without the \"bert.\" prefix)");
+    if (!info)
+      throw Error(file_.source() + ": tensor " + name + " is missing (looked for it with and without the \"bert.\" or \"distilbert.\" prefix)");
     if (info->shape != shape)
       throw Error(file_.source() + ": tensor " + info->name + " has shape " + shape_text(info->shape) + ", expected " + shape_text(shape));
     return to_device(*info);
@@ -32,6 +33,7 @@ class WeightReader {
     for (const std::string& candidate : aliases(name)) {
       if (const auto* t = file_.find(candidate)) return t;
       if (const auto* t = file_.find("bert." + candidate)) return t;
+      if (const auto* t = file_.find("distilbert." + candidate)) return t;
     }
     return nullptr;
   }
@@ -68,7 +70,30 @@ class WeightReader {
   const ComputeDevice& device_;
 };
 
+// DistilBERT's names for the same tensors: transformer.layer.N.attention.q_lin, sa_layer_norm,
+// ffn.lin1 / lin2, output_layer_norm.
+LayerWeights load_distilbert_layer(const WeightReader& r, const BertConfig& c, int64_t index) {
+  const std::string p = "transformer.layer." + std::to_string(index) + ".";
+  const int64_t D = c.hidden_size, I = c.intermediate_size;
+  LayerWeights w;
+  w.qkv_weight = at::cat({r.get(p + "attention.q_lin.weight", {D, D}), r.get(p + "attention.k_lin.weight", {D, D}),
+                          r.get(p + "attention.v_lin.weight", {D, D})});
+  w.qkv_bias = at::cat({r.get(p + "attention.q_lin.bias", {D}), r.get(p + "attention.k_lin.bias", {D}), r.get(p + "attention.v_lin.bias", {D})});
+  w.attn_out_weight = r.get(p + "attention.out_lin.weight", {D, D});
+  w.attn_out_bias = r.get(p + "attention.out_lin.bias", {D});
+  w.attn_norm_weight = r.get(p + "sa_layer_norm.weight", {D});
+  w.attn_norm_bias = r.get(p + "sa_layer_norm.bias", {D});
+  w.ffn_in_weight = r.get(p + "ffn.lin1.weight", {I, D});
+  w.ffn_in_bias = r.get(p + "ffn.lin1.bias", {I});
+  w.ffn_out_weight = r.get(p + "ffn.lin2.weight", {D, I});
+  w.ffn_out_bias = r.get(p + "ffn.lin2.bias", {D});
+  w.ffn_norm_weight = r.get(p + "output_layer_norm.weight", {D});
+  w.ffn_norm_bias = r.get(p + "output_layer_norm.bias", {D});
+  return w;
+}
+
 LayerWeights load_layer(const WeightReader& r, const BertConfig& c, int64_t index) {
+  if (c.architecture == Architecture::DistilBert) return load_distilbert_layer(r, c, index);
   const std::string p = "encoder.layer." + std::to_string(index) + ".";
   const int64_t D = c.hidden_size, I = c.intermediate_size;
   LayerWeights w;
@@ -96,7 +121,8 @@ BertWeights load_bert_weights(const SafetensorsFile& file, const BertConfig& c, 
   BertWeights w;
   w.word_embeddings = r.get("embeddings.word_embeddings.weight", {c.vocab_size, c.hidden_size});
   w.position_embeddings = r.get("embeddings.position_embeddings.weight", {c.max_positions, c.hidden_size});
-  w.token_type_embeddings = r.get("embeddings.token_type_embeddings.weight", {c.type_vocab_size, c.hidden_size});
+  if (c.architecture == Architecture::Bert)  // DistilBERT has no token types
+    w.token_type_embeddings = r.get("embeddings.token_type_embeddings.weight", {c.type_vocab_size, c.hidden_size});
   w.embed_norm_weight = r.get("embeddings.LayerNorm.weight", {c.hidden_size});
   w.embed_norm_bias = r.get("embeddings.LayerNorm.bias", {c.hidden_size});
   for (int64_t l = 0; l < c.num_layers; ++l) w.layers.push_back(load_layer(r, c, l));

@@ -16,15 +16,37 @@ int64_t positive(const nlohmann::json& json, const char* key, const std::string&
   return v.get<int64_t>();
 }
 
-Activation activation_of(const nlohmann::json& json, const std::string& source) {
-  if (!json.contains("hidden_act")) return Activation::GeluErf;
-  const auto& v = json["hidden_act"];
-  if (!v.is_string()) throw Error(source + ": \"hidden_act\" must be a string");
+Activation activation_of(const nlohmann::json& json, const std::string& source, const char* key = "hidden_act") {
+  if (!json.contains(key)) return Activation::GeluErf;
+  const auto& v = json[key];
+  if (!v.is_string()) throw Error(source + ": \"" + key + "\" must be a string");
   const auto name = v.get<std::string>();
   if (name == "gelu") return Activation::GeluErf;
   if (name == "gelu_new" || name == "gelu_pytorch_tanh") return Activation::GeluTanh;
   if (name == "relu") return Activation::Relu;
-  throw Error(source + ": unsupported \"hidden_act\": \"" + name + "\" (supported: gelu, gelu_new, gelu_pytorch_tanh, relu)");
+  throw Error(source + ": unsupported \"" + key + "\": \"" + name + "\" (supported: gelu, gelu_new, gelu_pytorch_tanh, relu)");
+}
+
+void check_heads(const BertConfig& c, const std::string& source) {
+  if (c.hidden_size % c.num_heads != 0)
+    throw Error(source + ": hidden_size " + std::to_string(c.hidden_size) + " is not a multiple of num_attention_heads " +
+                std::to_string(c.num_heads));
+}
+
+// DistilBERT's config.json: dim, n_layers, n_heads, hidden_dim, activation; no token types.
+BertConfig distilbert_from_json(const nlohmann::json& json, const std::string& source) {
+  BertConfig c;
+  c.architecture = Architecture::DistilBert;
+  c.vocab_size = positive(json, "vocab_size", source);
+  c.hidden_size = positive(json, "dim", source);
+  c.num_layers = positive(json, "n_layers", source);
+  c.num_heads = positive(json, "n_heads", source);
+  c.intermediate_size = positive(json, "hidden_dim", source);
+  c.max_positions = positive(json, "max_position_embeddings", source);
+  c.type_vocab_size = 0;
+  c.activation = activation_of(json, source, "activation");
+  check_heads(c, source);
+  return c;
 }
 
 }  // namespace
@@ -33,8 +55,10 @@ BertConfig BertConfig::from_json(const nlohmann::json& json, const std::string& 
   if (!json.is_object()) throw Error(source + ": expected a JSON object");
   if (json.contains("model_type")) {
     const auto& type = json["model_type"];
+    if (type == "distilbert") return distilbert_from_json(json, source);
     if (!type.is_string() || type.get<std::string>() != "bert")
-      throw Error(source + ": model_type " + type.dump() + " is not supported; attnscope reads BERT checkpoints (model_type \"bert\")");
+      throw Error(source + ": model_type " + type.dump() + " is not supported; attnscope reads BERT-architecture checkpoints "
+                  "(model_type \"bert\": BERT, MiniLM, multilingual and fine-tuned BERTs; or \"distilbert\")");
   }
   if (json.contains("position_embedding_type") && json["position_embedding_type"] != "absolute")
     throw Error(source + ": position_embedding_type " + json["position_embedding_type"].dump() + " is not supported (only \"absolute\")");
@@ -52,9 +76,7 @@ BertConfig BertConfig::from_json(const nlohmann::json& json, const std::string& 
     c.layer_norm_eps = json["layer_norm_eps"].get<double>();
   }
   c.activation = activation_of(json, source);
-  if (c.hidden_size % c.num_heads != 0)
-    throw Error(source + ": hidden_size " + std::to_string(c.hidden_size) + " is not a multiple of num_attention_heads " +
-                std::to_string(c.num_heads));
+  check_heads(c, source);
   return c;
 }
 
@@ -64,6 +86,9 @@ BertConfig BertConfig::load(const std::filesystem::path& file) {
 
 nlohmann::json BertConfig::to_json() const {
   const char* act = activation == Activation::GeluErf ? "gelu" : activation == Activation::GeluTanh ? "gelu_new" : "relu";
+  if (architecture == Architecture::DistilBert)
+    return {{"model_type", "distilbert"}, {"vocab_size", vocab_size}, {"dim", hidden_size}, {"n_layers", num_layers}, {"n_heads", num_heads},
+            {"hidden_dim", intermediate_size}, {"max_position_embeddings", max_positions}, {"activation", act}};
   return {{"model_type", "bert"},
           {"vocab_size", vocab_size},
           {"hidden_size", hidden_size},

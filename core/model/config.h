@@ -1,5 +1,6 @@
 #pragma once
-// The architecture numbers of a BERT checkpoint, read from its config.json and checked.
+// The architecture numbers of a BERT checkpoint, read from its config.json and checked. DistilBERT
+// (the same encoder without token types, its tensors named differently) is read too.
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -9,6 +10,7 @@
 namespace attnscope {
 
 enum class Activation { GeluErf, GeluTanh, Relu };
+enum class Architecture { Bert, DistilBert };
 
 struct BertConfig {
   int64_t vocab_size = 0;
@@ -20,6 +22,7 @@ struct BertConfig {
   int64_t type_vocab_size = 0;
   double layer_norm_eps = 1e-12;
   Activation activation = Activation::GeluErf;
+  Architecture architecture = Architecture::Bert;  // DistilBert: no token type embeddings (type_vocab_size 0)
 
   int64_t head_dim() const { return hidden_size / num_heads; }
 

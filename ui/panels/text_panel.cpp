@@ -82,6 +82,7 @@ TextPanelResult TextPanel::draw(std::string& text, Settings& settings, const Mod
   if (!model.error.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "Model not loaded: %s", model.error.c_str());
   else if (!model.loaded) ImGui::Text("%s loading the model %s", spinner(), settings.model.c_str());
   else ImGui::Text("%s: %d layers x %d heads on %s", model.name.c_str(), model.layers, model.heads, model.device.c_str());
+  if (!model.notice.empty()) ImGui::TextColored(ImVec4(1, 0.7f, 0.2f, 1), "%s", model.notice.c_str());
   if (!examples_.empty()) {
     ImGui::SetNextItemWidth(180);
     if (ImGui::BeginCombo("##examples", "Example texts")) {

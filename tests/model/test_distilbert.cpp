@@ -1,0 +1,68 @@
+// DistilBERT (its config keys and tensor names, no token types) runs exactly as transformers runs
+// it: a small random-weight model saved by transformers, with its attention maps and hidden states
+// as the golden fixture (tools/make_distilbert_golden.py).
+#include <gtest/gtest.h>
+
+#include <ATen/ATen.h>
+
+#include "model/checkpoint.h"
+#include "model/config.h"
+#include "support/paths.h"
+
+namespace attnscope {
+namespace {
+
+const std::filesystem::path kDir = test::golden_dir() / "tiny_distilbert";
+
+at::Tensor tensor(const nlohmann::json& nested) {
+  std::vector<float> flat;
+  std::vector<int64_t> shape;
+  const nlohmann::json* level = &nested;
+  while (level->is_array()) {
+    shape.push_back(static_cast<int64_t>(level->size()));
+    if (level->empty()) break;
+    level = &(*level)[0];
+  }
+  const std::function<void(const nlohmann::json&)> walk = [&](const nlohmann::json& j) {
+    if (j.is_array())
+      for (const auto& x : j) walk(x);
+    else flat.push_back(j.get<float>());
+  };
+  walk(nested);
+  return at::tensor(flat).reshape(shape);
+}
+
+TEST(DistilBert, ConfigIsReadAndWrittenInItsOwnKeys) {
+  const BertConfig c = BertConfig::load(kDir / "config.json");
+  EXPECT_EQ(c.architecture, Architecture::DistilBert);
+  EXPECT_EQ(c.hidden_size, 32);
+  EXPECT_EQ(c.num_layers, 2);
+  EXPECT_EQ(c.num_heads, 4);
+  EXPECT_EQ(c.intermediate_size, 40);
+  EXPECT_EQ(c.type_vocab_size, 0);
+  const BertConfig again = BertConfig::from_json(c.to_json(), "again");
+  EXPECT_EQ(again.architecture, Architecture::DistilBert);
+  EXPECT_EQ(again.intermediate_size, 40);
+}
+
+TEST(DistilBert, MatchesTransformers) {
+  const auto checkpoint = Checkpoint::load(kDir, ComputeDevice{});
+  const nlohmann::json expected_file = test::read_json(kDir / "expected.json");
+  const auto& cases = expected_file["cases"];
+  ASSERT_EQ(cases.size(), 3u);
+  for (const auto& c : cases) {
+    const TextRun run = checkpoint->run(c["text"].get<std::string>(), 64);
+    EXPECT_EQ(run.encoding.ids(), c["ids"].get<std::vector<int64_t>>()) << c["text"];
+    for (int64_t l = 0; l < 2; ++l) {
+      const at::Tensor expected = tensor(c["attention"][l]);
+      EXPECT_LT((run.captures.attention[l] - expected).abs().max().item<double>(), 1e-5) << c["text"] << " layer " << l;
+    }
+    for (int64_t l = 0; l <= 2; ++l) {
+      const at::Tensor expected = tensor(c["hidden_states"][l]);
+      EXPECT_LT((run.captures.hidden_states[l] - expected).abs().max().item<double>(), 1e-4) << c["text"] << " hidden " << l;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace attnscope

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets of fuzz/ with clang (AddressSanitizer + UBSan, the core instrumented
+# too) into build-fuzz/, then runs each for a bounded time from its committed seed corpus in
+# fuzz/corpus/<target>. A crash fails the script and leaves the input in build-fuzz/crashes/.
+#   tools/fuzz.sh [seconds per target, default 60]
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+seconds=${1:-60}
+build=$root/build-fuzz
+CC=clang CXX=clang++ ATTNSCOPE_BUILD_DIR=$build "$root/tools/setup.sh" -DATTNSCOPE_FUZZ=ON -DATTNSCOPE_BUILD_TESTS=OFF \
+  -DATTNSCOPE_BUILD_BENCH=OFF -DATTNSCOPE_BUILD_GUI=OFF -DCMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
+mkdir -p "$build/crashes"
+for target in tokenizer safetensors config result_json; do
+  corpus=$build/corpus/$target
+  mkdir -p "$corpus"
+  echo "[fuzz] $target for ${seconds}s"
+  ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    "$build/fuzz/fuzz_$target" -max_total_time="$seconds" -rss_limit_mb=6144 -timeout=30 -print_final_stats=1 \
+    -artifact_prefix="$build/crashes/$target-" "$corpus" "$root/fuzz/corpus/$target" 2>"$build/fuzz-$target.log" \
+    || { tail -40 "$build/fuzz-$target.log" >&2; echo "[fuzz] $target found a crash: $build/crashes/" >&2; exit 1; }
+  grep -E "stat::number_of_executed_units|stat::new_units_added" "$build/fuzz-$target.log" | sed "s/^/[fuzz] $target /"
+done
+echo "[fuzz] no crash"

@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""Writes the seed corpora of the fuzz targets (fuzz/corpus/<target>/): valid inputs of each
+reader and a few damaged ones, so fuzzing starts from the formats' structure.
+
+  .venv/bin/python tools/make_fuzz_seeds.py
+"""
+import json
+import pathlib
+import struct
+import subprocess
+import tempfile
+
+import numpy as np
+from safetensors.numpy import save
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+OUT = ROOT / "fuzz" / "corpus"
+MINILM = ROOT / "models" / "all-MiniLM-L6-v2"
+
+
+def write(target, name, data):
+    d = OUT / target
+    d.mkdir(parents=True, exist_ok=True)
+    (d / name).write_bytes(data if isinstance(data, bytes) else data.encode("utf-8"))
+
+
+def tokenizer_seeds():
+    cases = json.loads((ROOT / "tests" / "golden" / "tokenizer_cases.json").read_text())
+    texts = sorted({c["text"] for c in cases["cases"]}, key=len)[:60] if isinstance(cases, dict) else []
+    for k, t in enumerate(texts):
+        write("tokenizer", f"case{k:02d}", bytes([k % 8]) + t.encode("utf-8"))
+    for p in sorted((ROOT / "assets" / "examples").glob("*.txt")):
+        write("tokenizer", p.stem, b"\x01" + p.read_bytes()[:600])
+    write("tokenizer", "invalid-utf8", b"\x03ab\xff\xfecd\xc3")
+    write("tokenizer", "specials", b"\x01[CLS] a [MASK] b [SEP] [UNK]")
+
+
+def safetensors_seeds():
+    tensors = {"a": np.arange(6, dtype=np.float32).reshape(2, 3), "b": np.ones((3,), dtype=np.float16),
+               "c": np.zeros((1, 2, 2), dtype=np.int64)}
+    good = save(tensors)
+    write("safetensors", "three-tensors", good)
+    write("safetensors", "empty-tensor", save({"e": np.zeros((0, 4), dtype=np.float32)}))
+    write("safetensors", "truncated", good[:-5])
+    header = json.dumps({"x": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}, "__metadata__": {"format": "pt"}}).encode()
+    write("safetensors", "hand-made", struct.pack("<Q", len(header)) + header + b"\0" * 8)
+    write("safetensors", "huge-length", struct.pack("<Q", 1 << 62) + b"{}")
+
+
+def config_seeds():
+    write("config", "minilm", (MINILM / "config.json").read_bytes())
+    base = {"model_type": "bert", "vocab_size": 30522, "hidden_size": 768, "num_hidden_layers": 12, "num_attention_heads": 12,
+            "intermediate_size": 3072, "max_position_embeddings": 512, "type_vocab_size": 2, "hidden_act": "gelu"}
+    write("config", "bert-base", json.dumps(base))
+    write("config", "not-a-multiple", json.dumps({**base, "hidden_size": 100}))
+    write("config", "distilbert", json.dumps({"model_type": "distilbert", "dim": 768, "n_layers": 6, "n_heads": 12}))
+    write("config", "strings", json.dumps({**base, "num_hidden_layers": "12", "hidden_act": 3}))
+
+
+def result_seeds():
+    with tempfile.TemporaryDirectory() as tmp:
+        out = pathlib.Path(tmp) / "r.json"
+        for k, (text, enc) in enumerate([("The cat sat.", "base64"), ("A b.", "decimal")]):
+            subprocess.run([str(ROOT / "build" / "app" / "attnscope-cli"), "analyze", "--model", str(MINILM), "--text", text,
+                            "--max-len", "8", "--encoding", enc, "--out", str(out)], check=True, capture_output=True)
+            data = json.loads(out.read_text())
+            data.pop("analysis", None)  # the reader ignores it; keep the seeds small
+            write("result_json", f"result{k}", json.dumps(data))
+
+
+if __name__ == "__main__":
+    tokenizer_seeds()
+    safetensors_seeds()
+    config_seeds()
+    result_seeds()
+    for d in sorted(OUT.iterdir()):
+        print(d.name, len(list(d.iterdir())), "seeds")
