@@ -1,0 +1,127 @@
+// The explorer's background work without a window: the analysis worker answers the newest
+// request, corpus runs report progress and can be cancelled, downloads hand over their result once.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+
+#include "analysis_worker.h"
+#include "corpus_job.h"
+#include "download_job.h"
+#include "support/fake_hub.h"
+#include "support/paths.h"
+#include "support/tiny_bert.h"
+
+namespace attnscope::ui {
+namespace {
+
+template <typename Done>
+bool wait_for(Done done, double seconds = 120) {
+  const auto start = std::chrono::steady_clock::now();
+  while (!done()) {
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > seconds) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return true;
+}
+
+TEST(AnalysisWorker, AnswersTheNewestRequestWithAnImmutableSnapshot) {
+  const test::TempDir dir;
+  test::write_tiny_bert(dir / "tiny", {});
+  AnalysisWorker worker((dir / "tiny").string(), "cpu", "float32");
+  worker.submit({"the cat", {}, 0});
+  const uint64_t last = worker.submit({"the cat sat on the mat", {}, 0});
+  ASSERT_TRUE(wait_for([&] { return !worker.busy() && worker.latest() && worker.latest()->serial == last; }));
+  const auto snapshot = worker.latest_good();
+  ASSERT_TRUE(snapshot);
+  EXPECT_EQ(snapshot->text, "the cat sat on the mat");
+  EXPECT_TRUE(snapshot->error.empty());
+  EXPECT_EQ(snapshot->analysis.length, static_cast<int64_t>(snapshot->encoding.size()));
+  EXPECT_TRUE(worker.model_status().loaded);
+  EXPECT_EQ(worker.model_status().device, "cpu float32");
+  // A failing request keeps the last good snapshot.
+  const uint64_t empty = worker.submit({"   ", {}, 0});
+  ASSERT_TRUE(wait_for([&] { return worker.latest() && worker.latest()->serial == empty; }));
+  EXPECT_FALSE(worker.latest()->error.empty());
+  EXPECT_EQ(worker.latest_good(), snapshot);
+}
+
+TEST(AnalysisWorker, AModelThatCannotLoadSaysWhy) {
+  const test::TempDir dir;
+  AnalysisWorker worker((dir / "none").string(), "cpu", "float32");
+  ASSERT_TRUE(wait_for([&] { return !worker.model_status().error.empty(); }));
+  EXPECT_NE(worker.model_status().error.find("none"), std::string::npos);
+  EXPECT_FALSE(worker.busy());
+}
+
+TEST(CorpusJob, RunsReportsProgressAndSaves) {
+  const test::TempDir dir;
+  test::write_tiny_bert(dir / "tiny", {});
+  std::string text;
+  for (int k = 0; k < 40; ++k) text += "the cat sat on the mat . a dog sat . ";
+  test::write_text(dir / "corpus.txt", text);
+  const auto checkpoint = Checkpoint::load(dir / "tiny", ComputeDevice{});
+  CorpusOptions o;
+  o.input = dir / "corpus.txt";
+  o.window = 16;
+  o.batch = 4;
+  CorpusJob job;
+  job.start_run(checkpoint, o, dir / "run.json");
+  ASSERT_TRUE(wait_for([&] { return !job.state().running; }));
+  const CorpusJobState s = job.state();
+  ASSERT_TRUE(s.result) << s.message;
+  EXPECT_GT(s.result->texts(), 10);
+  EXPECT_EQ(s.progress.windows, static_cast<uint64_t>(s.result->texts()));
+  EXPECT_NE(s.message.find("saved to"), std::string::npos) << s.message;
+  EXPECT_TRUE(std::filesystem::exists(dir / "run.json"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "run-csv" / "per_head.csv"));
+  CorpusJob reopen;
+  reopen.start_open(dir / "run.json");
+  ASSERT_TRUE(wait_for([&] { return !reopen.state().running; }));
+  ASSERT_TRUE(reopen.state().result);
+  EXPECT_EQ(reopen.state().result->texts(), s.result->texts());
+  reopen.start_open(dir / "missing.json");
+  ASSERT_TRUE(wait_for([&] { return !reopen.state().running; }));
+  EXPECT_NE(reopen.state().message.find("error"), std::string::npos);
+}
+
+TEST(CorpusJob, CancelStopsEarlyAndKeepsWhatWasDone) {
+  const test::TempDir dir;
+  test::write_tiny_bert(dir / "tiny", {});
+  std::string text;
+  for (int k = 0; k < 4000; ++k) text += "the cat sat on the mat . ";
+  test::write_text(dir / "corpus.txt", text);
+  CorpusOptions o;
+  o.input = dir / "corpus.txt";
+  o.window = 16;
+  o.batch = 2;
+  CorpusJob job;
+  job.start_run(Checkpoint::load(dir / "tiny", ComputeDevice{}), o, dir / "run.json");
+  ASSERT_TRUE(wait_for([&] { return job.state().progress.windows > 0; }));
+  job.cancel();
+  ASSERT_TRUE(wait_for([&] { return !job.state().running; }));
+  const CorpusJobState s = job.state();
+  ASSERT_TRUE(s.result);
+  EXPECT_NE(s.message.find("cancelled"), std::string::npos) << s.message;
+  EXPECT_LT(s.result->texts(), 4000 * 8 / 14);  // far from the whole corpus
+}
+
+TEST(DownloadJob, HandsOverTheFinishedModelOnce) {
+  test::FakeHub hub;
+  const test::TempDir cache;
+  HubOptions o;
+  o.endpoint = hub.endpoint();
+  o.cache = cache.path();
+  DownloadJob job;
+  job.start("test-org/model", o);
+  ASSERT_TRUE(wait_for([&] { return !job.state().running; }));
+  EXPECT_TRUE(job.state().error.empty()) << job.state().error;
+  EXPECT_EQ(job.take_finished(), "test-org/model");
+  EXPECT_EQ(job.take_finished(), "");
+  job.start("test-org/nothing", o);
+  ASSERT_TRUE(wait_for([&] { return !job.state().running; }));
+  EXPECT_NE(job.state().error.find("not found"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace attnscope::ui
