@@ -20,13 +20,15 @@ measure() {
 
 echo "| what | view | tokens | frames | median ms | 95th percentile ms | max ms |"
 echo "| --- | --- | --- | --- | --- | --- | --- |"
+cat > "$tmp/row.py" <<'PY'
+import json, sys
+r = json.loads(sys.stdin.read())
+print("| %s | %s | %d | %d | %.1f | %.1f | %.1f |" % (sys.argv[1], r["view"], r["tokens"], r["frames"], r["median_ms"], r["p95_ms"], r["max_ms"]))
+PY
 row() {
   local what=$1
   shift
-  measure "$@" | "$root/.venv/bin/python" -c '
-import json, sys
-r = json.loads(sys.stdin.read())
-print(f"| {sys.argv[1]} | {r[\"view\"]} | {r[\"tokens\"]} | {r[\"frames\"]} | {r[\"median_ms\"]:.1f} | {r[\"p95_ms\"]:.1f} | {r[\"max_ms\"]:.1f} |")' "$what"
+  measure "$@" | "$root/.venv/bin/python" "$tmp/row.py" "$what"
 }
 row "156 thumbnails (BERT-base size)" --model "$root/models/random-bert-base" --file "$long" --view grid
 row "512 x 512 similarity map" --model "$root/models/random-bert-base" --file "$long" --max-len 512 --view head --matrix similarity

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Set up, build, and run every test: the GoogleTest suites (ctest); the same suites built with
 # AddressSanitizer and UndefinedBehaviorSanitizer (skip with ATTNSCOPE_SKIP_SANITIZERS=1); and a
-# build that finds no CUDA toolkit, as on most users' machines, which must still build and run.
+# build that finds no CUDA toolkit, as on most users' machines, which must still build and run; and
+# the libFuzzer targets for a bounded time (ATTNSCOPE_FUZZ_SECONDS, 30 per target).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
@@ -22,4 +23,6 @@ ATTNSCOPE_BUILD_DIR="$root/build-no-cuda-toolkit" "$root/tools/setup.sh" -DCMAKE
 grep -q "no CUDA toolkit found" "$root/.cache/cmake-configure.log"
 "$root/build-no-cuda-toolkit/app/attnscope-cli" analyze --model "$root/models/all-MiniLM-L6-v2" \
   --file "$root/assets/examples/classroom.txt" --device auto --out "$root/build-no-cuda-toolkit/classroom.json"
+echo "[test] fuzzing the readers (libFuzzer, ${ATTNSCOPE_FUZZ_SECONDS:-30}s per target)"
+"$root/tools/fuzz.sh" "${ATTNSCOPE_FUZZ_SECONDS:-30}"
 echo "[test] all passed"

@@ -37,7 +37,9 @@ void print_summary(const TextResult& r, const TextAnalysis& a, double seconds, c
 
 int run_analyze(const AnalyzeOptions& o) {
   const auto start = std::chrono::steady_clock::now();
-  const auto [r, analysis] = run_and_analyze(o.run, o.analysis);
+  const AnalyzedText analyzed = run_and_analyze(o.run, o.analysis);
+  const TextResult& r = analyzed.result;  // named, not structured bindings: lambdas capture them (clang 14)
+  const TextAnalysis& analysis = analyzed.analysis;
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const TextRunFile file{o.run.model, r.checkpoint->model().config().to_json(), r.device.describe(), r.text, r.max_length, r.run};
   const auto json = [&] {

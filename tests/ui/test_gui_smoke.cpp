@@ -150,6 +150,13 @@ TEST_F(Gui, FocusingAnotherHeadChangesTheHeatmap) {
   EXPECT_LT(mean_difference(a, again, box), 0.01);  // the same head renders the same pixels
 }
 
+TEST_F(Gui, PresentationModeChangesTheLook) {
+  const Image normal = shot("normal", {"--file", text_, "--view", "head", "--layer", "2", "--head", "5"});
+  const Image presenting = shot("presenting", {"--file", text_, "--view", "head", "--layer", "2", "--head", "5", "--presentation"});
+  EXPECT_GT(mean_difference(normal, presenting, Box{0, 0, kWidth, kHeight}), 10.0);
+  EXPECT_GT(distinct_colours(presenting), 60u);
+}
+
 TEST_F(Gui, MatrixChoiceChangesTheGrid) {
   const Image attention = shot("grid-a", {"--file", text_, "--view", "grid", "--matrix", "attention"});
   const Image similarity = shot("grid-s", {"--file", text_, "--view", "grid", "--matrix", "similarity"});

@@ -1,6 +1,8 @@
 // Moving through layers and heads, view names, the debounce of reruns: no window needed.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "error.h"
 #include "view_state.h"
 
@@ -82,6 +84,22 @@ TEST(Debounce, FiresOnceAfterTheDelay) {
   EXPECT_TRUE(d.fire(1.56));
   EXPECT_FALSE(d.fire(2.0));
   EXPECT_FALSE(d.pending());
+}
+
+}  // namespace
+}  // namespace attnscope::ui
+
+#include "fonts.h"
+
+namespace attnscope::ui {
+namespace {
+
+TEST(Fonts, FontconfigFindsDejaVuAndNothingForAnUnknownFamily) {
+  const std::string dejavu = find_font_file("DejaVu Sans");  // fonts-dejavu-core, installed by tools/setup.sh
+  ASSERT_FALSE(dejavu.empty());
+  EXPECT_TRUE(std::filesystem::exists(dejavu));
+  EXPECT_NE(dejavu.find("DejaVuSans"), std::string::npos) << dejavu;
+  EXPECT_EQ(find_font_file("No Such Family Anywhere"), "");
 }
 
 }  // namespace
