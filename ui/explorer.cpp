@@ -287,7 +287,7 @@ void Explorer::draw_frame() {
   ImGui::EndChild();
   ImGui::SameLine();
   ImGui::BeginChild("views side", ImVec2(0, 0), false);
-  const PanelContext context{shown.get(), settings_.view, renderer_, big ? 20.0f : 13.0f * window_.content_scale()};
+  const PanelContext context{shown.get(), settings_.view, renderer_, (big ? 20.0f : 13.0f) * window_.content_scale()};
   draw_views(context);
   ImGui::EndChild();
   export_.draw();
