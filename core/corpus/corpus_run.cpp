@@ -1,7 +1,5 @@
 #include "corpus/corpus_run.h"
 
-#include <ATen/Parallel.h>
-
 #include "corpus/window_stream.h"
 #include "error.h"
 
@@ -11,27 +9,6 @@ double CorpusProgress::fraction() const {
   if (max_windows) return std::min(1.0, static_cast<double>(windows) / static_cast<double>(max_windows));
   return bytes_total ? static_cast<double>(bytes_done) / static_cast<double>(bytes_total) : 0.0;
 }
-
-namespace {
-
-// The analysis of each text of a batch. On the CPU the texts are analysed side by side, one per
-// thread: each text's tensors are small, so inside one text most operations run on one core while
-// the others wait. On a GPU the kernels of one text already fill the device; texts go in turn.
-std::vector<TextAnalysis> analyze_batch(const std::vector<Encoding>& batch, const BatchCaptures& captures, const AnalysisSettings& settings) {
-  std::vector<TextAnalysis> analyses(batch.size());
-  const auto analyze = [&](int64_t first, int64_t last) {
-    for (int64_t i = first; i < last; ++i)
-      analyses[static_cast<size_t>(i)] =
-          analyze_text(batch[static_cast<size_t>(i)], text_captures(captures, static_cast<size_t>(i), false, false), settings, false);
-  };
-  if (!captures.attention.empty() && captures.attention.front().device().is_cpu())
-    at::parallel_for(0, static_cast<int64_t>(batch.size()), 1, analyze);
-  else
-    analyze(0, static_cast<int64_t>(batch.size()));
-  return analyses;
-}
-
-}  // namespace
 
 CorpusOutcome run_corpus(const Checkpoint& checkpoint, const CorpusOptions& o, CorpusAccumulator& accumulator, uint64_t skip,
                          const CorpusProgressCallback& progress) {
@@ -64,7 +41,9 @@ CorpusOutcome run_corpus(const Checkpoint& checkpoint, const CorpusOptions& o, C
     std::vector<std::vector<int64_t>> ids;
     for (const Encoding& w : batch) ids.push_back(w.ids());
     const BatchCaptures captures = checkpoint.model().forward(ids, true);
-    accumulator.add_batch(captures, analyze_batch(batch, captures, o.settings));
+    std::vector<TextAnalysis> analyses;
+    for (size_t i = 0; i < batch.size(); ++i) analyses.push_back(analyze_text(batch[i], text_captures(captures, i, false, false), o.settings, false));
+    accumulator.add_batch(captures, analyses);
     outcome.windows += batch.size();
     if (!report() && more) {
       outcome.documents = windows.documents();
