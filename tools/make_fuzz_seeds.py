@@ -26,7 +26,7 @@ def write(target, name, data):
 
 def tokenizer_seeds():
     cases = json.loads((ROOT / "tests" / "golden" / "tokenizer_cases.json").read_text())
-    texts = sorted({c["text"] for c in cases["cases"]}, key=len)[:60] if isinstance(cases, dict) else []
+    texts = sorted({c["text"] for c in cases["cases"]}, key=lambda t: (len(t), t))[:60] if isinstance(cases, dict) else []
     for k, t in enumerate(texts):
         write("tokenizer", f"case{k:02d}", bytes([k % 8]) + t.encode("utf-8"))
     for p in sorted((ROOT / "assets" / "examples").glob("*.txt")):
@@ -68,7 +68,19 @@ def result_seeds():
             write("result_json", f"result{k}", json.dumps(data))
 
 
+def corpus_seeds():
+    tiny = ROOT / "tests" / "golden" / "tiny_distilbert"  # small enough for a small result
+    with tempfile.TemporaryDirectory() as tmp:
+        text = pathlib.Path(tmp) / "c.txt"
+        text.write_text("the cat sat on the mat . a dog ran to it . " * 20)
+        out = pathlib.Path(tmp) / "c.json"
+        subprocess.run([str(ROOT / "build" / "app" / "attnscope-cli"), "corpus", "--model", str(tiny), "--input", str(text),
+                        "--max-len", "8", "--out", str(out)], check=True, capture_output=True)
+        write("corpus_json", "tiny-run", out.read_bytes())
+
+
 if __name__ == "__main__":
+    corpus_seeds()
     tokenizer_seeds()
     safetensors_seeds()
     config_seeds()

@@ -1,5 +1,7 @@
 #include "io/corpus_json.h"
 
+#include <cmath>
+
 #include "error.h"
 #include "io/analysis_json.h"
 #include "io/atomic_file.h"
@@ -50,9 +52,9 @@ void save_corpus(const std::filesystem::path& path, const CorpusFile& f) {
   write_file_atomically(path, json.dump() + "\n");
 }
 
-CorpusFile load_corpus(const std::filesystem::path& path) {
-  const std::string where = path.string();
-  const nlohmann::json j = read_json_file(path);
+CorpusFile load_corpus(const std::filesystem::path& path) { return corpus_from_json(read_json_file(path), path.string()); }
+
+CorpusFile corpus_from_json(const nlohmann::json& j, const std::string& where) {
   if (!j.is_object() || j.value("format", "") != kFormat || j.value("version", 0) != 1)
     throw Error(where + ": not an attnscope corpus result (format \"" + std::string(kFormat) + "\", version 1)");
   CorpusFile f;
@@ -74,8 +76,21 @@ CorpusFile load_corpus(const std::filesystem::path& path) {
   const BertConfig config = BertConfig::from_json(f.model_config, where + ": model.config");
   if (f.options.window < 3 || f.options.window > static_cast<size_t>(config.max_positions))
     throw Error(where + ": window " + std::to_string(f.options.window) + " does not fit the model");
+  // The accumulators' size follows from the file's numbers: the file must hold their data before
+  // they are allocated, so a small damaged file cannot ask for gigabytes.
+  static const nlohmann::json none = nlohmann::json::object();
+  const nlohmann::json& saved = j.contains("accumulators") ? j["accumulators"] : none;  // no copy of the data
+  const double cells = static_cast<double>(config.num_layers) * static_cast<double>(config.num_heads) *
+                       static_cast<double>(f.options.window) * static_cast<double>(f.options.window);
+  const double base64_length = std::ceil(cells * 8 / 3) * 4;  // float64 cells in base64
+  const bool holds = saved.is_object() && saved.contains("attention_sum") && saved["attention_sum"].is_object() &&
+                     saved["attention_sum"].contains("data") && saved["attention_sum"]["data"].is_string() &&
+                     static_cast<double>(saved["attention_sum"]["data"].get_ref<const std::string&>().size()) == base64_length;
+  if (!holds)
+    throw Error(where + ": accumulator \"attention_sum\" is missing or does not hold " + std::to_string(config.num_layers) + " x " +
+                std::to_string(config.num_heads) + " x " + std::to_string(f.options.window) + " x " + std::to_string(f.options.window) +
+                " values");
   f.accumulator = std::make_shared<CorpusAccumulator>(config.num_layers, config.num_heads, static_cast<int64_t>(f.options.window));
-  const auto& saved = j.contains("accumulators") ? j["accumulators"] : nlohmann::json::object();
   for (const auto& [name, tensor] : f.accumulator->tensors()) {
     if (!saved.contains(name)) throw Error(where + ": accumulator \"" + name + "\" is missing");
     *tensor = tensor_from_json(saved[name], *tensor, where + ": accumulators." + name);

@@ -23,5 +23,7 @@ struct CorpusFile {
 
 void save_corpus(const std::filesystem::path& path, const CorpusFile& file);
 CorpusFile load_corpus(const std::filesystem::path& path);
+// The same from parsed JSON; `where` names it in error messages. Throws attnscope::Error.
+CorpusFile corpus_from_json(const nlohmann::json& json, const std::string& where);
 
 }  // namespace attnscope

@@ -181,6 +181,18 @@ TEST_F(CorpusRun, DamagedResultFilesAreRefused) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("accumulators.mask_sum"), std::string::npos) << e.what();
   }
+  // A small file claiming a huge model is refused before anything that size is allocated.
+  json = test::read_json(dir_ / "z.json");
+  json["model"]["config"]["num_hidden_layers"] = 100000;
+  json["model"]["config"]["max_position_embeddings"] = 100000;
+  json["window"] = 100000;
+  test::write_text(dir_ / "z.json", json.dump());
+  try {
+    load_corpus(dir_ / "z.json");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("does not hold 100000 x"), std::string::npos) << e.what();
+  }
 }
 
 TEST_F(CorpusRun, BadOptionsAreRefused) {
