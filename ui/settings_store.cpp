@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "error.h"
+#include "io/json_number.h"
 #include "io/atomic_file.h"
 
 namespace attnscope::ui {
@@ -49,12 +50,13 @@ Settings from_json(const json& j) {
   if (auto* v = field("scale")) s.view.scale = v->get<std::string>() == "log" ? ValueScale::Log : ValueScale::Linear;
   if (auto* v = field("presentation")) s.view.presentation = v->get<bool>();
   if (auto* v = field("window")) {
-    const auto size = v->get<std::vector<int>>();
-    if (size.size() != 2 || size[0] < 200 || size[1] < 150 || size[0] > 16384 || size[1] > 16384) throw Error("window: expected [width, height]");
+    if (!v->is_array() || v->size() != 2) throw Error("window: expected [width, height]");
+    const std::vector<int> size = {json_integer<int>((*v)[0], "window"), json_integer<int>((*v)[1], "window")};
+    if (size[0] < 200 || size[1] < 150 || size[0] > 16384 || size[1] > 16384) throw Error("window: expected [width, height]");
     s.window_width = size[0];
     s.window_height = size[1];
   }
-  if (auto* v = field("max_length")) s.max_length = v->get<size_t>();
+  if (auto* v = field("max_length")) s.max_length = json_integer<size_t>(*v, "max_length");
   return s;
 }
 

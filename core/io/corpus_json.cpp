@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "error.h"
+#include "io/json_number.h"
 #include "io/analysis_json.h"
 #include "io/atomic_file.h"
 #include "io/json_file.h"
@@ -21,9 +22,9 @@ AnalysisSettings settings_from_json(const nlohmann::json& j, const std::string& 
     s.tau_sep = j.at("tau_sep").get<double>();
     s.include_special = j.at("include_special").get<bool>();
     s.sentences = j.at("sentences").get<std::string>() == "segments" ? SentenceMode::Segments : SentenceMode::Punctuation;
-    s.segment_map.layer = j.at("segment_map").at("layer").get<int>();
+    s.segment_map.layer = json_integer<int>(j.at("segment_map").at("layer"), where + ": segment_map.layer");
     const auto& head = j.at("segment_map").at("head");
-    s.segment_map.head = head.is_string() ? -1 : head.get<int>();
+    s.segment_map.head = head.is_string() ? -1 : json_integer<int>(head, where + ": segment_map.head");
   } catch (const nlohmann::json::exception& e) {
     throw Error(where + ": the analysis settings are incomplete (" + e.what() + ")");
   }
@@ -55,7 +56,7 @@ void save_corpus(const std::filesystem::path& path, const CorpusFile& f) {
 CorpusFile load_corpus(const std::filesystem::path& path) { return corpus_from_json(read_json_file(path), path.string()); }
 
 CorpusFile corpus_from_json(const nlohmann::json& j, const std::string& where) {
-  if (!j.is_object() || j.value("format", "") != kFormat || j.value("version", 0) != 1)
+  if (!j.is_object() || !j.contains("format") || j["format"] != kFormat || !j.contains("version") || j["version"] != 1)
     throw Error(where + ": not an attnscope corpus result (format \"" + std::string(kFormat) + "\", version 1)");
   CorpusFile f;
   try {
@@ -63,12 +64,12 @@ CorpusFile corpus_from_json(const nlohmann::json& j, const std::string& where) {
     f.model_config = j.at("model").at("config");
     f.device = j.at("device").get<std::string>();
     f.options.input = j.at("input").get<std::string>();
-    f.options.window = j.at("window").get<size_t>();
-    f.options.batch = j.at("batch").get<size_t>();
-    f.options.max_windows = j.at("max_windows").get<uint64_t>();
+    f.options.window = json_integer<size_t>(j.at("window"), where + ": \"window\"");
+    f.options.batch = json_integer<size_t>(j.at("batch"), where + ": \"batch\"");
+    f.options.max_windows = json_integer<uint64_t>(j.at("max_windows"), where + ": \"max_windows\"");
     f.partial = j.at("partial").get<bool>();
-    f.windows = j.at("windows").get<uint64_t>();
-    f.documents = j.at("documents").get<uint64_t>();
+    f.windows = json_integer<uint64_t>(j.at("windows"), where + ": \"windows\"");
+    f.documents = json_integer<uint64_t>(j.at("documents"), where + ": \"documents\"");
   } catch (const nlohmann::json::exception& e) {
     throw Error(where + ": a field is missing or has the wrong type (" + e.what() + ")");
   }

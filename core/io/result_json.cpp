@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "error.h"
+#include "io/json_number.h"
 #include "io/atomic_file.h"
 #include "io/base64.h"
 #include "io/json_file.h"
@@ -23,6 +24,7 @@ const nlohmann::json& field(const nlohmann::json& json, const char* key, const s
 template <typename T>
 T typed(const nlohmann::json& json, const char* key, const std::string& where) {
   const auto& v = field(json, key, where);
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) return json_integer<T>(v, where + ": \"" + key + "\"");
   try {
     return v.get<T>();
   } catch (const nlohmann::json::exception&) {
@@ -87,8 +89,7 @@ at::Tensor matrix_from_json(const nlohmann::json& json, int64_t rows, int64_t co
     for (const auto& row : data) {
       if (!row.is_array() || static_cast<int64_t>(row.size()) != cols) throw Error(where + ": every row must have " + std::to_string(cols) + " numbers");
       for (const auto& v : row) {
-        if (!v.is_number()) throw Error(where + ": a matrix entry is not a number");
-        *out++ = v.get<float>();
+        *out++ = json_float(v, where + ": a matrix entry");
       }
     }
   } else {

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "error.h"
+#include "io/json_number.h"
 #include "io/base64.h"
 
 namespace attnscope {
@@ -23,12 +24,9 @@ at::Tensor tensor_from_json(const nlohmann::json& json, const at::Tensor& like, 
   if (!json.is_object() || json.value("dtype", "") != dtype || json.value("encoding", "") != "base64-le" || !json.contains("shape") ||
       !json.contains("data") || !json["data"].is_string())
     throw Error(where + ": expected a " + std::string(dtype) + " tensor in base64-le");
+  if (!json["shape"].is_array()) throw Error(where + ": \"shape\" must be a list of sizes");
   std::vector<int64_t> shape;
-  try {
-    shape = json["shape"].get<std::vector<int64_t>>();
-  } catch (const nlohmann::json::exception&) {
-    throw Error(where + ": \"shape\" must be a list of sizes");
-  }
+  for (const auto& size : json["shape"]) shape.push_back(json_integer<int64_t>(size, where + ": a size in \"shape\""));
   if (shape != like.sizes().vec()) throw Error(where + ": shape " + json["shape"].dump() + " does not match this model and window");
   std::vector<std::byte> bytes;
   try {

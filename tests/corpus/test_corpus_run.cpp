@@ -181,6 +181,18 @@ TEST_F(CorpusRun, DamagedResultFilesAreRefused) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("accumulators.mask_sum"), std::string::npos) << e.what();
   }
+  // Numbers that do not fit their field (found by fuzzing: a float where a count belongs).
+  for (const char* key : {"batch", "window", "windows"}) {
+    auto bad = test::read_json(dir_ / "z.json");
+    bad[key] = 8.23e21;
+    test::write_text(dir_ / "f.json", bad.dump());
+    try {
+      load_corpus(dir_ / "f.json");
+      ADD_FAILURE() << key;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(key), std::string::npos) << e.what();
+    }
+  }
   // A small file claiming a huge model is refused before anything that size is allocated.
   json = test::read_json(dir_ / "z.json");
   json["model"]["config"]["num_hidden_layers"] = 100000;

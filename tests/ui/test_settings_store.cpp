@@ -64,6 +64,8 @@ TEST(SettingsStore, BadFilesGiveTheDefaultsAndSayWhy) {
       {R"({"view": "everything"})", "unknown view"},
       {R"({"colormap": "jet"})", "unknown colormap"},
       {R"({"window": [10, 10]})", "window"},
+      {R"({"window": [1e30, 500]})", "window"},
+      {R"({"max_length": -3})", "max_length"},
       {"", "settings not used"},
   };
   for (const auto& [content, needle] : cases) {
