@@ -124,7 +124,7 @@ nlohmann::json text_run_to_json(const TextRunFile& file, MatrixEncoding encoding
 }
 
 TextRunFile text_run_from_json(const nlohmann::json& json, const std::string& source) {
-  if (!json.is_object() || json.value("format", "") != kFormat)
+  if (!json.is_object() || !json.contains("format") || json["format"] != kFormat)  // value() would throw on a non-string
     throw Error(source + ": not an attnscope result (\"format\" must be \"" + kFormat + "\")");
   if (typed<int>(json, "version", source) != kVersion)
     throw Error(source + ": result version " + json["version"].dump() + " is not supported (this attnscope reads version 1)");

@@ -21,7 +21,9 @@ nlohmann::json tensor_to_json(const at::Tensor& tensor) {
 
 at::Tensor tensor_from_json(const nlohmann::json& json, const at::Tensor& like, const std::string& where) {
   const char* dtype = like.scalar_type() == at::kDouble ? "float64" : "int64";
-  if (!json.is_object() || json.value("dtype", "") != dtype || json.value("encoding", "") != "base64-le" || !json.contains("shape") ||
+  // Compared as JSON values: value() would throw nlohmann's own error for a field of another type.
+  if (!json.is_object() || !json.contains("dtype") || json["dtype"] != dtype || !json.contains("encoding") || json["encoding"] != "base64-le" ||
+      !json.contains("shape") ||
       !json.contains("data") || !json["data"].is_string())
     throw Error(where + ": expected a " + std::string(dtype) + " tensor in base64-le");
   if (!json["shape"].is_array()) throw Error(where + ": \"shape\" must be a list of sizes");

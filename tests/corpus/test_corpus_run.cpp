@@ -193,6 +193,12 @@ TEST_F(CorpusRun, DamagedResultFilesAreRefused) {
       EXPECT_NE(std::string(e.what()).find(key), std::string::npos) << e.what();
     }
   }
+  {  // a field of another type (found by fuzzing: an array where the dtype belongs)
+    auto bad = test::read_json(dir_ / "z.json");
+    bad["accumulators"]["mask_sum"]["dtype"] = nlohmann::json::array({1});
+    test::write_text(dir_ / "f.json", bad.dump());
+    EXPECT_THROW(load_corpus(dir_ / "f.json"), Error);
+  }
   // A small file claiming a huge model is refused before anything that size is allocated.
   json = test::read_json(dir_ / "z.json");
   json["model"]["config"]["num_hidden_layers"] = 100000;

@@ -62,6 +62,7 @@ TEST_F(ResultJson, DamagedFilesNameWhatIsWrong) {
     return std::string("(no error)");
   };
   EXPECT_NE(error([](auto& j) { j["format"] = "other"; }).find("not an attnscope result"), std::string::npos);
+  EXPECT_NE(error([](auto& j) { j["format"] = nlohmann::json::array(); }).find("not an attnscope result"), std::string::npos);
   EXPECT_NE(error([](auto& j) { j["version"] = 9; }).find("version 9"), std::string::npos);
   EXPECT_NE(error([](auto& j) { j.erase("tokens"); }).find("missing \"tokens\""), std::string::npos);
   EXPECT_NE(error([](auto& j) { j["tokens"][1]["id"] = "x"; }).find("tokens[1]: \"id\" must be an integer"), std::string::npos);
