@@ -5,16 +5,12 @@
 #include <cstdio>
 
 #include "error.h"
+#include "figures/tensor_values.h"
 
 namespace attnscope {
 namespace {
 
 using Acc = CorpusAccumulator;
-
-std::vector<float> to_floats(const at::Tensor& t) {
-  const at::Tensor c = t.to(at::kCPU, at::kFloat).contiguous();
-  return std::vector<float>(c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
-}
 
 std::vector<std::string> numbers(int64_t count) {
   std::vector<std::string> v;
@@ -38,7 +34,7 @@ HeatmapPanel matrix(std::string title, const at::Tensor& m, const FigureOptions&
   p.title = std::move(title);
   p.rows = static_cast<int>(m.size(0));
   p.cols = static_cast<int>(m.size(1));
-  p.values = to_floats(m);
+  p.values = tensor_values(m);
   p.colormap = o.colormap;
   const auto [lo, hi] = value_range(p.values);
   p.color_scale = {lo, hi, o.scale, false};

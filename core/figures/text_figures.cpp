@@ -6,14 +6,10 @@
 #include <map>
 
 #include "error.h"
+#include "figures/tensor_values.h"
 
 namespace attnscope {
 namespace {
-
-std::vector<float> to_floats(const at::Tensor& t) {
-  const at::Tensor c = t.to(at::kCPU, at::kFloat).contiguous();
-  return std::vector<float>(c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
-}
 
 std::string head_name(int layer, int head) {
   return head < 0 ? "layer " + std::to_string(layer) + " (sum of heads)"
@@ -100,12 +96,12 @@ std::vector<float> head_matrix(const AnalyzedTextView& text, int layer, int head
   const auto& sim = text.analysis.similarity;
   switch (kind) {
     case MatrixKind::Attention:
-      return to_floats(head < 0 ? text.captures.attention[layer].sum(0) : text.captures.attention[layer][head]);
+      return tensor_values(head < 0 ? text.captures.attention[layer].sum(0) : text.captures.attention[layer][head]);
     case MatrixKind::Similarity:
-      return to_floats(head < 0 ? text.analysis.summed_similarity(layer) : sim.similarity[layer][head]);
+      return tensor_values(head < 0 ? text.analysis.summed_similarity(layer) : sim.similarity[layer][head]);
     case MatrixKind::Cosine:
-      if (head < 0) return to_floats(cosine_from_similarity(sim.similarity[layer], sim.norms[layer]).sum(0));
-      return to_floats(cosine_from_similarity(sim.similarity[layer][head], sim.norms[layer][head]));
+      if (head < 0) return tensor_values(cosine_from_similarity(sim.similarity[layer], sim.norms[layer]).sum(0));
+      return tensor_values(cosine_from_similarity(sim.similarity[layer][head], sim.norms[layer][head]));
   }
   return {};
 }
@@ -202,13 +198,13 @@ Figure figure5(const AnalyzedTextView& text, const FigureOptions& options) {
   f.panels.push_back(matrix_panel(text, o.layer, head, MatrixKind::Similarity, o));
   HeatmapPanel mask = matrix_panel(text, o.layer, head, MatrixKind::Attention, o);
   mask.title = "separator mask (tau_sep " + share_text(a.settings.tau_sep) + "): " + separator_list(text.encoding, seps.positions);
-  mask.values = to_floats(separator_mask(seps.positions, n).to(at::kFloat));
+  mask.values = tensor_values(separator_mask(seps.positions, n).to(at::kFloat));
   mask.color_scale = {0, 1, ValueScale::Linear, false};
   mask.colorbar_label = "marked";
   f.panels.push_back(std::move(mask));
   HeatmapPanel blocks = matrix_panel(text, o.layer, head, MatrixKind::Similarity, o);
   blocks.title = "block averages of S";
-  blocks.values = to_floats(block_average(a.similarity.similarity[o.layer][head], segments_from(seps.positions, n)));
+  blocks.values = tensor_values(block_average(a.similarity.similarity[o.layer][head], segments_from(seps.positions, n)));
   const auto [lo, hi] = value_range(blocks.values);
   blocks.color_scale = {lo, hi, o.scale, true};
   blocks.outlined.clear();
