@@ -6,6 +6,38 @@
 #include <limits>
 
 namespace attnscope {
+namespace {
+
+// The pairs (i < j) of one head's row-major [n, n] matrix at or above `threshold`. Dense heads
+// have a quarter of their elements there, where a branch per element would mispredict often:
+// one branch-free pass notes every column and advances over the ones kept, then the pairs are
+// built in a vector of their exact size.
+void collect_pairs(const float* s, int64_t n, const bool* takes, float top, float threshold, std::vector<TokenPair>& pairs) {
+  thread_local std::vector<int32_t> columns;  // reused from head to head
+  thread_local std::vector<size_t> row_start;
+  columns.resize(static_cast<size_t>(n * n));
+  row_start.resize(static_cast<size_t>(n + 1));
+  size_t count = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    row_start[static_cast<size_t>(i)] = count;
+    if (!takes[i]) continue;
+    const float* row = s + i * n;
+    for (int64_t j = i + 1; j < n; ++j) {
+      columns[count] = static_cast<int32_t>(j);
+      count += static_cast<size_t>((row[j] >= threshold) & takes[j]);
+    }
+  }
+  row_start[static_cast<size_t>(n)] = count;
+  pairs.resize(count);
+  TokenPair* out = pairs.data();
+  for (int64_t i = 0; i < n; ++i) {
+    const float* row = s + i * n;
+    for (size_t p = row_start[static_cast<size_t>(i)]; p < row_start[static_cast<size_t>(i + 1)]; ++p)
+      *out++ = {static_cast<int>(i), columns[p], row[columns[p]] / top};
+  }
+}
+
+}  // namespace
 
 HighSimilarity high_similarity(const at::Tensor& similarity, const at::Tensor& takes_part, double tau) {
   const int64_t heads = similarity.size(0), n = similarity.size(1);
@@ -32,14 +64,8 @@ HighSimilarity high_similarity(const at::Tensor& similarity, const at::Tensor& t
     for (int64_t k = first; k < last; ++k) {
       const float top = out.scale[static_cast<size_t>(k)];
       if (!(top > 0)) continue;  // no positive off-diagonal similarity: no high-similarity elements
-      const float* row = host.data_ptr<float>() + k * n * n;
-      const float threshold = static_cast<float>(tau) * top;  // S >= tau max S, i.e. S_hat >= tau
-      auto& pairs = out.pairs[static_cast<size_t>(k)];
-      for (int64_t i = 0; i < n; ++i, row += n) {
-        if (!takes[i]) continue;
-        for (int64_t j = i + 1; j < n; ++j)
-          if (row[j] >= threshold && takes[j]) pairs.push_back({static_cast<int>(i), static_cast<int>(j), row[j] / top});
-      }
+      // S >= tau max S, i.e. S_hat >= tau
+      collect_pairs(host.data_ptr<float>() + k * n * n, n, takes, top, static_cast<float>(tau) * top, out.pairs[static_cast<size_t>(k)]);
     }
   });
   return out;
