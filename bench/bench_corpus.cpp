@@ -43,7 +43,9 @@ int main(int argc, char** argv) {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   std::cout << nlohmann::json{{"windows", outcome.windows}, {"seconds", seconds}, {"windows_per_s", outcome.windows / seconds},
-                              {"peak_rss_mb", usage.ru_maxrss / 1024.0}, {"batch", batch}, {"threads", threads}}
+                              {"peak_rss_mb", usage.ru_maxrss / 1024.0},
+                              {"read_s", outcome.read_seconds}, {"forward_s", outcome.forward_seconds},
+                              {"analysis_s", outcome.analysis_seconds}, {"accumulate_s", outcome.accumulate_seconds}, {"batch", batch}, {"threads", threads}}
                    .dump()
             << "\n";
   return 0;

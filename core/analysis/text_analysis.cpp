@@ -1,6 +1,7 @@
 #include "analysis/text_analysis.h"
 
 #include <ATen/ATen.h>
+#include <ATen/Parallel.h>
 #include <c10/core/InferenceMode.h>
 
 #include <set>
@@ -42,19 +43,26 @@ LayerAnalysis pool_layer(const std::vector<HeadAnalysis>& heads, size_t first, s
 }  // namespace
 
 TextAnalysis analyze_text(const Encoding& encoding, const TextCaptures& c, const AnalysisSettings& settings, bool to_host) {
-  if (static_cast<int64_t>(encoding.size()) != c.length)
-    throw Error("the captures have " + std::to_string(c.length) + " tokens but the encoding " + std::to_string(encoding.size()));
-  check_settings(settings, c.num_layers, c.num_heads);
   c10::InferenceMode guard;
-  const int64_t L = c.num_layers, H = c.num_heads, n = c.length;
+  return analyze_text(encoding, c.head_outputs, c.attention.to(at::kFloat).sum(-2), settings, to_host);
+}
+
+TextAnalysis analyze_text(const Encoding& encoding, const at::Tensor& head_outputs, const at::Tensor& columns, const AnalysisSettings& settings,
+                          bool to_host) {
+  if (head_outputs.dim() != 4 || columns.dim() != 3 || columns.sizes() != head_outputs.sizes().slice(0, 3))
+    throw Error("the head outputs and column attention do not describe the same layers, heads and tokens");
+  const int64_t L = head_outputs.size(0), H = head_outputs.size(1), n = head_outputs.size(2);
+  if (static_cast<int64_t>(encoding.size()) != n)
+    throw Error("the captures have " + std::to_string(n) + " tokens but the encoding " + std::to_string(encoding.size()));
+  check_settings(settings, L, H);
+  c10::InferenceMode guard;
   TextAnalysis a;
   a.settings = settings;
   a.num_layers = L;
   a.num_heads = H;
   a.length = n;
 
-  a.similarity = context_similarity(c.head_outputs.to(at::kFloat));
-  const at::Tensor columns = c.attention.to(at::kFloat).sum(-2);  // [L, H, n]: a_j of every head, one pass
+  a.similarity = context_similarity(head_outputs.to(at::kFloat));
 
   std::vector<bool> takes_part(static_cast<size_t>(n));
   std::vector<uint8_t> part_bytes(static_cast<size_t>(n));
@@ -70,17 +78,19 @@ TextAnalysis analyze_text(const Encoding& encoding, const TextCaptures& c, const
   for (const Token& t : encoding.tokens) ids.push_back(t.id);
   a.facts = text_facts(std::move(ids), std::move(sentence), std::move(takes_part));
 
-  const HighSimilarity high = high_similarity(a.similarity.similarity.reshape({L * H, n, n}), part, settings.tau);
+  HighSimilarity high = high_similarity(a.similarity.similarity.reshape({L * H, n, n}), part, settings.tau);
   std::vector<Separators> head_separators = separators_from_columns(columns.reshape({L * H, n}), settings.tau_sep);
   std::vector<Separators> layer_separators = separators_from_columns(columns.sum(1), settings.tau_sep);
   a.heads.resize(static_cast<size_t>(L * H));
-  for (size_t k = 0; k < a.heads.size(); ++k) {
-    HeadAnalysis& head = a.heads[k];
-    head.scale = high.scale[k];
-    head.pairs = high.pairs[k];
-    head.separators = std::move(head_separators[k]);
-    head.stats = head_stats(head.pairs, a.facts);
-  }
+  at::parallel_for(0, L * H, 1, [&](int64_t first, int64_t last) {  // heads are independent
+    for (auto k = static_cast<size_t>(first); k < static_cast<size_t>(last); ++k) {
+      HeadAnalysis& head = a.heads[k];
+      head.scale = high.scale[k];
+      head.pairs = std::move(high.pairs[k]);
+      head.separators = std::move(head_separators[k]);
+      head.stats = head_stats(head.pairs, a.facts);
+    }
+  });
   for (int64_t l = 0; l < L; ++l) {
     a.layers.push_back(pool_layer(a.heads, static_cast<size_t>(l * H), static_cast<size_t>(H), static_cast<size_t>(n)));
     a.layers.back().separators = std::move(layer_separators[static_cast<size_t>(l)]);

@@ -50,4 +50,9 @@ struct TextAnalysis {
 TextAnalysis analyze_text(const Encoding& encoding, const TextCaptures& captures, const AnalysisSettings& settings,
                           bool to_host = true);
 
+// The same from the only parts of the captures it reads: the head outputs [L, H, n, d] and the
+// column attention a_j of every head [L, H, n] (see column_attention), e.g. for a whole batch.
+TextAnalysis analyze_text(const Encoding& encoding, const at::Tensor& head_outputs, const at::Tensor& column_attention,
+                          const AnalysisSettings& settings, bool to_host = true);
+
 }  // namespace attnscope

@@ -1,6 +1,7 @@
 #include "corpus/corpus_accumulator.h"
 
 #include <ATen/ATen.h>
+#include <ATen/Parallel.h>
 
 #include <algorithm>
 #include <set>
@@ -42,81 +43,121 @@ CorpusAccumulator::CorpusAccumulator(int64_t layers, int64_t heads, int64_t wind
 }
 
 void CorpusAccumulator::add_batch(const BatchCaptures& batch, const std::vector<TextAnalysis>& analyses) {
-  const int64_t B = static_cast<int64_t>(batch.lengths.size());
-  const int64_t P = batch.attention.front().size(-1);
+  check_batch(batch, analyses);
+  const bool on_host = attention_sum_.device().is_cpu() && std::all_of(batch.attention.begin(), batch.attention.end(), [](const at::Tensor& a) {
+    return a.device().is_cpu() && a.scalar_type() == at::kFloat && a.is_contiguous();
+  });
+  if (!on_host) add_attention_with_tensor_ops(batch, analyses);
+  // Heads are independent: each one's sums and counters are its own slices.
+  at::parallel_for(0, layers_ * heads_, 1, [&](int64_t first, int64_t last) {
+    for (int64_t lh = first; lh < last; ++lh) {
+      if (on_host) add_head_attention(batch, analyses, lh);
+      for (const TextAnalysis& analysis : analyses) add_head_counts(analysis, lh);
+    }
+  });
+  for (const TextAnalysis& analysis : analyses) add_text_counts(analysis);
+}
+
+void CorpusAccumulator::add_batch_with_tensor_ops(const BatchCaptures& batch, const std::vector<TextAnalysis>& analyses) {
+  check_batch(batch, analyses);
+  add_attention_with_tensor_ops(batch, analyses);
+  for (int64_t lh = 0; lh < layers_ * heads_; ++lh)
+    for (const TextAnalysis& analysis : analyses) add_head_counts(analysis, lh);
+  for (const TextAnalysis& analysis : analyses) add_text_counts(analysis);
+}
+
+void CorpusAccumulator::check_batch(const BatchCaptures& batch, const std::vector<TextAnalysis>& analyses) const {
+  const int64_t P = batch.attention.empty() ? 0 : batch.attention.front().size(-1);
   if (static_cast<int64_t>(batch.attention.size()) != layers_ || batch.attention.front().size(1) != heads_ || P > window_ ||
-      static_cast<int64_t>(analyses.size()) != B)
+      analyses.size() != batch.lengths.size())
     throw Error("a batch of " + std::to_string(P) + " positions does not fit the corpus accumulators (window " + std::to_string(window_) + ")");
-  // Rows of pad positions hold no attention of a real token: weigh them 0. Pad columns are 0 already.
-  at::Tensor rows;
-  if (std::any_of(batch.lengths.begin(), batch.lengths.end(), [&](int64_t n) { return n < P; }))
-    rows = (at::arange(P).unsqueeze(0) < at::tensor(batch.lengths).unsqueeze(1)).to(batch.attention.front().options()).view({B, 1, P, 1});
-  for (int64_t l = 0; l < layers_; ++l) {
-    const at::Tensor a = batch.attention[static_cast<size_t>(l)];
-    attention_sum_[l].narrow(1, 0, P).narrow(2, 0, P).add_((rows.defined() ? a * rows : a).sum(0).to(attention_sum_.device()));
-  }
-  for (int64_t b = 0; b < B; ++b) {
-    const int64_t n = batch.lengths[static_cast<size_t>(b)];
-    std::vector<at::Tensor> maps;
-    for (const auto& a : batch.attention) maps.push_back(a[b].narrow(1, 0, n).narrow(2, 0, n));
-    add_details(maps, analyses[static_cast<size_t>(b)]);
+}
+
+void CorpusAccumulator::add_head_attention(const BatchCaptures& batch, const std::vector<TextAnalysis>& analyses, int64_t lh) {
+  const int64_t l = lh / heads_, h = lh % heads_, N = window_;
+  const at::Tensor& maps = batch.attention[static_cast<size_t>(l)];  // [B, H, P, P]
+  const int64_t P = maps.size(-1);
+  double* sum = attention_sum_.data_ptr<double>() + lh * N * N;
+  double* separators = removed_separators_.data_ptr<double>() + lh * N * N;
+  double* diagonals = removed_diagonals_.data_ptr<double>() + lh * N * N;
+  std::vector<uint8_t> is_separator(static_cast<size_t>(P));
+  for (size_t b = 0; b < analyses.size(); ++b) {
+    const int64_t n = batch.lengths[b];
+    const float* a = maps.data_ptr<float>() + (static_cast<int64_t>(b) * heads_ + h) * P * P;
+    const std::vector<int>& columns = analyses[b].segment_separators.positions;
+    std::fill(is_separator.begin(), is_separator.end(), 0);
+    for (int j : columns) is_separator[static_cast<size_t>(j)] = 1;
+    for (int64_t i = 0; i < n; ++i) {  // rows of pads hold no attention of a real token
+      const float* row = a + i * P;
+      double* out = sum + i * N;
+      for (int64_t j = 0; j < n; ++j) out[j] += row[j];
+      for (int j : columns) separators[i * N + j] += row[j];
+      for (int64_t j = std::max<int64_t>(i - 1, 0); j <= std::min(i + 1, n - 1); ++j)
+        if (!is_separator[static_cast<size_t>(j)]) diagonals[i * N + j] += row[j];
+    }
   }
 }
 
-void CorpusAccumulator::add_details(const std::vector<at::Tensor>& layer_maps, const TextAnalysis& a) {
-  const int64_t n = layer_maps.front().size(-1);
-  // Separator columns (of the text's segment map, as for segments), then the three diagonals
-  // j - i in {-1, 0, 1} outside those columns: small slices of each layer's maps.
-  const auto& seps = a.segment_separators.positions;
-  const auto device = attention_sum_.device();
-  at::Tensor keep = at::ones({n}, at::TensorOptions().dtype(at::kDouble).device(device));
-  at::Tensor columns;
-  if (!seps.empty()) {
-    columns = at::tensor(std::vector<int64_t>(seps.begin(), seps.end())).to(device);
-    keep.index_fill_(0, columns, 0.0);
-  }
+void CorpusAccumulator::add_attention_with_tensor_ops(const BatchCaptures& batch, const std::vector<TextAnalysis>& analyses) {
+  const int64_t B = static_cast<int64_t>(batch.lengths.size());
+  const int64_t P = batch.attention.front().size(-1);
+  // Every text's removed entries as weights over its positions [B, 1, P, P], so that each layer
+  // takes three reductions over the batch instead of many small operations per text: separator
+  // columns (of the text's segment map, as for segments), then the three diagonals j - i in
+  // {-1, 0, 1} outside those columns. Rows of pads weigh 0; their columns are 0 already.
+  const auto device = batch.attention.front().device();
+  const auto real = at::TensorOptions().dtype(at::kFloat).device(device);
+  std::vector<float> separator_columns(static_cast<size_t>(B * P), 0.0f);
+  for (int64_t b = 0; b < B; ++b)
+    for (int j : analyses[static_cast<size_t>(b)].segment_separators.positions) separator_columns[static_cast<size_t>(b * P + j)] = 1.0f;
+  const at::Tensor separator = at::from_blob(separator_columns.data(), {B, 1, P}, at::kFloat).to(device);
+  const at::Tensor pads = real_rows(batch);  // undefined when no text of the batch is padded
+  const at::Tensor rows = pads.defined() ? pads : at::ones({B, P, 1}, real);
+  const at::Tensor offsets = at::arange(P, real).unsqueeze(0) - at::arange(P, real).unsqueeze(1);  // j - i
+  const at::Tensor near = offsets.abs().le(1).to(at::kFloat);
+  const at::Tensor in_separators = (rows * separator).unsqueeze(1);
+  const at::Tensor on_diagonals = (rows * near * (1 - separator) * rows.transpose(1, 2)).unsqueeze(1);
   for (int64_t l = 0; l < layers_; ++l) {
-    const at::Tensor maps = layer_maps[static_cast<size_t>(l)].to(device);
-    if (columns.defined())
-      removed_separators_[l].narrow(1, 0, n).narrow(2, 0, n).index_add_(2, columns, maps.index_select(2, columns).to(at::kDouble));
-    for (int64_t offset = -1; offset <= 1; ++offset) {
-      const int64_t len = n - std::abs(offset);
-      if (len <= 0) continue;
-      const at::Tensor kept = keep.narrow(0, std::max<int64_t>(offset, 0), len);  // column j of each diagonal entry
-      removed_diagonals_[l].narrow(1, 0, n).narrow(2, 0, n).diagonal(offset, 1, 2).add_(maps.diagonal(offset, 1, 2) * kept);
-    }
+    const at::Tensor a = batch.attention[static_cast<size_t>(l)].to(at::kFloat);
+    const auto add = [&](const at::Tensor& sum, const at::Tensor& batch_sum) {
+      sum[l].narrow(1, 0, P).narrow(2, 0, P).add_(batch_sum.to(sum.device(), at::kDouble));
+    };
+    add(attention_sum_, (pads.defined() ? a * rows.unsqueeze(1) : a).sum(0));
+    add(removed_separators_, (a * in_separators).sum(0));
+    add(removed_diagonals_, (a * on_diagonals).sum(0));
   }
+}
 
+void CorpusAccumulator::add_head_counts(const TextAnalysis& a, int64_t lh) {
   // The host-side counters are contiguous CPU tensors: written through pointers, not per-element ops.
-  double* mask = mask_sum_.data_ptr<double>();
-  int64_t* distances = distance_histogram.data_ptr<int64_t>();
-  int64_t* pair_counts = pair_count_sum.data_ptr<int64_t>();
+  const HeadAnalysis& head = a.heads.at(static_cast<size_t>(lh));
+  double* mask = mask_sum_.data_ptr<double>() + lh * window_ * window_;
+  for (const TokenPair& p : head.pairs) {
+    mask[p.i * window_ + p.j] += 1;
+    mask[p.j * window_ + p.i] += 1;
+  }
+  const HeadStats& s = head.stats;
+  int64_t* distances = distance_histogram.data_ptr<int64_t>() + lh * window_;
+  for (int64_t d = 0; d < a.length; ++d) distances[d] += s.distance_histogram[static_cast<size_t>(d)];
+  pair_count_sum.data_ptr<int64_t>()[lh] += s.count;
+  const std::optional<double> values[kStats] = {s.repeat_share, s.same_sentence_repeat_share, s.same_sentence_share, s.anchor_share,
+                                                s.mean_distance};
+  for (int k = 0; k < kStats; ++k) {
+    if (!values[k]) {
+      ++stats[k].undefined.data_ptr<int64_t>()[lh];
+      continue;
+    }
+    ++stats[k].histogram.data_ptr<int64_t>()[lh * kBins + bin_of(*values[k], k == MeanDistance ? static_cast<double>(window_) : 1.0)];
+    stats[k].sum.data_ptr<double>()[lh] += *values[k];
+  }
+}
+
+void CorpusAccumulator::add_text_counts(const TextAnalysis& a) {
   int64_t* anchor_counts = distinct_anchors.data_ptr<int64_t>();
   for (int64_t l = 0; l < layers_; ++l) {
     std::set<int32_t> anchors;
-    for (int64_t h = 0; h < heads_; ++h) {
-      const int64_t lh = l * heads_ + h;
-      const HeadAnalysis& head = a.head(l, h);
-      double* m = mask + lh * window_ * window_;
-      for (const TokenPair& p : head.pairs) {
-        m[p.i * window_ + p.j] += 1;
-        m[p.j * window_ + p.i] += 1;
-      }
-      const HeadStats& s = head.stats;
-      for (int64_t d = 0; d < n; ++d) distances[lh * window_ + d] += s.distance_histogram[static_cast<size_t>(d)];
-      pair_counts[lh] += s.count;
-      const std::optional<double> values[kStats] = {s.repeat_share, s.same_sentence_repeat_share, s.same_sentence_share, s.anchor_share,
-                                                    s.mean_distance};
-      for (int k = 0; k < kStats; ++k) {
-        if (!values[k]) {
-          ++stats[k].undefined.data_ptr<int64_t>()[lh];
-          continue;
-        }
-        ++stats[k].histogram.data_ptr<int64_t>()[lh * kBins + bin_of(*values[k], k == MeanDistance ? static_cast<double>(window_) : 1.0)];
-        stats[k].sum.data_ptr<double>()[lh] += *values[k];
-      }
-      if (s.anchor_id) anchors.insert(*s.anchor_id);
-    }
+    for (int64_t h = 0; h < heads_; ++h)
+      if (const auto& id = a.head(l, h).stats.anchor_id) anchors.insert(*id);
     ++anchor_counts[l * (heads_ + 1) + static_cast<int64_t>(anchors.size())];
   }
   if (a.facts.chance_same_sentence) {

@@ -29,6 +29,9 @@ class CorpusAccumulator {
   // Adds a whole batch as the forward left it (padded), with the analysis of each of its texts:
   // the attention maps are summed over the batch in one reduction before they reach the sums.
   void add_batch(const BatchCaptures& batch, const std::vector<TextAnalysis>& analyses);
+  // The same through tensor operations only: what add_batch does when the maps or the sums are
+  // not on the host; public so that tests check both ways against each other on the CPU.
+  void add_batch_with_tensor_ops(const BatchCaptures& batch, const std::vector<TextAnalysis>& analyses);
 
   int64_t layers() const { return layers_; }
   int64_t heads() const { return heads_; }
@@ -53,9 +56,16 @@ class CorpusAccumulator {
   void set_texts(int64_t texts) { texts_ = texts; }  // when resuming from a saved run
 
  private:
-  // Everything but the plain attention sum, from one text's attention maps of each layer
-  // ([H, n, n] each; views into a batch are fine: nothing is copied whole).
-  void add_details(const std::vector<at::Tensor>& layer_maps, const TextAnalysis& analysis);
+  void check_batch(const BatchCaptures& batch, const std::vector<TextAnalysis>& analyses) const;
+  // The three attention sums of head l * H + h over the batch, in one pass over its maps
+  // (contiguous float32 maps and sums on the host).
+  void add_head_attention(const BatchCaptures& batch, const std::vector<TextAnalysis>& analyses, int64_t lh);
+  // The same sums for all heads with tensor operations, wherever the maps and sums live.
+  void add_attention_with_tensor_ops(const BatchCaptures& batch, const std::vector<TextAnalysis>& analyses);
+  // Counters of one head of one text (masks, distances, statistics), then those of the text as a
+  // whole (distinct anchors per layer, chance level, the count of texts).
+  void add_head_counts(const TextAnalysis& analysis, int64_t lh);
+  void add_text_counts(const TextAnalysis& analysis);
 
   int64_t layers_, heads_, window_, texts_ = 0;
   // On the compute device; "without separators" and "without diagonals" are the sum minus what

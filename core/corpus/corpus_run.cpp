@@ -1,5 +1,7 @@
 #include "corpus/corpus_run.h"
 
+#include <ATen/ATen.h>
+
 #include "corpus/window_stream.h"
 #include "error.h"
 
@@ -32,18 +34,32 @@ CorpusOutcome run_corpus(const Checkpoint& checkpoint, const CorpusOptions& o, C
   };
   std::vector<Encoding> batch;
   bool more = true;
+  auto lap = std::chrono::steady_clock::now();
+  const auto split = [&lap](double& into) {
+    const auto now = std::chrono::steady_clock::now();
+    into += std::chrono::duration<double>(now - lap).count();
+    lap = now;
+  };
   while (more) {
     batch.clear();
     while (batch.size() < o.batch && (!o.max_windows || outcome.windows + batch.size() < o.max_windows) && windows.next(e))
       batch.push_back(std::move(e));
     more = batch.size() == o.batch && (!o.max_windows || outcome.windows + batch.size() < o.max_windows);
+    split(outcome.read_seconds);
     if (batch.empty()) break;
     std::vector<std::vector<int64_t>> ids;
     for (const Encoding& w : batch) ids.push_back(w.ids());
     const BatchCaptures captures = checkpoint.model().forward(ids, true);
+    split(outcome.forward_seconds);
     std::vector<TextAnalysis> analyses;
-    for (size_t i = 0; i < batch.size(); ++i) analyses.push_back(analyze_text(batch[i], text_captures(captures, i, false, false), o.settings, false));
+    const at::Tensor columns = column_attention(captures);  // [B, L, H, n]
+    for (size_t i = 0; i < batch.size(); ++i) {
+      const int64_t n = captures.lengths[i];
+      analyses.push_back(analyze_text(batch[i], text_head_outputs(captures, i), columns[static_cast<int64_t>(i)].narrow(-1, 0, n), o.settings, false));
+    }
+    split(outcome.analysis_seconds);
     accumulator.add_batch(captures, analyses);
+    split(outcome.accumulate_seconds);
     outcome.windows += batch.size();
     if (!report() && more) {
       outcome.documents = windows.documents();

@@ -36,6 +36,9 @@ struct CorpusOutcome {
   bool complete = false;      // false: stopped by the callback before the end
   uint64_t windows = 0;
   uint64_t documents = 0;
+  // Where this run's time went (seconds): reading and cutting windows, the forward, the per-text
+  // analysis, adding to the accumulators. For the benchmark and for users who tune batch sizes.
+  double read_seconds = 0, forward_seconds = 0, analysis_seconds = 0, accumulate_seconds = 0;
 };
 
 // Runs the windows from number `skip` on (the first `skip` are read but not run again: a resumed

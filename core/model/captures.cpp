@@ -2,6 +2,8 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
+
 #include "error.h"
 
 namespace attnscope {
@@ -12,15 +14,14 @@ TextCaptures text_captures(const BatchCaptures& batch, size_t index, bool to_hos
   const int64_t b = static_cast<int64_t>(index), n = batch.lengths[index];
   const auto place = [&](at::Tensor t) { return to_host ? t.to(at::kCPU, at::kFloat).contiguous() : t.contiguous(); };
 
-  std::vector<at::Tensor> attention, outputs, hidden;
+  std::vector<at::Tensor> attention, hidden;
   for (const auto& a : batch.attention) attention.push_back(a[b].narrow(1, 0, n).narrow(2, 0, n));
-  for (const auto& c : batch.head_outputs) outputs.push_back(c[b].narrow(1, 0, n));
   if (hidden_states)
     for (const auto& h : batch.hidden_states) hidden.push_back(h[b].narrow(0, 0, n));
 
   TextCaptures t;
   t.attention = place(at::stack(attention));
-  t.head_outputs = place(at::stack(outputs));
+  t.head_outputs = place(text_head_outputs(batch, index));
   if (hidden_states) t.hidden_states = place(at::stack(hidden));
   t.num_layers = t.attention.size(0);
   t.num_heads = t.attention.size(1);
@@ -28,6 +29,35 @@ TextCaptures text_captures(const BatchCaptures& batch, size_t index, bool to_hos
   t.head_dim = t.head_outputs.size(3);
   t.hidden_size = batch.hidden_states.empty() ? 0 : batch.hidden_states.front().size(2);
   return t;
+}
+
+at::Tensor text_head_outputs(const BatchCaptures& batch, size_t index) {
+  if (index >= batch.lengths.size()) throw Error("text " + std::to_string(index) + " is not in the batch");
+  if (batch.head_outputs.empty()) throw Error("the forward pass was run without captures");
+  std::vector<at::Tensor> outputs;
+  for (const auto& c : batch.head_outputs) outputs.push_back(c[static_cast<int64_t>(index)].narrow(1, 0, batch.lengths[index]));
+  return at::stack(outputs);
+}
+
+at::Tensor real_rows(const BatchCaptures& batch) {
+  if (batch.attention.empty()) throw Error("the forward pass was run without captures");
+  const int64_t P = batch.attention.front().size(-1);
+  if (std::all_of(batch.lengths.begin(), batch.lengths.end(), [&](int64_t n) { return n == P; })) return {};
+  const auto device = batch.attention.front().device();
+  const at::Tensor lengths = at::tensor(batch.lengths).to(device);
+  return (at::arange(P, at::TensorOptions().dtype(at::kLong).device(device)).unsqueeze(0) < lengths.unsqueeze(1))
+      .to(at::kFloat)
+      .unsqueeze(2);
+}
+
+at::Tensor column_attention(const BatchCaptures& batch) {
+  const at::Tensor rows = real_rows(batch);
+  std::vector<at::Tensor> layers;
+  for (const auto& a : batch.attention) {
+    const at::Tensor maps = a.to(at::kFloat);  // [B, H, n, n]
+    layers.push_back((rows.defined() ? maps * rows.unsqueeze(1) : maps).sum(-2));
+  }
+  return at::stack(layers, 1);
 }
 
 }  // namespace attnscope

@@ -30,4 +30,16 @@ struct TextCaptures {
 // left undefined (the analysis does not read them; copying them per text costs in corpus runs).
 TextCaptures text_captures(const BatchCaptures& batch, size_t index, bool to_host, bool hidden_states = true);
 
+// The head outputs of text `index` alone, [L, H, n, d], where the forward left them.
+at::Tensor text_head_outputs(const BatchCaptures& batch, size_t index);
+
+// [B, L, H, n] float32 on the compute device: the attention each position receives (column
+// sums a_j), summed over each text's real rows only. Computed for the whole batch at once, so
+// that a corpus run never copies a text's attention maps out of the batch.
+at::Tensor column_attention(const BatchCaptures& batch);
+
+// [B, n, 1] float32 on the compute device: 1 for the real rows of each text, 0 for its pads;
+// undefined when no text of the batch is padded.
+at::Tensor real_rows(const BatchCaptures& batch);
+
 }  // namespace attnscope
