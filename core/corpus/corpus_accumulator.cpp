@@ -77,23 +77,35 @@ void CorpusAccumulator::add_head_attention(const BatchCaptures& batch, const std
   const int64_t l = lh / heads_, h = lh % heads_, N = window_;
   const at::Tensor& maps = batch.attention[static_cast<size_t>(l)];  // [B, H, P, P]
   const int64_t P = maps.size(-1);
+  const auto map_of = [&](size_t b) { return maps.data_ptr<float>() + (static_cast<int64_t>(b) * heads_ + h) * P * P; };
+  // The plain sum row by row, the batch's rows added in a small buffer first: the [N, N] sum is
+  // read and written once per batch, not once per text. Rows of pads hold no attention of a
+  // real token; columns of pads are 0.
   double* sum = attention_sum_.data_ptr<double>() + lh * N * N;
+  std::vector<double> row_sum(static_cast<size_t>(P));
+  for (int64_t i = 0; i < P; ++i) {
+    std::fill(row_sum.begin(), row_sum.end(), 0.0);
+    for (size_t b = 0; b < analyses.size(); ++b) {
+      if (i >= batch.lengths[b]) continue;
+      const float* row = map_of(b) + i * P;
+      for (int64_t j = 0; j < P; ++j) row_sum[static_cast<size_t>(j)] += row[j];
+    }
+    for (int64_t j = 0; j < P; ++j) sum[i * N + j] += row_sum[static_cast<size_t>(j)];
+  }
+  // The few removed entries of each text: separator columns, then near-diagonals outside them.
   double* separators = removed_separators_.data_ptr<double>() + lh * N * N;
   double* diagonals = removed_diagonals_.data_ptr<double>() + lh * N * N;
   std::vector<uint8_t> is_separator(static_cast<size_t>(P));
   for (size_t b = 0; b < analyses.size(); ++b) {
     const int64_t n = batch.lengths[b];
-    const float* a = maps.data_ptr<float>() + (static_cast<int64_t>(b) * heads_ + h) * P * P;
+    const float* a = map_of(b);
     const std::vector<int>& columns = analyses[b].segment_separators.positions;
     std::fill(is_separator.begin(), is_separator.end(), 0);
     for (int j : columns) is_separator[static_cast<size_t>(j)] = 1;
-    for (int64_t i = 0; i < n; ++i) {  // rows of pads hold no attention of a real token
-      const float* row = a + i * P;
-      double* out = sum + i * N;
-      for (int64_t j = 0; j < n; ++j) out[j] += row[j];
-      for (int j : columns) separators[i * N + j] += row[j];
+    for (int64_t i = 0; i < n; ++i) {
+      for (int j : columns) separators[i * N + j] += a[i * P + j];
       for (int64_t j = std::max<int64_t>(i - 1, 0); j <= std::min(i + 1, n - 1); ++j)
-        if (!is_separator[static_cast<size_t>(j)]) diagonals[i * N + j] += row[j];
+        if (!is_separator[static_cast<size_t>(j)]) diagonals[i * N + j] += a[i * P + j];
     }
   }
 }

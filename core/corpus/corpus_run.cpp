@@ -1,6 +1,7 @@
 #include "corpus/corpus_run.h"
 
 #include <ATen/ATen.h>
+#include <ATen/Parallel.h>
 
 #include "corpus/window_stream.h"
 #include "error.h"
@@ -51,12 +52,14 @@ CorpusOutcome run_corpus(const Checkpoint& checkpoint, const CorpusOptions& o, C
     for (const Encoding& w : batch) ids.push_back(w.ids());
     const BatchCaptures captures = checkpoint.model().forward(ids, true);
     split(outcome.forward_seconds);
-    std::vector<TextAnalysis> analyses;
+    std::vector<TextAnalysis> analyses(batch.size());
     const at::Tensor columns = column_attention(captures);  // [B, L, H, n]
-    for (size_t i = 0; i < batch.size(); ++i) {
-      const int64_t n = captures.lengths[i];
-      analyses.push_back(analyze_text(batch[i], text_head_outputs(captures, i), columns[static_cast<int64_t>(i)].narrow(-1, 0, n), o.settings, false));
-    }
+    at::parallel_for(0, static_cast<int64_t>(batch.size()), 1, [&](int64_t first, int64_t last) {
+      for (int64_t i = first; i < last; ++i) {
+        const auto k = static_cast<size_t>(i);
+        analyses[k] = analyze_text(batch[k], text_head_outputs(captures, k), columns[i].narrow(-1, 0, captures.lengths[k]), o.settings, false);
+      }
+    });
     split(outcome.analysis_seconds);
     accumulator.add_batch(captures, analyses);
     split(outcome.accumulate_seconds);

@@ -46,7 +46,9 @@ at::Tensor BertModel::layer(const LayerWeights& w, const at::Tensor& x, const at
   const at::Tensor q = qkv[0], k = qkv[1], v = qkv[2];
   at::Tensor context;
   if (keep) {
-    at::Tensor scores = at::matmul(q, k.transpose(-1, -2)) * (1.0 / std::sqrt(static_cast<double>(d)));
+    // Scaling q (a quarter of the scores' size at 128 tokens) replaces the copy matmul makes of
+    // the strided view anyway, instead of another pass over all the scores.
+    at::Tensor scores = at::matmul(q * (1.0 / std::sqrt(static_cast<double>(d))), k.transpose(-1, -2));
     if (mask.defined()) scores = scores + mask;
     const at::Tensor attention = at::softmax(scores, -1);
     context = at::matmul(attention, v);
