@@ -92,6 +92,14 @@ LayerWeights load_distilbert_layer(const WeightReader& r, const BertConfig& c, i
   return w;
 }
 
+// Query, key and value rows regrouped head by head, [H, 3, d] rows: the fused projection then
+// leaves every head's q, k and v as plain matrices that the attention products read in place.
+void by_head(LayerWeights& w, const BertConfig& c) {
+  const int64_t H = c.num_heads, d = c.head_dim(), D = c.hidden_size;
+  w.qkv_weight = w.qkv_weight.view({3, H, d, D}).transpose(0, 1).reshape({3 * D, D}).contiguous();
+  w.qkv_bias = w.qkv_bias.view({3, H, d}).transpose(0, 1).reshape({3 * D}).contiguous();
+}
+
 LayerWeights load_layer(const WeightReader& r, const BertConfig& c, int64_t index) {
   if (c.architecture == Architecture::DistilBert) return load_distilbert_layer(r, c, index);
   const std::string p = "encoder.layer." + std::to_string(index) + ".";
@@ -125,7 +133,10 @@ BertWeights load_bert_weights(const SafetensorsFile& file, const BertConfig& c, 
     w.token_type_embeddings = r.get("embeddings.token_type_embeddings.weight", {c.type_vocab_size, c.hidden_size});
   w.embed_norm_weight = r.get("embeddings.LayerNorm.weight", {c.hidden_size});
   w.embed_norm_bias = r.get("embeddings.LayerNorm.bias", {c.hidden_size});
-  for (int64_t l = 0; l < c.num_layers; ++l) w.layers.push_back(load_layer(r, c, l));
+  for (int64_t l = 0; l < c.num_layers; ++l) {
+    w.layers.push_back(load_layer(r, c, l));
+    by_head(w.layers.back(), c);
+  }
   return w;
 }
 

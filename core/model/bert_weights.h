@@ -1,7 +1,7 @@
 #pragma once
 // BERT's encoder weights, loaded from model.safetensors, checked against the config, and placed
-// on the compute device. The query, key and value projections are fused into one matrix so a
-// layer's projections are a single matrix product.
+// on the compute device. The query, key and value projections are fused into one matrix, grouped
+// by head, so a layer's projections are a single matrix product.
 #include <ATen/core/Tensor.h>
 
 #include <vector>
@@ -13,7 +13,7 @@
 namespace attnscope {
 
 struct LayerWeights {
-  at::Tensor qkv_weight, qkv_bias;        // [3D, D], [3D]: query rows, then key, then value
+  at::Tensor qkv_weight, qkv_bias;        // [3D, D], [3D]: per head its query, key and value rows
   at::Tensor attn_out_weight, attn_out_bias;
   at::Tensor attn_norm_weight, attn_norm_bias;
   at::Tensor ffn_in_weight, ffn_in_bias;   // [I, D]
