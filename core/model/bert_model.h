@@ -28,7 +28,7 @@ class BertModel {
  private:
   at::Tensor embed(const at::Tensor& ids) const;
   at::Tensor layer(const LayerWeights& w, const at::Tensor& x, const at::Tensor& mask, BatchCaptures* keep) const;
-  at::Tensor activation(const at::Tensor& x) const;
+  at::Tensor activate(at::Tensor x) const;  // in place
 
   BertConfig config_;
   BertWeights weights_;
