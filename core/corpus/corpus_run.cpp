@@ -58,6 +58,7 @@ CorpusOutcome run_corpus(const Checkpoint& checkpoint, const CorpusOptions& o, C
       for (int64_t i = first; i < last; ++i) {
         const auto k = static_cast<size_t>(i);
         analyses[k] = analyze_text(batch[k], text_head_outputs(captures, k), columns[i].narrow(-1, 0, captures.lengths[k]), o.settings, false);
+        analyses[k].similarity = {};  // not accumulated: freed at once, its memory is the next text's
       }
     });
     split(outcome.analysis_seconds);
