@@ -50,7 +50,8 @@ CorpusOutcome run_corpus(const Checkpoint& checkpoint, const CorpusOptions& o, C
     if (batch.empty()) break;
     std::vector<std::vector<int64_t>> ids;
     for (const Encoding& w : batch) ids.push_back(w.ids());
-    const BatchCaptures captures = checkpoint.model().forward(ids, true);
+    // Nothing here reads the hidden states: the last layer stops at its head outputs.
+    const BatchCaptures captures = checkpoint.model().forward(ids, true, BertModel::LastLayer::HeadOutputsOnly);
     split(outcome.forward_seconds);
     std::vector<TextAnalysis> analyses(batch.size());
     const at::Tensor columns = column_attention(captures);  // [B, L, H, n]

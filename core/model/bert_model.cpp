@@ -39,7 +39,7 @@ at::Tensor BertModel::activate(at::Tensor x) const {
   return x;
 }
 
-at::Tensor BertModel::layer(const LayerWeights& w, const at::Tensor& x, const at::Tensor& mask, BatchCaptures* keep) const {
+at::Tensor BertModel::attend(const LayerWeights& w, const at::Tensor& x, const at::Tensor& mask, BatchCaptures* keep) const {
   const int64_t B = x.size(0), n = x.size(1), H = config_.num_heads, d = config_.head_dim(), D = config_.hidden_size;
   // The projection computed transposed, [B, 3D, n], is per head [3, d, n]: q^T, k^T and v^T are
   // plain matrices of one batch of B * H, read in place by the products (no copies of q, k, v).
@@ -61,6 +61,11 @@ at::Tensor BertModel::layer(const LayerWeights& w, const at::Tensor& x, const at
     context = at::scaled_dot_product_attention(as_heads(q_t), as_heads(k_t), as_heads(v_t),
                                                mask.defined() ? std::optional<at::Tensor>(mask) : std::nullopt);
   }
+  return context;
+}
+
+at::Tensor BertModel::finish(const LayerWeights& w, const at::Tensor& context, const at::Tensor& x) const {
+  const int64_t B = x.size(0), n = x.size(1), D = config_.hidden_size;
   // Residual sums and the activation are done in place on the fresh products: no extra tensors
   // of activations to allocate and write.
   const at::Tensor merged = context.transpose(1, 2).reshape({B, n, D});
@@ -71,8 +76,9 @@ at::Tensor BertModel::layer(const LayerWeights& w, const at::Tensor& x, const at
                         w.ffn_norm_bias, config_.layer_norm_eps);
 }
 
-BatchCaptures BertModel::forward(const std::vector<std::vector<int64_t>>& ids, bool capture) const {
+BatchCaptures BertModel::forward(const std::vector<std::vector<int64_t>>& ids, bool capture, LastLayer last) const {
   if (ids.empty()) throw Error("nothing to run: the batch is empty");
+  if (last == LastLayer::HeadOutputsOnly && !capture) throw Error("a forward pass without captures needs its last layer complete");
   int64_t n = 0;
   for (const auto& text : ids) {
     if (text.empty()) throw Error("a text of the batch has no tokens");
@@ -108,8 +114,11 @@ BatchCaptures BertModel::forward(const std::vector<std::vector<int64_t>>& ids, b
   }
   at::Tensor x = embed(device_ids);
   out.hidden_states.push_back(x);
-  for (const LayerWeights& w : weights_.layers) {
-    x = layer(w, x, mask, capture ? &out : nullptr);
+  for (size_t l = 0; l < weights_.layers.size(); ++l) {
+    const LayerWeights& w = weights_.layers[l];
+    const at::Tensor context = attend(w, x, mask, capture ? &out : nullptr);
+    if (last == LastLayer::HeadOutputsOnly && l + 1 == weights_.layers.size()) break;
+    x = finish(w, context, x);
     out.hidden_states.push_back(x);
   }
   return out;

@@ -18,16 +18,24 @@ class BertModel {
   // config.json + model.safetensors of a checkpoint folder.
   static std::shared_ptr<const BertModel> load(const std::filesystem::path& dir, const ComputeDevice& device);
 
+  // How far the last layer runs. Whoever reads only the captures (a corpus run) can stop it at
+  // its head outputs: its output projection and feed-forward block, most of a layer's work, are
+  // skipped, and hidden_states then holds L entries (the embeddings and layers 1 .. L - 1).
+  enum class LastLayer { Complete, HeadOutputsOnly };
+
   // ids: one list of token ids per text (each at most max_positions long). With `capture`,
   // the attention maps and head outputs of every layer are kept; without, attention runs fused.
-  BatchCaptures forward(const std::vector<std::vector<int64_t>>& ids, bool capture = true) const;
+  BatchCaptures forward(const std::vector<std::vector<int64_t>>& ids, bool capture = true, LastLayer last = LastLayer::Complete) const;
 
   const BertConfig& config() const { return config_; }
   const ComputeDevice& device() const { return device_; }
 
  private:
   at::Tensor embed(const at::Tensor& ids) const;
-  at::Tensor layer(const LayerWeights& w, const at::Tensor& x, const at::Tensor& mask, BatchCaptures* keep) const;
+  // A layer in two steps: self-attention to the head outputs (kept in `keep` when given), then
+  // the output projection and feed-forward block to the layer's output.
+  at::Tensor attend(const LayerWeights& w, const at::Tensor& x, const at::Tensor& mask, BatchCaptures* keep) const;
+  at::Tensor finish(const LayerWeights& w, const at::Tensor& context, const at::Tensor& x) const;
   at::Tensor activate(at::Tensor x) const;  // in place
 
   BertConfig config_;

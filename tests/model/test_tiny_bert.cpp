@@ -107,6 +107,21 @@ TEST(TinyBert, ColumnAttentionOfABatchLeavesPadRowsOut) {
   EXPECT_FALSE(real_rows(model->forward({kIds})).defined());  // nothing padded
 }
 
+TEST(TinyBert, StoppingAtTheLastHeadOutputsKeepsEveryCapture) {
+  const test::TempDir dir;
+  const auto model = load_tiny(dir, {});
+  const std::vector<std::vector<int64_t>> texts = {kIds, {2, 12, 7, 3}};
+  const BatchCaptures whole = model->forward(texts), cut = model->forward(texts, true, BertModel::LastLayer::HeadOutputsOnly);
+  ASSERT_EQ(cut.attention.size(), whole.attention.size());
+  for (size_t l = 0; l < whole.attention.size(); ++l) {
+    EXPECT_TRUE(at::equal(cut.attention[l], whole.attention[l]));
+    EXPECT_TRUE(at::equal(cut.head_outputs[l], whole.head_outputs[l]));
+  }
+  ASSERT_EQ(cut.hidden_states.size(), whole.hidden_states.size() - 1);  // all but the last layer's output
+  for (size_t l = 0; l < cut.hidden_states.size(); ++l) EXPECT_TRUE(at::equal(cut.hidden_states[l], whole.hidden_states[l]));
+  EXPECT_THROW(model->forward(texts, false, BertModel::LastLayer::HeadOutputsOnly), Error);
+}
+
 TEST(TinyBert, PlainForwardAgreesWithCapturingForward) {
   const test::TempDir dir;
   const auto model = load_tiny(dir, {});
