@@ -1,5 +1,7 @@
 #include "corpus/allocator_tuning.h"
 
+#include <cstdlib>  // defines __GLIBC__ on glibc: without a libc header first, the test below is always false
+
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif

@@ -1,0 +1,42 @@
+// keep_freed_memory_for_reuse: a large block freed and allocated again comes back from the heap,
+// without the kernel faulting its pages in a second time (as the corpus loop's tensors do).
+#include <gtest/gtest.h>
+#include <sys/resource.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "corpus/allocator_tuning.h"
+
+namespace attnscope {
+namespace {
+
+long minor_faults() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_minflt;
+}
+
+// Page faults taken to allocate, fill and free a block.
+long faults_for_block(size_t bytes) {
+  const long before = minor_faults();
+  auto* block = static_cast<volatile char*>(std::malloc(bytes));
+  if (!block) return -1;
+  for (size_t i = 0; i < bytes; i += 4096) block[i] = 1;
+  std::free(const_cast<char*>(block));
+  return minor_faults() - before;
+}
+
+TEST(AllocatorTuning, FreedLargeBlocksAreReusedWithoutPageFaults) {
+#if !defined(__GLIBC__) || defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "glibc's allocator only (AddressSanitizer brings its own)";
+#endif
+  constexpr size_t kBytes = size_t{64} << 20;  // 16,384 pages, above glibc's largest default mmap threshold
+  EXPECT_GT(faults_for_block(kBytes), 8000);   // by default the block is mapped and unmapped each time
+  keep_freed_memory_for_reuse();
+  faults_for_block(kBytes);                    // the first time in the heap, its pages come from the kernel
+  EXPECT_LT(faults_for_block(kBytes), 1000);   // then they are the heap's own
+}
+
+}  // namespace
+}  // namespace attnscope
