@@ -16,8 +16,8 @@ corpus=$root/build/bench-corpus.txt
 : > "$corpus"
 for _ in $(seq 400); do cat "$root"/assets/examples/*.txt >> "$corpus"; done  # about 4,000 windows of 128
 
-echo "| model | windows | ours, full analysis | reference, forward only | ratio | rounds (ours/reference) |"
-echo "| --- | --- | --- | --- | --- | --- |"
+echo "| model | windows | ours, full analysis | reference, forward only | ratio | rounds (ours/reference) | ours: forward / analysis / accumulators |"
+echo "| --- | --- | --- | --- | --- | --- | --- |"
 for model in all-MiniLM-L6-v2 random-bert-base; do
   dir=$root/models/$model
   n=$windows
@@ -33,7 +33,8 @@ o = [json.loads(x) for x in sys.argv[2].splitlines() if x.strip()]
 r = [json.loads(x) for x in sys.argv[3].splitlines() if x.strip()]
 ow, rw = statistics.median(x['windows_per_s'] for x in o), statistics.median(x['windows_per_s'] for x in r)
 rounds = ', '.join(f\"{a['windows_per_s']:.1f}/{b['windows_per_s']:.1f}\" for a, b in zip(o, r))
-print(f\"| {sys.argv[1]} | {o[0]['windows']} | {ow:.1f} windows/s | {rw:.1f} windows/s | {ow / rw:.2f}x | {rounds} |\")
+phases = ' / '.join(f\"{statistics.median(x[k] for x in o):.2f} s\" for k in ('forward_s', 'analysis_s', 'accumulate_s'))
+print(f\"| {sys.argv[1]} | {o[0]['windows']} | {ow:.1f} windows/s | {rw:.1f} windows/s | {ow / rw:.2f}x | {rounds} | {phases} |\")
 " "$model" "$ours" "$ref"
 done
 

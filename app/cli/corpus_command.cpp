@@ -106,6 +106,8 @@ int run_corpus_command(const CorpusCommandOptions& o) {
   }
   printer.finish();
   std::signal(SIGINT, SIG_DFL);
+  std::fprintf(stderr, "time: %.1f s forward passes, %.1f s analysis, %.1f s accumulators, %.1f s reading the input\n", outcome.forward_seconds,
+               outcome.analysis_seconds, outcome.accumulate_seconds, outcome.read_seconds);
 
   file.partial = !outcome.complete;
   file.windows = outcome.windows;

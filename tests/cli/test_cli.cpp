@@ -137,6 +137,7 @@ TEST_F(Cli, CorpusRunsResumesAndWritesCsv) {
                                  "--max-windows", "8", "--out", out});
   ASSERT_EQ(first.status, 0) << first.err;
   EXPECT_NE(first.err.find("corpus: 100.0%"), std::string::npos) << first.err;  // plain progress lines off a terminal
+  EXPECT_NE(first.err.find(" s forward passes, "), std::string::npos) << first.err;  // where the time went
   EXPECT_TRUE(std::filesystem::exists(dir_ / "c-csv" / "per_head.csv"));
   // The tables load in pandas with numeric columns and one row per head / layer.
   const std::string check = test::venv_python().string() + " -c \"import pandas as pd, sys; d = sys.argv[1]; "
