@@ -27,7 +27,7 @@ class CorpusAccumulator {
   CorpusAccumulator(int64_t layers, int64_t heads, int64_t window, c10::Device device = c10::Device(c10::kCPU));
 
   // Adds a whole batch as the forward left it (padded), with the analysis of each of its texts:
-  // the attention maps are summed over the batch in one reduction before they reach the sums.
+  // on the host, one pass over each head's maps adds the batch to its sums, heads in parallel.
   void add_batch(const BatchCaptures& batch, const std::vector<TextAnalysis>& analyses);
   // The same through tensor operations only: what add_batch does when the maps or the sums are
   // not on the host; public so that tests check both ways against each other on the CPU.
