@@ -1,20 +1,25 @@
-// libFuzzer target: any bytes as a result file of `attnscope-cli analyze` (attnscope.text-run).
-// Anything that is not a consistent result must be refused with attnscope::Error.
+// libFuzzer target: any bytes as a result file of `attnscope-cli analyze` (attnscope.text-run,
+// version 1 or 2, JSON or binary). Anything that is not a consistent result must be refused with
+// attnscope::Error; what is accepted must hold what its document says.
 #include <cstdint>
 #include <cstdlib>
-
-#include <nlohmann/json.hpp>
+#include <span>
 
 #include "error.h"
-#include "io/result_json.h"
+#include "io/text_run_file.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const auto json = nlohmann::json::parse(data, data + size, nullptr, false);
-  if (json.is_discarded()) return 0;
   try {
-    const attnscope::TextRunFile file = attnscope::text_run_from_json(json, "result.json");
+    const attnscope::TextRunFile file =
+        attnscope::text_run_from_bytes(std::as_bytes(std::span(data, size)), "result");
     const auto& c = file.run.captures;
-    if (c.attention.dim() != 4 || c.attention.size(2) != c.length || c.head_outputs.size(3) != c.head_dim) std::abort();
+    if (c.attention.defined() && (c.attention.dim() != 4 || c.attention.size(2) != c.length)) std::abort();
+    if (c.head_outputs.defined() && c.head_outputs.size(3) != c.head_dim) std::abort();
+    if (file.analysis) {
+      if (static_cast<int64_t>(file.analysis->pairs.size()) != c.num_layers * c.num_heads) std::abort();
+      for (int l = 0; l < c.num_layers; ++l)
+        for (int h = 0; h < c.num_heads; ++h) (void)attnscope::stored_pairs(file, l, h);
+    }
   } catch (const attnscope::Error&) {
   }
   return 0;

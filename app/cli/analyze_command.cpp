@@ -1,11 +1,12 @@
 #include <chrono>
+#include <filesystem>
 #include <iostream>
 #include <unistd.h>
 
 #include "commands.h"
 #include "io/analysis_json.h"
 #include "io/atomic_file.h"
-#include "io/result_json.h"
+#include "io/text_run_file.h"
 #include "run_options.h"
 
 namespace attnscope::cli {
@@ -16,6 +17,8 @@ struct AnalyzeOptions {
   AnalysisOptions analysis;
   std::string out;
   std::string encoding = "base64";
+  std::string format = "auto";
+  std::string captures = "all";
 };
 
 void print_summary(const TextResult& r, const TextAnalysis& a, double seconds, const std::string& saved_to) {
@@ -23,14 +26,14 @@ void print_summary(const TextResult& r, const TextAnalysis& a, double seconds, c
   std::printf("model    %s\ndevice   %s\ntokens   %zu", r.checkpoint->dir().c_str(), r.device.describe().c_str(), e.size());
   if (e.truncated) std::printf(" (the text has %zu; --max-len %zu kept the first)", e.full_length, r.max_length);
   size_t pairs = 0;
-  for (const HeadAnalysis& h : a.heads) pairs += h.pairs.size();
+  for (const HeadAnalysis& h : a.heads) pairs += static_cast<size_t>(h.pairs.count());
   std::printf("\ncaptured %lld layers x %lld heads: attention %zu x %zu, head outputs %zu x %lld\n",
               static_cast<long long>(a.num_layers), static_cast<long long>(a.num_heads), e.size(), e.size(), e.size(),
               static_cast<long long>(r.run.captures.head_dim));
   std::printf("analysis %zu high-similarity pairs over all heads (tau %.3g), %zu segments, %d sentences\ntime     %.1f ms\n", pairs,
               a.settings.tau, a.segments.size(), a.sentence_count(), seconds * 1e3);
   if (saved_to.empty())
-    std::printf("(give --out FILE.json to save the attention maps, head outputs and analysis)\n");
+    std::printf("(give --out FILE.safetensors to save the attention maps, head outputs and analysis)\n");
   else
     std::printf("saved    %s\n", saved_to.c_str());
 }
@@ -41,15 +44,25 @@ int run_analyze(const AnalyzeOptions& o) {
   const TextResult& r = analyzed.result;  // named, not structured bindings: lambdas capture them (clang 14)
   const TextAnalysis& analysis = analyzed.analysis;
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const TextRunFile file{o.run.model, r.checkpoint->model().config().to_json(), r.device.describe(), r.text, r.max_length, r.run};
-  const auto json = [&] {
-    nlohmann::json j = text_run_to_json(file, o.encoding == "decimal" ? MatrixEncoding::Decimal : MatrixEncoding::Base64);
-    j["analysis"] = analysis_to_json(analysis, r.run.encoding);
-    return j;
-  };
+  TextRunFile file;
+  file.model_path = o.run.model;
+  file.model_config = r.checkpoint->model().config().to_json();
+  file.device = r.device.describe();
+  file.text = r.text;
+  file.max_length = r.max_length;
+  file.run = r.run;
+  ResultWriteOptions write;
+  write.captures = capture_set_by_name(o.captures);
+  write.decimal = o.encoding == "decimal";
+  const bool json_named = std::filesystem::path(o.out).extension() == ".json";
+  write.container = o.format == "json" || (o.format == "auto" && json_named) ? ResultContainer::Json : ResultContainer::Binary;
+  const auto json = [&] { return text_run_to_json(file, &analysis, write); };
   if (!o.out.empty() && o.out != "-") {
-    write_file_atomically(o.out, json().dump() + "\n");
+    save_text_run(o.out, file, &analysis, write);
     print_summary(r, analysis, seconds, o.out);
+    if (write.container == ResultContainer::Json && write.captures != CaptureSet::None)
+      std::fprintf(stderr, "note: JSON keeps the matrices as text, a third larger and slower to write; a name ending in .safetensors "
+                           "(or --format binary) gives the compact binary result\n");
   } else if (o.out == "-" || !isatty(STDOUT_FILENO)) {
     std::cout << json().dump() << "\n";
   } else {
@@ -68,9 +81,17 @@ Action add_analyze_command(CLI::App& app) {
   add_run_options(*cmd, o->run);
   add_analysis_options(*cmd, o->analysis);
   cmd->add_option("--out", o->out,
-                  "Write the result JSON here (atomically); '-' for standard output. Without it, JSON goes to standard "
-                  "output when that is not a terminal, and a summary is printed when it is");
-  cmd->add_option("--encoding", o->encoding, "How matrices are stored: base64 (float32, exact, compact) or decimal (nested lists)")
+                  "Write the result here (atomically): the compact binary form (safetensors layout; Python's safetensors "
+                  "opens it), or JSON when the name ends in .json; '-' for JSON on standard output. Without it, JSON goes "
+                  "to standard output when that is not a terminal, and a summary is printed when it is");
+  cmd->add_option("--format", o->format, "auto (JSON for a .json name, else binary), binary or json")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "binary", "json"}));
+  cmd->add_option("--captures", o->captures,
+                  "Which matrices the result keeps: all (attention maps and head outputs), attention, or none (the analysis only)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"all", "attention", "none"}));
+  cmd->add_option("--encoding", o->encoding, "JSON only: tensors as base64 (float32, exact, compact) or decimal (lists of numbers)")
       ->capture_default_str()
       ->check(CLI::IsMember({"base64", "decimal"}));
   return [o] { return run_analyze(*o); };

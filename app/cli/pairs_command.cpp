@@ -21,20 +21,21 @@ int run_pairs(const PairsOptions& o) {
     throw Error("layer " + std::to_string(o.layer) + " head " + std::to_string(o.head) + " is not in this model (" +
                 std::to_string(a.num_layers) + " layers x " + std::to_string(a.num_heads) + " heads, numbered from 0)");
   const HeadAnalysis& head = a.head(o.layer, o.head);
+  const std::vector<TokenPair> pairs = head_pairs(a, o.layer, o.head);
   const Encoding& e = r.run.encoding;
   if (o.json) {
     std::cout << nlohmann::json{{"layer", o.layer}, {"head", o.head}, {"settings", settings_to_json(a.settings)}, {"scale", head.scale},
-                                {"pairs", pairs_to_json(head.pairs, e)}}
+                                {"pairs", pairs_to_json(pairs, e)}}
                      .dump()
               << "\n";
     return 0;
   }
-  std::printf("Layer %d, head %d: %zu pairs with S / max S >= %.3g (max S = %.4g)\n", o.layer, o.head, head.pairs.size(), a.settings.tau,
+  std::printf("Layer %d, head %d: %zu pairs with S / max S >= %.3g (max S = %.4g)\n", o.layer, o.head, pairs.size(), a.settings.tau,
               head.scale);
   if (head.scale <= 0) std::printf("(the largest off-diagonal similarity is not positive: no high-similarity elements)\n");
-  if (head.pairs.empty()) return 0;
+  if (pairs.empty()) return 0;
   std::printf("%-16s %-16s %7s %7s %7s\n", "Token_i", "Token_j", "Index_i", "Index_j", "S_hat");
-  for (const TokenPair& p : head.pairs)
+  for (const TokenPair& p : pairs)
     std::printf("%-16s %-16s %7d %7d %7.3f\n", e.tokens[static_cast<size_t>(p.i)].text.c_str(), e.tokens[static_cast<size_t>(p.j)].text.c_str(),
                 p.i, p.j, p.value);
   return 0;

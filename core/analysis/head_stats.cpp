@@ -20,39 +20,42 @@ TextFacts text_facts(std::vector<int32_t> ids, std::vector<int> sentence, std::v
   return f;
 }
 
-HeadStats head_stats(const std::vector<TokenPair>& pairs, const TextFacts& f) {
+HeadStats stats_from_counts(const PairCounts& c, const TextFacts& f) {
   HeadStats s;
   const int64_t m = f.participants, all = m * (m - 1) / 2;
-  s.count = static_cast<int>(pairs.size());
-  if (all > 0) s.density = static_cast<double>(s.count) / static_cast<double>(all);
+  s.count = static_cast<int>(c.count);
+  if (all > 0) s.density = static_cast<double>(c.count) / static_cast<double>(all);
   s.chance_same_sentence = f.chance_same_sentence;
-  s.distance_histogram.assign(std::max<size_t>(f.ids.size(), 1), 0);
-  if (pairs.empty()) return s;
+  s.distance_histogram = c.distance_histogram;
+  s.distance_histogram.resize(std::max<size_t>(f.ids.size(), 1), 0);
+  if (c.count == 0) return s;
+  const double p = static_cast<double>(c.count);
+  s.repeat_share = static_cast<double>(c.repeats) / p;
+  s.same_sentence_repeat_share = static_cast<double>(c.same_sentence_repeats) / p;
+  s.same_sentence_share = static_cast<double>(c.same_sentence) / p;
+  s.mean_distance = static_cast<double>(c.distance_sum) / p;
+  const auto anchor = std::max_element(c.degree.begin(), c.degree.end()) - c.degree.begin();  // first maximum
+  s.anchor_index = static_cast<int>(anchor);
+  s.anchor_id = f.ids[static_cast<size_t>(anchor)];
+  s.anchor_share = c.degree[static_cast<size_t>(anchor)] / p;
+  return s;
+}
 
-  const double p = static_cast<double>(pairs.size());
-  int repeats = 0, same_sentence_repeats = 0, same_sentence = 0;
-  double distance = 0;
-  std::vector<int> degree(f.ids.size(), 0);
+HeadStats head_stats(const std::vector<TokenPair>& pairs, const TextFacts& f) {
+  PairCounts c(f.ids.size());
   for (const TokenPair& pair : pairs) {
     const auto i = static_cast<size_t>(pair.i), j = static_cast<size_t>(pair.j);
     const bool repeat = f.ids[i] == f.ids[j], together = f.sentence[i] == f.sentence[j];
-    repeats += repeat;
-    same_sentence_repeats += repeat && together;
-    same_sentence += together;
-    distance += pair.j - pair.i;
-    ++s.distance_histogram[static_cast<size_t>(pair.j - pair.i)];
-    ++degree[i];
-    ++degree[j];
+    ++c.count;
+    c.repeats += repeat;
+    c.same_sentence_repeats += repeat && together;
+    c.same_sentence += together;
+    c.distance_sum += pair.j - pair.i;
+    ++c.distance_histogram[static_cast<size_t>(pair.j - pair.i)];
+    ++c.degree[i];
+    ++c.degree[j];
   }
-  s.repeat_share = repeats / p;
-  s.same_sentence_repeat_share = same_sentence_repeats / p;
-  s.same_sentence_share = same_sentence / p;
-  s.mean_distance = distance / p;
-  const auto anchor = std::max_element(degree.begin(), degree.end()) - degree.begin();  // first maximum
-  s.anchor_index = static_cast<int>(anchor);
-  s.anchor_id = f.ids[static_cast<size_t>(anchor)];
-  s.anchor_share = degree[static_cast<size_t>(anchor)] / p;
-  return s;
+  return stats_from_counts(c, f);
 }
 
 }  // namespace attnscope

@@ -1,11 +1,12 @@
 #pragma once
 // Statistics of one head's pairs on one text (METHOD.md table). A statistic of the pairs is
 // std::nullopt, not 0, when the head has no pairs.
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <vector>
 
-#include "analysis/high_similarity.h"
+#include "analysis/pair_mask.h"
 
 namespace attnscope {
 
@@ -34,6 +35,17 @@ struct HeadStats {
   std::optional<double> anchor_share;    // deg(anchor) / |P|
 };
 
+// What the statistics are made of, counted pair by pair (by the pair scan of high_similarity,
+// which never builds a pair list, or from a list by head_stats).
+struct PairCounts {
+  int64_t count = 0, repeats = 0, same_sentence_repeats = 0, same_sentence = 0, distance_sum = 0;
+  std::vector<int64_t> distance_histogram;  // n entries
+  std::vector<int32_t> degree;              // per position: the pairs that include it
+  explicit PairCounts(size_t n = 0) : distance_histogram(std::max<size_t>(n, 1), 0), degree(n, 0) {}
+};
+
+HeadStats stats_from_counts(const PairCounts& counts, const TextFacts& facts);
+// The definition, pair by pair: the same numbers as stats_from_counts of the scan.
 HeadStats head_stats(const std::vector<TokenPair>& pairs, const TextFacts& facts);
 
 }  // namespace attnscope

@@ -2,7 +2,10 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <limits>
+
+#include "error.h"
 
 namespace attnscope {
 
@@ -10,17 +13,26 @@ std::vector<Separators> find_separators(const at::Tensor& attention_maps, double
   return separators_from_columns(attention_maps.sum(1), tau_sep);
 }
 
-std::vector<Separators> separators_from_columns(const at::Tensor& columns, double tau_sep) {
+std::vector<Separators> separators_from_columns(const at::Tensor& columns, double tau_sep, const std::vector<bool>& eligible) {
   const at::Tensor column = columns.to(at::kFloat);  // [K, n]
-  const at::Tensor share = (column / column.amax(1, true)).cpu().contiguous();
-  const int64_t maps = share.size(0), n = share.size(1);
+  const int64_t n = column.size(1);
+  at::Tensor top = column.amax(1, true);
+  const bool all_eligible = std::find(eligible.begin(), eligible.end(), false) == eligible.end();
+  if (!all_eligible) {
+    if (static_cast<int64_t>(eligible.size()) != n) throw Error("the eligible positions do not match the columns");
+    std::vector<uint8_t> flags(eligible.begin(), eligible.end());
+    const at::Tensor allowed = at::from_blob(flags.data(), {1, n}, at::kByte).to(column.device(), at::kBool);
+    top = at::where(allowed, column, 0.0f).amax(1, true);
+  }
+  const at::Tensor share = (column / top).cpu().contiguous();
+  const int64_t maps = share.size(0);
   std::vector<Separators> out(static_cast<size_t>(maps));
   for (int64_t k = 0; k < maps; ++k) {
     const float* a = share[k].data_ptr<float>();
     Separators& s = out[static_cast<size_t>(k)];
     s.column_share.assign(a, a + n);
     for (int64_t j = 0; j < n; ++j)
-      if (a[j] >= tau_sep) s.positions.push_back(static_cast<int>(j));
+      if (a[j] >= tau_sep && (all_eligible || eligible[static_cast<size_t>(j)])) s.positions.push_back(static_cast<int>(j));
   }
   return out;
 }

@@ -21,7 +21,9 @@ struct Separators {
 std::vector<Separators> find_separators(const at::Tensor& attention_maps, double tau_sep);
 // The same from column attention already summed: columns [K, n], a_j = sum_i A_ij. A layer's
 // summed map has the sum of its heads' columns, so one pass over the maps serves every choice.
-std::vector<Separators> separators_from_columns(const at::Tensor& columns, double tau_sep);
+// `eligible` (empty: every position) leaves positions out of the maximum and of the separators;
+// their share is still reported, against the eligible maximum.
+std::vector<Separators> separators_from_columns(const at::Tensor& columns, double tau_sep, const std::vector<bool>& eligible = {});
 // [0, p1], [p1 + 1, p2], ..., and a last run after the last separator if tokens remain.
 std::vector<Segment> segments_from(const std::vector<int>& separators, int n);
 // [n, n] bool: row i and column j marked when i or j is a separator.

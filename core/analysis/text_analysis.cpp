@@ -1,7 +1,6 @@
 #include "analysis/text_analysis.h"
 
 #include <ATen/ATen.h>
-#include <ATen/Parallel.h>
 #include <c10/core/InferenceMode.h>
 
 #include <set>
@@ -42,6 +41,13 @@ LayerAnalysis pool_layer(const std::vector<HeadAnalysis>& heads, size_t first, s
 
 }  // namespace
 
+std::vector<TokenPair> head_pairs(const TextAnalysis& a, int64_t layer, int64_t head) {
+  const HeadAnalysis& h = a.head(layer, head);
+  if (h.pairs.count() == 0) return {};
+  const at::Tensor s = a.similarity.similarity[layer][head].to(at::kCPU, at::kFloat).contiguous();
+  return list_pairs(h.pairs, s.data_ptr<float>(), h.scale);
+}
+
 TextAnalysis analyze_text(const Encoding& encoding, const TextCaptures& c, const AnalysisSettings& settings, bool to_host) {
   c10::InferenceMode guard;
   return analyze_text(encoding, c.head_outputs, c.attention.to(at::kFloat).sum(-2), settings, to_host);
@@ -64,13 +70,14 @@ TextAnalysis analyze_text(const Encoding& encoding, const at::Tensor& head_outpu
 
   a.similarity = context_similarity(head_outputs.to(at::kFloat));
 
-  std::vector<bool> takes_part(static_cast<size_t>(n));
-  std::vector<uint8_t> part_bytes(static_cast<size_t>(n));
-  for (size_t i = 0; i < takes_part.size(); ++i)
-    part_bytes[i] = takes_part[i] = settings.include_special || !encoding.tokens[i].special;
-  const at::Tensor part = at::from_blob(part_bytes.data(), {n}, at::kByte).to(at::kBool);
+  std::vector<bool> takes_part(static_cast<size_t>(n)), eligible(static_cast<size_t>(n));
+  for (size_t i = 0; i < takes_part.size(); ++i) {
+    takes_part[i] = settings.include_special || !encoding.tokens[i].special;
+    eligible[i] = !settings.separators_text_only || !encoding.tokens[i].special;
+  }
 
-  a.segment_separators = separators_from_columns(segment_columns(columns, settings.segment_map).unsqueeze(0), settings.tau_sep).front();
+  a.segment_separators =
+      separators_from_columns(segment_columns(columns, settings.segment_map).unsqueeze(0), settings.tau_sep, eligible).front();
   a.segments = segments_from(a.segment_separators.positions, static_cast<int>(n));
   std::vector<int> sentence = settings.sentences == SentenceMode::Punctuation ? punctuation_sentences(encoding.tokens)
                                                                               : segment_sentences(a.segments, static_cast<int>(n));
@@ -78,19 +85,17 @@ TextAnalysis analyze_text(const Encoding& encoding, const at::Tensor& head_outpu
   for (const Token& t : encoding.tokens) ids.push_back(t.id);
   a.facts = text_facts(std::move(ids), std::move(sentence), std::move(takes_part));
 
-  HighSimilarity high = high_similarity(a.similarity.similarity.reshape({L * H, n, n}), part, settings.tau);
-  std::vector<Separators> head_separators = separators_from_columns(columns.reshape({L * H, n}), settings.tau_sep);
-  std::vector<Separators> layer_separators = separators_from_columns(columns.sum(1), settings.tau_sep);
+  std::vector<HeadHighSimilarity> high = high_similarity(a.similarity.similarity.reshape({L * H, n, n}), a.facts, settings.tau);
+  std::vector<Separators> head_separators = separators_from_columns(columns.reshape({L * H, n}), settings.tau_sep, eligible);
+  std::vector<Separators> layer_separators = separators_from_columns(columns.sum(1), settings.tau_sep, eligible);
   a.heads.resize(static_cast<size_t>(L * H));
-  at::parallel_for(0, L * H, 1, [&](int64_t first, int64_t last) {  // heads are independent
-    for (auto k = static_cast<size_t>(first); k < static_cast<size_t>(last); ++k) {
-      HeadAnalysis& head = a.heads[k];
-      head.scale = high.scale[k];
-      head.pairs = std::move(high.pairs[k]);
-      head.separators = std::move(head_separators[k]);
-      head.stats = head_stats(head.pairs, a.facts);
-    }
-  });
+  for (size_t k = 0; k < a.heads.size(); ++k) {
+    HeadAnalysis& head = a.heads[k];
+    head.scale = high[k].scale;
+    head.pairs = std::move(high[k].mask);
+    head.separators = std::move(head_separators[k]);
+    head.stats = stats_from_counts(high[k].counts, a.facts);
+  }
   for (int64_t l = 0; l < L; ++l) {
     a.layers.push_back(pool_layer(a.heads, static_cast<size_t>(l * H), static_cast<size_t>(H), static_cast<size_t>(n)));
     a.layers.back().separators = std::move(layer_separators[static_cast<size_t>(l)]);

@@ -18,7 +18,7 @@ namespace attnscope {
 
 struct HeadAnalysis {
   float scale = 0.0f;              // max_{i != j} S_ij over participating tokens; <= 0: no pairs
-  std::vector<TokenPair> pairs;    // S_hat >= tau, i < j
+  PairMask pairs;                  // S_hat >= tau, i < j (listed with their values by head_pairs)
   Separators separators;           // from this head's own attention map (the separator view)
   HeadStats stats;
 };
@@ -44,6 +44,10 @@ struct TextAnalysis {
   // [n, n]: the summed similarity of a layer's heads, diagonal 0 (Fig. 12), computed when asked.
   at::Tensor summed_similarity(int64_t layer) const { return similarity.similarity[layer].sum(0); }
 };
+
+// The high-similarity pairs of one head with their S_hat, ordered by (i, j); made when asked
+// (the explorer asks for the head it shows), from the head's mask and its S.
+std::vector<TokenPair> head_pairs(const TextAnalysis& analysis, int64_t layer, int64_t head);
 
 // The analysis is computed where the captures live (the model's device); `to_host` brings the
 // matrices to the CPU as float32. Throws attnscope::Error for settings out of range.

@@ -144,10 +144,10 @@ void CorpusAccumulator::add_head_counts(const TextAnalysis& a, int64_t lh) {
   // The host-side counters are contiguous CPU tensors: written through pointers, not per-element ops.
   const HeadAnalysis& head = a.heads.at(static_cast<size_t>(lh));
   double* mask = mask_sum_.data_ptr<double>() + lh * window_ * window_;
-  for (const TokenPair& p : head.pairs) {
-    mask[p.i * window_ + p.j] += 1;
-    mask[p.j * window_ + p.i] += 1;
-  }
+  head.pairs.for_each([&](int i, int j) {
+    mask[i * window_ + j] += 1;
+    mask[j * window_ + i] += 1;
+  });
   const HeadStats& s = head.stats;
   int64_t* distances = distance_histogram.data_ptr<int64_t>() + lh * window_;
   for (int64_t d = 0; d < a.length; ++d) distances[d] += s.distance_histogram[static_cast<size_t>(d)];

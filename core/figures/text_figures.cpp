@@ -137,10 +137,10 @@ HeatmapPanel matrix_panel(const AnalyzedTextView& text, int layer, int head, Mat
   p.color_scale = {lo, hi, o.scale, signed_map};
   p.colorbar_label = kind == MatrixKind::Attention ? "A_ij" : kind == MatrixKind::Similarity ? "S_ij" : "cos";
   if (signed_map && head >= 0 && o.outline_pairs)
-    for (const TokenPair& pair : text.analysis.head(layer, head).pairs) {
-      p.outlined.emplace_back(pair.i, pair.j);
-      p.outlined.emplace_back(pair.j, pair.i);
-    }
+    text.analysis.head(layer, head).pairs.for_each([&](int i, int j) {
+      p.outlined.emplace_back(i, j);
+      p.outlined.emplace_back(j, i);
+    });
   return p;
 }
 
@@ -216,23 +216,23 @@ Figure figure5(const AnalyzedTextView& text, const FigureOptions& options) {
 Figure figure9(const AnalyzedTextView& text, const FigureOptions& options) {
   const FigureOptions o = resolved(options, text.analysis);
   const int head = std::max(0, o.head);
-  const HeadAnalysis& h = text.analysis.head(o.layer, head);
+  const std::vector<TokenPair> pairs = head_pairs(text.analysis, o.layer, head);
   Figure f = titled("Fig. 9: high-similarity pairs of " + head_name(o.layer, head) + " (tau " +
-                        share_text(text.analysis.settings.tau) + ", " + std::to_string(h.pairs.size()) + " pairs)",
+                        share_text(text.analysis.settings.tau) + ", " + std::to_string(pairs.size()) + " pairs)",
                     o, 1);
   TokenTextPanel p;
   p.title = "pair tokens in the text (one colour per token)";
   p.tokens = token_labels(text.encoding);
   p.color_index.assign(p.tokens.size(), -1);
   std::map<int32_t, int> color_of_id;
-  for (const TokenPair& pair : h.pairs)
+  for (const TokenPair& pair : pairs)
     for (int k : {pair.i, pair.j}) {
       const int32_t id = text.encoding.tokens[k].id;
       auto it = color_of_id.try_emplace(id, static_cast<int>(color_of_id.size())).first;
       p.color_index[k] = it->second;
     }
   p.table_header = {"token i", "token j", "i", "j", "S_hat"};
-  for (const TokenPair& pair : h.pairs)
+  for (const TokenPair& pair : pairs)
     p.table.push_back({text.encoding.tokens[pair.i].text, text.encoding.tokens[pair.j].text, std::to_string(pair.i),
                        std::to_string(pair.j), share_text(pair.value)});
   f.panels.push_back(std::move(p));

@@ -22,6 +22,7 @@ nlohmann::json settings_to_json(const AnalysisSettings& s) {
   return {{"tau", s.tau},
           {"tau_sep", s.tau_sep},
           {"include_special", s.include_special},
+          {"separators_text_only", s.separators_text_only},
           {"sentences", s.sentences == SentenceMode::Punctuation ? "punct" : "segments"},
           {"segment_map", {{"layer", s.segment_map.layer}, {"head", s.segment_map.head < 0 ? nlohmann::json("sum") : nlohmann::json(s.segment_map.head)}}}};
 }
@@ -48,7 +49,7 @@ nlohmann::json pairs_to_json(const std::vector<TokenPair>& pairs, const Encoding
   return out;
 }
 
-nlohmann::json analysis_to_json(const TextAnalysis& a, const Encoding& e) {
+nlohmann::json analysis_to_json(const TextAnalysis& a, const Encoding&) {
   nlohmann::json layers = nlohmann::json::array();
   for (int64_t l = 0; l < a.num_layers; ++l) {
     nlohmann::json heads = nlohmann::json::array();
@@ -57,7 +58,7 @@ nlohmann::json analysis_to_json(const TextAnalysis& a, const Encoding& e) {
       heads.push_back({{"head", h},
                        {"scale", head.scale},
                        {"separators", head.separators.positions},
-                       {"pairs", pairs_to_json(head.pairs, e)},
+                       {"pair_count", head.pairs.count()},
                        {"stats", head_stats_to_json(head.stats)}});
     }
     const LayerAnalysis& layer = a.layers[static_cast<size_t>(l)];

@@ -10,6 +10,8 @@ namespace attnscope {
 nlohmann::json settings_to_json(const AnalysisSettings& settings);
 nlohmann::json head_stats_to_json(const HeadStats& stats);
 nlohmann::json pairs_to_json(const std::vector<TokenPair>& pairs, const Encoding& encoding);
+// Everything but the pairs themselves (a result file stores them as masks; see text_run_file.h):
+// per head its pair count, scale, separators and statistics.
 nlohmann::json analysis_to_json(const TextAnalysis& analysis, const Encoding& encoding);
 
 }  // namespace attnscope

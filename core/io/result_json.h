@@ -1,35 +1,25 @@
 #pragma once
-// The JSON file of one analysed text (`attnscope-cli analyze --out`): model, tokens with their
-// byte ranges, and per layer and head the attention map and head outputs as float32 matrices.
-// The format is documented in docs/result-format.md.
-#include <filesystem>
+// Reading version 1 result files of `attnscope-cli analyze` (JSON, one matrix per head; written
+// before version 2, see text_run_file.h), and the pieces of JSON both versions share.
 #include <string>
 
 #include <nlohmann/json.hpp>
 
-#include "model/checkpoint.h"
+#include "io/text_run_file.h"
 
 namespace attnscope {
 
-enum class MatrixEncoding { Base64, Decimal };
-
-struct TextRunFile {
-  std::string model_path;
-  nlohmann::json model_config;  // as BertConfig::to_json
-  std::string device;           // e.g. "cpu float32"
-  std::string text;
-  size_t max_length = 0;
-  TextRun run;                  // captures as CPU float32; hidden states are not stored
-};
-
-nlohmann::json matrix_to_json(const at::Tensor& matrix, MatrixEncoding encoding);
-// Reads a matrix back, checking it is rows x cols; `where` names it in error messages.
+// Reads a matrix ({rows, cols, encoding: base64-f32le | decimal, data}), checking it is rows x
+// cols; `where` names it in error messages.
 at::Tensor matrix_from_json(const nlohmann::json& json, int64_t rows, int64_t cols, const std::string& where);
 
-nlohmann::json text_run_to_json(const TextRunFile& file, MatrixEncoding encoding);
-TextRunFile text_run_from_json(const nlohmann::json& json, const std::string& source);
+Token token_from_json(const nlohmann::json& json, const std::string& where);
 
-void save_text_run(const std::filesystem::path& path, const TextRunFile& file, MatrixEncoding encoding);
-TextRunFile load_text_run(const std::filesystem::path& path);
+// What both versions hold alike: model, device, text, length and tokens (the model's config is
+// checked). `json` is a version 1 file or a version 2 document.
+TextRunFile text_run_header(const nlohmann::json& json, const std::string& source);
+
+// A version 1 file; throws attnscope::Error naming what is wrong.
+TextRunFile text_run_from_v1_json(const nlohmann::json& json, const std::string& source);
 
 }  // namespace attnscope

@@ -5,40 +5,74 @@
 #include <cstring>
 
 #include "error.h"
-#include "io/json_number.h"
 #include "io/base64.h"
+#include "io/json_number.h"
 
 namespace attnscope {
+namespace {
 
-nlohmann::json tensor_to_json(const at::Tensor& tensor) {
+const char* dtype_name(at::ScalarType type) {
+  switch (type) {
+    case at::kDouble: return "float64";
+    case at::kLong: return "int64";
+    case at::kFloat: return "float32";
+    case at::kByte: return "uint8";
+    default: throw Error(std::string("a tensor of ") + c10::toString(type) + " is not saved as JSON");
+  }
+}
+
+bool is_float(at::ScalarType type) { return type == at::kFloat || type == at::kDouble; }
+
+}  // namespace
+
+nlohmann::json tensor_to_json(const at::Tensor& tensor, bool decimal) {
   const at::Tensor t = tensor.cpu().contiguous();
-  if (t.scalar_type() != at::kDouble && t.scalar_type() != at::kLong) throw Error("only float64 and int64 tensors are saved as JSON");
-  return {{"shape", t.sizes().vec()},
-          {"dtype", t.scalar_type() == at::kDouble ? "float64" : "int64"},
-          {"encoding", "base64-le"},
-          {"data", base64_encode({static_cast<const std::byte*>(t.data_ptr()), static_cast<size_t>(t.nbytes())})}};
+  nlohmann::json out = {{"shape", t.sizes().vec()}, {"dtype", dtype_name(t.scalar_type())}};
+  if (decimal && is_float(t.scalar_type())) {
+    out["encoding"] = "decimal";
+    if (t.scalar_type() == at::kFloat) out["data"] = std::vector<float>(t.data_ptr<float>(), t.data_ptr<float>() + t.numel());
+    else out["data"] = std::vector<double>(t.data_ptr<double>(), t.data_ptr<double>() + t.numel());
+    return out;
+  }
+  out["encoding"] = "base64-le";
+  out["data"] = base64_encode({static_cast<const std::byte*>(t.data_ptr()), static_cast<size_t>(t.nbytes())});
+  return out;
 }
 
 at::Tensor tensor_from_json(const nlohmann::json& json, const at::Tensor& like, const std::string& where) {
-  const char* dtype = like.scalar_type() == at::kDouble ? "float64" : "int64";
+  const char* dtype = dtype_name(like.scalar_type());
+  const bool decimal_allowed = is_float(like.scalar_type());
   // Compared as JSON values: value() would throw nlohmann's own error for a field of another type.
-  if (!json.is_object() || !json.contains("dtype") || json["dtype"] != dtype || !json.contains("encoding") || json["encoding"] != "base64-le" ||
-      !json.contains("shape") ||
-      !json.contains("data") || !json["data"].is_string())
-    throw Error(where + ": expected a " + std::string(dtype) + " tensor in base64-le");
+  const bool base64 = json.is_object() && json.contains("encoding") && json["encoding"] == "base64-le";
+  const bool decimal = decimal_allowed && json.is_object() && json.contains("encoding") && json["encoding"] == "decimal";
+  if (!json.is_object() || !json.contains("dtype") || json["dtype"] != dtype || !(base64 || decimal) || !json.contains("shape") ||
+      !json.contains("data") || (base64 && !json["data"].is_string()) || (decimal && !json["data"].is_array()))
+    throw Error(where + ": expected a " + std::string(dtype) + " tensor in base64-le" + (decimal_allowed ? " or decimal" : ""));
   if (!json["shape"].is_array()) throw Error(where + ": \"shape\" must be a list of sizes");
   std::vector<int64_t> shape;
   for (const auto& size : json["shape"]) shape.push_back(json_integer<int64_t>(size, where + ": a size in \"shape\""));
-  if (shape != like.sizes().vec()) throw Error(where + ": shape " + json["shape"].dump() + " does not match this model and window");
+  if (shape != like.sizes().vec())
+    throw Error(where + ": shape " + json["shape"].dump() + " does not match " + c10::str(like.sizes()) + " (this model and text)");
+  at::Tensor out = at::empty(like.sizes(), like.options().device(at::kCPU));
+  const auto& data = json["data"];
+  if (decimal) {
+    if (static_cast<int64_t>(data.size()) != out.numel())
+      throw Error(where + ": holds " + std::to_string(data.size()) + " numbers, expected " + std::to_string(out.numel()));
+    for (size_t k = 0; k < data.size(); ++k) {
+      if (out.scalar_type() == at::kFloat) out.data_ptr<float>()[k] = json_float(data[k], where + ": an entry");
+      else if (data[k].is_number()) out.data_ptr<double>()[k] = data[k].get<double>();
+      else throw Error(where + ": an entry must be a number");
+    }
+    return out.to(like.device());
+  }
   std::vector<std::byte> bytes;
   try {
-    bytes = base64_decode(json["data"].get_ref<const std::string&>());
+    bytes = base64_decode(data.get_ref<const std::string&>());
   } catch (const Error& e) {
     throw Error(where + ": " + e.what());
   }
-  if (bytes.size() != static_cast<size_t>(like.nbytes()))
-    throw Error(where + ": holds " + std::to_string(bytes.size()) + " bytes, expected " + std::to_string(like.nbytes()));
-  at::Tensor out = at::empty(like.sizes(), like.options().device(at::kCPU));
+  if (bytes.size() != static_cast<size_t>(out.nbytes()))
+    throw Error(where + ": holds " + std::to_string(bytes.size()) + " bytes, expected " + std::to_string(out.nbytes()));
   if (!bytes.empty()) std::memcpy(out.data_ptr(), bytes.data(), bytes.size());
   return out.to(like.device());
 }

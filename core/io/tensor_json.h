@@ -1,6 +1,8 @@
 #pragma once
-// Any float64 or int64 tensor as JSON: {"shape": [...], "dtype": "float64"|"int64",
-// "encoding": "base64-le", "data": "..."} (little-endian values, row-major). Exact.
+// A tensor as JSON: {"shape": [...], "dtype": "float64"|"int64"|"float32"|"uint8",
+// "encoding": "base64-le"|"decimal", "data": ...}. base64-le: the little-endian values, row-major,
+// in base64 (exact); decimal (float tensors only): a flat list of numbers, each the shortest
+// decimal that reads back as the same value, for tools like jq.
 #include <ATen/core/Tensor.h>
 #include <nlohmann/json.hpp>
 
@@ -8,7 +10,7 @@
 
 namespace attnscope {
 
-nlohmann::json tensor_to_json(const at::Tensor& tensor);
+nlohmann::json tensor_to_json(const at::Tensor& tensor, bool decimal = false);
 // Checks the shape and dtype against `like` (whose values are ignored); `where` names it in errors.
 at::Tensor tensor_from_json(const nlohmann::json& json, const at::Tensor& like, const std::string& where);
 

@@ -91,7 +91,7 @@ int64_t TensorInfo::numel() const {
   return n;
 }
 
-std::vector<TensorInfo> parse_safetensors(std::span<const std::byte> file, const std::string& source) {
+std::vector<TensorInfo> parse_safetensors(std::span<const std::byte> file, const std::string& source, SafetensorsMetadata* metadata) {
   if (file.size() < 8) throw Error(source + ": too short to be a safetensors file (" + std::to_string(file.size()) + " bytes)");
   const uint64_t header_size = read_le64(file.data());
   if (header_size > kMaxHeaderBytes || header_size > file.size() - 8)
@@ -111,6 +111,14 @@ std::vector<TensorInfo> parse_safetensors(std::span<const std::byte> file, const
   std::vector<TensorInfo> tensors;
   for (const auto& [name, entry] : header.items())
     if (name != "__metadata__") tensors.push_back(parse_entry(name, entry, data_start, data_size, source));
+  if (metadata && header.contains("__metadata__")) {
+    const auto& m = header["__metadata__"];
+    if (!m.is_object()) throw Error(source + ": \"__metadata__\" must be an object of strings");
+    for (const auto& [key, value] : m.items()) {
+      if (!value.is_string()) throw Error(source + ": \"__metadata__\" entry \"" + key + "\" is not a string");
+      (*metadata)[key] = value.get<std::string>();
+    }
+  }
 
   std::vector<const TensorInfo*> by_offset;
   for (const auto& t : tensors)
@@ -123,7 +131,7 @@ std::vector<TensorInfo> parse_safetensors(std::span<const std::byte> file, const
 }
 
 SafetensorsFile::SafetensorsFile(const std::filesystem::path& file) : source_(file.string()), map_(file) {
-  tensors_ = parse_safetensors(map_.bytes(), source_);
+  tensors_ = parse_safetensors(map_.bytes(), source_, &metadata_);
   for (size_t i = 0; i < tensors_.size(); ++i) index_.emplace(tensors_[i].name, i);
 }
 

@@ -4,6 +4,7 @@
 // size, shape and dtype is checked against the file before anything is read.
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <span>
 #include <string>
 #include <string_view>
@@ -29,9 +30,12 @@ struct TensorInfo {
   int64_t numel() const;
 };
 
+using SafetensorsMetadata = std::map<std::string, std::string>;
+
 // Parses and validates the header of a safetensors file held in `file`; `source` names it in
-// error messages. Throws attnscope::Error.
-std::vector<TensorInfo> parse_safetensors(std::span<const std::byte> file, const std::string& source);
+// error messages. The optional "__metadata__" (string to string) goes to `metadata` when given.
+// Throws attnscope::Error.
+std::vector<TensorInfo> parse_safetensors(std::span<const std::byte> file, const std::string& source, SafetensorsMetadata* metadata = nullptr);
 
 class SafetensorsFile {
  public:
@@ -40,12 +44,14 @@ class SafetensorsFile {
   const TensorInfo* find(std::string_view name) const;
   std::span<const std::byte> data(const TensorInfo& tensor) const;
   const std::vector<TensorInfo>& tensors() const { return tensors_; }
+  const SafetensorsMetadata& metadata() const { return metadata_; }
   const std::string& source() const { return source_; }
 
  private:
   std::string source_;
   MappedFile map_;
   std::vector<TensorInfo> tensors_;
+  SafetensorsMetadata metadata_;
   std::unordered_map<std::string, size_t> index_;
 };
 

@@ -1,8 +1,10 @@
-// S_hat, the threshold and the pair list, on matrices written out by hand.
+// S_hat, the threshold, the pair masks and the statistics counted by the scan, on matrices
+// written out by hand and on random ones checked against the definitions.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
 #include "analysis/high_similarity.h"
+#include "error.h"
 
 namespace attnscope {
 namespace {
@@ -16,7 +18,18 @@ at::Tensor symmetric(int n, std::vector<std::tuple<int, int, float>> entries) {
   return s;
 }
 
-at::Tensor all(int n) { return at::ones({n}, at::kBool); }
+// n tokens with distinct ids in one sentence, `takes` saying who takes part (all when empty).
+TextFacts facts(int n, std::vector<bool> takes = {}) {
+  std::vector<int32_t> ids;
+  for (int i = 0; i < n; ++i) ids.push_back(100 + i);
+  if (takes.empty()) takes.assign(static_cast<size_t>(n), true);
+  return text_facts(ids, std::vector<int>(static_cast<size_t>(n), 0), takes);
+}
+
+std::vector<TokenPair> pairs_of(const at::Tensor& s, const HeadHighSimilarity& h, int k = 0) {
+  const at::Tensor head = s[k].contiguous();
+  return list_pairs(h.mask, head.data_ptr<float>(), h.scale);
+}
 
 std::vector<std::pair<int, int>> positions(const std::vector<TokenPair>& pairs) {
   std::vector<std::pair<int, int>> out;
@@ -26,52 +39,114 @@ std::vector<std::pair<int, int>> positions(const std::vector<TokenPair>& pairs) 
 
 TEST(HighSimilarity, NormalisedByTheOffDiagonalMaximum) {
   // max is 10 at (1, 3); S_hat: (0,1) 0.2, (0,2) 0.3, (1,3) 1, (2,3) 0.29
-  const auto r = high_similarity(symmetric(4, {{0, 1, 2}, {0, 2, 3}, {1, 3, 10}, {2, 3, 2.9f}}), all(4), 0.3);
-  EXPECT_EQ(r.scale[0], 10.0f);
-  EXPECT_EQ(positions(r.pairs[0]), (std::vector<std::pair<int, int>>{{0, 2}, {1, 3}}));  // 0.3 counts: S_hat >= tau
-  EXPECT_FLOAT_EQ(r.pairs[0][0].value, 0.3f);
-  EXPECT_FLOAT_EQ(r.pairs[0][1].value, 1.0f);
+  const at::Tensor s = symmetric(4, {{0, 1, 2}, {0, 2, 3}, {1, 3, 10}, {2, 3, 2.9f}});
+  const auto r = high_similarity(s, facts(4), 0.3);
+  EXPECT_EQ(r[0].scale, 10.0f);
+  const auto pairs = pairs_of(s, r[0]);
+  EXPECT_EQ(positions(pairs), (std::vector<std::pair<int, int>>{{0, 2}, {1, 3}}));  // 0.3 counts: S_hat >= tau
+  EXPECT_FLOAT_EQ(pairs[0].value, 0.3f);
+  EXPECT_FLOAT_EQ(pairs[1].value, 1.0f);
+  EXPECT_EQ(r[0].mask.count(), 2);
+  EXPECT_TRUE(r[0].mask.test(3, 1));
+  EXPECT_FALSE(r[0].mask.test(2, 3));
 }
 
 TEST(HighSimilarity, TiesAtTheMaximumAreAllPairs) {
-  const auto r = high_similarity(symmetric(3, {{0, 1, 5}, {1, 2, 5}, {0, 2, 1}}), all(3), 0.5);
-  EXPECT_EQ(positions(r.pairs[0]), (std::vector<std::pair<int, int>>{{0, 1}, {1, 2}}));
+  const at::Tensor s = symmetric(3, {{0, 1, 5}, {1, 2, 5}, {0, 2, 1}});
+  EXPECT_EQ(positions(pairs_of(s, high_similarity(s, facts(3), 0.5)[0])), (std::vector<std::pair<int, int>>{{0, 1}, {1, 2}}));
 }
 
 TEST(HighSimilarity, NegativeSimilaritiesNeverPass) {
-  const auto r = high_similarity(symmetric(3, {{0, 1, 4}, {0, 2, -8}, {1, 2, -1}}), all(3), 0.3);
-  EXPECT_EQ(positions(r.pairs[0]), (std::vector<std::pair<int, int>>{{0, 1}}));
+  const at::Tensor s = symmetric(3, {{0, 1, 4}, {0, 2, -8}, {1, 2, -1}});
+  EXPECT_EQ(positions(pairs_of(s, high_similarity(s, facts(3), 0.3)[0])), (std::vector<std::pair<int, int>>{{0, 1}}));
 }
 
 TEST(HighSimilarity, AHeadWhoseMaximumIsNotPositiveHasNoPairs) {
-  const auto negative = high_similarity(symmetric(3, {{0, 1, -1}, {0, 2, -2}, {1, 2, -3}}), all(3), 0.3);
-  EXPECT_TRUE(negative.pairs[0].empty());
-  EXPECT_EQ(negative.scale[0], -1.0f);
-  const auto zero = high_similarity(at::zeros({1, 3, 3}), all(3), 0.3);
-  EXPECT_TRUE(zero.pairs[0].empty());
+  const auto negative = high_similarity(symmetric(3, {{0, 1, -1}, {0, 2, -2}, {1, 2, -3}}), facts(3), 0.3);
+  EXPECT_EQ(negative[0].mask.count(), 0);
+  EXPECT_EQ(negative[0].counts.count, 0);
+  EXPECT_EQ(negative[0].scale, -1.0f);
+  const auto zero = high_similarity(at::zeros({1, 3, 3}), facts(3), 0.3);
+  EXPECT_EQ(zero[0].mask.count(), 0);
 }
 
 TEST(HighSimilarity, LeftOutTokensTakeNoPartInTheMaximumOrThePairs) {
   // token 0 ([CLS], say) has the largest similarity; leaving it out makes (1, 2) the maximum
   const at::Tensor s = symmetric(4, {{0, 1, 100}, {1, 2, 4}, {2, 3, 2}, {1, 3, 1}});
-  const auto with = high_similarity(s, all(4), 0.3);
-  EXPECT_EQ(positions(with.pairs[0]), (std::vector<std::pair<int, int>>{{0, 1}}));
-  const auto without = high_similarity(s, at::tensor(std::vector<int64_t>{0, 1, 1, 1}).to(at::kBool), 0.3);
-  EXPECT_EQ(without.scale[0], 4.0f);
-  EXPECT_EQ(positions(without.pairs[0]), (std::vector<std::pair<int, int>>{{1, 2}, {2, 3}}));
+  EXPECT_EQ(positions(pairs_of(s, high_similarity(s, facts(4), 0.3)[0])), (std::vector<std::pair<int, int>>{{0, 1}}));
+  const auto without = high_similarity(s, facts(4, {false, true, true, true}), 0.3);
+  EXPECT_EQ(without[0].scale, 4.0f);
+  EXPECT_EQ(positions(pairs_of(s, without[0])), (std::vector<std::pair<int, int>>{{1, 2}, {2, 3}}));
 }
 
 TEST(HighSimilarity, ThePairsAreExactlyTheUpperTriangleOfTheMask) {
   const at::Tensor c = at::randn({5, 12, 6});
   at::Tensor s = at::matmul(c, c.transpose(1, 2));
   s.diagonal(0, 1, 2).zero_();
-  const auto r = high_similarity(s, all(12), 0.3);
+  const auto r = high_similarity(s, facts(12), 0.3);
   for (int k = 0; k < 5; ++k) {
     const at::Tensor top = s[k].masked_select(at::eye(12).logical_not().to(at::kBool)).max();
     const at::Tensor mask = (s[k] / top >= 0.3).triu(1);
-    EXPECT_EQ(static_cast<int64_t>(r.pairs[static_cast<size_t>(k)].size()), mask.sum().item<int64_t>());
-    for (const auto& p : r.pairs[static_cast<size_t>(k)]) EXPECT_TRUE(mask[p.i][p.j].item<bool>());
+    const auto pairs = pairs_of(s, r[static_cast<size_t>(k)], k);
+    EXPECT_EQ(static_cast<int64_t>(pairs.size()), mask.sum().item<int64_t>());
+    for (const auto& p : pairs) EXPECT_TRUE(mask[p.i][p.j].item<bool>());
   }
+}
+
+// The scan's counts give the statistics the definition gives from the pair list, on random
+// heads with repeated tokens, several sentences and left-out tokens.
+TEST(HighSimilarity, TheScanCountsWhatThePairListDefines) {
+  at::manual_seed(7);
+  const int n = 37;
+  std::vector<int32_t> ids;
+  std::vector<int> sentence;
+  std::vector<bool> takes;
+  for (int i = 0; i < n; ++i) {
+    ids.push_back(i % 5 == 0 ? 7 : 100 + i % 11);
+    sentence.push_back(i / 9);
+    takes.push_back(i != 0 && i != n - 1 && i != 13);
+  }
+  const TextFacts f = text_facts(ids, sentence, takes);
+  const at::Tensor c = at::randn({9, n, 5}) + 0.4;
+  at::Tensor s = at::matmul(c, c.transpose(1, 2));
+  s.diagonal(0, 1, 2).zero_();
+  for (double tau : {0.05, 0.3, 0.7}) {
+    const auto r = high_similarity(s, f, tau);
+    for (int k = 0; k < 9; ++k) {
+      const auto& h = r[static_cast<size_t>(k)];
+      const HeadStats scanned = stats_from_counts(h.counts, f), defined = head_stats(pairs_of(s, h, k), f);
+      EXPECT_EQ(scanned.count, defined.count);
+      EXPECT_EQ(h.mask.count(), defined.count);
+      EXPECT_EQ(scanned.repeat_share, defined.repeat_share);
+      EXPECT_EQ(scanned.same_sentence_repeat_share, defined.same_sentence_repeat_share);
+      EXPECT_EQ(scanned.same_sentence_share, defined.same_sentence_share);
+      EXPECT_EQ(scanned.mean_distance, defined.mean_distance);
+      EXPECT_EQ(scanned.distance_histogram, defined.distance_histogram);
+      EXPECT_EQ(scanned.anchor_index, defined.anchor_index);
+      EXPECT_EQ(scanned.anchor_share, defined.anchor_share);
+    }
+  }
+}
+
+TEST(PairMask, BitsFollowTheRowMajorUpperTriangle) {
+  // n = 4: (0,1) (0,2) (0,3) (1,2) (1,3) (2,3) are bits 0 .. 5
+  EXPECT_EQ(PairMask::index(4, 0, 1), 0);
+  EXPECT_EQ(PairMask::index(4, 1, 2), 3);
+  EXPECT_EQ(PairMask::index(4, 2, 3), 5);
+  const PairMask m(4, {0b101001});  // (0,1), (1,2), (2,3)
+  EXPECT_EQ(m.count(), 3);
+  std::vector<std::pair<int, int>> seen;
+  m.for_each([&](int i, int j) { seen.emplace_back(i, j); });
+  EXPECT_EQ(seen, (std::vector<std::pair<int, int>>{{0, 1}, {1, 2}, {2, 3}}));
+  EXPECT_TRUE(m.test(2, 1));
+  EXPECT_FALSE(m.test(1, 1));
+}
+
+TEST(PairMask, BitsPastTheEndAreIgnoredAndWrongSizesRefused) {
+  EXPECT_EQ(PairMask(4, {0xff}).count(), 6);  // 6 pairs; the top two bits mean nothing
+  EXPECT_THROW(PairMask(4, {0, 0}), Error);
+  EXPECT_THROW(PairMask(5, {0}), Error);
+  EXPECT_EQ(PairMask(1, {}).count(), 0);
 }
 
 }  // namespace

@@ -79,7 +79,7 @@ TEST_F(AnalysisGolden, AgreesWithTheIndependentReference) {
 
       // Pairs clear of the threshold: same set (count and checksums of i * n + j).
       std::map<std::pair<int, int>, float> ours;
-      for (const TokenPair& p : head.pairs) ours[{p.i, p.j}] = p.value;
+      for (const TokenPair& p : head_pairs(a, l, h)) ours[{p.i, p.j}] = p.value;
       std::set<std::pair<int, int>> borderline;
       for (const auto& b : ref["borderline"]) borderline.insert({b[0].get<int>(), b[1].get<int>()});
       int64_t count = 0;

@@ -33,13 +33,19 @@ std::string quote(const std::string& s) {
   return q + "'";
 }
 
-Outcome run_cli(const std::vector<std::string>& args) {
+// Any program with these arguments; its exit status and what it printed.
+Outcome run(const std::vector<std::string>& program_and_args) {
   const test::TempDir io;
-  std::string command = quote(test::cli_path().string());
-  for (const auto& a : args) command += " " + quote(a);
+  std::string command;
+  for (const auto& a : program_and_args) command += (command.empty() ? "" : " ") + quote(a);
   command += " > " + quote((io / "out").string()) + " 2> " + quote((io / "err").string()) + " < /dev/null";
   const int raw = std::system(command.c_str());
   return {WIFEXITED(raw) ? WEXITSTATUS(raw) : 128, slurp(io / "out"), slurp(io / "err")};
+}
+
+Outcome run_cli(std::vector<std::string> args) {
+  args.insert(args.begin(), test::cli_path().string());
+  return run(args);
 }
 
 void expect_one_line_error(const std::vector<std::string>& args, const std::string& needle) {
@@ -94,7 +100,7 @@ TEST_F(Cli, AnalyzeIncludesTheAnalysis) {
                      "--no-special", "--sentences", "segments", "--segments-from", "1:0"})
                 .status,
             0);
-  const auto json = test::read_json(out);
+  const auto json = test::read_json(out);  // a .json name gives the JSON container
   const auto& analysis = json["analysis"];
   EXPECT_EQ(analysis["settings"]["tau"], 0.5);
   EXPECT_EQ(analysis["settings"]["include_special"], false);
@@ -103,13 +109,58 @@ TEST_F(Cli, AnalyzeIncludesTheAnalysis) {
   EXPECT_EQ(analysis["layers"].size(), 2u);
   EXPECT_EQ(analysis["layers"][1]["heads"].size(), 2u);
   EXPECT_EQ(analysis["sentences"].size(), json["tokens"].size());
-  for (const auto& layer : analysis["layers"])
-    for (const auto& head : layer["heads"])
-      for (const auto& pair : head["pairs"]) {
-        EXPECT_GE(pair["value"].get<double>(), 0.5);
-        EXPECT_NE(pair["index_i"], 0);  // [CLS] left out
+  const TextRunFile file = load_text_run(out);
+  for (int l = 0; l < 2; ++l)
+    for (int h = 0; h < 2; ++h) {
+      const auto pairs = stored_pairs(file, l, h);
+      EXPECT_EQ(static_cast<int64_t>(pairs.size()), analysis["layers"][l]["heads"][h]["pair_count"].get<int64_t>());
+      for (const TokenPair& p : pairs) {
+        EXPECT_GE(p.value, 0.5);
+        EXPECT_NE(p.i, 0);  // [CLS] left out
       }
-  EXPECT_NO_THROW(load_text_run(out));  // the captures still read back
+    }
+}
+
+// The binary result opens in Python with safetensors and numpy, and its pairs, unpacked as
+// docs/result-format.md says, are the ones `pairs` prints.
+TEST_F(Cli, BinaryResultOpensInPythonWithThePairsOfThePairsCommand) {
+  const std::string text = "The keeper climbed the stairs. The keeper lit the lamp.";
+  for (const char* captures : {"all", "none"}) {
+    const auto out = dir_ / (std::string("r-") + captures + ".safetensors");
+    ASSERT_EQ(run_cli({"analyze", "--model", tiny(), "--text", text, "--out", out.string(), "--captures", captures}).status, 0);
+    const Outcome pairs = run_cli({"pairs", "--model", tiny(), "--text", text, "--layer", "1", "--head", "0", "--json"});
+    ASSERT_EQ(pairs.status, 0) << pairs.err;
+    const std::string script = R"PY(
+import json, sys
+import numpy as np
+from safetensors import safe_open
+with safe_open(sys.argv[1], "np") as f:
+    doc = json.loads(f.metadata()["document"])
+    t = {k: f.get_tensor(k) for k in f.keys()}
+n = len(doc["tokens"]); L, H = t["pair_mask"].shape[:2]
+i, j = np.triu_indices(n, 1)
+masks = np.unpackbits(t["pair_mask"], axis=-1, count=len(i), bitorder="little").astype(bool)
+layer, head = 1, 0
+keep = masks[layer, head]
+if "head_outputs" in t:
+    c = t["head_outputs"][layer, head]
+    values = (c @ c.T)[i[keep], j[keep]] / doc["analysis"]["layers"][layer]["heads"][head]["scale"]
+else:
+    before = int(masks.reshape(L * H, -1)[: layer * H + head].sum())
+    values = t["pair_value"][before : before + keep.sum()]
+print(json.dumps([[int(a), int(b), float(v)] for a, b, v in zip(i[keep], j[keep], values)]))
+)PY";
+    test::write_text(dir_ / "read.py", script);
+    const Outcome python = run({test::venv_python().string(), (dir_ / "read.py").string(), out.string()});
+    ASSERT_EQ(python.status, 0) << python.err;
+    const auto ours = nlohmann::json::parse(pairs.out)["pairs"], theirs = nlohmann::json::parse(python.out);
+    ASSERT_EQ(ours.size(), theirs.size()) << captures;
+    for (size_t k = 0; k < ours.size(); ++k) {
+      EXPECT_EQ(ours[k]["index_i"], theirs[k][0]);
+      EXPECT_EQ(ours[k]["index_j"], theirs[k][1]);
+      EXPECT_NEAR(ours[k]["value"].get<double>(), theirs[k][2].get<double>(), 1e-5);
+    }
+  }
 }
 
 TEST_F(Cli, PairsAndStatsForOneHead) {

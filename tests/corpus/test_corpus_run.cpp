@@ -79,10 +79,10 @@ TEST_P(CorpusRunBatches, AccumulatorsAreTheSumOfPerTextResults) {
     for (int64_t l = 0; l < 2; ++l)
       for (int64_t h = 0; h < 2; ++h) {
         const HeadStats& s = a.head(l, h).stats;
-        for (const TokenPair& p : a.head(l, h).pairs) {
-          masks[l][h][p.i][p.j] += 1;
-          masks[l][h][p.j][p.i] += 1;
-        }
+        a.head(l, h).pairs.for_each([&](int i, int j) {
+          masks[l][h][i][j] += 1;
+          masks[l][h][j][i] += 1;
+        });
         for (int64_t d = 0; d < n; ++d) distances[l][h][d] += s.distance_histogram[static_cast<size_t>(d)];
         if (l == 1 && h == 0) {
           if (s.repeat_share) repeat_sum += *s.repeat_share;

@@ -52,7 +52,7 @@ TEST(TextFigures, MatrixPanelsHoldTheCapturedAndAnalysedValues) {
   EXPECT_EQ(similarity.values, floats(a.analysis.similarity.similarity[2][7]));
   EXPECT_EQ(similarity.colormap, ColormapId::Diverging);
   EXPECT_TRUE(similarity.color_scale.symmetric);
-  EXPECT_EQ(similarity.outlined.size(), 2 * a.analysis.head(2, 7).pairs.size());
+  EXPECT_EQ(similarity.outlined.size(), 2 * static_cast<size_t>(a.analysis.head(2, 7).pairs.count()));
   const auto layer_sum = matrix_panel(a.view(), 2, -1, MatrixKind::Attention, {});
   EXPECT_EQ(layer_sum.values, floats(a.run.captures.attention[2].sum(0)));
 }
@@ -92,7 +92,7 @@ TEST(TextFigures, Figure9ColoursOneColourPerTokenValueAndListsEveryPair) {
   const Analysed& a = analysed();
   const Figure f = figure9(a.view(), focus(3, 4));
   const auto& t = std::get<TokenTextPanel>(f.panels[0]);
-  const auto& pairs = a.analysis.head(3, 4).pairs;
+  const auto pairs = head_pairs(a.analysis, 3, 4);
   ASSERT_EQ(t.table.size(), pairs.size());
   std::map<int32_t, int> colour_of;
   std::vector<bool> in_pair(t.tokens.size(), false);

@@ -41,7 +41,14 @@ void PairsPanel::sort_rows(const std::vector<TokenPair>& pairs, const Encoding& 
 PanelActions PairsPanel::draw(const PanelContext& c) {
   if (!c.snapshot) return figure_.draw(c);
   const int head = std::max(0, c.state.head);
-  const auto& pairs = c.snapshot->analysis.head(c.state.layer, head).pairs;
+  const std::string key = std::to_string(c.snapshot->serial) + "|" + std::to_string(c.state.layer) + "|" + std::to_string(head);
+  if (key != pairs_key_) {  // only the shown head's pairs are ever listed
+    pairs_key_ = key;
+    pairs_ = head_pairs(c.snapshot->analysis, c.state.layer, head);
+    order_.clear();
+    hovered_ = -1;
+  }
+  const std::vector<TokenPair>& pairs = pairs_;
   const Encoding& e = c.snapshot->encoding;
   ImGui::Text("Layer %d, head %d: %zu pairs with S_hat >= %.3g", c.state.layer, head, pairs.size(), c.snapshot->analysis.settings.tau);
   ImGui::BeginChild("pair table", ImVec2(ImGui::GetFontSize() * 24, 0), true);

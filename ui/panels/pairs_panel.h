@@ -1,6 +1,7 @@
 #pragma once
 // Fig. 9 for the focused head: the sortable pair table beside the text (pair tokens coloured,
 // one colour per token value) and the similarity map; hovering a row lights the pair in both.
+#include <string>
 #include <vector>
 
 #include "panels/figure_panel.h"
@@ -13,6 +14,8 @@ class PairsPanel {
 
  private:
   FigurePanel figure_{pairs_view_figure};
+  std::vector<TokenPair> pairs_;  // of the head shown, listed when it or the analysis changes
+  std::string pairs_key_;
   std::vector<int> order_;     // row order after sorting
   int hovered_ = -1;           // index into the head's pairs
   Figure export_;              // Fig. 9 with its table, for export

@@ -1,0 +1,33 @@
+#pragma once
+// Fields of JSON that came from outside, read with errors that name the file and the field.
+#include <string>
+#include <type_traits>
+
+#include <nlohmann/json.hpp>
+
+#include "error.h"
+#include "io/json_number.h"
+
+namespace attnscope {
+
+inline const nlohmann::json& json_field(const nlohmann::json& json, const char* key, const std::string& where) {
+  if (!json.is_object() || !json.contains(key)) throw Error(where + ": missing \"" + key + "\"");
+  return json[key];
+}
+
+// The field as T; integers are range-checked (json_integer), other types refused with a message.
+template <typename T>
+T json_typed(const nlohmann::json& json, const char* key, const std::string& where) {
+  const auto& v = json_field(json, key, where);
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    return json_integer<T>(v, where + ": \"" + key + "\"");
+  } else {
+    try {
+      return v.get<T>();
+    } catch (const nlohmann::json::exception&) {
+      throw Error(where + ": \"" + key + "\" has the wrong type (" + v.dump().substr(0, 40) + ")");
+    }
+  }
+}
+
+}  // namespace attnscope

@@ -1,0 +1,260 @@
+#include "io/text_run_file.h"
+
+#include <ATen/ATen.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <functional>
+
+#include "error.h"
+#include "io/analysis_json.h"
+#include "io/atomic_file.h"
+#include "io/json_fields.h"
+#include "io/result_json.h"
+#include "io/safetensors_writer.h"
+#include "io/tensor_json.h"
+#include "model/mapped_file.h"
+#include "model/safetensors.h"
+
+namespace attnscope {
+namespace {
+
+// Sections: names; writing (the document and its tensors, then either container); reading.
+
+constexpr const char* kFormat = "attnscope.text-run";
+constexpr int kVersion = 2;
+
+struct ResultContent {
+  nlohmann::json document;
+  NamedTensors tensors;
+};
+
+nlohmann::json token_to_json(const Token& t, size_t index) {
+  return {{"index", index}, {"id", t.id}, {"text", t.text}, {"begin", t.begin}, {"end", t.end}, {"special", t.special}};
+}
+
+// Every head's mask, [L, H, bytes], and (when the head outputs are not kept) the pairs' S_hat in
+// mask order: without the outputs they could not be recomputed.
+void add_pairs(const TextAnalysis& a, bool with_values, NamedTensors& tensors) {
+  const int64_t bytes = (PairMask::triangle(static_cast<int>(a.length)) + 7) / 8;
+  at::Tensor masks = at::zeros({a.num_layers, a.num_heads, bytes}, at::kByte);
+  int64_t total = 0;
+  for (size_t k = 0; k < a.heads.size(); ++k) {
+    const auto& bits = a.heads[k].pairs.bits();
+    if (!bits.empty()) std::memcpy(masks.data_ptr<uint8_t>() + static_cast<int64_t>(k) * bytes, bits.data(), bits.size());
+    total += a.heads[k].pairs.count();
+  }
+  tensors.emplace_back("pair_mask", masks);
+  if (!with_values) return;
+  at::Tensor values = at::empty({total}, at::kFloat);
+  float* out = values.data_ptr<float>();
+  for (int64_t l = 0; l < a.num_layers; ++l)
+    for (int64_t h = 0; h < a.num_heads; ++h)
+      for (const TokenPair& p : head_pairs(a, l, h)) *out++ = p.value;
+  tensors.emplace_back("pair_value", values);
+}
+
+ResultContent content_of(const TextRunFile& file, const TextAnalysis* analysis, CaptureSet captures) {
+  ResultContent r;
+  nlohmann::json tokens = nlohmann::json::array();
+  for (size_t i = 0; i < file.run.encoding.tokens.size(); ++i) tokens.push_back(token_to_json(file.run.encoding.tokens[i], i));
+  r.document = {{"format", kFormat},
+                {"version", kVersion},
+                {"model", {{"path", file.model_path}, {"config", file.model_config}}},
+                {"device", file.device},
+                {"max_length", file.max_length},
+                {"text", file.text},
+                {"truncated", file.run.encoding.truncated},
+                {"full_length", file.run.encoding.full_length},
+                {"tokens", std::move(tokens)},
+                {"captures", capture_set_name(captures)}};
+  const TextCaptures& c = file.run.captures;
+  if (captures != CaptureSet::None) r.tensors.emplace_back("attention", c.attention.to(at::kCPU, at::kFloat));
+  if (captures == CaptureSet::All) r.tensors.emplace_back("head_outputs", c.head_outputs.to(at::kCPU, at::kFloat));
+  if (analysis) {
+    r.document["analysis"] = analysis_to_json(*analysis, file.run.encoding);
+    add_pairs(*analysis, captures != CaptureSet::All, r.tensors);
+  }
+  return r;
+}
+
+nlohmann::json as_json(ResultContent content, bool decimal) {
+  nlohmann::json tensors = nlohmann::json::object();
+  for (const auto& [name, t] : content.tensors) tensors[name] = tensor_to_json(t, decimal);
+  content.document["tensors"] = std::move(tensors);
+  return std::move(content.document);
+}
+
+// Reading: the tensors of either container, looked up by name and checked against the shape and
+// dtype the document implies.
+using TensorSource = std::function<at::Tensor(const std::string& name, const at::Tensor& like)>;  // undefined when absent
+
+TextRunFile from_document(const nlohmann::json& doc, const TensorSource& tensor, const std::string& source) {
+  TextRunFile file = text_run_header(doc, source);
+  file.version = kVersion;
+  const BertConfig config = BertConfig::from_json(file.model_config, source + ": model.config");
+  file.captures = capture_set_by_name(json_typed<std::string>(doc, "captures", source));
+  const int64_t n = static_cast<int64_t>(file.run.encoding.size()), L = config.num_layers, H = config.num_heads, d = config.head_dim();
+  TextCaptures& c = file.run.captures;
+  c.num_layers = L;
+  c.num_heads = H;
+  c.length = n;
+  c.head_dim = d;
+  c.hidden_size = config.hidden_size;
+  const auto required = [&](const char* name, const at::Tensor& like) {
+    at::Tensor t = tensor(name, like);
+    if (!t.defined()) throw Error(source + ": tensor \"" + name + "\" is missing (captures \"" + capture_set_name(file.captures) + "\")");
+    return t;
+  };
+  if (file.captures != CaptureSet::None) c.attention = required("attention", at::empty({L, H, n, n}, at::kFloat));
+  if (file.captures == CaptureSet::All) c.head_outputs = required("head_outputs", at::empty({L, H, n, d}, at::kFloat));
+  if (!doc.contains("analysis")) return file;
+
+  StoredAnalysis stored;
+  stored.summary = doc["analysis"];
+  const auto& layers = json_field(stored.summary, "layers", source + ": analysis");
+  if (!layers.is_array() || static_cast<int64_t>(layers.size()) != L) throw Error(source + ": analysis: \"layers\" must list " + std::to_string(L) + " layers");
+  for (int64_t l = 0; l < L; ++l) {
+    const std::string where = source + ": analysis.layers[" + std::to_string(l) + "]";
+    const auto& heads = json_field(layers[static_cast<size_t>(l)], "heads", where);
+    if (!heads.is_array() || static_cast<int64_t>(heads.size()) != H) throw Error(where + ": \"heads\" must list " + std::to_string(H) + " heads");
+    for (const auto& head : heads) stored.scales.push_back(json_float(json_field(head, "scale", where), where + ": \"scale\""));
+  }
+  const int64_t bytes = (PairMask::triangle(static_cast<int>(n)) + 7) / 8;
+  const at::Tensor masks = required("pair_mask", at::empty({L, H, bytes}, at::kByte));
+  int64_t total = 0;
+  for (int64_t k = 0; k < L * H; ++k) {
+    const uint8_t* m = masks.data_ptr<uint8_t>() + k * bytes;
+    stored.pairs.emplace_back(static_cast<int>(n), std::vector<uint8_t>(m, m + bytes));
+    total += stored.pairs.back().count();
+  }
+  if (file.captures != CaptureSet::All) stored.pair_values = required("pair_value", at::empty({total}, at::kFloat));
+  file.analysis = std::move(stored);
+  return file;
+}
+
+void check_format(const nlohmann::json& format, const std::string& source) {
+  if (format != kFormat) throw Error(source + ": not an attnscope result (\"format\" must be \"" + std::string(kFormat) + "\")");
+}
+
+TextRunFile from_json(const nlohmann::json& json, const std::string& source) {
+  if (!json.is_object() || !json.contains("format")) check_format(nullptr, source);
+  check_format(json["format"], source);
+  const int version = json_typed<int>(json, "version", source);
+  if (version == 1) return text_run_from_v1_json(json, source);
+  if (version != kVersion)
+    throw Error(source + ": result version " + std::to_string(version) + " is not supported (this attnscope reads versions 1 and 2)");
+  const auto& tensors = json_field(json, "tensors", source);
+  if (!tensors.is_object()) throw Error(source + ": \"tensors\" must be an object");
+  return from_document(
+      json,
+      [&](const std::string& name, const at::Tensor& like) {
+        return tensors.contains(name) ? tensor_from_json(tensors[name], like, source + ": tensors." + name) : at::Tensor();
+      },
+      source);
+}
+
+at::ScalarType scalar_type_of(DType dtype) {
+  switch (dtype) {
+    case DType::F32: return at::kFloat;
+    case DType::U8: return at::kByte;
+    default: return at::kDouble;  // nothing of a result file is another type: refused by the caller's comparison
+  }
+}
+
+TextRunFile from_binary(std::span<const std::byte> bytes, const std::string& source) {
+  SafetensorsMetadata metadata;
+  const std::vector<TensorInfo> infos = parse_safetensors(bytes, source, &metadata);
+  if (!metadata.contains("format")) check_format(nullptr, source);
+  check_format(metadata["format"], source);
+  if (metadata["version"] != std::to_string(kVersion))
+    throw Error(source + ": result version " + metadata["version"] + " is not supported (this attnscope reads versions 1 and 2)");
+  nlohmann::json doc = nlohmann::json::parse(metadata["document"], nullptr, false);
+  if (doc.is_discarded() || !doc.is_object()) throw Error(source + ": the result's document is not a JSON object");
+  return from_document(
+      doc,
+      [&](const std::string& name, const at::Tensor& like) {
+        const auto info = std::find_if(infos.begin(), infos.end(), [&](const TensorInfo& t) { return t.name == name; });
+        if (info == infos.end()) return at::Tensor();
+        if (scalar_type_of(info->dtype) != like.scalar_type() || info->shape != like.sizes().vec())
+          throw Error(source + ": tensor \"" + name + "\" is " + std::string(dtype_name(info->dtype)) + " " + c10::str(at::IntArrayRef(info->shape)) +
+                      ", expected " + c10::toString(like.scalar_type()) + " " + c10::str(like.sizes()) + " (this model and text)");
+        at::Tensor out = at::empty_like(like);
+        if (info->size) std::memcpy(out.data_ptr(), bytes.data() + info->offset, info->size);
+        return out;
+      },
+      source);
+}
+
+}  // namespace
+
+const char* capture_set_name(CaptureSet set) {
+  switch (set) {
+    case CaptureSet::All: return "all";
+    case CaptureSet::Attention: return "attention";
+    case CaptureSet::None: return "none";
+  }
+  return "?";
+}
+
+CaptureSet capture_set_by_name(const std::string& name) {
+  for (CaptureSet s : {CaptureSet::All, CaptureSet::Attention, CaptureSet::None})
+    if (name == capture_set_name(s)) return s;
+  throw Error("unknown captures \"" + name + "\": expected all, attention or none");
+}
+
+nlohmann::json text_run_to_json(const TextRunFile& file, const TextAnalysis* analysis, const ResultWriteOptions& o) {
+  return as_json(content_of(file, analysis, o.captures), o.decimal);
+}
+
+void save_text_run(const std::filesystem::path& path, const TextRunFile& file, const TextAnalysis* analysis, const ResultWriteOptions& o) {
+  ResultContent content = content_of(file, analysis, o.captures);
+  if (o.container == ResultContainer::Json) {
+    write_file_atomically(path, as_json(std::move(content), o.decimal).dump() + "\n");
+    return;
+  }
+  write_safetensors(path, content.tensors, {{"format", kFormat}, {"version", std::to_string(kVersion)}, {"document", content.document.dump()}});
+}
+
+TextRunFile text_run_from_bytes(std::span<const std::byte> bytes, const std::string& source) {
+  size_t first = 0;
+  while (first < bytes.size() && std::isspace(static_cast<unsigned char>(bytes[first]))) ++first;
+  if (first < bytes.size() && bytes[first] == std::byte{'{'}) {
+    const auto* text = reinterpret_cast<const char*>(bytes.data());
+    nlohmann::json json = nlohmann::json::parse(text, text + bytes.size(), nullptr, false);
+    if (json.is_discarded()) throw Error(source + ": not valid JSON (a version 1 or JSON result file was expected)");
+    return from_json(json, source);
+  }
+  if (bytes.empty()) throw Error(source + ": the file is empty");
+  return from_binary(bytes, source);
+}
+
+TextRunFile load_text_run(const std::filesystem::path& path) {
+  if (!std::filesystem::exists(path)) throw Error(path.string() + ": no such file");
+  const MappedFile map(path);
+  return text_run_from_bytes(map.bytes(), path.string());
+}
+
+std::vector<TokenPair> stored_pairs(const TextRunFile& file, int layer, int head) {
+  if (!file.analysis) throw Error("this result file holds no analysis");
+  const TextCaptures& c = file.run.captures;
+  if (layer < 0 || layer >= c.num_layers || head < 0 || head >= c.num_heads)
+    throw Error("layer " + std::to_string(layer) + " head " + std::to_string(head) + " is not in this result");
+  const StoredAnalysis& a = *file.analysis;
+  const size_t k = static_cast<size_t>(layer * c.num_heads + head);
+  const PairMask& mask = a.pairs[k];
+  std::vector<TokenPair> pairs;
+  if (a.pair_values.defined()) {
+    int64_t offset = 0;
+    for (size_t m = 0; m < k; ++m) offset += a.pairs[m].count();
+    const float* values = a.pair_values.data_ptr<float>() + offset;
+    mask.for_each([&](int i, int j) { pairs.push_back({i, j, *values++}); });
+    return pairs;
+  }
+  // The values follow from the head outputs, as the analysis computed them (S = C C^T / scale).
+  const at::Tensor s = context_similarity(c.head_outputs).similarity[layer][head].contiguous();
+  return list_pairs(mask, s.data_ptr<float>(), a.scales[k]);
+}
+
+}  // namespace attnscope

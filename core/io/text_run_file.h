@@ -1,0 +1,69 @@
+#pragma once
+// The result file of one analysed text (`attnscope-cli analyze --out`), format version 2: the
+// model, the tokens with their byte ranges, the captures the user asked to keep (attention maps
+// A and head outputs C = A V as raw float32, or only A, or none) and the paper's analysis, with
+// every head's high-similarity pairs as a packed mask over the upper triangle. Two containers hold
+// the same content: a binary one in the safetensors layout (compact: the float32 captures plus a
+// few percent, written at the speed of the disk, opened by Python's safetensors and numpy) and a
+// JSON one (tensors in base64 or decimal, for jq). Version 1 files (JSON, before the pairs became
+// masks) are still read. docs/result-format.md describes both.
+#include <filesystem>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/text_analysis.h"
+#include "model/checkpoint.h"
+
+namespace attnscope {
+
+enum class CaptureSet { All, Attention, None };
+enum class ResultContainer { Binary, Json };
+
+const char* capture_set_name(CaptureSet set);            // "all", "attention", "none"
+CaptureSet capture_set_by_name(const std::string& name);  // throws attnscope::Error
+
+// The analysis as a file holds it: the summary (settings, sentences, segments, and per layer and
+// head the scale, separators and statistics) and every head's pairs.
+struct StoredAnalysis {
+  nlohmann::json summary;        // as analysis_to_json
+  std::vector<float> scales;     // per head, layer-major: max S (from the summary)
+  std::vector<PairMask> pairs;   // per head, layer-major
+  at::Tensor pair_values;        // [P] float32 S_hat in mask order; undefined when the file has the head outputs
+};
+
+struct TextRunFile {
+  std::string model_path;
+  nlohmann::json model_config;  // as BertConfig::to_json
+  std::string device;           // e.g. "cpu float32"
+  std::string text;
+  size_t max_length = 0;
+  TextRun run;                  // captures as CPU float32; attention / head_outputs undefined when not kept
+  CaptureSet captures = CaptureSet::All;
+  int version = 2;              // as read
+  std::optional<StoredAnalysis> analysis;  // version 2 files that were written with one
+};
+
+struct ResultWriteOptions {
+  ResultContainer container = ResultContainer::Binary;
+  CaptureSet captures = CaptureSet::All;
+  bool decimal = false;  // JSON container: float tensors as decimal lists instead of base64
+};
+
+// `analysis` may be null (captures only). Written atomically. Throws attnscope::Error.
+void save_text_run(const std::filesystem::path& path, const TextRunFile& file, const TextAnalysis* analysis, const ResultWriteOptions& options);
+// The JSON container as a value (for standard output).
+nlohmann::json text_run_to_json(const TextRunFile& file, const TextAnalysis* analysis, const ResultWriteOptions& options);
+
+// Any version and container; throws attnscope::Error naming what is wrong.
+TextRunFile load_text_run(const std::filesystem::path& path);
+TextRunFile text_run_from_bytes(std::span<const std::byte> bytes, const std::string& source);
+
+// One head's pairs with their S_hat, from a file's stored analysis (values from the stored list,
+// or recomputed from the head outputs exactly as the analysis computes them).
+std::vector<TokenPair> stored_pairs(const TextRunFile& file, int layer, int head);
+
+}  // namespace attnscope

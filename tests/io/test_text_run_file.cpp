@@ -1,0 +1,185 @@
+// The result file of `analyze` (version 2, both containers): written, read back equal, its pairs
+// the analysis's; version 1 files still read; damaged files refused with a message.
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "error.h"
+#include "io/text_run_file.h"
+#include "support/minilm.h"
+#include "support/paths.h"
+#include "support/tiny_bert.h"
+
+namespace attnscope {
+namespace {
+
+class TextRunFileTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    test::write_tiny_bert(dir_.path() / "model", {});
+    checkpoint_ = Checkpoint::load(dir_.path() / "model", select_device("cpu"));
+    file_.model_path = (dir_.path() / "model").string();
+    file_.model_config = checkpoint_->model().config().to_json();
+    file_.device = "cpu float32";
+    file_.text = "The cat sat on the mat. The dog sat.";
+    file_.max_length = 16;
+    file_.run = checkpoint_->run(file_.text, 16);
+    analysis_ = analyze_text(file_.run.encoding, file_.run.captures, {});
+  }
+
+  TextRunFile round_trip(const ResultWriteOptions& o, const std::string& name = "r") {
+    const auto path = dir_ / (name + (o.container == ResultContainer::Json ? ".json" : ".safetensors"));
+    save_text_run(path, file_, &analysis_, o);
+    return load_text_run(path);
+  }
+
+  void expect_pairs_as_analysed(const TextRunFile& back, float tolerance) {
+    ASSERT_TRUE(back.analysis);
+    for (int l = 0; l < 2; ++l)
+      for (int h = 0; h < 2; ++h) {
+        const auto want = head_pairs(analysis_, l, h), got = stored_pairs(back, l, h);
+        ASSERT_EQ(got.size(), want.size());
+        for (size_t k = 0; k < got.size(); ++k) {
+          EXPECT_EQ(got[k].i, want[k].i);
+          EXPECT_EQ(got[k].j, want[k].j);
+          EXPECT_NEAR(got[k].value, want[k].value, tolerance);
+        }
+      }
+  }
+
+  test::TempDir dir_;
+  std::shared_ptr<const Checkpoint> checkpoint_;
+  TextRunFile file_;
+  TextAnalysis analysis_;
+};
+
+TEST_F(TextRunFileTest, EveryContainerAndEncodingRoundTripsExactly) {
+  for (auto container : {ResultContainer::Binary, ResultContainer::Json})
+    for (bool decimal : {false, true}) {
+      if (container == ResultContainer::Binary && decimal) continue;
+      const TextRunFile back = round_trip({container, CaptureSet::All, decimal});
+      EXPECT_EQ(back.version, 2);
+      EXPECT_EQ(back.text, file_.text);
+      EXPECT_EQ(back.run.encoding.ids(), file_.run.encoding.ids());
+      EXPECT_EQ(back.run.encoding.tokens[2].end, file_.run.encoding.tokens[2].end);
+      EXPECT_TRUE(at::equal(back.run.captures.attention, file_.run.captures.attention));
+      EXPECT_TRUE(at::equal(back.run.captures.head_outputs, file_.run.captures.head_outputs));
+      EXPECT_EQ(back.run.captures.num_layers, 2);
+      EXPECT_FALSE(back.analysis->pair_values.defined());  // they follow from the head outputs
+      for (size_t k = 0; k < analysis_.heads.size(); ++k) EXPECT_EQ(back.analysis->pairs[k].bits(), analysis_.heads[k].pairs.bits());
+      EXPECT_EQ(back.analysis->summary["layers"][1]["heads"][0]["stats"]["count"], analysis_.head(1, 0).stats.count);
+      expect_pairs_as_analysed(back, 1e-6f);
+    }
+}
+
+TEST_F(TextRunFileTest, FewerCapturesKeepThePairValues) {
+  const TextRunFile attention = round_trip({ResultContainer::Binary, CaptureSet::Attention, false}, "a");
+  EXPECT_EQ(attention.captures, CaptureSet::Attention);
+  EXPECT_TRUE(at::equal(attention.run.captures.attention, file_.run.captures.attention));
+  EXPECT_FALSE(attention.run.captures.head_outputs.defined());
+  expect_pairs_as_analysed(attention, 0.0f);
+  const TextRunFile none = round_trip({ResultContainer::Json, CaptureSet::None, false}, "n");
+  EXPECT_FALSE(none.run.captures.attention.defined());
+  EXPECT_EQ(none.run.captures.length, static_cast<int64_t>(file_.run.encoding.size()));
+  expect_pairs_as_analysed(none, 0.0f);
+}
+
+TEST_F(TextRunFileTest, TheBinaryFileIsTheRawCapturesAndADocument) {
+  save_text_run(dir_ / "r.safetensors", file_, &analysis_, {});
+  const SafetensorsFile f(dir_ / "r.safetensors");
+  EXPECT_EQ(f.metadata().at("format"), "attnscope.text-run");
+  EXPECT_EQ(f.metadata().at("version"), "2");
+  const int64_t raw = file_.run.captures.attention.nbytes() + file_.run.captures.head_outputs.nbytes();
+  const int64_t masks = f.find("pair_mask")->size;
+  const auto size = static_cast<int64_t>(std::filesystem::file_size(dir_ / "r.safetensors"));
+  // No encoding overhead: the header (with the document) is all that comes on top.
+  EXPECT_LE(size, raw + masks + static_cast<int64_t>(f.metadata().at("document").size()) + 2048);
+  EXPECT_EQ(f.find("attention")->shape, (std::vector<int64_t>{2, 2, static_cast<int64_t>(file_.run.encoding.size()), static_cast<int64_t>(file_.run.encoding.size())}));
+}
+
+TEST(TextRunFileV1, OldFilesStillLoadWithTheirCaptures) {
+  const Checkpoint& minilm = test::minilm_checkpoint();
+  for (const char* name : {"base64.json", "decimal.json"}) {
+    const TextRunFile old = load_text_run(test::golden_dir() / "result_v1" / name);
+    EXPECT_EQ(old.version, 1);
+    EXPECT_FALSE(old.analysis);
+    const TextRun fresh = minilm.run(old.text, old.max_length);
+    EXPECT_EQ(old.run.encoding.ids(), fresh.encoding.ids()) << name;
+    EXPECT_TRUE(at::allclose(old.run.captures.attention, fresh.captures.attention, 1e-5, 1e-6)) << name;
+    EXPECT_TRUE(at::allclose(old.run.captures.head_outputs, fresh.captures.head_outputs, 1e-4, 1e-5)) << name;
+  }
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(TextRunFileV1, DamagedFilesNameWhatIsWrong) {
+  const nlohmann::json good = test::read_json(test::golden_dir() / "result_v1" / "base64.json");
+  const auto error = [&](const std::function<void(nlohmann::json&)>& damage) {
+    nlohmann::json j = good;
+    damage(j);
+    const std::string text = j.dump();
+    return error_of([&] { text_run_from_bytes(std::as_bytes(std::span(text)), "r.json"); });
+  };
+  EXPECT_NE(error([](auto&) {}).find("(no error)"), std::string::npos);
+  EXPECT_NE(error([](auto& j) { j["format"] = "other"; }).find("not an attnscope result"), std::string::npos);
+  EXPECT_NE(error([](auto& j) { j["format"] = nlohmann::json::array(); }).find("not an attnscope result"), std::string::npos);
+  EXPECT_NE(error([](auto& j) { j["version"] = 9; }).find("version 9"), std::string::npos);
+  EXPECT_NE(error([](auto& j) { j.erase("tokens"); }).find("missing \"tokens\""), std::string::npos);
+  EXPECT_NE(error([](auto& j) { j["tokens"][1]["id"] = "x"; }).find("tokens[1]: \"id\" must be an integer"), std::string::npos);
+  // Numbers that do not fit their field are refused, not converted (undefined behaviour in nlohmann).
+  EXPECT_NE(error([](auto& j) { j["max_length"] = 1e30; }).find("\"max_length\" must be an integer"), std::string::npos);
+  EXPECT_NE(error([](auto& j) { j["tokens"][1]["begin"] = -4; }).find("\"begin\" is out of range"), std::string::npos);
+  EXPECT_NE(error([](auto& j) { j["layers"].erase(1); }).find("6 layers"), std::string::npos);
+  EXPECT_NE(error([](auto& j) { j["layers"][0]["heads"][1]["attention"]["rows"] = 3; }).find("layers[0].heads[1].attention"), std::string::npos);
+  EXPECT_NE(error([](auto& j) { j["layers"][1]["heads"][0]["output"]["data"] = "AAAA"; }).find("bytes, expected"), std::string::npos);
+  EXPECT_NE(error([](auto& j) { j["layers"][1]["heads"][0]["output"]["data"] = "A?AA"; }).find("invalid character"), std::string::npos);
+  EXPECT_NE(error([](auto& j) { j["layers"][1]["heads"][0]["output"]["encoding"] = "hex"; }).find("unknown matrix encoding"), std::string::npos);
+  EXPECT_NE(error([](auto& j) { j["layers"][0]["heads"][0]["attention"]["data"] = 1e300; }).find("layers[0].heads[0].attention"), std::string::npos);
+  EXPECT_NE(error([](auto& j) { j["model"]["config"]["num_attention_heads"] = 0; }).find("model.config"), std::string::npos);
+}
+
+TEST_F(TextRunFileTest, DamagedVersion2FilesNameWhatIsWrong) {
+  const nlohmann::json good = text_run_to_json(file_, &analysis_, {ResultContainer::Json, CaptureSet::All, true});
+  const auto error = [&](const std::function<void(nlohmann::json&)>& damage) {
+    nlohmann::json j = good;
+    damage(j);
+    const std::string text = j.dump();
+    return error_of([&] { text_run_from_bytes(std::as_bytes(std::span(text)), "r.json"); });
+  };
+  EXPECT_EQ(error([](auto&) {}), "(no error)");
+  EXPECT_NE(error([](auto& j) { j["version"] = 3; }).find("version 3 is not supported"), std::string::npos);
+  EXPECT_NE(error([](auto& j) { j["captures"] = "some"; }).find("unknown captures"), std::string::npos);
+  EXPECT_NE(error([](auto& j) { j["tensors"].erase("head_outputs"); }).find("\"head_outputs\" is missing"), std::string::npos);
+  EXPECT_NE(error([](auto& j) { j["tensors"]["attention"]["shape"][2] = 3; }).find("tensors.attention: shape"), std::string::npos);
+  EXPECT_NE(error([](auto& j) { j["tensors"]["attention"]["data"][0] = 1e300; }).find("out of float range"), std::string::npos);
+  EXPECT_NE(error([](auto& j) { j["tensors"]["pair_mask"]["dtype"] = "float32"; }).find("expected a uint8 tensor"), std::string::npos);
+  EXPECT_NE(error([](auto& j) { j["analysis"]["layers"].erase(0); }).find("must list 2 layers"), std::string::npos);
+  EXPECT_NE(error([](auto& j) { j["analysis"]["layers"][0]["heads"][1]["scale"] = "big"; }).find("\"scale\" must be a number"), std::string::npos);
+
+  // The binary container: a cut file, another safetensors file, a wrong tensor.
+  save_text_run(dir_ / "r.safetensors", file_, &analysis_, {});
+  std::ifstream in(dir_ / "r.safetensors", std::ios::binary);
+  const std::string bytes{std::istreambuf_iterator<char>(in), {}};
+  const auto binary_error = [&](const std::string& b) { return error_of([&] { text_run_from_bytes(std::as_bytes(std::span(b)), "r.safetensors"); }); };
+  EXPECT_EQ(binary_error(bytes), "(no error)");
+  EXPECT_NE(binary_error(bytes.substr(0, bytes.size() - 10)).find("outside the"), std::string::npos);
+  EXPECT_NE(binary_error(bytes.substr(0, 5)).find("too short"), std::string::npos);
+  EXPECT_NE(error_of([&] { load_text_run(dir_ / "model" / "model.safetensors"); }).find("not an attnscope result"), std::string::npos);
+  std::string renamed = bytes;
+  renamed.replace(renamed.find("\"head_outputs\""), 14, "\"head_outputz\"");
+  EXPECT_NE(binary_error(renamed).find("\"head_outputs\" is missing"), std::string::npos);
+  EXPECT_NE(error_of([&] { load_text_run(dir_ / "absent.safetensors"); }).find("no such file"), std::string::npos);
+  test::write_text(dir_ / "empty", "");
+  EXPECT_NE(error_of([&] { load_text_run(dir_ / "empty"); }).find("empty"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace attnscope
