@@ -39,6 +39,9 @@ void add_analysis_options(CLI::App& cmd, AnalysisOptions& o) {
                  "Attention map whose separators cut the segments: last (the last layer's sum), L (layer L's sum) or L:H (one head)")
       ->capture_default_str();
   cmd.add_flag("--no-special", o.no_special, "Leave [CLS], [SEP] and other special tokens out of the similarity analysis");
+  cmd.add_flag("--separators-text-only", o.separators_text_only,
+               "Look for separators among text tokens only: special tokens are never separators and take no part in the "
+               "column maximum (METHOD.md counts them; a last layer that attends mostly to [CLS] then shows the text's own columns)");
 }
 
 std::shared_ptr<const Checkpoint> load_checkpoint(const RunOptions& o, ComputeDevice& device) {
@@ -72,6 +75,7 @@ AnalyzedText run_and_analyze(const RunOptions& run, const AnalysisOptions& analy
 AnalysisSettings analysis_settings(const AnalysisOptions& o) {
   AnalysisSettings s = o.settings;
   s.include_special = !o.no_special;
+  s.separators_text_only = o.separators_text_only;
   s.sentences = o.sentences == "segments" ? SentenceMode::Segments : SentenceMode::Punctuation;
   if (o.segments_from != "last") {
     const auto colon = o.segments_from.find(':');

@@ -26,6 +26,7 @@ struct AnalysisOptions {
   std::string sentences = "punct";
   std::string segments_from = "last";
   bool no_special = false;
+  bool separators_text_only = false;
 };
 
 // --model, --max-len, --device, --precision, --threads (what every command running the model takes)

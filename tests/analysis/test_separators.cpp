@@ -18,6 +18,18 @@ TEST(Separators, ColumnAttentionNormalisedAndThresholded) {
   EXPECT_EQ(find_separators(a, 0.61).front().positions, (std::vector<int>{1}));
 }
 
+TEST(Separators, AmongTextTokensOnlyTheSpecialColumnsAreLeftOut) {
+  // columns (4.0, 1.0, 0.4, 0.8): position 0 ([CLS], say) takes everything by METHOD.md's rule;
+  // among the others, a_hat = (-, 1, 0.4, 0.8) against their own maximum
+  const at::Tensor columns = at::tensor({4.0f, 1.0f, 0.4f, 0.8f}).view({1, 4});
+  EXPECT_EQ(separators_from_columns(columns, 0.5).front().positions, (std::vector<int>{0}));
+  const auto text_only = separators_from_columns(columns, 0.5, {false, true, true, true}).front();
+  EXPECT_EQ(text_only.positions, (std::vector<int>{1, 3}));
+  EXPECT_NEAR(text_only.column_share[0], 4.0, 1e-6);  // reported against the text tokens' maximum
+  EXPECT_NEAR(text_only.column_share[2], 0.4, 1e-6);
+  EXPECT_TRUE(separators_from_columns(columns, 0.5, {false, false, false, false}).front().positions.empty());
+}
+
 TEST(Separators, SegmentsCloseAtEachSeparator) {
   EXPECT_EQ(segments_from({3, 7}, 10).size(), 3u);
   const auto s = segments_from({3, 7}, 10);
