@@ -11,4 +11,10 @@ class Error : public std::runtime_error {
   explicit Error(const std::string& message) : std::runtime_error(message) {}
 };
 
+// Work stopped because its caller asked (a newer request made it stale), not because it failed.
+class Cancelled : public Error {
+ public:
+  Cancelled() : Error("cancelled") {}
+};
+
 }  // namespace attnscope

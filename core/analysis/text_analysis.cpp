@@ -48,13 +48,17 @@ std::vector<TokenPair> head_pairs(const TextAnalysis& a, int64_t layer, int64_t 
   return list_pairs(h.pairs, s.data_ptr<float>(), h.scale);
 }
 
-TextAnalysis analyze_text(const Encoding& encoding, const TextCaptures& c, const AnalysisSettings& settings, bool to_host) {
+TextAnalysis analyze_text(const Encoding& encoding, const TextCaptures& c, const AnalysisSettings& settings, bool to_host,
+                          const KeepAnalysing& keep_going) {
   c10::InferenceMode guard;
-  return analyze_text(encoding, c.head_outputs, c.attention.to(at::kFloat).sum(-2), settings, to_host);
+  return analyze_text(encoding, c.head_outputs, c.attention.to(at::kFloat).sum(-2), settings, to_host, keep_going);
 }
 
 TextAnalysis analyze_text(const Encoding& encoding, const at::Tensor& head_outputs, const at::Tensor& columns, const AnalysisSettings& settings,
-                          bool to_host) {
+                          bool to_host, const KeepAnalysing& keep_going) {
+  const auto check = [&] {
+    if (keep_going && !keep_going()) throw Cancelled();
+  };
   if (head_outputs.dim() != 4 || columns.dim() != 3 || columns.sizes() != head_outputs.sizes().slice(0, 3))
     throw Error("the head outputs and column attention do not describe the same layers, heads and tokens");
   const int64_t L = head_outputs.size(0), H = head_outputs.size(1), n = head_outputs.size(2);
@@ -68,7 +72,9 @@ TextAnalysis analyze_text(const Encoding& encoding, const at::Tensor& head_outpu
   a.num_heads = H;
   a.length = n;
 
+  check();
   a.similarity = context_similarity(head_outputs.to(at::kFloat));
+  check();
 
   std::vector<bool> takes_part(static_cast<size_t>(n)), eligible(static_cast<size_t>(n));
   for (size_t i = 0; i < takes_part.size(); ++i) {
@@ -86,6 +92,7 @@ TextAnalysis analyze_text(const Encoding& encoding, const at::Tensor& head_outpu
   a.facts = text_facts(std::move(ids), std::move(sentence), std::move(takes_part));
 
   std::vector<HeadHighSimilarity> high = high_similarity(a.similarity.similarity.reshape({L * H, n, n}), a.facts, settings.tau);
+  check();
   std::vector<Separators> head_separators = separators_from_columns(columns.reshape({L * H, n}), settings.tau_sep, eligible);
   std::vector<Separators> layer_separators = separators_from_columns(columns.sum(1), settings.tau_sep, eligible);
   a.heads.resize(static_cast<size_t>(L * H));

@@ -4,6 +4,7 @@
 // similarity, pooled distances and distinct anchors; the text's segments and sentences.
 #include <ATen/core/Tensor.h>
 
+#include <functional>
 #include <vector>
 
 #include "analysis/analysis_settings.h"
@@ -49,14 +50,17 @@ struct TextAnalysis {
 // (the explorer asks for the head it shows), from the head's mask and its S.
 std::vector<TokenPair> head_pairs(const TextAnalysis& analysis, int64_t layer, int64_t head);
 
+// Asked between the stages of the analysis: false abandons it (attnscope::Cancelled is thrown).
+using KeepAnalysing = std::function<bool()>;
+
 // The analysis is computed where the captures live (the model's device); `to_host` brings the
 // matrices to the CPU as float32. Throws attnscope::Error for settings out of range.
 TextAnalysis analyze_text(const Encoding& encoding, const TextCaptures& captures, const AnalysisSettings& settings,
-                          bool to_host = true);
+                          bool to_host = true, const KeepAnalysing& keep_going = {});
 
 // The same from the only parts of the captures it reads: the head outputs [L, H, n, d] and the
 // column attention a_j of every head [L, H, n] (see column_attention), e.g. for a whole batch.
 TextAnalysis analyze_text(const Encoding& encoding, const at::Tensor& head_outputs, const at::Tensor& column_attention,
-                          const AnalysisSettings& settings, bool to_host = true);
+                          const AnalysisSettings& settings, bool to_host = true, const KeepAnalysing& keep_going = {});
 
 }  // namespace attnscope

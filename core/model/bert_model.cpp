@@ -52,8 +52,14 @@ at::Tensor BertModel::attend(const LayerWeights& w, const at::Tensor& x, const a
     // Scaling q (a quarter of the scores' size at 128 tokens) instead of the scores saves a pass.
     at::Tensor scores = at::bmm((q_t * scale).transpose(1, 2), k_t).view({B, H, n, n});
     if (mask.defined()) scores.add_(mask);
-    const at::Tensor attention = at::softmax(scores, -1);  // (softmax written in place measured slower)
-    context = at::bmm(attention.view({B * H, n, n}), v_t.transpose(1, 2)).view({B, H, n, d});
+    // Written straight into this layer's slice of the captures (softmax in place of the scores
+    // measured slower; writing out saves a copy per text later).
+    const int64_t l = static_cast<int64_t>(keep->attention.size());
+    at::Tensor attention = keep->all_attention[l];
+    at::_softmax_out(attention, scores, -1, false);
+    context = keep->all_head_outputs[l];
+    at::Tensor context_rows = context.view({B * H, n, d});
+    at::bmm_out(context_rows, attention.view({B * H, n, n}), v_t.transpose(1, 2));
     keep->attention.push_back(attention);
     keep->head_outputs.push_back(context);
   } else {
@@ -76,7 +82,7 @@ at::Tensor BertModel::finish(const LayerWeights& w, const at::Tensor& context, c
                         w.ffn_norm_bias, config_.layer_norm_eps);
 }
 
-BatchCaptures BertModel::forward(const std::vector<std::vector<int64_t>>& ids, bool capture, LastLayer last) const {
+BatchCaptures BertModel::forward(const std::vector<std::vector<int64_t>>& ids, bool capture, LastLayer last, const KeepGoing& keep_going) const {
   if (ids.empty()) throw Error("nothing to run: the batch is empty");
   if (last == LastLayer::HeadOutputsOnly && !capture) throw Error("a forward pass without captures needs its last layer complete");
   int64_t n = 0;
@@ -112,9 +118,16 @@ BatchCaptures BertModel::forward(const std::vector<std::vector<int64_t>>& ids, b
                                                        : -3.38953139e38;
     mask = at::where(real, 0.0, lowest).to(device_.device, device_.dtype).view({B, 1, 1, n});
   }
+  if (capture) {
+    const auto options = at::TensorOptions().dtype(device_.dtype).device(device_.device);
+    const int64_t L = config_.num_layers, H = config_.num_heads;
+    out.all_attention = at::empty({L, B, H, n, n}, options);
+    out.all_head_outputs = at::empty({L, B, H, n, config_.head_dim()}, options);
+  }
   at::Tensor x = embed(device_ids);
   out.hidden_states.push_back(x);
   for (size_t l = 0; l < weights_.layers.size(); ++l) {
+    if (keep_going && !keep_going()) throw Cancelled();
     const LayerWeights& w = weights_.layers[l];
     const at::Tensor context = attend(w, x, mask, capture ? &out : nullptr);
     if (last == LastLayer::HeadOutputsOnly && l + 1 == weights_.layers.size()) break;

@@ -2,6 +2,7 @@
 // The BERT encoder in libtorch, run under inference mode on a padded batch of token ids.
 // Immutable once loaded, so threads may share one model.
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -23,9 +24,14 @@ class BertModel {
   // skipped, and hidden_states then holds L entries (the embeddings and layers 1 .. L - 1).
   enum class LastLayer { Complete, HeadOutputsOnly };
 
+  // Asked before every layer: false abandons the pass (attnscope::Cancelled is thrown), so a run
+  // made stale by a newer request stops at the next layer boundary.
+  using KeepGoing = std::function<bool()>;
+
   // ids: one list of token ids per text (each at most max_positions long). With `capture`,
   // the attention maps and head outputs of every layer are kept; without, attention runs fused.
-  BatchCaptures forward(const std::vector<std::vector<int64_t>>& ids, bool capture = true, LastLayer last = LastLayer::Complete) const;
+  BatchCaptures forward(const std::vector<std::vector<int64_t>>& ids, bool capture = true, LastLayer last = LastLayer::Complete,
+                        const KeepGoing& keep_going = {}) const;
 
   const BertConfig& config() const { return config_; }
   const ComputeDevice& device() const { return device_; }

@@ -14,13 +14,12 @@ TextCaptures text_captures(const BatchCaptures& batch, size_t index, bool to_hos
   const int64_t b = static_cast<int64_t>(index), n = batch.lengths[index];
   const auto place = [&](at::Tensor t) { return to_host ? t.to(at::kCPU, at::kFloat).contiguous() : t.contiguous(); };
 
-  std::vector<at::Tensor> attention, hidden;
-  for (const auto& a : batch.attention) attention.push_back(a[b].narrow(1, 0, n).narrow(2, 0, n));
+  std::vector<at::Tensor> hidden;
   if (hidden_states)
     for (const auto& h : batch.hidden_states) hidden.push_back(h[b].narrow(0, 0, n));
 
   TextCaptures t;
-  t.attention = place(at::stack(attention));
+  t.attention = place(text_attention(batch, index));
   t.head_outputs = place(text_head_outputs(batch, index));
   if (hidden_states) t.hidden_states = place(at::stack(hidden));
   t.num_layers = t.attention.size(0);
@@ -31,11 +30,23 @@ TextCaptures text_captures(const BatchCaptures& batch, size_t index, bool to_hos
   return t;
 }
 
+at::Tensor text_attention(const BatchCaptures& batch, size_t index) {
+  if (index >= batch.lengths.size()) throw Error("text " + std::to_string(index) + " is not in the batch");
+  if (batch.attention.empty()) throw Error("the forward pass was run without captures");
+  const int64_t b = static_cast<int64_t>(index), n = batch.lengths[index];
+  if (batch.all_attention.defined()) return batch.all_attention.select(1, b).narrow(2, 0, n).narrow(3, 0, n);
+  std::vector<at::Tensor> attention;
+  for (const auto& a : batch.attention) attention.push_back(a[b].narrow(1, 0, n).narrow(2, 0, n));
+  return at::stack(attention);
+}
+
 at::Tensor text_head_outputs(const BatchCaptures& batch, size_t index) {
   if (index >= batch.lengths.size()) throw Error("text " + std::to_string(index) + " is not in the batch");
   if (batch.head_outputs.empty()) throw Error("the forward pass was run without captures");
+  const int64_t b = static_cast<int64_t>(index), n = batch.lengths[index];
+  if (batch.all_head_outputs.defined()) return batch.all_head_outputs.select(1, b).narrow(2, 0, n);
   std::vector<at::Tensor> outputs;
-  for (const auto& c : batch.head_outputs) outputs.push_back(c[static_cast<int64_t>(index)].narrow(1, 0, batch.lengths[index]));
+  for (const auto& c : batch.head_outputs) outputs.push_back(c[b].narrow(1, 0, n));
   return at::stack(outputs);
 }
 

@@ -13,6 +13,9 @@ struct BatchCaptures {
   std::vector<int64_t> lengths;           // real tokens of each text
   std::vector<at::Tensor> attention;      // per layer [B, H, n, n]; empty when not captured
   std::vector<at::Tensor> head_outputs;   // per layer [B, H, n, d]; empty when not captured
+  // The storage the per-layer tensors above are slices of, [L, B, H, n, n] and [L, B, H, n, d]:
+  // the forward writes every layer's maps in place, so one text's captures are a view, not a copy.
+  at::Tensor all_attention, all_head_outputs;
   std::vector<at::Tensor> hidden_states;  // L + 1 entries [B, n, D]: embeddings, then each layer
 };
 
@@ -30,6 +33,9 @@ struct TextCaptures {
 // left undefined (the analysis does not read them; copying them per text costs in corpus runs).
 TextCaptures text_captures(const BatchCaptures& batch, size_t index, bool to_host, bool hidden_states = true);
 
+// The attention maps of text `index` alone, [L, H, n, n], where the forward left them: a view of
+// the batch's storage (contiguous for a batch of one unpadded text), no copy.
+at::Tensor text_attention(const BatchCaptures& batch, size_t index);
 // The head outputs of text `index` alone, [L, H, n, d], where the forward left them.
 at::Tensor text_head_outputs(const BatchCaptures& batch, size_t index);
 

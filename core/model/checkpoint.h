@@ -27,7 +27,7 @@ class Checkpoint {
   // Tokenise with truncation to max_length (2 .. the model's positions).
   Encoding encode(std::string_view text, size_t max_length) const;
   // Run texts as one padded batch; captures come back per text, pads removed.
-  std::vector<TextRun> run(const std::vector<Encoding>& encodings, bool to_host = true) const;
+  std::vector<TextRun> run(const std::vector<Encoding>& encodings, bool to_host = true, const BertModel::KeepGoing& keep_going = {}) const;
   TextRun run(std::string_view text, size_t max_length, bool to_host = true) const;
 
   const std::filesystem::path& dir() const { return dir_; }
