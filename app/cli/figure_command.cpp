@@ -27,7 +27,7 @@ FigureOptions figure_options(const FigureCommandOptions& o, std::string caption)
   f.layers = o.layers;
   f.matrix = matrix_by_name(o.matrix);
   f.colormap = colormap_by_name(o.colormap);
-  f.scale = o.scale == "log" ? ValueScale::Log : ValueScale::Linear;
+  f.scale = value_scale_by_name(o.scale);
   f.caption = std::move(caption);
   return f;
 }
@@ -80,7 +80,9 @@ Action add_figure_command(CLI::App& app) {
       ->check(CLI::IsMember({"attention", "similarity", "cosine"}));
   cmd->add_option("--colormap", o->colormap, "viridis, magma or high-contrast (signed maps always use the diverging one)")
       ->capture_default_str()->check(CLI::IsMember({"viridis", "magma", "diverging", "high-contrast"}));
-  cmd->add_option("--scale", o->scale, "Colour scale: linear or log")->capture_default_str()->check(CLI::IsMember({"linear", "log"}));
+  cmd->add_option("--scale", o->scale, "Colour scale: linear, log, or clipped (linear up to the 99th percentile of each map)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"linear", "log", "clipped"}));
   cmd->add_option("--png-scale", o->png_scale, "Pixels per point of a PNG, 1 to 4")->capture_default_str()->check(CLI::Range(1.0, 4.0));
   cmd->add_option("--width", o->width, "Figure width in points (default: from the number of panels)")->check(CLI::Range(100.0, 20000.0));
   return [o] { return run_figure(*o); };

@@ -121,6 +121,36 @@ double ColorScale::position(double v) const {
   return std::clamp((v - lo) / (hi - lo), 0.0, 1.0);
 }
 
+const char* value_scale_name(ValueScale scale) {
+  switch (scale) {
+    case ValueScale::Linear: return "linear";
+    case ValueScale::Log: return "log";
+    case ValueScale::Clipped: return "clipped";
+  }
+  return "?";
+}
+
+ValueScale value_scale_by_name(const std::string& name) {
+  for (ValueScale s : {ValueScale::Linear, ValueScale::Log, ValueScale::Clipped})
+    if (name == value_scale_name(s)) return s;
+  throw Error("unknown scale \"" + name + "\": expected linear, log or clipped");
+}
+
+ColorScale color_scale_for(const std::vector<float>& values, ValueScale scale, bool symmetric) {
+  const auto [lo, hi] = value_range(values);
+  if (scale != ValueScale::Clipped) return {lo, hi, scale, symmetric};
+  std::vector<float> kept;
+  kept.reserve(values.size());
+  for (float v : values)
+    if (!std::isnan(v)) kept.push_back(symmetric ? std::abs(v) : v);
+  if (kept.empty()) return {lo, hi, scale, symmetric};
+  const auto k = static_cast<size_t>(std::ceil(kClipPercentile * static_cast<double>(kept.size()))) - 1;
+  std::nth_element(kept.begin(), kept.begin() + static_cast<std::ptrdiff_t>(k), kept.end());
+  const double top = kept[k];
+  if (symmetric) return {-top, top, scale, true};
+  return {lo, top > lo ? top : hi, scale, false};
+}
+
 std::pair<double, double> value_range(const std::vector<float>& values) {
   double lo = std::numeric_limits<double>::infinity(), hi = -lo;
   for (float v : values) {

@@ -34,10 +34,17 @@ const std::vector<ColormapId>& all_colormaps();
 // "viridis", "magma", "diverging", "high-contrast"; throws attnscope::Error for other names.
 ColormapId colormap_by_name(const std::string& name);
 
-enum class ValueScale { Linear, Log };
+// Linear; Log (three decades below the top); Clipped: linear up to the 99th percentile of the
+// map, the top 1% drawn in the top colour. Attention maps give one column or the diagonal most of
+// the weight, so on a linear scale the rest of the map is one dark colour; clipped, the structure
+// of the other 99% shows (chosen by looking at the heads of several texts; the legend says so).
+enum class ValueScale { Linear, Log, Clipped };
+const char* value_scale_name(ValueScale scale);            // "linear", "log", "clipped"
+ValueScale value_scale_by_name(const std::string& name);  // throws attnscope::Error
+inline constexpr double kClipPercentile = 0.99;
 
 // Where a value sits on the colormap, in [0, 1].
-// Linear: (v - lo) / (hi - lo). Log: log10 of v between hi / 1e3 and hi (values below map to 0).
+// Linear, Clipped: (v - lo) / (hi - lo). Log: log10 of v between hi / 1e3 and hi (values below map to 0).
 // Symmetric (diverging maps): 0 maps to 0.5 and +-limit to 1 / 0, limit = max(|lo|, |hi|); the log
 // variant is a symmetric log with a linear part below limit / 1e3.
 // NaN stays NaN (an empty cell).
@@ -50,5 +57,8 @@ struct ColorScale {
 
 // The value range of a matrix (NaN ignored), for ColorScale; {0, 1} when empty or all NaN.
 std::pair<double, double> value_range(const std::vector<float>& values);
+// The colour scale of a matrix: its range, or for Clipped the range up to the 99th percentile
+// (of |v| when symmetric).
+ColorScale color_scale_for(const std::vector<float>& values, ValueScale scale, bool symmetric);
 
 }  // namespace attnscope

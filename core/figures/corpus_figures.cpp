@@ -36,8 +36,7 @@ HeatmapPanel matrix(std::string title, const at::Tensor& m, const FigureOptions&
   p.cols = static_cast<int>(m.size(1));
   p.values = tensor_values(m);
   p.colormap = o.colormap;
-  const auto [lo, hi] = value_range(p.values);
-  p.color_scale = {lo, hi, o.scale, false};
+  p.color_scale = color_scale_for(p.values, o.scale, false);
   return p;
 }
 

@@ -40,4 +40,11 @@ std::string tick_label(double v) {
   return buf;
 }
 
+std::pair<std::string, std::string> colorbar_ticks(const ColorScale& s) {
+  const double top = s.symmetric ? std::max(std::abs(s.lo), std::abs(s.hi)) : s.hi;
+  const double bottom = s.symmetric ? -top : (s.scale == ValueScale::Log ? s.hi / 1e3 : s.lo);
+  // A clipped scale says so at its top: the top colour stands for that value and above.
+  return {(s.scale == ValueScale::Clipped ? "\u2265" : "") + tick_label(top), tick_label(bottom)};
+}
+
 }  // namespace attnscope

@@ -42,14 +42,23 @@ struct BarPanel {
   std::optional<double> y_max;         // fixed axis top (1 for shares); else from the data
 };
 
-// For teaching: the tokens in two columns, a line from token i (left) to token j (right) with
-// opacity following A_ij.
+// For teaching (bertviz's head view): the tokens in two columns, a line from token i (left) to
+// token j (right) with opacity following A_ij, one colour per head. With a focus, only the lines
+// of one token are drawn: from a token on the left (what it attends to) or into a token on the
+// right (what attends to it).
+struct LinesHead {
+  std::string name;            // "layer 3, head 5"
+  std::vector<float> weights;  // n x n row-major attention
+  Rgb color{0.12f, 0.35f, 0.75f};
+};
+
 struct LinesPanel {
   std::string title;
   std::vector<std::string> tokens;
-  std::vector<float> weights;  // n x n row-major attention
+  std::vector<LinesHead> heads;
   float min_weight = 0.02f;    // lines below this are not drawn
-  Rgb color{0.12f, 0.35f, 0.75f};
+  int focus_side = -1;         // -1: every line; 0: the lines from token focus_index (left); 1: into it (right)
+  int focus_index = -1;
 };
 
 // Fig. 9: the text with the tokens of each pair coloured (one colour per token value), and the
@@ -81,5 +90,7 @@ const std::string& panel_title(const Panel& panel);
 // how its ticks are written.
 double bar_axis_top(const BarPanel& panel);
 std::string tick_label(double value);
+// The labels at the top and bottom of a heatmap's colour bar; a clipped scale's top says ">=".
+std::pair<std::string, std::string> colorbar_ticks(const ColorScale& scale);
 
 }  // namespace attnscope

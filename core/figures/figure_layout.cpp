@@ -22,7 +22,8 @@ double widest(const std::vector<std::string>& labels, double font, const TextMea
   return w;
 }
 
-// Heatmap: a square plot with labels left and below (below: written upwards) and a colorbar.
+// Heatmap: a square plot with labels left and below (below: written upwards) and a colorbar
+// whose ticks and label get the room they need.
 double layout_heatmap(const HeatmapPanel& p, PanelLayout& out, double font, const TextMeasure& measure) {
   const Rect& c = out.cell;
   out.label_font = font * 0.8;
@@ -30,7 +31,9 @@ double layout_heatmap(const HeatmapPanel& p, PanelLayout& out, double font, cons
   const double row_w = p.row_labels.empty() ? 0 : widest(p.row_labels, out.label_font, measure) + font * 0.4;
   const double col_h = p.col_labels.empty() ? 0 : widest(p.col_labels, out.label_font, measure) + font * 0.4;
   const double axis_titles = (p.x_label.empty() ? 0 : font * 1.3);
-  const double bar_w = has_colorbar ? font * 4.5 : 0;
+  const auto [top_tick, bottom_tick] = colorbar_ticks(p.color_scale);
+  const double ticks_w = std::max(measure(top_tick, out.label_font), measure(bottom_tick, out.label_font));
+  const double bar_w = has_colorbar ? font * 0.8 + font * 0.9 + 3 + ticks_w + font * 0.4 + (p.colorbar_label.empty() ? 0 : out.label_font * 1.2) : 0;
   double side = c.w - row_w - bar_w - (p.y_label.empty() ? 0 : font * 1.3);
   side = std::max(side, font * 2);
   const double cell_w = side / std::max(1, p.cols), cell_h = side / std::max(1, p.rows);
@@ -39,6 +42,11 @@ double layout_heatmap(const HeatmapPanel& p, PanelLayout& out, double font, cons
   const double left = c.x + row_w + (p.y_label.empty() ? 0 : font * 1.3);
   out.plot = {left, out.title.bottom(), side, side};
   out.colorbar = {out.plot.right() + font * 0.8, out.plot.y, font * 0.9, side};
+  out.colorbar_label_x = out.colorbar.right() + 3 + ticks_w + font * 0.4 + out.label_font * 0.5;
+  // Beside a short bar, "A_ij (top 1% clipped)" becomes "A_ij" (the >= of the top tick still says it).
+  out.colorbar_label = p.colorbar_label;
+  if (measure(out.colorbar_label, out.label_font) > side * 0.9 && out.colorbar_label.find(" (") != std::string::npos)
+    out.colorbar_label = out.colorbar_label.substr(0, out.colorbar_label.find(" ("));
   return out.title.h + side + col_h + axis_titles;
 }
 
@@ -69,9 +77,10 @@ double layout_lines(const LinesPanel& p, PanelLayout& out, double font, const Te
   out.label_font = font * 0.85;
   const double line_h = out.label_font * 1.35;
   const double h = line_h * std::max<size_t>(1, p.tokens.size());
-  out.plot = {out.cell.x, out.title.bottom(), out.cell.w, h};
+  const double legend = p.heads.size() > 1 ? font * 1.4 : 0;  // one colour per head, named
+  out.plot = {out.cell.x, out.title.bottom() + legend, out.cell.w, h};
   out.row_label_every = 1;
-  return out.title.h + h + font * 0.5;
+  return out.title.h + legend + h + font * 0.5;
 }
 
 double layout_token_text(const TokenTextPanel& p, PanelLayout& out, double font, const TextMeasure& measure) {
@@ -99,6 +108,27 @@ double layout_token_text(const TokenTextPanel& p, PanelLayout& out, double font,
 
 }  // namespace
 
+std::vector<std::string> wrap_words(const std::string& text, double width, double font_size, const TextMeasure& measure) {
+  std::vector<std::string> lines;
+  std::string line;
+  size_t p = 0;
+  while (p < text.size()) {
+    const size_t space = text.find(' ', p);
+    const std::string word = text.substr(p, space == std::string::npos ? std::string::npos : space - p);
+    const std::string longer = line.empty() ? word : line + " " + word;
+    if (!line.empty() && measure(longer, font_size) > width) {
+      lines.push_back(line);
+      line = word;
+    } else {
+      line = longer;
+    }
+    if (space == std::string::npos) break;
+    p = space + 1;
+  }
+  if (!line.empty() || lines.empty()) lines.push_back(line);
+  return lines;
+}
+
 double approximate_text_width(const std::string& text, double font_size) {
   return 0.6 * font_size * static_cast<double>(count_code_points(text));
 }
@@ -115,11 +145,13 @@ FigureLayout layout_figure(const Figure& figure, double width, double font, cons
   const double margin = font;
   double y = margin * 0.5;
   if (!figure.title.empty()) {
-    out.title = {margin, y, width - 2 * margin, font * 1.6};
+    out.title_lines = wrap_words(figure.title, width - 2 * margin, font * 1.25, measure);
+    out.title = {margin, y, width - 2 * margin, font * 1.6 * static_cast<double>(out.title_lines.size())};
     y = out.title.bottom();
   }
   if (!figure.caption.empty()) {
-    out.caption = {margin, y, width - 2 * margin, font * 1.3};
+    out.caption_lines = wrap_words(figure.caption, width - 2 * margin, font * 0.9, measure);
+    out.caption = {margin, y, width - 2 * margin, font * 1.3 * static_cast<double>(out.caption_lines.size())};
     y = out.caption.bottom();
   }
   y += font * 0.5;
@@ -135,7 +167,8 @@ FigureLayout layout_figure(const Figure& figure, double width, double font, cons
     }
     PanelLayout p;
     p.cell = {margin + col * (cell_w + gap), y, cell_w, 0};
-    p.title = {p.cell.x, y, cell_w, panel_title(figure.panels[i]).empty() ? 0 : font * 1.4};
+    if (!panel_title(figure.panels[i]).empty()) p.title_lines = wrap_words(panel_title(figure.panels[i]), cell_w, font, measure);
+    p.title = {p.cell.x, y, cell_w, font * 1.4 * static_cast<double>(p.title_lines.size())};
     const double h = std::visit(
         [&](const auto& panel) -> double {
           using T = std::decay_t<decltype(panel)>;
@@ -152,6 +185,17 @@ FigureLayout layout_figure(const Figure& figure, double width, double font, cons
   }
   out.height = y + row_h + margin;
   return out;
+}
+
+std::pair<int, int> lines_token(const LinesPanel& panel, const PanelLayout& layout, double x, double y, const TextMeasure& measure) {
+  const Rect& r = layout.plot;
+  const size_t n = panel.tokens.size();
+  if (n == 0 || y < r.y || y >= r.bottom()) return {-1, -1};
+  const auto i = std::min(n - 1, static_cast<size_t>((y - r.y) / r.h * static_cast<double>(n)));
+  const double left = lines_left(r), right = lines_right(r), w = measure(panel.tokens[i], layout.label_font) + 8;
+  if (x >= left - w && x <= left + 4) return {0, static_cast<int>(i)};
+  if (x >= right - 4 && x <= right + w) return {1, static_cast<int>(i)};
+  return {-1, -1};
 }
 
 std::pair<int, int> heatmap_cell(const HeatmapPanel& panel, const PanelLayout& layout, double x, double y) {

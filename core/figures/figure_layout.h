@@ -25,9 +25,12 @@ double approximate_text_width(const std::string& text, double font_size);
 
 struct PanelLayout {
   Rect cell;             // the whole grid cell
-  Rect title;            // the panel title's line
+  Rect title;            // the panel title's lines
+  std::vector<std::string> title_lines;  // the title wrapped to the cell's width
   Rect plot;             // heatmap cells / bar area / the lines' columns / the text
   Rect colorbar;         // heatmaps only (w == 0 otherwise)
+  double colorbar_label_x = 0;      // where the colour bar's (upright) label goes, past its ticks
+  std::string colorbar_label;       // the label as it fits beside the bar (a long one loses its remark)
   double label_font = 0; // axis labels and ticks
   int row_label_every = 1, col_label_every = 1;  // heatmaps and bars: label every k-th
   std::vector<Rect> token_boxes;  // token text panels: where each token goes
@@ -38,14 +41,25 @@ struct PanelLayout {
 struct FigureLayout {
   double width = 0, height = 0, font_size = 0;
   Rect title, caption;
+  std::vector<std::string> title_lines, caption_lines;  // wrapped to the figure's width
   std::vector<PanelLayout> panels;
 };
 
 // Lays out `figure` in `width` units; the height follows from the content.
 FigureLayout layout_figure(const Figure& figure, double width, double font_size, const TextMeasure& measure);
 
+// The text cut into lines no wider than `width` at spaces (a word wider than that stays whole).
+std::vector<std::string> wrap_words(const std::string& text, double width, double font_size, const TextMeasure& measure);
+
 // The label shown for an axis entry: long labels are cut with an ellipsis.
 std::string axis_label(const std::string& label);
+
+// Where the two columns of a lines panel stand (the tokens are written left of the first and
+// right of the second).
+inline double lines_left(const Rect& plot) { return plot.x + plot.w * 0.3; }
+inline double lines_right(const Rect& plot) { return plot.x + plot.w * 0.7; }
+// Which token of a lines panel a point is over: {0 (left) or 1 (right), index}, or {-1, -1}.
+std::pair<int, int> lines_token(const LinesPanel& panel, const PanelLayout& layout, double x, double y, const TextMeasure& measure);
 
 // Which heatmap cell a point is over, or {-1, -1}.
 std::pair<int, int> heatmap_cell(const HeatmapPanel& panel, const PanelLayout& layout, double x, double y);

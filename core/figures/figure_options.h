@@ -21,6 +21,7 @@ struct FigureOptions {
   int layer = -1;           // -1: the last layer
   int head = 0;             // -1: the layer's sum
   std::vector<int> layers;  // Fig. 12 and 13: the layers shown side by side (empty: all)
+  std::vector<int> heads;   // attention lines: the heads of `layer` drawn together (empty: `head`)
   MatrixKind matrix = MatrixKind::Attention;
   ColormapId colormap = ColormapId::Viridis;  // maps >= 0; signed maps always use the diverging one
   ValueScale scale = ValueScale::Linear;

@@ -9,18 +9,15 @@ namespace {
 
 // Sections: heatmaps; bars; lines; token text; the figure.
 
-const Rgb kInk{0.1f, 0.1f, 0.1f}, kGrey{0.55f, 0.55f, 0.55f}, kWhite{1, 1, 1};
+const Rgb kInk{0.1f, 0.1f, 0.1f}, kGrey{0.55f, 0.55f, 0.55f}, kWhite{1, 1, 1}, kFocus{1.0f, 0.85f, 0.3f};
 
 void paint_colorbar(Painter& g, const HeatmapPanel& p, const PanelLayout& l) {
   const Rect& r = l.colorbar;
   g.colorbar(p.colormap, r);
-  const ColorScale& s = p.color_scale;
-  const double top = s.symmetric ? std::max(std::abs(s.lo), std::abs(s.hi)) : s.hi;
-  const double bottom = s.symmetric ? -top : (s.scale == ValueScale::Log ? s.hi / 1e3 : s.lo);
-  g.text(tick_label(top), r.right() + 3, r.y, l.label_font, Align::Left, false, kInk);
-  g.text(tick_label(bottom), r.right() + 3, r.bottom(), l.label_font, Align::Left, false, kInk);
-  if (!p.colorbar_label.empty())
-    g.text(p.colorbar_label, r.right() + l.label_font * 0.8, r.y + r.h / 2, l.label_font, Align::Center, true, kInk);
+  const auto [top, bottom] = colorbar_ticks(p.color_scale);
+  g.text(top, r.right() + 3, r.y, l.label_font, Align::Left, false, kInk);
+  g.text(bottom, r.right() + 3, r.bottom(), l.label_font, Align::Left, false, kInk);
+  if (!l.colorbar_label.empty()) g.text(l.colorbar_label, l.colorbar_label_x, r.y + r.h / 2, l.label_font, Align::Center, true, kInk);
 }
 
 void paint_heatmap_labels(Painter& g, const HeatmapPanel& p, const PanelLayout& l) {
@@ -30,8 +27,11 @@ void paint_heatmap_labels(Painter& g, const HeatmapPanel& p, const PanelLayout& 
     g.text(axis_label(p.row_labels[i]), r.x - 3, r.y + (i + 0.5) * ch, l.label_font, Align::Right, false, kInk);
   for (int j = 0; j < static_cast<int>(p.col_labels.size()); j += l.col_label_every)
     g.text(axis_label(p.col_labels[j]), r.x + (j + 0.5) * cw, r.bottom() + 3, l.label_font, Align::Right, true, kInk);
-  if (!p.x_label.empty()) g.text(p.x_label, r.x + r.w / 2, l.cell.bottom() - l.label_font * 0.6, l.label_font, Align::Center, false, kInk);
-  if (!p.y_label.empty()) g.text(p.y_label, l.cell.x + l.label_font * 0.6, r.y + r.h / 2, l.label_font, Align::Center, true, kInk);
+  // An axis title longer than its side is left out rather than run into the neighbours.
+  if (!p.x_label.empty() && g.text_width(p.x_label, l.label_font) <= r.w * 1.5)
+    g.text(p.x_label, r.x + r.w / 2, l.cell.bottom() - l.label_font * 0.6, l.label_font, Align::Center, false, kInk);
+  if (!p.y_label.empty() && g.text_width(p.y_label, l.label_font) <= r.h)
+    g.text(p.y_label, l.cell.x + l.label_font * 0.6, r.y + r.h / 2, l.label_font, Align::Center, true, kInk);
 }
 
 void paint_heatmap(Painter& g, const HeatmapPanel& p, size_t index, const PanelLayout& l) {
@@ -52,8 +52,11 @@ void paint_bar_axes(Painter& g, const BarPanel& p, const PanelLayout& l, double 
   for (size_t c = 0; c < p.categories.size(); c += static_cast<size_t>(std::max(1, l.col_label_every)))
     g.text(axis_label(p.categories[c]), r.x + (c + 0.5) * step, r.bottom() + (upright ? l.label_font * 0.7 : 3), l.label_font,
            upright ? Align::Center : Align::Right, !upright, kInk);
-  if (!p.x_label.empty()) g.text(p.x_label, r.x + r.w / 2, l.cell.bottom() - l.label_font * 0.6, l.label_font, Align::Center, false, kInk);
-  if (!p.y_label.empty()) g.text(p.y_label, l.cell.x + l.label_font * 0.6, r.y + r.h / 2, l.label_font, Align::Center, true, kInk);
+  // An axis title longer than its side is left out rather than run into the neighbours.
+  if (!p.x_label.empty() && g.text_width(p.x_label, l.label_font) <= r.w * 1.5)
+    g.text(p.x_label, r.x + r.w / 2, l.cell.bottom() - l.label_font * 0.6, l.label_font, Align::Center, false, kInk);
+  if (!p.y_label.empty() && g.text_width(p.y_label, l.label_font) <= r.h)
+    g.text(p.y_label, l.cell.x + l.label_font * 0.6, r.y + r.h / 2, l.label_font, Align::Center, true, kInk);
 }
 
 void paint_legend(Painter& g, const BarPanel& p, const PanelLayout& l) {
@@ -94,17 +97,37 @@ void paint_bars(Painter& g, const BarPanel& p, const PanelLayout& l) {
 }
 
 void paint_lines(Painter& g, const LinesPanel& p, const PanelLayout& l) {
-  const size_t n = p.tokens.size();
   const Rect& r = l.plot;
-  const double line_h = r.h / std::max<size_t>(1, n), left = r.x + r.w * 0.3, right = r.x + r.w * 0.7;
-  for (size_t i = 0; i < n; ++i) {
-    g.text(p.tokens[i], left - 4, r.y + (i + 0.5) * line_h, l.label_font, Align::Right, false, kInk);
-    g.text(p.tokens[i], right + 4, r.y + (i + 0.5) * line_h, l.label_font, Align::Left, false, kInk);
+  const size_t n = p.tokens.size();
+  const double line_h = r.h / std::max<size_t>(1, n), left = lines_left(r), right = lines_right(r);
+  if (p.heads.size() > 1) {  // the legend: each head's name in its colour
+    double x = l.cell.x;
+    for (const LinesHead& h : p.heads) {
+      g.fill_rect({x, r.y - l.label_font * 1.35, l.label_font * 0.8, l.label_font * 0.8}, h.color, 1);
+      g.text(h.name, x + l.label_font, r.y - l.label_font * 0.95, l.label_font, Align::Left, false, kInk);
+      x += l.label_font * 1.6 + g.text_width(h.name, l.label_font);
+    }
   }
-  for (size_t i = 0; i < n; ++i)
-    for (size_t j = 0; j < n; ++j) {
-      const float w = p.weights[i * n + j];
-      if (w >= p.min_weight) g.line(left, r.y + (i + 0.5) * line_h, right, r.y + (j + 0.5) * line_h, p.color, std::min(1.0f, w), 1.2);
+  const auto row_y = [&](size_t k) { return r.y + (static_cast<double>(k) + 0.5) * line_h; };
+  const bool focused = p.focus_side >= 0 && p.focus_index >= 0 && static_cast<size_t>(p.focus_index) < n;
+  for (size_t i = 0; i < n; ++i) {
+    const bool mark_left = focused && p.focus_side == 0 && i == static_cast<size_t>(p.focus_index);
+    const bool mark_right = focused && p.focus_side == 1 && i == static_cast<size_t>(p.focus_index);
+    if (mark_left) g.fill_rect({left - 6 - g.text_width(p.tokens[i], l.label_font), row_y(i) - line_h / 2, g.text_width(p.tokens[i], l.label_font) + 6, line_h}, kFocus, 0.6);
+    if (mark_right) g.fill_rect({right, row_y(i) - line_h / 2, g.text_width(p.tokens[i], l.label_font) + 6, line_h}, kFocus, 0.6);
+    g.text(p.tokens[i], left - 4, row_y(i), l.label_font, Align::Right, false, kInk);
+    g.text(p.tokens[i], right + 4, row_y(i), l.label_font, Align::Left, false, kInk);
+  }
+  // Several heads share the opacity, so that where all of them attend the line is solid.
+  const float share = 1.0f / static_cast<float>(std::max<size_t>(1, p.heads.size()));
+  for (const LinesHead& h : p.heads)
+    for (size_t i = 0; i < n; ++i) {
+      if (focused && p.focus_side == 0 && i != static_cast<size_t>(p.focus_index)) continue;
+      for (size_t j = 0; j < n; ++j) {
+        if (focused && p.focus_side == 1 && j != static_cast<size_t>(p.focus_index)) continue;
+        const float w = h.weights[i * n + j];
+        if (w >= p.min_weight) g.line(left, row_y(i), right, row_y(j), h.color, std::min(1.0f, focused ? w : w * share), focused ? 2.0 : 1.2);
+      }
     }
 }
 
@@ -136,13 +159,14 @@ TextMeasure measure_with(Painter& painter) {
 void paint_figure(Painter& g, const Figure& figure, const FigureLayout& layout) {
   g.fill_rect({0, 0, layout.width, layout.height}, kWhite, 1);
   const double f = layout.font_size;
-  if (!figure.title.empty()) g.text(figure.title, layout.title.x, layout.title.y + layout.title.h / 2, f * 1.25, Align::Left, false, kInk);
-  if (!figure.caption.empty())
-    g.text(figure.caption, layout.caption.x, layout.caption.y + layout.caption.h / 2, f * 0.9, Align::Left, false, kGrey);
+  for (size_t k = 0; k < layout.title_lines.size(); ++k)
+    g.text(layout.title_lines[k], layout.title.x, layout.title.y + f * 1.6 * (static_cast<double>(k) + 0.5), f * 1.25, Align::Left, false, kInk);
+  for (size_t k = 0; k < layout.caption_lines.size(); ++k)
+    g.text(layout.caption_lines[k], layout.caption.x, layout.caption.y + f * 1.3 * (static_cast<double>(k) + 0.5), f * 0.9, Align::Left, false, kGrey);
   for (size_t i = 0; i < figure.panels.size(); ++i) {
     const PanelLayout& l = layout.panels[i];
-    const std::string& title = panel_title(figure.panels[i]);
-    if (!title.empty()) g.text(title, l.title.x, l.title.y + l.title.h / 2, f, Align::Left, false, kInk);
+    for (size_t k = 0; k < l.title_lines.size(); ++k)
+      g.text(l.title_lines[k], l.title.x, l.title.y + f * 1.4 * (static_cast<double>(k) + 0.5), f, Align::Left, false, kInk);
     std::visit(
         [&](const auto& p) {
           using T = std::decay_t<decltype(p)>;

@@ -1,6 +1,7 @@
 #include "figures/text_figures.h"
 
 #include <ATen/ATen.h>
+#include <ATen/Parallel.h>
 
 #include <cmath>
 #include <map>
@@ -57,13 +58,50 @@ BarPanel histogram_panel(std::string title, const std::vector<int64_t>& counts, 
   return p;
 }
 
-// "[CLS] 0, . 12, [SEP] 40" (at most eight, then how many more).
+// "[CLS] 0, . 12, [SEP] 40" (at most five, then how many more).
 std::string separator_list(const Encoding& e, const std::vector<int>& positions) {
   if (positions.empty()) return "none";
   std::string out;
-  for (size_t k = 0; k < positions.size() && k < 8; ++k)
+  for (size_t k = 0; k < positions.size() && k < 5; ++k)
     out += (k ? ", " : "") + e.tokens[positions[k]].text + " " + std::to_string(positions[k]);
-  if (positions.size() > 8) out += " and " + std::to_string(positions.size() - 8) + " more";
+  if (positions.size() > 5) out += " and " + std::to_string(positions.size() - 5) + " more";
+  return out;
+}
+
+// [K, n, n] -> [K, ceil(n / k), ceil(n / k)] on the host: each block of k x k cells keeps its value
+// of largest magnitude, with its sign. A plain loop over the rows, maps in parallel (tensor
+// reductions over such small blocks measured several times slower).
+at::Tensor pooled_by_magnitude(const at::Tensor& maps, int64_t k) {
+  const at::Tensor m = maps.to(at::kCPU, at::kFloat).contiguous();
+  const int64_t K = m.size(0), n = m.size(1), cells = (n + k - 1) / k;
+  at::Tensor out = at::zeros({K, cells, cells}, at::kFloat);
+  at::parallel_for(0, K, 1, [&](int64_t first, int64_t last) {
+    std::vector<float> high(static_cast<size_t>(n)), low(static_cast<size_t>(n));
+    for (int64_t map = first; map < last; ++map) {
+      const float* in = m.data_ptr<float>() + map * n * n;
+      float* pooled = out.data_ptr<float>() + map * cells * cells;
+      for (int64_t block = 0; block < cells; ++block) {
+        // The block's rows folded into one, column by column (a vector loop), then its k columns.
+        std::fill(high.begin(), high.end(), 0.0f);  // the zero of the padding, as at the ragged edge
+        std::fill(low.begin(), low.end(), 0.0f);
+        for (int64_t i = block * k; i < std::min(n, (block + 1) * k); ++i) {
+          const float* row = in + i * n;
+          for (int64_t j = 0; j < n; ++j) {
+            high[static_cast<size_t>(j)] = std::max(high[static_cast<size_t>(j)], row[j]);
+            low[static_cast<size_t>(j)] = std::min(low[static_cast<size_t>(j)], row[j]);
+          }
+        }
+        for (int64_t c = 0; c < cells; ++c) {
+          float hi = 0, lo = 0;
+          for (int64_t j = c * k; j < std::min(n, (c + 1) * k); ++j) {
+            hi = std::max(hi, high[static_cast<size_t>(j)]);
+            lo = std::min(lo, low[static_cast<size_t>(j)]);
+          }
+          pooled[block * cells + c] = hi >= -lo ? hi : lo;
+        }
+      }
+    }
+  });
   return out;
 }
 
@@ -133,15 +171,48 @@ HeatmapPanel matrix_panel(const AnalyzedTextView& text, int layer, int head, Mat
   p.y_label = kind == MatrixKind::Attention ? "querying token i" : "token i";
   const bool signed_map = kind != MatrixKind::Attention;
   p.colormap = signed_map ? ColormapId::Diverging : o.colormap;
-  const auto [lo, hi] = value_range(p.values);
-  p.color_scale = {lo, hi, o.scale, signed_map};
-  p.colorbar_label = kind == MatrixKind::Attention ? "A_ij" : kind == MatrixKind::Similarity ? "S_ij" : "cos";
+  p.color_scale = color_scale_for(p.values, o.scale, signed_map);
+  p.colorbar_label = std::string(kind == MatrixKind::Attention ? "A_ij" : kind == MatrixKind::Similarity ? "S_ij" : "cos") +
+                     (o.scale == ValueScale::Clipped ? " (top 1% clipped)" : "");
   if (signed_map && head >= 0 && o.outline_pairs)
     text.analysis.head(layer, head).pairs.for_each([&](int i, int j) {
       p.outlined.emplace_back(i, j);
       p.outlined.emplace_back(j, i);
     });
   return p;
+}
+
+std::vector<HeatmapPanel> grid_thumbnails(const AnalyzedTextView& text, const FigureOptions& options, int max_cells) {
+  const FigureOptions o = resolved(options, text.analysis);
+  const TextAnalysis& a = text.analysis;
+  const int64_t n = a.length;
+  const bool signed_map = o.matrix != MatrixKind::Attention;
+  std::vector<HeatmapPanel> out;
+  for (int64_t l = 0; l < a.num_layers; ++l) {
+    at::Tensor maps;  // [H, n, n]
+    if (o.matrix == MatrixKind::Attention) maps = text.captures.attention[l].to(at::kFloat);
+    else if (o.matrix == MatrixKind::Similarity) maps = a.similarity.similarity[l].to(at::kFloat);
+    else maps = cosine_from_similarity(a.similarity.similarity[l], a.similarity.norms[l]).to(at::kFloat);
+    if (o.zero_diagonal && o.matrix == MatrixKind::Attention) maps = maps * (1 - at::eye(n, maps.options())).unsqueeze(0);
+    at::Tensor sum = maps.sum(0, true);
+    if (n > max_cells) {  // pooled one by one: no copy of the full-size maps is made
+      const int64_t k = (n + max_cells - 1) / max_cells;
+      maps = pooled_by_magnitude(maps, k);
+      sum = pooled_by_magnitude(sum, k);
+    }
+    maps = at::cat({maps, sum});
+    maps = maps.contiguous();
+    for (int64_t h = 0; h < maps.size(0); ++h) {
+      HeatmapPanel p;
+      p.rows = p.cols = static_cast<int>(maps.size(1));
+      p.values = tensor_values(maps[h]);
+      p.colormap = signed_map ? ColormapId::Diverging : o.colormap;
+      p.color_scale = color_scale_for(p.values, o.scale, signed_map);
+      p.title = h == a.num_heads ? "L" + std::to_string(l) + " sum" : std::to_string(l) + "." + std::to_string(h);
+      out.push_back(std::move(p));
+    }
+  }
+  return out;
 }
 
 Figure head_figure(const AnalyzedTextView& text, const FigureOptions& options) {
@@ -205,8 +276,7 @@ Figure figure5(const AnalyzedTextView& text, const FigureOptions& options) {
   HeatmapPanel blocks = matrix_panel(text, o.layer, head, MatrixKind::Similarity, o);
   blocks.title = "block averages of S";
   blocks.values = tensor_values(block_average(a.similarity.similarity[o.layer][head], segments_from(seps.positions, n)));
-  const auto [lo, hi] = value_range(blocks.values);
-  blocks.color_scale = {lo, hi, o.scale, true};
+  blocks.color_scale = color_scale_for(blocks.values, o.scale == ValueScale::Clipped ? ValueScale::Linear : o.scale, true);  // a few blocks: nothing to clip
   blocks.outlined.clear();
   blocks.colorbar_label = "mean S";
   f.panels.push_back(std::move(blocks));
@@ -290,13 +360,26 @@ Figure figure13(const AnalyzedTextView& text, const FigureOptions& options) {
 
 Figure lines_figure(const AnalyzedTextView& text, const FigureOptions& options) {
   const FigureOptions o = resolved(options, text.analysis);
-  Figure f = titled("who attends to whom: " + head_name(o.layer, o.head), o, 1);
+  std::vector<int> heads = o.heads;
+  if (heads.empty()) heads.push_back(o.head);
+  for (int h : heads)
+    if (h < -1 || h >= text.analysis.num_heads) throw Error("head " + std::to_string(h) + " is out of range 0 .. " + std::to_string(text.analysis.num_heads - 1));
+  std::string names;
+  for (int h : heads) names += (names.empty() ? "" : ", ") + (h < 0 ? std::string("sum") : std::to_string(h));
+  Figure f = titled(heads.size() == 1 ? "who attends to whom: " + head_name(o.layer, heads[0])
+                                      : "who attends to whom: layer " + std::to_string(o.layer) + ", heads " + names,
+                    o, 1);
   LinesPanel p;
   p.title = "each token (left) to the tokens it attends to (right)";
   p.tokens = token_labels(text.encoding);
-  p.weights = head_matrix(text, o.layer, o.head, MatrixKind::Attention);
-  if (o.head < 0)
-    for (float& w : p.weights) w /= static_cast<float>(text.analysis.num_heads);  // a layer: the mean of its heads
+  for (size_t k = 0; k < heads.size(); ++k) {
+    LinesHead line{head_name(o.layer, heads[k]), head_matrix(text, o.layer, heads[k], MatrixKind::Attention),
+                   heads.size() == 1 ? Rgb{0.12f, 0.35f, 0.75f} : palette_color(heads[k] < 0 ? 0 : heads[k])};
+    if (heads[k] < 0)
+      for (float& w : line.weights) w /= static_cast<float>(text.analysis.num_heads);  // a layer: the mean of its heads
+    if (heads.size() > 1) line.name = heads[k] < 0 ? "mean" : "head " + std::to_string(heads[k]);
+    p.heads.push_back(std::move(line));
+  }
   f.panels.push_back(std::move(p));
   return f;
 }

@@ -29,6 +29,12 @@ FigureOptions resolved(const FigureOptions& options, const TextAnalysis& analysi
 // One matrix as a heatmap with token labels, colorbar and (S, cosine) the pairs outlined.
 HeatmapPanel matrix_panel(const AnalyzedTextView& text, int layer, int head, MatrixKind kind, const FigureOptions& o);
 
+// The overview's thumbnails: for each layer its heads, then its sum (layer-major, H + 1 per
+// layer), each at most `max_cells` cells a side. A larger map is pooled, each cell keeping the
+// value of largest magnitude in its block, so a single strong entry still shows; the colour scale
+// is then taken from the pooled values.
+std::vector<HeatmapPanel> grid_thumbnails(const AnalyzedTextView& text, const FigureOptions& options, int max_cells);
+
 Figure head_figure(const AnalyzedTextView& text, const FigureOptions& options);
 Figure grid_figure(const AnalyzedTextView& text, const FigureOptions& options);
 Figure figure4(const AnalyzedTextView& text, const FigureOptions& options);
