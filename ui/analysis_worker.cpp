@@ -8,10 +8,11 @@
 
 namespace attnscope::ui {
 
-AnalysisWorker::AnalysisWorker(std::string model, std::string device, std::string precision)
-    : thread_(&AnalysisWorker::run, this, std::move(model), std::move(device), std::move(precision)) {}
+AnalysisWorker::AnalysisWorker(std::string model, std::string device, std::string precision, std::function<void()> notify)
+    : notify_(std::move(notify)), thread_(&AnalysisWorker::run, this, std::move(model), std::move(device), std::move(precision)) {}
 
 AnalysisWorker::~AnalysisWorker() {
+  stop_flag_ = true;  // a run under way stops at its next layer
   {
     std::lock_guard lock(mutex_);
     stop_ = true;
@@ -28,6 +29,7 @@ uint64_t AnalysisWorker::submit(AnalysisRequest request) {
     std::lock_guard lock(mutex_);
     pending_ = std::move(request);
     pending_serial_ = serial;
+    newest_ = serial;
     busy_ = true;
   }
   wake_.notify_all();
@@ -78,6 +80,7 @@ void AnalysisWorker::run(std::string model, std::string device, std::string prec
     status_ = status;
     busy_ = pending_.has_value() && status.loaded;
   }
+  if (notify_) notify_();
   if (!status.loaded) return;
   for (;;) {
     AnalysisRequest request;
@@ -99,10 +102,12 @@ void AnalysisWorker::answer(const AnalysisRequest& request, uint64_t serial) {
   snapshot->serial = serial;
   snapshot->text = request.text;
   const auto start = std::chrono::steady_clock::now();
+  const auto since = [](std::chrono::steady_clock::time_point t) { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count(); };
   try {
     const size_t max_length = request.max_length ? request.max_length : checkpoint_->default_max_length();
     snapshot->encoding = checkpoint_->encode(request.text, max_length);
     if (snapshot->encoding.size() <= 2) throw Error("the text has no word pieces yet");
+    const auto keep_going = [this, serial] { return !stale(serial); };
     // Out of GPU memory: the CPU takes over, for this text and the next, and the window says so.
     device_ = run_with_cpu_fallback(
         device_,
@@ -112,22 +117,33 @@ void AnalysisWorker::answer(const AnalysisRequest& request, uint64_t serial) {
             std::lock_guard lock(mutex_);
             checkpoint_ = std::move(on_cpu);
           }
-          snapshot->captures = std::move(checkpoint_->run({snapshot->encoding}, true).front().captures);
+          snapshot->captures = std::move(checkpoint_->run({snapshot->encoding}, true, keep_going).front().captures);
         },
         [this](const std::string& notice) {
           std::lock_guard lock(mutex_);
           status_.notice = notice;
           status_.device = ComputeDevice{}.describe();
         });
-    snapshot->analysis = analyze_text(snapshot->encoding, snapshot->captures, request.settings, true);
+    snapshot->forward_seconds = since(start);
+    if (stale(serial)) throw Cancelled();
+    const auto analysis_start = std::chrono::steady_clock::now();
+    snapshot->analysis = analyze_text(snapshot->encoding, snapshot->captures, request.settings, true, keep_going);
+    snapshot->analysis_seconds = since(analysis_start);
+  } catch (const Cancelled&) {
+    std::lock_guard lock(mutex_);
+    busy_ = pending_.has_value();
+    return;  // a newer request is waiting (or the worker is stopping): nothing to show for this one
   } catch (const std::exception& e) {
     snapshot->error = e.what();
   }
-  snapshot->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::lock_guard lock(mutex_);
-  latest_ = snapshot;
-  if (snapshot->error.empty()) latest_good_ = snapshot;
-  busy_ = pending_.has_value();
+  snapshot->seconds = since(start);
+  {
+    std::lock_guard lock(mutex_);
+    latest_ = snapshot;
+    if (snapshot->error.empty()) latest_good_ = snapshot;
+    busy_ = pending_.has_value();
+  }
+  if (notify_) notify_();
 }
 
 }  // namespace attnscope::ui

@@ -1,9 +1,13 @@
 #pragma once
 // Runs the model and the analysis off the UI thread. The worker loads the checkpoint, then takes
-// requests (captured by value); when several arrive while it is busy only the newest is run. Each
-// result is an immutable snapshot the UI picks up once per frame.
+// requests (captured by value). The newest request always wins: those that arrive while it is
+// busy replace each other, and a run made stale by a newer request is abandoned at the next layer
+// boundary, so the views follow typing as fast as the model allows. Each result is an immutable
+// snapshot the UI picks up; `notify` (called on the worker thread) tells the UI one is there, so
+// an idle window can sleep until then.
 #include <atomic>
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -29,6 +33,7 @@ struct AnalysisSnapshot {
   TextCaptures captures;  // on the host
   TextAnalysis analysis;  // on the host
   double seconds = 0;     // model + analysis
+  double forward_seconds = 0, analysis_seconds = 0;  // the two parts of it
   std::string error;      // non-empty: this request failed (the previous good snapshot stays shown)
 };
 
@@ -43,7 +48,7 @@ struct ModelStatus {
 
 class AnalysisWorker {
  public:
-  AnalysisWorker(std::string model, std::string device, std::string precision);
+  AnalysisWorker(std::string model, std::string device, std::string precision, std::function<void()> notify = {});
   ~AnalysisWorker();
   AnalysisWorker(const AnalysisWorker&) = delete;
   AnalysisWorker& operator=(const AnalysisWorker&) = delete;
@@ -58,6 +63,7 @@ class AnalysisWorker {
  private:
   void run(std::string model, std::string device, std::string precision);
   void answer(const AnalysisRequest& request, uint64_t serial);
+  bool stale(uint64_t serial) const { return newest_ != serial || stop_flag_; }
 
   mutable std::mutex mutex_;
   std::condition_variable wake_;
@@ -65,6 +71,9 @@ class AnalysisWorker {
   uint64_t pending_serial_ = 0;
   bool stop_ = false;
   std::atomic<bool> busy_{true};
+  std::atomic<uint64_t> newest_{0};      // the serial of the newest request
+  std::atomic<bool> stop_flag_{false};   // the worker is being destroyed
+  std::function<void()> notify_;
   std::shared_ptr<const AnalysisSnapshot> latest_, latest_good_;
   std::shared_ptr<const Checkpoint> checkpoint_;
   std::string model_;

@@ -6,9 +6,13 @@
 #include <imgui_impl_glfw.h>
 #include <imgui_impl_opengl3.h>
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <cstdio>
+#include <numeric>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "analysis_worker.h"
@@ -16,6 +20,7 @@
 #include "model/model_locator.h"
 #include "fonts.h"
 #include "gl/heatmap_renderer.h"
+#include "layout_audit.h"
 #include "panels/corpus_panel.h"
 #include "panels/export_dialog.h"
 #include "panels/figure_panel.h"
@@ -26,12 +31,22 @@
 #include "panels/text_panel.h"
 #include "screenshot.h"
 #include "settings_store.h"
+#include "typing_bench.h"
+#include "widgets.h"
 #include "window.h"
 
 namespace attnscope::ui {
 namespace {
 
-// Sections: the explorer's state; shortcuts; the views; the frame; the loop.
+// Sections: the explorer's state; shortcuts; the views; the frame; scripted runs (screenshot,
+// benchmarks, idle check); the loop.
+
+// Frames drawn after an input event, so that ImGui's hover, tab and popup states settle.
+constexpr int kSettleFrames = 3;
+// While a download or a corpus job runs, the window redraws this often to show its progress. An
+// analysis redraws nothing while it runs (its worker wakes the window when it is done): frames
+// drawn meanwhile would take CPU from the model on a machine without a GPU.
+constexpr double kProgressPeriod = 0.25;
 
 class Explorer {
  public:
@@ -40,6 +55,10 @@ class Explorer {
 
  private:
   void submit();
+  std::unique_ptr<AnalysisWorker> make_worker(const std::string& model) const {
+    // The worker wakes the sleeping main loop when its answer is there.
+    return std::make_unique<AnalysisWorker>(model, options_.device, options_.precision, [] { glfwPostEmptyEvent(); });
+  }
   void switch_model(const std::string& model);
   void remember_model(const std::string& model);  // first in the recent list
   void handle_shortcuts();
@@ -48,10 +67,25 @@ class Explorer {
   void draw_view(View view, const PanelContext& context);
   void draw_frame();
   bool screenshot_ready() const;
-  // --screenshot / --bench-frames: true when the scripted run is over.
+  bool animating() const;
+  bool scripted() const { return !options_.screenshot.empty() || options_.bench_frames > 0 || typing_ || options_.idle_check > 0; }
+  // Waits for something to draw; false when woken with nothing to show (the idle check's end).
+  bool wait_for_work();
+  // --screenshot / --bench-frames / --idle-check: true when the scripted run is over.
   bool scripted_step(int width, int height, double frame_seconds);
+  bool typing_step(double frame_seconds);
+  bool idle_step();
   int ready_frames_ = 0;
   std::vector<double> frame_ms_;
+  int settle_frames_ = kSettleFrames;
+  const AnalysisSnapshot* seen_ = nullptr;  // the newest snapshot already drawn
+  bool was_loaded_ = false;
+  uint64_t frames_drawn_ = 0;
+  std::optional<TypingBench> typing_;
+  const AnalysisSnapshot* typing_seen_ = nullptr;
+  double idle_until_ = 0, idle_cpu_start_ = 0;
+  uint64_t idle_frames_start_ = 0;
+  LayoutAudit audit_;
 
   ExplorerOptions options_;
   Settings settings_;
@@ -60,8 +94,6 @@ class Explorer {
   Fonts fonts_;
   HeatmapRenderer renderer_;
   std::unique_ptr<AnalysisWorker> worker_;
-  std::string text_;
-  Debounce debounce_;
   int select_tab_ = 2;  // frames during which the tab bar is told which view to show
   bool help_open_ = false;
   TextPanel text_panel_;
@@ -115,17 +147,19 @@ Explorer::Explorer(const ExplorerOptions& o, Settings settings, std::string warn
   if (o.head) settings_.view.head = *o.head;
   if (o.presentation) settings_.view.presentation = *o.presentation;
   if (o.max_length) settings_.max_length = o.max_length;
-  if (o.bench_frames > 0) glfwSwapInterval(0);  // time the frames, not the display
-  worker_ = std::make_unique<AnalysisWorker>(settings_.model, o.device, o.precision);
-  if (!o.screenshot.empty() || o.bench_frames > 0) ImGui::GetIO().ConfigFlags |= ImGuiConfigFlags_NoMouse;  // no stray tooltips in screenshots
-  if (o.text) text_ = *o.text;
-  else if (!text_panel_.load_file(o.examples_dir + "/lighthouse.txt", text_)) text_ = "The lighthouse keeper wrote a letter. She sent it.";
+  if (o.bench_frames > 0 || o.bench_typing > 0) glfwSwapInterval(0);  // time the frames, not the display
+  if (o.bench_typing > 0) typing_.emplace(TypingBenchOptions{o.bench_typing});
+  worker_ = make_worker(settings_.model);
+  ImGui::GetIO().ConfigInputTextCursorBlink = false;  // a blinking cursor would keep an idle window drawing
+  if (scripted()) ImGui::GetIO().ConfigFlags |= ImGuiConfigFlags_NoMouse;  // no stray tooltips in screenshots
+  if (o.text) text_panel_.set_text(*o.text);
+  else if (!text_panel_.load_file(o.examples_dir + "/lighthouse.txt")) text_panel_.set_text("The lighthouse keeper wrote a letter. She sent it.");
   if (!o.corpus_result.empty()) corpus_.open(o.corpus_result);
   if (!o.download.empty()) picker_.download(o.download);
   submit();
 }
 
-void Explorer::submit() { worker_->submit({text_, settings_.analysis, settings_.max_length}); }
+void Explorer::submit() { worker_->submit({text_panel_.text(), settings_.analysis, settings_.max_length}); }
 
 void Explorer::remember_model(const std::string& model) {
   settings_.model = model;
@@ -137,7 +171,7 @@ void Explorer::remember_model(const std::string& model) {
 
 void Explorer::switch_model(const std::string& model) {
   remember_model(model);
-  worker_ = std::make_unique<AnalysisWorker>(model, options_.device, options_.precision);  // joins the old one
+  worker_ = make_worker(model);  // joins the old one
   submit();
 }
 
@@ -174,42 +208,43 @@ void Explorer::handle_shortcuts() {
 }
 
 void Explorer::draw_view(View view, const PanelContext& c) {
-  const auto focus_controls = [this](ViewState& s) {
-    const ModelStatus m = worker_->model_status();
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
-    ImGui::SliderInt("layer", &s.layer, 0, std::max(0, m.layers - 1));
-    ImGui::SameLine();
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
-    ImGui::SliderInt("head", &s.head, 0, std::max(0, m.heads - 1));
-    ImGui::SameLine();
-    ImGui::Checkbox("layer sum", &s.layer_sum);
+  // The view's own controls flow onto the next line when the panel is narrow.
+  const auto slider = [](const char* label, int* value, int top) {
+    const float w = ImGui::GetFontSize() * 7;
+    same_line_if_fits(w + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label).x);
+    ImGui::SetNextItemWidth(w);
+    ImGui::SliderInt(label, value, 0, top);
   };
-  const auto matrix_controls = [&focus_controls](ViewState& s) {
+  const auto check = [](const char* label, bool* value) {
+    same_line_if_fits(ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label).x);
+    ImGui::Checkbox(label, value);
+  };
+  const auto focus_controls = [this, slider, check](ViewState& s) {
+    const ModelStatus m = worker_->model_status();
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
+    ImGui::SliderInt("layer", &s.layer, 0, std::max(0, m.layers - 1));
+    slider("head", &s.head, std::max(0, m.heads - 1));
+    check("layer sum", &s.layer_sum);
+  };
+  const auto matrix_controls = [&focus_controls, check](ViewState& s) {
     focus_controls(s);
     int matrix = static_cast<int>(s.matrix);
     for (int k = 0; k < 3; ++k) {
-      ImGui::SameLine();
-      ImGui::RadioButton(matrix_name(static_cast<MatrixKind>(k)), &matrix, k);
+      const char* name = matrix_name(static_cast<MatrixKind>(k));
+      same_line_if_fits(ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(name).x);
+      ImGui::RadioButton(name, &matrix, k);
     }
     s.matrix = static_cast<MatrixKind>(matrix);
-    if (s.matrix == MatrixKind::Attention) {
-      ImGui::SameLine();
-      ImGui::Checkbox("zero diagonal", &s.zero_diagonal);
-    }
+    if (s.matrix == MatrixKind::Attention) check("zero diagonal", &s.zero_diagonal);
   };
-  const auto layer_choice = [this](ViewState& s) {
+  const auto layer_choice = [this, check](ViewState& s) {
     const int layers = worker_->model_status().layers;
     ImGui::TextUnformatted("layers shown");
     for (int l = 0; l < layers; ++l) {
-      ImGui::SameLine();
       bool on = s.layers_shown.empty() || std::find(s.layers_shown.begin(), s.layers_shown.end(), l) != s.layers_shown.end();
-      if (!ImGui::Checkbox(("##layer" + std::to_string(l)).c_str(), &on)) {
-        ImGui::SameLine(0, 2);
-        ImGui::Text("%d", l);
-        continue;
-      }
-      ImGui::SameLine(0, 2);
-      ImGui::Text("%d", l);
+      const bool was = on;
+      check(std::to_string(l).c_str(), &on);
+      if (on == was) continue;
       if (s.layers_shown.empty())
         for (int k = 0; k < layers; ++k) s.layers_shown.push_back(k);
       if (on) s.layers_shown.push_back(l);
@@ -219,14 +254,61 @@ void Explorer::draw_view(View view, const PanelContext& c) {
       if (s.layers_shown.empty()) s.layers_shown.push_back(l);  // at least one layer stays
     }
   };
+  const auto lines_controls = [this, &focus_controls, check](ViewState& s) {
+    focus_controls(s);
+    if (s.layer_sum) return;
+    ImGui::TextUnformatted("with heads");
+    for (int h = 0; h < worker_->model_status().heads; ++h) {
+      if (h == s.head) continue;  // the focused head is always drawn
+      bool on = std::find(s.heads_shown.begin(), s.heads_shown.end(), h) != s.heads_shown.end();
+      check(std::to_string(h).c_str(), &on);
+      if (on) {
+        if (std::find(s.heads_shown.begin(), s.heads_shown.end(), h) == s.heads_shown.end()) s.heads_shown.push_back(h);
+      } else {
+        std::erase(s.heads_shown, h);
+      }
+    }
+  };
+  // Which tokens took the most column attention, and why the mask may show one colour only.
+  const auto separator_controls = [this, &focus_controls, &c](ViewState& s) {
+    focus_controls(s);
+    bool text_only = settings_.analysis.separators_text_only;
+    same_line_if_fits(ImGui::GetFrameHeight() + ImGui::CalcTextSize("separators among text tokens only").x + 8);
+    if (ImGui::Checkbox("separators among text tokens only", &text_only)) {
+      settings_.analysis.separators_text_only = text_only;
+      submit();
+    }
+    if (!c.snapshot) return;
+    const TextAnalysis& a = c.snapshot->analysis;
+    if (s.layer >= a.num_layers || s.head >= a.num_heads) return;
+    const Separators& seps = a.head(s.layer, std::max(0, s.head)).separators;
+    const Encoding& e = c.snapshot->encoding;
+    std::vector<int> order(seps.column_share.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(), [&](int x, int y) { return seps.column_share[x] > seps.column_share[y]; });
+    std::string top = "Most column attention (a_hat): ";
+    for (size_t k = 0; k < order.size() && k < 6; ++k) {
+      char item[96];
+      std::snprintf(item, sizeof item, "%s%s %d: %.2f", k ? ", " : "", e.tokens[order[k]].text.c_str(), order[k], seps.column_share[order[k]]);
+      top += item;
+    }
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextUnformatted(top.c_str());
+    const bool only_special = !seps.positions.empty() && std::all_of(seps.positions.begin(), seps.positions.end(), [&](int j) { return e.tokens[j].special; });
+    if (only_special && !settings_.analysis.separators_text_only)
+      ImGui::TextDisabled("Only special tokens reach tau_sep = %.2f here, so the mask and the blocks have one colour: this head "
+                          "puts its attention on %s. Tick \"separators among text tokens only\" to see the text's own columns.",
+                          a.settings.tau_sep, e.tokens[seps.positions.front()].text.c_str());
+    ImGui::PopTextWrapPos();
+  };
   switch (view) {
     case View::Grid: apply(grid_.draw(c)); break;
     case View::Head: apply(head_.draw(c, matrix_controls)); break;
-    case View::Separators: apply(separators_.draw(c, focus_controls)); break;
+    case View::Separators: apply(separators_.draw(c, separator_controls)); break;
     case View::Pairs: apply(pairs_.draw(c)); break;
     case View::Stats: apply(stats_.draw(c, focus_controls)); break;
     case View::Layers: apply(layers_.draw(c, layer_choice)); break;
-    case View::Lines: apply(lines_.draw(c, focus_controls)); break;
+    case View::Lines: apply(lines_.draw(c, lines_controls)); break;
     case View::Corpus: apply(corpus_.draw(c, worker_->checkpoint(), focus_controls)); break;
   }
 }
@@ -238,8 +320,6 @@ void Explorer::draw_views(const PanelContext& c) {
     const ImGuiTabItemFlags flags = select_tab_ > 0 && settings_.view.view == view ? ImGuiTabItemFlags_SetSelected : 0;
     if (!ImGui::BeginTabItem(view_title(view), nullptr, flags)) continue;
     if (select_tab_ == 0 && settings_.view.view != view) settings_.view.view = view;  // the user clicked this tab
-    ImGui::TextDisabled("%s", view_summary(view));
-    ImGui::SameLine();
     ImGui::TextDisabled("(?)");
     if (ImGui::IsItemHovered()) {
       ImGui::BeginTooltip();
@@ -248,10 +328,15 @@ void Explorer::draw_views(const PanelContext& c) {
       ImGui::PopTextWrapPos();
       ImGui::EndTooltip();
     }
+    ImGui::SameLine();
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextDisabled("%s", view_summary(view));
+    ImGui::PopTextWrapPos();
     draw_view(view, c);
     ImGui::EndTabItem();
   }
   if (select_tab_ > 0) --select_tab_;
+  audit_.check_tab_bar();
   ImGui::EndTabBar();
 }
 
@@ -274,15 +359,16 @@ void Explorer::draw_frame() {
   const auto latest = worker_->latest();
   ImGui::BeginChild("text side", ImVec2(vp->WorkSize.x * (big ? 0.24f : 0.3f), 0), true);
   Settings before = settings_;
-  const TextPanelResult r = text_panel_.draw(text_, settings_, worker_->model_status(), shown.get(), latest.get(), worker_->busy());
-  if (r.text_edited) debounce_.edited(ImGui::GetTime());
-  if (r.settings_changed) submit();
-  if (!status_.empty()) ImGui::TextColored(ImVec4(1, 0.7f, 0.3f, 1), "%s", status_.c_str());
+  const TextPanelResult r = text_panel_.draw(settings_, worker_->model_status(), shown.get(), latest.get(), worker_->busy());
+  if (r.text_edited || r.settings_changed) submit();  // at once: the newest request wins, a stale run stops
+  if (!status_.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.7f, 0.3f, 1));
+    ImGui::TextWrapped("%s", status_.c_str());
+    ImGui::PopStyleColor();
+  }
   if (ImGui::Button(big ? "Leave presentation (P)" : "Presentation mode (P)")) settings_.view.presentation = !big;
-  ImGui::SameLine();
-  if (ImGui::Button("Help (F1)")) help_open_ = true;
-  ImGui::SameLine();
-  if (ImGui::Button("Model...")) picker_.open();
+  if (flowing_button("Help (F1)")) help_open_ = true;
+  if (flowing_button("Model...")) picker_.open();
   if (const auto chosen = picker_.draw(settings_.recent_models)) switch_model(*chosen);
   ImGui::EndChild();
   ImGui::SameLine();
@@ -302,15 +388,66 @@ bool Explorer::screenshot_ready() const {
   return true;
 }
 
+bool Explorer::animating() const { return picker_.downloading() || corpus_.busy(); }
+
+bool Explorer::wait_for_work() {
+  const bool idle_checking = idle_until_ > 0;
+  // Screenshots and the frame benchmark draw as fast as they can; the typing benchmark and the
+  // idle check wait as a user's window does, until their next scripted moment.
+  const bool polling = !options_.screenshot.empty() || options_.bench_frames > 0;
+  const double scripted_wake = typing_ ? typing_->next_moment() : idle_checking ? idle_until_ : 0;
+  if (polling || settle_frames_ > 0) glfwPollEvents();
+  else if (animating()) glfwWaitEventsTimeout(kProgressPeriod);
+  else if (scripted_wake > 0) glfwWaitEventsTimeout(std::max(0.0, scripted_wake - glfwGetTime()));
+  else glfwWaitEvents();
+  if (window_.take_events() > 0) settle_frames_ = kSettleFrames;
+  const ModelStatus m = worker_->model_status();
+  if (worker_->latest().get() != seen_ || m.loaded != was_loaded_) settle_frames_ = std::max(settle_frames_, 2);
+  return settle_frames_ > 0 || animating() || polling || (typing_ && glfwGetTime() >= typing_->next_moment());
+}
+
+bool Explorer::typing_step(double frame_seconds) {
+  const auto shown = worker_->latest_good();
+  const bool current = shown && shown->text == text_panel_.text() && !worker_->busy();
+  if (shown && shown.get() != typing_seen_ && current) typing_->analysis_shown(shown->forward_seconds, shown->analysis_seconds);
+  if (current) typing_seen_ = shown.get();
+  typing_->frame_presented(glfwGetTime(), frame_seconds, current);
+  if (!typing_->done()) return false;
+  std::printf("%s\n", typing_->summary(shown ? shown->encoding.size() : 0).dump().c_str());
+  return true;
+}
+
+bool Explorer::idle_step() {
+  const auto cpu_seconds = [] {
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
+  };
+  if (idle_until_ == 0) {  // the analysis is shown: from now on nothing changes
+    idle_until_ = glfwGetTime() + options_.idle_check;
+    idle_frames_start_ = frames_drawn_;
+    idle_cpu_start_ = cpu_seconds();
+    settle_frames_ = 0;
+    return false;
+  }
+  if (glfwGetTime() < idle_until_) return false;
+  const double cpu = cpu_seconds() - idle_cpu_start_;
+  std::printf("{\"idle_seconds\": %.3f, \"frames_drawn\": %llu, \"cpu_seconds\": %.4f, \"cpu_share_of_one_core\": %.5f}\n", options_.idle_check,
+              static_cast<unsigned long long>(frames_drawn_ - idle_frames_start_), cpu, cpu / options_.idle_check);
+  return true;
+}
+
 bool Explorer::scripted_step(int w, int h, double frame_seconds) {
-  if (options_.screenshot.empty() && options_.bench_frames <= 0) return false;
+  if (!scripted()) return false;
   if (const ModelStatus m = worker_->model_status(); !m.error.empty()) throw Error(m.error);
+  if (typing_ && worker_->model_status().loaded) return typing_step(frame_seconds);
   // A few frames after the analysis is in: textures are made and the layout has settled.
   ready_frames_ = screenshot_ready() ? ready_frames_ + 1 : 0;
   if (ready_frames_ < 4) {
     if (glfwGetTime() > options_.timeout) throw Error("the analysis did not finish within the timeout (--timeout)");
     return false;
   }
+  if (options_.idle_check > 0) return idle_step();
   if (options_.bench_frames > 0) {
     if (ready_frames_ > 4) frame_ms_.push_back(frame_seconds * 1000);
     if (static_cast<int>(frame_ms_.size()) < options_.bench_frames) return false;
@@ -319,32 +456,54 @@ bool Explorer::scripted_step(int w, int h, double frame_seconds) {
     std::printf("{\"view\": \"%s\", \"tokens\": %zu, \"frames\": %zu, \"median_ms\": %.3f, \"p95_ms\": %.3f, \"max_ms\": %.3f}\n",
                 view_name(settings_.view.view), worker_->latest()->encoding.size(), frame_ms_.size(), at(0.5), at(0.95), frame_ms_.back());
   }
-  if (!options_.screenshot.empty()) save_screenshot(options_.screenshot, w, h);
+  if (!options_.screenshot.empty()) {
+    save_screenshot(options_.screenshot, w, h);
+    for (const std::string& finding : audit_.findings()) std::fprintf(stderr, "attnscope: layout: %s\n", finding.c_str());
+  }
   if (const auto latest = worker_->latest(); latest && !latest->error.empty()) std::fprintf(stderr, "attnscope: %s\n", latest->error.c_str());
   return true;
 }
 
 int Explorer::run() {
   while (!window_.should_close()) {
+    if (!wait_for_work()) {
+      if (idle_until_ > 0 && idle_step()) return 0;
+      continue;
+    }
     const double frame_start = glfwGetTime();
-    glfwPollEvents();
     for (const std::string& path : window_.take_dropped_files())
-      if (text_panel_.load_file(path, text_)) debounce_.edited(glfwGetTime());
-    if (debounce_.fire(glfwGetTime())) submit();
+      if (text_panel_.load_file(path)) submit();
+    if (typing_ && worker_->model_status().loaded) {
+      const std::string keys = typing_->keys_due(glfwGetTime());
+      if (!keys.empty()) {
+        if (!text_panel_.editor().focused()) {
+          text_panel_.editor().focus();
+          text_panel_.editor().buffer().move_to_start(false);  // type at the start: every edit changes the tokens shown
+        }
+        text_panel_.editor().type(keys);
+      }
+    }
+    seen_ = worker_->latest().get();
+    was_loaded_ = worker_->model_status().loaded;
+    audit_.clear();
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
     ImGui::NewFrame();
     draw_frame();
     ImGui::Render();
+    audit_.check_windows();
     int w = 0, h = 0;
     window_.framebuffer_size(w, h);
     glViewport(0, 0, w, h);
     glClearColor(0.1f, 0.1f, 0.11f, 1);
     glClear(GL_COLOR_BUFFER_BIT);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-    if (options_.bench_frames > 0) glFinish();  // count the GL work of the frame too
-    if (scripted_step(w, h, glfwGetTime() - frame_start)) return 0;
+    if (options_.bench_frames > 0 || typing_) glFinish();  // count the GL work of the frame too
+    ++frames_drawn_;
+    settle_frames_ = std::max(0, settle_frames_ - 1);
+    if (!typing_ && scripted_step(w, h, glfwGetTime() - frame_start)) return 0;
     glfwSwapBuffers(window_.get());
+    if (typing_ && scripted_step(w, h, glfwGetTime() - frame_start)) return 0;  // latency: up to the frame's presentation
   }
   window_.size(settings_.window_width, settings_.window_height);
   try {

@@ -1,6 +1,8 @@
 #pragma once
 // The desktop explorer: owns the window, the worker, the panels and the view state; runs the
-// main loop. With a screenshot path it renders once everything is analysed, saves and returns.
+// main loop, which sleeps until something happens (input, a finished analysis) and redraws only
+// then, or a few times a second while something runs. With a screenshot path it renders once
+// everything is analysed, saves and returns.
 #include <optional>
 #include <string>
 
@@ -24,6 +26,8 @@ struct ExplorerOptions {
   int width = 0, height = 0;         // 0: from the settings
   double timeout = 300;              // seconds a screenshot may wait for the analysis
   int bench_frames = 0;              // > 0: once analysed, time this many frames, print the figures, exit
+  int bench_typing = 0;              // > 0: type this many bursts into the editor, print the latencies, exit
+  double idle_check = 0;             // > 0: once analysed, wait idle this many seconds, print the frames drawn, exit
   size_t max_length = 0;             // tokens kept (0: the settings', else the model's default 128)
 };
 

@@ -35,14 +35,22 @@ class ImGuiPainter final : public Painter {
     const double w = text_width(text, size);
     const double shift = align == Align::Left ? 0 : align == Align::Center ? -w / 2 : -w;
     const ImVec2 pivot = at(x, y);
+    const auto f = static_cast<float>(size);
+    if (!upwards) {
+      list_->AddText(font_, f, ImVec2(pivot.x + static_cast<float>(shift), pivot.y - f * 0.5f), rgba(color, 1), text.c_str());
+      return;
+    }
+    // Written level at the clip rectangle's corner, where ImGui keeps every glyph (it drops glyphs
+    // outside the clip rectangle as it writes them, before we turn them), then turned a quarter
+    // about the anchor to read from bottom to top, and moved to the pivot.
+    const ImVec4 clip = list_->_CmdHeader.ClipRect;
+    const ImVec2 level(clip.x, clip.y);
+    const ImVec2 anchor(level.x - static_cast<float>(shift), level.y + f * 0.5f);
     const int first = list_->VtxBuffer.Size;
-    list_->AddText(font_, static_cast<float>(size), ImVec2(pivot.x + static_cast<float>(shift), pivot.y - static_cast<float>(size) * 0.5f),
-                   rgba(color, 1), text.c_str());
-    if (!upwards) return;
-    // Rotate the glyphs' vertices a quarter turn about the anchor, to read from bottom to top.
+    list_->AddText(font_, f, level, rgba(color, 1), text.c_str());
     for (int k = first; k < list_->VtxBuffer.Size; ++k) {
       ImVec2& p = list_->VtxBuffer[k].pos;
-      const ImVec2 d(p.x - pivot.x, p.y - pivot.y);
+      const ImVec2 d(p.x - anchor.x, p.y - anchor.y);
       p = ImVec2(pivot.x + d.y, pivot.y - d.x);
     }
   }
@@ -87,6 +95,14 @@ class ImGuiPainter final : public Painter {
   ImFont* font_;
 };
 
+void FigureCanvas::set_lines_focus(int side, int index) {
+  for (Panel& panel : figure_.panels)
+    if (auto* lines = std::get_if<LinesPanel>(&panel)) {
+      lines->focus_side = side;
+      lines->focus_index = index;
+    }
+}
+
 void FigureCanvas::set(Figure figure) {
   figure_ = std::move(figure);
   images_.clear();
@@ -122,6 +138,26 @@ void highlight_tokens(const PanelLayout& l, ImVec2 origin, const std::vector<Cel
 
 }  // namespace
 
+float FigureCanvas::fitting_width(float max_width, float max_height, float font_size) {
+  if (empty()) return max_width;
+  ImFont* font = ImGui::GetFont();
+  const TextMeasure measure = [font](const std::string& text, double size) {
+    return static_cast<double>(font->CalcTextSizeA(static_cast<float>(size), FLT_MAX, 0.0f, text.c_str()).x);
+  };
+  const auto height_at = [&](float width) { return layout_figure(figure_, width, font_size, measure).height; };
+  if (height_at(max_width) <= max_height) return max_width;
+  // The height grows with the width, but not in proportion (text keeps its size): bisect.
+  // Shrunk by at most a third and a bit: below that, titles wrap and bars crowd; a figure that
+  // cannot fit by then (a long text, many bar charts) keeps the width and scrolls.
+  float low = std::max(std::min(max_width, font_size * 12), max_width * 0.6f), high = max_width;
+  if (height_at(low) > max_height) return max_width;
+  for (int step = 0; step < 10; ++step) {
+    const float middle = (low + high) / 2;
+    (height_at(middle) <= max_height ? low : high) = middle;
+  }
+  return low;
+}
+
 CanvasHover FigureCanvas::draw(const HeatmapRenderer& renderer, float width, float font_size, const std::vector<CellHighlight>& highlights) {
   CanvasHover hover;
   if (empty()) return hover;
@@ -134,6 +170,13 @@ CanvasHover FigureCanvas::draw(const HeatmapRenderer& renderer, float width, flo
   const ImVec2 mouse = ImGui::GetIO().MousePos;
   for (size_t i = 0; i < figure_.panels.size(); ++i) {
     if (std::holds_alternative<TokenTextPanel>(figure_.panels[i])) highlight_tokens(layout.panels[i], origin, highlights, static_cast<int>(i));
+    if (const auto* lines = std::get_if<LinesPanel>(&figure_.panels[i]); lines && hovered) {
+      const auto [side, token] = lines_token(*lines, layout.panels[i], mouse.x - origin.x, mouse.y - origin.y, measure_with(painter));
+      if (token >= 0) {
+        hover = {static_cast<int>(i), -1, -1, ImGui::IsItemClicked(), side, token};
+        ImGui::SetMouseCursor(ImGuiMouseCursor_Hand);
+      }
+    }
     const auto* p = std::get_if<HeatmapPanel>(&figure_.panels[i]);
     if (!p) continue;
     const Rect& plot = layout.panels[i].plot;

@@ -36,8 +36,11 @@ Fonts load_fonts(float scale) {
     fonts.file = find_font_file(family);
     if (!fonts.file.empty()) break;
   }
-  // Latin, Greek, Cyrillic and general punctuation: what BERT's vocabularies mostly show.
-  static const ImWchar ranges[] = {0x0020, 0x024F, 0x0370, 0x03FF, 0x0400, 0x04FF, 0x2000, 0x206F, 0x2190, 0x21FF, 0};
+  // Latin (with the byte-level BPE's space mark U+0120), Greek, Cyrillic, general punctuation,
+  // arrows, mathematical operators (the >= of clipped scales), box and block elements (the
+  // SentencePiece word mark U+2581), and the replacement character.
+  static const ImWchar ranges[] = {0x0020, 0x024F, 0x0370, 0x03FF, 0x0400, 0x04FF, 0x2000, 0x206F, 0x2190, 0x22FF,
+                                   0x2500, 0x25FF, 0xFFFD, 0xFFFD, 0};
   if (!fonts.file.empty()) {
     fonts.normal = io.Fonts->AddFontFromFileTTF(fonts.file.c_str(), 15.0f * scale, nullptr, ranges);
     fonts.large = io.Fonts->AddFontFromFileTTF(fonts.file.c_str(), 26.0f * scale, nullptr, ranges);

@@ -25,7 +25,7 @@ json to_json(const Settings& s) {
               {"view", view_name(s.view.view)},
               {"matrix", matrix_name(s.view.matrix)},
               {"colormap", colormap(s.view.colormap).name},
-              {"scale", s.view.scale == ValueScale::Log ? "log" : "linear"},
+              {"scale", value_scale_name(s.view.scale)},
               {"presentation", s.view.presentation},
               {"window", {s.window_width, s.window_height}},
               {"max_length", s.max_length}};
@@ -47,7 +47,7 @@ Settings from_json(const json& j) {
   if (auto* v = field("view")) s.view.view = view_by_name(v->get<std::string>());
   if (auto* v = field("matrix")) s.view.matrix = matrix_by_name(v->get<std::string>());
   if (auto* v = field("colormap")) s.view.colormap = colormap_by_name(v->get<std::string>());
-  if (auto* v = field("scale")) s.view.scale = v->get<std::string>() == "log" ? ValueScale::Log : ValueScale::Linear;
+  if (auto* v = field("scale")) s.view.scale = value_scale_by_name(v->get<std::string>());
   if (auto* v = field("presentation")) s.view.presentation = v->get<bool>();
   if (auto* v = field("window")) {
     if (!v->is_array() || v->size() != 2) throw Error("window: expected [width, height]");

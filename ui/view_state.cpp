@@ -27,18 +27,20 @@ const ViewText kViews[kViewCount] = {
      "Column attention a_j = sum_i A_ij of the head's own map, divided by its maximum; tokens with a_hat_j >= tau_sep are "
      "separators. The mask marks their rows and columns; the separators cut the text into segments, and the last panel "
      "shows the mean of S over each pair of segments (i != j)."},
-    {View::Pairs, "pairs", "Token pairs", "Fig. 9: the pairs the focused head binds together, and where they sit in the text.",
+    {View::Pairs, "pairs", "Pairs", "Fig. 9: the pairs the focused head binds together, and where they sit in the text.",
      "Pairs (i < j) with S_hat_ij >= tau. Tokens taking part are coloured one colour per token value. Hover a row to light "
      "the pair in the text and in the similarity map."},
-    {View::Stats, "stats", "Head statistics", "Fig. 6, 7, 8, 11 for this text: per head of the focused layer.",
+    {View::Stats, "stats", "Statistics", "Fig. 6, 7, 8, 11 for this text: per head of the focused layer.",
      "Repeat share: pairs of the same token id. Same-sentence share beside its chance level (the share of all pairs in one "
      "sentence). Anchor: the token in most pairs, with its share. Mean distance j - i and the focused head's distance "
      "histogram. A head without pairs shows n/a, never 0."},
     {View::Layers, "layers", "Layers", "Fig. 12 and 13: summed similarity and pair distances, layer by layer.",
      "The sum of S over a layer's heads (diagonal 0), and the distances j - i of all pairs of the layer's heads pooled."},
-    {View::Lines, "lines", "Attention lines", "For teaching: each token on the left, linked to the tokens it attends to on the right.",
+    {View::Lines, "lines", "Lines", "For teaching: who attends to whom. Hover or click a token to see only its lines.",
      "A line from token i (left) to token j (right) whose opacity is A_ij of the focused head (or the mean of the layer's "
-     "heads). Lines under 0.02 are left out."},
+     "heads); tick more heads to see them together, one colour each. Hover a token on the left for the tokens it attends "
+     "to, on the right for the tokens that attend to it; click to keep it. Lines under 0.02 are left out. The view of "
+     "bertviz's head view (Vig 2019)."},
     {View::Corpus, "corpus", "Corpus", "Run over many texts, or open a saved run: Fig. 2, 3, 6, 7, 8, 10, 11, 13.",
      "A corpus is cut into windows of N tokens ([CLS] ... [SEP]); their attention maps, high-similarity masks and "
      "per-text statistics are accumulated (METHOD.md, Over a corpus). Runs can be cancelled; the result is saved as JSON "
@@ -89,6 +91,7 @@ ViewState clamped(ViewState s, int layers, int heads) {
   s.layer = std::clamp(s.layer, 0, std::max(0, layers - 1));
   s.head = std::clamp(s.head, 0, std::max(0, heads - 1));
   std::erase_if(s.layers_shown, [layers](int l) { return l < 0 || l >= layers; });
+  std::erase_if(s.heads_shown, [heads](int h) { return h < 0 || h >= heads; });
   return s;
 }
 
@@ -101,22 +104,16 @@ FigureOptions figure_options(const ViewState& s) {
   o.layer = s.layer;
   o.head = s.layer_sum ? -1 : s.head;
   o.layers = s.layers_shown;
+  if (!s.heads_shown.empty() && !s.layer_sum) {  // the focused head and the ticked ones, in order
+    o.heads = s.heads_shown;
+    if (std::find(o.heads.begin(), o.heads.end(), s.head) == o.heads.end()) o.heads.push_back(s.head);
+    std::sort(o.heads.begin(), o.heads.end());
+  }
   o.matrix = s.matrix;
   o.colormap = s.presentation ? ColormapId::HighContrast : s.colormap;
   o.scale = s.scale;
   o.zero_diagonal = s.zero_diagonal;
   return o;
-}
-
-void Debounce::edited(double now) {
-  last_ = now;
-  pending_ = true;
-}
-
-bool Debounce::fire(double now) {
-  if (!pending_ || now - last_ < delay_) return false;
-  pending_ = false;
-  return true;
 }
 
 }  // namespace attnscope::ui

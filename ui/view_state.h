@@ -26,9 +26,10 @@ struct ViewState {
   bool layer_sum = false;           // focus the layer's sum instead of one head
   bool zero_diagonal = false;       // attention shown with its diagonal set to 0
   ColormapId colormap = ColormapId::Viridis;
-  ValueScale scale = ValueScale::Linear;
+  ValueScale scale = ValueScale::Clipped;  // shows the structure of attention maps (see ValueScale)
   bool presentation = false;        // large fonts, high contrast, fewer panels
   std::vector<int> layers_shown;    // Fig. 12 / 13 in the Layers view (empty: all)
+  std::vector<int> heads_shown;     // more heads of the focused layer in the Lines view, one colour each
 };
 
 enum class Step { NextHead, PreviousHead, NextLayer, PreviousLayer };
@@ -41,19 +42,5 @@ ViewState clamped(ViewState state, int layers, int heads);
 MatrixKind next_matrix(MatrixKind kind);
 // The figure options the focused view draws with.
 FigureOptions figure_options(const ViewState& state);
-
-// Reruns the analysis a short moment after the last edit, not on every keystroke.
-class Debounce {
- public:
-  explicit Debounce(double delay_seconds = 0.35) : delay_(delay_seconds) {}
-  void edited(double now);
-  // True once, when `delay` has passed since the last edit.
-  bool fire(double now);
-  bool pending() const { return pending_; }
-
- private:
-  double delay_, last_ = 0;
-  bool pending_ = false;
-};
 
 }  // namespace attnscope::ui

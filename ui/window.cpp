@@ -22,6 +22,8 @@ std::string glfw_error() {
 
 }  // namespace
 
+void Window::note_event(GLFWwindow* w) { ++static_cast<Window*>(glfwGetWindowUserPointer(w))->events_; }
+
 Window::Window(int width, int height, const std::string& title) {
   if (!glfwInit()) throw Error("cannot open a window: " + glfw_error() + " (is there a display? try xvfb-run)");
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
@@ -45,7 +47,18 @@ Window::Window(int width, int height, const std::string& title) {
   glfwSetDropCallback(window_, [](GLFWwindow* w, int count, const char** paths) {
     auto* self = static_cast<Window*>(glfwGetWindowUserPointer(w));
     for (int i = 0; i < count; ++i) self->dropped_.emplace_back(paths[i]);
+    note_event(w);
   });
+  // Counted before ImGui installs its own callbacks, which call these after theirs.
+  glfwSetKeyCallback(window_, [](GLFWwindow* w, int, int, int, int) { note_event(w); });
+  glfwSetCharCallback(window_, [](GLFWwindow* w, unsigned int) { note_event(w); });
+  glfwSetMouseButtonCallback(window_, [](GLFWwindow* w, int, int, int) { note_event(w); });
+  glfwSetCursorPosCallback(window_, [](GLFWwindow* w, double, double) { note_event(w); });
+  glfwSetScrollCallback(window_, [](GLFWwindow* w, double, double) { note_event(w); });
+  glfwSetCursorEnterCallback(window_, [](GLFWwindow* w, int) { note_event(w); });
+  glfwSetWindowFocusCallback(window_, [](GLFWwindow* w, int) { note_event(w); });
+  glfwSetWindowSizeCallback(window_, [](GLFWwindow* w, int, int) { note_event(w); });
+  glfwSetWindowRefreshCallback(window_, [](GLFWwindow* w) { note_event(w); });
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
   ImGui::GetIO().IniFilename = nullptr;  // our settings file keeps what matters
@@ -73,5 +86,7 @@ void Window::size(int& width, int& height) const { glfwGetWindowSize(window_, &w
 void Window::framebuffer_size(int& width, int& height) const { glfwGetFramebufferSize(window_, &width, &height); }
 
 std::vector<std::string> Window::take_dropped_files() { return std::exchange(dropped_, {}); }
+
+int Window::take_events() { return std::exchange(events_, 0); }
 
 }  // namespace attnscope::ui

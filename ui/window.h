@@ -21,10 +21,15 @@ class Window {
   void size(int& width, int& height) const;
   void framebuffer_size(int& width, int& height) const;
   std::vector<std::string> take_dropped_files();  // paths dropped since the last call
+  // Input and window events (keys, characters, mouse, scroll, resize, focus, expose) since the
+  // last call: the explorer redraws only after one, when it is not animating anything.
+  int take_events();
 
  private:
   GLFWwindow* window_ = nullptr;
+  static void note_event(GLFWwindow* window);
   std::vector<std::string> dropped_;
+  int events_ = 0;
 };
 
 }  // namespace attnscope::ui

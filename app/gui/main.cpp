@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "corpus/allocator_tuning.h"
 #include "explorer.h"
 #include "figures/figure_options.h"
 
@@ -49,6 +50,12 @@ int main(int argc, char** argv) {
   app.add_option("--max-len", o.max_length, "Keep at most N tokens, [CLS] and [SEP] included (default 128)")->check(CLI::Range(2, 1 << 20));
   app.add_option("--bench-frames", o.bench_frames, "Once analysed, time this many frames (no vsync), print the median and 95th percentile, exit")
       ->check(CLI::Range(1, 100000));
+  app.add_option("--bench-typing", o.bench_typing,
+                 "Type this many bursts of keys into the editor (no vsync), print the median and 95th percentile from the last "
+                 "key of a burst to the first frame showing its analysis, beside the model's forward time, and exit")
+      ->check(CLI::Range(1, 100000));
+  app.add_option("--idle-check", o.idle_check, "Once analysed, stay idle this many seconds, print the frames drawn and the CPU time used, exit")
+      ->check(CLI::Range(0.1, 3600.0));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -62,6 +69,7 @@ int main(int argc, char** argv) {
     if (layer >= 0) o.layer = layer;
     if (head >= 0) o.head = head;
     if (presentation) o.presentation = true;
+    attnscope::keep_freed_memory_for_reuse();  // every edit allocates the same large tensors again
     return run_explorer(o);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "attnscope: error: %s\n", e.what());

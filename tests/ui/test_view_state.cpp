@@ -75,15 +75,17 @@ TEST(ViewState, ViewNamesRoundTripAndHaveHelp) {
   EXPECT_THROW(view_by_name("heads"), Error);
 }
 
-TEST(Debounce, FiresOnceAfterTheDelay) {
-  Debounce d(0.35);
-  EXPECT_FALSE(d.fire(10.0));
-  d.edited(1.0);
-  d.edited(1.2);  // typing goes on
-  EXPECT_FALSE(d.fire(1.5));
-  EXPECT_TRUE(d.fire(1.56));
-  EXPECT_FALSE(d.fire(2.0));
-  EXPECT_FALSE(d.pending());
+TEST(ViewState, TheLinesViewDrawsTheFocusedHeadWithTheTickedOnes) {
+  ViewState s;
+  s.layer = 2;
+  s.head = 5;
+  EXPECT_TRUE(figure_options(s).heads.empty());  // one head: the focused one
+  s.heads_shown = {7, 1};
+  EXPECT_EQ(figure_options(s).heads, (std::vector<int>{1, 5, 7}));
+  s.layer_sum = true;
+  EXPECT_TRUE(figure_options(s).heads.empty());  // the layer's mean stands alone
+  s = clamped(s, 12, 6);
+  EXPECT_EQ(s.heads_shown, (std::vector<int>{1}));
 }
 
 }  // namespace

@@ -10,7 +10,8 @@ std::string figure_key(uint64_t serial, const FigureOptions& o) {
   std::string key = std::to_string(serial) + "|" + std::to_string(o.layer) + "|" + std::to_string(o.head) + "|" +
                     matrix_name(o.matrix) + "|" + colormap(o.colormap).name + "|" + std::to_string(static_cast<int>(o.scale)) + "|";
   for (int l : o.layers) key += std::to_string(l) + ",";
-  key += o.zero_diagonal ? "|z" : "|";
+  key += o.zero_diagonal ? "|z|" : "||";
+  for (int h : o.heads) key += std::to_string(h) + ",";
   return key;
 }
 
@@ -21,7 +22,7 @@ PanelActions FigurePanel::draw(const PanelContext& c, const std::function<void(V
   if (controls) {
     controls(state);
     if (state.layer != c.state.layer || state.head != c.state.head || state.layer_sum != c.state.layer_sum || state.matrix != c.state.matrix ||
-        state.layers_shown != c.state.layers_shown || state.scale != c.state.scale || state.colormap != c.state.colormap ||
+        state.layers_shown != c.state.layers_shown || state.heads_shown != c.state.heads_shown || state.scale != c.state.scale || state.colormap != c.state.colormap ||
         state.zero_diagonal != c.state.zero_diagonal)
       actions.state = state;
   }
@@ -49,8 +50,16 @@ PanelActions FigurePanel::draw(const PanelContext& c, const std::function<void(V
   ImGui::BeginChild("figure", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
   if (ImGui::IsWindowHovered() && ImGui::GetIO().KeyCtrl && ImGui::GetIO().MouseWheel != 0)
     zoom = std::clamp(zoom * (ImGui::GetIO().MouseWheel > 0 ? 1.15f : 1 / 1.15f), 0.5f, 6.0f);
-  const float width = std::max(200.0f, ImGui::GetContentRegionAvail().x) * zoom;
+  // Zoom 1 fits the whole figure in the panel; more zoom scrolls.
+  const ImVec2 room = ImGui::GetContentRegionAvail();
+  const float width = canvas_.fitting_width(std::max(200.0f, room.x), std::max(200.0f, room.y), c.figure_font) * zoom;
+  // Attention lines follow the pointer: the hovered token's lines, else the pinned token's.
+  const auto focus = lines_hovered_.second >= 0 ? lines_hovered_ : lines_pinned_;
+  canvas_.set_lines_focus(focus.first, focus.second);
   const CanvasHover hover = canvas_.draw(c.renderer, width, c.figure_font, highlights);
+  lines_hovered_ = {hover.lines_side, hover.lines_token};
+  if (hover.clicked && hover.lines_token >= 0)
+    lines_pinned_ = lines_pinned_ == lines_hovered_ ? std::pair<int, int>{-1, -1} : lines_hovered_;  // a second click lets go
   if (ImGui::IsWindowHovered() && ImGui::IsMouseDragging(ImGuiMouseButton_Left)) {  // pan
     const ImVec2 d = ImGui::GetIO().MouseDelta;
     ImGui::SetScrollX(ImGui::GetScrollX() - d.x);

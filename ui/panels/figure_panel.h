@@ -27,6 +27,8 @@ class FigurePanel {
   FigureCanvas canvas_;
   std::string key_;  // what the figure was built from
   std::string error_;
+  // Attention lines: the token under the mouse, and the one a click pinned (side, index).
+  std::pair<int, int> lines_hovered_{-1, -1}, lines_pinned_{-1, -1};
 };
 
 // Key of a figure: the snapshot it came from and every choice that changes it.

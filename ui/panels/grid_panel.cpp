@@ -12,12 +12,11 @@ namespace attnscope::ui {
 void GridPanel::rebuild(const PanelContext& c) {
   const TextAnalysis& a = c.snapshot->analysis;
   const AnalyzedTextView text{c.snapshot->encoding, c.snapshot->captures, a};
-  FigureOptions o = figure_options(c.state);
-  o.outline_pairs = false;
   thumbnails_.clear();
   heads_ = static_cast<int>(a.num_heads);
-  for (int l = 0; l < a.num_layers; ++l)
-    for (int h = 0; h <= a.num_heads; ++h) thumbnails_.push_back(c.renderer.render(matrix_panel(text, l, h == a.num_heads ? -1 : h, o.matrix, o), 128));
+  // At most 128 cells a side: a thumbnail is a few dozen pixels, and a 512-token text would
+  // otherwise send 156 quarter-million-cell maps to the GPU for every edit.
+  for (const HeatmapPanel& p : grid_thumbnails(text, figure_options(c.state), 128)) thumbnails_.push_back(c.renderer.render(p, 128));
 }
 
 PanelActions GridPanel::draw(const PanelContext& c) {

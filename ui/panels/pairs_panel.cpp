@@ -51,7 +51,7 @@ PanelActions PairsPanel::draw(const PanelContext& c) {
   const std::vector<TokenPair>& pairs = pairs_;
   const Encoding& e = c.snapshot->encoding;
   ImGui::Text("Layer %d, head %d: %zu pairs with S_hat >= %.3g", c.state.layer, head, pairs.size(), c.snapshot->analysis.settings.tau);
-  ImGui::BeginChild("pair table", ImVec2(ImGui::GetFontSize() * 24, 0), true);
+  ImGui::BeginChild("pair table", ImVec2(std::min(ImGui::GetFontSize() * 24, ImGui::GetContentRegionAvail().x * 0.45f), 0), true);
   int hovered = -1;
   const ImGuiTableFlags flags = ImGuiTableFlags_Sortable | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_BordersInnerV;
   if (ImGui::BeginTable("pairs", 5, flags)) {

@@ -3,6 +3,8 @@
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
+#include "widgets.h"
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -11,10 +13,12 @@
 namespace attnscope::ui {
 namespace {
 
-const char* spinner() {
-  static const char* frames[] = {"|", "/", "-", "\\"};
-  return frames[static_cast<int>(ImGui::GetTime() * 8) % 4];
+void coloured_wrapped(const ImVec4& colour, const std::string& text) {
+  ImGui::PushStyleColor(ImGuiCol_Text, colour);
+  ImGui::TextWrapped("%s", text.c_str());
+  ImGui::PopStyleColor();
 }
+
 
 }  // namespace
 
@@ -25,14 +29,14 @@ TextPanel::TextPanel(std::string examples_dir) : examples_dir_(std::move(example
   std::sort(examples_.begin(), examples_.end());
 }
 
-bool TextPanel::load_file(const std::string& path, std::string& text) {
+bool TextPanel::load_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream all;
   if (!in || !(all << in.rdbuf())) {
     message_ = path + ": cannot be read";
     return false;
   }
-  text = all.str();
+  set_text(all.str());
   message_ = "opened " + path;
   return true;
 }
@@ -40,7 +44,8 @@ bool TextPanel::load_file(const std::string& path, std::string& text) {
 void TextPanel::draw_tokens(const AnalysisSnapshot& s) {
   const Encoding& e = s.encoding;
   if (e.truncated)
-    ImGui::TextColored(ImVec4(1, 0.7f, 0.2f, 1), "Truncated: %zu of %zu tokens are shown (N = %zu).", e.size(), e.full_length, e.size());
+    coloured_wrapped(ImVec4(1, 0.7f, 0.2f, 1), "Truncated: " + std::to_string(e.size()) + " of " + std::to_string(e.full_length) +
+                                                   " tokens are shown (N = " + std::to_string(e.size()) + ").");
   ImGui::BeginChild("tokens", ImVec2(0, ImGui::GetFontSize() * 7), true);
   const float right = ImGui::GetContentRegionAvail().x;
   float x = 0;
@@ -57,50 +62,64 @@ void TextPanel::draw_tokens(const AnalysisSnapshot& s) {
 
 bool TextPanel::draw_settings(Settings& s) {
   bool changed = false;
+  // Each control as wide as the panel leaves beside its label, so nothing runs past the edge.
+  const auto width_for = [](const char* label) {
+    ImGui::SetNextItemWidth(std::max(40.0f, ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize(label).x - ImGui::GetStyle().ItemInnerSpacing.x));
+  };
   float tau = static_cast<float>(s.analysis.tau), tau_sep = static_cast<float>(s.analysis.tau_sep);
+  width_for("tau_sep");
   if (ImGui::SliderFloat("tau", &tau, 0.01f, 1.0f, "%.2f")) changed = true;
+  width_for("tau_sep");
   if (ImGui::SliderFloat("tau_sep", &tau_sep, 0.01f, 1.0f, "%.2f")) changed = true;
   s.analysis.tau = tau;
   s.analysis.tau_sep = tau_sep;
   bool special = s.analysis.include_special;
-  if (ImGui::Checkbox("[CLS] and [SEP] take part", &special)) changed = true;
+  if (ImGui::Checkbox("special tokens take part", &special)) changed = true;
   s.analysis.include_special = special;
+  bool text_only = s.analysis.separators_text_only;
+  if (ImGui::Checkbox("separators among text tokens only", &text_only)) changed = true;
+  s.analysis.separators_text_only = text_only;
   int sentences = s.analysis.sentences == SentenceMode::Segments;
-  ImGui::SameLine();
+  width_for("sentences");
   if (ImGui::Combo("sentences", &sentences, "punctuation\0segments\0")) changed = true;
   s.analysis.sentences = sentences ? SentenceMode::Segments : SentenceMode::Punctuation;
   int cmap = static_cast<int>(s.view.colormap);
+  width_for("colormap");
   if (ImGui::Combo("colormap", &cmap, "viridis\0magma\0diverging\0high-contrast\0")) s.view.colormap = static_cast<ColormapId>(cmap);
   int scale = static_cast<int>(s.view.scale);
-  if (ImGui::Combo("scale", &scale, "linear\0log\0")) s.view.scale = static_cast<ValueScale>(scale);
+  width_for("colormap");
+  if (ImGui::Combo("scale", &scale, "linear\0log\0clipped at 99th percentile\0")) s.view.scale = static_cast<ValueScale>(scale);
   return changed;
 }
 
-TextPanelResult TextPanel::draw(std::string& text, Settings& settings, const ModelStatus& model, const AnalysisSnapshot* shown,
-                                const AnalysisSnapshot* latest, bool busy) {
+TextPanelResult TextPanel::draw(Settings& settings, const ModelStatus& model, const AnalysisSnapshot* shown, const AnalysisSnapshot* latest,
+                                bool busy) {
   TextPanelResult r;
-  if (!model.error.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "Model not loaded: %s", model.error.c_str());
-  else if (!model.loaded) ImGui::Text("%s loading the model %s", spinner(), settings.model.c_str());
-  else ImGui::Text("%s: %d layers x %d heads on %s", model.name.c_str(), model.layers, model.heads, model.device.c_str());
-  if (!model.notice.empty()) ImGui::TextColored(ImVec4(1, 0.7f, 0.2f, 1), "%s", model.notice.c_str());
+  // Wrapped: a long model id or message must not run past a narrow panel.
+  if (!model.error.empty()) coloured_wrapped(ImVec4(1, 0.4f, 0.4f, 1), "Model not loaded: " + model.error);
+  else if (!model.loaded) ImGui::TextWrapped("Loading the model %s...", settings.model.c_str());
+  else ImGui::TextWrapped("%s: %d layers x %d heads on %s", model.name.c_str(), model.layers, model.heads, model.device.c_str());
+  if (!model.notice.empty()) coloured_wrapped(ImVec4(1, 0.7f, 0.2f, 1), model.notice);
   if (!examples_.empty()) {
-    ImGui::SetNextItemWidth(180);
+    ImGui::SetNextItemWidth(ImGui::CalcTextSize("Example texts").x + ImGui::GetFrameHeight() * 1.6f);
     if (ImGui::BeginCombo("##examples", "Example texts")) {
       for (const auto& name : examples_)
-        if (ImGui::Selectable(name.c_str()) && load_file(examples_dir_ + "/" + name, text)) r.text_edited = true;
+        if (ImGui::Selectable(name.c_str()) && load_file(examples_dir_ + "/" + name)) r.text_edited = true;
       ImGui::EndCombo();
     }
-    ImGui::SameLine();
   }
-  ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize("Open").x - 16);
-  ImGui::InputTextWithHint("##open", "path of a .txt file (or drop one on the window)", &open_path_);
-  ImGui::SameLine();
-  if (ImGui::Button("Open") && load_file(open_path_, text)) r.text_edited = true;
-  if (ImGui::InputTextMultiline("##text", &text, ImVec2(-1, ImGui::GetFontSize() * 9))) r.text_edited = true;
-  if (busy) ImGui::Text("%s analysing...", spinner());
-  else if (shown) ImGui::TextDisabled("%zu tokens, model and analysis in %.0f ms", shown->encoding.size(), shown->seconds * 1000);
-  if (latest && !latest->error.empty()) ImGui::TextColored(ImVec4(1, 0.6f, 0.3f, 1), "%s", latest->error.c_str());
-  if (!message_.empty()) ImGui::TextDisabled("%s", message_.c_str());
+  ImGui::SetNextItemWidth(std::max(60.0f, ImGui::GetContentRegionAvail().x - button_width("Open") - ImGui::GetStyle().ItemSpacing.x));
+  ImGui::InputTextWithHint("##open", "a .txt file's path", &open_path_);
+  if (flowing_button("Open") && load_file(open_path_)) r.text_edited = true;
+  if (editor_.draw("##text", ImGui::GetFontSize() * 9)) r.text_edited = true;
+  // Said without an animation: a spinner would redraw the window while the model runs, and on a
+  // machine without a GPU every frame takes CPU from the model.
+  if (busy) ImGui::TextUnformatted("Analysing...");
+  else if (shown) coloured_wrapped(ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled), std::to_string(shown->encoding.size()) + " tokens, model " +
+                                   std::to_string(static_cast<int>(shown->forward_seconds * 1000)) + " ms, analysis " +
+                                   std::to_string(static_cast<int>(shown->analysis_seconds * 1000)) + " ms");
+  if (latest && !latest->error.empty()) coloured_wrapped(ImVec4(1, 0.6f, 0.3f, 1), latest->error);
+  if (!message_.empty()) coloured_wrapped(ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled), message_);
   if (shown) draw_tokens(*shown);
   if (!settings.view.presentation && draw_settings(settings)) r.settings_changed = true;  // fewer panels when presenting
   return r;

@@ -6,26 +6,31 @@
 
 #include "analysis_worker.h"
 #include "settings_store.h"
+#include "text_editor.h"
 
 namespace attnscope::ui {
 
 struct TextPanelResult {
-  bool text_edited = false;      // rerun after the debounce delay
-  bool settings_changed = false; // rerun now
+  bool text_edited = false;      // rerun (every edit does: the newest request wins)
+  bool settings_changed = false; // rerun
 };
 
 class TextPanel {
  public:
   explicit TextPanel(std::string examples_dir);
   // `busy`: a run is under way (shown as a spinner).
-  TextPanelResult draw(std::string& text, Settings& settings, const ModelStatus& model, const AnalysisSnapshot* shown,
-                       const AnalysisSnapshot* latest, bool busy);
-  // Reads a UTF-8 text file into `text`; false with a message on failure.
-  bool load_file(const std::string& path, std::string& text);
+  TextPanelResult draw(Settings& settings, const ModelStatus& model, const AnalysisSnapshot* shown, const AnalysisSnapshot* latest,
+                       bool busy);
+  // Reads a UTF-8 text file into the editor (one undo step); false with a message on failure.
+  bool load_file(const std::string& path);
+  const std::string& text() const { return editor_.text(); }
+  void set_text(std::string text) { editor_.buffer().set_text(std::move(text)); }
+  TextEditor& editor() { return editor_; }
 
  private:
   void draw_tokens(const AnalysisSnapshot& shown);
   bool draw_settings(Settings& settings);
+  TextEditor editor_;
   std::string examples_dir_, open_path_, message_;
   std::vector<std::string> examples_;
 };

@@ -1,0 +1,142 @@
+// The explorer's text editor without a window: editing, selection, undo and redo (TextBuffer);
+// word wrap and the way between positions and points (text_layout); and the typing benchmark's
+// bookkeeping.
+#include <gtest/gtest.h>
+
+#include "text_buffer.h"
+#include "text_layout.h"
+#include "typing_bench.h"
+
+namespace attnscope::ui {
+namespace {
+
+TEST(TextBuffer, SelectAllThenTypingReplacesTheText) {
+  TextBuffer b("an old paragraph");
+  b.select_all();
+  b.insert("N", true);
+  b.insert("e", true);
+  b.insert("w", true);
+  EXPECT_EQ(b.text(), "New");
+  EXPECT_EQ(b.cursor(), 3u);
+  EXPECT_FALSE(b.has_selection());
+}
+
+TEST(TextBuffer, UndoTakesBackAWordAtATimeAndRedoReplaysIt) {
+  TextBuffer b("");
+  for (char c : std::string("the cat sat")) b.insert(std::string(1, c), true);
+  EXPECT_TRUE(b.undo());
+  EXPECT_EQ(b.text(), "the cat ");
+  EXPECT_TRUE(b.undo());
+  EXPECT_EQ(b.text(), "the ");
+  EXPECT_TRUE(b.redo());
+  EXPECT_EQ(b.text(), "the cat ");
+  b.insert("!", false);  // a new edit drops what could be redone
+  EXPECT_FALSE(b.redo());
+  EXPECT_EQ(b.text(), "the cat !");
+  while (b.undo()) {
+  }
+  EXPECT_EQ(b.text(), "");
+}
+
+TEST(TextBuffer, SetTextIsOneStepOfTheHistory) {
+  TextBuffer b("draft");
+  b.set_text("a pasted file");
+  EXPECT_EQ(b.cursor(), b.text().size());
+  EXPECT_TRUE(b.undo());
+  EXPECT_EQ(b.text(), "draft");
+}
+
+TEST(TextBuffer, MovesAndErasesByCodePointAndByWord) {
+  TextBuffer b("caf\u00e9 na\u00efve");  // é and ï are two bytes each
+  b.move_to_end(false);
+  b.erase_backward(false);
+  EXPECT_EQ(b.text(), "caf\u00e9 na\u00efv");
+  b.move_left(false, false);
+  b.move_left(false, false);
+  EXPECT_EQ(b.cursor(), 8u);  // before the two-byte ï, never inside it
+  b.move_left(true, false);
+  EXPECT_EQ(b.cursor(), 6u);  // start of "naïv"
+  b.erase_backward(true);
+  EXPECT_EQ(b.text(), "na\u00efv");
+  b.move_to_start(false);
+  b.move_right(true, true);  // Ctrl+Shift+Right selects the word
+  EXPECT_EQ(b.selected_text(), "na\u00efv");
+  b.select_word_at(1);
+  EXPECT_EQ(b.selection(), (std::pair<size_t, size_t>{0, 5}));
+  b.move_to(2, false);  // inside nothing: a move never lands within a code point
+  b.move_to(3, false);
+  EXPECT_EQ(b.cursor(), 2u);
+}
+
+TEST(TextBuffer, DeleteForwardAndCutOfASelection) {
+  TextBuffer b("one two");
+  b.move_to(3, false);
+  b.erase_forward(false);
+  EXPECT_EQ(b.text(), "onetwo");
+  b.move_to(0, false);
+  b.move_to(3, true);
+  EXPECT_EQ(b.selected_text(), "one");
+  b.erase_backward(false);  // with a selection, Backspace removes just the selection
+  EXPECT_EQ(b.text(), "two");
+}
+
+// Every character is 1 unit wide: a line of width 10 holds 10 characters.
+const CharWidth kUnit = [](char32_t) { return 1.0f; };
+
+std::vector<std::string> lines_of(const std::string& text, float width) {
+  std::vector<std::string> out;
+  for (const VisualLine& l : wrap_text(text, width, kUnit)) out.push_back(text.substr(l.begin, l.end - l.begin));
+  return out;
+}
+
+TEST(TextLayout, WrapsAtSpacesKeepsParagraphsAndCutsLongWords) {
+  EXPECT_EQ(lines_of("the keeper climbed the stairs", 10), (std::vector<std::string>{"the keeper ", "climbed ", "the stairs"}));
+  EXPECT_EQ(lines_of("a\n\nb", 10), (std::vector<std::string>{"a", "", "b"}));
+  EXPECT_EQ(lines_of("abcdefghijklmnopqrstuvwxy", 10), (std::vector<std::string>{"abcdefghij", "klmnopqrst", "uvwxy"}));
+  EXPECT_EQ(lines_of("", 10), (std::vector<std::string>{""}));
+  EXPECT_EQ(lines_of("caf\u00e9 caf\u00e9 caf\u00e9", 9), (std::vector<std::string>{"caf\u00e9 caf\u00e9 ", "caf\u00e9"}));  // width in characters, not bytes
+}
+
+TEST(TextLayout, PositionsAndPointsMapBothWays) {
+  const std::string text = "the keeper climbed the stairs";
+  const auto lines = wrap_text(text, 10, kUnit);
+  EXPECT_EQ(line_of(lines, 0), 0u);
+  EXPECT_EQ(line_of(lines, 11), 1u);  // where a line is cut, the position belongs to the next line
+  EXPECT_EQ(line_of(lines, text.size()), 2u);
+  EXPECT_FLOAT_EQ(x_of(text, lines[1], 14, kUnit), 3.0f);
+  EXPECT_EQ(position_at(text, lines[1], 3.2f, kUnit), 14u);
+  EXPECT_EQ(position_at(text, lines[1], 3.6f, kUnit), 15u);  // nearer the next character's start
+  EXPECT_EQ(position_at(text, lines[2], 99.0f, kUnit), text.size());
+}
+
+TEST(TypingBench, MeasuresFromTheLastKeyOfABurstToTheFrameThatShowsItsText) {
+  TypingBench bench({2, 3, 0.1, 0.5});
+  std::string typed;
+  double t = 0;
+  for (; typed.size() < 3; t += 0.05) {
+    typed += bench.keys_due(t);
+    bench.frame_presented(t, 0.01, false);
+  }
+  EXPECT_TRUE(bench.waiting());
+  // The third key went at t = 0.2; the frame at 0.45 shows its analysis.
+  bench.analysis_shown(0.1, 0.02);
+  bench.frame_presented(0.45, 0.01, true);
+  EXPECT_FALSE(bench.waiting());
+  EXPECT_EQ(bench.keys_due(0.5), "");   // pausing
+  EXPECT_EQ(bench.keys_due(0.96).size(), 1u);  // the next burst
+  EXPECT_FALSE(bench.done());
+  const auto s = bench.summary(7);
+  EXPECT_NEAR(s["latency_median_ms"].get<double>(), 250.0, 0.01);
+  EXPECT_NEAR(s["forward_median_ms"].get<double>(), 100.0, 0.01);
+  EXPECT_EQ(s["bursts"], 1);
+  EXPECT_EQ(typed, "qui");
+}
+
+TEST(TypingBench, PercentilesAreNearestRank) {
+  EXPECT_EQ(percentile({5, 1, 3}, 0.5), 3);
+  EXPECT_EQ(percentile({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20}, 0.95), 19);
+  EXPECT_EQ(percentile({}, 0.5), 0);
+}
+
+}  // namespace
+}  // namespace attnscope::ui

@@ -1,0 +1,69 @@
+#include "typing_bench.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace attnscope::ui {
+namespace {
+
+// Words typed, each followed by a space; varied so that every burst changes the tokens.
+const char* const kWords[] = {"quiet", "harbor", "lamp", "winter", "stone", "letter", "north", "bright"};
+
+}  // namespace
+
+double percentile(std::vector<double> values, double q) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const auto rank = static_cast<size_t>(std::ceil(q * static_cast<double>(values.size())));
+  return values[std::clamp<size_t>(rank, 1, values.size()) - 1];
+}
+
+std::string TypingBench::keys_due(double now) {
+  if (done()) return {};
+  if (state_ == State::Starting || (state_ == State::Pausing && now >= pause_until_)) {
+    state_ = State::Typing;
+    typed_in_burst_ = 0;
+    next_key_ = now;
+  }
+  if (state_ != State::Typing || now < next_key_) return {};
+  const std::string word = std::string(kWords[word_ % std::size(kWords)]) + " ";
+  const auto k = static_cast<size_t>(typed_in_burst_) % word.size();
+  ++typed_in_burst_;
+  last_key_ = now;
+  next_key_ = now + o_.key_interval;
+  if (typed_in_burst_ >= o_.keys_per_burst) {
+    state_ = State::Waiting;
+    ++word_;
+  }
+  return std::string(1, word[k]);
+}
+
+void TypingBench::frame_presented(double now, double frame_seconds, bool shows_current_text) {
+  if (state_ == State::Starting) return;
+  frames_.push_back(frame_seconds);
+  if (state_ != State::Waiting || !shows_current_text) return;
+  latencies_.push_back(now - last_key_);
+  state_ = State::Pausing;
+  pause_until_ = now + o_.pause;
+}
+
+void TypingBench::analysis_shown(double forward_seconds, double analysis_seconds) {
+  forwards_.push_back(forward_seconds);
+  analyses_.push_back(analysis_seconds);
+}
+
+nlohmann::json TypingBench::summary(size_t tokens) const {
+  const auto ms = [](const std::vector<double>& v, double q) { return std::round(percentile(v, q) * 1e4) / 10; };
+  return {{"tokens", tokens},
+          {"bursts", latencies_.size()},
+          {"keys_per_burst", o_.keys_per_burst},
+          {"key_interval_ms", o_.key_interval * 1000},
+          {"latency_median_ms", ms(latencies_, 0.5)},
+          {"latency_p95_ms", ms(latencies_, 0.95)},
+          {"latency_max_ms", ms(latencies_, 1.0)},
+          {"forward_median_ms", ms(forwards_, 0.5)},
+          {"analysis_median_ms", ms(analyses_, 0.5)},
+          {"frame_median_ms", ms(frames_, 0.5)}};
+}
+
+}  // namespace attnscope::ui

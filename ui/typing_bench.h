@@ -1,0 +1,48 @@
+#pragma once
+// The typing benchmark (`attnscope --bench-typing N`): scripted edits typed into the real editor
+// of the real window, and the time from the last keystroke of each burst to the end of the first
+// frame that shows the analysis of the text as it then stands. Pure bookkeeping: the explorer
+// asks what to type now and says when a frame was presented.
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace attnscope::ui {
+
+struct TypingBenchOptions {
+  int bursts = 20;
+  int keys_per_burst = 6;     // a short word and a space
+  double key_interval = 0.08; // seconds between keystrokes: a quick typist
+  double pause = 0.25;        // after a burst's analysis is shown, before the next burst
+};
+
+class TypingBench {
+ public:
+  explicit TypingBench(TypingBenchOptions options) : o_(options) {}
+  // The characters due at `now` (usually one, often none).
+  std::string keys_due(double now);
+  // A frame was presented at `now`; `shows_current_text`: it drew the analysis of the editor's text.
+  void frame_presented(double now, double frame_seconds, bool shows_current_text);
+  // Timings the worker reported for a snapshot that was shown.
+  void analysis_shown(double forward_seconds, double analysis_seconds);
+  bool done() const { return latencies_.size() >= static_cast<size_t>(o_.bursts); }
+  bool waiting() const { return state_ == State::Waiting; }
+  // When the script next has something to do (a key, the end of a pause); 0: now, or at the next event.
+  double next_moment() const { return state_ == State::Typing ? next_key_ : state_ == State::Pausing ? pause_until_ : 0; }
+  nlohmann::json summary(size_t tokens) const;
+
+ private:
+  enum class State { Starting, Typing, Waiting, Pausing };
+  TypingBenchOptions o_;
+  State state_ = State::Starting;
+  double next_key_ = 0, last_key_ = 0, pause_until_ = 0;
+  int typed_in_burst_ = 0;
+  size_t word_ = 0;
+  std::vector<double> latencies_, frames_, forwards_, analyses_;
+};
+
+// The median and the 95th percentile (nearest rank) of a list; 0 when empty.
+double percentile(std::vector<double> values, double q);
+
+}  // namespace attnscope::ui
