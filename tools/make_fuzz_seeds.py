@@ -58,14 +58,18 @@ def config_seeds():
 
 
 def result_seeds():
+    # Version 1 seeds (v1-result0, v1-result1) were written by attnscope before version 2 and stay
+    # as they are: nothing writes version 1 any more. Version 2, both containers, from the tiny
+    # DistilBERT fixture (small enough for a quick fuzzer), with every choice of captures.
+    tiny = ROOT / "tests" / "golden" / "tiny_distilbert"
     with tempfile.TemporaryDirectory() as tmp:
-        out = pathlib.Path(tmp) / "r.json"
-        for k, (text, enc) in enumerate([("The cat sat.", "base64"), ("A b.", "decimal")]):
-            subprocess.run([str(ROOT / "build" / "app" / "attnscope-cli"), "analyze", "--model", str(MINILM), "--text", text,
-                            "--max-len", "8", "--encoding", enc, "--out", str(out)], check=True, capture_output=True)
-            data = json.loads(out.read_text())
-            data.pop("analysis", None)  # the reader ignores it; keep the seeds small
-            write("result_json", f"result{k}", json.dumps(data))
+        cases = [("all", "r.safetensors", []), ("attention", "r.safetensors", []), ("none", "r.safetensors", []),
+                 ("all", "r.json", ["--encoding", "decimal"]), ("none", "r.json", [])]
+        for k, (captures, name, extra) in enumerate(cases):
+            out = pathlib.Path(tmp) / name
+            subprocess.run([str(ROOT / "build" / "app" / "attnscope-cli"), "analyze", "--model", str(tiny), "--text", "The cat sat. A dog.",
+                            "--max-len", "8", "--captures", captures, "--out", str(out), *extra], check=True, capture_output=True)
+            write("result_json", f"v2-{captures}-{k}{out.suffix}", out.read_bytes())
 
 
 def corpus_seeds():

@@ -77,7 +77,10 @@ build() {
   say "build: configuring and building in ${build_dir#"$root"/}"
   cmake "${args[@]}" >"$root/.cache/cmake-configure.log" 2>&1 \
     || { cat "$root/.cache/cmake-configure.log" >&2; exit 1; }
-  cmake --build "$build_dir" -j "$(nproc)"
+  # ATTNSCOPE_BUILD_TARGETS: only these targets (a build that only has to show it builds and runs).
+  local targets=()
+  for t in ${ATTNSCOPE_BUILD_TARGETS:-}; do targets+=(--target "$t"); done
+  cmake --build "$build_dir" -j "$(nproc)" "${targets[@]}"
 }
 
 mkdir -p "$root/.cache"

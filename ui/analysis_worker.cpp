@@ -130,6 +130,7 @@ void AnalysisWorker::answer(const AnalysisRequest& request, uint64_t serial) {
     snapshot->analysis = analyze_text(snapshot->encoding, snapshot->captures, request.settings, true, keep_going);
     snapshot->analysis_seconds = since(analysis_start);
   } catch (const Cancelled&) {
+    ++abandoned_;
     std::lock_guard lock(mutex_);
     busy_ = pending_.has_value();
     return;  // a newer request is waiting (or the worker is stopping): nothing to show for this one

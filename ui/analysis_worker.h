@@ -57,6 +57,7 @@ class AnalysisWorker {
   std::shared_ptr<const AnalysisSnapshot> latest() const;  // the newest answer, good or failed
   std::shared_ptr<const AnalysisSnapshot> latest_good() const;
   bool busy() const { return busy_; }
+  int abandoned() const { return abandoned_; }  // runs stopped because a newer request came
   ModelStatus model_status() const;
   std::shared_ptr<const Checkpoint> checkpoint() const;  // null until loaded
 
@@ -73,6 +74,7 @@ class AnalysisWorker {
   std::atomic<bool> busy_{true};
   std::atomic<uint64_t> newest_{0};      // the serial of the newest request
   std::atomic<bool> stop_flag_{false};   // the worker is being destroyed
+  std::atomic<int> abandoned_{0};
   std::function<void()> notify_;
   std::shared_ptr<const AnalysisSnapshot> latest_, latest_good_;
   std::shared_ptr<const Checkpoint> checkpoint_;

@@ -41,8 +41,11 @@ namespace {
 // Sections: the explorer's state; shortcuts; the views; the frame; scripted runs (screenshot,
 // benchmarks, idle check); the loop.
 
-// Frames drawn after an input event, so that ImGui's hover, tab and popup states settle.
-constexpr int kSettleFrames = 3;
+// Frames drawn after an input event: the one that takes it in, and for the mouse one more for
+// what it changed (a popup opened, a hover moved). A key's frame draws its own effect; one that
+// changes the view asks for a frame more (see run). On a machine without a GPU every frame takes
+// CPU from the model.
+constexpr int kSettleFrames = 2;
 // While a download or a corpus job runs, the window redraws this often to show its progress. An
 // analysis redraws nothing while it runs (its worker wakes the window when it is done): frames
 // drawn meanwhile would take CPU from the model on a machine without a GPU.
@@ -148,7 +151,11 @@ Explorer::Explorer(const ExplorerOptions& o, Settings settings, std::string warn
   if (o.presentation) settings_.view.presentation = *o.presentation;
   if (o.max_length) settings_.max_length = o.max_length;
   if (o.bench_frames > 0 || o.bench_typing > 0) glfwSwapInterval(0);  // time the frames, not the display
-  if (o.bench_typing > 0) typing_.emplace(TypingBenchOptions{o.bench_typing});
+  if (o.bench_typing > 0) {
+    TypingBenchOptions typing{o.bench_typing};
+    if (o.typing_interval > 0) typing.key_interval = o.typing_interval;
+    typing_.emplace(typing);
+  }
   worker_ = make_worker(settings_.model);
   ImGui::GetIO().ConfigInputTextCursorBlink = false;  // a blinking cursor would keep an idle window drawing
   if (scripted()) ImGui::GetIO().ConfigFlags |= ImGuiConfigFlags_NoMouse;  // no stray tooltips in screenshots
@@ -394,15 +401,17 @@ bool Explorer::wait_for_work() {
   const bool idle_checking = idle_until_ > 0;
   // Screenshots and the frame benchmark draw as fast as they can; the typing benchmark and the
   // idle check wait as a user's window does, until their next scripted moment.
-  const bool polling = !options_.screenshot.empty() || options_.bench_frames > 0;
+  const bool polling = !options_.screenshot.empty() || options_.bench_frames > 0 || (options_.idle_check > 0 && !idle_checking);
   const double scripted_wake = typing_ ? typing_->next_moment() : idle_checking ? idle_until_ : 0;
   if (polling || settle_frames_ > 0) glfwPollEvents();
   else if (animating()) glfwWaitEventsTimeout(kProgressPeriod);
   else if (scripted_wake > 0) glfwWaitEventsTimeout(std::max(0.0, scripted_wake - glfwGetTime()));
   else glfwWaitEvents();
-  if (window_.take_events() > 0) settle_frames_ = kSettleFrames;
+  const Window::Events events = window_.take_events();
+  if (events.others > 0) settle_frames_ = kSettleFrames;
+  else if (events.keys > 0) settle_frames_ = std::max(settle_frames_, 1);
   const ModelStatus m = worker_->model_status();
-  if (worker_->latest().get() != seen_ || m.loaded != was_loaded_) settle_frames_ = std::max(settle_frames_, 2);
+  if (worker_->latest().get() != seen_ || m.loaded != was_loaded_) settle_frames_ = std::max(settle_frames_, 1);
   return settle_frames_ > 0 || animating() || polling || (typing_ && glfwGetTime() >= typing_->next_moment());
 }
 
@@ -413,7 +422,7 @@ bool Explorer::typing_step(double frame_seconds) {
   if (current) typing_seen_ = shown.get();
   typing_->frame_presented(glfwGetTime(), frame_seconds, current);
   if (!typing_->done()) return false;
-  std::printf("%s\n", typing_->summary(shown ? shown->encoding.size() : 0).dump().c_str());
+  std::printf("%s\n", typing_->summary(shown ? shown->encoding.size() : 0, worker_->abandoned(), current).dump().c_str());
   return true;
 }
 
@@ -486,6 +495,7 @@ int Explorer::run() {
     seen_ = worker_->latest().get();
     was_loaded_ = worker_->model_status().loaded;
     audit_.clear();
+    const ViewState view_before = settings_.view;
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
     ImGui::NewFrame();
@@ -501,6 +511,7 @@ int Explorer::run() {
     if (options_.bench_frames > 0 || typing_) glFinish();  // count the GL work of the frame too
     ++frames_drawn_;
     settle_frames_ = std::max(0, settle_frames_ - 1);
+    if (!(settings_.view == view_before) || select_tab_ > 0) settle_frames_ = std::max(settle_frames_, 1);  // show what this frame changed
     if (!typing_ && scripted_step(w, h, glfwGetTime() - frame_start)) return 0;
     glfwSwapBuffers(window_.get());
     if (typing_ && scripted_step(w, h, glfwGetTime() - frame_start)) return 0;  // latency: up to the frame's presentation

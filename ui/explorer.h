@@ -27,6 +27,7 @@ struct ExplorerOptions {
   double timeout = 300;              // seconds a screenshot may wait for the analysis
   int bench_frames = 0;              // > 0: once analysed, time this many frames, print the figures, exit
   int bench_typing = 0;              // > 0: type this many bursts into the editor, print the latencies, exit
+  double typing_interval = 0;        // seconds between scripted keys (0: the benchmark's 80 ms)
   double idle_check = 0;             // > 0: once analysed, wait idle this many seconds, print the frames drawn, exit
   size_t max_length = 0;             // tokens kept (0: the settings', else the model's default 128)
 };

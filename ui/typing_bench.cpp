@@ -52,7 +52,7 @@ void TypingBench::analysis_shown(double forward_seconds, double analysis_seconds
   analyses_.push_back(analysis_seconds);
 }
 
-nlohmann::json TypingBench::summary(size_t tokens) const {
+nlohmann::json TypingBench::summary(size_t tokens, int abandoned, bool last_text_shown) const {
   const auto ms = [](const std::vector<double>& v, double q) { return std::round(percentile(v, q) * 1e4) / 10; };
   return {{"tokens", tokens},
           {"bursts", latencies_.size()},
@@ -63,7 +63,9 @@ nlohmann::json TypingBench::summary(size_t tokens) const {
           {"latency_max_ms", ms(latencies_, 1.0)},
           {"forward_median_ms", ms(forwards_, 0.5)},
           {"analysis_median_ms", ms(analyses_, 0.5)},
-          {"frame_median_ms", ms(frames_, 0.5)}};
+          {"frame_median_ms", ms(frames_, 0.5)},
+          {"abandoned_runs", abandoned},
+          {"last_text_shown", last_text_shown}};
 }
 
 }  // namespace attnscope::ui

@@ -30,7 +30,9 @@ class TypingBench {
   bool waiting() const { return state_ == State::Waiting; }
   // When the script next has something to do (a key, the end of a pause); 0: now, or at the next event.
   double next_moment() const { return state_ == State::Typing ? next_key_ : state_ == State::Pausing ? pause_until_ : 0; }
-  nlohmann::json summary(size_t tokens) const;
+  // `abandoned`: runs the worker stopped because a newer edit came; `last_text_shown`: the views
+  // show the analysis of the editor's text as it stands at the end.
+  nlohmann::json summary(size_t tokens, int abandoned, bool last_text_shown) const;
 
  private:
   enum class State { Starting, Typing, Waiting, Pausing };

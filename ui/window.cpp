@@ -22,7 +22,10 @@ std::string glfw_error() {
 
 }  // namespace
 
-void Window::note_event(GLFWwindow* w) { ++static_cast<Window*>(glfwGetWindowUserPointer(w))->events_; }
+void Window::note_event(GLFWwindow* w, bool key) {
+  Events& e = static_cast<Window*>(glfwGetWindowUserPointer(w))->events_;
+  ++(key ? e.keys : e.others);
+}
 
 Window::Window(int width, int height, const std::string& title) {
   if (!glfwInit()) throw Error("cannot open a window: " + glfw_error() + " (is there a display? try xvfb-run)");
@@ -50,8 +53,8 @@ Window::Window(int width, int height, const std::string& title) {
     note_event(w);
   });
   // Counted before ImGui installs its own callbacks, which call these after theirs.
-  glfwSetKeyCallback(window_, [](GLFWwindow* w, int, int, int, int) { note_event(w); });
-  glfwSetCharCallback(window_, [](GLFWwindow* w, unsigned int) { note_event(w); });
+  glfwSetKeyCallback(window_, [](GLFWwindow* w, int, int, int, int) { note_event(w, true); });
+  glfwSetCharCallback(window_, [](GLFWwindow* w, unsigned int) { note_event(w, true); });
   glfwSetMouseButtonCallback(window_, [](GLFWwindow* w, int, int, int) { note_event(w); });
   glfwSetCursorPosCallback(window_, [](GLFWwindow* w, double, double) { note_event(w); });
   glfwSetScrollCallback(window_, [](GLFWwindow* w, double, double) { note_event(w); });
@@ -87,6 +90,6 @@ void Window::framebuffer_size(int& width, int& height) const { glfwGetFramebuffe
 
 std::vector<std::string> Window::take_dropped_files() { return std::exchange(dropped_, {}); }
 
-int Window::take_events() { return std::exchange(events_, 0); }
+Window::Events Window::take_events() { return std::exchange(events_, {}); }
 
 }  // namespace attnscope::ui

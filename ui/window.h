@@ -21,15 +21,18 @@ class Window {
   void size(int& width, int& height) const;
   void framebuffer_size(int& width, int& height) const;
   std::vector<std::string> take_dropped_files();  // paths dropped since the last call
-  // Input and window events (keys, characters, mouse, scroll, resize, focus, expose) since the
-  // last call: the explorer redraws only after one, when it is not animating anything.
-  int take_events();
+  // Events since the last call, by kind: the explorer redraws only after one (when nothing runs).
+  struct Events {
+    int keys = 0;    // keys and typed characters
+    int others = 0;  // mouse, scroll, resize, focus, expose, dropped files
+  };
+  Events take_events();
 
  private:
   GLFWwindow* window_ = nullptr;
-  static void note_event(GLFWwindow* window);
+  static void note_event(GLFWwindow* window, bool key = false);
   std::vector<std::string> dropped_;
-  int events_ = 0;
+  Events events_;
 };
 
 }  // namespace attnscope::ui

@@ -16,7 +16,7 @@ struct FigureCommandOptions {
   AnalysisOptions analysis;
   std::string figure, out, corpus, matrix = "attention", colormap = "viridis", scale = "linear";
   int layer = -1, head = 0;
-  std::vector<int> layers;
+  std::vector<int> layers, heads;
   double png_scale = 2, width = 0;
 };
 
@@ -25,6 +25,7 @@ FigureOptions figure_options(const FigureCommandOptions& o, std::string caption)
   f.layer = o.layer;
   f.head = o.head;
   f.layers = o.layers;
+  f.heads = o.heads;
   f.matrix = matrix_by_name(o.matrix);
   f.colormap = colormap_by_name(o.colormap);
   f.scale = value_scale_by_name(o.scale);
@@ -76,6 +77,8 @@ Action add_figure_command(CLI::App& app) {
   cmd->add_option("--head", o->head, "Head, numbered from 0; -1: the layer's sum where a figure allows it")->capture_default_str()
       ->check(CLI::Range(-1, 1 << 16));
   cmd->add_option("--layers", o->layers, "Layers shown side by side in figures 12 and 13 (default: all)")->delimiter(',');
+  cmd->add_option("--heads", o->heads, "Attention lines (--fig lines): these heads of --layer together, one colour each, e.g. 0,3,7")
+      ->delimiter(',');
   cmd->add_option("--matrix", o->matrix, "For head, grid: attention, similarity or cosine")->capture_default_str()
       ->check(CLI::IsMember({"attention", "similarity", "cosine"}));
   cmd->add_option("--colormap", o->colormap, "viridis, magma or high-contrast (signed maps always use the diverging one)")

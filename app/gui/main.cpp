@@ -54,6 +54,9 @@ int main(int argc, char** argv) {
                  "Type this many bursts of keys into the editor (no vsync), print the median and 95th percentile from the last "
                  "key of a burst to the first frame showing its analysis, beside the model's forward time, and exit")
       ->check(CLI::Range(1, 100000));
+  double typing_interval_ms = 0;
+  app.add_option("--typing-interval", typing_interval_ms, "Milliseconds between the scripted keys of --bench-typing (default 80)")
+      ->check(CLI::Range(1.0, 10000.0));
   app.add_option("--idle-check", o.idle_check, "Once analysed, stay idle this many seconds, print the frames drawn and the CPU time used, exit")
       ->check(CLI::Range(0.1, 3600.0));
   try {
@@ -69,6 +72,7 @@ int main(int argc, char** argv) {
     if (layer >= 0) o.layer = layer;
     if (head >= 0) o.head = head;
     if (presentation) o.presentation = true;
+    o.typing_interval = typing_interval_ms / 1000;
     attnscope::keep_freed_memory_for_reuse();  // every edit allocates the same large tensors again
     return run_explorer(o);
   } catch (const std::exception& e) {

@@ -201,16 +201,20 @@ std::vector<HeatmapPanel> grid_thumbnails(const AnalyzedTextView& text, const Fi
       sum = pooled_by_magnitude(sum, k);
     }
     maps = at::cat({maps, sum});
-    maps = maps.contiguous();
-    for (int64_t h = 0; h < maps.size(0); ++h) {
-      HeatmapPanel p;
-      p.rows = p.cols = static_cast<int>(maps.size(1));
-      p.values = tensor_values(maps[h]);
-      p.colormap = signed_map ? ColormapId::Diverging : o.colormap;
-      p.color_scale = color_scale_for(p.values, o.scale, signed_map);
-      p.title = h == a.num_heads ? "L" + std::to_string(l) + " sum" : std::to_string(l) + "." + std::to_string(h);
-      out.push_back(std::move(p));
-    }
+    maps = maps.to(at::kCPU, at::kFloat).contiguous();
+    const int64_t first = static_cast<int64_t>(out.size()), side = maps.size(1);
+    out.resize(out.size() + static_cast<size_t>(maps.size(0)));
+    at::parallel_for(0, maps.size(0), 1, [&](int64_t begin, int64_t end) {  // a colour scale is a percentile: worth sharing out
+      for (int64_t h = begin; h < end; ++h) {
+        HeatmapPanel& p = out[static_cast<size_t>(first + h)];
+        p.rows = p.cols = static_cast<int>(side);
+        const float* values = maps.data_ptr<float>() + h * side * side;
+        p.values.assign(values, values + side * side);
+        p.colormap = signed_map ? ColormapId::Diverging : o.colormap;
+        p.color_scale = color_scale_for(p.values, o.scale, signed_map);
+        p.title = h == a.num_heads ? "L" + std::to_string(l) + " sum" : std::to_string(l) + "." + std::to_string(h);
+      }
+    });
   }
   return out;
 }

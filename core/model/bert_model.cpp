@@ -131,6 +131,7 @@ BatchCaptures BertModel::forward(const std::vector<std::vector<int64_t>>& ids, b
     const LayerWeights& w = weights_.layers[l];
     const at::Tensor context = attend(w, x, mask, capture ? &out : nullptr);
     if (last == LastLayer::HeadOutputsOnly && l + 1 == weights_.layers.size()) break;
+    if (keep_going && !keep_going()) throw Cancelled();  // halfway through the layer too: a stale run stops sooner
     x = finish(w, context, x);
     out.hidden_states.push_back(x);
   }

@@ -5,6 +5,7 @@
 
 #include "error.h"
 #include "figures/colormap.h"
+#include "figures/figure.h"
 
 namespace attnscope {
 namespace {
@@ -101,6 +102,35 @@ TEST(ColorScale, ValueRangeIgnoresNan) {
   EXPECT_EQ(value_range({3, std::nanf(""), -1, 2}), (std::pair<double, double>{-1, 3}));
   EXPECT_EQ(value_range({std::nanf("")}), (std::pair<double, double>{0, 1}));
   EXPECT_EQ(value_range({}), (std::pair<double, double>{0, 1}));
+}
+
+}  // namespace
+}  // namespace attnscope
+
+namespace attnscope {
+namespace {
+
+TEST(ColorScale, ClippedStopsAtThe99thPercentile) {
+  std::vector<float> values;
+  for (int v = 1; v <= 200; ++v) values.push_back(static_cast<float>(v));
+  const ColorScale clipped = color_scale_for(values, ValueScale::Clipped, false);
+  EXPECT_DOUBLE_EQ(clipped.lo, 1.0);
+  EXPECT_DOUBLE_EQ(clipped.hi, 198.0);  // the 198th of 200 values: 1% (2 values) above it
+  EXPECT_DOUBLE_EQ(clipped.position(198.0), 1.0);
+  EXPECT_DOUBLE_EQ(clipped.position(200.0), 1.0);  // the top 1% in the top colour
+  EXPECT_DOUBLE_EQ(clipped.position(99.5), 0.5);
+  const ColorScale linear = color_scale_for(values, ValueScale::Linear, false);
+  EXPECT_DOUBLE_EQ(linear.hi, 200.0);
+  // Signed maps clip |v| and stay centred at 0; NaN (empty cells) are not counted.
+  std::vector<float> signed_values;
+  for (int v = -100; v <= 100; ++v) signed_values.push_back(static_cast<float>(v));
+  signed_values.push_back(std::nanf(""));
+  const ColorScale symmetric = color_scale_for(signed_values, ValueScale::Clipped, true);
+  EXPECT_DOUBLE_EQ(symmetric.hi, 99.0);
+  EXPECT_DOUBLE_EQ(symmetric.position(0.0), 0.5);
+  EXPECT_EQ(value_scale_by_name("clipped"), ValueScale::Clipped);
+  EXPECT_THROW(value_scale_by_name("sqrt"), Error);
+  EXPECT_EQ(colorbar_ticks(clipped).first, "\u2265" + tick_label(198.0));
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "error.h"
+#include "figures/figure_export.h"
 #include "figures/text_figures.h"
 #include "support/minilm.h"
 
@@ -144,6 +145,61 @@ TEST(TextFigures, GridHasEveryHeadAndTheLayerSums) {
   EXPECT_EQ(f.columns, 13);
   EXPECT_EQ(f.panels.size(), 6u * 13u);
   EXPECT_EQ(panel_title(f.panels[12]), "L0 sum");
+}
+
+TEST(TextFigures, GridThumbnailsPoolByLargestMagnitude) {
+  const Analysed& a = analysed();
+  FigureOptions o = focus(0, 0);
+  const int64_t n = a.analysis.length;
+  const auto full = grid_thumbnails(a.view(), o, 1024);  // no pooling
+  ASSERT_EQ(full.size(), 6u * 13u);
+  EXPECT_EQ(full[0].rows, n);
+  EXPECT_EQ(full[0].values, head_matrix(a.view(), 0, 0, MatrixKind::Attention));
+  const int cells = 8, k = static_cast<int>((n + cells - 1) / cells);
+  o.matrix = MatrixKind::Similarity;
+  const auto pooled = grid_thumbnails(a.view(), o, cells);
+  const std::vector<float> s = head_matrix(a.view(), 2, 7, MatrixKind::Similarity);
+  const HeatmapPanel& p = pooled[2 * 13 + 7];
+  ASSERT_EQ(p.rows, (n + k - 1) / k);
+  for (int bi = 0; bi < p.rows; ++bi)
+    for (int bj = 0; bj < p.cols; ++bj) {  // each block keeps the entry of largest magnitude, sign and all
+      float best = 0;
+      for (int i = bi * k; i < std::min<int>(n, (bi + 1) * k); ++i)
+        for (int j = bj * k; j < std::min<int>(n, (bj + 1) * k); ++j)
+          if (std::abs(s[i * n + j]) > std::abs(best)) best = s[i * n + j];
+      EXPECT_FLOAT_EQ(p.value(bi, bj), best) << bi << "," << bj;
+    }
+}
+
+TEST(TextFigures, AttentionLinesForSeveralHeadsAndOneToken) {
+  const Analysed& a = analysed();
+  FigureOptions o = focus(2, 3);
+  o.heads = {1, 3};
+  Figure f = lines_figure(a.view(), o);
+  auto& lines = std::get<LinesPanel>(f.panels[0]);
+  ASSERT_EQ(lines.heads.size(), 2u);
+  EXPECT_EQ(lines.heads[1].weights, head_matrix(a.view(), 2, 3, MatrixKind::Attention));
+  EXPECT_FALSE(lines.heads[0].color.r == lines.heads[1].color.r && lines.heads[0].color.g == lines.heads[1].color.g);
+  const auto count_lines = [&] {
+    const std::string svg = render_figure(f, FigureFormat::Svg);
+    size_t count = 0;
+    for (size_t at = svg.find("<line"); at != std::string::npos; at = svg.find("<line", at + 1)) ++count;
+    return count;
+  };
+  const size_t all = count_lines();
+  lines.focus_side = 0;  // token 4 on the left: what it attends to, in both heads
+  lines.focus_index = 4;
+  size_t expected = 0;
+  for (const LinesHead& h : lines.heads)
+    for (size_t j = 0; j < lines.tokens.size(); ++j) expected += h.weights[4 * lines.tokens.size() + j] >= lines.min_weight;
+  const size_t from_token = count_lines();
+  EXPECT_EQ(from_token, expected);
+  EXPECT_LT(from_token, all);
+  lines.focus_side = 1;  // into token 4 on the right: who attends to it
+  expected = 0;
+  for (const LinesHead& h : lines.heads)
+    for (size_t i = 0; i < lines.tokens.size(); ++i) expected += h.weights[i * lines.tokens.size() + 4] >= lines.min_weight;
+  EXPECT_EQ(count_lines(), expected);
 }
 
 TEST(TextFigures, BadChoicesAreRefusedWithAMessage) {

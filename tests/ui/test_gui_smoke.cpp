@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <fstream>
 #include <memory>
+
+#include <nlohmann/json.hpp>
 #include <sys/wait.h>
 
 #include "support/fake_hub.h"
@@ -34,17 +36,11 @@ std::string quote(const std::string& s) { return "'" + s + "'"; }
 class Gui : public ::testing::Test {
  protected:
   // Runs the explorer to a screenshot; returns the decoded image.
-  Image shot(const std::string& name, const std::vector<std::string>& args, bool with_model = true) {
+  Image shot(const std::string& name, const std::vector<std::string>& args, bool with_model = true, int width = kWidth, int height = kHeight) {
     const auto png = dir_ / (name + ".png");
-    std::string command = "xvfb-run -a -s '-screen 0 1600x1200x24' " + quote(ATTNSCOPE_GUI) +
-                          (with_model ? " --model " + quote(test::minilm_dir().string()) : std::string()) + " --settings " +
-                          quote((dir_ / "settings.json").string()) +
-                          " --width " + std::to_string(kWidth) + " --height " + std::to_string(kHeight) + " --screenshot " +
-                          quote(png.string());
-    for (const auto& a : args) command += " " + quote(a);
-    command += " > " + quote((dir_ / "log").string()) + " 2>&1 < /dev/null";
-    const int raw = std::system(command.c_str());
-    EXPECT_TRUE(WIFEXITED(raw) && WEXITSTATUS(raw) == 0) << command << "\n" << slurp(dir_ / "log");
+    std::vector<std::string> all = {"--width", std::to_string(width), "--height", std::to_string(height), "--screenshot", png.string()};
+    all.insert(all.end(), args.begin(), args.end());
+    run_explorer(all, with_model);
     Image img;
     int channels = 0;
     unsigned char* data = stbi_load(png.c_str(), &img.w, &img.h, &channels, 3);
@@ -55,6 +51,18 @@ class Gui : public ::testing::Test {
     img.rgb.assign(data, data + static_cast<size_t>(img.w) * img.h * 3);
     stbi_image_free(data);
     return img;
+  }
+
+  // The explorer under Xvfb with these arguments; what it printed is in dir_ / "log", its standard
+  // output alone in dir_ / "out".
+  void run_explorer(const std::vector<std::string>& args, bool with_model = true) {
+    std::string command = "xvfb-run -a -s '-screen 0 2000x1200x24' " + quote(ATTNSCOPE_GUI) +
+                          (with_model ? " --model " + quote(test::minilm_dir().string()) : std::string()) + " --settings " +
+                          quote((dir_ / "settings.json").string());
+    for (const auto& a : args) command += " " + quote(a);
+    command += " > " + quote((dir_ / "out").string()) + " 2> " + quote((dir_ / "log").string()) + " < /dev/null";
+    const int raw = std::system(command.c_str());
+    EXPECT_TRUE(WIFEXITED(raw) && WEXITSTATUS(raw) == 0) << command << "\n" << slurp(dir_ / "log");
   }
 
   static std::string slurp(const std::filesystem::path& p) {
@@ -197,6 +205,62 @@ TEST_F(Gui, DownloadsAModelFromTheWindowAndOpensIt) {
   EXPECT_NE(hub.requests().find("model.safetensors"), std::string::npos);
   EXPECT_GT(coloured_share(img), 0.05);  // the downloaded model's overview is drawn
   EXPECT_NE(slurp(dir_ / "log").find("attnscope: opened test-org/model (6 layers x 12 heads"), std::string::npos) << slurp(dir_ / "log");
+}
+
+// Nothing changes: the window waits for events and draws no frame, and uses next to no CPU.
+TEST_F(Gui, AnIdleWindowDrawsNoFrames) {
+  run_explorer({"--file", text_, "--view", "grid", "--idle-check", "3"});
+  const auto report = nlohmann::json::parse(slurp(dir_ / "out"));
+  EXPECT_EQ(report["frames_drawn"], 0) << report;
+  EXPECT_LT(report["cpu_share_of_one_core"].get<double>(), 0.02) << report;
+}
+
+// Keys typed faster than the model runs: the stale runs are abandoned, and every burst ends with
+// the views showing the analysis of the text as it stands after its last key.
+TEST_F(Gui, AnEditDuringARunEndsWithTheViewsOfTheLastText) {
+  run_explorer({"--file", text_, "--view", "grid", "--max-len", "256", "--bench-typing", "3", "--typing-interval", "5"});
+  const auto report = nlohmann::json::parse(slurp(dir_ / "out"));
+  EXPECT_EQ(report["bursts"], 3) << report;
+  EXPECT_GE(report["abandoned_runs"].get<int>(), 1) << report;
+  EXPECT_TRUE(report["last_text_shown"].get<bool>()) << report;
+}
+
+// Rows of the left pane's editor that hold text (bright pixels).
+int text_rows(const Image& img, int x0, int x1, int y0, int y1) {
+  int rows = 0;
+  bool in_text = false;
+  for (int y = y0; y < y1; ++y) {
+    bool bright = false;
+    for (int x = x0; x < x1 && !bright; ++x) bright = img.at(x, y)[0] > 200 && img.at(x, y)[1] > 200 && img.at(x, y)[2] > 200;
+    rows += bright && !in_text;
+    in_text = bright;
+  }
+  return rows;
+}
+
+TEST_F(Gui, AParagraphWrapsInTheEditor) {
+  const Image one = shot("one-line", {"--text", "The lamp was lit.", "--view", "grid"});
+  const Image paragraph = shot("paragraph", {"--file", text_, "--view", "grid"});
+  // The editor sits below the example and file controls of the left pane (30% of the width).
+  const int x1 = kWidth * 3 / 10 - 20;
+  EXPECT_EQ(text_rows(one, 20, x1, 85, 215), 1);
+  EXPECT_GE(text_rows(paragraph, 20, x1, 85, 215), 5);  // a paragraph reads as lines, not one long line
+}
+
+// At a projector's 1280 x 800 and at 1920 x 1080, in normal and presentation mode, every view
+// draws with no tab label shortened and no pane whose content is cut (ImGui's own bookkeeping,
+// which the explorer prints in screenshot mode).
+TEST_F(Gui, NothingIsCutAtProjectorSizes) {
+  for (const auto& [w, h] : {std::pair{1280, 800}, std::pair{1920, 1080}})
+    for (bool presentation : {false, true})
+      for (const char* view : {"grid", "head", "separators", "pairs", "stats", "layers", "lines", "corpus"}) {
+        std::vector<std::string> args = {"--file", text_, "--view", view, "--layer", "5", "--head", "3"};
+        if (presentation) args.push_back("--presentation");
+        const Image img = shot(std::string(view) + "-" + std::to_string(w), args, true, w, h);
+        EXPECT_EQ(img.w, w);
+        const std::string log = slurp(dir_ / "log");
+        EXPECT_EQ(log.find("layout:"), std::string::npos) << w << "x" << h << (presentation ? " presentation " : " ") << view << "\n" << log;
+      }
 }
 
 TEST_F(Gui, BadModelEndsWithOneClearLine) {

@@ -125,10 +125,11 @@ TEST(TypingBench, MeasuresFromTheLastKeyOfABurstToTheFrameThatShowsItsText) {
   EXPECT_EQ(bench.keys_due(0.5), "");   // pausing
   EXPECT_EQ(bench.keys_due(0.96).size(), 1u);  // the next burst
   EXPECT_FALSE(bench.done());
-  const auto s = bench.summary(7);
+  const auto s = bench.summary(7, 2, true);
   EXPECT_NEAR(s["latency_median_ms"].get<double>(), 250.0, 0.01);
   EXPECT_NEAR(s["forward_median_ms"].get<double>(), 100.0, 0.01);
   EXPECT_EQ(s["bursts"], 1);
+  EXPECT_EQ(s["abandoned_runs"], 2);
   EXPECT_EQ(typed, "qui");
 }
 

@@ -1,6 +1,9 @@
 #include "gl/heatmap_renderer.h"
 
+#include <ATen/Parallel.h>
+
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -22,17 +25,69 @@ HeatmapRenderer::HeatmapRenderer() : program_(make_program(kHeatmapVertexShader,
 }
 
 HeatmapImage HeatmapRenderer::render(const HeatmapPanel& p, int target_px) const {
-  HeatmapImage out;
-  if (p.rows <= 0 || p.cols <= 0) return out;
+  if (p.rows <= 0 || p.cols <= 0) return {};
   const int cell_px = std::max(1, target_px / std::max(p.rows, p.cols));
-  out.width = std::min(4096, p.cols * cell_px);
-  out.height = std::min(4096, p.rows * cell_px);
   std::vector<float> positions(p.values.size());
   for (size_t k = 0; k < positions.size(); ++k) positions[k] = static_cast<float>(p.color_scale.position(p.values[k]));
-  std::vector<uint8_t> outline(p.values.size(), 0);
-  for (const auto& [i, j] : p.outlined) outline[static_cast<size_t>(i) * p.cols + j] = 255;
-  const Texture values = make_texture(GL_R32F, p.cols, p.rows, GL_RED, GL_FLOAT, positions.data());
-  const Texture marks = make_texture(GL_R8, p.cols, p.rows, GL_RED, GL_UNSIGNED_BYTE, outline.data());
+  std::vector<uint8_t> outline;
+  if (!p.outlined.empty()) {
+    outline.assign(p.values.size(), 0);
+    for (const auto& [i, j] : p.outlined) outline[static_cast<size_t>(i) * p.cols + j] = 255;
+  }
+  return colour(positions.data(), outline.empty() ? nullptr : outline.data(), p.cols, p.rows, cell_px, p.colormap);
+}
+
+std::array<float, 4> HeatmapAtlas::uv(int k) const {
+  const float cw = 1.0f / static_cast<float>(columns), ch = 1.0f / static_cast<float>(rows);
+  const int c = k % columns, r = k / columns;
+  return {c * cw, r * ch, (c + 1) * cw, (r + 1) * ch};
+}
+
+HeatmapAtlas HeatmapRenderer::render_atlas(const std::vector<HeatmapPanel>& panels, int columns, int /*target_px*/) const {
+  HeatmapAtlas atlas;
+  if (panels.empty() || columns <= 0) return atlas;
+  const int rows = panels.front().rows, cols = panels.front().cols;
+  for (const HeatmapPanel& p : panels)
+    if (p.rows != rows || p.cols != cols || p.colormap != panels.front().colormap) throw Error("an atlas holds heatmaps of one size and colormap");
+  atlas.columns = columns;
+  atlas.rows = (static_cast<int>(panels.size()) + columns - 1) / columns;
+  atlas.tile_w = cols;
+  atlas.tile_h = rows;
+  // One cell, one pixel, coloured here through the same table the shader reads: a thumbnail is
+  // shown smaller than its cells anyway, and a single upload of ready colours costs least.
+  const int width = columns * cols, height = atlas.rows * rows;
+  const Colormap& map = colormap(panels.front().colormap);
+  std::vector<uint8_t> rgba(static_cast<size_t>(width) * height * 4, 0);  // an empty tile stays clear
+  at::parallel_for(0, static_cast<int64_t>(panels.size()), 1, [&](int64_t first, int64_t last) {
+    for (int64_t k = first; k < last; ++k) {
+      const HeatmapPanel& p = panels[static_cast<size_t>(k)];
+      const int x0 = static_cast<int>(k % columns) * cols, y0 = static_cast<int>(k / columns) * rows;
+      for (int i = 0; i < rows; ++i)
+        for (int j = 0; j < cols; ++j) {
+          const double t = p.color_scale.position(p.value(i, j));
+          if (std::isnan(t)) continue;
+          const Rgb c = map.table[static_cast<size_t>(std::clamp(t, 0.0, 1.0) * 255.0 + 0.5)];
+          uint8_t* px = &rgba[(static_cast<size_t>(y0 + i) * width + x0 + j) * 4];
+          px[0] = static_cast<uint8_t>(std::clamp(c.r, 0.0f, 1.0f) * 255 + 0.5f);
+          px[1] = static_cast<uint8_t>(std::clamp(c.g, 0.0f, 1.0f) * 255 + 0.5f);
+          px[2] = static_cast<uint8_t>(std::clamp(c.b, 0.0f, 1.0f) * 255 + 0.5f);
+          px[3] = 255;
+        }
+    }
+  });
+  atlas.image.width = width;
+  atlas.image.height = height;
+  atlas.image.texture = make_texture(GL_RGBA8, width, height, GL_RGBA, GL_UNSIGNED_BYTE, rgba.data());
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);  // thumbnails shrink smoothly
+  return atlas;
+}
+
+HeatmapImage HeatmapRenderer::colour(const float* positions, const uint8_t* marks, int cols, int rows, int cell_px, ColormapId colormap) const {
+  HeatmapImage out;
+  out.width = std::min(16384, cols * cell_px);
+  out.height = std::min(16384, rows * cell_px);
+  const Texture values = make_texture(GL_R32F, cols, rows, GL_RED, GL_FLOAT, positions);
+  const Texture outline = marks ? make_texture(GL_R8, cols, rows, GL_RED, GL_UNSIGNED_BYTE, marks) : Texture();
   out.texture = make_texture(GL_RGBA8, out.width, out.height, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);  // thumbnails shrink smoothly
   GLuint fbo = 0;
@@ -54,16 +109,16 @@ HeatmapImage HeatmapRenderer::render(const HeatmapPanel& p, int target_px) const
   glDisable(GL_SCISSOR_TEST);
   glUseProgram(program_.get());
   const GLuint prog = program_.get();
-  const GLuint textures[] = {values.get(), luts_[static_cast<size_t>(p.colormap)].get(), marks.get()};
+  const GLuint textures[] = {values.get(), luts_[static_cast<size_t>(colormap)].get(), marks ? outline.get() : values.get()};
   const char* names[] = {"positions", "lut", "outline"};
   for (int unit = 0; unit < 3; ++unit) {
     glActiveTexture(GL_TEXTURE0 + unit);
     glBindTexture(GL_TEXTURE_2D, textures[unit]);
     glUniform1i(glGetUniformLocation(prog, names[unit]), unit);
   }
-  glUniform2f(glGetUniformLocation(prog, "cells"), static_cast<float>(p.cols), static_cast<float>(p.rows));
+  glUniform2f(glGetUniformLocation(prog, "cells"), static_cast<float>(cols), static_cast<float>(rows));
   glUniform1f(glGetUniformLocation(prog, "border"), cell_px >= 6 ? 0.12f : 0.2f);
-  glUniform1i(glGetUniformLocation(prog, "use_outline"), p.outlined.empty() ? 0 : 1);
+  glUniform1i(glGetUniformLocation(prog, "use_outline"), marks ? 1 : 0);
   glBindVertexArray(quad_.get());
   glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
   glActiveTexture(GL_TEXTURE0);

@@ -4,6 +4,8 @@
 // colormap's lookup table, with high-similarity cells outlined. Rendered once per change, so a
 // frame costs one textured quad per heatmap.
 #include <array>
+#include <cstdint>
+#include <vector>
 
 #include "figures/figure.h"
 #include "gl/gl_objects.h"
@@ -16,13 +18,28 @@ struct HeatmapImage {
   int width = 0, height = 0;
 };
 
+// Many heatmaps of one size and colormap side by side in one texture, `columns` to a row, one
+// pixel per cell: the overview's thumbnails go up as one upload (on a machine without a GPU, 156
+// separate offscreen draws cost more than colouring the cells on the CPU).
+struct HeatmapAtlas {
+  HeatmapImage image;
+  int columns = 0, rows = 0, tile_w = 0, tile_h = 0;  // tiles, and each tile's pixels
+  // Texture coordinates of tile k: {u0, v0, u1, v1}.
+  std::array<float, 4> uv(int k) const;
+};
+
 class HeatmapRenderer {
  public:
   HeatmapRenderer();  // needs a current GL 3.3 context; throws attnscope::Error
   // `target_px`: the longer side of the image; each cell gets a whole number of pixels.
   HeatmapImage render(const HeatmapPanel& panel, int target_px) const;
+  // Panels of equal rows, cols and colormap, without outlines.
+  HeatmapAtlas render_atlas(const std::vector<HeatmapPanel>& panels, int columns, int target_px) const;
 
  private:
+  // Colours a rows x cols grid of colormap positions (and outline marks, may be null) into a new texture.
+  HeatmapImage colour(const float* positions, const uint8_t* marks, int cols, int rows, int cell_px, ColormapId colormap) const;
+
   Program program_;
   VertexArray quad_;
   std::array<Texture, 4> luts_;

@@ -12,11 +12,11 @@ namespace attnscope::ui {
 void GridPanel::rebuild(const PanelContext& c) {
   const TextAnalysis& a = c.snapshot->analysis;
   const AnalyzedTextView text{c.snapshot->encoding, c.snapshot->captures, a};
-  thumbnails_.clear();
   heads_ = static_cast<int>(a.num_heads);
-  // At most 128 cells a side: a thumbnail is a few dozen pixels, and a 512-token text would
-  // otherwise send 156 quarter-million-cell maps to the GPU for every edit.
-  for (const HeatmapPanel& p : grid_thumbnails(text, figure_options(c.state), 128)) thumbnails_.push_back(c.renderer.render(p, 128));
+  // At most 64 cells a side: a thumbnail is shown 24 to 160 pixels wide, and every cell more is
+  // colour-scaled and uploaded for every edit (a 512-token BERT-base text has 156 quarter-million-
+  // cell maps).
+  thumbnails_ = c.renderer.render_atlas(grid_thumbnails(text, figure_options(c.state), 64), heads_ + 1, 64);
 }
 
 PanelActions GridPanel::draw(const PanelContext& c) {
@@ -58,18 +58,18 @@ PanelActions GridPanel::draw(const PanelContext& c) {
     if (h == heads_) ImGui::TextUnformatted("sum");
     else ImGui::Text("h%d", h);
   }
-  const int layers = static_cast<int>(thumbnails_.size()) / std::max(1, columns);
+  const int layers = thumbnails_.rows;
   for (int l = 0; l < layers; ++l) {
     ImGui::AlignTextToFramePadding();
     ImGui::Text("L%d", l);
     for (int h = 0; h < columns; ++h) {
       ImGui::SameLine(label_w + h * (side + spacing + 4));
-      const HeatmapImage& img = thumbnails_[static_cast<size_t>(l * columns + h)];
+      const auto uv = thumbnails_.uv(l * columns + h);
       const bool focused = l == c.state.layer && (h == heads_ ? c.state.layer_sum : (!c.state.layer_sum && h == c.state.head));
       ImGui::PushID(l * columns + h);
       ImGui::PushStyleColor(ImGuiCol_Button, focused ? ImVec4(1, 0.75f, 0, 1) : ImVec4(0.2f, 0.2f, 0.2f, 1));
-      if (ImGui::ImageButton(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(img.texture.get())), ImVec2(side, side), ImVec2(0, 0),
-                             ImVec2(1, 1), 2)) {
+      if (ImGui::ImageButton(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(thumbnails_.image.texture.get())), ImVec2(side, side),
+                             ImVec2(uv[0], uv[1]), ImVec2(uv[2], uv[3]), 2)) {
         state.layer = l;
         state.layer_sum = h == heads_;
         if (h < heads_) state.head = h;

@@ -14,7 +14,7 @@ class GridPanel {
 
  private:
   void rebuild(const PanelContext& context);
-  std::vector<HeatmapImage> thumbnails_;  // layer-major, H + 1 per layer (the last: the sum)
+  HeatmapAtlas thumbnails_;  // layer-major, H + 1 per layer (the last: the sum), one tile each
   std::string key_;
   int heads_ = 0;
   Figure figure_;  // the same grid as a figure, for export
