@@ -9,6 +9,7 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <numeric>
 #include <memory>
@@ -78,6 +79,8 @@ class Explorer {
   bool scripted_step(int width, int height, double frame_seconds);
   bool typing_step(double frame_seconds);
   bool idle_step();
+  void trace_shown();
+  const AnalysisSnapshot* traced_ = nullptr;
   int ready_frames_ = 0;
   std::vector<double> frame_ms_;
   int settle_frames_ = kSettleFrames;
@@ -415,6 +418,18 @@ bool Explorer::wait_for_work() {
   return settle_frames_ > 0 || animating() || polling || (typing_ && glfwGetTime() >= typing_->next_moment());
 }
 
+// --trace-shown: when a presented frame first shows the analysis of the editor's current text,
+// one line with the wall-clock time, so a script typing from outside (bench/run_typing_x11.sh)
+// measures the latency with the window's own clock on one side only.
+void Explorer::trace_shown() {
+  if (!options_.trace_shown) return;
+  const auto shown = worker_->latest_good();
+  if (!shown || shown.get() == traced_ || shown->text != text_panel_.text()) return;
+  traced_ = shown.get();
+  const auto now = std::chrono::system_clock::now().time_since_epoch();
+  std::fprintf(stderr, "attnscope: shown %.6f bytes %zu\n", std::chrono::duration<double>(now).count(), shown->text.size());
+}
+
 bool Explorer::typing_step(double frame_seconds) {
   const auto shown = worker_->latest_good();
   const bool current = shown && shown->text == text_panel_.text() && !worker_->busy();
@@ -514,6 +529,7 @@ int Explorer::run() {
     if (!(settings_.view == view_before) || select_tab_ > 0) settle_frames_ = std::max(settle_frames_, 1);  // show what this frame changed
     if (!typing_ && scripted_step(w, h, glfwGetTime() - frame_start)) return 0;
     glfwSwapBuffers(window_.get());
+    trace_shown();
     if (typing_ && scripted_step(w, h, glfwGetTime() - frame_start)) return 0;  // latency: up to the frame's presentation
   }
   window_.size(settings_.window_width, settings_.window_height);

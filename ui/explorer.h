@@ -29,6 +29,7 @@ struct ExplorerOptions {
   int bench_typing = 0;              // > 0: type this many bursts into the editor, print the latencies, exit
   double typing_interval = 0;        // seconds between scripted keys (0: the benchmark's 80 ms)
   double idle_check = 0;             // > 0: once analysed, wait idle this many seconds, print the frames drawn, exit
+  bool trace_shown = false;          // print the wall-clock time of each frame that first shows a new text's analysis
   size_t max_length = 0;             // tokens kept (0: the settings', else the model's default 128)
 };
 

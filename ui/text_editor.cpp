@@ -130,7 +130,9 @@ bool TextEditor::draw(const char* id, float height) {
   ImGui::InvisibleButton("text", ImVec2(std::max(1.0f, size.x), std::max(ImGui::GetContentRegionAvail().y, size.y)));
   const bool hovered = ImGui::IsItemHovered();
   if (hovered) ImGui::SetMouseCursor(ImGuiMouseCursor_TextInput);
-  handle_mouse(lines_, line_height, ImGui::IsWindowHovered());
+  // The click that lands here makes the surface the active item, which plain IsWindowHovered()
+  // reports as "not hovered" in that very frame: the focus would never be taken.
+  handle_mouse(lines_, line_height, ImGui::IsWindowHovered(ImGuiHoveredFlags_AllowWhenBlockedByActiveItem));
   if (focused_) ImGui::GetCurrentContext()->WantTextInputNextFrame = 1;  // the explorer's shortcuts stay quiet
 
   ImDrawList* list = ImGui::GetWindowDrawList();

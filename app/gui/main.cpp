@@ -59,6 +59,9 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1.0, 10000.0));
   app.add_option("--idle-check", o.idle_check, "Once analysed, stay idle this many seconds, print the frames drawn and the CPU time used, exit")
       ->check(CLI::Range(0.1, 3600.0));
+  app.add_flag("--trace-shown", o.trace_shown,
+               "Print \"attnscope: shown <unix time> bytes <n>\" when a frame first shows the analysis of the editor's text "
+               "(for latency measured from outside, bench/run_typing_x11.sh)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -3,7 +3,10 @@
 // bookkeeping.
 #include <gtest/gtest.h>
 
+#include <imgui.h>
+
 #include "text_buffer.h"
+#include "text_editor.h"
 #include "text_layout.h"
 #include "typing_bench.h"
 
@@ -137,6 +140,55 @@ TEST(TypingBench, PercentilesAreNearestRank) {
   EXPECT_EQ(percentile({5, 1, 3}, 0.5), 3);
   EXPECT_EQ(percentile({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20}, 0.95), 19);
   EXPECT_EQ(percentile({}, 0.5), 0);
+}
+
+// The editor inside a headless Dear ImGui frame (fonts built, nothing rendered), driven by the
+// same io fields the GLFW backend fills: a real click must focus it and typed keys must land.
+class HeadlessFrames {
+ public:
+  HeadlessFrames() {
+    ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.IniFilename = nullptr;
+    io.DisplaySize = ImVec2(800, 600);
+    unsigned char* pixels = nullptr;
+    int w = 0, h = 0;
+    io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
+  }
+  ~HeadlessFrames() { ImGui::DestroyContext(); }
+  void frame(TextEditor& editor, ImVec2 mouse, bool down) {
+    ImGuiIO& io = ImGui::GetIO();
+    io.DeltaTime = 1.0f / 60;
+    io.MousePos = mouse;
+    io.MouseDown[0] = down;
+    ImGui::NewFrame();
+    ImGui::SetNextWindowPos(ImVec2(0, 0));
+    ImGui::SetNextWindowSize(io.DisplaySize);
+    ImGui::Begin("editor window");
+    editor.draw("##text", 200);
+    ImGui::End();
+    ImGui::Render();
+  }
+};
+
+TEST(TextEditorWidget, AClickInsideFocusesItAndTypedCharactersLand) {
+  HeadlessFrames imgui;
+  TextEditor editor;
+  editor.buffer().set_text("abc");
+  const ImVec2 inside(60, 60), outside(400, 500);
+  imgui.frame(editor, inside, false);
+  imgui.frame(editor, inside, true);  // pressed: the editor's surface becomes the active item
+  imgui.frame(editor, inside, false);
+  EXPECT_TRUE(editor.focused());
+  ImGui::GetIO().AddInputCharacter('x');
+  imgui.frame(editor, inside, false);
+  EXPECT_EQ(editor.text(), "abcx");
+  imgui.frame(editor, outside, true);  // a click elsewhere leaves the editor
+  imgui.frame(editor, outside, false);
+  EXPECT_FALSE(editor.focused());
+  ImGui::GetIO().AddInputCharacter('y');
+  imgui.frame(editor, outside, false);
+  EXPECT_EQ(editor.text(), "abcx");
 }
 
 }  // namespace
