@@ -18,7 +18,7 @@ CorpusOutcome run_corpus(const Checkpoint& checkpoint, const CorpusOptions& o, C
   if (o.batch == 0) throw Error("the batch size must be at least 1");
   if (static_cast<int64_t>(o.window) != accumulator.window())
     throw Error("the window of " + std::to_string(o.window) + " tokens differs from the accumulators' " + std::to_string(accumulator.window()));
-  const size_t positions = static_cast<size_t>(checkpoint.model().config().max_positions);
+  const size_t positions = static_cast<size_t>(checkpoint.model().config().max_tokens());
   if (o.window > positions) throw Error("a window of " + std::to_string(o.window) + " tokens is more than the model's " + std::to_string(positions) + " positions");
 
   CorpusReader reader(o.input);

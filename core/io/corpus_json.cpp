@@ -75,7 +75,7 @@ CorpusFile corpus_from_json(const nlohmann::json& j, const std::string& where) {
   }
   f.options.settings = settings_from_json(j.value("settings", nlohmann::json::object()), where);
   const BertConfig config = BertConfig::from_json(f.model_config, where + ": model.config");
-  if (f.options.window < 3 || f.options.window > static_cast<size_t>(config.max_positions))
+  if (f.options.window < 3 || f.options.window > static_cast<size_t>(config.max_tokens()))
     throw Error(where + ": window " + std::to_string(f.options.window) + " does not fit the model");
   // The accumulators' size follows from the file's numbers: the file must hold their data before
   // they are allocated, so a small damaged file cannot ask for gigabytes.

@@ -23,11 +23,47 @@ std::shared_ptr<const BertModel> BertModel::load(const std::filesystem::path& di
   return std::make_shared<const BertModel>(config, load_bert_weights(file, config, device), device);
 }
 
-at::Tensor BertModel::embed(const at::Tensor& ids) const {
+namespace {
+
+// RoBERTa's position ids, as transformers derives them from the ids: each token that is not the
+// padding id takes padding_idx + its count so far; a padding id (typed in the text) takes padding_idx.
+at::Tensor offset_positions(const std::vector<std::vector<int64_t>>& ids, int64_t n, int64_t pad) {
+  at::Tensor positions = at::full({static_cast<int64_t>(ids.size()), n}, pad, at::kLong);
+  for (size_t b = 0; b < ids.size(); ++b) {
+    int64_t* row = positions[static_cast<int64_t>(b)].data_ptr<int64_t>();
+    int64_t count = 0;
+    for (size_t i = 0; i < ids[b].size(); ++i) row[i] = ids[b][i] == pad ? pad : pad + ++count;
+  }
+  return positions;
+}
+
+at::Tensor rotate_half_rows(const at::Tensor& t) {  // [.., d, n]: (x1, x2) -> (-x2, x1) along d
+  const int64_t half = t.size(-2) / 2;
+  return at::cat({-t.narrow(-2, half, half), t.narrow(-2, 0, half)}, -2);
+}
+
+}  // namespace
+
+at::Tensor BertModel::embed(const at::Tensor& ids, const at::Tensor& positions) const {
   const int64_t n = ids.size(1);
-  at::Tensor x = at::embedding(weights_.word_embeddings, ids) + weights_.position_embeddings.narrow(0, 0, n);
-  if (weights_.token_type_embeddings.defined()) x = x + weights_.token_type_embeddings[0];  // DistilBERT has none
-  return at::layer_norm(x, {config_.hidden_size}, weights_.embed_norm_weight, weights_.embed_norm_bias, config_.layer_norm_eps);
+  at::Tensor x = at::embedding(weights_.word_embeddings, ids);
+  if (positions.defined()) x = x + at::embedding(weights_.position_embeddings, positions);
+  else if (weights_.position_embeddings.defined()) x = x + weights_.position_embeddings.narrow(0, 0, n);
+  if (weights_.token_type_embeddings.defined()) x = x + weights_.token_type_embeddings[0];  // DistilBERT and ModernBERT have none
+  x = at::layer_norm(x, {config_.embedding_width()}, weights_.embed_norm_weight, weights_.embed_norm_bias, config_.layer_norm_eps);
+  if (weights_.embed_project_weight.defined()) x = at::linear(x, weights_.embed_project_weight, weights_.embed_project_bias);
+  return x;
+}
+
+// ModernBERT's rotary tables for n positions and a base: cos and sin as [d, n], the layout of the
+// transposed queries and keys they multiply.
+BertModel::Rotary BertModel::rotary_tables(int64_t n, double theta) const {
+  const int64_t d = config_.head_dim();
+  const auto f32 = at::TensorOptions().dtype(at::kFloat);
+  const at::Tensor inv_freq = 1.0 / at::pow(theta, at::arange(0, d, 2, f32) / static_cast<double>(d));
+  const at::Tensor freqs = at::arange(n, f32).unsqueeze(1) * inv_freq.unsqueeze(0);
+  const at::Tensor angles = at::cat({freqs, freqs}, -1).t().contiguous();  // [d, n]
+  return {angles.cos().to(device_.device, device_.dtype), angles.sin().to(device_.device, device_.dtype)};
 }
 
 at::Tensor BertModel::activate(at::Tensor x) const {
@@ -39,13 +75,22 @@ at::Tensor BertModel::activate(at::Tensor x) const {
   return x;
 }
 
-at::Tensor BertModel::attend(const LayerWeights& w, const at::Tensor& x, const at::Tensor& mask, BatchCaptures* keep) const {
+at::Tensor BertModel::attend(const LayerWeights& w, const at::Tensor& x, const at::Tensor& mask, BatchCaptures* keep, const Rotary* rotary) const {
   const int64_t B = x.size(0), n = x.size(1), H = config_.num_heads, d = config_.head_dim(), D = config_.hidden_size;
+  // ModernBERT normalises before attending (its first layer does not).
+  const at::Tensor input = config_.architecture == Architecture::ModernBert && w.attn_norm_weight.defined()
+                               ? at::layer_norm(x, {D}, w.attn_norm_weight, w.attn_norm_bias, config_.layer_norm_eps)
+                               : x;
   // The projection computed transposed, [B, 3D, n], is per head [3, d, n]: q^T, k^T and v^T are
   // plain matrices of one batch of B * H, read in place by the products (no copies of q, k, v).
-  const at::Tensor qkv_t = at::baddbmm(w.qkv_bias.view({1, 3 * D, 1}), w.qkv_weight.expand({B, 3 * D, D}), x.transpose(1, 2));
+  const at::Tensor qkv_t = at::baddbmm(w.qkv_bias.view({1, 3 * D, 1}), w.qkv_weight.expand({B, 3 * D, D}), input.transpose(1, 2));
   const at::Tensor heads = qkv_t.view({B * H, 3, d, n});
-  const at::Tensor q_t = heads.select(1, 0), k_t = heads.select(1, 1), v_t = heads.select(1, 2);  // [B * H, d, n]
+  at::Tensor q_t = heads.select(1, 0), k_t = heads.select(1, 1);
+  const at::Tensor v_t = heads.select(1, 2);  // [B * H, d, n]
+  if (rotary) {
+    q_t = q_t * rotary->cos + rotate_half_rows(q_t) * rotary->sin;
+    k_t = k_t * rotary->cos + rotate_half_rows(k_t) * rotary->sin;
+  }
   const double scale = 1.0 / std::sqrt(static_cast<double>(d));
   at::Tensor context;
   if (keep) {
@@ -75,11 +120,32 @@ at::Tensor BertModel::finish(const LayerWeights& w, const at::Tensor& context, c
   // Residual sums and the activation are done in place on the fresh products: no extra tensors
   // of activations to allocate and write.
   const at::Tensor merged = context.transpose(1, 2).reshape({B, n, D});
+  if (config_.architecture == Architecture::ModernBert) {
+    // Pre-norm residual blocks; the feed-forward block is a GeGLU: act(input) * gate.
+    const at::Tensor attended = at::linear(merged, w.attn_out_weight, w.attn_out_bias).add_(x);
+    const at::Tensor normed = at::layer_norm(attended, {D}, w.ffn_norm_weight, w.ffn_norm_bias, config_.layer_norm_eps);
+    const auto parts = at::linear(normed, w.ffn_in_weight, w.ffn_in_bias).chunk(2, -1);
+    const at::Tensor inner = activate(parts[0].contiguous()).mul_(parts[1]);
+    return at::linear(inner, w.ffn_out_weight, w.ffn_out_bias).add_(attended);
+  }
   const at::Tensor attended = at::layer_norm(at::linear(merged, w.attn_out_weight, w.attn_out_bias).add_(x), {D},
                                              w.attn_norm_weight, w.attn_norm_bias, config_.layer_norm_eps);
   const at::Tensor inner = activate(at::linear(attended, w.ffn_in_weight, w.ffn_in_bias));
   return at::layer_norm(at::linear(inner, w.ffn_out_weight, w.ffn_out_bias).add_(attended), {D}, w.ffn_norm_weight,
                         w.ffn_norm_bias, config_.layer_norm_eps);
+}
+
+// ModernBERT's local layers: a key farther than local_window positions from the query is masked
+// out, on top of the padding mask when there is one. [B or 1, 1, n, n].
+at::Tensor BertModel::band_mask(int64_t n, const at::Tensor& padding) const {
+  const at::Tensor index = at::arange(n, at::kLong);
+  const at::Tensor outside = (index.unsqueeze(0) - index.unsqueeze(1)).abs() > config_.rotary.local_window;
+  at::Tensor band = at::zeros({n, n}, at::kFloat).masked_fill_(outside, lowest_value()).to(device_.device, device_.dtype).view({1, 1, n, n});
+  return padding.defined() ? at::minimum(band, padding) : band;
+}
+
+double BertModel::lowest_value() const {
+  return device_.dtype == at::kFloat ? std::numeric_limits<float>::lowest() : device_.dtype == at::kHalf ? -65504.0 : -3.38953139e38;
 }
 
 BatchCaptures BertModel::forward(const std::vector<std::vector<int64_t>>& ids, bool capture, LastLayer last, const KeepGoing& keep_going) const {
@@ -90,8 +156,8 @@ BatchCaptures BertModel::forward(const std::vector<std::vector<int64_t>>& ids, b
     if (text.empty()) throw Error("a text of the batch has no tokens");
     n = std::max<int64_t>(n, static_cast<int64_t>(text.size()));
   }
-  if (n > config_.max_positions)
-    throw Error("a text has " + std::to_string(n) + " tokens; the model takes at most " + std::to_string(config_.max_positions));
+  if (n > config_.max_tokens())
+    throw Error("a text has " + std::to_string(n) + " tokens; the model takes at most " + std::to_string(config_.max_tokens()));
 
   const int64_t B = static_cast<int64_t>(ids.size());
   at::Tensor host_ids = at::zeros({B, n}, at::kLong);  // pads take id 0, masked out below
@@ -113,10 +179,7 @@ BatchCaptures BertModel::forward(const std::vector<std::vector<int64_t>>& ids, b
   if (padded) {
     at::Tensor real = at::zeros({B, n}, at::kBool);
     for (int64_t b = 0; b < B; ++b) real[b].narrow(0, 0, out.lengths[static_cast<size_t>(b)]).fill_(true);
-    const double lowest = device_.dtype == at::kFloat ? std::numeric_limits<float>::lowest()
-                          : device_.dtype == at::kHalf ? -65504.0
-                                                       : -3.38953139e38;
-    mask = at::where(real, 0.0, lowest).to(device_.device, device_.dtype).view({B, 1, 1, n});
+    mask = at::where(real, 0.0, lowest_value()).to(device_.device, device_.dtype).view({B, 1, 1, n});
   }
   if (capture) {
     const auto options = at::TensorOptions().dtype(device_.dtype).device(device_.device);
@@ -124,17 +187,29 @@ BatchCaptures BertModel::forward(const std::vector<std::vector<int64_t>>& ids, b
     out.all_attention = at::empty({L, B, H, n, n}, options);
     out.all_head_outputs = at::empty({L, B, H, n, config_.head_dim()}, options);
   }
-  at::Tensor x = embed(device_ids);
+  const at::Tensor positions = config_.position_offset > 0 ? offset_positions(ids, n, config_.pad_token_id).to(device_.device) : at::Tensor();
+  at::Tensor x = embed(device_ids, positions);
   out.hidden_states.push_back(x);
+  const bool modern = config_.architecture == Architecture::ModernBert;
+  Rotary global, local;
+  at::Tensor local_mask;
+  if (modern) {
+    global = rotary_tables(n, config_.rotary.global_theta);
+    local = rotary_tables(n, config_.rotary.local_theta);
+    local_mask = band_mask(n, mask);
+  }
   for (size_t l = 0; l < weights_.layers.size(); ++l) {
     if (keep_going && !keep_going()) throw Cancelled();
     const LayerWeights& w = weights_.layers[l];
-    const at::Tensor context = attend(w, x, mask, capture ? &out : nullptr);
+    const bool is_local = modern && config_.rotary.local[l];
+    const at::Tensor context = attend(w, x, is_local ? local_mask : mask, capture ? &out : nullptr, modern ? (is_local ? &local : &global) : nullptr);
     if (last == LastLayer::HeadOutputsOnly && l + 1 == weights_.layers.size()) break;
     if (keep_going && !keep_going()) throw Cancelled();  // halfway through the layer too: a stale run stops sooner
     x = finish(w, context, x);
     out.hidden_states.push_back(x);
   }
+  if (weights_.final_norm_weight.defined() && out.hidden_states.size() > weights_.layers.size())  // ModernBERT's last output is normalised
+    out.hidden_states.back() = at::layer_norm(x, {config_.hidden_size}, weights_.final_norm_weight, weights_.final_norm_bias, config_.layer_norm_eps);
   return out;
 }
 

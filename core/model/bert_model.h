@@ -1,6 +1,6 @@
 #pragma once
-// The BERT encoder in libtorch, run under inference mode on a padded batch of token ids.
-// Immutable once loaded, so threads may share one model.
+// The encoder in libtorch (BERT and the architectures config.h reads), run under inference mode
+// on a padded batch of token ids. Immutable once loaded, so threads may share one model.
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -37,10 +37,18 @@ class BertModel {
   const ComputeDevice& device() const { return device_; }
 
  private:
-  at::Tensor embed(const at::Tensor& ids) const;
-  // A layer in two steps: self-attention to the head outputs (kept in `keep` when given), then
-  // the output projection and feed-forward block to the layer's output.
-  at::Tensor attend(const LayerWeights& w, const at::Tensor& x, const at::Tensor& mask, BatchCaptures* keep) const;
+  struct Rotary {
+    at::Tensor cos, sin;  // [d, n]
+  };
+  // positions: per-token position ids (RoBERTa's offsets), or undefined for 0 .. n - 1.
+  at::Tensor embed(const at::Tensor& ids, const at::Tensor& positions) const;
+  Rotary rotary_tables(int64_t n, double theta) const;
+  at::Tensor band_mask(int64_t n, const at::Tensor& padding) const;
+  double lowest_value() const;  // the additive mask's value for a key left out, in the compute dtype
+  // A layer in two steps: self-attention to the head outputs (kept in `keep` when given; rotary
+  // positions applied to queries and keys when given), then the output projection and feed-forward
+  // block to the layer's output.
+  at::Tensor attend(const LayerWeights& w, const at::Tensor& x, const at::Tensor& mask, BatchCaptures* keep, const Rotary* rotary = nullptr) const;
   at::Tensor finish(const LayerWeights& w, const at::Tensor& context, const at::Tensor& x) const;
   at::Tensor activate(at::Tensor x) const;  // in place
 

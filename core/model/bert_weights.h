@@ -1,7 +1,9 @@
 #pragma once
-// BERT's encoder weights, loaded from model.safetensors, checked against the config, and placed
-// on the compute device. The query, key and value projections are fused into one matrix, grouped
-// by head, so a layer's projections are a single matrix product.
+// An encoder's weights, loaded from model.safetensors under its architecture's names, checked
+// against the config, and placed on the compute device. The query, key and value projections are
+// fused into one matrix, grouped by head, so a layer's projections are a single matrix product.
+// Tensors a architecture lacks stay undefined (no biases in ModernBERT, no norm before its first
+// layer's attention); ALBERT's shared layers are the same tensors listed once per layer run.
 #include <ATen/core/Tensor.h>
 
 #include <vector>
@@ -16,19 +18,21 @@ struct LayerWeights {
   at::Tensor qkv_weight, qkv_bias;        // [3D, D], [3D]: per head its query, key and value rows
   at::Tensor attn_out_weight, attn_out_bias;
   at::Tensor attn_norm_weight, attn_norm_bias;
-  at::Tensor ffn_in_weight, ffn_in_bias;   // [I, D]
+  at::Tensor ffn_in_weight, ffn_in_bias;   // [I, D]; ModernBERT: [2I, D], the GeGLU's input and gate
   at::Tensor ffn_out_weight, ffn_out_bias; // [D, I]
-  at::Tensor ffn_norm_weight, ffn_norm_bias;
+  at::Tensor ffn_norm_weight, ffn_norm_bias;  // ModernBERT: the norm before the feed-forward block
 };
 
 struct BertWeights {
   at::Tensor word_embeddings, position_embeddings, token_type_embeddings;
   at::Tensor embed_norm_weight, embed_norm_bias;
+  at::Tensor embed_project_weight, embed_project_bias;  // ELECTRA, ALBERT: embedding width to hidden size
+  at::Tensor final_norm_weight, final_norm_bias;        // ModernBERT
   std::vector<LayerWeights> layers;
 };
 
-// Tensor names are taken with or without the "bert." prefix, LayerNorm as weight/bias or the
-// older gamma/beta; task heads (cls.*, pooler) are ignored.
+// Tensor names are taken with or without the architecture's prefix ("bert.", "roberta.", "model.",
+// ...), LayerNorm as weight/bias or the older gamma/beta; task heads (cls.*, pooler) are ignored.
 BertWeights load_bert_weights(const SafetensorsFile& file, const BertConfig& config, const ComputeDevice& device);
 
 }  // namespace attnscope

@@ -21,11 +21,11 @@ std::shared_ptr<const Checkpoint> Checkpoint::load(const std::filesystem::path& 
 }
 
 size_t Checkpoint::default_max_length() const {
-  return std::min(kDefaultMaxLength, static_cast<size_t>(model_->config().max_positions));
+  return std::min(kDefaultMaxLength, static_cast<size_t>(model_->config().max_tokens()));
 }
 
 Encoding Checkpoint::encode(std::string_view text, size_t max_length) const {
-  const auto positions = static_cast<size_t>(model_->config().max_positions);
+  const auto positions = static_cast<size_t>(model_->config().max_tokens());
   if (max_length < 2 || max_length > positions)
     throw Error("maximum length " + std::to_string(max_length) + " is out of range (2 to " + std::to_string(positions) +
                 ", the model's positions)");

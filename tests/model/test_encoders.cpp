@@ -1,0 +1,143 @@
+// Every encoder architecture besides BERT runs exactly as transformers runs it: tiny random-weight
+// checkpoints saved by transformers itself, with its eager attention maps, the head outputs
+// C = A V and the hidden states as the golden fixture (tools/make_encoder_golden.py). Each text
+// is run alone and all of them as one padded batch.
+#include <gtest/gtest.h>
+
+#include <ATen/ATen.h>
+#include <nlohmann/json.hpp>
+
+#include <functional>
+
+#include "error.h"
+#include "model/bert_model.h"
+#include "model/config.h"
+#include "support/paths.h"
+
+namespace attnscope {
+namespace {
+
+at::Tensor tensor(const nlohmann::json& nested) {
+  std::vector<float> flat;
+  std::vector<int64_t> shape;
+  for (const nlohmann::json* level = &nested; level->is_array() && !level->empty(); level = &(*level)[0])
+    shape.push_back(static_cast<int64_t>(level->size()));
+  const std::function<void(const nlohmann::json&)> walk = [&](const nlohmann::json& j) {
+    if (j.is_array())
+      for (const auto& x : j) walk(x);
+    else flat.push_back(j.get<float>());
+  };
+  walk(nested);
+  return at::tensor(flat).reshape(shape);
+}
+
+double gap(const at::Tensor& a, const at::Tensor& b) { return (a - b).abs().max().item<double>(); }
+
+class Encoder : public ::testing::TestWithParam<std::string> {
+ protected:
+  std::filesystem::path dir() const { return test::golden_dir() / "encoders" / GetParam(); }
+};
+
+void expect_case(const TextCaptures& got, const nlohmann::json& expected, const std::string& what) {
+  const auto& attention = expected["attention"];
+  ASSERT_EQ(got.num_layers, static_cast<int64_t>(attention.size())) << what;
+  for (size_t l = 0; l < attention.size(); ++l) {
+    const auto layer = static_cast<int64_t>(l);
+    EXPECT_LT(gap(got.attention[layer], tensor(attention[l])), 1e-5) << what << " attention, layer " << l;
+    EXPECT_LT(gap(got.head_outputs[layer], tensor(expected["head_outputs"][l])), 1e-5) << what << " head outputs, layer " << l;
+  }
+  const auto& hidden = expected["hidden_states"];
+  ASSERT_EQ(got.hidden_states.size(0), static_cast<int64_t>(hidden.size())) << what;
+  for (size_t l = 0; l < hidden.size(); ++l)
+    EXPECT_LT(gap(got.hidden_states[static_cast<int64_t>(l)], tensor(hidden[l])), 1e-4) << what << " hidden state " << l;
+}
+
+TEST_P(Encoder, MatchesTransformersAloneAndBatchedWithPadding) {
+  const auto model = BertModel::load(dir(), ComputeDevice{});
+  const nlohmann::json expected = test::read_json(dir() / "expected.json");
+  std::vector<std::vector<int64_t>> batch;
+  for (const auto& c : expected["cases"]) {
+    const auto ids = c["ids"].get<std::vector<int64_t>>();
+    batch.push_back(ids);
+    const BatchCaptures alone = model->forward({ids});
+    expect_case(text_captures(alone, 0, true), c, GetParam() + " alone, " + std::to_string(ids.size()) + " tokens");
+  }
+  const BatchCaptures together = model->forward(batch);
+  for (size_t b = 0; b < batch.size(); ++b)
+    expect_case(text_captures(together, b, true), expected["cases"][b], GetParam() + " batched, text " + std::to_string(b));
+}
+
+INSTANTIATE_TEST_SUITE_P(Architectures, Encoder, ::testing::Values("roberta", "xlm-roberta", "electra", "albert", "albert-groups", "modernbert"),
+                         [](const auto& info) {
+                           std::string name = info.param;
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
+
+TEST(EncoderConfig, EachArchitectureIsReadFromItsOwnKeys) {
+  const auto load = [](const char* name) { return BertConfig::load(test::golden_dir() / "encoders" / name / "config.json"); };
+  const BertConfig roberta = load("roberta");
+  EXPECT_EQ(roberta.architecture, Architecture::Roberta);
+  EXPECT_EQ(roberta.position_offset, 2);
+  EXPECT_EQ(roberta.max_tokens(), 38);
+  EXPECT_EQ(load("xlm-roberta").model_type, "xlm-roberta");
+  EXPECT_EQ(load("xlm-roberta").activation, Activation::GeluTanh);
+  EXPECT_EQ(load("electra").embedding_width(), 16);
+  const BertConfig albert = load("albert-groups");
+  EXPECT_EQ(albert.num_layers, 8);  // 4 runs through 2 groups of 2 inner layers each
+  EXPECT_EQ(albert.weight_groups, 2);
+  const BertConfig modern = load("modernbert");
+  EXPECT_EQ(modern.architecture, Architecture::ModernBert);
+  EXPECT_EQ(modern.rotary.local, (std::vector<bool>{false, true, true, false}));
+  EXPECT_EQ(modern.rotary.local_window, 4);
+  EXPECT_EQ(modern.rotary.global_theta, 160000.0);
+  EXPECT_FALSE(modern.norm_bias);
+  // Written back as read, so result files and corpus runs keep the architecture.
+  EXPECT_EQ(BertConfig::from_json(modern.to_json(), "again").rotary.local, modern.rotary.local);
+  EXPECT_EQ(BertConfig::from_json(albert.to_json(), "again").num_layers, 8);
+}
+
+TEST(EncoderConfig, OlderModernBertKeysAndRefusals) {
+  nlohmann::json j = test::read_json(test::golden_dir() / "encoders" / "modernbert" / "config.json");
+  j.erase("layer_types");
+  j.erase("rope_parameters");
+  j["global_attn_every_n_layers"] = 2;
+  j["global_rope_theta"] = 80000.0;
+  const BertConfig older = BertConfig::from_json(j, "config.json");
+  EXPECT_EQ(older.rotary.local, (std::vector<bool>{false, true, false, true}));
+  EXPECT_EQ(older.rotary.global_theta, 80000.0);
+  EXPECT_EQ(older.rotary.local_theta, 10000.0);
+  const auto error = [](const nlohmann::json& bad) {
+    try {
+      BertConfig::from_json(bad, "config.json");
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  nlohmann::json scaled = j;
+  scaled["rope_scaling"] = {{"rope_type", "yarn"}};
+  EXPECT_NE(error(scaled).find("rope_scaling is not supported"), std::string::npos);
+  nlohmann::json bad_types = test::read_json(test::golden_dir() / "encoders" / "modernbert" / "config.json");
+  bad_types["layer_types"] = {"full_attention"};
+  EXPECT_NE(error(bad_types).find("one type per layer"), std::string::npos);
+  EXPECT_EQ(error({{"model_type", "deberta-v2"}}),
+            "config.json: model_type \"deberta-v2\" is not supported; attnscope reads " + std::string(kSupportedModelTypes));
+}
+
+TEST(EncoderWeights, AMissingTensorNamesItAndThePrefixTried) {
+  const test::TempDir tmp;
+  std::filesystem::copy(test::golden_dir() / "encoders" / "electra", tmp.path(), std::filesystem::copy_options::recursive);
+  nlohmann::json config = test::read_json(tmp / "config.json");
+  config["embedding_size"] = 32;  // the file's embeddings are 16 wide
+  test::write_text(tmp / "config.json", config.dump());
+  try {
+    BertModel::load(tmp.path(), ComputeDevice{});
+    FAIL() << "a mismatched embedding width loaded";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("has shape [96, 16], expected [96, 32]"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace attnscope

@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""Writes tests/golden/encoders/<architecture>/: a tiny random-weight checkpoint of every encoder
+architecture attnscope reads besides BERT (config.json and model.safetensors saved by transformers
+itself) and expected.json: for a few token-id lists, transformers' eager attention maps, the head
+outputs C = A V (V taken from the model's own value projection by a hook) and the hidden states.
+
+The ids are given directly, so these fixtures test the encoders alone; the tokenizers have their
+own fixtures. Before writing, the script checks that transformers gives the same maps for a
+padded batch as for each text alone, so the C++ tests may compare their batched runs with these.
+
+  .venv/bin/python tools/make_encoder_golden.py
+"""
+import json
+import pathlib
+
+import torch
+import transformers as tf
+
+OUT = pathlib.Path(__file__).resolve().parent.parent / "tests" / "golden" / "encoders"
+VOCAB = 96
+# Lengths chosen so that ModernBERT's local window (4 tokens each side here) bands the long ones.
+LENGTHS = [13, 6, 1]
+
+
+def common(**extra):
+    settings = dict(vocab_size=VOCAB, hidden_size=32, num_hidden_layers=3, num_attention_heads=4, intermediate_size=40,
+                    max_position_embeddings=40, attn_implementation="eager")
+    settings.update(extra)
+    return settings
+
+
+def architectures():
+    return {
+        "roberta": (tf.RobertaConfig(**common(pad_token_id=1, bos_token_id=0, eos_token_id=2, type_vocab_size=1)), tf.RobertaModel, "value"),
+        "xlm-roberta": (tf.XLMRobertaConfig(**common(pad_token_id=1, bos_token_id=0, eos_token_id=2, type_vocab_size=1, hidden_act="gelu_new")),
+                        tf.XLMRobertaModel, "value"),
+        "electra": (tf.ElectraConfig(**common(embedding_size=16, pad_token_id=0)), tf.ElectraModel, "value"),
+        "albert": (tf.AlbertConfig(**common(embedding_size=16, num_hidden_groups=1, inner_group_num=1, pad_token_id=0, hidden_act="gelu_new")),
+                   tf.AlbertModel, "value"),
+        "albert-groups": (tf.AlbertConfig(**common(embedding_size=16, num_hidden_layers=4, num_hidden_groups=2, inner_group_num=2, pad_token_id=0)),
+                          tf.AlbertModel, "value"),
+        "modernbert": (tf.ModernBertConfig(vocab_size=VOCAB, hidden_size=32, num_hidden_layers=4, num_attention_heads=4, intermediate_size=24,
+                                           max_position_embeddings=64, local_attention=8, global_attn_every_n_layers=3, pad_token_id=0,
+                                           bos_token_id=1, eos_token_id=2, cls_token_id=1, sep_token_id=2, attn_implementation="eager"),
+                       tf.ModernBertModel, "Wqkv"),
+    }
+
+
+def texts(generator, first, last):
+    return [[first] + torch.randint(3, VOCAB, (n - 2,), generator=generator).tolist() + [last] if n >= 2 else [first] for n in LENGTHS]
+
+
+def value_rows(name, module_name, config):
+    """Turns the hooked projection's output [1, n, .] into V per head [H, n, d]."""
+    heads = config.num_attention_heads
+    def split(out):
+        n = out.shape[1]
+        if module_name == "Wqkv":  # [q | k | v], each [H * d]
+            out = out.view(1, n, 3, heads, -1)[:, :, 2]
+        return out.view(1, n, heads, -1).transpose(1, 2)[0]
+    return split
+
+
+def run(model, module_name, config, ids, mask=None):
+    values = []
+    hooks = [m.register_forward_hook(lambda _m, _i, out: values.append(out))
+             for name, m in model.named_modules() if name.split(".")[-1] == module_name]
+    with torch.no_grad():
+        out = model(input_ids=ids, attention_mask=mask, output_attentions=True, output_hidden_states=True)
+    for h in hooks:
+        h.remove()
+    return out, values
+
+
+def randomise_norms(model):
+    with torch.no_grad():  # non-trivial layer norms, so a missing or swapped one shows
+        for name, p in model.named_parameters():
+            if "norm" in name.lower():
+                p.add_(torch.randn_like(p) * 0.1)
+
+
+def write(name, config, model_class, module_name):
+    out_dir = OUT / name
+    out_dir.mkdir(parents=True, exist_ok=True)
+    torch.manual_seed(11)
+    model = model_class(config).eval()
+    randomise_norms(model)
+    model.save_pretrained(out_dir, safe_serialization=True)
+    generator = torch.Generator().manual_seed(5)
+    first = getattr(config, "cls_token_id", None) or config.bos_token_id or 2
+    last = getattr(config, "sep_token_id", None) or config.eos_token_id or 3
+    cases = []
+    split = value_rows(name, module_name, config)
+    for ids in texts(generator, first, last):
+        out, values = run(model, module_name, config, torch.tensor([ids]))
+        attention = [a[0] for a in out.attentions]
+        heads = [a @ split(v) for a, v in zip(attention, values)]
+        cases.append({"ids": ids, "attention": [a.tolist() for a in attention], "head_outputs": [c.tolist() for c in heads],
+                      "hidden_states": [h[0].tolist() for h in out.hidden_states]})
+    check_padding(model, module_name, config, cases)
+    (out_dir / "expected.json").write_text(json.dumps({"architecture": name, "cases": cases}))
+    print(name, sorted((p.name, p.stat().st_size) for p in out_dir.iterdir()))
+
+
+def check_padding(model, module_name, config, cases):
+    n = max(len(c["ids"]) for c in cases)
+    pad = config.pad_token_id
+    ids = torch.tensor([c["ids"] + [pad] * (n - len(c["ids"])) for c in cases])
+    mask = torch.tensor([[1] * len(c["ids"]) + [0] * (n - len(c["ids"])) for c in cases])
+    out, _ = run(model, module_name, config, ids, mask)
+    for b, c in enumerate(cases):
+        k = len(c["ids"])
+        for layer, a in enumerate(out.attentions):
+            gap = (a[b, :, :k, :k] - torch.tensor(c["attention"][layer])).abs().max().item()
+            assert gap < 1e-6, f"padded batch differs from the text alone: {gap}"
+
+
+def main():
+    for name, (config, model_class, module_name) in architectures().items():
+        write(name, config, model_class, module_name)
+
+
+if __name__ == "__main__":
+    main()
