@@ -35,6 +35,7 @@
 #include "typing_bench.h"
 #include "widgets.h"
 #include "window.h"
+#include "tokenizer/piece_text.h"
 
 namespace attnscope::ui {
 namespace {
@@ -299,7 +300,7 @@ void Explorer::draw_view(View view, const PanelContext& c) {
     std::string top = "Most column attention (a_hat): ";
     for (size_t k = 0; k < order.size() && k < 6; ++k) {
       char item[96];
-      std::snprintf(item, sizeof item, "%s%s %d: %.2f", k ? ", " : "", e.tokens[order[k]].text.c_str(), order[k], seps.column_share[order[k]]);
+      std::snprintf(item, sizeof item, "%s%s %d: %.2f", k ? ", " : "", readable_piece(e.tokens[order[k]].text).c_str(), order[k], seps.column_share[order[k]]);
       top += item;
     }
     ImGui::PushTextWrapPos(0);
@@ -308,7 +309,7 @@ void Explorer::draw_view(View view, const PanelContext& c) {
     if (only_special && !settings_.analysis.separators_text_only)
       ImGui::TextDisabled("Only special tokens reach tau_sep = %.2f here, so the mask and the blocks have one colour: this head "
                           "puts its attention on %s. Tick \"separators among text tokens only\" to see the text's own columns.",
-                          a.settings.tau_sep, e.tokens[seps.positions.front()].text.c_str());
+                          a.settings.tau_sep, readable_piece(e.tokens[seps.positions.front()].text).c_str());
     ImGui::PopTextWrapPos();
   };
   switch (view) {

@@ -4,6 +4,7 @@
 #include "error.h"
 #include "io/analysis_json.h"
 #include "run_options.h"
+#include "tokenizer/piece_text.h"
 
 namespace attnscope::cli {
 namespace {
@@ -36,7 +37,7 @@ int run_pairs(const PairsOptions& o) {
   if (pairs.empty()) return 0;
   std::printf("%-16s %-16s %7s %7s %7s\n", "Token_i", "Token_j", "Index_i", "Index_j", "S_hat");
   for (const TokenPair& p : pairs)
-    std::printf("%-16s %-16s %7d %7d %7.3f\n", e.tokens[static_cast<size_t>(p.i)].text.c_str(), e.tokens[static_cast<size_t>(p.j)].text.c_str(),
+    std::printf("%-16s %-16s %7d %7d %7.3f\n", readable_piece(e.tokens[static_cast<size_t>(p.i)].text).c_str(), readable_piece(e.tokens[static_cast<size_t>(p.j)].text).c_str(),
                 p.i, p.j, p.value);
   return 0;
 }

@@ -4,6 +4,7 @@
 #include "error.h"
 #include "io/analysis_json.h"
 #include "run_options.h"
+#include "tokenizer/piece_text.h"
 
 namespace attnscope::cli {
 namespace {
@@ -28,7 +29,7 @@ void print_layer(const TextAnalysis& a, const Encoding& e, int64_t l) {
   for (int64_t h = 0; h < a.num_heads; ++h) {
     const HeadStats& s = a.head(l, h).stats;
     const std::string anchor =
-        s.anchor_index ? e.tokens[static_cast<size_t>(*s.anchor_index)].text + "@" + std::to_string(*s.anchor_index) + " (" + cell(s.anchor_share, "%.2f") + ")" : "-";
+        s.anchor_index ? readable_piece(e.tokens[static_cast<size_t>(*s.anchor_index)].text) + "@" + std::to_string(*s.anchor_index) + " (" + cell(s.anchor_share, "%.2f") + ")" : "-";
     std::printf("%5lld %4lld %6d %7s %7s %9s %9s %7s %8s  %s\n", static_cast<long long>(l), static_cast<long long>(h), s.count,
                 cell(s.density).c_str(), cell(s.repeat_share).c_str(), cell(s.same_sentence_repeat_share).c_str(),
                 cell(s.same_sentence_share).c_str(), cell(s.chance_same_sentence).c_str(), cell(s.mean_distance, "%.1f").c_str(),

@@ -6,7 +6,7 @@
 #include "error.h"
 #include "model/model_locator.h"
 #include "text_input.h"
-#include "tokenizer/bert_tokenizer.h"
+#include "tokenizer/tokenizer.h"
 
 namespace attnscope::cli {
 namespace {
@@ -19,7 +19,7 @@ struct TokenizeOptions {
 };
 
 int run_tokenize(const TokenizeOptions& o) {
-  const auto tokenizer = BertTokenizer::from_folder(locate_model(o.model));
+  const auto tokenizer = load_tokenizer(locate_model(o.model));
   const std::string text = read_text_input(o.input);
   const Encoding e = tokenizer->encode(text, o.max_length);
   if (o.json) {
@@ -46,7 +46,7 @@ int run_tokenize(const TokenizeOptions& o) {
 Action add_tokenize_command(CLI::App& app) {
   auto o = std::make_shared<TokenizeOptions>();
   auto* cmd = app.add_subcommand("tokenize", "Split a text into BERT word pieces: ids, tokens and the byte range of each");
-  cmd->add_option("--model", o->model, "Checkpoint folder (vocab.txt, tokenizer_config.json), or a model id in the Hugging Face cache")->required();
+  cmd->add_option("--model", o->model, "Checkpoint folder (tokenizer.json, or vocab.txt with tokenizer_config.json), or a model id in the Hugging Face cache")->required();
   cmd->add_option("--text", o->input.text, "The text itself");
   cmd->add_option("--file", o->input.file, "A UTF-8 text file to read the text from");
   cmd->add_option("--max-len", o->max_length, "Keep at most N tokens, [CLS] and [SEP] included")->capture_default_str()->check(CLI::Range(2, 1 << 20));

@@ -1,9 +1,15 @@
 #include "analysis/sentences.h"
 
+#include "tokenizer/piece_text.h"
+
 namespace attnscope {
 namespace {
 
-bool ends_sentence(const Token& t) { return t.text == "." || t.text == "!" || t.text == "?"; }
+bool ends_sentence(const Token& t) {
+  if (t.special) return false;
+  const std::string piece = readable_piece(t.text);  // "Ġ." and "▁." end a sentence as "." does
+  return piece == "." || piece == "!" || piece == "?";
+}
 
 }  // namespace
 
@@ -12,7 +18,7 @@ std::vector<int> punctuation_sentences(const std::vector<Token>& tokens) {
   const size_t n = tokens.size();
   int current = 0;
   for (size_t i = 1; i < n; ++i) {
-    const bool final_sep = i == n - 1 && tokens[i].text == "[SEP]";
+    const bool final_sep = i == n - 1 && tokens[i].special;  // the end token ([SEP], </s>) by its role
     if (ends_sentence(tokens[i - 1]) && !ends_sentence(tokens[i]) && !final_sep) ++current;
     sentence[i] = current;
   }

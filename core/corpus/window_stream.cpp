@@ -4,7 +4,7 @@
 
 namespace attnscope {
 
-WindowStream::WindowStream(CorpusReader& reader, const BertTokenizer& tokenizer, size_t window)
+WindowStream::WindowStream(CorpusReader& reader, const Tokenizer& tokenizer, size_t window)
     : reader_(reader), tokenizer_(tokenizer), window_(window) {
   if (window < 3) throw Error("a window must hold at least 3 tokens ([CLS], a word piece, [SEP])");
 }

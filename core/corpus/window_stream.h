@@ -3,13 +3,13 @@
 // consecutive, non-overlapping runs of N - 2 (a run may start with a ## continuation), each
 // wrapped in [CLS] ... [SEP]; a document's last, shorter run is kept. Windows never cross documents.
 #include "corpus/corpus_reader.h"
-#include "tokenizer/bert_tokenizer.h"
+#include "tokenizer/tokenizer.h"
 
 namespace attnscope {
 
 class WindowStream {
  public:
-  WindowStream(CorpusReader& reader, const BertTokenizer& tokenizer, size_t window);
+  WindowStream(CorpusReader& reader, const Tokenizer& tokenizer, size_t window);
   bool next(Encoding& out);
   uint64_t documents() const { return documents_; }
   // Bytes of the input up to the end of the last word piece emitted: progress through the corpus.
@@ -20,7 +20,7 @@ class WindowStream {
   Encoding emit(size_t count);
 
   CorpusReader& reader_;
-  const BertTokenizer& tokenizer_;
+  const Tokenizer& tokenizer_;
   size_t window_;
   std::vector<Token> pieces_;        // the current document's pieces not yet emitted start at first_
   std::vector<uint64_t> ends_;       // where each piece ends in the input, in bytes

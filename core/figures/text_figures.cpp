@@ -8,6 +8,7 @@
 
 #include "error.h"
 #include "figures/tensor_values.h"
+#include "tokenizer/piece_text.h"
 
 namespace attnscope {
 namespace {
@@ -63,7 +64,7 @@ std::string separator_list(const Encoding& e, const std::vector<int>& positions)
   if (positions.empty()) return "none";
   std::string out;
   for (size_t k = 0; k < positions.size() && k < 5; ++k)
-    out += (k ? ", " : "") + e.tokens[positions[k]].text + " " + std::to_string(positions[k]);
+    out += (k ? ", " : "") + readable_piece(e.tokens[positions[k]].text) + " " + std::to_string(positions[k]);
   if (positions.size() > 5) out += " and " + std::to_string(positions.size() - 5) + " more";
   return out;
 }
@@ -146,7 +147,7 @@ std::vector<float> head_matrix(const AnalyzedTextView& text, int layer, int head
 
 std::vector<std::string> token_labels(const Encoding& encoding) {
   std::vector<std::string> labels;
-  for (const Token& t : encoding.tokens) labels.push_back(t.text);
+  for (const Token& t : encoding.tokens) labels.push_back(readable_piece(t.text));
   return labels;
 }
 
@@ -255,7 +256,7 @@ Figure figure4(const AnalyzedTextView& text, const FigureOptions& options) {
   TokenTextPanel table;
   table.title = "tokens";
   for (size_t i = 0; i < text.encoding.size(); ++i) {
-    table.tokens.push_back(std::to_string(i) + " " + text.encoding.tokens[i].text);
+    table.tokens.push_back(std::to_string(i) + " " + readable_piece(text.encoding.tokens[i].text));
     table.color_index.push_back(-1);
   }
   f.panels.push_back(std::move(table));
@@ -307,7 +308,7 @@ Figure figure9(const AnalyzedTextView& text, const FigureOptions& options) {
     }
   p.table_header = {"token i", "token j", "i", "j", "S_hat"};
   for (const TokenPair& pair : pairs)
-    p.table.push_back({text.encoding.tokens[pair.i].text, text.encoding.tokens[pair.j].text, std::to_string(pair.i),
+    p.table.push_back({readable_piece(text.encoding.tokens[pair.i].text), readable_piece(text.encoding.tokens[pair.j].text), std::to_string(pair.i),
                        std::to_string(pair.j), share_text(pair.value)});
   f.panels.push_back(std::move(p));
   return f;
@@ -332,7 +333,7 @@ Figure stats_figure(const AnalyzedTextView& text, const FigureOptions& options) 
     chance.values.push_back(value_or_nan(s.chance_same_sentence));
     anchor.values.push_back(value_or_nan(s.anchor_share));
     dist.values.push_back(value_or_nan(s.mean_distance));
-    anchors.categories.push_back("h" + std::to_string(h) + " " + (s.anchor_index ? text.encoding.tokens[*s.anchor_index].text : "-"));
+    anchors.categories.push_back("h" + std::to_string(h) + " " + (s.anchor_index ? readable_piece(text.encoding.tokens[*s.anchor_index].text) : "-"));
   }
   repeats.series = {rep, ssrep};
   sentence.series = {same, chance};

@@ -11,12 +11,12 @@ std::shared_ptr<const Checkpoint> Checkpoint::load(const std::filesystem::path& 
   const std::filesystem::path dir = locate_model(model.string());
   auto checkpoint = std::make_shared<Checkpoint>();
   checkpoint->dir_ = dir;
-  checkpoint->tokenizer_ = BertTokenizer::from_folder(dir);
+  checkpoint->tokenizer_ = load_tokenizer(dir);
   checkpoint->model_ = BertModel::load(dir, device);
-  const auto words = static_cast<int64_t>(checkpoint->tokenizer_->vocab().size());
+  const auto words = static_cast<int64_t>(checkpoint->tokenizer_->vocab_size());
   if (words > checkpoint->model_->config().vocab_size)
-    throw Error((dir / "vocab.txt").string() + ": " + std::to_string(words) + " tokens, but config.json's vocab_size is " +
-                std::to_string(checkpoint->model_->config().vocab_size));
+    throw Error(dir.string() + ": the tokenizer has " + std::to_string(words) + " tokens, but config.json's vocab_size is " +
+                std::to_string(checkpoint->model_->config().vocab_size) + " (tokenizer and weights do not belong together)");
   return checkpoint;
 }
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "model/bert_model.h"
-#include "tokenizer/bert_tokenizer.h"
+#include "tokenizer/tokenizer.h"
 
 namespace attnscope {
 
@@ -18,7 +18,7 @@ struct TextRun {
 
 class Checkpoint {
  public:
-  // Reads config.json, vocab.txt (+ tokenizer_config.json) and model.safetensors from a checkpoint
+  // Reads config.json, tokenizer.json or vocab.txt (+ tokenizer_config.json) and model.safetensors from a checkpoint
   // folder, or from the Hugging Face cache's copy of a model id (see model_locator.h).
   static std::shared_ptr<const Checkpoint> load(const std::filesystem::path& model, const ComputeDevice& device);
 
@@ -31,12 +31,12 @@ class Checkpoint {
   TextRun run(std::string_view text, size_t max_length, bool to_host = true) const;
 
   const std::filesystem::path& dir() const { return dir_; }
-  const BertTokenizer& tokenizer() const { return *tokenizer_; }
+  const Tokenizer& tokenizer() const { return *tokenizer_; }
   const BertModel& model() const { return *model_; }
 
  private:
   std::filesystem::path dir_;
-  std::unique_ptr<BertTokenizer> tokenizer_;
+  std::unique_ptr<Tokenizer> tokenizer_;
   std::shared_ptr<const BertModel> model_;
 };
 

@@ -98,8 +98,4 @@ Encoding BertTokenizer::wrap(std::vector<Token> pieces, size_t max_length) const
   return encoding;
 }
 
-Encoding BertTokenizer::encode(std::string_view text, size_t max_length) const {
-  return wrap(tokenize(text), max_length);
-}
-
 }  // namespace attnscope

@@ -8,14 +8,13 @@
 
 #include "tokenizer/encoding.h"
 #include "tokenizer/normalizer.h"
+#include "tokenizer/tokenizer.h"
 #include "tokenizer/vocab.h"
 #include "tokenizer/wordpiece.h"
 
 namespace attnscope {
 
-inline constexpr size_t kDefaultMaxLength = 128;
-
-class BertTokenizer {
+class BertTokenizer : public Tokenizer {
  public:
   BertTokenizer(Vocab vocab, NormalizerOptions options);
   BertTokenizer(const BertTokenizer&) = delete;  // the WordPiece refers to vocab_
@@ -26,11 +25,10 @@ class BertTokenizer {
   static std::unique_ptr<BertTokenizer> from_folder(const std::filesystem::path& dir);
 
   // Word pieces of the text, without [CLS]/[SEP] and without truncation.
-  std::vector<Token> tokenize(std::string_view text) const;
-  // [CLS] pieces [SEP], truncated to max_length tokens (at least 2).
-  Encoding encode(std::string_view text, size_t max_length = kDefaultMaxLength) const;
-  // [CLS] pieces [SEP] from pieces already tokenised (used by windowing of long documents).
-  Encoding wrap(std::vector<Token> pieces, size_t max_length) const;
+  std::vector<Token> tokenize(std::string_view text) const override;
+  // [CLS] pieces [SEP] from pieces already tokenised, truncated to max_length tokens (at least 2).
+  Encoding wrap(std::vector<Token> pieces, size_t max_length) const override;
+  size_t vocab_size() const override { return vocab_.size(); }
 
   const Vocab& vocab() const { return vocab_; }
   const NormalizerOptions& options() const { return options_; }

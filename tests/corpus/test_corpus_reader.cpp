@@ -3,6 +3,7 @@
 
 #include "corpus/corpus_reader.h"
 #include "corpus/window_stream.h"
+#include "tokenizer/bert_tokenizer.h"
 #include "error.h"
 #include "support/paths.h"
 #include "support/tiny_bert.h"

@@ -1,4 +1,5 @@
 #include "panels/pairs_panel.h"
+#include "tokenizer/piece_text.h"
 
 #include <imgui.h>
 
@@ -75,11 +76,11 @@ PanelActions PairsPanel::draw(const PanelContext& c) {
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
         ImGui::PushID(row);
-        ImGui::Selectable(e.tokens[p.i].text.c_str(), hovered_ == order_[row], ImGuiSelectableFlags_SpanAllColumns);
+        ImGui::Selectable(readable_piece(e.tokens[p.i].text).c_str(), hovered_ == order_[row], ImGuiSelectableFlags_SpanAllColumns);
         if (ImGui::IsItemHovered()) hovered = order_[row];
         ImGui::PopID();
         ImGui::TableNextColumn();
-        ImGui::TextUnformatted(e.tokens[p.j].text.c_str());
+        ImGui::TextUnformatted(readable_piece(e.tokens[p.j].text).c_str());
         ImGui::TableNextColumn();
         ImGui::Text("%d", p.i);
         ImGui::TableNextColumn();

@@ -4,6 +4,7 @@
 #include <imgui_stdlib.h>
 
 #include "widgets.h"
+#include "tokenizer/piece_text.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -50,7 +51,7 @@ void TextPanel::draw_tokens(const AnalysisSnapshot& s) {
   const float right = ImGui::GetContentRegionAvail().x;
   float x = 0;
   for (size_t i = 0; i < e.size(); ++i) {
-    const std::string label = std::to_string(i) + " " + e.tokens[i].text;
+    const std::string label = std::to_string(i) + " " + readable_piece(e.tokens[i].text);
     const float w = ImGui::CalcTextSize(label.c_str()).x + ImGui::GetStyle().ItemSpacing.x * 2;
     if (i > 0 && x + w < right) ImGui::SameLine();
     else x = 0;

@@ -1,0 +1,56 @@
+#include "tokenizer/bpe.h"
+
+#include <limits>
+
+#include "error.h"
+
+namespace attnscope {
+
+Bpe::Bpe(std::vector<std::string> tokens, const std::vector<std::pair<std::string, std::string>>& merges, const std::string& source,
+         bool ignore_merges)
+    : tokens_(std::move(tokens)), ignore_merges_(ignore_merges) {
+  for (size_t i = 0; i < tokens_.size(); ++i) ids_.emplace(tokens_[i], static_cast<int32_t>(i));
+  const auto id_of = [&](const std::string& t, size_t rank) {
+    const auto it = ids_.find(t);
+    if (it == ids_.end()) throw Error(source + ": merge " + std::to_string(rank) + " names \"" + t + "\", which is not in the vocabulary");
+    return it->second;
+  };
+  for (size_t rank = 0; rank < merges.size(); ++rank) {
+    const auto& [a, b] = merges[rank];
+    const int32_t joined = id_of(a + b, rank);
+    merges_.emplace(key(id_of(a, rank), id_of(b, rank)), Merge{static_cast<int32_t>(rank), joined});  // the first rank of a pair wins
+  }
+}
+
+void Bpe::tokenize(const CharString& word, std::vector<Token>& out) const {
+  if (word.empty()) return;
+  struct Symbol {
+    int32_t id;
+    uint32_t begin, end;
+  };
+  std::vector<Symbol> symbols;
+  std::string text;
+  for (const SourceChar& c : word) {
+    std::string one;
+    append_utf8(one, c.cp);
+    text += one;
+    if (const auto it = ids_.find(one); it != ids_.end()) symbols.push_back({it->second, c.begin, c.end});
+  }
+  if (ignore_merges_)
+    if (const auto it = ids_.find(text); it != ids_.end()) symbols = {{it->second, word.front().begin, word.back().end}};
+  // The lowest-ranked adjacent pair is merged first, the leftmost among equals: the reference's order.
+  while (symbols.size() > 1) {
+    int32_t best_rank = std::numeric_limits<int32_t>::max(), best_id = 0;
+    size_t best = 0;
+    for (size_t i = 0; i + 1 < symbols.size(); ++i) {
+      const auto it = merges_.find(key(symbols[i].id, symbols[i + 1].id));
+      if (it != merges_.end() && it->second.rank < best_rank) best_rank = it->second.rank, best_id = it->second.id, best = i;
+    }
+    if (best_rank == std::numeric_limits<int32_t>::max()) break;
+    symbols[best] = {best_id, symbols[best].begin, symbols[best + 1].end};
+    symbols.erase(symbols.begin() + static_cast<std::ptrdiff_t>(best) + 1);
+  }
+  for (const Symbol& s : symbols) out.push_back({s.id, tokens_[static_cast<size_t>(s.id)], s.begin, s.end, false});
+}
+
+}  // namespace attnscope

@@ -1,0 +1,42 @@
+#pragma once
+// A byte-pair-encoding model: a word starts as its characters, and the adjacent pair of lowest
+// rank in the merges list is joined, again and again, until no listed pair is left.
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "tokenizer/encoding.h"
+#include "tokenizer/utf8.h"
+
+namespace attnscope {
+
+class Bpe {
+ public:
+  // merges: pairs of vocabulary entries, in rank order. Throws naming `source` when a merge names
+  // an entry the vocabulary lacks.
+  Bpe(std::vector<std::string> tokens, const std::vector<std::pair<std::string, std::string>>& merges, const std::string& source,
+      bool ignore_merges = false);
+
+  // The pieces of one word, with the source ranges of their characters. A character outside the
+  // vocabulary is dropped, as the reference does without an unknown token.
+  void tokenize(const CharString& word, std::vector<Token>& out) const;
+
+  size_t size() const { return tokens_.size(); }
+  const std::string& token(int32_t id) const { return tokens_[static_cast<size_t>(id)]; }
+  const std::unordered_map<std::string, int32_t>& ids() const { return ids_; }
+
+ private:
+  struct Merge {
+    int32_t rank, id;
+  };
+  static uint64_t key(int32_t a, int32_t b) { return (static_cast<uint64_t>(static_cast<uint32_t>(a)) << 32) | static_cast<uint32_t>(b); }
+
+  std::vector<std::string> tokens_;
+  std::unordered_map<std::string, int32_t> ids_;
+  std::unordered_map<uint64_t, Merge> merges_;
+  bool ignore_merges_;
+};
+
+}  // namespace attnscope

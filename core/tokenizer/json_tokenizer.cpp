@@ -1,0 +1,296 @@
+#include "tokenizer/json_tokenizer.h"
+
+#include <utf8proc.h>
+
+#include <nlohmann/json.hpp>
+
+#include "error.h"
+#include "io/json_file.h"
+#include "tokenizer/byte_level.h"
+#include "tokenizer/char_classes.h"
+
+namespace attnscope {
+namespace {
+
+std::string type_of(const nlohmann::json& j, const std::string& what, const std::string& source) {
+  if (!j.is_object() || !j.contains("type") || !j["type"].is_string()) throw Error(source + ": " + what + " has no \"type\"");
+  return j["type"].get<std::string>();
+}
+
+bool flag(const nlohmann::json& j, const char* key, bool fallback) {
+  return j.contains(key) && j[key].is_boolean() ? j[key].get<bool>() : fallback;
+}
+
+JsonTokenizer::Normalization read_normalizer(const nlohmann::json& j, const std::string& source) {
+  if (j.is_null()) return JsonTokenizer::Normalization::None;
+  const std::string type = type_of(j, "the normalizer", source);
+  if (type == "NFC") return JsonTokenizer::Normalization::Nfc;
+  if (type == "Lowercase") return JsonTokenizer::Normalization::Lowercase;
+  throw Error(source + ": normalizer \"" + type + "\" is not supported with a BPE model (supported: none, NFC, Lowercase)");
+}
+
+// The byte-level pre-tokenizer's settings; a Sequence may hold it alone.
+void read_pre_tokenizer(const nlohmann::json& j, JsonTokenizer::Settings& s, const std::string& source) {
+  const std::string type = type_of(j, "the pre-tokenizer", source);
+  if (type == "Sequence" && j.contains("pretokenizers") && j["pretokenizers"].size() == 1) return read_pre_tokenizer(j["pretokenizers"][0], s, source);
+  if (type != "ByteLevel") throw Error(source + ": pre-tokenizer \"" + type + "\" is not supported with a BPE model (supported: ByteLevel)");
+  s.add_prefix_space = flag(j, "add_prefix_space", true);
+  s.use_regex = flag(j, "use_regex", true);
+}
+
+std::pair<std::string, std::string> merge_of(const nlohmann::json& m, size_t rank, const std::string& source) {
+  if (m.is_string()) {
+    const std::string text = m.get<std::string>();
+    const size_t space = text.find(' ');
+    if (space == std::string::npos || space == 0 || space + 1 == text.size() || text.find(' ', space + 1) != std::string::npos)
+      throw Error(source + ": merge " + std::to_string(rank) + " (\"" + text + "\") is not two entries separated by a space");
+    return {text.substr(0, space), text.substr(space + 1)};
+  }
+  if (m.is_array() && m.size() == 2 && m[0].is_string() && m[1].is_string()) return {m[0].get<std::string>(), m[1].get<std::string>()};
+  throw Error(source + ": merge " + std::to_string(rank) + " is neither \"a b\" nor [\"a\", \"b\"]");
+}
+
+Bpe read_bpe(const nlohmann::json& model, const std::string& source) {
+  for (const char* unsupported : {"continuing_subword_prefix", "end_of_word_suffix"})
+    if (model.contains(unsupported) && !model[unsupported].is_null() && model[unsupported] != "")
+      throw Error(source + ": BPE with a " + unsupported + " is not supported");
+  if (flag(model, "byte_fallback", false)) throw Error(source + ": BPE with byte_fallback is not supported");
+  if (!model.contains("vocab") || !model["vocab"].is_object()) throw Error(source + ": the BPE model has no vocab object");
+  if (!model.contains("merges") || !model["merges"].is_array()) throw Error(source + ": the BPE model has no merges list");
+  std::vector<std::string> tokens;
+  for (const auto& [text, id] : model["vocab"].items()) {
+    if (!id.is_number_integer() || id.get<int64_t>() < 0 || id.get<int64_t>() > 10'000'000)
+      throw Error(source + ": vocabulary entry \"" + text + "\" has id " + id.dump() + ", expected a non-negative integer");
+    const auto i = static_cast<size_t>(id.get<int64_t>());
+    if (i >= tokens.size()) tokens.resize(i + 1);
+    if (!tokens[i].empty()) throw Error(source + ": vocabulary id " + std::to_string(i) + " is given twice");
+    tokens[i] = text;
+  }
+  std::vector<std::pair<std::string, std::string>> merges;
+  for (size_t r = 0; r < model["merges"].size(); ++r) merges.push_back(merge_of(model["merges"][r], r, source));
+  return Bpe(std::move(tokens), merges, source, flag(model, "ignore_merges", false));
+}
+
+std::vector<AddedToken> read_added(const nlohmann::json& j, const std::string& source) {
+  std::vector<AddedToken> out;
+  if (j.is_null()) return out;
+  if (!j.is_array()) throw Error(source + ": \"added_tokens\" must be a list");
+  for (const auto& t : j) {
+    if (!t.is_object() || !t.contains("id") || !t["id"].is_number_integer() || !t.contains("content") || !t["content"].is_string() ||
+        t["content"].get<std::string>().empty())
+      throw Error(source + ": an added token needs an integer \"id\" and a non-empty \"content\"");
+    out.push_back({t["content"].get<std::string>(), t["id"].get<int32_t>(), flag(t, "special", false), flag(t, "lstrip", false),
+                   flag(t, "rstrip", false), flag(t, "single_word", false)});
+  }
+  return out;
+}
+
+Token special_token(const nlohmann::json& pair_or_name, const nlohmann::json& specials, const std::string& source) {
+  if (pair_or_name.is_array() && pair_or_name.size() == 2 && pair_or_name[0].is_string() && pair_or_name[1].is_number_integer())
+    return {pair_or_name[1].get<int32_t>(), pair_or_name[0].get<std::string>(), 0, 0, true};
+  if (pair_or_name.is_string() && specials.is_object() && specials.contains(pair_or_name.get<std::string>())) {
+    const auto& s = specials[pair_or_name.get<std::string>()];
+    if (s.contains("ids") && s["ids"].size() == 1 && s.contains("tokens") && s["tokens"].size() == 1)
+      return {s["ids"][0].get<int32_t>(), s["tokens"][0].get<std::string>(), 0, 0, true};
+  }
+  throw Error(source + ": the post-processor's special token " + pair_or_name.dump() + " is not defined");
+}
+
+void read_template(const nlohmann::json& j, JsonTokenizer::Settings& s, const std::string& source) {
+  if (!j.contains("single") || !j["single"].is_array()) throw Error(source + ": TemplateProcessing without a \"single\" template");
+  bool seen_sequence = false;
+  for (const auto& item : j["single"]) {
+    if (item.contains("Sequence")) {
+      if (seen_sequence) throw Error(source + ": a single template with the sequence twice is not supported");
+      seen_sequence = true;
+    } else if (item.contains("SpecialToken")) {
+      (seen_sequence ? s.after : s.before).push_back(special_token(item["SpecialToken"]["id"], j.value("special_tokens", nlohmann::json()), source));
+    } else {
+      throw Error(source + ": template item " + item.dump() + " is not supported");
+    }
+  }
+  if (!seen_sequence) throw Error(source + ": the single template has no sequence");
+}
+
+void read_post_processor(const nlohmann::json& j, JsonTokenizer::Settings& s, const std::string& source) {
+  if (j.is_null()) return;
+  const std::string type = type_of(j, "the post-processor", source);
+  if (type == "RobertaProcessing" || type == "BertProcessing") {
+    s.before.push_back(special_token(j["cls"], nullptr, source));
+    s.after.push_back(special_token(j["sep"], nullptr, source));
+    if (type == "RobertaProcessing") s.trim_offsets = flag(j, "trim_offsets", true);
+  } else if (type == "TemplateProcessing") {
+    read_template(j, s, source);
+  } else if (type == "ByteLevel") {
+    s.trim_offsets = flag(j, "trim_offsets", true);
+  } else if (type == "Sequence" && j.contains("processors") && j["processors"].is_array()) {
+    for (const auto& p : j["processors"]) read_post_processor(p, s, source);
+  } else {
+    throw Error(source + ": post-processor \"" + type + "\" is not supported (supported: RobertaProcessing, BertProcessing, TemplateProcessing, ByteLevel)");
+  }
+}
+
+// NFC by runs that start at a character of combining class 0. A run NFC leaves as it is keeps
+// its ranges; in a run it composes, the composed character takes its first source character's
+// range (the marks it absorbed are gone, as in the reference's alignments) and what follows it
+// takes the ranges of the run's last characters.
+CharString compose(const CharString& chars) {
+  CharString out;
+  for (size_t i = 0; i < chars.size();) {
+    size_t j = i + 1;
+    while (j < chars.size() && combining_class(chars[j].cp) != 0) ++j;
+    std::string run;
+    for (size_t k = i; k < j; ++k) append_utf8(run, chars[k].cp);
+    utf8proc_uint8_t* composed = nullptr;
+    const auto len = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(run.data()), static_cast<utf8proc_ssize_t>(run.size()), &composed,
+                                  static_cast<utf8proc_option_t>(UTF8PROC_STABLE | UTF8PROC_COMPOSE));
+    if (len < 0) throw Error("text cannot be normalised: " + std::string(utf8proc_errmsg(len)));
+    const CharString decoded = decode_utf8(std::string_view(reinterpret_cast<const char*>(composed), static_cast<size_t>(len)));
+    std::free(composed);
+    const size_t in = j - i, made = decoded.size();
+    for (size_t k = 0; k < made; ++k) {
+      const SourceChar& from = made == in || k == 0 ? chars[i + k] : chars[j - (made - k)];
+      out.push_back({decoded[k].cp, from.begin, from.end});
+    }
+    i = j;
+  }
+  return out;
+}
+
+CharString lowercase(const CharString& chars) {
+  CharString out;
+  std::u32string lower;
+  for (const SourceChar& c : chars) {
+    lower.clear();
+    append_lowercase(lower, c.cp);
+    for (char32_t cp : lower) out.push_back({cp, c.begin, c.end});
+  }
+  return out;
+}
+
+// Where the reference's offsets land when it hands them out by character (transformers' offset
+// mapping): a byte inside a character stands for that character's start.
+uint32_t character_start(std::string_view text, uint32_t byte) {
+  while (byte > 0 && byte < text.size() && (static_cast<unsigned char>(text[byte]) & 0xC0) == 0x80) --byte;
+  return byte;
+}
+
+// The reference's trim_offsets: a piece's leading and trailing spaces leave its byte range,
+// except the one space the pre-tokenizer itself put before the first word. It counts spaces in
+// bytes, so a lone added space before a wide character would end inside that character; the
+// range is then taken back to the character's start.
+void trim(std::vector<Token>& pieces, bool added_prefix_space, std::string_view text) {
+  const auto& space = byte_level_chars()[' '];
+  for (Token& t : pieces) {
+    if (t.special) continue;
+    const CharString chars = decode_utf8(t.text);
+    size_t lead = 0, trail = 0;
+    while (lead < chars.size() && (chars[lead].cp == space || is_unicode_space(chars[lead].cp))) ++lead;
+    while (trail < chars.size() && (chars[chars.size() - 1 - trail].cp == space || is_unicode_space(chars[chars.size() - 1 - trail].cp))) ++trail;
+    if (lead > 0 && !(added_prefix_space && lead == 1 && t.begin == 0)) t.begin = std::min(t.begin + static_cast<uint32_t>(lead), t.end);
+    if (trail > 0 && t.end >= trail) t.end = std::max(t.end - static_cast<uint32_t>(trail), t.begin);
+    t.begin = character_start(text, t.begin);
+    t.end = std::max(t.begin, character_start(text, t.end));
+  }
+}
+
+bool is_word_char(char32_t cp) {
+  const auto c = utf8proc_category(static_cast<utf8proc_int32_t>(cp));
+  return cp == U'_' || (c >= UTF8PROC_CATEGORY_LU && c <= UTF8PROC_CATEGORY_LO) || (c >= UTF8PROC_CATEGORY_ND && c <= UTF8PROC_CATEGORY_NO);
+}
+
+}  // namespace
+
+JsonTokenizer::JsonTokenizer(Bpe bpe, Settings settings) : bpe_(std::move(bpe)), settings_(std::move(settings)) {}
+
+std::unique_ptr<Tokenizer> JsonTokenizer::from_json(const nlohmann::json& json, const std::string& source) {
+  if (!json.is_object() || !json.contains("model")) throw Error(source + ": not a tokenizer.json (no \"model\")");
+  const std::string model = type_of(json["model"], "the model", source);
+  if (model != "BPE") throw Error(source + ": tokenizer model \"" + model + "\" is not supported yet (supported: WordPiece, BPE)");
+  Settings s;
+  s.normalization = read_normalizer(json.value("normalizer", nlohmann::json()), source);
+  read_pre_tokenizer(json.value("pre_tokenizer", nlohmann::json()), s, source);
+  s.added = read_added(json.value("added_tokens", nlohmann::json()), source);
+  read_post_processor(json.value("post_processor", nlohmann::json()), s, source);
+  return std::make_unique<JsonTokenizer>(read_bpe(json["model"], source), std::move(s));
+}
+
+size_t JsonTokenizer::vocab_size() const {
+  size_t n = bpe_.size();
+  for (const AddedToken& a : settings_.added) n = std::max(n, static_cast<size_t>(a.id) + 1);
+  return n;
+}
+
+std::unique_ptr<Tokenizer> JsonTokenizer::load(const std::filesystem::path& file) { return from_json(read_json_file(file), file.string()); }
+
+void JsonTokenizer::tokenize_segment(std::string_view text, CharString chars, std::vector<Token>& out) const {
+  if (chars.empty()) return;
+  if (settings_.normalization == Normalization::Nfc) chars = compose(chars);
+  if (settings_.normalization == Normalization::Lowercase) chars = lowercase(chars);
+  // The added space takes the range of the character it goes before, as in the reference.
+  if (settings_.add_prefix_space && chars.front().cp != U' ') chars.insert(chars.begin(), SourceChar{U' ', chars.front().begin, chars.front().end});
+  const std::vector<CharRange> words = settings_.use_regex ? split_gpt2_words(chars) : std::vector<CharRange>{{0, chars.size()}};
+  const size_t first_piece = out.size();
+  for (const CharRange& w : words) bpe_.tokenize(to_byte_level(chars.data() + w.first, chars.data() + w.last), out);
+  if (settings_.trim_offsets) {
+    std::vector<Token> mine(out.begin() + static_cast<std::ptrdiff_t>(first_piece), out.end());
+    trim(mine, settings_.add_prefix_space, text);
+    std::copy(mine.begin(), mine.end(), out.begin() + static_cast<std::ptrdiff_t>(first_piece));
+  }
+}
+
+std::vector<Token> JsonTokenizer::tokenize(std::string_view text) const {
+  const CharString chars = decode_utf8(text);
+  std::vector<Token> out;
+  size_t segment = 0;  // first char not yet tokenised
+  for (size_t i = 0; i < chars.size(); ++i) {
+    // Added tokens, leftmost and longest, in the raw text.
+    const AddedToken* match = nullptr;
+    const std::string_view rest = text.substr(chars[i].begin);
+    for (const AddedToken& a : settings_.added)
+      if (rest.starts_with(a.content) && (!match || a.content.size() > match->content.size())) match = &a;
+    if (!match) continue;
+    size_t last = i;  // the char after the match
+    while (last < chars.size() && chars[last].begin < chars[i].begin + match->content.size()) ++last;
+    if (match->single_word && ((i > 0 && is_word_char(chars[i - 1].cp)) || (last < chars.size() && is_word_char(chars[last].cp)))) continue;
+    // The spaces lstrip and rstrip take belong to the token's range, until trim_offsets takes
+    // them out again (as it does for any piece that starts or ends with spaces).
+    size_t first = i;
+    const size_t content_end = last;
+    if (match->lstrip)
+      while (first > segment && is_unicode_space(chars[first - 1].cp)) --first;
+    if (match->rstrip)
+      while (last < chars.size() && is_unicode_space(chars[last].cp)) ++last;
+    tokenize_segment(text, CharString(chars.begin() + static_cast<std::ptrdiff_t>(segment), chars.begin() + static_cast<std::ptrdiff_t>(first)), out);
+    Token token{match->id, match->content, chars[first].begin, chars[last - 1].end, match->special};
+    if (settings_.trim_offsets) {
+      if (first < i && !(settings_.add_prefix_space && i - first == 1 && token.begin == 0)) token.begin = chars[i].begin;
+      if (last > content_end) token.end = chars[content_end - 1].end;
+    }
+    out.push_back(token);
+    segment = last;
+    i = last - 1;
+  }
+  tokenize_segment(text, CharString(chars.begin() + static_cast<std::ptrdiff_t>(segment), chars.end()), out);
+  return out;
+}
+
+Encoding JsonTokenizer::wrap(std::vector<Token> pieces, size_t max_length) const {
+  const size_t added = settings_.before.size() + settings_.after.size();
+  if (max_length < std::max<size_t>(added, 1))
+    throw Error("the maximum length must be at least " + std::to_string(std::max<size_t>(added, 1)) + ", got " + std::to_string(max_length));
+  Encoding e;
+  e.full_length = pieces.size() + added;
+  e.truncated = e.full_length > max_length;
+  if (e.truncated) pieces.resize(max_length - added);
+  const uint32_t end = pieces.empty() ? 0 : pieces.back().end;
+  e.tokens = settings_.before;
+  for (Token& t : pieces) e.tokens.push_back(std::move(t));
+  for (Token t : settings_.after) {
+    t.begin = t.end = end;  // as BERT's [SEP]: at the end of the text shown
+    e.tokens.push_back(std::move(t));
+  }
+  return e;
+}
+
+}  // namespace attnscope

@@ -1,0 +1,53 @@
+#pragma once
+// A tokenizer read from tokenizer.json stage by stage, as the Rust `tokenizers` library runs it:
+// added tokens are cut out of the raw text first (lstrip, rstrip and single_word honoured), the
+// rest is normalised, pre-tokenised and split by the model, and the post-processor wraps the
+// pieces in the special tokens of its template. Read here: byte-level BPE (RoBERTa, ModernBERT,
+// GPT-2 style vocabularies) with the normalizers none, NFC and Lowercase and the post-processors
+// RobertaProcessing, BertProcessing, TemplateProcessing and ByteLevel. Any other component is
+// refused in one line naming it. (WordPiece tokenizer.json goes to BertTokenizer: tokenizer.cpp.)
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "tokenizer/bpe.h"
+#include "tokenizer/tokenizer.h"
+
+namespace attnscope {
+
+struct AddedToken {
+  std::string content;
+  int32_t id = 0;
+  bool special = false, lstrip = false, rstrip = false, single_word = false;
+};
+
+class JsonTokenizer : public Tokenizer {
+ public:
+  enum class Normalization { None, Nfc, Lowercase };
+  struct Settings {
+    Normalization normalization = Normalization::None;
+    bool add_prefix_space = false, use_regex = true, trim_offsets = false;
+    std::vector<AddedToken> added;
+    std::vector<Token> before, after;  // the template's special tokens around the pieces
+  };
+  JsonTokenizer(Bpe bpe, Settings settings);
+
+  // `source` names the file in error messages.
+  static std::unique_ptr<Tokenizer> from_json(const nlohmann::json& json, const std::string& source);
+  static std::unique_ptr<Tokenizer> load(const std::filesystem::path& file);
+
+  std::vector<Token> tokenize(std::string_view text) const override;
+  Encoding wrap(std::vector<Token> pieces, size_t max_length) const override;
+  size_t vocab_size() const override;
+
+ private:
+  void tokenize_segment(std::string_view text, CharString chars, std::vector<Token>& out) const;
+
+  Bpe bpe_;
+  Settings settings_;
+};
+
+}  // namespace attnscope

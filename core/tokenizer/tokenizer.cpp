@@ -1,0 +1,51 @@
+#include "tokenizer/tokenizer.h"
+
+#include <nlohmann/json.hpp>
+
+#include "error.h"
+#include "io/json_file.h"
+#include "tokenizer/bert_tokenizer.h"
+#include "tokenizer/json_tokenizer.h"
+
+namespace attnscope {
+namespace {
+
+std::string model_type(const nlohmann::json& json) {
+  if (json.is_object() && json.contains("model") && json["model"].is_object() && json["model"].contains("type") && json["model"]["type"].is_string())
+    return json["model"]["type"].get<std::string>();
+  return {};
+}
+
+// A WordPiece tokenizer.json without vocab.txt: its vocabulary and BertNormalizer options.
+std::unique_ptr<Tokenizer> wordpiece_from_json(const nlohmann::json& json, const std::string& source) {
+  const auto& vocab = json["model"].value("vocab", nlohmann::json());
+  if (!vocab.is_object()) throw Error(source + ": the WordPiece model has no vocab object");
+  std::vector<std::string> tokens(vocab.size());
+  for (const auto& [text, id] : vocab.items()) {
+    if (!id.is_number_integer() || id.get<int64_t>() < 0 || static_cast<size_t>(id.get<int64_t>()) >= tokens.size())
+      throw Error(source + ": vocabulary entry \"" + text + "\" has id " + id.dump() + " (ids must run from 0 to the vocabulary's size - 1)");
+    tokens[static_cast<size_t>(id.get<int64_t>())] = text;
+  }
+  NormalizerOptions options;
+  const auto& n = json.value("normalizer", nlohmann::json());
+  if (!n.is_object() || n.value("type", "") != "BertNormalizer")
+    throw Error(source + ": a WordPiece model needs the BertNormalizer (found " + (n.is_object() ? n.value("type", std::string("?")) : n.dump()) + ")");
+  options.lowercase = n.value("lowercase", true);
+  options.strip_accents = n.contains("strip_accents") && n["strip_accents"].is_boolean() ? n["strip_accents"].get<bool>() : options.lowercase;
+  options.handle_cjk = n.value("handle_chinese_chars", true);
+  return std::make_unique<BertTokenizer>(Vocab::from_tokens(std::move(tokens)), options);
+}
+
+}  // namespace
+
+std::unique_ptr<Tokenizer> load_tokenizer(const std::filesystem::path& dir) {
+  const auto json_file = dir / "tokenizer.json";
+  const bool has_vocab = std::filesystem::exists(dir / "vocab.txt");
+  if (!std::filesystem::exists(json_file)) return BertTokenizer::from_folder(dir);
+  const nlohmann::json json = read_json_file(json_file);
+  const std::string type = model_type(json);
+  if (type == "WordPiece") return has_vocab ? BertTokenizer::from_folder(dir) : wordpiece_from_json(json, json_file.string());
+  return JsonTokenizer::from_json(json, json_file.string());
+}
+
+}  // namespace attnscope

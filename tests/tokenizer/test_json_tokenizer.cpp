@@ -1,0 +1,106 @@
+// Tokenizers read from tokenizer.json give the ids and byte ranges of the Rust `tokenizers`
+// library (PyPI) on several hundred strings: byte-level BPE vocabularies trained here and set up
+// as RoBERTa, ModernBERT and GPT-2-style checkpoints ship theirs (tools/make_tokenizer_golden.py).
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "error.h"
+#include "analysis/sentences.h"
+#include "tokenizer/json_tokenizer.h"
+#include "tokenizer/piece_text.h"
+#include "tokenizer/tokenizer.h"
+#include "support/paths.h"
+
+namespace attnscope {
+namespace {
+
+class JsonTokenizerGolden : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(JsonTokenizerGolden, IdsAndByteRangesAreTheReferences) {
+  const auto dir = test::golden_dir() / "tokenizers" / GetParam();
+  const auto tokenizer = JsonTokenizer::load(dir / "tokenizer.json");
+  const nlohmann::json expected = test::read_json(dir / "expected.json");
+  ASSERT_GE(expected["cases"].size(), 300u);
+  size_t checked = 0;
+  for (const auto& c : expected["cases"]) {
+    const std::string text = c["text"].get<std::string>();
+    const Encoding e = tokenizer->encode(text, 100000);
+    ASSERT_EQ(e.ids(), c["ids"].get<std::vector<int64_t>>()) << "text: \"" << text << "\"";
+    for (size_t i = 0; i < e.tokens.size(); ++i) {
+      const auto range = c["offsets"][i].get<std::vector<uint32_t>>();
+      // The reference's special-token mask marks the template's tokens only; attnscope marks
+      // special tokens typed in the text too (they are left out of the analysis alike).
+      const bool added_by_template = c["special"][i] == 1;
+      if (added_by_template) EXPECT_TRUE(e.tokens[i].special) << "text: \"" << text << "\" token " << i;
+      if (added_by_template) continue;  // the reference puts them at (0, 0); attnscope's end token sits at the text's end
+      EXPECT_EQ((std::vector<uint32_t>{e.tokens[i].begin, e.tokens[i].end}), range) << "text: \"" << text << "\" token " << i << " " << e.tokens[i].text;
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 5000u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Trained, JsonTokenizerGolden, ::testing::Values("roberta_bpe", "modernbert_bpe", "prefix_space_bpe"));
+
+std::string load_error(const nlohmann::json& json) {
+  try {
+    JsonTokenizer::from_json(json, "tokenizer.json");
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(JsonTokenizer, BadFilesSayWhatIsWrongInOneLine) {
+  const nlohmann::json good = test::read_json(test::golden_dir() / "tokenizers" / "roberta_bpe" / "tokenizer.json");
+  const auto with = [&](const nlohmann::json::json_pointer& where, const nlohmann::json& value) {
+    nlohmann::json j = good;
+    j[where] = value;
+    return load_error(j);
+  };
+  EXPECT_EQ(load_error(nlohmann::json::object()), "tokenizer.json: not a tokenizer.json (no \"model\")");
+  EXPECT_NE(with("/model/type"_json_pointer, "WordLevel").find("tokenizer model \"WordLevel\" is not supported"), std::string::npos);
+  EXPECT_NE(with("/normalizer"_json_pointer, {{"type", "Precompiled"}}).find("normalizer \"Precompiled\" is not supported"), std::string::npos);
+  EXPECT_NE(with("/pre_tokenizer"_json_pointer, {{"type", "Whitespace"}}).find("pre-tokenizer \"Whitespace\" is not supported"), std::string::npos);
+  EXPECT_NE(with("/post_processor"_json_pointer, {{"type", "Mystery"}}).find("post-processor \"Mystery\" is not supported"), std::string::npos);
+  EXPECT_NE(with("/model/merges/0"_json_pointer, "nospace").find("merge 0 (\"nospace\") is not two entries"), std::string::npos);
+  EXPECT_NE(with("/model/merges/1"_json_pointer, "zzqq xxyy").find("not in the vocabulary"), std::string::npos);
+  EXPECT_NE(with("/model/vocab"_json_pointer, {{"a", -1}}).find("has id -1"), std::string::npos);
+  EXPECT_NE(with("/added_tokens"_json_pointer, {{{"id", 1}}}).find("an added token needs"), std::string::npos);
+}
+
+TEST(JsonTokenizer, AFolderWithTokenizerJsonIsReadThroughIt) {
+  const test::TempDir tmp;
+  std::filesystem::copy_file(test::golden_dir() / "tokenizers" / "roberta_bpe" / "tokenizer.json", tmp / "tokenizer.json");
+  const auto tokenizer = load_tokenizer(tmp.path());
+  const Encoding e = tokenizer->encode("The harbour town", 16);
+  ASSERT_GE(e.size(), 3u);
+  EXPECT_EQ(e.tokens.front().text, "<s>");
+  EXPECT_EQ(e.tokens.back().text, "</s>");
+  EXPECT_EQ(tokenizer->encode("The harbour town woke slowly.", 4).size(), 4u);
+}
+
+TEST(ReadablePiece, MarkersOfAWordsStartGoAndBytesBecomeCharacters) {
+  EXPECT_EQ(readable_piece("\u0120hello"), "hello");             // Ġhello
+  EXPECT_EQ(readable_piece("caf\u00c3\u00a9"), "caf\u00e9");     // byte-level "café"
+  EXPECT_EQ(readable_piece("\u0120\u00c3\u00a9t\u00c3\u00a9"), "\u00e9t\u00e9");
+  EXPECT_EQ(readable_piece("\u2581word"), "word");               // ▁word
+  EXPECT_EQ(readable_piece("##ing"), "##ing");
+  EXPECT_EQ(readable_piece("[CLS]"), "[CLS]");
+  EXPECT_EQ(readable_piece("caf\u00e9"), "caf\u00e9");           // a WordPiece entry stays as it is
+  EXPECT_EQ(readable_piece("\u0120"), "\u2423");                 // a lone space is shown, not blank
+  EXPECT_EQ(readable_piece("\u010a"), "\u21b5");                 // Ċ, a line break
+}
+
+TEST(ReadablePiece, SentencesOfByteLevelPiecesEndAtTheirFullStops) {
+  const auto tokenizer = JsonTokenizer::load(test::golden_dir() / "tokenizers" / "roberta_bpe" / "tokenizer.json");
+  const Encoding e = tokenizer->encode("The boats left. The bells rang six .", 64);
+  const std::vector<int> sentence = punctuation_sentences(e.tokens);
+  EXPECT_EQ(sentence.front(), 0);
+  EXPECT_EQ(sentence.back(), 1);  // </s> stays in the last sentence, after the closing " ."
+  EXPECT_EQ(*std::max_element(sentence.begin(), sentence.end()), 1);
+}
+
+}  // namespace
+}  // namespace attnscope

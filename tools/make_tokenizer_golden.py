@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""Writes tests/golden/tokenizers/<name>/tokenizer.json and expected.json: small but realistic
+vocabularies trained here with the PyPI `tokenizers` trainers on text written for this project
+(tests/golden/tokenizers/training_text.txt and assets/examples/*.txt), set up as the models ship
+theirs, and the reference's ids and byte ranges for several hundred strings (accents, CJK, emoji,
+control and zero-width characters, spaces, very long words, special tokens typed in the text).
+
+  .venv/bin/python tools/make_tokenizer_golden.py
+"""
+import json
+import pathlib
+import random
+
+from tokenizers import AddedToken, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+OUT = ROOT / "tests" / "golden" / "tokenizers"
+
+
+def training_lines():
+    lines = (OUT / "training_text.txt").read_text().splitlines()
+    for p in sorted((ROOT / "assets" / "examples").glob("*.txt")):
+        lines += p.read_text().splitlines()
+    return [l for l in lines if l.strip()]
+
+
+def byte_level_bpe(specials, normalizer, add_prefix_space, post, mask):
+    tok = Tokenizer(models.BPE())
+    tok.normalizer = normalizer
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=add_prefix_space)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=1200, min_frequency=1, special_tokens=specials,
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    tok.train_from_iterator(training_lines(), trainer)
+    tok.add_special_tokens([AddedToken(mask, lstrip=True, special=True)])
+    tok.post_processor = post(tok)
+    return tok
+
+
+def tokenizers_to_write():
+    return {
+        # RoBERTa, XLM-style BPE as RoBERTa ships it: no normalizer, no prefix space, <s> ... </s>.
+        "roberta_bpe": byte_level_bpe(["<s>", "<pad>", "</s>", "<unk>"], None, False,
+                                      lambda t: processors.RobertaProcessing(("</s>", t.token_to_id("</s>")), ("<s>", t.token_to_id("<s>")),
+                                                                            trim_offsets=True, add_prefix_space=False), "<mask>"),
+        # ModernBERT's way: NFC, no prefix space, a [CLS] $A [SEP] template (offsets not trimmed).
+        "modernbert_bpe": byte_level_bpe(["[UNK]", "[CLS]", "[SEP]", "[PAD]"], normalizers.NFC(), False,
+                                         lambda t: processors.TemplateProcessing(single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B [SEP]",
+                                                                                 special_tokens=[("[CLS]", t.token_to_id("[CLS]")), ("[SEP]", t.token_to_id("[SEP]"))]),
+                                         "[MASK]"),
+        # A prefix space added before the first word, offsets trimmed by the ByteLevel post-processor.
+        "prefix_space_bpe": byte_level_bpe(["<|endoftext|>"], normalizers.Lowercase(), True,
+                                           lambda t: processors.ByteLevel(trim_offsets=True), "<mask>"),
+    }
+
+
+def strings():
+    rng = random.Random(3)
+    lines = training_lines()
+    out = ["", " ", "  ", "\n", "a", "A", "hello", " hello", "  hello  world  ", "hello\n\nworld", "tab\tseparated\tvalues",
+           "don't", "it's", "they're", "we've", "I'm", "you'll", "he'd", "'s", "''", "O'Neil's", "DON'T",
+           "café", "cafe\u0301", "naïve façade", "Ångström", "ÉCOLE", "straße", "İstanbul",
+           "北京大学", "日本語のテキスト", "한국어 문장", "中文 and English", "Здравствуй, мир", "Γειά σου", "مرحبا بالعالم", "שלום",
+           "emoji 😀 here", "👍🏽", "👨‍👩‍👧", "🇫🇷 flag", "a\u200bb", "zero\u200dwidth\u200cjoiner", "\ufeffbom", "soft\u00adhyphen",
+           "control\x01char", "bell\x07", "nul\x00byte", "del\x7f", "line\u2028separator", "nbsp\u00a0space", "ideographic\u3000space",
+           "x" * 300, "supercalifragilisticexpialidocious" * 3, "1234567890", "3.14159", "1,000,000", "$100", "#hashtag", "@user",
+           "<mask>", "a <mask> b", "a<mask>b", "  <mask>  ", "[MASK]", "the [MASK] sat", "<s>", "</s>", "<pad>", "<unk>", "[CLS] x [SEP]",
+           "<|endoftext|>", "end<|endoftext|>start", "<<mask>>", "<ma", "mask>",
+           "e-mail: someone@example.com", "https://example.org/path?q=1", "C++ and C#", "snake_case_name", "CamelCaseWord",
+           "...", "?!?!", "—dash—", "“quoted”", "‘single’", "(brackets) [square] {curly}", "a\r\nb", "   leading", "trailing   "]
+    for line in lines:
+        out.append(line)
+    for _ in range(140):  # fragments of the training text cut at random places, and mixed with the hard cases
+        line = rng.choice(lines)
+        i, j = sorted(rng.sample(range(len(line) + 1), 2))
+        out.append(line[i:j])
+        out.append(line[i:j] + rng.choice(out[:90]) + line[j:])
+    return list(dict.fromkeys(out))
+
+
+def byte_offsets(text, offsets):
+    starts = [len(text[:k].encode()) for k in range(len(text) + 1)]
+    return [[starts[a], starts[b]] for a, b in offsets]
+
+
+def main():
+    cases = strings()
+    for name, tok in tokenizers_to_write().items():
+        folder = OUT / name
+        folder.mkdir(parents=True, exist_ok=True)
+        tok.save(str(folder / "tokenizer.json"))
+        rows = []
+        for text in cases:
+            enc = tok.encode(text)
+            rows.append({"text": text, "ids": enc.ids, "offsets": byte_offsets(text, enc.offsets), "special": enc.special_tokens_mask})
+        (folder / "expected.json").write_text(json.dumps({"cases": rows}, ensure_ascii=False))
+        print(name, len(rows), "strings,", tok.get_vocab_size(), "entries")
+
+
+if __name__ == "__main__":
+    main()
