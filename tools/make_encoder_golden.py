@@ -5,7 +5,9 @@ itself) and expected.json: for a few token-id lists, transformers' eager attenti
 outputs C = A V (V taken from the model's own value projection by a hook) and the hidden states.
 
 The ids are given directly, so these fixtures test the encoders alone; the tokenizers have their
-own fixtures. Before writing, the script checks that transformers gives the same maps for a
+own fixtures. tests/golden/checkpoints/ holds whole checkpoints (weights sized to a trained
+tokenizer.json beside them) for the tests that go from text to maps, the command line and the
+explorer among them. Before writing, the script checks that transformers gives the same maps for a
 padded batch as for each text alone, so the C++ tests may compare their batched runs with these.
 
   .venv/bin/python tools/make_encoder_golden.py
@@ -17,6 +19,7 @@ import torch
 import transformers as tf
 
 OUT = pathlib.Path(__file__).resolve().parent.parent / "tests" / "golden" / "encoders"
+ROOT_CHECKPOINTS = OUT.parent / "checkpoints"
 VOCAB = 96
 # Lengths chosen so that ModernBERT's local window (4 tokens each side here) bands the long ones.
 LENGTHS = [13, 6, 1]
@@ -115,9 +118,51 @@ def check_padding(model, module_name, config, cases):
             assert gap < 1e-6, f"padded batch differs from the text alone: {gap}"
 
 
+CHECKPOINT_TEXTS = ["The lighthouse keeper climbed the stairs. He lit the lamp at dusk!", "Ships passed the <mask> cape ."]
+
+
+def write_checkpoint(name, tokenizer_name, config, model_class, module_name):
+    """A whole checkpoint folder: a tiny random model sized to a trained tokenizer of
+    tests/golden/tokenizers, so text goes in and maps come out as in the product; expected.json
+    holds transformers' ids (through the tokenizers library) and maps for a few texts."""
+    from tokenizers import Tokenizer
+    out_dir = ROOT_CHECKPOINTS / name
+    out_dir.mkdir(parents=True, exist_ok=True)
+    source = OUT.parent / "tokenizers" / tokenizer_name / "tokenizer.json"
+    (out_dir / "tokenizer.json").write_bytes(source.read_bytes())
+    tokenizer = Tokenizer.from_file(str(source))
+    torch.manual_seed(13)
+    model = model_class(config).eval()
+    randomise_norms(model)
+    model.save_pretrained(out_dir, safe_serialization=True)
+    split = value_rows(name, module_name, config)
+    cases = []
+    for text in CHECKPOINT_TEXTS:
+        ids = tokenizer.encode(text).ids
+        out, values = run(model, module_name, config, torch.tensor([ids]))
+        attention = [a[0] for a in out.attentions]
+        heads = [a @ split(v) for a, v in zip(attention, values)]
+        cases.append({"text": text, "ids": ids, "attention": [a.tolist() for a in attention], "head_outputs": [c.tolist() for c in heads],
+                      "hidden_states": [h[0].tolist() for h in out.hidden_states]})
+    (out_dir / "expected.json").write_text(json.dumps({"architecture": name, "cases": cases}))
+    print(name, sorted((p.name, p.stat().st_size) for p in out_dir.iterdir()))
+
+
+def checkpoints():
+    size = 1201  # the trained tokenizers' entries
+    roberta = tf.RobertaConfig(**common(vocab_size=size, pad_token_id=1, bos_token_id=0, eos_token_id=2, type_vocab_size=1,
+                                        max_position_embeddings=514, num_hidden_layers=4))
+    modern = tf.ModernBertConfig(vocab_size=size, hidden_size=32, num_hidden_layers=4, num_attention_heads=4, intermediate_size=24,
+                                 max_position_embeddings=512, local_attention=16, global_attn_every_n_layers=3, pad_token_id=3,
+                                 bos_token_id=1, eos_token_id=2, cls_token_id=1, sep_token_id=2, attn_implementation="eager")
+    return {"roberta": ("roberta_bpe", roberta, tf.RobertaModel, "value"), "modernbert": ("modernbert_bpe", modern, tf.ModernBertModel, "Wqkv")}
+
+
 def main():
     for name, (config, model_class, module_name) in architectures().items():
         write(name, config, model_class, module_name)
+    for name, (tokenizer_name, config, model_class, module_name) in checkpoints().items():
+        write_checkpoint(name, tokenizer_name, config, model_class, module_name)
 
 
 if __name__ == "__main__":

@@ -269,9 +269,12 @@ std::vector<std::string> checkpoint_files(const std::string& id, const std::vect
   const auto has = [&repo](const std::string& f) { return std::find(repo.begin(), repo.end(), f) != repo.end(); };
   std::vector<std::string> files = {"config.json"};
   if (!has("config.json")) throw Error(id + " has no config.json: it is not a transformers checkpoint");
-  if (!has("vocab.txt")) throw Error(id + " has no vocab.txt: attnscope reads BERT's WordPiece vocabulary from vocab.txt");
-  files.push_back("vocab.txt");
-  for (const char* optional : {"tokenizer_config.json", "special_tokens_map.json"})
+  if (!has("vocab.txt") && !has("tokenizer.json"))
+    throw Error(id + " has neither tokenizer.json nor vocab.txt: attnscope reads the tokenizer from one of them");
+  // tokenizer.json is what attnscope reads when there; the SentencePiece and BPE files beside it
+  // are fetched too, so the cached folder is complete for other tools as well.
+  for (const char* optional : {"tokenizer.json", "vocab.txt", "tokenizer_config.json", "special_tokens_map.json", "sentencepiece.bpe.model",
+                               "spiece.model", "vocab.json", "merges.txt"})
     if (has(optional)) files.push_back(optional);
   if (!has("model.safetensors")) {
     if (has("pytorch_model.bin"))

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "error.h"
+#include "model/config.h"
 
 namespace attnscope {
 namespace {
@@ -100,8 +101,9 @@ std::vector<CachedModel> list_cached_models(const std::filesystem::path& cache) 
       if (snapshot.empty()) continue;
       std::ifstream in(snapshot / "config.json");
       if (!in) continue;
-      const std::string type = nlohmann::json::parse(in).value("model_type", "");
-      if (type != "bert" && type != "distilbert") continue;
+      const nlohmann::json config = nlohmann::json::parse(in);
+      BertConfig::from_json(config, "config.json");  // throws for an architecture attnscope does not read
+      const std::string type = config.value("model_type", "bert");
       std::string id = folder.substr(8);
       if (const auto sep = id.find("--"); sep != std::string::npos) id.replace(sep, 2, "/");
       out.push_back({id, snapshot, type});

@@ -27,7 +27,7 @@ struct CachedModel {
   std::filesystem::path snapshot;  // the folder locate_model gives for it
   std::string model_type;          // config.json's model_type
 };
-// Every cached model whose snapshot has a config.json with model_type bert (or distilbert), sorted
+// Every cached model whose snapshot has a config.json of an architecture attnscope reads, sorted
 // by id; unreadable entries are skipped (the cache may hold anything).
 std::vector<CachedModel> list_cached_models(const std::filesystem::path& cache);
 

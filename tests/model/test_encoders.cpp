@@ -11,6 +11,7 @@
 
 #include "error.h"
 #include "model/bert_model.h"
+#include "model/checkpoint.h"
 #include "model/config.h"
 #include "support/paths.h"
 
@@ -73,6 +74,41 @@ INSTANTIATE_TEST_SUITE_P(Architectures, Encoder, ::testing::Values("roberta", "x
                            std::replace(name.begin(), name.end(), '-', '_');
                            return name;
                          });
+
+// Whole checkpoints, text in: the tokenizer.json beside the weights gives transformers' ids, and
+// the maps follow.
+class WholeCheckpoint : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(WholeCheckpoint, TextInMapsOutAsTransformers) {
+  const auto dir = test::golden_dir() / "checkpoints" / GetParam();
+  const auto checkpoint = Checkpoint::load(dir, ComputeDevice{});
+  const nlohmann::json expected = test::read_json(dir / "expected.json");
+  for (const auto& c : expected["cases"]) {
+    const TextRun run = checkpoint->run(c["text"].get<std::string>(), 128);
+    ASSERT_EQ(run.encoding.ids(), c["ids"].get<std::vector<int64_t>>()) << c["text"];
+    expect_case(run.captures, c, GetParam() + ": " + c["text"].get<std::string>());
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Architectures, WholeCheckpoint, ::testing::Values("roberta", "modernbert"));
+
+TEST(WholeCheckpoint, ATokenizerLargerThanTheEmbeddingsIsRefused) {
+  const test::TempDir tmp;
+  std::filesystem::copy(test::golden_dir() / "checkpoints" / "roberta", tmp.path(), std::filesystem::copy_options::recursive);
+  std::filesystem::copy_file(test::golden_dir() / "encoders" / "roberta" / "model.safetensors", tmp / "model.safetensors",
+                             std::filesystem::copy_options::overwrite_existing);
+  nlohmann::json config = test::read_json(tmp / "config.json");
+  config["vocab_size"] = 96;  // the weights of the small fixture, the tokenizer of the large one
+  config["max_position_embeddings"] = 40;
+  config["num_hidden_layers"] = 3;
+  test::write_text(tmp / "config.json", config.dump());
+  try {
+    Checkpoint::load(tmp.path(), ComputeDevice{});
+    FAIL() << "loaded";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("the tokenizer has 1201 tokens, but config.json's vocab_size is 96"), std::string::npos) << e.what();
+  }
+}
 
 TEST(EncoderConfig, EachArchitectureIsReadFromItsOwnKeys) {
   const auto load = [](const char* name) { return BertConfig::load(test::golden_dir() / "encoders" / name / "config.json"); };

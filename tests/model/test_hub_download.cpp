@@ -71,6 +71,15 @@ TEST_F(HubDownload, FillsTheHubCacheLayoutAndIsFoundOffline) {
   unsetenv("HF_HUB_CACHE");
 }
 
+TEST_F(HubDownload, ACheckpointWithTokenizerJsonAndNoVocabTxtDownloadsAndOpens) {
+  const auto snapshot = download_model("test-org/roberta", options(), nullptr);
+  for (const char* f : {"config.json", "tokenizer.json", "model.safetensors"}) EXPECT_TRUE(std::filesystem::exists(snapshot / f)) << f;
+  EXPECT_FALSE(std::filesystem::exists(snapshot / "vocab.txt"));
+  const auto checkpoint = Checkpoint::load(snapshot, ComputeDevice{});
+  EXPECT_EQ(checkpoint->model().config().architecture, Architecture::Roberta);
+  EXPECT_EQ(checkpoint->encode("The keeper", 16).tokens.front().text, "<s>");
+}
+
 TEST_F(HubDownload, ASecondDownloadFetchesNothing) {
   download_model("test-org/model", options());
   const std::string log = hub_.requests();

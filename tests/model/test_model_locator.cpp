@@ -109,7 +109,7 @@ TEST(ModelLocator, MissingOrAmbiguousIdsSayWhy) {
 namespace attnscope {
 namespace {
 
-TEST(ModelLocator, ListsTheCachedBertModels) {
+TEST(ModelLocator, ListsTheCachedModelsOfEveryArchitectureItReads) {
   const test::TempDir hub;
   cache_repo(hub.path(), "models--google-bert--bert-base-uncased", "abc", true);
   cache_repo(hub.path(), "models--my-model", "def", false);
@@ -118,11 +118,16 @@ TEST(ModelLocator, ListsTheCachedBertModels) {
   const auto gpt = cache_repo(hub.path(), "models--openai--gpt2", "g", true);
   std::filesystem::remove(gpt / "config.json");  // a link; the blob stays
   test::write_text(gpt / "config.json", R"({"model_type": "gpt2"})");
+  const auto roberta = cache_repo(hub.path(), "models--FacebookAI--roberta-base", "r", true);
+  std::filesystem::remove(roberta / "config.json");
+  std::filesystem::copy_file(test::golden_dir() / "checkpoints" / "roberta" / "config.json", roberta / "config.json");
   const auto models = list_cached_models(hub.path());
-  ASSERT_EQ(models.size(), 2u);
-  EXPECT_EQ(models[0].id, "google-bert/bert-base-uncased");
-  EXPECT_EQ(models[0].snapshot, hub.path() / "models--google-bert--bert-base-uncased" / "snapshots" / "abc");
-  EXPECT_EQ(models[1].id, "my-model");
+  ASSERT_EQ(models.size(), 3u);
+  EXPECT_EQ(models[0].id, "FacebookAI/roberta-base");
+  EXPECT_EQ(models[0].model_type, "roberta");
+  EXPECT_EQ(models[1].id, "google-bert/bert-base-uncased");
+  EXPECT_EQ(models[1].snapshot, hub.path() / "models--google-bert--bert-base-uncased" / "snapshots" / "abc");
+  EXPECT_EQ(models[2].id, "my-model");
   EXPECT_TRUE(list_cached_models(hub.path() / "missing").empty());
 }
 

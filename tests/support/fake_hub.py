@@ -8,6 +8,7 @@ Serves one model folder under several repository ids, each with its own behaviou
   test-org/stall       model.safetensors sends 1 MiB, then nothing (the connection stays open)
   test-org/private     needs "Authorization: Bearer secret"
   test-org/pickle      has pytorch_model.bin instead of model.safetensors
+  test-org/roberta     the second folder (a RoBERTa checkpoint: tokenizer.json, no vocab.txt)
 Anything else is 404. It answers the Hub's URL scheme and headers:
   GET  /api/models/<id>/revision/<rev>     {"sha": ..., "siblings": [{"rfilename": ...}]}
   HEAD /<id>/resolve/<rev>/<file>          X-Repo-Commit, ETag (git SHA-1) or, for the large file,
@@ -15,7 +16,7 @@ Anything else is 404. It answers the Hub's URL scheme and headers:
   GET  /<id>/resolve/<rev>/<file>          the bytes, honouring Range
 Prints "port N" on its first line; logs each request as a JSON line on stderr.
 
-  fake_hub.py MODEL_DIR
+  fake_hub.py MODEL_DIR ROBERTA_DIR
 """
 import hashlib
 import http.server
@@ -30,20 +31,30 @@ COMMIT = "0123456789abcdef0123456789abcdef01234567"
 MODEL_DIR = sys.argv[1]
 FILES = ["config.json", "vocab.txt", "tokenizer_config.json", "special_tokens_map.json", "model.safetensors"]
 LARGE = "model.safetensors"
-REPOS = {"model", "interrupt", "corrupt", "stall", "private", "pickle"}
+ROBERTA_DIR = sys.argv[2]
+ROBERTA_FILES = ["config.json", "tokenizer.json", "model.safetensors"]
+REPOS = {"model", "interrupt", "corrupt", "stall", "private", "pickle", "roberta"}
 CUT = 1 << 20
 state = {"interrupted": False}
 lock = threading.Lock()
 
 
-def content(name):
-    with open(os.path.join(MODEL_DIR, name), "rb") as f:
-        return f.read()
+def contents(folder, names):
+    out = {}
+    for name in names:
+        if os.path.exists(os.path.join(folder, name)):
+            with open(os.path.join(folder, name), "rb") as f:
+                out[name] = f.read()
+    return out
 
 
-DATA = {name: content(name) for name in FILES if os.path.exists(os.path.join(MODEL_DIR, name))}
-SHA256 = {name: hashlib.sha256(data).hexdigest() for name, data in DATA.items()}
-GIT_SHA1 = {name: hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest() for name, data in DATA.items()}
+SETS = {"minilm": contents(MODEL_DIR, FILES), "roberta": contents(ROBERTA_DIR, ROBERTA_FILES)}
+SHA256 = {k: {n: hashlib.sha256(d).hexdigest() for n, d in s.items()} for k, s in SETS.items()}
+GIT_SHA1 = {k: {n: hashlib.sha1(b"blob %d\0" % len(d) + d).hexdigest() for n, d in s.items()} for k, s in SETS.items()}
+
+
+def files_set(behaviour):
+    return "roberta" if behaviour == "roberta" else "minilm"
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -70,7 +81,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         return behaviour != "private" or self.headers.get("Authorization") == "Bearer secret"
 
     def files_of(self, behaviour):
-        names = [n for n in DATA]
+        names = [n for n in SETS[files_set(behaviour)]]
         if behaviour == "pickle":
             names = [n if n != LARGE else "pytorch_model.bin" for n in names]
         return names
@@ -83,21 +94,22 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
-    def head_file(self, name):
+    def head_file(self, behaviour, name):
+        data, sha256, sha1 = SETS[files_set(behaviour)][name], SHA256[files_set(behaviour)][name], GIT_SHA1[files_set(behaviour)][name]
         if name == LARGE:
             self.send_response(302)
             self.send_header("Location", self.path.replace("/resolve/", "/lfs/"))
-            self.send_header("X-Linked-Etag", '"%s"' % SHA256[name])
-            self.send_header("X-Linked-Size", str(len(DATA[name])))
+            self.send_header("X-Linked-Etag", '"%s"' % sha256)
+            self.send_header("X-Linked-Size", str(len(data)))
         else:
             self.send_response(200)
-            self.send_header("ETag", '"%s"' % GIT_SHA1[name])
-            self.send_header("Content-Length", str(len(DATA[name])))
+            self.send_header("ETag", '"%s"' % sha1)
+            self.send_header("Content-Length", str(len(data)))
         self.send_header("X-Repo-Commit", COMMIT)
         self.end_headers()
 
     def get_file(self, behaviour, name):
-        data = DATA[name]
+        data = SETS[files_set(behaviour)][name]
         if behaviour == "corrupt" and name == LARGE:
             data = data[:100] + bytes([data[100] ^ 0xFF]) + data[101:]
         start = 0
@@ -111,7 +123,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         if start:
             self.send_header("Content-Range", "bytes %d-%d/%d" % (start, len(data) - 1, len(data)))
-        self.send_header("ETag", '"%s"' % (SHA256[name] if name == LARGE else GIT_SHA1[name]))
+        self.send_header("ETag", '"%s"' % (SHA256[files_set(behaviour)][name] if name == LARGE else GIT_SHA1[files_set(behaviour)][name]))
         self.end_headers()
         if name == LARGE and behaviour == "stall":
             self.wfile.write(body[:CUT])
@@ -143,10 +155,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if len(rest) < 3 or rest[0] not in ("resolve", "lfs"):
             return self.refuse(404)
         name = "/".join(rest[2:])
-        if name not in self.files_of(behaviour) or name not in DATA:
+        if name not in self.files_of(behaviour) or name not in SETS[files_set(behaviour)]:
             return self.refuse(404)
         if self.command == "HEAD":
-            return self.head_file(name)
+            return self.head_file(behaviour, name)
         return self.get_file(behaviour, name)
 
     def do_GET(self):

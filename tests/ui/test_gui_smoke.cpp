@@ -138,6 +138,19 @@ TEST_F(Gui, EveryViewRendersSomething) {
   }
 }
 
+// A model that is not BERT: ModernBERT-style (tokenizer.json with byte-level BPE, rotary
+// positions, banded local attention in layers 1 and 2), every view.
+TEST_F(Gui, EveryViewOfAModernBertCheckpointRendersSomething) {
+  const std::string model = (test::golden_dir() / "checkpoints" / "modernbert").string();
+  for (const char* view : {"grid", "head", "separators", "pairs", "stats", "layers", "lines"}) {
+    const Image img = shot(std::string("modern-") + view, {"--model", model, "--file", text_, "--view", view, "--layer", "1", "--head", "2"}, false);
+    ASSERT_EQ(img.w, kWidth) << view;
+    EXPECT_GT(distinct_colours(img), 60u) << view;
+    EXPECT_GT(coloured_share(img), 0.01) << view;
+    EXPECT_EQ(slurp(dir_ / "log").find("attnscope: layout:"), std::string::npos) << view << "\n" << slurp(dir_ / "log");
+  }
+}
+
 TEST_F(Gui, HeadViewShowsASquareHeatmapOfTheExpectedSize) {
   const Image img = shot("head", {"--file", text_, "--view", "head", "--layer", "3", "--head", "2"});
   const Box b = heatmap_box(img);
