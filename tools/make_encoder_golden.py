@@ -155,7 +155,12 @@ def checkpoints():
     modern = tf.ModernBertConfig(vocab_size=size, hidden_size=32, num_hidden_layers=4, num_attention_heads=4, intermediate_size=24,
                                  max_position_embeddings=512, local_attention=16, global_attn_every_n_layers=3, pad_token_id=3,
                                  bos_token_id=1, eos_token_id=2, cls_token_id=1, sep_token_id=2, attn_implementation="eager")
-    return {"roberta": ("roberta_bpe", roberta, tf.RobertaModel, "value"), "modernbert": ("modernbert_bpe", modern, tf.ModernBertModel, "Wqkv")}
+    xlmr = tf.XLMRobertaConfig(**common(vocab_size=802, pad_token_id=1, bos_token_id=0, eos_token_id=2, type_vocab_size=1,
+                                        max_position_embeddings=514))
+    albert = tf.AlbertConfig(**common(vocab_size=800, embedding_size=16, pad_token_id=0, bos_token_id=2, eos_token_id=3,
+                                      max_position_embeddings=512, hidden_act="gelu_new"))
+    return {"roberta": ("roberta_bpe", roberta, tf.RobertaModel, "value"), "modernbert": ("modernbert_bpe", modern, tf.ModernBertModel, "Wqkv"),
+            "xlm-roberta": ("xlmr_unigram", xlmr, tf.XLMRobertaModel, "value"), "albert": ("albert_unigram", albert, tf.AlbertModel, "value")}
 
 
 def main():

@@ -2,14 +2,16 @@
 """Writes tests/golden/tokenizers/<name>/tokenizer.json and expected.json: small but realistic
 vocabularies trained here with the PyPI `tokenizers` trainers on text written for this project
 (tests/golden/tokenizers/training_text.txt and assets/examples/*.txt), set up as the models ship
-theirs, and the reference's ids and byte ranges for several hundred strings (accents, CJK, emoji,
+theirs (SentencePiece models through transformers' slow-to-fast converters), and the reference's ids and byte ranges for several hundred strings (accents, CJK, emoji,
 control and zero-width characters, spaces, very long words, special tokens typed in the text).
 
   .venv/bin/python tools/make_tokenizer_golden.py
 """
+import io
 import json
 import pathlib
 import random
+import tempfile
 
 from tokenizers import AddedToken, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
 
@@ -37,8 +39,29 @@ def byte_level_bpe(specials, normalizer, add_prefix_space, post, mask):
     return tok
 
 
+def sentencepiece_unigram(slow_class, **spm_options):
+    """A SentencePiece unigram model trained here (nmt_nfkc normalisation: the precompiled
+    charsmap), turned into tokenizer.json by transformers' own slow-to-fast converter."""
+    import sentencepiece as spm
+    from transformers.convert_slow_tokenizer import convert_slow_tokenizer
+    model = io.BytesIO()
+    spm.SentencePieceTrainer.train(sentence_iterator=iter(training_lines()), model_writer=model, vocab_size=800, model_type="unigram",
+                                   character_coverage=1.0, normalization_rule_name="nmt_nfkc", minloglevel=2, **spm_options)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = pathlib.Path(tmp) / "spiece.model"
+        path.write_bytes(model.getvalue())
+        fast = convert_slow_tokenizer(slow_class(vocab_file=str(path)))
+    return fast
+
+
 def tokenizers_to_write():
+    from transformers import AlbertTokenizer, XLMRobertaTokenizer
     return {
+        # XLM-R (and CamemBERT): Precompiled, Strip, Replace of repeated spaces, Metaspace, Unigram.
+        "xlmr_unigram": sentencepiece_unigram(XLMRobertaTokenizer, bos_id=0, pad_id=1, eos_id=2, unk_id=3),
+        # ALBERT: quotes replaced, NFKD, accents stripped, lower case, Precompiled, then Metaspace and Unigram.
+        "albert_unigram": sentencepiece_unigram(AlbertTokenizer, pad_id=0, unk_id=1, bos_id=-1, eos_id=-1,
+                                                control_symbols=["[CLS]", "[SEP]", "[MASK]"]),
         # RoBERTa, XLM-style BPE as RoBERTa ships it: no normalizer, no prefix space, <s> ... </s>.
         "roberta_bpe": byte_level_bpe(["<s>", "<pad>", "</s>", "<unk>"], None, False,
                                       lambda t: processors.RobertaProcessing(("</s>", t.token_to_id("</s>")), ("<s>", t.token_to_id("<s>")),

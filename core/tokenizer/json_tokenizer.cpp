@@ -21,21 +21,41 @@ bool flag(const nlohmann::json& j, const char* key, bool fallback) {
   return j.contains(key) && j[key].is_boolean() ? j[key].get<bool>() : fallback;
 }
 
-JsonTokenizer::Normalization read_normalizer(const nlohmann::json& j, const std::string& source) {
-  if (j.is_null()) return JsonTokenizer::Normalization::None;
-  const std::string type = type_of(j, "the normalizer", source);
-  if (type == "NFC") return JsonTokenizer::Normalization::Nfc;
-  if (type == "Lowercase") return JsonTokenizer::Normalization::Lowercase;
-  throw Error(source + ": normalizer \"" + type + "\" is not supported with a BPE model (supported: none, NFC, Lowercase)");
-}
-
-// The byte-level pre-tokenizer's settings; a Sequence may hold it alone.
+// The pre-tokenizer's settings; a Sequence may hold one alone.
 void read_pre_tokenizer(const nlohmann::json& j, JsonTokenizer::Settings& s, const std::string& source) {
+  if (j.is_null()) return;
   const std::string type = type_of(j, "the pre-tokenizer", source);
   if (type == "Sequence" && j.contains("pretokenizers") && j["pretokenizers"].size() == 1) return read_pre_tokenizer(j["pretokenizers"][0], s, source);
-  if (type != "ByteLevel") throw Error(source + ": pre-tokenizer \"" + type + "\" is not supported with a BPE model (supported: ByteLevel)");
-  s.add_prefix_space = flag(j, "add_prefix_space", true);
-  s.use_regex = flag(j, "use_regex", true);
+  if (type == "ByteLevel") {
+    s.pre_tokenizer = JsonTokenizer::PreTokenizer::ByteLevel;
+    s.add_prefix_space = flag(j, "add_prefix_space", true);
+    s.use_regex = flag(j, "use_regex", true);
+  } else if (type == "Metaspace") {
+    s.pre_tokenizer = JsonTokenizer::PreTokenizer::Metaspace;
+    s.replacement = j.value("replacement", std::string("\u2581"));
+    if (decode_utf8(s.replacement).size() != 1) throw Error(source + ": Metaspace's replacement must be one character");
+    const std::string scheme = j.value("prepend_scheme", flag(j, "add_prefix_space", true) ? std::string("always") : std::string("never"));
+    if (scheme == "always") s.prepend = JsonTokenizer::Prepend::Always;
+    else if (scheme == "first") s.prepend = JsonTokenizer::Prepend::First;
+    else if (scheme == "never") s.prepend = JsonTokenizer::Prepend::Never;
+    else throw Error(source + ": Metaspace's prepend_scheme \"" + scheme + "\" is not one of always, first, never");
+    s.split = flag(j, "split", true);
+  } else {
+    throw Error(source + ": pre-tokenizer \"" + type + "\" is not supported (supported: ByteLevel, Metaspace)");
+  }
+}
+
+Unigram read_unigram(const nlohmann::json& model, const std::string& source) {
+  if (flag(model, "byte_fallback", false)) throw Error(source + ": Unigram with byte_fallback is not supported");
+  if (!model.contains("vocab") || !model["vocab"].is_array()) throw Error(source + ": the Unigram model has no vocab list");
+  std::vector<std::pair<std::string, double>> pieces;
+  for (const auto& p : model["vocab"]) {
+    if (!p.is_array() || p.size() != 2 || !p[0].is_string() || !p[1].is_number())
+      throw Error(source + ": Unigram vocabulary entry " + std::to_string(pieces.size()) + " is not [piece, score]");
+    pieces.push_back({p[0].get<std::string>(), p[1].get<double>()});
+  }
+  if (!model.contains("unk_id") || !model["unk_id"].is_number_integer()) throw Error(source + ": the Unigram model has no unk_id");
+  return Unigram(std::move(pieces), model["unk_id"].get<int64_t>(), source);
 }
 
 std::pair<std::string, std::string> merge_of(const nlohmann::json& m, size_t rank, const std::string& source) {
@@ -130,55 +150,17 @@ void read_post_processor(const nlohmann::json& j, JsonTokenizer::Settings& s, co
   }
 }
 
-// NFC by runs that start at a character of combining class 0. A run NFC leaves as it is keeps
-// its ranges; in a run it composes, the composed character takes its first source character's
-// range (the marks it absorbed are gone, as in the reference's alignments) and what follows it
-// takes the ranges of the run's last characters.
-CharString compose(const CharString& chars) {
-  CharString out;
-  for (size_t i = 0; i < chars.size();) {
-    size_t j = i + 1;
-    while (j < chars.size() && combining_class(chars[j].cp) != 0) ++j;
-    std::string run;
-    for (size_t k = i; k < j; ++k) append_utf8(run, chars[k].cp);
-    utf8proc_uint8_t* composed = nullptr;
-    const auto len = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(run.data()), static_cast<utf8proc_ssize_t>(run.size()), &composed,
-                                  static_cast<utf8proc_option_t>(UTF8PROC_STABLE | UTF8PROC_COMPOSE));
-    if (len < 0) throw Error("text cannot be normalised: " + std::string(utf8proc_errmsg(len)));
-    const CharString decoded = decode_utf8(std::string_view(reinterpret_cast<const char*>(composed), static_cast<size_t>(len)));
-    std::free(composed);
-    const size_t in = j - i, made = decoded.size();
-    for (size_t k = 0; k < made; ++k) {
-      const SourceChar& from = made == in || k == 0 ? chars[i + k] : chars[j - (made - k)];
-      out.push_back({decoded[k].cp, from.begin, from.end});
-    }
-    i = j;
-  }
-  return out;
-}
-
-CharString lowercase(const CharString& chars) {
-  CharString out;
-  std::u32string lower;
-  for (const SourceChar& c : chars) {
-    lower.clear();
-    append_lowercase(lower, c.cp);
-    for (char32_t cp : lower) out.push_back({cp, c.begin, c.end});
-  }
-  return out;
-}
-
 // Where the reference's offsets land when it hands them out by character (transformers' offset
-// mapping): a byte inside a character stands for that character's start.
-uint32_t character_start(std::string_view text, uint32_t byte) {
-  while (byte > 0 && byte < text.size() && (static_cast<unsigned char>(text[byte]) & 0xC0) == 0x80) --byte;
-  return byte;
+// mapping): a range that starts inside a character starts after it, one that ends inside a
+// character ends before it.
+bool inside_character(std::string_view text, uint32_t byte) {
+  return byte > 0 && byte < text.size() && (static_cast<unsigned char>(text[byte]) & 0xC0) == 0x80;
 }
 
 // The reference's trim_offsets: a piece's leading and trailing spaces leave its byte range,
 // except the one space the pre-tokenizer itself put before the first word. It counts spaces in
-// bytes, so a lone added space before a wide character would end inside that character; the
-// range is then taken back to the character's start.
+// bytes, so a range may then start or end inside a character; it is moved to the character
+// boundaries the reference's offset mapping reports.
 void trim(std::vector<Token>& pieces, bool added_prefix_space, std::string_view text) {
   const auto& space = byte_level_chars()[' '];
   for (Token& t : pieces) {
@@ -189,8 +171,9 @@ void trim(std::vector<Token>& pieces, bool added_prefix_space, std::string_view 
     while (trail < chars.size() && (chars[chars.size() - 1 - trail].cp == space || is_unicode_space(chars[chars.size() - 1 - trail].cp))) ++trail;
     if (lead > 0 && !(added_prefix_space && lead == 1 && t.begin == 0)) t.begin = std::min(t.begin + static_cast<uint32_t>(lead), t.end);
     if (trail > 0 && t.end >= trail) t.end = std::max(t.end - static_cast<uint32_t>(trail), t.begin);
-    t.begin = character_start(text, t.begin);
-    t.end = std::max(t.begin, character_start(text, t.end));
+    while (inside_character(text, t.begin)) ++t.begin;
+    while (inside_character(text, t.end)) --t.end;
+    t.end = std::max(t.begin, t.end);
   }
 }
 
@@ -201,37 +184,64 @@ bool is_word_char(char32_t cp) {
 
 }  // namespace
 
-JsonTokenizer::JsonTokenizer(Bpe bpe, Settings settings) : bpe_(std::move(bpe)), settings_(std::move(settings)) {}
+JsonTokenizer::JsonTokenizer(Model model, Settings settings) : model_(std::move(model)), settings_(std::move(settings)) {}
 
 std::unique_ptr<Tokenizer> JsonTokenizer::from_json(const nlohmann::json& json, const std::string& source) {
   if (!json.is_object() || !json.contains("model")) throw Error(source + ": not a tokenizer.json (no \"model\")");
   const std::string model = type_of(json["model"], "the model", source);
-  if (model != "BPE") throw Error(source + ": tokenizer model \"" + model + "\" is not supported yet (supported: WordPiece, BPE)");
+  if (model != "BPE" && model != "Unigram")
+    throw Error(source + ": tokenizer model \"" + model + "\" is not supported (supported: WordPiece, BPE, Unigram)");
   Settings s;
-  s.normalization = read_normalizer(json.value("normalizer", nlohmann::json()), source);
+  s.normalizer = TextNormalizer::from_json(json.value("normalizer", nlohmann::json()), source);
   read_pre_tokenizer(json.value("pre_tokenizer", nlohmann::json()), s, source);
+  if (model == "BPE" && s.pre_tokenizer != PreTokenizer::ByteLevel)
+    throw Error(source + ": a BPE model is read with the ByteLevel pre-tokenizer only");
+  if (model == "Unigram" && s.pre_tokenizer != PreTokenizer::Metaspace)
+    throw Error(source + ": a Unigram model is read with the Metaspace pre-tokenizer only");
   s.added = read_added(json.value("added_tokens", nlohmann::json()), source);
   read_post_processor(json.value("post_processor", nlohmann::json()), s, source);
-  return std::make_unique<JsonTokenizer>(read_bpe(json["model"], source), std::move(s));
+  if (model == "BPE") return std::make_unique<JsonTokenizer>(read_bpe(json["model"], source), std::move(s));
+  return std::make_unique<JsonTokenizer>(read_unigram(json["model"], source), std::move(s));
 }
 
 size_t JsonTokenizer::vocab_size() const {
-  size_t n = bpe_.size();
+  size_t n = std::visit([](const auto& m) { return m.size(); }, model_);
   for (const AddedToken& a : settings_.added) n = std::max(n, static_cast<size_t>(a.id) + 1);
   return n;
 }
 
 std::unique_ptr<Tokenizer> JsonTokenizer::load(const std::filesystem::path& file) { return from_json(read_json_file(file), file.string()); }
 
+// Metaspace: spaces become the replacement, one is put before the segment (as the scheme says),
+// and each replacement starts a new word.
+std::vector<CharString> JsonTokenizer::metaspace_words(CharString chars) const {
+  const char32_t mark = decode_utf8(settings_.replacement).front().cp;
+  for (SourceChar& c : chars)
+    if (c.cp == U' ') c.cp = mark;
+  const bool prepend = settings_.prepend == Prepend::Always || (settings_.prepend == Prepend::First && chars.front().begin == 0);
+  if (prepend && chars.front().cp != mark) chars.insert(chars.begin(), SourceChar{mark, chars.front().begin, chars.front().end});
+  std::vector<CharString> words;
+  for (const SourceChar& c : chars) {
+    if (words.empty() || (settings_.split && c.cp == mark)) words.emplace_back();
+    words.back().push_back(c);
+  }
+  return words;
+}
+
 void JsonTokenizer::tokenize_segment(std::string_view text, CharString chars, std::vector<Token>& out) const {
+  chars = settings_.normalizer.apply(std::move(chars));
   if (chars.empty()) return;
-  if (settings_.normalization == Normalization::Nfc) chars = compose(chars);
-  if (settings_.normalization == Normalization::Lowercase) chars = lowercase(chars);
+  if (settings_.pre_tokenizer == PreTokenizer::Metaspace) {
+    const Unigram& unigram = std::get<Unigram>(model_);
+    for (const CharString& word : metaspace_words(std::move(chars))) unigram.tokenize(word, out);
+    return;
+  }
+  const Bpe& bpe = std::get<Bpe>(model_);
   // The added space takes the range of the character it goes before, as in the reference.
   if (settings_.add_prefix_space && chars.front().cp != U' ') chars.insert(chars.begin(), SourceChar{U' ', chars.front().begin, chars.front().end});
   const std::vector<CharRange> words = settings_.use_regex ? split_gpt2_words(chars) : std::vector<CharRange>{{0, chars.size()}};
   const size_t first_piece = out.size();
-  for (const CharRange& w : words) bpe_.tokenize(to_byte_level(chars.data() + w.first, chars.data() + w.last), out);
+  for (const CharRange& w : words) bpe.tokenize(to_byte_level(chars.data() + w.first, chars.data() + w.last), out);
   if (settings_.trim_offsets) {
     std::vector<Token> mine(out.begin() + static_cast<std::ptrdiff_t>(first_piece), out.end());
     trim(mine, settings_.add_prefix_space, text);

@@ -2,10 +2,11 @@
 // A tokenizer read from tokenizer.json stage by stage, as the Rust `tokenizers` library runs it:
 // added tokens are cut out of the raw text first (lstrip, rstrip and single_word honoured), the
 // rest is normalised, pre-tokenised and split by the model, and the post-processor wraps the
-// pieces in the special tokens of its template. Read here: byte-level BPE (RoBERTa, ModernBERT,
-// GPT-2 style vocabularies) with the normalizers none, NFC and Lowercase and the post-processors
-// RobertaProcessing, BertProcessing, TemplateProcessing and ByteLevel. Any other component is
-// refused in one line naming it. (WordPiece tokenizer.json goes to BertTokenizer: tokenizer.cpp.)
+// pieces in the special tokens of its template. Read here: the models BPE (byte-level: RoBERTa,
+// ModernBERT, GPT-2 style) and Unigram (SentencePiece: XLM-R, ALBERT, CamemBERT), the
+// normalizers of text_normalizer.h, the pre-tokenizers ByteLevel and Metaspace, and the
+// post-processors RobertaProcessing, BertProcessing, TemplateProcessing and ByteLevel. Any other
+// component is refused in one line naming it. (WordPiece goes to BertTokenizer: tokenizer.cpp.)
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -13,7 +14,11 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include <variant>
+
 #include "tokenizer/bpe.h"
+#include "tokenizer/text_normalizer.h"
+#include "tokenizer/unigram.h"
 #include "tokenizer/tokenizer.h"
 
 namespace attnscope {
@@ -26,14 +31,20 @@ struct AddedToken {
 
 class JsonTokenizer : public Tokenizer {
  public:
-  enum class Normalization { None, Nfc, Lowercase };
+  enum class PreTokenizer { None, ByteLevel, Metaspace };
+  enum class Prepend { Always, First, Never };  // Metaspace's prepend_scheme
   struct Settings {
-    Normalization normalization = Normalization::None;
-    bool add_prefix_space = false, use_regex = true, trim_offsets = false;
+    TextNormalizer normalizer;
+    PreTokenizer pre_tokenizer = PreTokenizer::None;
+    bool add_prefix_space = false, use_regex = true, trim_offsets = false;  // ByteLevel
+    std::string replacement = "\u2581";                                     // Metaspace
+    Prepend prepend = Prepend::Always;
+    bool split = true;
     std::vector<AddedToken> added;
     std::vector<Token> before, after;  // the template's special tokens around the pieces
   };
-  JsonTokenizer(Bpe bpe, Settings settings);
+  using Model = std::variant<Bpe, Unigram>;
+  JsonTokenizer(Model model, Settings settings);
 
   // `source` names the file in error messages.
   static std::unique_ptr<Tokenizer> from_json(const nlohmann::json& json, const std::string& source);
@@ -45,8 +56,9 @@ class JsonTokenizer : public Tokenizer {
 
  private:
   void tokenize_segment(std::string_view text, CharString chars, std::vector<Token>& out) const;
+  std::vector<CharString> metaspace_words(CharString chars) const;
 
-  Bpe bpe_;
+  Model model_;
   Settings settings_;
 };
 

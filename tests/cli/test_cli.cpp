@@ -450,8 +450,9 @@ TEST_P(CliEncoders, TokenizeStatsPairsFigureAndCorpus) {
   const Outcome pairs = run_cli({"pairs", "--model", model(), "--text", text, "--layer", "1", "--head", "0"});
   ASSERT_EQ(pairs.status, 0) << pairs.err;
   EXPECT_EQ(pairs.out.find("\u0120"), std::string::npos) << "a byte-level marker was printed:\n" << pairs.out;
+  EXPECT_EQ(pairs.out.find("\u2581"), std::string::npos) << "a SentencePiece marker was printed:\n" << pairs.out;
   const std::string svg = (dir_ / "lines.svg").string();
-  const Outcome figure = run_cli({"figure", "--model", model(), "--text", text, "--fig", "5", "--layer", "3", "--head", "1", "--out", svg});
+  const Outcome figure = run_cli({"figure", "--model", model(), "--text", text, "--fig", "5", "--layer", "2", "--head", "1", "--out", svg});
   ASSERT_EQ(figure.status, 0) << figure.err;
   EXPECT_NE(slurp(svg).find(">keeper</text>"), std::string::npos);  // "Ġkeeper" shown as the word it starts
   std::string corpus;
@@ -464,7 +465,12 @@ TEST_P(CliEncoders, TokenizeStatsPairsFigureAndCorpus) {
   EXPECT_EQ(fig2.status, 0) << fig2.err;
 }
 
-INSTANTIATE_TEST_SUITE_P(Architectures, CliEncoders, ::testing::Values("roberta", "modernbert"));
+INSTANTIATE_TEST_SUITE_P(Architectures, CliEncoders, ::testing::Values("roberta", "modernbert", "xlm-roberta", "albert"),
+                         [](const auto& info) {
+                           std::string name = info.param;
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
 
 TEST(CliEncoderErrors, AnUnsupportedModelTypeIsOneLine) {
   const test::TempDir dir;

@@ -90,7 +90,12 @@ TEST_P(WholeCheckpoint, TextInMapsOutAsTransformers) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Architectures, WholeCheckpoint, ::testing::Values("roberta", "modernbert"));
+INSTANTIATE_TEST_SUITE_P(Architectures, WholeCheckpoint, ::testing::Values("roberta", "modernbert", "xlm-roberta", "albert"),
+                         [](const auto& info) {
+                           std::string name = info.param;
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
 
 TEST(WholeCheckpoint, ATokenizerLargerThanTheEmbeddingsIsRefused) {
   const test::TempDir tmp;

@@ -1,0 +1,39 @@
+#pragma once
+// The "normalizer" of a tokenizer.json as a list of steps, each keeping every character's source
+// range the way the reference's alignments do: NFC, NFD, NFKC, NFKD, Lowercase, StripAccents,
+// Strip, Replace (a string or a regular expression), Prepend, Precompiled (SentencePiece's
+// charsmap), and Sequence of these. Anything else is refused in one line naming it.
+#include <memory>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "tokenizer/precompiled_charsmap.h"
+#include "tokenizer/utf8.h"
+
+namespace attnscope {
+
+class TextNormalizer {
+ public:
+  static TextNormalizer from_json(const nlohmann::json& json, const std::string& source);
+  CharString apply(CharString chars) const;
+
+ private:
+  enum class Kind { Nfc, Nfkc, Nfd, Nfkd, Lowercase, StripAccents, Strip, Replace, Prepend, Precompiled };
+  struct Step {
+    Kind kind;
+    bool left = false, right = false;         // Strip
+    std::string content;                      // Replace, Prepend
+    std::string literal;                      // Replace: a string pattern...
+    std::shared_ptr<const std::regex> regex;  // ...or a regular expression
+    std::shared_ptr<const PrecompiledCharsmap> charsmap;
+  };
+  void add(const nlohmann::json& json, const std::string& source);
+  static CharString replace(const CharString& chars, const Step& step);
+
+  std::vector<Step> steps_;
+};
+
+}  // namespace attnscope
