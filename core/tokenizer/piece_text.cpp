@@ -46,7 +46,8 @@ std::string visible(std::string text) {
 }  // namespace
 
 std::string readable_piece(std::string_view piece) {
-  if (piece.starts_with(kMetaspace) && piece.size() > kMetaspace.size()) piece.remove_prefix(kMetaspace.size());
+  if (piece == kMetaspace) return "\u2423";  // a word-start mark alone: a space, shown as one
+  if (piece.starts_with(kMetaspace)) piece.remove_prefix(kMetaspace.size());
   std::string bytes;
   if (!byte_level_bytes(piece, bytes)) return std::string(piece);
   if (bytes.size() > 1 && bytes.front() == ' ') bytes.erase(0, 1);

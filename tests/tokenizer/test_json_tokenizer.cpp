@@ -110,6 +110,7 @@ TEST(ReadablePiece, MarkersOfAWordsStartGoAndBytesBecomeCharacters) {
   EXPECT_EQ(readable_piece("caf\u00c3\u00a9"), "caf\u00e9");     // byte-level "café"
   EXPECT_EQ(readable_piece("\u0120\u00c3\u00a9t\u00c3\u00a9"), "\u00e9t\u00e9");
   EXPECT_EQ(readable_piece("\u2581word"), "word");               // ▁word
+  EXPECT_EQ(readable_piece("\u2581"), "\u2423");
   EXPECT_EQ(readable_piece("##ing"), "##ing");
   EXPECT_EQ(readable_piece("[CLS]"), "[CLS]");
   EXPECT_EQ(readable_piece("caf\u00e9"), "caf\u00e9");           // a WordPiece entry stays as it is
