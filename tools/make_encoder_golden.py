@@ -42,6 +42,9 @@ def architectures():
                    tf.AlbertModel, "value"),
         "albert-groups": (tf.AlbertConfig(**common(embedding_size=16, num_hidden_layers=4, num_hidden_groups=2, inner_group_num=2, pad_token_id=0)),
                           tf.AlbertModel, "value"),
+        # BERT-large's shape (24 layers, 16 heads of 64 dimensions... here 16 heads of 4), narrow.
+        "bert-large-shape": (tf.BertConfig(**common(hidden_size=64, num_hidden_layers=24, num_attention_heads=16, intermediate_size=96)),
+                             tf.BertModel, "value"),
         "modernbert": (tf.ModernBertConfig(vocab_size=VOCAB, hidden_size=32, num_hidden_layers=4, num_attention_heads=4, intermediate_size=24,
                                            max_position_embeddings=64, local_attention=8, global_attn_every_n_layers=3, pad_token_id=0,
                                            bos_token_id=1, eos_token_id=2, cls_token_id=1, sep_token_id=2, attn_implementation="eager"),

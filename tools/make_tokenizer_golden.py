@@ -54,9 +54,21 @@ def sentencepiece_unigram(slow_class, **spm_options):
     return fast
 
 
+def cased_wordpiece():
+    """Multilingual cased BERT's setup: no lower-casing, accents kept, CJK characters split."""
+    tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    tok.normalizer = normalizers.BertNormalizer(lowercase=False, strip_accents=False, handle_chinese_chars=True, clean_text=True)
+    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    trainer = trainers.WordPieceTrainer(vocab_size=1500, special_tokens=["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"])
+    tok.train_from_iterator(training_lines(), trainer)
+    tok.post_processor = processors.BertProcessing(("[SEP]", tok.token_to_id("[SEP]")), ("[CLS]", tok.token_to_id("[CLS]")))
+    return tok
+
+
 def tokenizers_to_write():
     from transformers import AlbertTokenizer, XLMRobertaTokenizer
     return {
+        "bert_cased_wordpiece": cased_wordpiece(),
         # XLM-R (and CamemBERT): Precompiled, Strip, Replace of repeated spaces, Metaspace, Unigram.
         "xlmr_unigram": sentencepiece_unigram(XLMRobertaTokenizer, bos_id=0, pad_id=1, eos_id=2, unk_id=3),
         # ALBERT: quotes replaced, NFKD, accents stripped, lower case, Precompiled, then Metaspace and Unigram.

@@ -68,7 +68,7 @@ TEST_P(Encoder, MatchesTransformersAloneAndBatchedWithPadding) {
     expect_case(text_captures(together, b, true), expected["cases"][b], GetParam() + " batched, text " + std::to_string(b));
 }
 
-INSTANTIATE_TEST_SUITE_P(Architectures, Encoder, ::testing::Values("roberta", "xlm-roberta", "electra", "albert", "albert-groups", "modernbert"),
+INSTANTIATE_TEST_SUITE_P(Architectures, Encoder, ::testing::Values("bert-large-shape", "roberta", "xlm-roberta", "electra", "albert", "albert-groups", "modernbert"),
                          [](const auto& info) {
                            std::string name = info.param;
                            std::replace(name.begin(), name.end(), '-', '_');
