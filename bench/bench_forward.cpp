@@ -71,11 +71,12 @@ int main(int argc, char** argv) {
   const auto m = interleaved_medians(warmup, runs,
                                      {[&] { checkpoint->run(text, max_length, true); }, [&] { checkpoint->model().forward({ids}, true); },
                                       [&] { checkpoint->model().forward({ids}, false); },
-                                      [&] { attnscope::analyze_text(run.encoding, run.captures, {}); }});
-  const double analyze = m[0], forward = m[1], plain = m[2], analysis = m[3];
+                                      [&] { attnscope::analyze_text(run.encoding, run.captures, {}); },
+                                      [&] { checkpoint->encode(text, max_length); }});
+  const double analyze = m[0], forward = m[1], plain = m[2], analysis = m[3], tokenize = m[4];
   std::cout << nlohmann::json{{"tokens", ids.size()},          {"threads", threads},           {"runs", runs},
                               {"analyze_ms", analyze},         {"forward_capture_ms", forward}, {"forward_plain_ms", plain},
-                              {"analysis_ms", analysis}}
+                              {"analysis_ms", analysis},       {"tokenize_ms", tokenize}}
                    .dump()
             << "\n";
   return 0;

@@ -1,17 +1,21 @@
 #!/usr/bin/env python3
-"""The reference for bench_forward: Hugging Face transformers' BertModel on the same text, with
+"""The reference for bench_forward: Hugging Face transformers on the same text, with
 output_attentions (eager attention), same thread count. Median of many runs after warm-up.
+The model is whatever architecture the folder holds (AutoModel); the tokenizer is BertTokenizer
+for a vocab.txt folder, else the folder's tokenizer.json through the tokenizers library.
 
-  tokenize+forward  BertTokenizer (truncation to --max-len) + forward with attentions
+  tokenize+forward  tokenizing (truncation to --max-len) + forward with attentions
   forward           forward with attentions, ids already tokenised
+  tokenize          tokenizing alone
 """
+import os
 import argparse
 import json
 import statistics
 import time
 
 import torch
-from transformers import BertModel, BertTokenizer
+from transformers import AutoModel, BertTokenizer, PreTrainedTokenizerFast
 
 
 def interleaved_medians(warmup, runs, variants):
@@ -39,21 +43,31 @@ def main():
     a = p.parse_args()
     torch.set_num_threads(a.threads)
     text = open(a.text_file, encoding="utf-8").read()
-    tok = BertTokenizer.from_pretrained(a.model)
-    model = BertModel.from_pretrained(a.model, attn_implementation="eager").eval()
-    enc = tok(text, truncation=True, max_length=a.max_len, return_tensors="pt")
+    if os.path.exists(os.path.join(a.model, "vocab.txt")):
+        tok = BertTokenizer.from_pretrained(a.model)
+    else:
+        tok = PreTrainedTokenizerFast(tokenizer_file=os.path.join(a.model, "tokenizer.json"))
+    model = AutoModel.from_pretrained(a.model, attn_implementation="eager").eval()
+    def encode():  # ids and mask only: not every architecture takes token types
+        e = tok(text, truncation=True, max_length=a.max_len, return_tensors="pt")
+        return {"input_ids": e["input_ids"], "attention_mask": e["attention_mask"]}
+
+    enc = encode()
 
     def full():
         with torch.inference_mode():
-            model(**tok(text, truncation=True, max_length=a.max_len, return_tensors="pt"), output_attentions=True)
+            model(**encode(), output_attentions=True)
 
     def forward():
         with torch.inference_mode():
             model(**enc, output_attentions=True)
 
-    full_ms, forward_ms = interleaved_medians(a.warmup, a.runs, [full, forward])
+    def tokenize():
+        tok(text, truncation=True, max_length=a.max_len, return_tensors="pt")
+
+    full_ms, forward_ms, tokenize_ms = interleaved_medians(a.warmup, a.runs, [full, forward, tokenize])
     print(json.dumps({"tokens": enc["input_ids"].shape[1], "threads": a.threads, "runs": a.runs,
-                      "tokenize_forward_ms": full_ms, "forward_ms": forward_ms}))
+                      "tokenize_forward_ms": full_ms, "forward_ms": forward_ms, "tokenize_ms": tokenize_ms}))
 
 
 if __name__ == "__main__":

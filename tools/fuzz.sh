@@ -10,7 +10,7 @@ build=$root/build-fuzz
 CC=clang CXX=clang++ ATTNSCOPE_BUILD_DIR=$build "$root/tools/setup.sh" -DATTNSCOPE_FUZZ=ON -DATTNSCOPE_BUILD_TESTS=OFF \
   -DATTNSCOPE_BUILD_BENCH=OFF -DATTNSCOPE_BUILD_GUI=OFF -DCMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
 mkdir -p "$build/crashes"
-for target in tokenizer safetensors config result_json corpus_json; do
+for target in tokenizer tokenizer_json safetensors config result_json corpus_json; do
   corpus=$build/corpus/$target
   mkdir -p "$corpus"
   echo "[fuzz] $target for ${seconds}s"

@@ -83,7 +83,35 @@ def corpus_seeds():
         write("corpus_json", "tiny-run", out.read_bytes())
 
 
+def tokenizer_json_seeds():
+    """Small tokenizer.json files of each kind attnscope reads (and the XLM-R one with its
+    precompiled charsmap), each followed by a NUL and a text to tokenize."""
+    from tokenizers import AddedToken, Regex, Tokenizer, models, normalizers, pre_tokenizers, processors, trainers
+    lines = ["The keeper's lamp was lit at dusk.", "北京 café naïve 😀 don't", "1871, 38 metres, 212 steps"] * 3
+    bpe = Tokenizer(models.BPE())
+    bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    bpe.train_from_iterator(lines, trainers.BpeTrainer(vocab_size=300, special_tokens=["<s>", "<pad>", "</s>"],
+                                                       initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    bpe.add_special_tokens([AddedToken("<mask>", lstrip=True, special=True)])
+    bpe.post_processor = processors.RobertaProcessing(("</s>", 2), ("<s>", 0))
+    write("tokenizer_json", "bpe-roberta", bpe.to_str() + "\0" + "a <mask> b café 北京\t\n  x")
+    bpe.normalizer = normalizers.NFC()
+    bpe.post_processor = processors.TemplateProcessing(single="<s> $A </s>", special_tokens=[("<s>", 0), ("</s>", 2)])
+    write("tokenizer_json", "bpe-template-nfc", bpe.to_str() + "\0" + "cafe\u0301 x")
+    uni = Tokenizer(models.Unigram())
+    uni.normalizer = normalizers.Sequence([normalizers.Replace("``", '"'), normalizers.NFKD(), normalizers.StripAccents(),
+                                           normalizers.Lowercase(), normalizers.Strip(left=False, right=True),
+                                           normalizers.Replace(Regex(" {2,}"), "\u2581")])
+    uni.pre_tokenizer = pre_tokenizers.Metaspace()
+    uni.train_from_iterator(lines, trainers.UnigramTrainer(vocab_size=60, special_tokens=["<s>", "<pad>", "</s>", "<unk>"], unk_token="<unk>"))
+    uni.post_processor = processors.TemplateProcessing(single="<s> $A </s>", special_tokens=[("<s>", 0), ("</s>", 2)])
+    write("tokenizer_json", "unigram-metaspace", uni.to_str() + "\0" + "``Hello''   wörld  ")
+    xlmr = ROOT / "tests" / "golden" / "tokenizers" / "xlmr_unigram" / "tokenizer.json"
+    write("tokenizer_json", "unigram-precompiled-xlmr", xlmr.read_bytes() + b"\0" + "ﬁ ① Ⅻ ｶﾀｶﾅ \u200b x".encode())
+
+
 if __name__ == "__main__":
+    tokenizer_json_seeds()
     corpus_seeds()
     tokenizer_seeds()
     safetensors_seeds()

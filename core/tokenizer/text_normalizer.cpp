@@ -78,6 +78,27 @@ std::string string_of(const nlohmann::json& j, const char* key, const std::strin
 
 }  // namespace
 
+// "c{n,}": one literal character (not a regular-expression operator), at least n times.
+void TextNormalizer::read_repeat(const std::string& regex, Step& s, const std::string& source) {
+  const auto refuse = [&] {
+    return Error(source + ": the Replace pattern /" + regex + "/ is not supported (attnscope reads a character repeated, such as / {2,}/)");
+  };
+  const size_t brace = regex.find('{');
+  if (brace == std::string::npos || !regex.ends_with(",}") || brace + 3 > regex.size()) throw refuse();
+  CharString c;
+  try {
+    c = decode_utf8(std::string_view(regex).substr(0, brace));
+  } catch (const Error&) {
+    throw refuse();
+  }
+  const bool operator_char = c.size() == 1 && c[0].cp < 0x80 && std::string_view("\\^$.|?*+()[]{}").find(static_cast<char>(c[0].cp)) != std::string_view::npos;
+  if (c.size() != 1 || operator_char) throw refuse();
+  const std::string count = regex.substr(brace + 1, regex.size() - brace - 3);
+  if (count.empty() || count.size() > 4 || count.find_first_not_of("0123456789") != std::string::npos || std::stoul(count) == 0) throw refuse();
+  s.repeated = c[0].cp;
+  s.at_least = std::stoul(count);
+}
+
 TextNormalizer TextNormalizer::from_json(const nlohmann::json& json, const std::string& source) {
   TextNormalizer n;
   if (!json.is_null()) n.add(json, source);
@@ -113,11 +134,7 @@ void TextNormalizer::add(const nlohmann::json& j, const std::string& source) {
     if (pattern.contains("String") && pattern["String"].is_string() && !pattern["String"].get<std::string>().empty()) {
       s.literal = pattern["String"].get<std::string>();
     } else if (pattern.contains("Regex") && pattern["Regex"].is_string()) {
-      try {
-        s.regex = std::make_shared<const std::regex>(pattern["Regex"].get<std::string>(), std::regex::ECMAScript);
-      } catch (const std::regex_error& e) {
-        throw Error(source + ": the Replace pattern " + pattern.dump() + " is not a regular expression attnscope reads (" + e.what() + ")");
-      }
+      read_repeat(pattern["Regex"].get<std::string>(), s, source);
     } else {
       throw Error(source + ": a Replace normalizer needs a non-empty String or a Regex pattern");
     }
@@ -135,29 +152,28 @@ void TextNormalizer::add(const nlohmann::json& j, const std::string& source) {
 CharString TextNormalizer::replace(const CharString& chars, const Step& step) {
   // Matched in the UTF-8 text; the replacement's characters take the range of the last character
   // they replace (the reference's alignment).
-  const std::string text = encode_utf8(chars.data(), chars.data() + chars.size());
-  std::vector<size_t> char_at(text.size() + 1, chars.size());  // byte -> index of the char starting there
-  for (size_t i = 0, b = 0; i < chars.size(); ++i) {
-    char_at[b] = i;
-    std::string one;
-    append_utf8(one, chars[i].cp);
-    b += one.size();
-  }
-  std::vector<std::pair<size_t, size_t>> matches;  // byte ranges
-  if (step.regex) {
-    for (auto it = std::sregex_iterator(text.begin(), text.end(), *step.regex); it != std::sregex_iterator(); ++it)
-      if (it->length(0) > 0) matches.push_back({static_cast<size_t>(it->position(0)), static_cast<size_t>(it->position(0) + it->length(0))});
+  std::vector<std::pair<size_t, size_t>> matches;  // character ranges
+  if (step.repeated) {
+    for (size_t i = 0; i < chars.size();) {
+      size_t j = i;
+      while (j < chars.size() && chars[j].cp == step.repeated) ++j;
+      if (j - i >= step.at_least) matches.push_back({i, j});
+      i = j > i ? j : i + 1;
+    }
   } else {
-    for (size_t at = text.find(step.literal); at != std::string::npos; at = text.find(step.literal, at + step.literal.size()))
-      matches.push_back({at, at + step.literal.size()});
+    const CharString pattern = decode_utf8(step.literal);
+    for (size_t i = 0; i + pattern.size() <= chars.size();) {
+      bool same = true;
+      for (size_t k = 0; k < pattern.size() && same; ++k) same = chars[i + k].cp == pattern[k].cp;
+      if (same) matches.push_back({i, i + pattern.size()});
+      i += same ? pattern.size() : 1;
+    }
   }
   if (matches.empty()) return chars;
   const CharString content = decode_utf8(step.content);
   CharString out;
   size_t next = 0;
-  for (const auto& [b0, b1] : matches) {
-    const size_t first = char_at[b0], last = char_at[b1];
-    if (first >= chars.size() || first < next || last <= first) continue;
+  for (const auto& [first, last] : matches) {
     out.insert(out.end(), chars.begin() + static_cast<std::ptrdiff_t>(next), chars.begin() + static_cast<std::ptrdiff_t>(first));
     for (const SourceChar& c : content) out.push_back({c.cp, chars[last - 1].begin, chars[last - 1].end});
     next = last;

@@ -1,10 +1,11 @@
 #pragma once
 // The "normalizer" of a tokenizer.json as a list of steps, each keeping every character's source
 // range the way the reference's alignments do: NFC, NFD, NFKC, NFKD, Lowercase, StripAccents,
-// Strip, Replace (a string or a regular expression), Prepend, Precompiled (SentencePiece's
-// charsmap), and Sequence of these. Anything else is refused in one line naming it.
+// Strip, Replace (a string, or the one kind of regular expression tokenizer.json files use:
+// a character repeated, "c{n,}"), Prepend, Precompiled (SentencePiece's charsmap), and Sequence
+// of these. Anything else is refused in one line naming it. (A general regex engine is left out
+// on purpose: a pattern from a downloaded file must not be able to hang or overflow the stack.)
 #include <memory>
-#include <regex>
 #include <string>
 #include <vector>
 
@@ -27,10 +28,12 @@ class TextNormalizer {
     bool left = false, right = false;         // Strip
     std::string content;                      // Replace, Prepend
     std::string literal;                      // Replace: a string pattern...
-    std::shared_ptr<const std::regex> regex;  // ...or a regular expression
+    char32_t repeated = 0;                    // ...or a run of this character...
+    size_t at_least = 0;                      // ...this long or longer
     std::shared_ptr<const PrecompiledCharsmap> charsmap;
   };
   void add(const nlohmann::json& json, const std::string& source);
+  static void read_repeat(const std::string& regex, Step& step, const std::string& source);
   static CharString replace(const CharString& chars, const Step& step);
 
   std::vector<Step> steps_;

@@ -94,6 +94,37 @@ TEST(JsonTokenizer, BadFilesSayWhatIsWrongInOneLine) {
   EXPECT_NE(with("/added_tokens"_json_pointer, {{{"id", 1}}}).find("an added token needs"), std::string::npos);
 }
 
+TEST(JsonTokenizer, NormalizersAndUnigramRefuseWhatTheyCannotRead) {
+  const nlohmann::json good = test::read_json(test::golden_dir() / "tokenizers" / "xlmr_unigram" / "tokenizer.json");
+  const auto with = [&](const nlohmann::json::json_pointer& where, const nlohmann::json& value) {
+    nlohmann::json j = good;
+    j[where] = value;
+    return load_error(j);
+  };
+  // A general regular expression is refused: a downloaded file must not hang the tokenizer.
+  EXPECT_NE(with("/normalizer/normalizers/2/pattern"_json_pointer, {{"Regex", "(a+)+$"}}).find("pattern /(a+)+$/ is not supported"), std::string::npos);
+  EXPECT_NE(with("/normalizer/normalizers/2/pattern"_json_pointer, {{"Regex", "*{2,}"}}).find("is not supported"), std::string::npos);
+  EXPECT_NE(with("/normalizer/normalizers/0/precompiled_charsmap"_json_pointer, "////").find("precompiled_charsmap"), std::string::npos);
+  EXPECT_NE(with("/model/unk_id"_json_pointer, 5000).find("unk_id 5000 is not one of its 802 pieces"), std::string::npos);
+  EXPECT_NE(with("/model/vocab/7"_json_pointer, {"x"}).find("entry 7 is not [piece, score]"), std::string::npos);
+  EXPECT_NE(with("/pre_tokenizer/prepend_scheme"_json_pointer, "sometimes").find("prepend_scheme \"sometimes\""), std::string::npos);
+  EXPECT_NE(with("/pre_tokenizer"_json_pointer, {{"type", "ByteLevel"}}).find("Unigram model is read with the Metaspace pre-tokenizer only"), std::string::npos);
+}
+
+TEST(JsonTokenizer, ReplaceOfARepeatedCharacterKeepsTheLastReplacedCharactersRange) {
+  const nlohmann::json j = nlohmann::json::parse(R"({
+    "model": {"type": "Unigram", "unk_id": 0, "vocab": [["<unk>", 0.0], ["\u2581a", -1.0], ["\u2581b", -1.0], ["\u2581", -2.0]]},
+    "normalizer": {"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": " "},
+    "pre_tokenizer": {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always", "split": true}})");
+  const auto tokenizer = JsonTokenizer::from_json(j, "tokenizer.json");
+  const auto pieces = tokenizer->tokenize("a    b");  // four spaces become one, standing on the last of them
+  ASSERT_EQ(pieces.size(), 2u);
+  EXPECT_EQ(pieces[0].text, "\u2581a");
+  EXPECT_EQ((std::vector<uint32_t>{pieces[0].begin, pieces[0].end}), (std::vector<uint32_t>{0, 1}));
+  EXPECT_EQ(pieces[1].text, "\u2581b");
+  EXPECT_EQ((std::vector<uint32_t>{pieces[1].begin, pieces[1].end}), (std::vector<uint32_t>{4, 6}));
+}
+
 TEST(JsonTokenizer, AFolderWithTokenizerJsonIsReadThroughIt) {
   const test::TempDir tmp;
   std::filesystem::copy_file(test::golden_dir() / "tokenizers" / "roberta_bpe" / "tokenizer.json", tmp / "tokenizer.json");
