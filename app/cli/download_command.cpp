@@ -46,7 +46,7 @@ int run_download(const DownloadOptions& o) {
 Action add_download_command(CLI::App& app) {
   auto o = std::make_shared<DownloadOptions>();
   auto* cmd = app.add_subcommand("download",
-                                 "Download a BERT checkpoint by model id into the Hugging Face cache (resumable, hash-checked), "
+                                 "Download a checkpoint (any architecture attnscope reads) by model id into the Hugging Face cache (resumable, hash-checked), "
                                  "honouring HF_ENDPOINT, HF_TOKEN, HF_HUB_OFFLINE, HF_HUB_CACHE and HF_HOME");
   cmd->add_option("id", o->id, "Model id: bert-base-uncased, google-bert/bert-base-uncased, org/name")->required();
   cmd->add_option("--revision", o->revision, "Branch, tag or commit")->capture_default_str();

@@ -9,7 +9,7 @@
 #include "commands.h"
 
 int main(int argc, char** argv) {
-  CLI::App app{"attnscope-cli: BERT's attention maps and head outputs, from the command line"};
+  CLI::App app{"attnscope-cli: the attention maps and head outputs of BERT and the encoders after it, from the command line"};
   app.require_subcommand(1);
   std::map<CLI::App*, attnscope::cli::Action> actions;
   const auto add = [&](attnscope::cli::Action action) { actions[app.get_subcommands({}).back()] = std::move(action); };

@@ -45,7 +45,7 @@ int run_tokenize(const TokenizeOptions& o) {
 
 Action add_tokenize_command(CLI::App& app) {
   auto o = std::make_shared<TokenizeOptions>();
-  auto* cmd = app.add_subcommand("tokenize", "Split a text into BERT word pieces: ids, tokens and the byte range of each");
+  auto* cmd = app.add_subcommand("tokenize", "Split a text into the model's word pieces: ids, tokens and the byte range of each");
   cmd->add_option("--model", o->model, "Checkpoint folder (tokenizer.json, or vocab.txt with tokenizer_config.json), or a model id in the Hugging Face cache")->required();
   cmd->add_option("--text", o->input.text, "The text itself");
   cmd->add_option("--file", o->input.file, "A UTF-8 text file to read the text from");

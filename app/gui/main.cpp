@@ -1,4 +1,4 @@
-// attnscope: the desktop explorer. Every layer and head of a BERT model, live, for any text.
+// attnscope: the desktop explorer. Every layer and head of an encoder, live, for any text.
 // With --screenshot it renders the asked view once the text is analysed, saves it and exits.
 #include <CLI/CLI.hpp>
 
@@ -23,7 +23,7 @@ std::string read_file(const std::string& path) {
 
 int main(int argc, char** argv) {
   using namespace attnscope::ui;
-  CLI::App app{"attnscope: explore what BERT's attention heads do (Halevi et al., Physica A 2026). Keys: F1 in the window."};
+  CLI::App app{"attnscope: explore what the attention heads of BERT and the encoders after it do (Halevi et al., Physica A 2026). Keys: F1 in the window."};
   ExplorerOptions o;
   o.examples_dir = ATTNSCOPE_EXAMPLES_DIR;
   std::string text, file, view, matrix;

@@ -46,11 +46,11 @@ std::optional<std::string> ModelPicker::draw_picker(const std::vector<std::strin
     if (ImGui::Selectable(m.c_str())) picked = m;
   ImGui::Separator();
   ImGui::TextDisabled("In the Hugging Face cache (%s)", hub_options_from_environment().cache.c_str());
-  if (cached_.empty()) ImGui::TextUnformatted("(no BERT models there yet)");
+  if (cached_.empty()) ImGui::TextUnformatted("(no models attnscope reads there yet)");
   for (const auto& m : cached_)
     if (ImGui::Selectable(m.id.c_str())) picked = m.id;
   ImGui::Separator();
-  ImGui::InputTextWithHint("##folder", "checkpoint folder (config.json, vocab.txt, model.safetensors)", &folder_);
+  ImGui::InputTextWithHint("##folder", "checkpoint folder (config.json, tokenizer.json or vocab.txt, model.safetensors)", &folder_);
   ImGui::SameLine();
   if (ImGui::Button("Open folder") && !folder_.empty()) picked = folder_;
   ImGui::InputTextWithHint("##id", "model id, e.g. bert-base-uncased", &id_);
