@@ -1,4 +1,5 @@
 #include "corpus_job.h"
+#include "corpus/run_fingerprint.h"
 
 #include "io/corpus_csv.h"
 #include "io/corpus_json.h"
@@ -45,8 +46,8 @@ void CorpusJob::start_run(std::shared_ptr<const Checkpoint> checkpoint, CorpusOp
       });
       std::string message = (outcome.complete ? "done: " : "cancelled after ") + std::to_string(outcome.windows) + " windows";
       if (!out.empty()) {
-        CorpusFile file{checkpoint->dir().string(), config.to_json(), checkpoint->model().device().describe(), options, !outcome.complete,
-                        outcome.windows, outcome.documents, acc};
+        CorpusFile file{checkpoint->dir().string(), config.to_json(), input_fingerprint(options.input), model_fingerprint(checkpoint->dir()),
+                        checkpoint->model().device().describe(), options, !outcome.complete, outcome.windows, outcome.documents, acc};
         save_corpus(out, file);
         write_corpus_csv(std::filesystem::path(out).replace_extension("").string() + "-csv", *acc);
         message += ", saved to " + out.string();

@@ -6,11 +6,13 @@
 #include "commands.h"
 #include "progress_line.h"
 #include "corpus/allocator_tuning.h"
+#include "corpus/run_fingerprint.h"
 #include "error.h"
 #include "io/analysis_json.h"
 #include "io/corpus_csv.h"
 #include "io/corpus_json.h"
 #include "run_options.h"
+#include "shard_option.h"
 
 namespace attnscope::cli {
 namespace {
@@ -30,6 +32,7 @@ struct CorpusCommandOptions {
   uint64_t max_windows = 0;
   std::string out = "corpus-result.json";
   std::string csv;
+  std::string shard;
   bool resume = false;
 };
 
@@ -68,14 +71,19 @@ int run_corpus_command(const CorpusCommandOptions& o) {
   const auto checkpoint = load_checkpoint(o.model, device);
   CorpusOptions options{o.input, o.model.max_length ? o.model.max_length : checkpoint->default_max_length(), o.batch, o.max_windows,
                         analysis_settings(o.analysis)};
+  const Shard shard = o.shard.empty() ? Shard{} : parse_shard(o.shard);
+  options.shard_index = shard.index;
+  options.shard_count = shard.count;
   const auto& config = checkpoint->model().config();
-  CorpusFile file{o.model.model, config.to_json(), device.describe(), options, true, 0, 0,
+  CorpusFile file{o.model.model, config.to_json(), input_fingerprint(o.input), model_fingerprint(checkpoint->dir()), device.describe(), options, true, 0, 0,
                   std::make_shared<CorpusAccumulator>(config.num_layers, config.num_heads, static_cast<int64_t>(options.window), device.device)};
   if (o.resume) {
     CorpusFile saved = load_corpus(o.out);
     if (saved.model_config != file.model_config || saved.options.input != options.input || saved.options.window != options.window ||
-        settings_to_json(saved.options.settings) != settings_to_json(options.settings))
-      throw Error(o.out + ": was made with another model, input, window or analysis settings; run without --resume to start anew");
+        settings_to_json(saved.options.settings) != settings_to_json(options.settings) || saved.options.shard_index != options.shard_index ||
+        saved.options.shard_count != options.shard_count || saved.input_fingerprint != file.input_fingerprint ||
+        saved.model_fingerprint != file.model_fingerprint)
+      throw Error(o.out + ": was made with another model, input, window, shard or analysis settings; run without --resume to start anew");
     if (!saved.partial) {
       std::printf("%s is already complete (%llu windows); nothing to resume\n", o.out.c_str(), static_cast<unsigned long long>(saved.windows));
       return 0;
@@ -140,6 +148,9 @@ Action add_corpus_command(CLI::App& app) {
   cmd->add_option("--out", o->out, "Result file (JSON, written atomically)")->capture_default_str();
   cmd->add_option("--csv", o->csv, "Folder for the CSV tables (default: the result's name with -csv)");
   cmd->add_flag("--resume", o->resume, "Continue the partial run saved in --out");
+  cmd->add_option("--shard", o->shard,
+                  "Run only shard K of N (K/N, 0-based: the windows whose number leaves remainder K when divided by N), or "
+                  "auto: the task of a Slurm job array. `attnscope-cli merge` sums the shards into the whole run");
   return [o] { return run_corpus_command(*o); };
 }
 

@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   add(attnscope::cli::add_pairs_command(app));
   add(attnscope::cli::add_stats_command(app));
   add(attnscope::cli::add_corpus_command(app));
+  add(attnscope::cli::add_merge_command(app));
   add(attnscope::cli::add_figure_command(app));
   add(attnscope::cli::add_download_command(app));
   const auto known = [&](const std::string& name) {

@@ -26,6 +26,7 @@ class CorpusReader {
   bool next(std::string& chunk, bool& new_document, Span& span);
 
   uint64_t total_bytes() const { return total_bytes_; }
+  const std::vector<std::filesystem::path>& files() const { return files_; }  // in reading order
   std::string where() const;  // the file and byte (or line) being read, for messages
 
  private:

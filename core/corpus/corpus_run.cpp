@@ -13,9 +13,15 @@ double CorpusProgress::fraction() const {
   return bytes_total ? static_cast<double>(bytes_done) / static_cast<double>(bytes_total) : 0.0;
 }
 
+uint64_t shard_share(uint64_t windows, uint64_t index, uint64_t count) {
+  return windows > index ? (windows - index + count - 1) / count : 0;
+}
+
 CorpusOutcome run_corpus(const Checkpoint& checkpoint, const CorpusOptions& o, CorpusAccumulator& accumulator, uint64_t skip,
                          const CorpusProgressCallback& progress) {
   if (o.batch == 0) throw Error("the batch size must be at least 1");
+  if (o.shard_count == 0 || o.shard_index >= o.shard_count)
+    throw Error("shard " + std::to_string(o.shard_index) + " of " + std::to_string(o.shard_count) + " does not exist (shards are 0 .. count - 1)");
   if (static_cast<int64_t>(o.window) != accumulator.window())
     throw Error("the window of " + std::to_string(o.window) + " tokens differs from the accumulators' " + std::to_string(accumulator.window()));
   const size_t positions = static_cast<size_t>(checkpoint.model().config().max_tokens());
@@ -26,10 +32,19 @@ CorpusOutcome run_corpus(const Checkpoint& checkpoint, const CorpusOptions& o, C
   const auto start = std::chrono::steady_clock::now();
   CorpusOutcome outcome;
   Encoding e;
-  while (outcome.windows < skip && windows.next(e)) ++outcome.windows;
+  uint64_t read = 0;  // windows read from the input, this shard's and the others'
+  const auto next_of_shard = [&](Encoding& out) {
+    while (!o.max_windows || read < o.max_windows) {
+      if (!windows.next(out)) return false;
+      if (read++ % o.shard_count == o.shard_index) return true;
+    }
+    return false;
+  };
+  while (outcome.windows < skip && next_of_shard(e)) ++outcome.windows;
+  const uint64_t shard_limit = o.max_windows ? shard_share(o.max_windows, o.shard_index, o.shard_count) : 0;
 
   const auto report = [&] {
-    CorpusProgress p{outcome.windows, windows.documents(), windows.bytes_consumed(), reader.total_bytes(), o.max_windows,
+    CorpusProgress p{outcome.windows, windows.documents(), windows.bytes_consumed(), reader.total_bytes(), shard_limit,
                      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()};
     return !progress || progress(p);
   };
@@ -43,9 +58,8 @@ CorpusOutcome run_corpus(const Checkpoint& checkpoint, const CorpusOptions& o, C
   };
   while (more) {
     batch.clear();
-    while (batch.size() < o.batch && (!o.max_windows || outcome.windows + batch.size() < o.max_windows) && windows.next(e))
-      batch.push_back(std::move(e));
-    more = batch.size() == o.batch && (!o.max_windows || outcome.windows + batch.size() < o.max_windows);
+    while (batch.size() < o.batch && next_of_shard(e)) batch.push_back(std::move(e));
+    more = batch.size() == o.batch && (!shard_limit || outcome.windows + batch.size() < shard_limit);
     split(outcome.read_seconds);
     if (batch.empty()) break;
     std::vector<std::vector<int64_t>> ids;
@@ -74,7 +88,7 @@ CorpusOutcome run_corpus(const Checkpoint& checkpoint, const CorpusOptions& o, C
   outcome.complete = true;
   outcome.documents = windows.documents();
   if (progress) {  // the end: all of the input
-    CorpusProgress p{outcome.windows, outcome.documents, reader.total_bytes(), reader.total_bytes(), o.max_windows,
+    CorpusProgress p{outcome.windows, outcome.documents, reader.total_bytes(), reader.total_bytes(), shard_limit,
                      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()};
     if (o.max_windows) p.max_windows = outcome.windows;
     progress(p);

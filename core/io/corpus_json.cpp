@@ -38,13 +38,16 @@ void save_corpus(const std::filesystem::path& path, const CorpusFile& f) {
   for (const auto& [name, tensor] : f.accumulator->tensors()) accumulators[name] = tensor_to_json(*tensor);
   const nlohmann::json json = {
       {"format", kFormat},
-      {"version", 1},
+      {"version", 2},
       {"model", {{"path", f.model_path}, {"config", f.model_config}}},
       {"device", f.device},
       {"input", f.options.input.string()},
       {"window", f.options.window},
       {"batch", f.options.batch},
       {"max_windows", f.options.max_windows},
+      {"shard", {{"index", f.options.shard_index}, {"count", f.options.shard_count}}},
+      {"input_fingerprint", f.input_fingerprint},
+      {"model_fingerprint", f.model_fingerprint},
       {"settings", settings_to_json(f.options.settings)},
       {"partial", f.partial},
       {"windows", f.windows},
@@ -56,8 +59,8 @@ void save_corpus(const std::filesystem::path& path, const CorpusFile& f) {
 CorpusFile load_corpus(const std::filesystem::path& path) { return corpus_from_json(read_json_file(path), path.string()); }
 
 CorpusFile corpus_from_json(const nlohmann::json& j, const std::string& where) {
-  if (!j.is_object() || !j.contains("format") || j["format"] != kFormat || !j.contains("version") || j["version"] != 1)
-    throw Error(where + ": not an attnscope corpus result (format \"" + std::string(kFormat) + "\", version 1)");
+  if (!j.is_object() || !j.contains("format") || j["format"] != kFormat || !j.contains("version") || (j["version"] != 1 && j["version"] != 2))
+    throw Error(where + ": not an attnscope corpus result (format \"" + std::string(kFormat) + "\", version 1 or 2)");
   CorpusFile f;
   try {
     f.model_path = j.at("model").at("path").get<std::string>();
@@ -70,9 +73,17 @@ CorpusFile corpus_from_json(const nlohmann::json& j, const std::string& where) {
     f.partial = j.at("partial").get<bool>();
     f.windows = json_integer<uint64_t>(j.at("windows"), where + ": \"windows\"");
     f.documents = json_integer<uint64_t>(j.at("documents"), where + ": \"documents\"");
+    if (j["version"] == 2) {
+      f.options.shard_index = json_integer<uint64_t>(j.at("shard").at("index"), where + ": \"shard.index\"");
+      f.options.shard_count = json_integer<uint64_t>(j.at("shard").at("count"), where + ": \"shard.count\"");
+      f.input_fingerprint = j.at("input_fingerprint");
+      f.model_fingerprint = j.at("model_fingerprint");
+    }
   } catch (const nlohmann::json::exception& e) {
     throw Error(where + ": a field is missing or has the wrong type (" + e.what() + ")");
   }
+  if (f.options.shard_count == 0 || f.options.shard_index >= f.options.shard_count)
+    throw Error(where + ": shard " + std::to_string(f.options.shard_index) + " of " + std::to_string(f.options.shard_count) + " does not exist");
   f.options.settings = settings_from_json(j.value("settings", nlohmann::json::object()), where);
   const BertConfig config = BertConfig::from_json(f.model_config, where + ": model.config");
   if (f.options.window < 3 || f.options.window > static_cast<size_t>(config.max_tokens()))

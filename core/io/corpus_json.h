@@ -1,6 +1,8 @@
 #pragma once
-// The result file of a corpus run (`attnscope-cli corpus`): what was run, how far it got, and
-// every accumulator; written atomically, read back to resume a run or to show its figures.
+// The result file of a corpus run (`attnscope-cli corpus`): what was run (version 2: with the
+// shard and the fingerprints of input and model), how far it got, and every accumulator; written
+// atomically, read back to resume a run, to merge shards or to show its figures. Version 1 files
+// (one whole run, no fingerprints) are still read.
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -14,6 +16,8 @@ namespace attnscope {
 struct CorpusFile {
   std::string model_path;
   nlohmann::json model_config;
+  // What the run was made from (run_fingerprint.h); null in files of version 1.
+  nlohmann::json input_fingerprint, model_fingerprint;
   std::string device;
   CorpusOptions options;
   bool partial = false;

@@ -212,6 +212,43 @@ TEST_F(Cli, CorpusRunsResumesAndWritesCsv) {
                         "cannot open");
 }
 
+TEST_F(Cli, CorpusShardsMergeIntoTheWholeRun) {
+  std::string text;
+  for (int i = 0; i < 30; ++i) text += "the cat sat on the mat . a dog sat . ";
+  test::write_text(dir_ / "corpus.txt", text);
+  const std::string input = (dir_ / "corpus.txt").string();
+  const auto corpus = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"corpus", "--model", tiny(), "--input", input, "--max-len", "16", "--batch", "4"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_cli(args);
+  };
+  ASSERT_EQ(corpus({"--out", (dir_ / "whole.json").string()}).status, 0);
+  std::filesystem::create_directories(dir_ / "shards");
+  for (int k = 0; k < 3; ++k) {
+    const Outcome o = corpus({"--shard", std::to_string(k) + "/3", "--out", (dir_ / "shards" / ("s" + std::to_string(k) + ".json")).string()});
+    ASSERT_EQ(o.status, 0) << o.err;
+  }
+  const Outcome merged = run_cli({"merge", (dir_ / "merged.json").string(), (dir_ / "shards").string()});
+  ASSERT_EQ(merged.status, 0) << merged.err;
+  const auto whole = test::read_json(dir_ / "whole.json"), sum = test::read_json(dir_ / "merged.json");
+  EXPECT_EQ(sum["windows"], whole["windows"]);
+  EXPECT_EQ(sum["accumulators"]["distance_histogram"], whole["accumulators"]["distance_histogram"]);
+  EXPECT_EQ(sum["accumulators"]["pair_count_sum"], whole["accumulators"]["pair_count_sum"]);
+  EXPECT_TRUE(std::filesystem::exists(dir_ / "merged-csv" / "per_head.csv"));
+  EXPECT_EQ(run_cli({"figure", "--corpus", (dir_ / "merged.json").string(), "--fig", "2", "--out", (dir_ / "f2.svg").string()}).status, 0);
+  // A Slurm array task finds its shard in the environment.
+  const Outcome task = run({"env", "SLURM_ARRAY_TASK_ID=5", "SLURM_ARRAY_TASK_MIN=4", "SLURM_ARRAY_TASK_COUNT=3", test::cli_path().string(), "corpus",
+                            "--model", tiny(), "--input", input, "--max-len", "16", "--shard", "auto", "--out", (dir_ / "auto.json").string()});
+  ASSERT_EQ(task.status, 0) << task.err;
+  EXPECT_EQ(test::read_json(dir_ / "auto.json")["shard"], (nlohmann::json{{"index", 1}, {"count", 3}}));
+  expect_one_line_error({"merge", (dir_ / "m2.json").string(), (dir_ / "shards" / "s0.json").string(), (dir_ / "shards" / "s2.json").string()},
+                        "shard 1 of 3 is missing");
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "m2.json"));
+  expect_one_line_error({"corpus", "--model", tiny(), "--input", input, "--shard", "3/3"}, "shard 3 of 3 does not exist");
+  expect_one_line_error({"corpus", "--model", tiny(), "--input", input, "--shard", "half"}, "is not K/N");
+  expect_one_line_error({"corpus", "--model", tiny(), "--input", input, "--shard", "auto"}, "--shard auto needs SLURM_ARRAY_TASK_ID");
+}
+
 TEST_F(Cli, CorpusFailingHalfWayKeepsWhatWasDone) {
   std::filesystem::create_directories(dir_ / "texts");
   std::string good;

@@ -148,7 +148,7 @@ TEST_F(CorpusRun, InterruptedAndResumedEqualsUninterrupted) {
   EXPECT_FALSE(stopped.complete);
   EXPECT_EQ(stopped.windows, 6u);
   const auto& config = checkpoint_->model().config();
-  save_corpus(dir_ / "partial.json", {"model", config.to_json(), "cpu float32", options_, true, stopped.windows, stopped.documents,
+  save_corpus(dir_ / "partial.json", {"model", config.to_json(), {}, {}, "cpu float32", options_, true, stopped.windows, stopped.documents,
                                       std::make_shared<CorpusAccumulator>(first)});
   CorpusFile saved = load_corpus(dir_ / "partial.json");
   EXPECT_TRUE(saved.partial);
@@ -217,7 +217,7 @@ TEST_F(CorpusRun, DamagedResultFilesAreRefused) {
   test::write_text(dir_ / "y.json", "[]");
   EXPECT_THROW(load_corpus(dir_ / "y.json"), Error);
   CorpusAccumulator acc = fresh();
-  save_corpus(dir_ / "z.json", {"model", checkpoint_->model().config().to_json(), "cpu", options_, false, 0, 0,
+  save_corpus(dir_ / "z.json", {"model", checkpoint_->model().config().to_json(), {}, {}, "cpu", options_, false, 0, 0,
                                 std::make_shared<CorpusAccumulator>(acc)});
   auto json = test::read_json(dir_ / "z.json");
   json["accumulators"]["mask_sum"]["shape"] = {2, 2, 12, 11};
