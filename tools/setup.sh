@@ -22,6 +22,7 @@ debian_packages=(
   libcairo2-dev libstb-dev libfontconfig-dev fonts-dejavu-core poppler-utils
   libimgui-dev libglfw3-dev libgl-dev libgl1-mesa-dri xvfb xauth libcurl4-openssl-dev libssl-dev
   clang libclang-rt-14-dev
+  munge slurmctld slurmd slurm-client
 )
 
 install_debian_packages() {

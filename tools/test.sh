@@ -13,10 +13,11 @@ if [ "${ATTNSCOPE_SKIP_SANITIZERS:-0}" != 1 ]; then
   echo "[test] the same suites under AddressSanitizer + UBSan"
   ATTNSCOPE_BUILD_DIR="$root/build-sanitize" "$root/tools/setup.sh" -DATTNSCOPE_SANITIZE=ON -DATTNSCOPE_BUILD_BENCH=OFF \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo
-  # The layout sweep (32 screenshots of the same drawing code at four window sizes) runs once, in
-  # the main pass: under the sanitizers it would only repeat what the other GUI tests exercise.
+  # The layout sweep (32 screenshots of the same drawing code at four window sizes) and the Slurm
+  # cluster test (the same command-line code, waiting on its jobs) run once, in the main pass:
+  # under the sanitizers they would only repeat what other tests exercise.
   ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    ctest --test-dir "$root/build-sanitize" --output-on-failure -j "$(nproc)" -E 'Gui\.NothingIsCutAtProjectorSizes'
+    ctest --test-dir "$root/build-sanitize" --output-on-failure -j "$(nproc)" -E 'Gui\.NothingIsCutAtProjectorSizes|Slurm\.'
 fi
 
 echo "[test] a build that finds no CUDA toolkit"
