@@ -49,7 +49,7 @@ void CorpusJob::start_run(std::shared_ptr<const Checkpoint> checkpoint, CorpusOp
         CorpusFile file{checkpoint->dir().string(), config.to_json(), input_fingerprint(options.input), model_fingerprint(checkpoint->dir()),
                         checkpoint->model().device().describe(), options, !outcome.complete, outcome.windows, outcome.documents, acc};
         save_corpus(out, file);
-        write_corpus_csv(std::filesystem::path(out).replace_extension("").string() + "-csv", *acc);
+        write_corpus_csv(default_csv_folder(out), *acc);
         message += ", saved to " + out.string();
       }
       finish(acc, message);

@@ -121,7 +121,7 @@ int run_corpus_command(const CorpusCommandOptions& o) {
   file.windows = outcome.windows;
   file.documents = outcome.documents;
   save_corpus(o.out, file);
-  const std::string csv = o.csv.empty() ? std::filesystem::path(o.out).replace_extension("").string() + "-csv" : o.csv;
+  const std::string csv = o.csv.empty() ? default_csv_folder(o.out).string() : o.csv;
   write_corpus_csv(csv, *file.accumulator);
   if (file.partial)
     std::printf("stopped after %llu windows: the partial result is saved in %s (tables in %s/); add --resume to continue\n",

@@ -23,7 +23,7 @@ int run_merge_command(const MergeOptions& o) {
       throw Error(o.out + " is one of the shards: write the merged result elsewhere");
   const CorpusFile merged = merge_shards(files);
   save_corpus(o.out, merged);
-  const std::string csv = o.csv.empty() ? std::filesystem::path(o.out).replace_extension("").string() + "-csv" : o.csv;
+  const std::string csv = o.csv.empty() ? default_csv_folder(o.out).string() : o.csv;
   write_corpus_csv(csv, *merged.accumulator);
   std::printf("%zu shards, %llu windows from %llu documents; result in %s, tables in %s/\n", files.size(),
               static_cast<unsigned long long>(merged.windows), static_cast<unsigned long long>(merged.documents), o.out.c_str(), csv.c_str());

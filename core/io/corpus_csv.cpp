@@ -69,4 +69,8 @@ void write_corpus_csv(const std::filesystem::path& dir, CorpusAccumulator& a) {
   write_file_atomically(dir / "layer_distances.csv", layer_distances.str());
 }
 
+std::filesystem::path default_csv_folder(const std::filesystem::path& result) {
+  return std::filesystem::path(result).replace_extension("").string() + "-csv";
+}
+
 }  // namespace attnscope

@@ -14,4 +14,7 @@ namespace attnscope {
 
 void write_corpus_csv(const std::filesystem::path& dir, CorpusAccumulator& accumulator);
 
+// Where the tables of a result file go unless told: "run.json" -> "run-csv".
+std::filesystem::path default_csv_folder(const std::filesystem::path& result);
+
 }  // namespace attnscope

@@ -84,25 +84,35 @@ class WeightReader {
   std::string prefix_;
 };
 
-// DistilBERT's names for the same tensors: transformer.layer.N.attention.q_lin, sa_layer_norm,
-// ffn.lin1 / lin2, output_layer_norm.
-LayerWeights load_distilbert_layer(const WeightReader& r, const BertConfig& c, int64_t index) {
-  const std::string p = "transformer.layer." + std::to_string(index) + ".";
+// Where a BERT-like layer's tensors are, below the layer's prefix (each name before ".weight" and
+// ".bias"): BERT's own names (RoBERTa and ELECTRA use them too), DistilBERT's and ALBERT's.
+struct LayerNames {
+  const char *query, *key, *value, *attn_out, *attn_norm, *ffn_in, *ffn_out, *ffn_norm;
+};
+constexpr LayerNames kBertNames{"attention.self.query", "attention.self.key", "attention.self.value", "attention.output.dense",
+                                "attention.output.LayerNorm", "intermediate.dense", "output.dense", "output.LayerNorm"};
+constexpr LayerNames kDistilBertNames{"attention.q_lin", "attention.k_lin", "attention.v_lin", "attention.out_lin",
+                                      "sa_layer_norm", "ffn.lin1", "ffn.lin2", "output_layer_norm"};
+constexpr LayerNames kAlbertNames{"attention.query", "attention.key", "attention.value", "attention.dense",
+                                  "attention.LayerNorm", "ffn", "ffn_output", "full_layer_layer_norm"};
+
+LayerWeights load_named_layer(const WeightReader& r, const BertConfig& c, const std::string& p, const LayerNames& n) {
   const int64_t D = c.hidden_size, I = c.intermediate_size;
+  const auto weight = [&](const char* name, const std::vector<int64_t>& shape) { return r.get(p + name + ".weight", shape); };
+  const auto bias = [&](const char* name, int64_t size) { return r.get(p + name + ".bias", {size}); };
   LayerWeights w;
-  w.qkv_weight = at::cat({r.get(p + "attention.q_lin.weight", {D, D}), r.get(p + "attention.k_lin.weight", {D, D}),
-                          r.get(p + "attention.v_lin.weight", {D, D})});
-  w.qkv_bias = at::cat({r.get(p + "attention.q_lin.bias", {D}), r.get(p + "attention.k_lin.bias", {D}), r.get(p + "attention.v_lin.bias", {D})});
-  w.attn_out_weight = r.get(p + "attention.out_lin.weight", {D, D});
-  w.attn_out_bias = r.get(p + "attention.out_lin.bias", {D});
-  w.attn_norm_weight = r.get(p + "sa_layer_norm.weight", {D});
-  w.attn_norm_bias = r.get(p + "sa_layer_norm.bias", {D});
-  w.ffn_in_weight = r.get(p + "ffn.lin1.weight", {I, D});
-  w.ffn_in_bias = r.get(p + "ffn.lin1.bias", {I});
-  w.ffn_out_weight = r.get(p + "ffn.lin2.weight", {D, I});
-  w.ffn_out_bias = r.get(p + "ffn.lin2.bias", {D});
-  w.ffn_norm_weight = r.get(p + "output_layer_norm.weight", {D});
-  w.ffn_norm_bias = r.get(p + "output_layer_norm.bias", {D});
+  w.qkv_weight = at::cat({weight(n.query, {D, D}), weight(n.key, {D, D}), weight(n.value, {D, D})});
+  w.qkv_bias = at::cat({bias(n.query, D), bias(n.key, D), bias(n.value, D)});
+  w.attn_out_weight = weight(n.attn_out, {D, D});
+  w.attn_out_bias = bias(n.attn_out, D);
+  w.attn_norm_weight = weight(n.attn_norm, {D});
+  w.attn_norm_bias = bias(n.attn_norm, D);
+  w.ffn_in_weight = weight(n.ffn_in, {I, D});
+  w.ffn_in_bias = bias(n.ffn_in, I);
+  w.ffn_out_weight = weight(n.ffn_out, {D, I});
+  w.ffn_out_bias = bias(n.ffn_out, D);
+  w.ffn_norm_weight = weight(n.ffn_norm, {D});
+  w.ffn_norm_bias = bias(n.ffn_norm, D);
   return w;
 }
 
@@ -112,27 +122,6 @@ void by_head(LayerWeights& w, const BertConfig& c) {
   const int64_t H = c.num_heads, d = c.head_dim(), D = c.hidden_size;
   w.qkv_weight = w.qkv_weight.view({3, H, d, D}).transpose(0, 1).reshape({3 * D, D}).contiguous();
   w.qkv_bias = w.qkv_bias.view({3, H, d}).transpose(0, 1).reshape({3 * D}).contiguous();
-}
-
-// ALBERT's names for a layer of one of its shared groups.
-LayerWeights load_albert_layer(const WeightReader& r, const BertConfig& c, int64_t group, int64_t inner) {
-  const std::string p = "encoder.albert_layer_groups." + std::to_string(group) + ".albert_layers." + std::to_string(inner) + ".";
-  const int64_t D = c.hidden_size, I = c.intermediate_size;
-  LayerWeights w;
-  w.qkv_weight = at::cat({r.get(p + "attention.query.weight", {D, D}), r.get(p + "attention.key.weight", {D, D}),
-                          r.get(p + "attention.value.weight", {D, D})});
-  w.qkv_bias = at::cat({r.get(p + "attention.query.bias", {D}), r.get(p + "attention.key.bias", {D}), r.get(p + "attention.value.bias", {D})});
-  w.attn_out_weight = r.get(p + "attention.dense.weight", {D, D});
-  w.attn_out_bias = r.get(p + "attention.dense.bias", {D});
-  w.attn_norm_weight = r.get(p + "attention.LayerNorm.weight", {D});
-  w.attn_norm_bias = r.get(p + "attention.LayerNorm.bias", {D});
-  w.ffn_in_weight = r.get(p + "ffn.weight", {I, D});
-  w.ffn_in_bias = r.get(p + "ffn.bias", {I});
-  w.ffn_out_weight = r.get(p + "ffn_output.weight", {D, I});
-  w.ffn_out_bias = r.get(p + "ffn_output.bias", {D});
-  w.ffn_norm_weight = r.get(p + "full_layer_layer_norm.weight", {D});
-  w.ffn_norm_bias = r.get(p + "full_layer_layer_norm.bias", {D});
-  return w;
 }
 
 // ModernBERT's names: fused Wqkv and Wo, attn_norm (none in layer 0), mlp_norm, mlp.Wi (input
@@ -160,26 +149,10 @@ LayerWeights load_modernbert_layer(const WeightReader& r, const BertConfig& c, i
 }
 
 LayerWeights load_layer(const WeightReader& r, const BertConfig& c, int64_t index) {
-  if (c.architecture == Architecture::DistilBert) return load_distilbert_layer(r, c, index);
+  const std::string number = std::to_string(index) + ".";
+  if (c.architecture == Architecture::DistilBert) return load_named_layer(r, c, "transformer.layer." + number, kDistilBertNames);
   if (c.architecture == Architecture::ModernBert) return load_modernbert_layer(r, c, index);
-  const std::string p = "encoder.layer." + std::to_string(index) + ".";
-  const int64_t D = c.hidden_size, I = c.intermediate_size;
-  LayerWeights w;
-  w.qkv_weight = at::cat({r.get(p + "attention.self.query.weight", {D, D}), r.get(p + "attention.self.key.weight", {D, D}),
-                          r.get(p + "attention.self.value.weight", {D, D})});
-  w.qkv_bias = at::cat({r.get(p + "attention.self.query.bias", {D}), r.get(p + "attention.self.key.bias", {D}),
-                        r.get(p + "attention.self.value.bias", {D})});
-  w.attn_out_weight = r.get(p + "attention.output.dense.weight", {D, D});
-  w.attn_out_bias = r.get(p + "attention.output.dense.bias", {D});
-  w.attn_norm_weight = r.get(p + "attention.output.LayerNorm.weight", {D});
-  w.attn_norm_bias = r.get(p + "attention.output.LayerNorm.bias", {D});
-  w.ffn_in_weight = r.get(p + "intermediate.dense.weight", {I, D});
-  w.ffn_in_bias = r.get(p + "intermediate.dense.bias", {I});
-  w.ffn_out_weight = r.get(p + "output.dense.weight", {D, I});
-  w.ffn_out_bias = r.get(p + "output.dense.bias", {D});
-  w.ffn_norm_weight = r.get(p + "output.LayerNorm.weight", {D});
-  w.ffn_norm_bias = r.get(p + "output.LayerNorm.bias", {D});
-  return w;
+  return load_named_layer(r, c, "encoder.layer." + number, kBertNames);
 }
 
 // ALBERT runs num_hidden_layers / num_hidden_groups times through each group in turn, every
@@ -188,7 +161,8 @@ std::vector<LayerWeights> load_albert_layers(const WeightReader& r, const BertCo
   std::vector<std::vector<LayerWeights>> groups(static_cast<size_t>(c.weight_groups));
   for (int64_t g = 0; g < c.weight_groups; ++g)
     for (int64_t j = 0; j < c.inner_layers; ++j) {
-      groups[static_cast<size_t>(g)].push_back(load_albert_layer(r, c, g, j));
+      groups[static_cast<size_t>(g)].push_back(
+          load_named_layer(r, c, "encoder.albert_layer_groups." + std::to_string(g) + ".albert_layers." + std::to_string(j) + ".", kAlbertNames));
       by_head(groups[static_cast<size_t>(g)].back(), c);
     }
   std::vector<LayerWeights> layers;

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 
 #include "io/result_json.h"
+#include "support/nested_tensor.h"
 #include "support/paths.h"
 #include "support/tiny_bert.h"
 
@@ -503,11 +504,7 @@ TEST_P(CliEncoders, TokenizeStatsPairsFigureAndCorpus) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Architectures, CliEncoders, ::testing::Values("roberta", "modernbert", "xlm-roberta", "albert"),
-                         [](const auto& info) {
-                           std::string name = info.param;
-                           std::replace(name.begin(), name.end(), '-', '_');
-                           return name;
-                         });
+                         [](const auto& info) { return test::test_name(info.param); });
 
 TEST(CliEncoderErrors, AnUnsupportedModelTypeIsOneLine) {
   const test::TempDir dir;

@@ -7,30 +7,14 @@
 
 #include "model/checkpoint.h"
 #include "model/config.h"
+#include "support/nested_tensor.h"
 #include "support/paths.h"
+#include "support/test_device.h"
 
 namespace attnscope {
 namespace {
 
 const std::filesystem::path kDir = test::golden_dir() / "tiny_distilbert";
-
-at::Tensor tensor(const nlohmann::json& nested) {
-  std::vector<float> flat;
-  std::vector<int64_t> shape;
-  const nlohmann::json* level = &nested;
-  while (level->is_array()) {
-    shape.push_back(static_cast<int64_t>(level->size()));
-    if (level->empty()) break;
-    level = &(*level)[0];
-  }
-  const std::function<void(const nlohmann::json&)> walk = [&](const nlohmann::json& j) {
-    if (j.is_array())
-      for (const auto& x : j) walk(x);
-    else flat.push_back(j.get<float>());
-  };
-  walk(nested);
-  return at::tensor(flat).reshape(shape);
-}
 
 TEST(DistilBert, ConfigIsReadAndWrittenInItsOwnKeys) {
   const BertConfig c = BertConfig::load(kDir / "config.json");
@@ -46,7 +30,7 @@ TEST(DistilBert, ConfigIsReadAndWrittenInItsOwnKeys) {
 }
 
 TEST(DistilBert, MatchesTransformers) {
-  const auto checkpoint = Checkpoint::load(kDir, ComputeDevice{});
+  const auto checkpoint = Checkpoint::load(kDir, test::test_device());
   const nlohmann::json expected_file = test::read_json(kDir / "expected.json");
   const auto& cases = expected_file["cases"];
   ASSERT_EQ(cases.size(), 3u);
@@ -54,11 +38,11 @@ TEST(DistilBert, MatchesTransformers) {
     const TextRun run = checkpoint->run(c["text"].get<std::string>(), 64);
     EXPECT_EQ(run.encoding.ids(), c["ids"].get<std::vector<int64_t>>()) << c["text"];
     for (int64_t l = 0; l < 2; ++l) {
-      const at::Tensor expected = tensor(c["attention"][l]);
+      const at::Tensor expected = test::nested_tensor(c["attention"][l]);
       EXPECT_LT((run.captures.attention[l] - expected).abs().max().item<double>(), 1e-5) << c["text"] << " layer " << l;
     }
     for (int64_t l = 0; l <= 2; ++l) {
-      const at::Tensor expected = tensor(c["hidden_states"][l]);
+      const at::Tensor expected = test::nested_tensor(c["hidden_states"][l]);
       EXPECT_LT((run.captures.hidden_states[l] - expected).abs().max().item<double>(), 1e-4) << c["text"] << " hidden " << l;
     }
   }
