@@ -65,9 +65,22 @@ def cased_wordpiece():
     return tok
 
 
+def sentencepiece_bpe():
+    """SentencePiece's BPE as the tokenizers library sets it up: NFKC, Metaspace, BPE on characters
+    with an unknown piece (neighbouring unknown characters fused). A small alphabet leaves the rarer
+    scripts unknown, so that path is exercised too."""
+    from tokenizers import SentencePieceBPETokenizer
+    tok = SentencePieceBPETokenizer(unk_token="<unk>", fuse_unk=True)
+    tok.train_from_iterator(training_lines(), vocab_size=900, min_frequency=1, special_tokens=["<s>", "<pad>", "</s>", "<unk>"], limit_alphabet=150)
+    inner = tok._tokenizer
+    inner.post_processor = processors.TemplateProcessing(single="<s> $A </s>", special_tokens=[("<s>", 0), ("</s>", 2)])
+    return inner
+
+
 def tokenizers_to_write():
     from transformers import AlbertTokenizer, XLMRobertaTokenizer
     return {
+        "sentencepiece_bpe": sentencepiece_bpe(),
         "bert_cased_wordpiece": cased_wordpiece(),
         # XLM-R (and CamemBERT): Precompiled, Strip, Replace of repeated spaces, Metaspace, Unigram.
         "xlmr_unigram": sentencepiece_unigram(XLMRobertaTokenizer, bos_id=0, pad_id=1, eos_id=2, unk_id=3),

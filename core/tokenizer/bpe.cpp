@@ -1,5 +1,6 @@
 #include "tokenizer/bpe.h"
 
+#include <cstdio>
 #include <limits>
 
 #include "error.h"
@@ -7,8 +8,8 @@
 namespace attnscope {
 
 Bpe::Bpe(std::vector<std::string> tokens, const std::vector<std::pair<std::string, std::string>>& merges, const std::string& source,
-         bool ignore_merges)
-    : tokens_(std::move(tokens)), ignore_merges_(ignore_merges) {
+         BpeOptions options)
+    : tokens_(std::move(tokens)), options_(options) {
   for (size_t i = 0; i < tokens_.size(); ++i) ids_.emplace(tokens_[i], static_cast<int32_t>(i));
   const auto id_of = [&](const std::string& t, size_t rank) {
     const auto it = ids_.find(t);
@@ -30,13 +31,35 @@ void Bpe::tokenize(const CharString& word, std::vector<Token>& out) const {
   };
   std::vector<Symbol> symbols;
   std::string text;
+  bool last_unknown = false;
   for (const SourceChar& c : word) {
     std::string one;
     append_utf8(one, c.cp);
     text += one;
-    if (const auto it = ids_.find(one); it != ids_.end()) symbols.push_back({it->second, c.begin, c.end});
+    if (const auto it = ids_.find(one); it != ids_.end()) {
+      symbols.push_back({it->second, c.begin, c.end});
+      last_unknown = false;
+      continue;
+    }
+    if (options_.byte_fallback) {
+      std::vector<Symbol> bytes;
+      for (unsigned char b : one) {
+        char name[8];
+        std::snprintf(name, sizeof name, "<0x%02X>", b);
+        if (const auto it = ids_.find(name); it != ids_.end()) bytes.push_back({it->second, c.begin, c.end});
+      }
+      if (bytes.size() == one.size()) {
+        symbols.insert(symbols.end(), bytes.begin(), bytes.end());
+        last_unknown = false;
+        continue;
+      }
+    }
+    if (!options_.unk_id) continue;  // no unknown piece: the character is dropped
+    if (options_.fuse_unk && last_unknown) symbols.back().end = c.end;
+    else symbols.push_back({*options_.unk_id, c.begin, c.end});
+    last_unknown = true;
   }
-  if (ignore_merges_)
+  if (options_.ignore_merges)
     if (const auto it = ids_.find(text); it != ids_.end()) symbols = {{it->second, word.front().begin, word.back().end}};
   // The lowest-ranked adjacent pair is merged first, the leftmost among equals: the reference's order.
   while (symbols.size() > 1) {

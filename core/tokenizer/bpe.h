@@ -1,7 +1,11 @@
 #pragma once
 // A byte-pair-encoding model: a word starts as its characters, and the adjacent pair of lowest
-// rank in the merges list is joined, again and again, until no listed pair is left.
+// rank in the merges list is joined, again and again, until no listed pair is left. A character
+// outside the vocabulary becomes its UTF-8 bytes as "<0xAB>" pieces (byte_fallback), or the
+// unknown piece (neighbouring ones fused into one with fuse_unk), or is dropped when the model has
+// no unknown piece: the reference's order of choices.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -12,15 +16,19 @@
 
 namespace attnscope {
 
+struct BpeOptions {
+  std::optional<int32_t> unk_id;
+  bool fuse_unk = false, byte_fallback = false, ignore_merges = false;
+};
+
 class Bpe {
  public:
   // merges: pairs of vocabulary entries, in rank order. Throws naming `source` when a merge names
   // an entry the vocabulary lacks.
   Bpe(std::vector<std::string> tokens, const std::vector<std::pair<std::string, std::string>>& merges, const std::string& source,
-      bool ignore_merges = false);
+      BpeOptions options = {});
 
-  // The pieces of one word, with the source ranges of their characters. A character outside the
-  // vocabulary is dropped, as the reference does without an unknown token.
+  // The pieces of one word, with the source ranges of their characters.
   void tokenize(const CharString& word, std::vector<Token>& out) const;
 
   size_t size() const { return tokens_.size(); }
@@ -36,7 +44,7 @@ class Bpe {
   std::vector<std::string> tokens_;
   std::unordered_map<std::string, int32_t> ids_;
   std::unordered_map<uint64_t, Merge> merges_;
-  bool ignore_merges_;
+  BpeOptions options_;
 };
 
 }  // namespace attnscope

@@ -2,6 +2,8 @@
 
 #include <utf8proc.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "error.h"
@@ -74,7 +76,6 @@ Bpe read_bpe(const nlohmann::json& model, const std::string& source) {
   for (const char* unsupported : {"continuing_subword_prefix", "end_of_word_suffix"})
     if (model.contains(unsupported) && !model[unsupported].is_null() && model[unsupported] != "")
       throw Error(source + ": BPE with a " + unsupported + " is not supported");
-  if (flag(model, "byte_fallback", false)) throw Error(source + ": BPE with byte_fallback is not supported");
   if (!model.contains("vocab") || !model["vocab"].is_object()) throw Error(source + ": the BPE model has no vocab object");
   if (!model.contains("merges") || !model["merges"].is_array()) throw Error(source + ": the BPE model has no merges list");
   std::vector<std::string> tokens;
@@ -88,7 +89,13 @@ Bpe read_bpe(const nlohmann::json& model, const std::string& source) {
   }
   std::vector<std::pair<std::string, std::string>> merges;
   for (size_t r = 0; r < model["merges"].size(); ++r) merges.push_back(merge_of(model["merges"][r], r, source));
-  return Bpe(std::move(tokens), merges, source, flag(model, "ignore_merges", false));
+  BpeOptions options{std::nullopt, flag(model, "fuse_unk", false), flag(model, "byte_fallback", false), flag(model, "ignore_merges", false)};
+  if (model.contains("unk_token") && model["unk_token"].is_string()) {
+    const auto unk = std::find(tokens.begin(), tokens.end(), model["unk_token"].get<std::string>());
+    if (unk == tokens.end()) throw Error(source + ": the BPE model's unk_token " + model["unk_token"].dump() + " is not in its vocabulary");
+    options.unk_id = static_cast<int32_t>(unk - tokens.begin());
+  }
+  return Bpe(std::move(tokens), merges, source, options);
 }
 
 std::vector<AddedToken> read_added(const nlohmann::json& j, const std::string& source) {
@@ -194,8 +201,8 @@ std::unique_ptr<Tokenizer> JsonTokenizer::from_json(const nlohmann::json& json, 
   Settings s;
   s.normalizer = TextNormalizer::from_json(json.value("normalizer", nlohmann::json()), source);
   read_pre_tokenizer(json.value("pre_tokenizer", nlohmann::json()), s, source);
-  if (model == "BPE" && s.pre_tokenizer != PreTokenizer::ByteLevel)
-    throw Error(source + ": a BPE model is read with the ByteLevel pre-tokenizer only");
+  if (model == "BPE" && s.pre_tokenizer == PreTokenizer::None)
+    throw Error(source + ": a BPE model is read with the ByteLevel or the Metaspace pre-tokenizer");
   if (model == "Unigram" && s.pre_tokenizer != PreTokenizer::Metaspace)
     throw Error(source + ": a Unigram model is read with the Metaspace pre-tokenizer only");
   s.added = read_added(json.value("added_tokens", nlohmann::json()), source);
@@ -231,9 +238,8 @@ std::vector<CharString> JsonTokenizer::metaspace_words(CharString chars) const {
 void JsonTokenizer::tokenize_segment(std::string_view text, CharString chars, std::vector<Token>& out) const {
   chars = settings_.normalizer.apply(std::move(chars));
   if (chars.empty()) return;
-  if (settings_.pre_tokenizer == PreTokenizer::Metaspace) {
-    const Unigram& unigram = std::get<Unigram>(model_);
-    for (const CharString& word : metaspace_words(std::move(chars))) unigram.tokenize(word, out);
+  if (settings_.pre_tokenizer == PreTokenizer::Metaspace) {  // SentencePiece: Unigram, or BPE on characters
+    for (const CharString& word : metaspace_words(std::move(chars))) std::visit([&](const auto& model) { model.tokenize(word, out); }, model_);
     return;
   }
   const Bpe& bpe = std::get<Bpe>(model_);

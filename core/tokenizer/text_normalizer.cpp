@@ -41,7 +41,7 @@ CharString decompose(const CharString& chars, bool compatibility) {
 }
 
 // Composition by runs of the text that start at a character of combining class 0. A run left as
-// it was keeps its ranges; in a changed run the first character made takes the first source
+// it was keeps its ranges; in a run that shrank the first character made takes the first source
 // character's range and what follows takes the ranges of the run's last characters (a composed
 // character's marks are gone, as in the reference's alignments).
 CharString compose(const CharString& chars, bool compatibility) {
@@ -58,7 +58,9 @@ CharString compose(const CharString& chars, bool compatibility) {
     std::free(composed);
     const size_t in = j - i;
     for (size_t k = 0; k < made.size(); ++k) {
-      const SourceChar& from = made.size() == in || k == 0 ? chars[i + std::min(k, in - 1)] : chars[j - (made.size() - k)];
+      // More made than given (a compatibility expansion such as "..." for U+2026): the extra
+      // characters stand on the last given one, as insertions do in the reference.
+      const SourceChar& from = made.size() >= in ? chars[i + std::min(k, in - 1)] : k == 0 ? chars[i] : chars[j - (made.size() - k)];
       out.push_back({made[k].cp, from.begin, from.end});
     }
     i = j;

@@ -41,7 +41,14 @@ std::unique_ptr<Tokenizer> wordpiece_from_json(const nlohmann::json& json, const
 std::unique_ptr<Tokenizer> load_tokenizer(const std::filesystem::path& dir) {
   const auto json_file = dir / "tokenizer.json";
   const bool has_vocab = std::filesystem::exists(dir / "vocab.txt");
-  if (!std::filesystem::exists(json_file)) return BertTokenizer::from_folder(dir);
+  if (!std::filesystem::exists(json_file)) {
+    if (has_vocab) return BertTokenizer::from_folder(dir);
+    for (const char* model : {"spiece.model", "sentencepiece.bpe.model", "tokenizer.model"})
+      if (std::filesystem::exists(dir / model))
+        throw Error(dir.string() + ": has " + model + " but no tokenizer.json; attnscope reads SentencePiece tokenizers from tokenizer.json "
+                    "(transformers writes one: AutoTokenizer.from_pretrained(folder).save_pretrained(folder))");
+    throw Error(dir.string() + ": no tokenizer.json or vocab.txt (a checkpoint folder needs one of them)");
+  }
   const nlohmann::json json = read_json_file(json_file);
   const std::string type = model_type(json);
   if (type == "WordPiece") return has_vocab ? BertTokenizer::from_folder(dir) : wordpiece_from_json(json, json_file.string());

@@ -64,7 +64,7 @@ TEST_P(JsonTokenizerGolden, HeldOutRandomStringsMatchTheReference) {
   EXPECT_GT(expect_reference(*load_tokenizer(file.parent_path()), test::read_json(tmp / "cases.json")), 1000u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Trained, JsonTokenizerGolden, ::testing::Values("bert_cased_wordpiece", "roberta_bpe", "modernbert_bpe", "prefix_space_bpe", "xlmr_unigram", "albert_unigram"));
+INSTANTIATE_TEST_SUITE_P(Trained, JsonTokenizerGolden, ::testing::Values("bert_cased_wordpiece", "sentencepiece_bpe", "roberta_bpe", "modernbert_bpe", "prefix_space_bpe", "xlmr_unigram", "albert_unigram"));
 
 std::string load_error(const nlohmann::json& json) {
   try {
@@ -123,6 +123,21 @@ TEST(JsonTokenizer, ReplaceOfARepeatedCharacterKeepsTheLastReplacedCharactersRan
   EXPECT_EQ((std::vector<uint32_t>{pieces[0].begin, pieces[0].end}), (std::vector<uint32_t>{0, 1}));
   EXPECT_EQ(pieces[1].text, "\u2581b");
   EXPECT_EQ((std::vector<uint32_t>{pieces[1].begin, pieces[1].end}), (std::vector<uint32_t>{4, 6}));
+}
+
+TEST(JsonTokenizer, AFolderWithoutATokenizerSaysWhatItNeeds) {
+  const test::TempDir tmp;
+  const auto message = [&] {
+    try {
+      load_tokenizer(tmp.path());
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(loaded)");
+  };
+  EXPECT_NE(message().find("no tokenizer.json or vocab.txt"), std::string::npos);
+  test::write_text(tmp / "spiece.model", "not read");
+  EXPECT_NE(message().find("has spiece.model but no tokenizer.json"), std::string::npos);
 }
 
 TEST(JsonTokenizer, AFolderWithTokenizerJsonIsReadThroughIt) {
