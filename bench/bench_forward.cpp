@@ -8,6 +8,7 @@
 //
 // Prints one JSON object. bench/run.sh runs it beside bench/reference_forward.py.
 #include <ATen/Parallel.h>
+#include <ATen/DeviceAccelerator.h>
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
@@ -25,14 +26,21 @@ namespace {
 
 // Runs the variants round-robin, so a slow spell of a shared machine hits them all alike, and
 // returns the median time of each in milliseconds.
-std::vector<double> interleaved_medians(int warmup, int runs, const std::vector<std::function<void()>>& variants) {
+// A GPU works asynchronously: each variant is timed to the end of its device work.
+void finish_device_work(const c10::Device& device) {
+  if (!device.is_cpu()) at::accelerator::synchronizeDevice(device.index() < 0 ? 0 : device.index());
+}
+
+std::vector<double> interleaved_medians(int warmup, int runs, const std::vector<std::function<void()>>& variants, const c10::Device& device) {
   for (int i = 0; i < warmup; ++i)
     for (const auto& work : variants) work();
+  finish_device_work(device);
   std::vector<std::vector<double>> times(variants.size());
   for (int i = 0; i < runs; ++i)
     for (size_t v = 0; v < variants.size(); ++v) {
       const auto start = std::chrono::steady_clock::now();
       variants[v]();
+      finish_device_work(device);
       times[v].push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
     }
   std::vector<double> medians;
@@ -47,7 +55,7 @@ std::vector<double> interleaved_medians(int warmup, int runs, const std::vector<
 
 int main(int argc, char** argv) {
   CLI::App app{"attnscope forward-pass benchmark"};
-  std::string model, text_file, device = "cpu";
+  std::string model, text_file, device = "cpu", precision = "float32";
   int runs = 30, warmup = 5, threads = 2;
   size_t max_length = 128;
   app.add_option("--model", model, "Checkpoint folder")->required();
@@ -57,6 +65,7 @@ int main(int argc, char** argv) {
   app.add_option("--warmup", warmup)->capture_default_str();
   app.add_option("--threads", threads)->capture_default_str();
   app.add_option("--device", device)->capture_default_str();
+  app.add_option("--precision", precision)->capture_default_str();
   CLI11_PARSE(app, argc, argv);
 
   at::set_num_threads(threads);
@@ -64,7 +73,7 @@ int main(int argc, char** argv) {
   std::stringstream buffer;
   buffer << in.rdbuf();
   const std::string text = buffer.str();
-  const auto checkpoint = attnscope::Checkpoint::load(model, attnscope::select_device(device));
+  const auto checkpoint = attnscope::Checkpoint::load(model, attnscope::select_device(device, precision));
   const auto ids = checkpoint->encode(text, max_length).ids();
 
   const attnscope::TextRun run = checkpoint->run(text, max_length, false);
@@ -72,7 +81,8 @@ int main(int argc, char** argv) {
                                      {[&] { checkpoint->run(text, max_length, true); }, [&] { checkpoint->model().forward({ids}, true); },
                                       [&] { checkpoint->model().forward({ids}, false); },
                                       [&] { attnscope::analyze_text(run.encoding, run.captures, {}); },
-                                      [&] { checkpoint->encode(text, max_length); }});
+                                      [&] { checkpoint->encode(text, max_length); }},
+                                     checkpoint->model().device().device);
   const double analyze = m[0], forward = m[1], plain = m[2], analysis = m[3], tokenize = m[4];
   std::cout << nlohmann::json{{"tokens", ids.size()},          {"threads", threads},           {"runs", runs},
                               {"analyze_ms", analyze},         {"forward_capture_ms", forward}, {"forward_plain_ms", plain},

@@ -23,10 +23,12 @@ def main():
     p.add_argument("--batch", type=int, default=8)
     p.add_argument("--windows", type=int, default=400)
     p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--device", default="cpu")
+    p.add_argument("--dtype", default="float32", choices=["float32", "float16", "bfloat16"])
     a = p.parse_args()
     torch.set_num_threads(a.threads)
     tok = BertTokenizer.from_pretrained(a.model)
-    model = BertModel.from_pretrained(a.model).eval()
+    model = BertModel.from_pretrained(a.model, dtype=getattr(torch, a.dtype)).to(a.device).eval()
     text = open(a.input, encoding="utf-8").read()
     todo = list(windows(tok, text, a.window))[: a.windows]
 
@@ -37,7 +39,9 @@ def main():
             ids = torch.tensor([w + [tok.pad_token_id] * (width - len(w)) for w in batch])
             mask = torch.tensor([[1] * len(w) + [0] * (width - len(w)) for w in batch])
             with torch.inference_mode():
-                model(input_ids=ids, attention_mask=mask)
+                model(input_ids=ids.to(a.device), attention_mask=mask.to(a.device))
+        if a.device.startswith("cuda"):
+            torch.cuda.synchronize()
 
     run(todo[: a.batch])  # warm-up
     start = time.perf_counter()

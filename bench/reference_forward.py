@@ -40,6 +40,8 @@ def main():
     p.add_argument("--runs", type=int, default=30)
     p.add_argument("--warmup", type=int, default=5)
     p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--device", default="cpu")
+    p.add_argument("--dtype", default="float32", choices=["float32", "float16", "bfloat16"])
     a = p.parse_args()
     torch.set_num_threads(a.threads)
     text = open(a.text_file, encoding="utf-8").read()
@@ -47,20 +49,26 @@ def main():
         tok = BertTokenizer.from_pretrained(a.model)
     else:
         tok = PreTrainedTokenizerFast(tokenizer_file=os.path.join(a.model, "tokenizer.json"))
-    model = AutoModel.from_pretrained(a.model, attn_implementation="eager").eval()
+    model = AutoModel.from_pretrained(a.model, attn_implementation="eager", dtype=getattr(torch, a.dtype)).to(a.device).eval()
     def encode():  # ids and mask only: not every architecture takes token types
         e = tok(text, truncation=True, max_length=a.max_len, return_tensors="pt")
-        return {"input_ids": e["input_ids"], "attention_mask": e["attention_mask"]}
+        return {"input_ids": e["input_ids"].to(a.device), "attention_mask": e["attention_mask"].to(a.device)}
 
     enc = encode()
+
+    def sync():  # a GPU's work is asynchronous: time it to its end
+        if a.device.startswith("cuda"):
+            torch.cuda.synchronize()
 
     def full():
         with torch.inference_mode():
             model(**encode(), output_attentions=True)
+        sync()
 
     def forward():
         with torch.inference_mode():
             model(**enc, output_attentions=True)
+        sync()
 
     def tokenize():
         tok(text, truncation=True, max_length=a.max_len, return_tensors="pt")

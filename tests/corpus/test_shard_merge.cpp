@@ -11,6 +11,7 @@
 #include "io/corpus_json.h"
 #include "support/paths.h"
 #include "support/tiny_bert.h"
+#include "support/test_device.h"
 
 namespace attnscope {
 namespace {
@@ -19,7 +20,7 @@ class ShardMerge : public ::testing::Test {
  protected:
   void SetUp() override {
     test::write_tiny_bert(dir_ / "model", {});
-    checkpoint_ = Checkpoint::load(dir_ / "model", select_device("cpu"));
+    checkpoint_ = Checkpoint::load(dir_ / "model", test::test_device());
     std::string text;
     for (int i = 0; i < 11; ++i) text += "the cat sat on the mat . a dog sat . the dogs sat on a mat ! ";
     test::write_text(dir_ / "corpus.txt", text);

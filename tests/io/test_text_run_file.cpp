@@ -10,6 +10,7 @@
 #include "support/minilm.h"
 #include "support/paths.h"
 #include "support/tiny_bert.h"
+#include "support/test_device.h"
 
 namespace attnscope {
 namespace {
@@ -18,7 +19,7 @@ class TextRunFileTest : public ::testing::Test {
  protected:
   void SetUp() override {
     test::write_tiny_bert(dir_.path() / "model", {});
-    checkpoint_ = Checkpoint::load(dir_.path() / "model", select_device("cpu"));
+    checkpoint_ = Checkpoint::load(dir_.path() / "model", test::test_device());
     file_.model_path = (dir_.path() / "model").string();
     file_.model_config = checkpoint_->model().config().to_json();
     file_.device = "cpu float32";

@@ -13,24 +13,12 @@
 #include "model/bert_model.h"
 #include "model/checkpoint.h"
 #include "model/config.h"
+#include "support/nested_tensor.h"
 #include "support/paths.h"
+#include "support/test_device.h"
 
 namespace attnscope {
 namespace {
-
-at::Tensor tensor(const nlohmann::json& nested) {
-  std::vector<float> flat;
-  std::vector<int64_t> shape;
-  for (const nlohmann::json* level = &nested; level->is_array() && !level->empty(); level = &(*level)[0])
-    shape.push_back(static_cast<int64_t>(level->size()));
-  const std::function<void(const nlohmann::json&)> walk = [&](const nlohmann::json& j) {
-    if (j.is_array())
-      for (const auto& x : j) walk(x);
-    else flat.push_back(j.get<float>());
-  };
-  walk(nested);
-  return at::tensor(flat).reshape(shape);
-}
 
 double gap(const at::Tensor& a, const at::Tensor& b) { return (a - b).abs().max().item<double>(); }
 
@@ -44,17 +32,17 @@ void expect_case(const TextCaptures& got, const nlohmann::json& expected, const 
   ASSERT_EQ(got.num_layers, static_cast<int64_t>(attention.size())) << what;
   for (size_t l = 0; l < attention.size(); ++l) {
     const auto layer = static_cast<int64_t>(l);
-    EXPECT_LT(gap(got.attention[layer], tensor(attention[l])), 1e-5) << what << " attention, layer " << l;
-    EXPECT_LT(gap(got.head_outputs[layer], tensor(expected["head_outputs"][l])), 1e-5) << what << " head outputs, layer " << l;
+    EXPECT_LT(gap(got.attention[layer], test::nested_tensor(attention[l])), 1e-5) << what << " attention, layer " << l;
+    EXPECT_LT(gap(got.head_outputs[layer], test::nested_tensor(expected["head_outputs"][l])), 1e-5) << what << " head outputs, layer " << l;
   }
   const auto& hidden = expected["hidden_states"];
   ASSERT_EQ(got.hidden_states.size(0), static_cast<int64_t>(hidden.size())) << what;
   for (size_t l = 0; l < hidden.size(); ++l)
-    EXPECT_LT(gap(got.hidden_states[static_cast<int64_t>(l)], tensor(hidden[l])), 1e-4) << what << " hidden state " << l;
+    EXPECT_LT(gap(got.hidden_states[static_cast<int64_t>(l)], test::nested_tensor(hidden[l])), 1e-4) << what << " hidden state " << l;
 }
 
 TEST_P(Encoder, MatchesTransformersAloneAndBatchedWithPadding) {
-  const auto model = BertModel::load(dir(), ComputeDevice{});
+  const auto model = BertModel::load(dir(), test::test_device());
   const nlohmann::json expected = test::read_json(dir() / "expected.json");
   std::vector<std::vector<int64_t>> batch;
   for (const auto& c : expected["cases"]) {
@@ -69,11 +57,7 @@ TEST_P(Encoder, MatchesTransformersAloneAndBatchedWithPadding) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Architectures, Encoder, ::testing::Values("bert-large-shape", "roberta", "xlm-roberta", "electra", "albert", "albert-groups", "modernbert"),
-                         [](const auto& info) {
-                           std::string name = info.param;
-                           std::replace(name.begin(), name.end(), '-', '_');
-                           return name;
-                         });
+                         [](const auto& info) { return test::test_name(info.param); });
 
 // Whole checkpoints, text in: the tokenizer.json beside the weights gives transformers' ids, and
 // the maps follow.
@@ -81,7 +65,7 @@ class WholeCheckpoint : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(WholeCheckpoint, TextInMapsOutAsTransformers) {
   const auto dir = test::golden_dir() / "checkpoints" / GetParam();
-  const auto checkpoint = Checkpoint::load(dir, ComputeDevice{});
+  const auto checkpoint = Checkpoint::load(dir, test::test_device());
   const nlohmann::json expected = test::read_json(dir / "expected.json");
   for (const auto& c : expected["cases"]) {
     const TextRun run = checkpoint->run(c["text"].get<std::string>(), 128);
@@ -91,11 +75,7 @@ TEST_P(WholeCheckpoint, TextInMapsOutAsTransformers) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Architectures, WholeCheckpoint, ::testing::Values("roberta", "modernbert", "xlm-roberta", "albert"),
-                         [](const auto& info) {
-                           std::string name = info.param;
-                           std::replace(name.begin(), name.end(), '-', '_');
-                           return name;
-                         });
+                         [](const auto& info) { return test::test_name(info.param); });
 
 TEST(WholeCheckpoint, ATokenizerLargerThanTheEmbeddingsIsRefused) {
   const test::TempDir tmp;
@@ -108,7 +88,7 @@ TEST(WholeCheckpoint, ATokenizerLargerThanTheEmbeddingsIsRefused) {
   config["num_hidden_layers"] = 3;
   test::write_text(tmp / "config.json", config.dump());
   try {
-    Checkpoint::load(tmp.path(), ComputeDevice{});
+    Checkpoint::load(tmp.path(), test::test_device());
     FAIL() << "loaded";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("the tokenizer has 1201 tokens, but config.json's vocab_size is 96"), std::string::npos) << e.what();
@@ -173,7 +153,7 @@ TEST(EncoderWeights, AMissingTensorNamesItAndThePrefixTried) {
   config["embedding_size"] = 32;  // the file's embeddings are 16 wide
   test::write_text(tmp / "config.json", config.dump());
   try {
-    BertModel::load(tmp.path(), ComputeDevice{});
+    BertModel::load(tmp.path(), test::test_device());
     FAIL() << "a mismatched embedding width loaded";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("has shape [96, 16], expected [96, 32]"), std::string::npos) << e.what();

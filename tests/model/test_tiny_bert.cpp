@@ -7,6 +7,7 @@
 #include "model/checkpoint.h"
 #include "support/paths.h"
 #include "support/tiny_bert.h"
+#include "support/test_device.h"
 
 namespace attnscope {
 namespace {
@@ -35,7 +36,7 @@ void expect_matches_reference(const test::TinyBertSpec& spec, const TextCaptures
 
 std::shared_ptr<const BertModel> load_tiny(const test::TempDir& dir, const test::TinyBertSpec& spec) {
   test::write_tiny_bert(dir.path(), spec);
-  return BertModel::load(dir.path(), select_device("cpu"));
+  return BertModel::load(dir.path(), test::test_device());
 }
 
 TEST(TinyBert, ForwardMatchesThePlainDefinition) {
@@ -148,7 +149,7 @@ void expect_load_error(const std::function<void(const std::filesystem::path&)>& 
   test::write_tiny_bert(dir.path(), {});
   damage(dir.path());
   try {
-    Checkpoint::load(dir.path(), select_device("cpu"));
+    Checkpoint::load(dir.path(), test::test_device());
     ADD_FAILURE() << "loaded a damaged checkpoint; expected an error containing: " << needle;
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
@@ -192,7 +193,7 @@ TEST(TinyBert, DamagedCheckpointsGiveMessagesNamingWhatIsWrong) {
 TEST(TinyBert, CheckpointRunsTextEndToEnd) {
   const test::TempDir dir;
   test::write_tiny_bert(dir.path(), {});
-  const auto checkpoint = Checkpoint::load(dir.path(), select_device("cpu"));
+  const auto checkpoint = Checkpoint::load(dir.path(), test::test_device());
   const TextRun run = checkpoint->run("The cat sat on the mat.", 16);
   EXPECT_EQ(run.encoding.ids(), kIds);
   expect_matches_reference({}, run.captures, kIds);
