@@ -22,6 +22,7 @@ measure() {
 }
 mkdir -p "$tmp/s4" "$tmp/s64" "$tmp/small4"
 run=(corpus --model "$model" --input "$corpus" --max-windows "$windows")
+small=(corpus --model "$model" --input "$corpus" --max-windows 640)
 read -r whole_s whole_mb < <(measure "$cli" "${run[@]}" --out "$tmp/whole.json")
 shards_s=0
 for k in 0 1 2 3; do
@@ -42,8 +43,8 @@ for name, t in whole["accumulators"].items():
         scale = max(1.0, max(abs(v) for v in x))
         assert max(abs(u - v) for u, v in zip(x, y)) <= 1e-6 * scale, name
 PY
-for k in $(seq 0 63); do "$cli" "${run[@]}" --max-windows 640 --shard "$k/64" --out "$tmp/s64/shard-$k.json" > /dev/null 2>&1; done
-for k in 0 1 2 3; do "$cli" "${run[@]}" --max-windows 640 --shard "$k/4" --out "$tmp/small4/shard-$k.json" > /dev/null 2>&1; done
+for k in $(seq 0 63); do "$cli" "${small[@]}" --shard "$k/64" --out "$tmp/s64/shard-$k.json" > /dev/null 2>&1; done
+for k in 0 1 2 3; do "$cli" "${small[@]}" --shard "$k/4" --out "$tmp/small4/shard-$k.json" > /dev/null 2>&1; done
 read -r small4_s small4_mb < <(measure "$cli" merge "$tmp/small4.json" "$tmp/small4")
 read -r small64_s small64_mb < <(measure "$cli" merge "$tmp/small64.json" "$tmp/s64")
 

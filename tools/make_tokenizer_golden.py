@@ -77,9 +77,27 @@ def sentencepiece_bpe():
     return inner
 
 
+def byte_fallback_bpe():
+    """SentencePiece BPE with byte_fallback (as Llama-style vocabularies ship it): a character
+    outside the vocabulary becomes its UTF-8 bytes as <0xAB> pieces. The vocabulary is the
+    SentencePiece BPE one above plus the 256 byte pieces, with its merges."""
+    base = json.loads(sentencepiece_bpe().to_str())["model"]
+    vocab = dict(base["vocab"])
+    for b in range(256):
+        vocab.setdefault(f"<0x{b:02X}>", len(vocab))
+    merges = [tuple(m) if isinstance(m, list) else tuple(m.split(" ")) for m in base["merges"]]
+    tok = Tokenizer(models.BPE(vocab=vocab, merges=merges, unk_token="<unk>", fuse_unk=False, byte_fallback=True))
+    tok.normalizer = normalizers.NFKC()
+    tok.pre_tokenizer = pre_tokenizers.Metaspace()
+    tok.add_special_tokens(["<s>", "</s>"])
+    tok.post_processor = processors.TemplateProcessing(single="<s> $A </s>", special_tokens=[("<s>", vocab["<s>"]), ("</s>", vocab["</s>"])])
+    return tok
+
+
 def tokenizers_to_write():
     from transformers import AlbertTokenizer, XLMRobertaTokenizer
     return {
+        "byte_fallback_bpe": byte_fallback_bpe(),
         "sentencepiece_bpe": sentencepiece_bpe(),
         "bert_cased_wordpiece": cased_wordpiece(),
         # XLM-R (and CamemBERT): Precompiled, Strip, Replace of repeated spaces, Metaspace, Unigram.

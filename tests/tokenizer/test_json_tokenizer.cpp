@@ -64,7 +64,7 @@ TEST_P(JsonTokenizerGolden, HeldOutRandomStringsMatchTheReference) {
   EXPECT_GT(expect_reference(*load_tokenizer(file.parent_path()), test::read_json(tmp / "cases.json")), 1000u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Trained, JsonTokenizerGolden, ::testing::Values("bert_cased_wordpiece", "sentencepiece_bpe", "roberta_bpe", "modernbert_bpe", "prefix_space_bpe", "xlmr_unigram", "albert_unigram"));
+INSTANTIATE_TEST_SUITE_P(Trained, JsonTokenizerGolden, ::testing::Values("bert_cased_wordpiece", "sentencepiece_bpe", "byte_fallback_bpe", "roberta_bpe", "modernbert_bpe", "prefix_space_bpe", "xlmr_unigram", "albert_unigram"));
 
 std::string load_error(const nlohmann::json& json) {
   try {
