@@ -30,19 +30,7 @@ for k in 0 1 2 3; do
   shards_s=$(echo "$shards_s + $s" | bc)
 done
 read -r merge4_s merge4_mb < <(measure "$cli" merge "$tmp/merged4.json" "$tmp/s4")
-"$root/.venv/bin/python" - "$tmp/whole.json" "$tmp/merged4.json" <<'PY'
-import base64, json, struct, sys
-whole, merged = (json.load(open(p)) for p in sys.argv[1:3])
-assert merged["windows"] == whole["windows"]
-for name, t in whole["accumulators"].items():
-    a, b = base64.b64decode(t["data"]), base64.b64decode(merged["accumulators"][name]["data"])
-    if t["dtype"] == "int64":
-        assert a == b, name
-    else:
-        x, y = struct.unpack(f"<{len(a) // 8}d", a), struct.unpack(f"<{len(b) // 8}d", b)
-        scale = max(1.0, max(abs(v) for v in x))
-        assert max(abs(u - v) for u, v in zip(x, y)) <= 1e-6 * scale, name
-PY
+python3 "$root/tools/same_corpus_result.py" "$tmp/whole.json" "$tmp/merged4.json" > /dev/null
 for k in $(seq 0 63); do "$cli" "${small[@]}" --shard "$k/64" --out "$tmp/s64/shard-$k.json" > /dev/null 2>&1; done
 for k in 0 1 2 3; do "$cli" "${small[@]}" --shard "$k/4" --out "$tmp/small4/shard-$k.json" > /dev/null 2>&1; done
 read -r small4_s small4_mb < <(measure "$cli" merge "$tmp/small4.json" "$tmp/small4")

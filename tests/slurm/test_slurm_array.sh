@@ -39,23 +39,7 @@ wait_for() {  # the jobs, until the queue holds none of them
   squeue >&2
   return 1
 }
-same_as_whole() {
-  python3 - "$tmp/whole.json" "$1" <<'PY'
-import base64, json, struct, sys
-whole, merged = (json.load(open(p)) for p in sys.argv[1:3])
-assert merged["windows"] == whole["windows"], (merged["windows"], whole["windows"])
-for name, t in whole["accumulators"].items():
-    m = merged["accumulators"][name]
-    a, b = base64.b64decode(t["data"]), base64.b64decode(m["data"])
-    if t["dtype"] == "int64":
-        assert a == b, name
-    else:
-        x, y = struct.unpack(f"<{len(a) // 8}d", a), struct.unpack(f"<{len(b) // 8}d", b)
-        scale = max(1.0, max(abs(v) for v in x))
-        assert max(abs(u - v) for u, v in zip(x, y)) <= 1e-6 * scale, name
-print("merged result equals the run in one piece:", whole["windows"], "windows")
-PY
-}
+same_as_whole() { python3 "$root/tools/same_corpus_result.py" "$tmp/whole.json" "$1"; }
 
 out=$tmp/array
 "$root/tools/slurm/corpus_array.sh" --out "$out" --shards 4 --submit -- "${run[@]}"
