@@ -129,11 +129,11 @@ void TextBuffer::select_word_at(size_t position) {
   cursor_ = last;
 }
 
-bool TextBuffer::undo() {
-  if (undo_.empty()) return false;
-  redo_.push_back({text_, cursor_, anchor_});
-  State s = std::move(undo_.back());
-  undo_.pop_back();
+bool TextBuffer::restore(std::vector<State>& from, std::vector<State>& to) {
+  if (from.empty()) return false;
+  to.push_back({text_, cursor_, anchor_});
+  State s = std::move(from.back());
+  from.pop_back();
   text_ = std::move(s.text);
   cursor_ = s.cursor;
   anchor_ = s.anchor;
@@ -142,17 +142,8 @@ bool TextBuffer::undo() {
   return true;
 }
 
-bool TextBuffer::redo() {
-  if (redo_.empty()) return false;
-  undo_.push_back({text_, cursor_, anchor_});
-  State s = std::move(redo_.back());
-  redo_.pop_back();
-  text_ = std::move(s.text);
-  cursor_ = s.cursor;
-  anchor_ = s.anchor;
-  typing_ = false;
-  ++version_;
-  return true;
-}
+bool TextBuffer::undo() { return restore(undo_, redo_); }
+
+bool TextBuffer::redo() { return restore(redo_, undo_); }
 
 }  // namespace attnscope::ui

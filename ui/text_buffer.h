@@ -55,6 +55,8 @@ class TextBuffer {
   };
   void replace(size_t first, size_t last, std::string_view with, bool typed);
   void remember(bool typed, std::string_view inserted);
+  // Undo and redo alike: the newest state of `from` becomes current, the current one goes on `to`.
+  bool restore(std::vector<State>& from, std::vector<State>& to);
 
   std::string text_;
   size_t cursor_ = 0, anchor_ = 0;
