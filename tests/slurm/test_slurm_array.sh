@@ -2,7 +2,8 @@
 # A corpus run as a Slurm job array on a real one-node Slurm (tools/slurm/local_cluster.sh): four
 # shard tasks and a dependent merge job give the same result as the run in one piece; a task
 # cancelled while it runs leaves its shard missing, merge refuses and names it, and resubmitting
-# only that shard completes the run. Exit 77 (skipped) where Slurm cannot start here.
+# only that shard completes the run; a sweep over two models gives each model's run in one piece.
+# Exit 77 (skipped) where Slurm cannot start here.
 #   tests/slurm/test_slurm_array.sh [attnscope-cli]
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -67,4 +68,16 @@ grep -q "shards missing or partial: 2$" "$out/resubmitted"
 read -r tasks merge < "$out/jobs"
 wait_for "$tasks,$merge"
 same_as_whole "$out/merged.json"
+
+# A sweep: the same corpus on two models, 3 shards each, one array of 6 tasks and one merge job.
+sweep=(--input "$tmp/corpus.txt" --max-len 32 --batch 8)
+models=("$root/tests/golden/checkpoints/roberta" "$root/tests/golden/checkpoints/modernbert")
+out=$tmp/sweep
+"$root/tools/slurm/corpus_array.sh" --out "$out" --shards 3 --models "${models[*]}" --submit -- "${sweep[@]}"
+read -r tasks merge < "$out/jobs"
+wait_for "$tasks,$merge"
+for m in 0 1; do
+  "$ATTNSCOPE_CLI" corpus "${sweep[@]}" --model "${models[m]}" --out "$tmp/whole-$m.json" > /dev/null 2>&1
+  python3 "$root/tools/same_corpus_result.py" "$tmp/whole-$m.json" "$out/model-$m/merged.json"
+done
 echo "slurm array test passed"
