@@ -185,17 +185,28 @@ TEST_F(Gui, MatrixChoiceChangesTheGrid) {
   EXPECT_GT(mean_difference(attention, similarity, right), 5.0);
 }
 
-TEST_F(Gui, CorpusViewShowsASavedRun) {
+// A saved run, and the same run made of two shards merged, each open in the corpus view.
+TEST_F(Gui, CorpusViewShowsASavedRunAndAMergedOne) {
   const auto corpus_in = dir_ / "corpus.txt";
   std::string text;
   for (int k = 0; k < 40; ++k) text += "The lighthouse keeper climbed the stairs. The lamp was lit at dusk. ";
   test::write_text(corpus_in, text);
+  const auto cli = [&](const std::string& args) {
+    const std::string command = quote(test::cli_path().string()) + " " + args + " > /dev/null 2>&1";
+    return std::system(command.c_str());
+  };
+  const std::string run = "corpus --model " + quote(test::minilm_dir().string()) + " --input " + quote(corpus_in.string()) + " --max-windows 3";
   const auto result = dir_ / "corpus.json";
-  const std::string run = quote(test::cli_path().string()) + " corpus --model " + quote(test::minilm_dir().string()) + " --input " +
-                          quote(corpus_in.string()) + " --max-windows 3 --out " + quote(result.string()) + " > /dev/null 2>&1";
-  ASSERT_EQ(std::system(run.c_str()), 0);
+  ASSERT_EQ(cli(run + " --out " + quote(result.string())), 0);
   const Image img = shot("corpus", {"--view", "corpus", "--corpus-result", result.string(), "--text", "A short text."});
   EXPECT_GT(coloured_share(img), 0.05);
+  std::filesystem::create_directories(dir_ / "shards");
+  for (const char* k : {"0", "1"}) ASSERT_EQ(cli(run + " --shard " + k + "/2 --out " + quote((dir_ / "shards" / (std::string(k) + ".json")).string())), 0);
+  const auto merged = dir_ / "merged.json";
+  ASSERT_EQ(cli("merge " + quote(merged.string()) + " " + quote((dir_ / "shards").string())), 0);
+  const Image merged_img = shot("merged", {"--view", "corpus", "--corpus-result", merged.string(), "--text", "A short text."});
+  EXPECT_GT(coloured_share(merged_img), 0.05);
+  EXPECT_LT(mean_difference(img, merged_img, Box{0, 0, img.w, img.h}), 1.0);  // the same run, the same picture
 }
 
 TEST_F(Gui, FirstRunWithoutTheDefaultModelOffersTheChoice) {
