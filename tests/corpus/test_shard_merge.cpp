@@ -114,6 +114,12 @@ TEST_F(ShardMerge, ShardsThatDoNotBelongTogetherAreRefusedByName) {
   EXPECT_NE(refusal({files[0], files[1], other_settings}).find("different analysis settings"), std::string::npos);
   EXPECT_NE(refusal({files[0], run(1, 2, "of2.json", options_)}).find("different shard count"), std::string::npos);
 
+  auto other_model = test::read_json(files[2]);
+  other_model["model_fingerprint"][0]["sha256"] = std::string(64, '0');  // another checkpoint's config.json
+  test::write_text(dir_ / "model.json", other_model.dump());
+  EXPECT_NE(refusal({files[0], files[1], dir_ / "model.json"}).find("model.json is not a shard of the same run as"), std::string::npos);
+  EXPECT_NE(refusal({files[0], files[1], dir_ / "model.json"}).find("different model"), std::string::npos);
+
   test::write_text(dir_ / "corpus.txt", "another corpus . it has other words !");
   EXPECT_NE(refusal({files[0], files[1], run(2, 3, "input.json", options_)}).find("different input (files, sizes or contents)"), std::string::npos);
 
