@@ -13,13 +13,16 @@ std::string shard_name(const CorpusFile& f) {
   return "shard " + std::to_string(f.options.shard_index) + " of " + std::to_string(f.options.shard_count);
 }
 
+void require_fingerprints(const CorpusFile& f, const std::filesystem::path& file) {
+  if (f.input_fingerprint.is_null() || f.model_fingerprint.is_null())
+    throw Error(file.string() + " has no fingerprints (a result of attnscope before shards): it cannot be merged");
+}
+
 // Everything but the shard number and the progress must agree for two shards of one run.
 void check_same_run(const CorpusFile& first, const std::filesystem::path& first_file, const CorpusFile& f, const std::filesystem::path& file) {
   const auto differ = [&](const char* what) {
     return Error(file.string() + " is not a shard of the same run as " + first_file.string() + ": different " + what);
   };
-  if (f.input_fingerprint.is_null() || f.model_fingerprint.is_null())
-    throw Error(file.string() + " has no fingerprints (a result of attnscope before shards): it cannot be merged");
   if (f.options.shard_count != first.options.shard_count) throw differ("shard count");
   if (f.input_fingerprint != first.input_fingerprint) throw differ("input (files, sizes or contents)");
   if (f.model_fingerprint != first.model_fingerprint || f.model_config != first.model_config) throw differ("model");
@@ -54,20 +57,18 @@ CorpusFile merge_shards(const std::vector<std::filesystem::path>& files) {
   std::vector<uint64_t> partial;
   for (const auto& file : files) {
     CorpusFile shard = load_corpus(file);
-    if (!merged.accumulator) {
-      merged = std::move(shard);
-      first_file = file;
-      seen[merged.options.shard_index] = file;
-      if (merged.partial) partial.push_back(merged.options.shard_index);
-      check_same_run(merged, first_file, merged, file);
-      continue;
-    }
-    check_same_run(merged, first_file, shard, file);
+    require_fingerprints(shard, file);
     const uint64_t index = shard.options.shard_index;
+    if (merged.accumulator) check_same_run(merged, first_file, shard, file);
     if (const auto again = seen.find(index); again != seen.end())
       throw Error(shard_name(shard) + " is given twice: " + again->second.string() + " and " + file.string());
     seen[index] = file;
     if (shard.partial) partial.push_back(index);
+    if (!merged.accumulator) {  // the first shard starts the sum
+      merged = std::move(shard);
+      first_file = file;
+      continue;
+    }
     auto into = merged.accumulator->tensors();
     const auto from = shard.accumulator->tensors();
     for (size_t k = 0; k < into.size(); ++k) into[k].second->add_(*from[k].second);

@@ -34,17 +34,27 @@ void check_heads(const BertConfig& c, const std::string& source) {
                 std::to_string(c.num_heads));
 }
 
+// The sizes every architecture has, under the names its config.json gives them.
+struct SizeKeys {
+  const char *hidden, *layers, *heads, *intermediate;
+};
+constexpr SizeKeys kBertSizeKeys{"hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size"};
+
+void read_sizes(BertConfig& c, const nlohmann::json& json, const SizeKeys& keys, const std::string& source) {
+  c.vocab_size = positive(json, "vocab_size", source);
+  c.hidden_size = positive(json, keys.hidden, source);
+  c.num_layers = positive(json, keys.layers, source);
+  c.num_heads = positive(json, keys.heads, source);
+  c.intermediate_size = positive(json, keys.intermediate, source);
+  c.max_positions = positive(json, "max_position_embeddings", source);
+}
+
 // DistilBERT's config.json: dim, n_layers, n_heads, hidden_dim, activation; no token types.
 BertConfig distilbert_from_json(const nlohmann::json& json, const std::string& source) {
   BertConfig c;
   c.architecture = Architecture::DistilBert;
   c.model_type = "distilbert";
-  c.vocab_size = positive(json, "vocab_size", source);
-  c.hidden_size = positive(json, "dim", source);
-  c.num_layers = positive(json, "n_layers", source);
-  c.num_heads = positive(json, "n_heads", source);
-  c.intermediate_size = positive(json, "hidden_dim", source);
-  c.max_positions = positive(json, "max_position_embeddings", source);
+  read_sizes(c, json, {"dim", "n_layers", "n_heads", "hidden_dim"}, source);
   c.type_vocab_size = 0;
   c.activation = activation_of(json, source, "activation");
   check_heads(c, source);
@@ -107,12 +117,7 @@ std::vector<bool> local_layers(const nlohmann::json& json, int64_t layers, const
 BertConfig modernbert_from_json(const nlohmann::json& json, const std::string& source) {
   BertConfig c;
   c.architecture = Architecture::ModernBert;
-  c.vocab_size = positive(json, "vocab_size", source);
-  c.hidden_size = positive(json, "hidden_size", source);
-  c.num_layers = positive(json, "num_hidden_layers", source);
-  c.num_heads = positive(json, "num_attention_heads", source);
-  c.intermediate_size = positive(json, "intermediate_size", source);
-  c.max_positions = positive(json, "max_position_embeddings", source);
+  read_sizes(c, json, kBertSizeKeys, source);
   c.type_vocab_size = 0;
   c.layer_norm_eps = positive_number(json, "norm_eps", 1e-5, source);
   c.activation = activation_of(json, source, "hidden_activation");
@@ -144,18 +149,9 @@ BertConfig bert_family_from_json(const nlohmann::json& json, const std::string& 
   BertConfig c;
   c.architecture = architecture_of(type);
   c.model_type = type;
-  c.vocab_size = positive(json, "vocab_size", source);
-  c.hidden_size = positive(json, "hidden_size", source);
-  c.num_layers = positive(json, "num_hidden_layers", source);
-  c.num_heads = positive(json, "num_attention_heads", source);
-  c.intermediate_size = positive(json, "intermediate_size", source);
-  c.max_positions = positive(json, "max_position_embeddings", source);
+  read_sizes(c, json, kBertSizeKeys, source);
   c.type_vocab_size = json.contains("type_vocab_size") ? positive(json, "type_vocab_size", source) : 2;
-  if (json.contains("layer_norm_eps")) {
-    if (!json["layer_norm_eps"].is_number() || json["layer_norm_eps"].get<double>() <= 0)
-      throw Error(source + ": \"layer_norm_eps\" must be a positive number");
-    c.layer_norm_eps = json["layer_norm_eps"].get<double>();
-  }
+  c.layer_norm_eps = positive_number(json, "layer_norm_eps", c.layer_norm_eps, source);
   c.activation = activation_of(json, source, "hidden_act", c.architecture == Architecture::Albert ? Activation::GeluTanh : Activation::GeluErf);
   c.pad_token_id = integer_or(json, "pad_token_id", c.architecture == Architecture::Roberta ? 1 : 0, source);
   if (c.architecture == Architecture::Roberta) c.position_offset = c.pad_token_id + 1;

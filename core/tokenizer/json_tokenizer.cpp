@@ -3,6 +3,7 @@
 #include <utf8proc.h>
 
 #include <algorithm>
+#include <span>
 
 #include <nlohmann/json.hpp>
 
@@ -34,8 +35,9 @@ void read_pre_tokenizer(const nlohmann::json& j, JsonTokenizer::Settings& s, con
     s.use_regex = flag(j, "use_regex", true);
   } else if (type == "Metaspace") {
     s.pre_tokenizer = JsonTokenizer::PreTokenizer::Metaspace;
-    s.replacement = j.value("replacement", std::string("\u2581"));
-    if (decode_utf8(s.replacement).size() != 1) throw Error(source + ": Metaspace's replacement must be one character");
+    const CharString replacement = decode_utf8(j.value("replacement", std::string("\u2581")));
+    if (replacement.size() != 1) throw Error(source + ": Metaspace's replacement must be one character");
+    s.replacement = replacement.front().cp;
     const std::string scheme = j.value("prepend_scheme", flag(j, "add_prefix_space", true) ? std::string("always") : std::string("never"));
     if (scheme == "always") s.prepend = JsonTokenizer::Prepend::Always;
     else if (scheme == "first") s.prepend = JsonTokenizer::Prepend::First;
@@ -168,7 +170,7 @@ bool inside_character(std::string_view text, uint32_t byte) {
 // except the one space the pre-tokenizer itself put before the first word. It counts spaces in
 // bytes, so a range may then start or end inside a character; it is moved to the character
 // boundaries the reference's offset mapping reports.
-void trim(std::vector<Token>& pieces, bool added_prefix_space, std::string_view text) {
+void trim(std::span<Token> pieces, bool added_prefix_space, std::string_view text) {
   const auto& space = byte_level_chars()[' '];
   for (Token& t : pieces) {
     if (t.special) continue;
@@ -191,7 +193,10 @@ bool is_word_char(char32_t cp) {
 
 }  // namespace
 
-JsonTokenizer::JsonTokenizer(Model model, Settings settings) : model_(std::move(model)), settings_(std::move(settings)) {}
+JsonTokenizer::JsonTokenizer(Model model, Settings settings) : model_(std::move(model)), settings_(std::move(settings)) {
+  for (const AddedToken& a : settings_.added)
+    if (!a.content.empty()) starts_added_[static_cast<unsigned char>(a.content.front())] = true;
+}
 
 std::unique_ptr<Tokenizer> JsonTokenizer::from_json(const nlohmann::json& json, const std::string& source) {
   if (!json.is_object() || !json.contains("model")) throw Error(source + ": not a tokenizer.json (no \"model\")");
@@ -222,7 +227,7 @@ std::unique_ptr<Tokenizer> JsonTokenizer::load(const std::filesystem::path& file
 // Metaspace: spaces become the replacement, one is put before the segment (as the scheme says),
 // and each replacement starts a new word.
 std::vector<CharString> JsonTokenizer::metaspace_words(CharString chars) const {
-  const char32_t mark = decode_utf8(settings_.replacement).front().cp;
+  const char32_t mark = settings_.replacement;
   for (SourceChar& c : chars)
     if (c.cp == U' ') c.cp = mark;
   const bool prepend = settings_.prepend == Prepend::Always || (settings_.prepend == Prepend::First && chars.front().begin == 0);
@@ -248,11 +253,7 @@ void JsonTokenizer::tokenize_segment(std::string_view text, CharString chars, st
   const std::vector<CharRange> words = settings_.use_regex ? split_gpt2_words(chars) : std::vector<CharRange>{{0, chars.size()}};
   const size_t first_piece = out.size();
   for (const CharRange& w : words) bpe.tokenize(to_byte_level(chars.data() + w.first, chars.data() + w.last), out);
-  if (settings_.trim_offsets) {
-    std::vector<Token> mine(out.begin() + static_cast<std::ptrdiff_t>(first_piece), out.end());
-    trim(mine, settings_.add_prefix_space, text);
-    std::copy(mine.begin(), mine.end(), out.begin() + static_cast<std::ptrdiff_t>(first_piece));
-  }
+  if (settings_.trim_offsets) trim(std::span<Token>(out).subspan(first_piece), settings_.add_prefix_space, text);
 }
 
 std::vector<Token> JsonTokenizer::tokenize(std::string_view text) const {
@@ -261,6 +262,7 @@ std::vector<Token> JsonTokenizer::tokenize(std::string_view text) const {
   size_t segment = 0;  // first char not yet tokenised
   for (size_t i = 0; i < chars.size(); ++i) {
     // Added tokens, leftmost and longest, in the raw text.
+    if (!starts_added_[static_cast<unsigned char>(text[chars[i].begin])]) continue;
     const AddedToken* match = nullptr;
     const std::string_view rest = text.substr(chars[i].begin);
     for (const AddedToken& a : settings_.added)

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include <array>
 #include <variant>
 
 #include "tokenizer/bpe.h"
@@ -37,7 +38,7 @@ class JsonTokenizer : public Tokenizer {
     TextNormalizer normalizer;
     PreTokenizer pre_tokenizer = PreTokenizer::None;
     bool add_prefix_space = false, use_regex = true, trim_offsets = false;  // ByteLevel
-    std::string replacement = "\u2581";                                     // Metaspace
+    char32_t replacement = U'\u2581';                                       // Metaspace
     Prepend prepend = Prepend::Always;
     bool split = true;
     std::vector<AddedToken> added;
@@ -60,6 +61,7 @@ class JsonTokenizer : public Tokenizer {
 
   Model model_;
   Settings settings_;
+  std::array<bool, 256> starts_added_{};  // first bytes of the added tokens: most positions need no comparison
 };
 
 }  // namespace attnscope

@@ -49,6 +49,10 @@ CharString compose(const CharString& chars, bool compatibility) {
   for (size_t i = 0; i < chars.size();) {
     size_t j = i + 1;
     while (j < chars.size() && combining_class(chars[j].cp) != 0) ++j;
+    if (j == i + 1 && chars[i].cp < 0x80) {  // ASCII alone is its own NFC and NFKC: no call, no allocation
+      out.push_back(chars[i++]);
+      continue;
+    }
     const std::string run = encode_utf8(chars.data() + i, chars.data() + j);
     utf8proc_uint8_t* composed = nullptr;
     const auto len = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(run.data()), static_cast<utf8proc_ssize_t>(run.size()), &composed,
