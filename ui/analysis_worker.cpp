@@ -9,7 +9,10 @@
 namespace attnscope::ui {
 
 AnalysisWorker::AnalysisWorker(std::string model, std::string device, std::string precision, std::function<void()> notify)
-    : notify_(std::move(notify)), thread_(&AnalysisWorker::run, this, std::move(model), std::move(device), std::move(precision)) {}
+    : notify_(std::move(notify)), thread_(&AnalysisWorker::run, this, std::move(model), std::move(device), std::move(precision), nullptr) {}
+
+AnalysisWorker::AnalysisWorker(std::shared_ptr<const Checkpoint> loaded, std::string model, std::function<void()> notify)
+    : notify_(std::move(notify)), thread_(&AnalysisWorker::run, this, std::move(model), "", "", std::move(loaded)) {}
 
 AnalysisWorker::~AnalysisWorker() {
   stop_flag_ = true;  // a run under way stops at its next layer
@@ -56,11 +59,11 @@ std::shared_ptr<const Checkpoint> AnalysisWorker::checkpoint() const {
   return checkpoint_;
 }
 
-void AnalysisWorker::run(std::string model, std::string device, std::string precision) {
+void AnalysisWorker::run(std::string model, std::string device, std::string precision, std::shared_ptr<const Checkpoint> loaded) {
   ModelStatus status;
   try {
-    const ComputeDevice dev = select_device(device, precision);
-    auto checkpoint = Checkpoint::load(model, dev);
+    const ComputeDevice dev = loaded ? loaded->model().device() : select_device(device, precision);
+    auto checkpoint = loaded ? std::move(loaded) : Checkpoint::load(model, dev);
     model_ = model;
     device_ = dev;
     // A model id is shown as the id (its cache folder is named after a commit).

@@ -49,6 +49,8 @@ struct ModelStatus {
 class AnalysisWorker {
  public:
   AnalysisWorker(std::string model, std::string device, std::string precision, std::function<void()> notify = {});
+  // A second worker on a model another worker has loaded (compare mode, two texts): no second copy.
+  AnalysisWorker(std::shared_ptr<const Checkpoint> loaded, std::string model, std::function<void()> notify = {});
   ~AnalysisWorker();
   AnalysisWorker(const AnalysisWorker&) = delete;
   AnalysisWorker& operator=(const AnalysisWorker&) = delete;
@@ -62,7 +64,7 @@ class AnalysisWorker {
   std::shared_ptr<const Checkpoint> checkpoint() const;  // null until loaded
 
  private:
-  void run(std::string model, std::string device, std::string precision);
+  void run(std::string model, std::string device, std::string precision, std::shared_ptr<const Checkpoint> loaded);
   void answer(const AnalysisRequest& request, uint64_t serial);
   bool stale(uint64_t serial) const { return newest_ != serial || stop_flag_; }
 

@@ -22,6 +22,8 @@
 #include "fonts.h"
 #include "gl/heatmap_renderer.h"
 #include "layout_audit.h"
+#include "comparison_job.h"
+#include "panels/compare_panel.h"
 #include "panels/corpus_panel.h"
 #include "panels/export_dialog.h"
 #include "panels/figure_panel.h"
@@ -65,6 +67,13 @@ class Explorer {
     return std::make_unique<AnalysisWorker>(model, options_.device, options_.precision, [] { glfwPostEmptyEvent(); });
   }
   void switch_model(const std::string& model);
+  // Compare mode: B's worker runs B (another model on A's text, or A's model on B's text) and
+  // the comparison job compares the newest analyses of both.
+  void start_compare(const CompareChoice& choice);
+  void submit_b();
+  void feed_comparison();
+  CompareStatus compare_status() const;
+  bool compare_ready() const;
   void remember_model(const std::string& model);  // first in the recent list
   void handle_shortcuts();
   void apply(const PanelActions& actions);
@@ -86,6 +95,8 @@ class Explorer {
   std::vector<double> frame_ms_;
   int settle_frames_ = kSettleFrames;
   const AnalysisSnapshot* seen_ = nullptr;  // the newest snapshot already drawn
+  const AnalysisSnapshot* seen_b_ = nullptr;
+  const ComparisonSnapshot* seen_comparison_ = nullptr;
   bool was_loaded_ = false;
   uint64_t frames_drawn_ = 0;
   std::optional<TypingBench> typing_;
@@ -115,6 +126,10 @@ class Explorer {
   }};
   PairsPanel pairs_;
   CorpusPanel corpus_;
+  std::optional<CompareChoice> compare_choice_;
+  std::unique_ptr<AnalysisWorker> worker_b_;
+  ComparisonJob comparison_{[] { glfwPostEmptyEvent(); }};
+  ComparePanel compare_;
   ExportDialog export_;
   ModelPicker picker_{ATTNSCOPE_DEFAULT_MODEL};
   const AnalysisWorker* announced_ = nullptr;
@@ -168,9 +183,54 @@ Explorer::Explorer(const ExplorerOptions& o, Settings settings, std::string warn
   if (!o.corpus_result.empty()) corpus_.open(o.corpus_result);
   if (!o.download.empty()) picker_.download(o.download);
   submit();
+  compare_.show(o.compare_shown);
+  if (!o.compare_model.empty()) start_compare({true, o.compare_model, ""});
+  if (!o.compare_text.empty()) start_compare({false, "", o.compare_text});
 }
 
-void Explorer::submit() { worker_->submit({text_panel_.text(), settings_.analysis, settings_.max_length}); }
+void Explorer::submit() {
+  worker_->submit({text_panel_.text(), settings_.analysis, settings_.max_length});
+  if (compare_choice_ && compare_choice_->other_model) submit_b();  // B runs on A's text
+}
+
+void Explorer::submit_b() {
+  if (worker_b_) worker_b_->submit({compare_choice_->other_model ? text_panel_.text() : compare_choice_->text, settings_.analysis, settings_.max_length});
+}
+
+void Explorer::start_compare(const CompareChoice& choice) {
+  compare_choice_ = choice;
+  compare_.set_choice(choice);
+  const auto notify = [] { glfwPostEmptyEvent(); };
+  if (choice.other_model) worker_b_ = make_worker(choice.model);
+  else if (const auto loaded = worker_->checkpoint()) worker_b_ = std::make_unique<AnalysisWorker>(loaded, settings_.model, notify);
+  else worker_b_ = make_worker(settings_.model);  // A is still loading: B loads its own copy
+  submit_b();
+}
+
+// The newest good analyses of A and B, compared once each pair (the job skips a pair it has seen).
+void Explorer::feed_comparison() {
+  if (!worker_b_) return;
+  auto a = worker_->latest_good();
+  auto b = worker_b_->latest_good();
+  if (a && b) comparison_.submit(std::move(a), std::move(b), {compare_choice_->other_model});
+}
+
+CompareStatus Explorer::compare_status() const {
+  CompareStatus s;
+  if (!worker_b_) return s;
+  s.active = true;
+  s.model = worker_b_->model_status();
+  s.busy = worker_b_->busy() || comparison_.busy();
+  if (const auto latest = worker_b_->latest(); latest && !latest->error.empty()) s.error = latest->error;
+  return s;
+}
+
+// Both sides analysed and compared, up to the newest analyses.
+bool Explorer::compare_ready() const {
+  if (!worker_b_) return true;
+  const auto c = comparison_.latest();
+  return !worker_b_->busy() && !comparison_.busy() && c && c->a == worker_->latest_good() && c->b == worker_b_->latest_good();
+}
 
 void Explorer::remember_model(const std::string& model) {
   settings_.model = model;
@@ -184,6 +244,7 @@ void Explorer::switch_model(const std::string& model) {
   remember_model(model);
   worker_ = make_worker(model);  // joins the old one
   submit();
+  if (compare_choice_ && !compare_choice_->other_model) start_compare(*compare_choice_);  // B is A's model on another text
 }
 
 void Explorer::apply(const PanelActions& a) {
@@ -321,6 +382,17 @@ void Explorer::draw_view(View view, const PanelContext& c) {
     case View::Layers: apply(layers_.draw(c, layer_choice)); break;
     case View::Lines: apply(lines_.draw(c, lines_controls)); break;
     case View::Corpus: apply(corpus_.draw(c, worker_->checkpoint(), focus_controls)); break;
+    case View::Compare: {
+      const auto comparison = comparison_.latest();
+      const CompareActions a = compare_.draw(c, comparison.get(), compare_status(), settings_.model, settings_.recent_models, matrix_controls);
+      apply(a.panel);
+      if (a.start) start_compare(*a.start);
+      if (a.text_b && compare_choice_ && !compare_choice_->other_model) {  // live, as A's text is
+        compare_choice_->text = *a.text_b;
+        submit_b();
+      }
+      break;
+    }
   }
 }
 
@@ -366,12 +438,14 @@ void Explorer::draw_frame() {
       announced_ = worker_.get();
     }
   }
+  feed_comparison();
   const auto shown = worker_->latest_good();
   const auto latest = worker_->latest();
   ImGui::BeginChild("text side", ImVec2(vp->WorkSize.x * (big ? 0.24f : 0.3f), 0), true);
   Settings before = settings_;
   const TextPanelResult r = text_panel_.draw(settings_, worker_->model_status(), shown.get(), latest.get(), worker_->busy());
   if (r.text_edited || r.settings_changed) submit();  // at once: the newest request wins, a stale run stops
+  if (r.settings_changed && compare_choice_ && !compare_choice_->other_model) submit_b();  // B's text is its own
   if (!status_.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.7f, 0.3f, 1));
     ImGui::TextWrapped("%s", status_.c_str());
@@ -396,6 +470,7 @@ void Explorer::draw_frame() {
 bool Explorer::screenshot_ready() const {
   if (picker_.downloading() || worker_->busy() || !worker_->latest()) return false;
   if (settings_.view.view == View::Corpus && !options_.corpus_result.empty()) return corpus_.has_result() && !corpus_.busy();
+  if (settings_.view.view == View::Compare) return compare_ready();
   return true;
 }
 
@@ -416,6 +491,8 @@ bool Explorer::wait_for_work() {
   else if (events.keys > 0) settle_frames_ = std::max(settle_frames_, 1);
   const ModelStatus m = worker_->model_status();
   if (worker_->latest().get() != seen_ || m.loaded != was_loaded_) settle_frames_ = std::max(settle_frames_, 1);
+  if (worker_b_ && (worker_b_->latest().get() != seen_b_ || comparison_.latest().get() != seen_comparison_))
+    settle_frames_ = std::max(settle_frames_, 1);
   return settle_frames_ > 0 || animating() || polling || (typing_ && glfwGetTime() >= typing_->next_moment());
 }
 
@@ -509,6 +586,7 @@ int Explorer::run() {
       }
     }
     seen_ = worker_->latest().get();
+    if (worker_b_) seen_b_ = worker_b_->latest().get(), seen_comparison_ = comparison_.latest().get();
     was_loaded_ = worker_->model_status().loaded;
     audit_.clear();
     const ViewState view_before = settings_.view;

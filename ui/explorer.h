@@ -21,6 +21,8 @@ struct ExplorerOptions {
   std::optional<bool> presentation;
   std::string screenshot;            // save the window here and exit
   std::string corpus_result;         // open this saved corpus run
+  std::string compare_model, compare_text;  // compare mode: B is this model on A's text, or A's model on this text
+  std::string compare_shown;         // the compare view's figure: side, changed or stats (empty: side)
   std::string download;              // download this model id (picker with progress), then open it
   std::string settings_path;         // empty: the user's config directory
   int width = 0, height = 0;         // 0: from the settings

@@ -45,6 +45,12 @@ const ViewText kViews[kViewCount] = {
      "A corpus is cut into windows of N tokens ([CLS] ... [SEP]); their attention maps, high-similarity masks and "
      "per-text statistics are accumulated (METHOD.md, Over a corpus). Runs can be cancelled; the result is saved as JSON "
      "and CSV and can be reopened here."},
+    {View::Compare, "compare", "Compare", "A beside B, head by head: another model on this text, or this model on another text.",
+     "B is another model (a seed, a fine-tuned copy, another architecture) on this text, or this model on another text. "
+     "Side by side: the focused head's matrix in A and in B, and B - A where both have the same tokens. What changed: one "
+     "cell per head, 1 - CKA of the head outputs C (linear CKA, Kornblith et al. 2019, on the tokens both runs share) and "
+     "1 - the cosine of the attention maps. Statistics: Fig. 6, 7, 8, 11 of the focused layer with A's and B's bars. "
+     "The measures are defined in docs/compare.md; attnscope-cli compare prints the same numbers."},
 };
 
 const ViewText& text(View v) { return kViews[static_cast<int>(v)]; }
@@ -59,7 +65,7 @@ const char* view_help(View v) { return text(v).help; }
 View view_by_name(const std::string& name) {
   for (const ViewText& t : kViews)
     if (name == t.name) return t.view;
-  throw Error("unknown view \"" + name + "\": expected grid, head, separators, pairs, stats, layers, lines or corpus");
+  throw Error("unknown view \"" + name + "\": expected grid, head, separators, pairs, stats, layers, lines, corpus or compare");
 }
 
 ViewState stepped(ViewState s, Step step, int layers, int heads) {

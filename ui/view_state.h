@@ -9,8 +9,8 @@
 
 namespace attnscope::ui {
 
-enum class View { Grid, Head, Separators, Pairs, Stats, Layers, Lines, Corpus };
-constexpr int kViewCount = 8;
+enum class View { Grid, Head, Separators, Pairs, Stats, Layers, Lines, Corpus, Compare };
+constexpr int kViewCount = 9;
 
 const char* view_name(View view);      // "grid", "head", ... as on the command line
 const char* view_title(View view);     // tab title

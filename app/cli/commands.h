@@ -14,6 +14,7 @@ Action add_pairs_command(CLI::App& app);
 Action add_stats_command(CLI::App& app);
 Action add_corpus_command(CLI::App& app);
 Action add_merge_command(CLI::App& app);
+Action add_compare_command(CLI::App& app);
 Action add_figure_command(CLI::App& app);
 Action add_download_command(CLI::App& app);
 

@@ -1,7 +1,11 @@
 #include <cstdio>
+#include <filesystem>
 
 #include "commands.h"
+#include "compared_runs.h"
 #include "error.h"
+#include "figures/compare_corpus_figures.h"
+#include "figures/compare_figures.h"
 #include "figures/corpus_figures.h"
 #include "figures/figure_export.h"
 #include "figures/text_figures.h"
@@ -13,8 +17,9 @@ namespace {
 
 struct FigureCommandOptions {
   RunOptions run;
+  SecondRunOptions second;
   AnalysisOptions analysis;
-  std::string figure, out, corpus, matrix = "attention", colormap = "viridis", scale = "linear";
+  std::string figure, out, corpus, corpus_b, matrix = "attention", colormap = "viridis", scale = "linear";
   int layer = -1, head = 0;
   std::vector<int> layers, heads;
   double png_scale = 2, width = 0;
@@ -40,6 +45,16 @@ Figure corpus_result_figure(const FigureCommandOptions& o) {
   return corpus_figure(o.figure, *file.accumulator, figure_options(o, caption));
 }
 
+// Two corpus results: A and B by their models' folder names (or "A" and "B" when they are the same).
+Figure compared_corpus_figure(const FigureCommandOptions& o) {
+  const CorpusFile a = load_corpus(o.corpus), b = load_corpus(o.corpus_b);
+  const std::string model_a = std::filesystem::path(a.model_path).filename().string(), model_b = std::filesystem::path(b.model_path).filename().string();
+  const bool named = model_a != model_b && !model_a.empty() && !model_b.empty();
+  const std::string caption = "A: " + o.corpus + " (" + std::to_string(a.windows) + " windows); B: " + o.corpus_b + " (" + std::to_string(b.windows) +
+                              " windows)";
+  return compare_corpus_figure(o.figure, {*a.accumulator, *b.accumulator, named ? model_a : "A", named ? model_b : "B"}, figure_options(o, caption));
+}
+
 Figure text_result_figure(const FigureCommandOptions& o) {
   if (o.run.model.empty()) throw Error("--model is needed to draw a figure of a text (or give --corpus FILE for figures 2, 3, 10, ...)");
   const auto [r, a] = run_and_analyze(o.run, o.analysis);
@@ -49,9 +64,31 @@ Figure text_result_figure(const FigureCommandOptions& o) {
   return text_figure(o.figure, AnalyzedTextView{r.run.encoding, r.run.captures, a}, figure_options(o, caption));
 }
 
+// Two runs: the models' names when they differ, else "text A" and "text B".
+Figure compared_figure(const FigureCommandOptions& o) {
+  if (o.run.model.empty()) throw Error("--model is needed to compare two runs");
+  const auto runs = compare_runs(o.run, o.second, o.analysis);
+  const std::string model_a = runs->a.result.checkpoint->dir().filename().string(), model_b = runs->b.result.checkpoint->dir().filename().string();
+  const bool two_models = runs->a.result.checkpoint->dir() != runs->b.result.checkpoint->dir();
+  const ComparedTextsView view{{runs->a.result.run.encoding, runs->a.result.run.captures, runs->a.analysis},
+                               {runs->b.result.run.encoding, runs->b.result.run.captures, runs->b.analysis},
+                               *runs->comparison,
+                               two_models ? model_a : "text A",
+                               two_models && model_b == model_a ? model_b + " (B)" : two_models ? model_b : "text B"};
+  char caption[512];
+  std::snprintf(caption, sizeof caption, "A: %s, %zu tokens; B: %s, %zu tokens; tau %.3g", model_a.c_str(), runs->a.result.run.encoding.size(),
+                model_b.c_str(), runs->b.result.run.encoding.size(), runs->a.analysis.settings.tau);
+  return compare_figure(o.figure, view, figure_options(o, caption));
+}
+
 int run_figure(const FigureCommandOptions& o) {
   figure_format(o.out);  // a wrong extension is reported before the model runs
-  const Figure figure = o.corpus.empty() ? text_result_figure(o) : corpus_result_figure(o);
+  if (o.second.given() && !o.corpus.empty()) throw Error("--corpus draws one corpus result; a second run (--model-b, --text-b) compares two texts");
+  if (!o.corpus_b.empty() && o.corpus.empty()) throw Error("--corpus-b compares with --corpus: give both");
+  const Figure figure = o.second.given()        ? compared_figure(o)
+                        : !o.corpus_b.empty()   ? compared_corpus_figure(o)
+                        : o.corpus.empty()      ? text_result_figure(o)
+                                                : corpus_result_figure(o);
   ExportOptions e;
   e.png_scale = o.png_scale;
   e.width = o.width;
@@ -66,13 +103,18 @@ Action add_figure_command(CLI::App& app) {
   auto o = std::make_shared<FigureCommandOptions>();
   auto* cmd = app.add_subcommand("figure",
                                  "Write one of the paper's figures as PNG, SVG or PDF: from a text (4, 5, 6, 7, 8, 9, 11, 12, 13, head, "
-                                 "grid, lines, stats) or from a saved corpus result (2, 3, 6, 7, 8, 10, 11, 13)");
+                                 "grid, lines, stats), from two runs compared (head, changed, stats; --model-b or --text-b) or from a saved corpus "
+                                 "result (2, 3, 6, 7, 8, 10, 11, 13)");
   add_run_options(*cmd, o->run);
   cmd->get_option("--model")->required(false);
+  add_second_run_options(*cmd, o->second);
   add_analysis_options(*cmd, o->analysis);
-  cmd->add_option("--fig", o->figure, "Figure number of the paper, or head, grid, lines, stats")->required();
+  cmd->add_option("--fig", o->figure, "Figure number of the paper, or head, grid, lines, stats; with a second run (--model-b, --text-b): "
+                                      "head (A, B and B - A), changed (every head's change), stats (A's and B's bars)")->required();
   cmd->add_option("--out", o->out, "Output file; .png, .svg or .pdf")->required();
   cmd->add_option("--corpus", o->corpus, "A corpus result (attnscope-cli corpus --out) to draw figures 2, 3, 6, 7, 8, 10, 11, 13 from");
+  cmd->add_option("--corpus-b", o->corpus_b, "A second corpus result: the figure compares it with --corpus (distributions of A and B side "
+                                             "by side for 6, 7, 8, 11, 13; maps per text and B - A for 2, 3, 10)");
   cmd->add_option("--layer", o->layer, "Layer, numbered from 0 (default: the last)")->check(CLI::Range(-1, 1 << 16));
   cmd->add_option("--head", o->head, "Head, numbered from 0; -1: the layer's sum where a figure allows it")->capture_default_str()
       ->check(CLI::Range(-1, 1 << 16));

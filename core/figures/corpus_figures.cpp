@@ -8,11 +8,8 @@
 #include "figures/tensor_values.h"
 
 namespace attnscope {
-namespace {
 
-using Acc = CorpusAccumulator;
-
-std::vector<std::string> numbers(int64_t count) {
+std::vector<std::string> position_labels(int64_t count) {
   std::vector<std::string> v;
   for (int64_t i = 0; i < count; ++i) v.push_back(std::to_string(i));
   return v;
@@ -29,7 +26,7 @@ std::vector<std::string> bin_labels(int bins, double width) {
 }
 
 // A [rows, cols] tensor as a heatmap.
-HeatmapPanel matrix(std::string title, const at::Tensor& m, const FigureOptions& o) {
+HeatmapPanel tensor_heatmap(std::string title, const at::Tensor& m, const FigureOptions& o) {
   HeatmapPanel p;
   p.title = std::move(title);
   p.rows = static_cast<int>(m.size(0));
@@ -40,20 +37,24 @@ HeatmapPanel matrix(std::string title, const at::Tensor& m, const FigureOptions&
   return p;
 }
 
-HeatmapPanel position_map(std::string title, const at::Tensor& m, const FigureOptions& o, std::string bar) {
-  HeatmapPanel p = matrix(std::move(title), m, o);
-  p.row_labels = p.col_labels = numbers(m.size(0));
+HeatmapPanel corpus_position_map(std::string title, const at::Tensor& m, const FigureOptions& o, std::string bar) {
+  HeatmapPanel p = tensor_heatmap(std::move(title), m, o);
+  p.row_labels = p.col_labels = position_labels(m.size(0));
   p.x_label = "position j";
   p.y_label = "position i";
   p.colorbar_label = std::move(bar);
   return p;
 }
 
+namespace {
+
+using Acc = CorpusAccumulator;
+
 // Rows: the heads of a layer; columns: the bins of a distribution over texts, each row a share.
 HeatmapPanel per_head_distribution(std::string title, const at::Tensor& hist, std::vector<std::string> cols, std::string x) {
   const at::Tensor counts = hist.to(at::kDouble);
   const at::Tensor shares = counts / counts.sum(1, true).clamp_min(1);
-  HeatmapPanel p = matrix(std::move(title), shares, FigureOptions{});
+  HeatmapPanel p = tensor_heatmap(std::move(title), shares, FigureOptions{});
   p.row_labels.clear();
   for (int64_t h = 0; h < hist.size(0); ++h) p.row_labels.push_back("head " + std::to_string(h));
   p.col_labels = std::move(cols);
@@ -93,24 +94,24 @@ std::string head_name(int l, int h) { return "layer " + std::to_string(l) + ", h
 Figure figure2(const Acc& c, const Choice& k, const FigureOptions& o) {
   Figure f = titled("Fig. 2: attention summed over texts", c, o, 2);
   const at::Tensor sum = c.attention_sum();
-  f.panels.push_back(position_map(head_name(k.layer, k.head), sum[k.layer][k.head], o, "sum of A"));
-  f.panels.push_back(position_map("layer " + std::to_string(k.layer) + " (sum of heads)", sum[k.layer].sum(0), o, "sum of A"));
+  f.panels.push_back(corpus_position_map(head_name(k.layer, k.head), sum[k.layer][k.head], o, "sum of A"));
+  f.panels.push_back(corpus_position_map("layer " + std::to_string(k.layer) + " (sum of heads)", sum[k.layer].sum(0), o, "sum of A"));
   return f;
 }
 
 Figure figure3(const Acc& c, const Choice& k, const FigureOptions& o) {
   Figure f = titled("Fig. 3: layer " + std::to_string(k.layer) + " summed over heads and texts", c, o, 3);
-  f.panels.push_back(position_map("plain", c.attention_sum()[k.layer].sum(0), o, "sum of A"));
-  f.panels.push_back(position_map("separator columns zeroed", c.attention_without_separators()[k.layer].sum(0), o, "sum of A"));
-  f.panels.push_back(position_map("... and diagonals zeroed", c.attention_without_separators_and_diagonals()[k.layer].sum(0), o, "sum of A"));
+  f.panels.push_back(corpus_position_map("plain", c.attention_sum()[k.layer].sum(0), o, "sum of A"));
+  f.panels.push_back(corpus_position_map("separator columns zeroed", c.attention_without_separators()[k.layer].sum(0), o, "sum of A"));
+  f.panels.push_back(corpus_position_map("... and diagonals zeroed", c.attention_without_separators_and_diagonals()[k.layer].sum(0), o, "sum of A"));
   return f;
 }
 
 Figure figure10(const Acc& c, const Choice& k, const FigureOptions& o) {
   Figure f = titled("Fig. 10: high-similarity masks summed over texts", c, o, 2);
   const at::Tensor masks = c.mask_sum();
-  f.panels.push_back(position_map(head_name(k.layer, k.head), masks[k.layer][k.head], o, "texts with B_ij = 1"));
-  f.panels.push_back(position_map("layer " + std::to_string(k.layer) + " (sum of heads)", masks[k.layer].sum(0), o, "sum of B"));
+  f.panels.push_back(corpus_position_map(head_name(k.layer, k.head), masks[k.layer][k.head], o, "texts with B_ij = 1"));
+  f.panels.push_back(corpus_position_map("layer " + std::to_string(k.layer) + " (sum of heads)", masks[k.layer].sum(0), o, "sum of B"));
   return f;
 }
 
@@ -138,7 +139,7 @@ Figure figure8(const Acc& c, const Choice& k, const FigureOptions& o) {
 
 Figure figure7(const Acc& c, const Choice& k, const FigureOptions& o) {
   Figure f = titled("Fig. 7: pair distances per head, over texts", c, o, 1);
-  f.panels.push_back(per_head_distribution("layer " + std::to_string(k.layer), c.distance_histogram[k.layer], numbers(c.window()),
+  f.panels.push_back(per_head_distribution("layer " + std::to_string(k.layer), c.distance_histogram[k.layer], position_labels(c.window()),
                                            "distance j - i"));
   std::get<HeatmapPanel>(f.panels.back()).colorbar_label = "share of the head's pairs";
   return f;
@@ -146,7 +147,7 @@ Figure figure7(const Acc& c, const Choice& k, const FigureOptions& o) {
 
 Figure figure11(const Acc& c, const Choice& k, const FigureOptions& o) {
   Figure f = share_figure(c, k, o, "Fig. 11: anchors", {Acc::AnchorShare});
-  HeatmapPanel distinct = per_head_distribution("distinct anchors per layer", c.distinct_anchors, numbers(c.heads() + 1),
+  HeatmapPanel distinct = per_head_distribution("distinct anchors per layer", c.distinct_anchors, position_labels(c.heads() + 1),
                                                 "distinct anchor tokens among the layer's heads");
   for (int64_t l = 0; l < c.layers(); ++l) distinct.row_labels[l] = "layer " + std::to_string(l);
   f.panels.push_back(std::move(distinct));
@@ -159,7 +160,7 @@ Figure figure13(const Acc& c, const Choice& k, const FigureOptions& o) {
   for (int l : k.layers) {
     const at::Tensor counts = c.distance_histogram[l].sum(0).to(at::kDouble);
     const double total = counts.sum().item<double>();
-    BarPanel p{"layer " + std::to_string(l), "distance j - i", "share of pairs", numbers(c.window()), {}, 8, {}};
+    BarPanel p{"layer " + std::to_string(l), "distance j - i", "share of pairs", position_labels(c.window()), {}, 8, {}};
     BarSeries s{"pairs", {}, palette_color(0), false};
     for (int64_t d = 0; d < c.window(); ++d) s.values.push_back(total > 0 ? counts[d].item<double>() / total : std::nan(""));
     p.series.push_back(std::move(s));

@@ -47,4 +47,20 @@ std::pair<std::string, std::string> colorbar_ticks(const ColorScale& s) {
   return {(s.scale == ValueScale::Clipped ? "\u2265" : "") + tick_label(top), tick_label(bottom)};
 }
 
+Figure titled_figure(std::string title, std::string caption, int columns) {
+  Figure f;
+  f.title = std::move(title);
+  f.caption = std::move(caption);
+  f.columns = columns;
+  return f;
+}
+
+std::vector<std::string> head_categories(int64_t heads) {
+  std::vector<std::string> c;
+  for (int64_t h = 0; h < heads; ++h) c.push_back("h" + std::to_string(h));
+  return c;
+}
+
+double value_or_nan(const std::optional<double>& v) { return v ? *v : std::nan(""); }
+
 }  // namespace attnscope

@@ -3,6 +3,7 @@
 // with a table), each complete with its labels and colour scale. The explorer draws a figure on
 // screen and the exporters write the same figure to PNG, SVG and PDF, so what the user sees is
 // what goes into the paper.
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
@@ -85,6 +86,13 @@ const std::vector<Rgb>& palette();
 Rgb palette_color(int index);
 
 const std::string& panel_title(const Panel& panel);
+
+// An empty figure with its title, caption and number of panel columns.
+Figure titled_figure(std::string title, std::string caption, int columns);
+// "h0", "h1", ...: the categories of a bar panel over a layer's heads.
+std::vector<std::string> head_categories(int64_t heads);
+// A statistic for a bar panel: NaN (drawn "n/a") where undefined.
+double value_or_nan(const std::optional<double>& v);
 
 // The top of a bar panel's value axis (y_max, else 5% above the largest value, 1 when none), and
 // how its ticks are written.

@@ -25,14 +25,6 @@ std::string share_text(const std::optional<double>& v) {
   return buf;
 }
 
-double value_or_nan(const std::optional<double>& v) { return v ? *v : std::nan(""); }
-
-std::vector<std::string> head_categories(int64_t heads) {
-  std::vector<std::string> c;
-  for (int64_t h = 0; h < heads; ++h) c.push_back("h" + std::to_string(h));
-  return c;
-}
-
 std::vector<int> chosen_layers(const FigureOptions& o, const TextAnalysis& a) {
   std::vector<int> layers = o.layers;
   if (layers.empty())
@@ -106,13 +98,7 @@ at::Tensor pooled_by_magnitude(const at::Tensor& maps, int64_t k) {
   return out;
 }
 
-Figure titled(std::string title, const FigureOptions& o, int columns) {
-  Figure f;
-  f.title = std::move(title);
-  f.caption = o.caption;
-  f.columns = columns;
-  return f;
-}
+Figure titled(std::string title, const FigureOptions& o, int columns) { return titled_figure(std::move(title), o.caption, columns); }
 
 }  // namespace
 

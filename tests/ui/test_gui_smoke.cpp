@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 
 #include "support/fake_hub.h"
+#include "support/modified_checkpoint.h"
 #include "support/paths.h"
 
 namespace attnscope {
@@ -285,6 +286,32 @@ TEST_F(Gui, NothingIsCutAtProjectorSizes) {
         const std::string log = slurp(dir_ / "log");
         EXPECT_EQ(log.find("layout:"), std::string::npos) << w << "x" << h << (presentation ? " presentation " : " ") << view << "\n" << log;
       }
+}
+
+// Compare mode: MiniLM beside a copy with noise in its weights. Side by side shows A, B and B - A;
+// the what-changed grid of MiniLM against itself is one colour (nothing changed), against the
+// noisy copy it is not; at projector size in presentation mode nothing is cut.
+TEST_F(Gui, CompareModeShowsAModelBesideAPerturbedCopy) {
+  test::write_modified_checkpoint(test::minilm_dir(), dir_ / "noisy", test::add_noise(0.05, 5));
+  const std::vector<std::string> base = {"--file", text_, "--view", "compare", "--layer", "3", "--head", "2"};
+  const auto with = [&](std::vector<std::string> extra) {
+    extra.insert(extra.begin(), base.begin(), base.end());
+    return extra;
+  };
+  const Image side = shot("compare-side", with({"--compare-model", (dir_ / "noisy").string(), "--compare-shown", "side"}));
+  EXPECT_GT(coloured_share(side), 0.08) << "A, B and B - A should fill the view";
+  const Image changed = shot("compare-changed", with({"--compare-model", (dir_ / "noisy").string(), "--compare-shown", "changed"}));
+  const Image unchanged = shot("compare-same", with({"--compare-model", test::minilm_dir().string(), "--compare-shown", "changed"}));
+  const Box grid{kWidth / 3, kHeight / 4, kWidth, kHeight * 3 / 4};
+  EXPECT_GT(mean_difference(changed, unchanged, grid), 3.0) << "the grid of a model against itself should differ from one against a noisy copy";
+  for (bool presentation : {false, true}) {
+    std::vector<std::string> args = with({"--compare-text", "The keeper climbed the stairs.", "--compare-shown", "stats"});
+    if (presentation) args.push_back("--presentation");
+    const Image img = shot("compare-text", args, true, 1280, 800);
+    EXPECT_GT(coloured_share(img), 0.02);
+    const std::string log = slurp(dir_ / "log");
+    EXPECT_EQ(log.find("layout:"), std::string::npos) << (presentation ? "presentation\n" : "\n") << log;
+  }
 }
 
 TEST_F(Gui, BadModelEndsWithOneClearLine) {

@@ -15,6 +15,28 @@ std::string figure_key(uint64_t serial, const FigureOptions& o) {
   return key;
 }
 
+CanvasHover draw_zoomable_figure(FigureCanvas& canvas, float& zoom, const PanelContext& c, PanelActions& actions,
+                                 const std::vector<CellHighlight>& highlights) {
+  if (ImGui::Button("Export...")) actions.export_figure = &canvas.figure();
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(120);
+  ImGui::SliderFloat("zoom", &zoom, 0.5f, 6.0f, "%.1fx");
+  ImGui::BeginChild("figure", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
+  if (ImGui::IsWindowHovered() && ImGui::GetIO().KeyCtrl && ImGui::GetIO().MouseWheel != 0)
+    zoom = std::clamp(zoom * (ImGui::GetIO().MouseWheel > 0 ? 1.15f : 1 / 1.15f), 0.5f, 6.0f);
+  // Zoom 1 fits the whole figure in the panel; more zoom scrolls.
+  const ImVec2 room = ImGui::GetContentRegionAvail();
+  const float width = canvas.fitting_width(std::max(200.0f, room.x), std::max(200.0f, room.y), c.figure_font) * zoom;
+  const CanvasHover hover = canvas.draw(c.renderer, width, c.figure_font, highlights);
+  if (ImGui::IsWindowHovered() && ImGui::IsMouseDragging(ImGuiMouseButton_Left)) {  // pan
+    const ImVec2 d = ImGui::GetIO().MouseDelta;
+    ImGui::SetScrollX(ImGui::GetScrollX() - d.x);
+    ImGui::SetScrollY(ImGui::GetScrollY() - d.y);
+  }
+  ImGui::EndChild();
+  return hover;
+}
+
 PanelActions FigurePanel::draw(const PanelContext& c, const std::function<void(ViewState&)>& controls,
                                const std::vector<CellHighlight>& highlights) {
   PanelActions actions;
@@ -43,30 +65,13 @@ PanelActions FigurePanel::draw(const PanelContext& c, const std::function<void(V
     }
   }
   if (!error_.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", error_.c_str());
-  if (ImGui::Button("Export...")) actions.export_figure = &canvas_.figure();
-  ImGui::SameLine();
-  ImGui::SetNextItemWidth(120);
-  ImGui::SliderFloat("zoom", &zoom, 0.5f, 6.0f, "%.1fx");
-  ImGui::BeginChild("figure", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
-  if (ImGui::IsWindowHovered() && ImGui::GetIO().KeyCtrl && ImGui::GetIO().MouseWheel != 0)
-    zoom = std::clamp(zoom * (ImGui::GetIO().MouseWheel > 0 ? 1.15f : 1 / 1.15f), 0.5f, 6.0f);
-  // Zoom 1 fits the whole figure in the panel; more zoom scrolls.
-  const ImVec2 room = ImGui::GetContentRegionAvail();
-  const float width = canvas_.fitting_width(std::max(200.0f, room.x), std::max(200.0f, room.y), c.figure_font) * zoom;
   // Attention lines follow the pointer: the hovered token's lines, else the pinned token's.
   const auto focus = lines_hovered_.second >= 0 ? lines_hovered_ : lines_pinned_;
   canvas_.set_lines_focus(focus.first, focus.second);
-  const CanvasHover hover = canvas_.draw(c.renderer, width, c.figure_font, highlights);
+  const CanvasHover hover = draw_zoomable_figure(canvas_, zoom, c, actions, highlights);
   lines_hovered_ = {hover.lines_side, hover.lines_token};
   if (hover.clicked && hover.lines_token >= 0)
     lines_pinned_ = lines_pinned_ == lines_hovered_ ? std::pair<int, int>{-1, -1} : lines_hovered_;  // a second click lets go
-  if (ImGui::IsWindowHovered() && ImGui::IsMouseDragging(ImGuiMouseButton_Left)) {  // pan
-    const ImVec2 d = ImGui::GetIO().MouseDelta;
-    ImGui::SetScrollX(ImGui::GetScrollX() - d.x);
-    ImGui::SetScrollY(ImGui::GetScrollY() - d.y);
-  }
-  (void)hover;
-  ImGui::EndChild();
   return actions;
 }
 

@@ -31,6 +31,11 @@ class FigurePanel {
   std::pair<int, int> lines_hovered_{-1, -1}, lines_pinned_{-1, -1};
 };
 
+// Export button, zoom slider, and the figure fitted to the rest of the panel (Ctrl + wheel zooms,
+// dragging pans); an export click goes to `actions`.
+CanvasHover draw_zoomable_figure(FigureCanvas& canvas, float& zoom, const PanelContext& context, PanelActions& actions,
+                                 const std::vector<CellHighlight>& highlights = {});
+
 // Key of a figure: the snapshot it came from and every choice that changes it.
 std::string figure_key(uint64_t serial, const FigureOptions& options);
 

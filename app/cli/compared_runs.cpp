@@ -1,0 +1,27 @@
+#include "compared_runs.h"
+
+#include "error.h"
+
+namespace attnscope::cli {
+
+void add_second_run_options(CLI::App& cmd, SecondRunOptions& o) {
+  cmd.add_option("--model-b", o.model, "The second model (folder or cached id); default: --model");
+  cmd.add_option("--text-b", o.input.text, "The second text; default: the first");
+  cmd.add_option("--file-b", o.input.file, "A UTF-8 file to read the second text from");
+}
+
+std::unique_ptr<ComparedTexts> compare_runs(const RunOptions& run, const SecondRunOptions& second, const AnalysisOptions& analysis) {
+  if (!second.given()) throw Error("a comparison needs a second run: --model-b, or --text-b / --file-b (or both)");
+  auto out = std::make_unique<ComparedTexts>();
+  out->a = run_and_analyze(run, analysis);
+  out->run_b = run;
+  if (!second.model.empty()) out->run_b.model = second.model;
+  if (!second.input.text.empty() || !second.input.file.empty()) out->run_b.input = second.input;
+  out->b = run_and_analyze(out->run_b, analysis);
+  CompareSettings settings;
+  settings.match_heads = !second.model.empty();  // one model on two texts keeps its heads' identity
+  out->comparison = std::make_unique<TextComparison>(compare_texts(out->view_a(), out->view_b(), settings));
+  return out;
+}
+
+}  // namespace attnscope::cli

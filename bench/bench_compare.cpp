@@ -1,0 +1,89 @@
+// What comparing costs beyond the two analyses it compares: one model on two texts (the second
+// text is the first with one word changed), each run tokenised, run and analysed, then
+// compare_texts; and the same for two models on one text. Prints one JSON object: medians over
+// --runs after warm-up of the two analyses alone and of the comparison alone, and their ratio.
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "compare/text_comparison.h"
+#include "model/checkpoint.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+struct Analysed {
+  std::string text;
+  attnscope::TextRun run;
+  attnscope::TextAnalysis analysis;
+  attnscope::ComparedRun view() const { return {run.encoding, text, run.captures, analysis}; }
+};
+
+Analysed analyse(const attnscope::Checkpoint& model, const std::string& text, size_t max_length) {
+  Analysed a{text, model.run(text, max_length), {}};
+  a.analysis = attnscope::analyze_text(a.run.encoding, a.run.captures, attnscope::AnalysisSettings{});
+  return a;
+}
+
+double ms_since(Clock::time_point start) { return std::chrono::duration<double, std::milli>(Clock::now() - start).count(); }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"attnscope compare benchmark"};
+  std::string model, model_b, text_file;
+  size_t max_length = 128;
+  int runs = 10, threads = 0;
+  app.add_option("--model", model, "Checkpoint folder")->required();
+  app.add_option("--model-b", model_b, "A second checkpoint: compare two models on one text instead of two texts");
+  app.add_option("--text-file", text_file, "Text to run (truncated to --max-len)")->required();
+  app.add_option("--max-len", max_length)->capture_default_str();
+  app.add_option("--runs", runs)->capture_default_str();
+  app.add_option("--threads", threads);
+  CLI11_PARSE(app, argc, argv);
+  if (threads > 0) at::set_num_threads(threads);
+
+  std::ifstream in(text_file);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  const std::string text_a = buffer.str();
+  std::string text_b = text_a;
+  if (model_b.empty()) text_b.replace(text_b.find(' ') + 1, 0, "old ");  // one more word near the start
+  const auto a_model = attnscope::Checkpoint::load(model, {});
+  const auto b_model = model_b.empty() ? a_model : attnscope::Checkpoint::load(model_b, {});
+
+  std::vector<double> analyses, comparisons;
+  size_t tokens = 0;
+  for (int r = -3; r < runs; ++r) {  // three warm-up runs
+    const Clock::time_point start = Clock::now();
+    const Analysed a = analyse(*a_model, text_a, max_length), b = analyse(*b_model, text_b, max_length);
+    const double analysed = ms_since(start);
+    const Clock::time_point compare_start = Clock::now();
+    const attnscope::TextComparison c = attnscope::compare_texts(a.view(), b.view(), {!model_b.empty()});
+    const double compared = ms_since(compare_start);
+    tokens = a.run.encoding.size();
+    if (r >= 0) analyses.push_back(analysed), comparisons.push_back(compared);
+  }
+  const double analysis_ms = median(analyses), compare_ms = median(comparisons);
+  std::cout << nlohmann::json{{"mode", model_b.empty() ? "two texts" : "two models"},
+                              {"tokens", tokens},
+                              {"two_analyses_ms", analysis_ms},
+                              {"compare_ms", compare_ms},
+                              {"overhead", compare_ms / analysis_ms}}
+                   .dump()
+            << "\n";
+  return 0;
+}

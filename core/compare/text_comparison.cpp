@@ -1,0 +1,154 @@
+#include "compare/text_comparison.h"
+
+#include <ATen/ATen.h>
+#include <c10/core/InferenceMode.h>
+
+#include <bit>
+#include <cmath>
+
+#include "analysis/context_similarity.h"
+#include "compare/head_matching.h"
+#include "compare/linear_cka.h"
+#include "compare/map_pair_sums.h"
+#include "error.h"
+
+namespace attnscope {
+namespace {
+
+void check_run(const ComparedRun& r, const char* name) {
+  const auto n = static_cast<int64_t>(r.encoding.size());
+  if (r.analysis.length != n || r.captures.length != n || !r.captures.head_outputs.defined() || r.captures.head_outputs.dim() != 4 ||
+      r.captures.head_outputs.size(2) != n || r.analysis.num_layers != r.captures.num_layers || r.analysis.num_heads != r.captures.num_heads)
+    throw Error(std::string("run ") + name + ": its tokens, captures and analysis do not belong together");
+}
+
+std::optional<double> difference(const std::optional<double>& a, const std::optional<double>& b) {
+  if (!a || !b) return std::nullopt;
+  return *b - *a;
+}
+
+StatsChange stats_change(const HeadStats& a, const HeadStats& b, const Encoding& ea, const Encoding& eb) {
+  StatsChange c;
+  c.count = b.count - a.count;
+  c.density = difference(a.density, b.density);
+  c.repeat_share = difference(a.repeat_share, b.repeat_share);
+  c.same_sentence_share = difference(a.same_sentence_share, b.same_sentence_share);
+  c.mean_distance = difference(a.mean_distance, b.mean_distance);
+  c.anchor_share = difference(a.anchor_share, b.anchor_share);
+  if (a.anchor_index && b.anchor_index)  // by entry, not id: the two runs may have two vocabularies
+    c.same_anchor = ea.tokens[static_cast<size_t>(*a.anchor_index)].text == eb.tokens[static_cast<size_t>(*b.anchor_index)].text;
+  return c;
+}
+
+// |P_A ∩ P_B| / |P_A ∪ P_B| from the packed masks; nullopt when neither head has a pair.
+std::optional<double> jaccard(const PairMask& a, const PairMask& b) {
+  int64_t both = 0, either = 0;
+  for (size_t k = 0; k < a.bits().size(); ++k) {
+    both += std::popcount(static_cast<unsigned>(a.bits()[k] & b.bits()[k]));
+    either += std::popcount(static_cast<unsigned>(a.bits()[k] | b.bits()[k]));
+  }
+  if (either == 0) return std::nullopt;
+  return static_cast<double>(both) / static_cast<double>(either);
+}
+
+// The measures that need the same tokens, for every head of the common grid (layer-major).
+struct SameTokenMeasures {
+  std::optional<MapPairSums> attention;  // none when a run holds no attention maps
+  MapPairSums similarity;
+};
+
+SameTokenMeasures same_token_measures(const ComparedRun& a, const ComparedRun& b, int64_t L, int64_t H) {
+  const auto grid = [&](const at::Tensor& t) { return t.slice(0, 0, L).slice(1, 0, H).flatten(0, 1); };
+  SameTokenMeasures m;
+  if (a.captures.attention.defined() && b.captures.attention.defined())  // a result file may hold no maps
+    m.attention = map_pair_sums(grid(a.captures.attention), grid(b.captures.attention));
+  m.similarity = map_pair_sums(grid(a.analysis.similarity.similarity), grid(b.analysis.similarity.similarity));
+  return m;
+}
+
+// [L, H, m, d]: the first L layers' head outputs on the aligned tokens.
+at::Tensor aligned_outputs(const ComparedRun& r, int64_t layers, const std::vector<int64_t>& positions) {
+  const at::Tensor index = at::tensor(positions, at::kLong).to(r.captures.head_outputs.device());
+  return r.captures.head_outputs.slice(0, 0, layers).index_select(2, index);
+}
+
+std::vector<int> match_layer(const at::Tensor& cka) {
+  const at::Tensor scores = at::nan_to_num(cka, 0.0).contiguous();
+  return max_weight_matching(std::vector<double>(scores.data_ptr<double>(), scores.data_ptr<double>() + scores.numel()),
+                             static_cast<int>(scores.size(0)));
+}
+
+}  // namespace
+
+TextComparison compare_texts(const ComparedRun& a, const ComparedRun& b, const CompareSettings& settings) {
+  check_run(a, "A");
+  check_run(b, "B");
+  c10::InferenceMode guard;
+  TextComparison c;
+  c.layers_a = a.analysis.num_layers, c.heads_a = a.analysis.num_heads;
+  c.layers_b = b.analysis.num_layers, c.heads_b = b.analysis.num_heads;
+  c.layers = std::min(c.layers_a, c.layers_b), c.heads = std::min(c.heads_a, c.heads_b);
+  c.alignment = align_tokens(a.encoding, a.text, b.encoding, b.text);
+  if (c.alignment.size() == 0) throw Error("the two runs share no token: no comparison is defined");
+
+  const at::Tensor outputs_a = aligned_outputs(a, c.layers, c.alignment.a), outputs_b = aligned_outputs(b, c.layers, c.alignment.b);
+  at::Tensor same_head_cka;  // [layers, heads]
+  if (settings.match_heads) {
+    c.layer_cka = cross_linear_cka(outputs_a, outputs_b).cpu().contiguous();
+    same_head_cka = c.layer_cka.slice(1, 0, c.heads).slice(2, 0, c.heads).diagonal(0, 1, 2).contiguous();
+    if (c.same_shape())
+      for (int64_t l = 0; l < c.layers; ++l) c.matching.push_back(match_layer(c.layer_cka[l]));
+  } else {
+    same_head_cka = paired_linear_cka(outputs_a.slice(1, 0, c.heads), outputs_b.slice(1, 0, c.heads)).cpu().contiguous();
+  }
+  const auto cka = same_head_cka.accessor<double, 2>();
+
+  std::optional<SameTokenMeasures> same;
+  if (c.alignment.identical) same = same_token_measures(a, b, c.layers, c.heads);
+  for (int64_t l = 0; l < c.layers; ++l)
+    for (int64_t h = 0; h < c.heads; ++h) {
+      HeadChange& change = c.changes.emplace_back();
+      const HeadAnalysis &ha = a.analysis.head(l, h), &hb = b.analysis.head(l, h);
+      change.cka = cka[l][h];
+      change.stats = stats_change(ha.stats, hb.stats, a.encoding, b.encoding);
+      if (!same) continue;
+      const size_t k = static_cast<size_t>(l * c.heads + h);
+      if (same->attention) {
+        const MapPairSums& m = *same->attention;
+        change.attention_cosine = m.dot[k] / std::sqrt(m.norm_a[k] * m.norm_b[k]);
+        change.attention_max_difference = m.max_difference[k];
+      }
+      if (same->similarity.norm_a[k] > 0) change.similarity_relative_change = std::sqrt(same->similarity.difference_norm[k] / same->similarity.norm_a[k]);
+      change.jaccard = jaccard(ha.pairs, hb.pairs);
+    }
+  return c;
+}
+
+at::Tensor all_heads_cka(const ComparedRun& a, const ComparedRun& b, const TokenAlignment& alignment) {
+  c10::InferenceMode guard;
+  const auto flat = [](const ComparedRun& r, const std::vector<int64_t>& positions) {
+    const at::Tensor index = at::tensor(positions, at::kLong).to(r.captures.head_outputs.device());
+    const at::Tensor c = r.captures.head_outputs.index_select(2, index);
+    return c.reshape({c.size(0) * c.size(1), c.size(2), c.size(3)});
+  };
+  return cross_linear_cka(flat(a, alignment.a), flat(b, alignment.b)).cpu();
+}
+
+at::Tensor difference_map(const ComparedRun& a, const ComparedRun& b, ComparedMatrix matrix, int64_t layer, int64_t head) {
+  if (!align_tokens(a.encoding, a.text, b.encoding, b.text).identical)
+    throw Error("difference maps need the same tokens in both runs");
+  if (layer < 0 || head < 0 || layer >= std::min(a.analysis.num_layers, b.analysis.num_layers) || head >= std::min(a.analysis.num_heads, b.analysis.num_heads))
+    throw Error("layer " + std::to_string(layer) + ", head " + std::to_string(head) + " is not in both runs");
+  c10::InferenceMode guard;
+  const auto pick = [&](const ComparedRun& r) -> at::Tensor {
+    switch (matrix) {
+      case ComparedMatrix::Attention: return r.captures.attention[layer][head];
+      case ComparedMatrix::Similarity: return r.analysis.similarity.similarity[layer][head];
+      case ComparedMatrix::Cosine: break;
+    }
+    return cosine_from_similarity(r.analysis.similarity.similarity[layer][head], r.analysis.similarity.norms[layer][head]);
+  };
+  return (pick(b).to(at::kCPU, at::kFloat) - pick(a).to(at::kCPU, at::kFloat)).contiguous();
+}
+
+}  // namespace attnscope

@@ -1,0 +1,140 @@
+// Comparing runs on the real MiniLM checkpoint: with itself (no change), with a copy whose heads
+// were permuted in its weights (the matching finds the permutation), with copies perturbed by
+// growing noise (the changes grow), and one model on two texts.
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "compare/text_comparison.h"
+#include "error.h"
+#include "model/checkpoint.h"
+#include "support/minilm.h"
+#include "support/modified_checkpoint.h"
+#include "support/paths.h"
+#include "support/test_device.h"
+
+namespace attnscope {
+namespace {
+
+const std::string kText = "The cat sat on the mat. The dog saw the cat, and the cat ran away from the dog.";
+
+struct Analysed {
+  std::string text;
+  TextRun run;
+  TextAnalysis analysis;
+  ComparedRun view() const { return {run.encoding, text, run.captures, analysis}; }
+};
+
+Analysed analyse(const Checkpoint& model, const std::string& text) {
+  Analysed a{text, model.run(text, 128), {}};
+  a.analysis = analyze_text(a.run.encoding, a.run.captures, AnalysisSettings{});
+  return a;
+}
+
+double mean_change(const TextComparison& c) {
+  double sum = 0;
+  for (const HeadChange& h : c.changes) sum += h.change();
+  return sum / static_cast<double>(c.changes.size());
+}
+
+TEST(TextComparison, AModelAgainstItselfChangesNothing) {
+  const Analysed a = analyse(test::minilm_checkpoint(), kText);
+  const TextComparison c = compare_texts(a.view(), a.view());
+  ASSERT_EQ(c.changes.size(), 72u);
+  EXPECT_TRUE(c.alignment.identical);
+  for (const HeadChange& h : c.changes) {
+    EXPECT_NEAR(h.cka, 1.0, 1e-6);  // the products are float32 (linear_cka.h)
+    EXPECT_NEAR(*h.attention_cosine, 1.0, 1e-9);
+    EXPECT_EQ(*h.attention_max_difference, 0.0);
+    EXPECT_EQ(*h.similarity_relative_change, 0.0);
+    if (h.jaccard) EXPECT_EQ(*h.jaccard, 1.0);
+    EXPECT_EQ(h.stats.count, 0);
+    if (h.stats.repeat_share) EXPECT_EQ(*h.stats.repeat_share, 0.0);
+    if (h.stats.same_anchor) EXPECT_TRUE(*h.stats.same_anchor);
+  }
+  for (const std::vector<int>& layer : c.matching) EXPECT_EQ(layer, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}));
+  for (const ComparedMatrix m : {ComparedMatrix::Attention, ComparedMatrix::Similarity, ComparedMatrix::Cosine})
+    EXPECT_EQ(difference_map(a.view(), a.view(), m, 5, 3).abs().max().item<float>(), 0.0f);
+}
+
+TEST(TextComparison, TheMatchingFindsHeadsPermutedInTheWeights) {
+  std::vector<std::vector<int>> permutation;
+  for (int l = 0; l < 6; ++l) {  // a different shuffle per layer
+    std::vector<int> order{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
+    std::rotate(order.begin(), order.begin() + 1 + l, order.end());
+    std::swap(order[0], order[11 - l]);
+    permutation.push_back(order);
+  }
+  const test::TempDir dir;
+  test::write_modified_checkpoint(test::minilm_dir(), dir / "permuted", test::permute_heads(permutation, 12));
+  const auto permuted = Checkpoint::load(dir / "permuted", test::test_device());
+  const Analysed a = analyse(test::minilm_checkpoint(), kText), b = analyse(*permuted, kText);
+  EXPECT_TRUE(at::allclose(a.run.captures.hidden_states[6], b.run.captures.hidden_states[6], 1e-4, 1e-5)) << "the permuted copy computes something else";
+  const TextComparison c = compare_texts(a.view(), b.view());
+  for (int l = 0; l < 6; ++l)
+    for (int j = 0; j < 12; ++j) {
+      const int h = permutation[static_cast<size_t>(l)][static_cast<size_t>(j)];  // B's head j is A's head h
+      EXPECT_EQ(c.matching[static_cast<size_t>(l)][static_cast<size_t>(h)], j) << "layer " << l << " head " << h;
+      EXPECT_NEAR(c.layer_cka[l][h][j].item<double>(), 1.0, 1e-5);
+    }
+}
+
+TEST(TextComparison, ChangesGrowWithTheNoiseInTheWeights) {
+  const Analysed a = analyse(test::minilm_checkpoint(), kText);
+  double previous_change = 0, previous_cosine = 1;
+  const test::TempDir dir;
+  for (const double noise : {0.02, 0.1, 0.5}) {
+    const auto folder = dir / ("noise" + std::to_string(noise));
+    test::write_modified_checkpoint(test::minilm_dir(), folder, test::add_noise(noise, 11));
+    const Analysed b = analyse(*Checkpoint::load(folder, test::test_device()), kText);
+    const TextComparison c = compare_texts(a.view(), b.view());
+    double cosine = 0;
+    for (const HeadChange& h : c.changes) cosine += *h.attention_cosine / 72.0;
+    EXPECT_GT(mean_change(c), previous_change) << "noise " << noise;
+    EXPECT_LT(cosine, previous_cosine) << "noise " << noise;
+    previous_change = mean_change(c), previous_cosine = cosine;
+  }
+  EXPECT_GT(previous_change, 0.05);
+}
+
+TEST(TextComparison, TwoTextsCompareOnTheTokensTheyShare) {
+  const Analysed a = analyse(test::minilm_checkpoint(), kText);
+  const Analysed b = analyse(test::minilm_checkpoint(), "The cat sat on the rug. The dog saw the cat, and the cat ran away from the dog.");
+  const TextComparison c = compare_texts(a.view(), b.view());
+  EXPECT_FALSE(c.alignment.identical);
+  EXPECT_EQ(c.alignment.size(), a.run.encoding.size() - 1);  // all but "mat" / "rug"
+  for (const HeadChange& h : c.changes) {
+    EXPECT_FALSE(h.attention_cosine || h.jaccard || h.similarity_relative_change);
+    EXPECT_TRUE(std::isnan(h.cka) || (h.cka > 0.0 && h.cka <= 1.0 + 1e-9));
+  }
+  EXPECT_GT(c.changes.front().cka, 0.5) << "one word changed; the first head should barely notice";
+  EXPECT_THROW(difference_map(a.view(), b.view(), ComparedMatrix::Attention, 0, 0), Error);
+}
+
+TEST(TextComparison, AllHeadsCkaHoldsTheLayerBlocks) {
+  const Analysed a = analyse(test::minilm_checkpoint(), kText);
+  const TextComparison c = compare_texts(a.view(), a.view());
+  const at::Tensor all = all_heads_cka(a.view(), a.view(), c.alignment);
+  ASSERT_EQ(all.sizes(), (at::IntArrayRef{72, 72}));
+  EXPECT_TRUE(at::allclose(all.slice(0, 24, 36).slice(1, 24, 36), c.layer_cka[2], 1e-9, 1e-12));
+}
+
+TEST(TextComparison, WithoutMatchingEachHeadMeetsItsOwnOnly) {
+  const Analysed a = analyse(test::minilm_checkpoint(), kText);
+  const Analysed b = analyse(test::minilm_checkpoint(), "The cat sat on the rug. The dog saw the cat.");
+  const TextComparison matched = compare_texts(a.view(), b.view()), own = compare_texts(a.view(), b.view(), {false});
+  EXPECT_TRUE(own.matching.empty());
+  EXPECT_FALSE(own.layer_cka.defined());
+  for (size_t k = 0; k < own.changes.size(); ++k) EXPECT_NEAR(own.changes[k].cka, matched.changes[k].cka, 1e-6) << k;
+}
+
+TEST(TextComparison, RunsThatShareNoTokenAreRefused) {
+  const Analysed a = analyse(test::minilm_checkpoint(), "alpha");
+  Analysed b = analyse(test::minilm_checkpoint(), "omega");
+  for (Token& t : b.run.encoding.tokens) t.text += "x", t.id += 1;  // not even [CLS] in common
+  EXPECT_THROW(compare_texts(a.view(), b.view()), Error);
+}
+
+}  // namespace
+}  // namespace attnscope
