@@ -22,6 +22,7 @@ run() {
 }
 
 "$cli" corpus --model "$model" --input "$root/assets/examples" --out "$tmp/corpus.json" >/dev/null 2>&1
+"$root/.venv/bin/python" "$root/tools/perturb_checkpoint.py" "$model" "$tmp/noisy" --noise 0.05 >/dev/null
 run grid --file "$text" --view grid --matrix similarity
 run head --file "$text" --view head --matrix similarity --layer 2 --head 5
 run separators --file "$text" --view separators --layer 5 --head 0
@@ -30,4 +31,6 @@ run stats --file "$text" --view stats --layer 5 --head 3
 run layers --file "$text" --view layers
 run lines --file "$text" --view lines --layer 1 --head 4
 run corpus --file "$text" --view corpus --corpus-result "$tmp/corpus.json" --layer 5
+run compare --file "$text" --view compare --compare-model "$tmp/noisy" --compare-shown side --layer 2 --head 5
+run compare-changed --file "$text" --view compare --compare-model "$tmp/noisy" --compare-shown changed --layer 2 --head 5
 run presentation --file "$text" --view head --layer 2 --head 5 --presentation

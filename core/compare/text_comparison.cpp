@@ -40,17 +40,6 @@ StatsChange stats_change(const HeadStats& a, const HeadStats& b, const Encoding&
   return c;
 }
 
-// |P_A ∩ P_B| / |P_A ∪ P_B| from the packed masks; nullopt when neither head has a pair.
-std::optional<double> jaccard(const PairMask& a, const PairMask& b) {
-  int64_t both = 0, either = 0;
-  for (size_t k = 0; k < a.bits().size(); ++k) {
-    both += std::popcount(static_cast<unsigned>(a.bits()[k] & b.bits()[k]));
-    either += std::popcount(static_cast<unsigned>(a.bits()[k] | b.bits()[k]));
-  }
-  if (either == 0) return std::nullopt;
-  return static_cast<double>(both) / static_cast<double>(either);
-}
-
 // The measures that need the same tokens, for every head of the common grid (layer-major).
 struct SameTokenMeasures {
   std::optional<MapPairSums> attention;  // none when a run holds no attention maps
@@ -119,9 +108,20 @@ TextComparison compare_texts(const ComparedRun& a, const ComparedRun& b, const C
         change.attention_max_difference = m.max_difference[k];
       }
       if (same->similarity.norm_a[k] > 0) change.similarity_relative_change = std::sqrt(same->similarity.difference_norm[k] / same->similarity.norm_a[k]);
-      change.jaccard = jaccard(ha.pairs, hb.pairs);
+      change.jaccard = jaccard_index(ha.pairs, hb.pairs);
     }
   return c;
+}
+
+std::optional<double> jaccard_index(const PairMask& a, const PairMask& b) {
+  if (a.tokens() != b.tokens()) throw Error("the Jaccard index needs two pair sets over the same tokens");
+  int64_t both = 0, either = 0;  // from the packed bits, 8 pairs at a time
+  for (size_t k = 0; k < a.bits().size(); ++k) {
+    both += std::popcount(static_cast<unsigned>(a.bits()[k] & b.bits()[k]));
+    either += std::popcount(static_cast<unsigned>(a.bits()[k] | b.bits()[k]));
+  }
+  if (either == 0) return std::nullopt;
+  return static_cast<double>(both) / static_cast<double>(either);
 }
 
 at::Tensor all_heads_cka(const ComparedRun& a, const ComparedRun& b, const TokenAlignment& alignment) {

@@ -77,6 +77,10 @@ TextComparison compare_texts(const ComparedRun& a, const ComparedRun& b, const C
 // heads' Gram matrices cost, so it is asked for, not computed by compare_texts.
 at::Tensor all_heads_cka(const ComparedRun& a, const ComparedRun& b, const TokenAlignment& alignment);
 
+// |P_A ∩ P_B| / |P_A ∪ P_B| of two heads' pair sets over the same tokens; nullopt when neither has
+// a pair. Throws attnscope::Error when the masks are over different numbers of tokens.
+std::optional<double> jaccard_index(const PairMask& a, const PairMask& b);
+
 enum class ComparedMatrix { Attention, Similarity, Cosine };
 
 // B - A of one head's matrix, [n, n] float32 on the host, computed when a view or a command asks.

@@ -56,8 +56,8 @@ std::pair<BarSeries, BarSeries> series_pair(const std::string& what, const Compa
 Figure compare_head_figure(const ComparedTextsView& r, const FigureOptions& options) {
   const FigureOptions o = common_focus(r, options);
   HeatmapPanel a = matrix_panel(r.a, o.layer, o.head, o.matrix, o), b = matrix_panel(r.b, o.layer, o.head, o.matrix, o);
-  a.title = r.name_a + ": " + a.title;
-  b.title = r.name_b + ": " + b.title;
+  a.title = r.name_a;  // the figure's title names the matrix and the head
+  b.title = r.name_b;
   // One colour scale for both, so that the same colour means the same value on both sides.
   const bool same_tokens = r.comparison.alignment.identical;
   if (same_tokens) {

@@ -571,7 +571,8 @@ TEST_F(CliCompare, FiguresOfTwoRuns) {
                                "--fig", fig, "--layer", "1", "--head", "0", "--out", out});
     ASSERT_EQ(o.status, 0) << fig << ": " << o.err;
   }
-  EXPECT_NE(slurp(dir_ / "head.svg").find("text B: attention A, layer 1, head 0"), std::string::npos);
+  EXPECT_NE(slurp(dir_ / "head.svg").find("Compared: attention, layer 1, head 0"), std::string::npos);
+  EXPECT_NE(slurp(dir_ / "head.svg").find(">text B - text A<"), std::string::npos);
   EXPECT_NE(slurp(dir_ / "changed.svg").find("1 - CKA"), std::string::npos);
   EXPECT_NE(slurp(dir_ / "stats.svg").find("repeat (text B)"), std::string::npos);
   const std::string pdf = (dir_ / "head.pdf").string();
