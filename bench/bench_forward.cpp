@@ -20,6 +20,8 @@
 #include <sstream>
 
 #include "analysis/text_analysis.h"
+#include "analysis/attention_rollout.h"
+#include "analysis/norm_based_attention.h"
 #include "model/checkpoint.h"
 
 namespace {
@@ -77,16 +79,27 @@ int main(int argc, char** argv) {
   const auto ids = checkpoint->encode(text, max_length).ids();
 
   const attnscope::TextRun run = checkpoint->run(text, max_length, false);
+  const attnscope::TextRun lensed = checkpoint->run(text, max_length, false, true);
+  // Every lens of issue 14 for the whole text: each head's norm-based map, each layer's, and the rollout.
+  const auto lens_maps = [&] {
+    const attnscope::TextCaptures& c = lensed.captures;
+    attnscope::norm_based_attention(c.attention, c.value_norms);
+    attnscope::layer_norm_based_attention(c.attention, c.value_gram);
+    attnscope::attention_rollout(c.attention.mean(1));
+  };
   const auto m = interleaved_medians(warmup, runs,
                                      {[&] { checkpoint->run(text, max_length, true); }, [&] { checkpoint->model().forward({ids}, true); },
                                       [&] { checkpoint->model().forward({ids}, false); },
                                       [&] { attnscope::analyze_text(run.encoding, run.captures, {}); },
-                                      [&] { checkpoint->encode(text, max_length); }},
+                                      [&] { checkpoint->encode(text, max_length); },
+                                      [&] { checkpoint->model().forward({ids}, true, attnscope::BertModel::LastLayer::Complete, {}, true); },
+                                      lens_maps},
                                      checkpoint->model().device().device);
-  const double analyze = m[0], forward = m[1], plain = m[2], analysis = m[3], tokenize = m[4];
+  const double analyze = m[0], forward = m[1], plain = m[2], analysis = m[3], tokenize = m[4], forward_lenses = m[5], lenses = m[6];
   std::cout << nlohmann::json{{"tokens", ids.size()},          {"threads", threads},           {"runs", runs},
                               {"analyze_ms", analyze},         {"forward_capture_ms", forward}, {"forward_plain_ms", plain},
-                              {"analysis_ms", analysis},       {"tokenize_ms", tokenize}}
+                              {"analysis_ms", analysis},       {"tokenize_ms", tokenize},      {"forward_lenses_ms", forward_lenses},
+                              {"lens_maps_ms", lenses}}
                    .dump()
             << "\n";
   return 0;

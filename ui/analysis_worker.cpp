@@ -120,7 +120,7 @@ void AnalysisWorker::answer(const AnalysisRequest& request, uint64_t serial) {
             std::lock_guard lock(mutex_);
             checkpoint_ = std::move(on_cpu);
           }
-          snapshot->captures = std::move(checkpoint_->run({snapshot->encoding}, true, keep_going).front().captures);
+          snapshot->captures = std::move(checkpoint_->run({snapshot->encoding}, true, keep_going, true).front().captures);  // with the lenses
         },
         [this](const std::string& notice) {
           std::lock_guard lock(mutex_);

@@ -181,6 +181,7 @@ Explorer::Explorer(const ExplorerOptions& o, Settings settings, std::string warn
   if (o.text) text_panel_.set_text(*o.text);
   else if (!text_panel_.load_file(o.examples_dir + "/lighthouse.txt")) text_panel_.set_text("The lighthouse keeper wrote a letter. She sent it.");
   if (!o.corpus_result.empty()) corpus_.open(o.corpus_result);
+  if (!o.corpus_result_b.empty()) corpus_.open_b(o.corpus_result_b);
   if (!o.download.empty()) picker_.download(o.download);
   submit();
   compare_.show(o.compare_shown);
@@ -301,10 +302,11 @@ void Explorer::draw_view(View view, const PanelContext& c) {
   const auto matrix_controls = [&focus_controls, check](ViewState& s) {
     focus_controls(s);
     int matrix = static_cast<int>(s.matrix);
-    for (int k = 0; k < 3; ++k) {
+    for (int k = 0; k < kMatrixKinds; ++k) {
       const char* name = matrix_name(static_cast<MatrixKind>(k));
       same_line_if_fits(ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(name).x);
       ImGui::RadioButton(name, &matrix, k);
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", matrix_help(static_cast<MatrixKind>(k)));
     }
     s.matrix = static_cast<MatrixKind>(matrix);
     if (s.matrix == MatrixKind::Attention) check("zero diagonal", &s.zero_diagonal);

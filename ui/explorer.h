@@ -21,6 +21,7 @@ struct ExplorerOptions {
   std::optional<bool> presentation;
   std::string screenshot;            // save the window here and exit
   std::string corpus_result;         // open this saved corpus run
+  std::string corpus_result_b;       // ... and compare it with this one
   std::string compare_model, compare_text;  // compare mode: B is this model on A's text, or A's model on this text
   std::string compare_shown;         // the compare view's figure: side, changed or stats (empty: side)
   std::string download;              // download this model id (picker with progress), then open it

@@ -101,8 +101,22 @@ ViewState clamped(ViewState s, int layers, int heads) {
   return s;
 }
 
-MatrixKind next_matrix(MatrixKind k) {
-  return k == MatrixKind::Attention ? MatrixKind::Similarity : k == MatrixKind::Similarity ? MatrixKind::Cosine : MatrixKind::Attention;
+MatrixKind next_matrix(MatrixKind k) { return static_cast<MatrixKind>((static_cast<int>(k) + 1) % kMatrixKinds); }
+
+const char* matrix_help(MatrixKind k) {
+  switch (k) {
+    case MatrixKind::Attention: return "The attention map A: row i the querying token, column j the attended one; rows sum to 1.";
+    case MatrixKind::Similarity:
+      return "S = C C^T of the head's output vectors C = A V, diagonal 0 (Halevi et al. 2026, the paper this tool implements).";
+    case MatrixKind::Cosine: return "S_ij / (|c_i| |c_j|): the direction of the head's output vectors without their size.";
+    case MatrixKind::Norm:
+      return "Norm-based attention (Kobayashi et al. 2020): A_ij |f(x_j)|, attention weighted by the size of what the head moves "
+             "from token j (f(x_j) = v_j W_O of the head). A layer's map is |sum_h A^h_ij f_h(x_j)|.";
+    case MatrixKind::Rollout:
+      return "Attention rollout (Abnar and Zuidema 2020): R_l = Ahat_l R_(l-1), Ahat = rows of (mean of the layer's heads + I) "
+             "normalised; how much each token after layer l draws on each input token. One map per layer.";
+  }
+  return "";
 }
 
 FigureOptions figure_options(const ViewState& s) {

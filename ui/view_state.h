@@ -40,8 +40,10 @@ enum class Step { NextHead, PreviousHead, NextLayer, PreviousLayer };
 ViewState stepped(ViewState state, Step step, int layers, int heads);
 // Keeps the focus inside a model of this size (after a model change).
 ViewState clamped(ViewState state, int layers, int heads);
-// The next matrix in attention -> similarity -> cosine -> attention.
+// The next matrix in attention -> similarity -> cosine -> norm -> rollout -> attention.
 MatrixKind next_matrix(MatrixKind kind);
+// What a matrix shows and the paper it comes from (the "(?)" of the matrix choice).
+const char* matrix_help(MatrixKind kind);
 // The figure options the focused view draws with.
 FigureOptions figure_options(const ViewState& state);
 

@@ -64,25 +64,27 @@ Figure text_result_figure(const FigureCommandOptions& o) {
   return text_figure(o.figure, AnalyzedTextView{r.run.encoding, r.run.captures, a}, figure_options(o, caption));
 }
 
-// Two runs: the models' names when they differ, else "text A" and "text B".
+// Two runs: the models' names when they differ, else "text A" and "text B" (or "A" and "B": one text twice).
 Figure compared_figure(const FigureCommandOptions& o) {
   if (o.run.model.empty()) throw Error("--model is needed to compare two runs");
   const auto runs = compare_runs(o.run, o.second, o.analysis);
   const std::string model_a = runs->a.result.checkpoint->dir().filename().string(), model_b = runs->b.result.checkpoint->dir().filename().string();
   const bool two_models = runs->a.result.checkpoint->dir() != runs->b.result.checkpoint->dir();
+  const bool two_texts = runs->a.result.text != runs->b.result.text;
   const ComparedTextsView view{{runs->a.result.run.encoding, runs->a.result.run.captures, runs->a.analysis},
                                {runs->b.result.run.encoding, runs->b.result.run.captures, runs->b.analysis},
                                *runs->comparison,
-                               two_models ? model_a : "text A",
-                               two_models && model_b == model_a ? model_b + " (B)" : two_models ? model_b : "text B"};
+                               two_models ? model_a : two_texts ? "text A" : "A",
+                               two_models && model_b == model_a ? model_b + " (B)" : two_models ? model_b : two_texts ? "text B" : "B"};
   char caption[512];
   std::snprintf(caption, sizeof caption, "A: %s, %zu tokens; B: %s, %zu tokens; tau %.3g", model_a.c_str(), runs->a.result.run.encoding.size(),
                 model_b.c_str(), runs->b.result.run.encoding.size(), runs->a.analysis.settings.tau);
   return compare_figure(o.figure, view, figure_options(o, caption));
 }
 
-int run_figure(const FigureCommandOptions& o) {
+int run_figure(FigureCommandOptions o) {
   figure_format(o.out);  // a wrong extension is reported before the model runs
+  o.run.lenses = o.matrix == "norm";
   if (o.second.given() && !o.corpus.empty()) throw Error("--corpus draws one corpus result; a second run (--model-b, --text-b) compares two texts");
   if (!o.corpus_b.empty() && o.corpus.empty()) throw Error("--corpus-b compares with --corpus: give both");
   const Figure figure = o.second.given()        ? compared_figure(o)
@@ -110,7 +112,8 @@ Action add_figure_command(CLI::App& app) {
   add_second_run_options(*cmd, o->second);
   add_analysis_options(*cmd, o->analysis);
   cmd->add_option("--fig", o->figure, "Figure number of the paper, or head, grid, lines, stats; with a second run (--model-b, --text-b): "
-                                      "head (A, B and B - A), changed (every head's change), stats (A's and B's bars)")->required();
+                                      "head (A, B and B - A), changed (every head's change), stats (A's and B's bars), or 4, 5, 9, 12, 13, lines "
+                                      "(A's figure beside B's)")->required();
   cmd->add_option("--out", o->out, "Output file; .png, .svg or .pdf")->required();
   cmd->add_option("--corpus", o->corpus, "A corpus result (attnscope-cli corpus --out) to draw figures 2, 3, 6, 7, 8, 10, 11, 13 from");
   cmd->add_option("--corpus-b", o->corpus_b, "A second corpus result: the figure compares it with --corpus (distributions of A and B side "
@@ -121,8 +124,9 @@ Action add_figure_command(CLI::App& app) {
   cmd->add_option("--layers", o->layers, "Layers shown side by side in figures 12 and 13 (default: all)")->delimiter(',');
   cmd->add_option("--heads", o->heads, "Attention lines (--fig lines): these heads of --layer together, one colour each, e.g. 0,3,7")
       ->delimiter(',');
-  cmd->add_option("--matrix", o->matrix, "For head, grid: attention, similarity or cosine")->capture_default_str()
-      ->check(CLI::IsMember({"attention", "similarity", "cosine"}));
+  cmd->add_option("--matrix", o->matrix, "For head, grid: attention, similarity, cosine, norm (norm-based attention, Kobayashi et al. "
+                                         "2020) or rollout (Abnar and Zuidema 2020)")->capture_default_str()
+      ->check(CLI::IsMember({"attention", "similarity", "cosine", "norm", "rollout"}));
   cmd->add_option("--colormap", o->colormap, "viridis, magma or high-contrast (signed maps always use the diverging one)")
       ->capture_default_str()->check(CLI::IsMember({"viridis", "magma", "diverging", "high-contrast"}));
   cmd->add_option("--scale", o->scale, "Colour scale: linear, log, or clipped (linear up to the 99th percentile of each map)")

@@ -19,6 +19,7 @@ struct RunOptions {
   std::string device = "auto";
   std::string precision = "float32";
   int threads = 0;
+  bool lenses = false;  // capture what the norm-based lens needs (f_h(x_j) of every head)
 };
 
 struct AnalysisOptions {

@@ -36,16 +36,19 @@ int main(int argc, char** argv) {
   app.add_option("--file", file, "UTF-8 text file to analyse")->excludes("--text");
   app.add_option("--view", view, "View to show: grid, head, separators, pairs, stats, layers, lines, corpus, compare")
       ->check(CLI::IsMember({"grid", "head", "separators", "pairs", "stats", "layers", "lines", "corpus", "compare"}));
-  app.add_option("--matrix", matrix, "attention, similarity or cosine")->check(CLI::IsMember({"attention", "similarity", "cosine"}));
+  app.add_option("--matrix", matrix, "attention, similarity, cosine, norm or rollout")
+      ->check(CLI::IsMember({"attention", "similarity", "cosine", "norm", "rollout"}));
   app.add_option("--layer", layer, "Focused layer, from 0")->check(CLI::NonNegativeNumber);
   app.add_option("--head", head, "Focused head, from 0")->check(CLI::NonNegativeNumber);
   app.add_flag("--presentation", presentation, "Start in presentation mode (large fonts, high contrast)");
   app.add_option("--download", o.download, "Download this model id into the Hugging Face cache (progress in the window), then open it");
   app.add_option("--corpus-result", o.corpus_result, "Open a saved corpus result (attnscope-cli corpus --out) in the Corpus view");
+  app.add_option("--corpus-result-b", o.corpus_result_b, "... and compare it with this saved corpus result (B) in the Corpus view");
   auto* compare_model = app.add_option("--compare-model", o.compare_model, "Compare mode: B is this model (folder or id) on the same text");
   app.add_option("--compare-text", o.compare_text, "Compare mode: B is the same model on this text")->excludes(compare_model);
-  app.add_option("--compare-shown", o.compare_shown, "Compare view: side (A beside B), changed (every head) or stats")
-      ->check(CLI::IsMember({"side", "changed", "stats"}));
+  app.add_option("--compare-shown", o.compare_shown, "Compare view: side (the head, A beside B and B - A), changed (every head), stats, "
+                                                     "or A beside B for separators, pairs, layers, lines")
+      ->check(CLI::IsMember({"side", "changed", "stats", "separators", "pairs", "layers", "lines"}));
   app.add_option("--screenshot", o.screenshot, "Render the view once analysed, save it as this PNG, and exit");
   app.add_option("--width", o.width, "Window width in pixels")->check(CLI::Range(320, 16384));
   app.add_option("--height", o.height, "Window height in pixels")->check(CLI::Range(240, 16384));

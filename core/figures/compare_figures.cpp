@@ -1,5 +1,6 @@
 #include "figures/compare_figures.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "error.h"
@@ -63,7 +64,7 @@ Figure compare_head_figure(const ComparedTextsView& r, const FigureOptions& opti
   if (same_tokens) {
     std::vector<float> both = a.values;
     both.insert(both.end(), b.values.begin(), b.values.end());
-    a.color_scale = b.color_scale = color_scale_for(both, o.scale, o.matrix != MatrixKind::Attention);
+    a.color_scale = b.color_scale = color_scale_for(both, o.scale, o.matrix == MatrixKind::Similarity || o.matrix == MatrixKind::Cosine);
   }
   Figure f = titled_figure("Compared: " + std::string(matrix_name(o.matrix)) + ", " +
                                (o.head < 0 ? "layer " + std::to_string(o.layer) + " (sum of heads)" : "layer " + std::to_string(o.layer) + ", head " + std::to_string(o.head)),
@@ -120,11 +121,27 @@ Figure compare_stats_figure(const ComparedTextsView& r, const FigureOptions& opt
   return f;
 }
 
-Figure compare_figure(const std::string& name, const ComparedTextsView& r, const FigureOptions& o) {
-  if (name == "head") return compare_head_figure(r, o);
-  if (name == "changed" || name == "grid") return what_changed_figure(r, o);
-  if (name == "stats" || name == "6" || name == "7" || name == "8" || name == "11") return compare_stats_figure(r, o);
-  throw Error("no comparison figure \"" + name + "\" (compare figures: head, changed, stats; 6, 7, 8 and 11 give stats)");
+Figure side_by_side(const Figure& a, const Figure& b, const std::string& name_a, const std::string& name_b) {
+  Figure f = titled_figure(a.title + ": " + name_a + " (left) and " + name_b + " (right)", a.caption, 2);
+  for (size_t k = 0; k < std::max(a.panels.size(), b.panels.size()); ++k)
+    for (const auto& [figure, name] : {std::pair{&a, &name_a}, std::pair{&b, &name_b}}) {
+      if (k >= figure->panels.size()) continue;
+      Panel p = figure->panels[k];
+      std::visit([&](auto& panel) { panel.title = *name + ": " + panel.title; }, p);
+      f.panels.push_back(std::move(p));
+    }
+  return f;
+}
+
+Figure compare_figure(const std::string& name, const ComparedTextsView& r, const FigureOptions& options) {
+  if (name == "head") return compare_head_figure(r, options);
+  if (name == "changed" || name == "grid") return what_changed_figure(r, options);
+  if (name == "stats" || name == "6" || name == "7" || name == "8" || name == "11") return compare_stats_figure(r, options);
+  if (name == "4" || name == "5" || name == "9" || name == "12" || name == "13" || name == "lines") {
+    const FigureOptions o = common_focus(r, options);
+    return side_by_side(text_figure(name, r.a, o), text_figure(name, r.b, o), r.name_a, r.name_b);
+  }
+  throw Error("no comparison figure \"" + name + "\" (compare figures: head, changed, stats, and A beside B: 4, 5, 9, 12, 13, lines)");
 }
 
 }  // namespace attnscope

@@ -23,7 +23,11 @@ Figure what_changed_figure(const ComparedTextsView& runs, const FigureOptions& o
 // Fig. 6, 7, 8, 11 of one layer (options.layer) with A's and B's bars side by side.
 Figure compare_stats_figure(const ComparedTextsView& runs, const FigureOptions& options);
 
-// By name: "head", "changed", "stats" (also "6", "7", "8", "11"); throws attnscope::Error for others.
+// A's figure and B's side by side, panel by panel (A left, B right), titles prefixed with the names.
+Figure side_by_side(const Figure& a, const Figure& b, const std::string& name_a, const std::string& name_b);
+
+// By name: "head", "changed", "stats" (also "6", "7", "8", "11"), and any text figure of A beside
+// B's: "4", "5", "9", "12", "13", "lines"; throws attnscope::Error for others.
 Figure compare_figure(const std::string& name, const ComparedTextsView& runs, const FigureOptions& options);
 
 }  // namespace attnscope

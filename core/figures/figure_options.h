@@ -12,9 +12,12 @@ enum class MatrixKind {
   Attention,   // A
   Similarity,  // S = C C^T, diagonal 0
   Cosine,      // S_ij / (|c_i| |c_j|)
+  Norm,        // A_ij ||f(x_j)||, the layer's ||sum_h A^h_ij f_h(x_j)|| (Kobayashi et al. 2020; needs the lenses' captures)
+  Rollout,     // R_l = Ahat_l R_(l-1) (Abnar and Zuidema 2020): one map per layer, shown for each of its heads
 };
+constexpr int kMatrixKinds = 5;
 const char* matrix_name(MatrixKind kind);
-// "attention", "similarity", "cosine"; throws attnscope::Error otherwise.
+// "attention", "similarity", "cosine", "norm", "rollout"; throws attnscope::Error otherwise.
 MatrixKind matrix_by_name(const std::string& name);
 
 struct FigureOptions {

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <map>
 
+#include "analysis/attention_rollout.h"
+#include "analysis/norm_based_attention.h"
 #include "error.h"
 #include "figures/tensor_values.h"
 #include "tokenizer/piece_text.h"
@@ -100,6 +102,28 @@ at::Tensor pooled_by_magnitude(const at::Tensor& maps, int64_t k) {
 
 Figure titled(std::string title, const FigureOptions& o, int columns) { return titled_figure(std::move(title), o.caption, columns); }
 
+const char* matrix_title(MatrixKind kind) {
+  switch (kind) {
+    case MatrixKind::Attention: return "attention A";
+    case MatrixKind::Similarity: return "similarity S";
+    case MatrixKind::Cosine: return "cosine";
+    case MatrixKind::Norm: return "norm-based |A f|";
+    case MatrixKind::Rollout: return "attention rollout R";
+  }
+  return "?";
+}
+
+const char* matrix_symbol(MatrixKind kind) {
+  switch (kind) {
+    case MatrixKind::Attention: return "A_ij";
+    case MatrixKind::Similarity: return "S_ij";
+    case MatrixKind::Cosine: return "cos";
+    case MatrixKind::Norm: return "A_ij |f(x_j)|";
+    case MatrixKind::Rollout: return "R_ij";
+  }
+  return "?";
+}
+
 }  // namespace
 
 const char* matrix_name(MatrixKind kind) {
@@ -107,15 +131,51 @@ const char* matrix_name(MatrixKind kind) {
     case MatrixKind::Attention: return "attention";
     case MatrixKind::Similarity: return "similarity";
     case MatrixKind::Cosine: return "cosine";
+    case MatrixKind::Norm: return "norm";
+    case MatrixKind::Rollout: return "rollout";
   }
   return "?";
 }
 
 MatrixKind matrix_by_name(const std::string& name) {
-  for (MatrixKind k : {MatrixKind::Attention, MatrixKind::Similarity, MatrixKind::Cosine})
-    if (name == matrix_name(k)) return k;
-  throw Error("unknown matrix \"" + name + "\": expected attention, similarity or cosine");
+  for (int k = 0; k < kMatrixKinds; ++k)
+    if (name == matrix_name(static_cast<MatrixKind>(k))) return static_cast<MatrixKind>(k);
+  throw Error("unknown matrix \"" + name + "\": expected attention, similarity, cosine, norm or rollout");
 }
+
+namespace {
+
+// R of layer `last_layer` (rollout through layers 0 .. last_layer).
+at::Tensor rollout_to(const AnalyzedTextView& text, int last_layer) {
+  return attention_rollout(text.captures.attention.slice(0, 0, last_layer + 1).to(at::kFloat).mean(1))[last_layer];
+}
+
+// [H, n, n]: every head's map of one kind in one layer (rollout: the layer's map for each head).
+at::Tensor layer_maps(const AnalyzedTextView& text, int layer, MatrixKind kind) {
+  const auto& sim = text.analysis.similarity;
+  const at::Tensor attention = text.captures.attention[layer];
+  switch (kind) {
+    case MatrixKind::Attention: return attention.to(at::kFloat);
+    case MatrixKind::Similarity: return sim.similarity[layer].to(at::kFloat);
+    case MatrixKind::Cosine: return cosine_from_similarity(sim.similarity[layer], sim.norms[layer]).to(at::kFloat);
+    case MatrixKind::Norm:
+      return norm_based_attention(attention, text.captures.value_norms.defined() ? text.captures.value_norms[layer] : at::Tensor());
+    case MatrixKind::Rollout: return rollout_to(text, layer).unsqueeze(0).expand({attention.size(0), -1, -1});
+  }
+  return {};
+}
+
+// [n, n]: the layer's own map: the sum of its heads', the norm-based layer map, or the rollout.
+at::Tensor layer_map(const AnalyzedTextView& text, int layer, MatrixKind kind, const at::Tensor& heads) {
+  if (kind == MatrixKind::Norm) {
+    const at::Tensor gram = text.captures.value_gram;
+    return layer_norm_based_attention(text.captures.attention.slice(0, layer, layer + 1), gram.defined() ? gram.slice(0, layer, layer + 1) : gram)[0];
+  }
+  if (kind == MatrixKind::Rollout) return heads[0];
+  return heads.sum(0);
+}
+
+}  // namespace
 
 std::vector<float> head_matrix(const AnalyzedTextView& text, int layer, int head, MatrixKind kind) {
   const auto& sim = text.analysis.similarity;
@@ -127,6 +187,11 @@ std::vector<float> head_matrix(const AnalyzedTextView& text, int layer, int head
     case MatrixKind::Cosine:
       if (head < 0) return tensor_values(cosine_from_similarity(sim.similarity[layer], sim.norms[layer]).sum(0));
       return tensor_values(cosine_from_similarity(sim.similarity[layer][head], sim.norms[layer][head]));
+    case MatrixKind::Norm:
+    case MatrixKind::Rollout: {
+      const at::Tensor heads = layer_maps(text, layer, kind);
+      return tensor_values(head < 0 ? layer_map(text, layer, kind, heads) : heads[head]);
+    }
   }
   return {};
 }
@@ -147,20 +212,18 @@ FigureOptions resolved(const FigureOptions& options, const TextAnalysis& a) {
 
 HeatmapPanel matrix_panel(const AnalyzedTextView& text, int layer, int head, MatrixKind kind, const FigureOptions& o) {
   HeatmapPanel p;
-  p.title = std::string(kind == MatrixKind::Attention ? "attention A" : kind == MatrixKind::Similarity ? "similarity S" : "cosine") +
-            ", " + head_name(layer, head);
+  p.title = std::string(matrix_title(kind)) + ", " + (kind == MatrixKind::Rollout ? "after layer " + std::to_string(layer) : head_name(layer, head));
   p.rows = p.cols = static_cast<int>(text.encoding.size());
   p.values = head_matrix(text, layer, head, kind);
   if (o.zero_diagonal)
     for (int i = 0; i < p.rows; ++i) p.values[static_cast<size_t>(i) * p.cols + i] = 0.0f;
   p.row_labels = p.col_labels = token_labels(text.encoding);
-  p.x_label = kind == MatrixKind::Attention ? "attended token j" : "token j";
-  p.y_label = kind == MatrixKind::Attention ? "querying token i" : "token i";
-  const bool signed_map = kind != MatrixKind::Attention;
+  const bool signed_map = kind == MatrixKind::Similarity || kind == MatrixKind::Cosine;
+  p.x_label = signed_map ? "token j" : "attended token j";
+  p.y_label = signed_map ? "token i" : "querying token i";
   p.colormap = signed_map ? ColormapId::Diverging : o.colormap;
   p.color_scale = color_scale_for(p.values, o.scale, signed_map);
-  p.colorbar_label = std::string(kind == MatrixKind::Attention ? "A_ij" : kind == MatrixKind::Similarity ? "S_ij" : "cos") +
-                     (o.scale == ValueScale::Clipped ? " (top 1% clipped)" : "");
+  p.colorbar_label = std::string(matrix_symbol(kind)) + (o.scale == ValueScale::Clipped ? " (top 1% clipped)" : "");
   if (signed_map && head >= 0 && o.outline_pairs)
     text.analysis.head(layer, head).pairs.for_each([&](int i, int j) {
       p.outlined.emplace_back(i, j);
@@ -173,15 +236,15 @@ std::vector<HeatmapPanel> grid_thumbnails(const AnalyzedTextView& text, const Fi
   const FigureOptions o = resolved(options, text.analysis);
   const TextAnalysis& a = text.analysis;
   const int64_t n = a.length;
-  const bool signed_map = o.matrix != MatrixKind::Attention;
+  const bool signed_map = o.matrix == MatrixKind::Similarity || o.matrix == MatrixKind::Cosine;
+  // Rollout is one map per layer, each the product of the ones before: computed once for all.
+  const at::Tensor rollout = o.matrix == MatrixKind::Rollout ? attention_rollout(text.captures.attention.to(at::kFloat).mean(1)) : at::Tensor();
   std::vector<HeatmapPanel> out;
   for (int64_t l = 0; l < a.num_layers; ++l) {
-    at::Tensor maps;  // [H, n, n]
-    if (o.matrix == MatrixKind::Attention) maps = text.captures.attention[l].to(at::kFloat);
-    else if (o.matrix == MatrixKind::Similarity) maps = a.similarity.similarity[l].to(at::kFloat);
-    else maps = cosine_from_similarity(a.similarity.similarity[l], a.similarity.norms[l]).to(at::kFloat);
+    at::Tensor maps = rollout.defined() ? rollout[l].unsqueeze(0).expand({a.num_heads, -1, -1})
+                                        : layer_maps(text, static_cast<int>(l), o.matrix);  // [H, n, n]
     if (o.zero_diagonal && o.matrix == MatrixKind::Attention) maps = maps * (1 - at::eye(n, maps.options())).unsqueeze(0);
-    at::Tensor sum = maps.sum(0, true);
+    at::Tensor sum = (rollout.defined() ? rollout[l] : layer_map(text, static_cast<int>(l), o.matrix, maps)).unsqueeze(0);
     if (n > max_cells) {  // pooled one by one: no copy of the full-size maps is made
       const int64_t k = (n + max_cells - 1) / max_cells;
       maps = pooled_by_magnitude(maps, k);
@@ -208,7 +271,9 @@ std::vector<HeatmapPanel> grid_thumbnails(const AnalyzedTextView& text, const Fi
 
 Figure head_figure(const AnalyzedTextView& text, const FigureOptions& options) {
   const FigureOptions o = resolved(options, text.analysis);
-  Figure f = titled(std::string(matrix_name(o.matrix)) + " of " + head_name(o.layer, o.head), o, 1);
+  Figure f = titled(o.matrix == MatrixKind::Rollout ? "attention rollout after layer " + std::to_string(o.layer)
+                                                   : std::string(matrix_name(o.matrix)) + " of " + head_name(o.layer, o.head),
+                    o, 1);
   f.panels.push_back(matrix_panel(text, o.layer, o.head, o.matrix, o));
   return f;
 }

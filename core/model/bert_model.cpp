@@ -107,12 +107,23 @@ at::Tensor BertModel::attend(const LayerWeights& w, const at::Tensor& x, const a
     at::bmm_out(context_rows, attention.view({B * H, n, n}), v_t.transpose(1, 2));
     keep->attention.push_back(attention);
     keep->head_outputs.push_back(context);
+    if (keep->all_value_norms.defined()) keep_value_vectors(w, v_t, l, *keep);
   } else {
     const auto as_heads = [&](const at::Tensor& t) { return t.transpose(1, 2).view({B, H, n, d}); };
     context = at::scaled_dot_product_attention(as_heads(q_t), as_heads(k_t), as_heads(v_t),
                                                mask.defined() ? std::optional<at::Tensor>(mask) : std::nullopt);
   }
   return context;
+}
+
+void BertModel::keep_value_vectors(const LayerWeights& w, const at::Tensor& v_t, int64_t l, BatchCaptures& keep) const {
+  const int64_t H = config_.num_heads, d = config_.head_dim(), D = config_.hidden_size, n = v_t.size(2), B = v_t.size(0) / H;
+  const at::Tensor v = v_t.view({B, H, d, n}).transpose(2, 3);                     // [B, H, n, d]
+  const at::Tensor w_o = w.attn_out_weight.view({D, H, d}).permute({1, 2, 0});    // [H, d, D]: W_O^h transposed
+  const at::Tensor by_token = at::matmul(v, w_o).transpose(1, 2);                  // [B, n, H, D]
+  const at::Tensor gram = at::matmul(by_token, by_token.transpose(-1, -2));       // [B, n, H, H]
+  keep.all_value_gram[l].copy_(gram);
+  keep.all_value_norms[l].copy_(gram.diagonal(0, -2, -1).clamp_min(0).sqrt().transpose(1, 2));  // [B, H, n]
 }
 
 at::Tensor BertModel::finish(const LayerWeights& w, const at::Tensor& context, const at::Tensor& x) const {
@@ -148,7 +159,8 @@ double BertModel::lowest_value() const {
   return device_.dtype == at::kFloat ? std::numeric_limits<float>::lowest() : device_.dtype == at::kHalf ? -65504.0 : -3.38953139e38;
 }
 
-BatchCaptures BertModel::forward(const std::vector<std::vector<int64_t>>& ids, bool capture, LastLayer last, const KeepGoing& keep_going) const {
+BatchCaptures BertModel::forward(const std::vector<std::vector<int64_t>>& ids, bool capture, LastLayer last, const KeepGoing& keep_going,
+                                 bool lenses) const {
   if (ids.empty()) throw Error("nothing to run: the batch is empty");
   if (last == LastLayer::HeadOutputsOnly && !capture) throw Error("a forward pass without captures needs its last layer complete");
   int64_t n = 0;
@@ -186,6 +198,10 @@ BatchCaptures BertModel::forward(const std::vector<std::vector<int64_t>>& ids, b
     const int64_t L = config_.num_layers, H = config_.num_heads;
     out.all_attention = at::empty({L, B, H, n, n}, options);
     out.all_head_outputs = at::empty({L, B, H, n, config_.head_dim()}, options);
+    if (lenses) {
+      out.all_value_norms = at::empty({L, B, H, n}, options);
+      out.all_value_gram = at::empty({L, B, n, H, H}, options);
+    }
   }
   const at::Tensor positions = config_.position_offset > 0 ? offset_positions(ids, n, config_.pad_token_id).to(device_.device) : at::Tensor();
   at::Tensor x = embed(device_ids, positions);

@@ -30,8 +30,9 @@ class BertModel {
 
   // ids: one list of token ids per text (each at most max_positions long). With `capture`,
   // the attention maps and head outputs of every layer are kept; without, attention runs fused.
+  // With `lenses` (and `capture`), also what the norm-based lens needs (BatchCaptures::all_value_norms).
   BatchCaptures forward(const std::vector<std::vector<int64_t>>& ids, bool capture = true, LastLayer last = LastLayer::Complete,
-                        const KeepGoing& keep_going = {}) const;
+                        const KeepGoing& keep_going = {}, bool lenses = false) const;
 
   const BertConfig& config() const { return config_; }
   const ComputeDevice& device() const { return device_; }
@@ -50,6 +51,9 @@ class BertModel {
   // block to the layer's output.
   at::Tensor attend(const LayerWeights& w, const at::Tensor& x, const at::Tensor& mask, BatchCaptures* keep, const Rotary* rotary = nullptr) const;
   at::Tensor finish(const LayerWeights& w, const at::Tensor& context, const at::Tensor& x) const;
+  // f_h(x_j) = v_j^h W_O^h of every head and token of layer l, kept as norms and per-token Gram
+  // matrices in `keep` (v_t: the values as attend computed them, [B * H, d, n]).
+  void keep_value_vectors(const LayerWeights& w, const at::Tensor& v_t, int64_t l, BatchCaptures& keep) const;
   at::Tensor activate(at::Tensor x) const;  // in place
 
   BertConfig config_;

@@ -22,6 +22,10 @@ TextCaptures text_captures(const BatchCaptures& batch, size_t index, bool to_hos
   t.attention = place(text_attention(batch, index));
   t.head_outputs = place(text_head_outputs(batch, index));
   if (hidden_states) t.hidden_states = place(at::stack(hidden));
+  if (batch.all_value_norms.defined()) {
+    t.value_norms = place(batch.all_value_norms.select(1, b).narrow(2, 0, n));
+    t.value_gram = place(batch.all_value_gram.select(1, b).narrow(1, 0, n));
+  }
   t.num_layers = t.attention.size(0);
   t.num_heads = t.attention.size(1);
   t.length = n;

@@ -16,6 +16,11 @@ struct BatchCaptures {
   // The storage the per-layer tensors above are slices of, [L, B, H, n, n] and [L, B, H, n, d]:
   // the forward writes every layer's maps in place, so one text's captures are a view, not a copy.
   at::Tensor all_attention, all_head_outputs;
+  // With the lenses (forward's `lenses`): what each head moves from each token, f_h(x_j) = v_j W_O^h
+  // (its value vector through the head's slice of the attention output projection; Kobayashi et
+  // al. 2020), as its norms [L, B, H, n] and, per token, the Gram matrix of the heads' vectors
+  // [L, B, n, H, H] (the layer's norm-based map needs no n x n x D tensor with it).
+  at::Tensor all_value_norms, all_value_gram;
   std::vector<at::Tensor> hidden_states;  // L + 1 entries [B, n, D]: embeddings, then each layer
 };
 
@@ -26,6 +31,8 @@ struct TextCaptures {
   at::Tensor attention;      // [L, H, n, n]
   at::Tensor head_outputs;   // [L, H, n, d]
   at::Tensor hidden_states;  // [L + 1, n, D]; may be undefined (e.g. not saved in a result file)
+  at::Tensor value_norms;    // [L, H, n] ||f_h(x_j)||; undefined unless the lenses were captured
+  at::Tensor value_gram;     // [L, n, H, H] <f_h(x_j), f_h'(x_j)>; likewise
 };
 
 // The captures of text `index` of the batch; `to_host` makes them contiguous CPU float32,

@@ -32,19 +32,20 @@ Encoding Checkpoint::encode(std::string_view text, size_t max_length) const {
   return tokenizer_->encode(text, max_length);
 }
 
-std::vector<TextRun> Checkpoint::run(const std::vector<Encoding>& encodings, bool to_host, const BertModel::KeepGoing& keep_going) const {
+std::vector<TextRun> Checkpoint::run(const std::vector<Encoding>& encodings, bool to_host, const BertModel::KeepGoing& keep_going,
+                                     bool lenses) const {
   std::vector<std::vector<int64_t>> ids;
   ids.reserve(encodings.size());
   for (const auto& e : encodings) ids.push_back(e.ids());
-  const BatchCaptures batch = model_->forward(ids, true, BertModel::LastLayer::Complete, keep_going);
+  const BatchCaptures batch = model_->forward(ids, true, BertModel::LastLayer::Complete, keep_going, lenses);
   std::vector<TextRun> runs;
   runs.reserve(encodings.size());
   for (size_t i = 0; i < encodings.size(); ++i) runs.push_back({encodings[i], text_captures(batch, i, to_host)});
   return runs;
 }
 
-TextRun Checkpoint::run(std::string_view text, size_t max_length, bool to_host) const {
-  return std::move(run(std::vector<Encoding>{encode(text, max_length)}, to_host).front());
+TextRun Checkpoint::run(std::string_view text, size_t max_length, bool to_host, bool lenses) const {
+  return std::move(run(std::vector<Encoding>{encode(text, max_length)}, to_host, {}, lenses).front());
 }
 
 }  // namespace attnscope

@@ -27,8 +27,10 @@ class Checkpoint {
   // Tokenise with truncation to max_length (2 .. the model's positions).
   Encoding encode(std::string_view text, size_t max_length) const;
   // Run texts as one padded batch; captures come back per text, pads removed.
-  std::vector<TextRun> run(const std::vector<Encoding>& encodings, bool to_host = true, const BertModel::KeepGoing& keep_going = {}) const;
-  TextRun run(std::string_view text, size_t max_length, bool to_host = true) const;
+  // With `lenses`, the captures hold what the norm-based lens needs too (TextCaptures::value_norms).
+  std::vector<TextRun> run(const std::vector<Encoding>& encodings, bool to_host = true, const BertModel::KeepGoing& keep_going = {},
+                           bool lenses = false) const;
+  TextRun run(std::string_view text, size_t max_length, bool to_host = true, bool lenses = false) const;
 
   const std::filesystem::path& dir() const { return dir_; }
   const Tokenizer& tokenizer() const { return *tokenizer_; }

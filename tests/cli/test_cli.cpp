@@ -560,21 +560,24 @@ TEST_F(CliCompare, BadInputsGetOneClearLine) {
   expect_one_line_error({"compare", "--model", tiny(), "--text", "x", "--text-b", "y", "--file-b", "z"}, "not both");
   expect_one_line_error({"compare", "--model", tiny(), "--text", "x", "--text-b", "y", "--json", "--csv"}, "excludes");
   expect_one_line_error({"compare", "--model", tiny(), "--text", "x", "--text-b", "y", "--layer", "9"}, "not in both");
-  expect_one_line_error({"figure", "--model", tiny(), "--text", "x", "--text-b", "y", "--fig", "12", "--out", (dir_ / "f.svg").string()},
+  expect_one_line_error({"figure", "--model", tiny(), "--text", "x", "--text-b", "y", "--fig", "10", "--out", (dir_ / "f.svg").string()},
                         "no comparison figure");
 }
 
 TEST_F(CliCompare, FiguresOfTwoRuns) {
-  for (const char* fig : {"head", "changed", "stats"}) {
+  for (const char* fig : {"head", "changed", "stats", "5", "9", "12", "lines"}) {
     const std::string out = (dir_ / (std::string(fig) + ".svg")).string();
     const Outcome o = run_cli({"figure", "--model", tiny(), "--text", "the cat sat. the dog sat.", "--text-b", "the cat sat. the dog ran.",
                                "--fig", fig, "--layer", "1", "--head", "0", "--out", out});
     ASSERT_EQ(o.status, 0) << fig << ": " << o.err;
   }
   EXPECT_NE(slurp(dir_ / "head.svg").find("Compared: attention, layer 1, head 0"), std::string::npos);
-  EXPECT_NE(slurp(dir_ / "head.svg").find(">text B - text A<"), std::string::npos);
   EXPECT_NE(slurp(dir_ / "changed.svg").find("1 - CKA"), std::string::npos);
   EXPECT_NE(slurp(dir_ / "stats.svg").find("repeat (text B)"), std::string::npos);
+  EXPECT_NE(slurp(dir_ / "5.svg").find("text B: "), std::string::npos) << "B's separators beside A's";
+  const std::string same = (dir_ / "same.svg").string();  // the same tokens: the difference map too
+  ASSERT_EQ(run_cli({"figure", "--model", tiny(), "--text", "the cat sat.", "--model-b", tiny(), "--fig", "head", "--out", same}).status, 0);
+  EXPECT_NE(slurp(same).find(">B - A<"), std::string::npos);
   const std::string pdf = (dir_ / "head.pdf").string();
   ASSERT_EQ(run_cli({"figure", "--model", tiny(), "--text", "the cat sat.", "--model-b", tiny(), "--fig", "head", "--out", pdf}).status, 0);
   EXPECT_GT(std::filesystem::file_size(pdf), 1000u);

@@ -58,7 +58,8 @@ TEST(CompareFigures, TwoTextsHaveNoDifferenceMapAndBarsForBoth) {
   const auto& repeats = std::get<BarPanel>(stats.panels[0]);
   ASSERT_EQ(repeats.series.size(), 2u);
   EXPECT_EQ(repeats.series[1].name, "repeat (text B)");
-  EXPECT_THROW(compare_figure("12", {a.view(), b.view(), c}, o), Error);
+  EXPECT_THROW(compare_figure("10", {a.view(), b.view(), c}, o), Error);
+  EXPECT_EQ(compare_figure("12", {a.view(), b.view(), c}, o).panels.size(), 12u);  // A's six layers beside B's
   o.layer = 6;
   EXPECT_THROW(compare_head_figure({a.view(), b.view(), c}, o), Error);
 }

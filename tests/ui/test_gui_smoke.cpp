@@ -186,7 +186,8 @@ TEST_F(Gui, MatrixChoiceChangesTheGrid) {
   EXPECT_GT(mean_difference(attention, similarity, right), 5.0);
 }
 
-// A saved run, and the same run made of two shards merged, each open in the corpus view.
+// A saved run, and the same run made of two shards merged, each open in the corpus view, then the
+// two compared side by side.
 TEST_F(Gui, CorpusViewShowsASavedRunAndAMergedOne) {
   const auto corpus_in = dir_ / "corpus.txt";
   std::string text;
@@ -208,6 +209,10 @@ TEST_F(Gui, CorpusViewShowsASavedRunAndAMergedOne) {
   const Image merged_img = shot("merged", {"--view", "corpus", "--corpus-result", merged.string(), "--text", "A short text."});
   EXPECT_GT(coloured_share(merged_img), 0.05);
   EXPECT_LT(mean_difference(img, merged_img, Box{0, 0, img.w, img.h}), 1.0);  // the same run, the same picture
+  // The run beside the merged one: A, B and B - A (three maps where one run showed two).
+  const Image both = shot("compared", {"--view", "corpus", "--corpus-result", result.string(), "--corpus-result-b", merged.string(), "--text", "A short text."});
+  EXPECT_GT(mean_difference(img, both, Box{0, kHeight / 3, img.w, img.h}), 3.0);
+  EXPECT_EQ(slurp(dir_ / "log").find("layout:"), std::string::npos) << slurp(dir_ / "log");
 }
 
 TEST_F(Gui, FirstRunWithoutTheDefaultModelOffersTheChoice) {

@@ -4,6 +4,7 @@
 #include <imgui_stdlib.h>
 
 #include <filesystem>
+#include <iterator>
 
 #include "figures/compare_figures.h"
 #include "panels/figure_panel.h"
@@ -12,8 +13,9 @@
 namespace attnscope::ui {
 namespace {
 
-constexpr const char* kShown[] = {"side by side", "what changed", "statistics"};
-constexpr const char* kFigureNames[] = {"head", "changed", "stats"};
+constexpr const char* kShown[] = {"head", "what changed", "statistics", "separators", "pairs", "layers", "lines"};
+constexpr const char* kFigureNames[] = {"head", "changed", "stats", "5", "9", "12", "lines"};
+constexpr int kShownCount = static_cast<int>(std::size(kShown));
 
 std::string short_name(const std::string& model) {
   const std::filesystem::path p(model);
@@ -21,6 +23,12 @@ std::string short_name(const std::string& model) {
 }
 
 }  // namespace
+
+void ComparePanel::show(const std::string& shown) {
+  const char* names[] = {"side", "changed", "stats", "separators", "pairs", "layers", "lines"};
+  for (int k = 0; k < kShownCount; ++k)
+    if (shown == names[k]) shown_ = k;
+}
 
 void ComparePanel::set_choice(CompareChoice choice) {
   choice_ = std::move(choice);
@@ -95,7 +103,7 @@ CompareActions ComparePanel::draw(const PanelContext& c, const ComparisonSnapsho
     return actions;
   }
   draw_status(status);
-  for (int k = 0; k < 3; ++k) {
+  for (int k = 0; k < kShownCount; ++k) {
     if (k) same_line_if_fits(ImGui::CalcTextSize(kShown[k]).x + ImGui::GetFrameHeight() * 2);
     ImGui::RadioButton(kShown[k], &shown_, k);
   }

@@ -1,8 +1,8 @@
 #pragma once
 // Compare mode: what B is (another model on the same text, or another text on the same model),
 // and A beside B for the focused head (with B - A where the tokens are the same), the "what
-// changed" grid of every head, or both runs' statistics of the focused layer
-// (docs/compare.md). The focus is the explorer's, so the arrows move A and B together.
+// changed" grid of every head, both runs' statistics of the focused layer, or any other view's
+// figure of A beside B's (docs/compare.md). The focus is the explorer's, so the arrows move A and B together.
 #include <functional>
 #include <optional>
 #include <string>
@@ -43,8 +43,8 @@ class ComparePanel {
                       const std::string& a_model, const std::vector<std::string>& recent_models,
                       const std::function<void(ViewState&)>& controls);
   void set_choice(CompareChoice choice);
-  // "side", "changed" or "stats" (as --compare-shown gives it).
-  void show(const std::string& shown) { shown_ = shown == "changed" ? 1 : shown == "stats" ? 2 : 0; }
+  // "side", "changed", "stats", "separators", "pairs", "layers" or "lines" (as --compare-shown gives it).
+  void show(const std::string& shown);
   const Figure& figure() const { return canvas_.figure(); }
   float zoom = 1.0f;
 
@@ -56,7 +56,7 @@ class ComparePanel {
 
   CompareChoice choice_;
   TextEditor text_b_;       // wraps like A's editor, so a pasted paragraph reads as one
-  int shown_ = 0;           // 0 side by side, 1 what changed, 2 statistics
+  int shown_ = 0;           // an index into the figures offered (compare_panel.cpp)
   FigureCanvas canvas_;
   std::string key_, error_;
 };

@@ -3,6 +3,7 @@
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
+#include "figures/compare_corpus_figures.h"
 #include "figures/corpus_figures.h"
 #include "panels/figure_panel.h"
 
@@ -35,6 +36,37 @@ void draw_progress(const CorpusJobState& s) {
 void CorpusPanel::open(const std::string& saved) {
   saved_ = saved;
   job_.start_open(saved);
+}
+
+void CorpusPanel::open_b(const std::string& saved) {
+  saved_b_ = saved;
+  comparing_ = true;
+  job_b_.start_open(saved);
+}
+
+void CorpusPanel::draw_compare_controls() {
+  const CorpusJobState b = job_b_.state();
+  ImGui::SetNextItemWidth(260);
+  ImGui::InputText("##saved b", &saved_b_);
+  ImGui::SameLine();
+  ImGui::BeginDisabled(b.running);
+  if (ImGui::Button("Compare with (B)")) open_b(saved_b_);
+  ImGui::EndDisabled();
+  if (!comparing_) return;
+  ImGui::SameLine();
+  if (ImGui::Button("Stop comparing")) comparing_ = false;
+  if (!b.message.empty()) {
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextDisabled("B: %s", b.message.c_str());
+    ImGui::PopTextWrapPos();
+  }
+}
+
+// The figure of the run alone, or of the run (A) beside B.
+Figure CorpusPanel::build(const CorpusAccumulator& a, const FigureOptions& o) const {
+  const auto b = job_b_.state().result;
+  if (!comparing_ || !b) return corpus_figure(kFigures[figure_], a, o);
+  return compare_corpus_figure(kFigures[figure_], {a, *b, "A", "B"}, o);
 }
 
 void CorpusPanel::draw_run_controls(const std::shared_ptr<const Checkpoint>& checkpoint, const CorpusJobState& s) {
@@ -80,6 +112,7 @@ PanelActions CorpusPanel::draw(const PanelContext& c, std::shared_ptr<const Chec
   if (s.running) draw_progress(s);
   if (!s.message.empty()) ImGui::TextWrapped("%s", s.message.c_str());
   if (!s.result) return actions;
+  draw_compare_controls();
   ViewState state = c.state;
   controls(state);
   if (state.layer != c.state.layer || state.head != c.state.head) actions.state = state;
@@ -90,13 +123,15 @@ PanelActions CorpusPanel::draw(const PanelContext& c, std::shared_ptr<const Chec
   }
   FigureOptions o = figure_options(c.state);
   o.head = std::max(0, o.head);
-  const std::string key = std::string(kFigures[figure_]) + figure_key(0, o);
-  if (key != key_ || shown_ != s.result.get()) {
+  const std::string key = std::string(kFigures[figure_]) + figure_key(0, o) + (comparing_ ? "|b" : "");
+  const auto b = job_b_.state().result;
+  if (key != key_ || shown_ != s.result.get() || shown_b_ != b.get()) {
     key_ = key;
     shown_ = s.result.get();
+    shown_b_ = b.get();
     error_.clear();
     try {
-      canvas_.set(corpus_figure(kFigures[figure_], *s.result, o));
+      canvas_.set(build(*s.result, o));
     } catch (const std::exception& e) {
       canvas_.set({});
       error_ = e.what();

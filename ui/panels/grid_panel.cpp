@@ -24,9 +24,10 @@ PanelActions GridPanel::draw(const PanelContext& c) {
   ViewState state = c.state;
   int matrix = static_cast<int>(state.matrix);
   ImGui::TextUnformatted("matrix");
-  for (int k = 0; k < 3; ++k) {
+  for (int k = 0; k < kMatrixKinds; ++k) {
     ImGui::SameLine();
     ImGui::RadioButton(matrix_name(static_cast<MatrixKind>(k)), &matrix, k);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", matrix_help(static_cast<MatrixKind>(k)));
   }
   ImGui::SameLine();
   if (c.snapshot && ImGui::Button("Export...")) {

@@ -1,0 +1,19 @@
+#pragma once
+// The norm-based view of attention (Kobayashi et al. 2020): a head's attention to token j weighted
+// by the size of what the head moves from j, f_h(x_j) = v_j W_O^h (the value vector through the
+// head's slice of the attention output projection; captured by the forward with the lenses).
+//   head h:     N^h_ij = A^h_ij ||f_h(x_j)||
+//   the layer:  N_ij = ||sum_h A^h_ij f_h(x_j)|| = sqrt(sum_{h,h'} A^h_ij A^h'_ij <f_h(x_j), f_h'(x_j)>)
+// The layer's map is taken from the per-token Gram matrix of the heads' vectors, so no n x n x D
+// tensor is ever made. Computed where the tensors live.
+#include <ATen/core/Tensor.h>
+
+namespace attnscope {
+
+// attention [..., H, n, n], value_norms [..., H, n] -> [..., H, n, n]
+at::Tensor norm_based_attention(const at::Tensor& attention, const at::Tensor& value_norms);
+
+// attention [L, H, n, n], value_gram [L, n, H, H] -> [L, n, n]
+at::Tensor layer_norm_based_attention(const at::Tensor& attention, const at::Tensor& value_gram);
+
+}  // namespace attnscope

@@ -1,0 +1,72 @@
+// The lenses of issue 14: norm-based attention (head and layer) and attention rollout, on cases
+// worked by hand and against tools/make_lens_golden.py, numpy from the definitions on
+// transformers' outputs for the real MiniLM checkpoint.
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "analysis/attention_rollout.h"
+#include "analysis/norm_based_attention.h"
+#include "error.h"
+#include "support/minilm.h"
+#include "support/nested_tensor.h"
+#include "support/paths.h"
+
+namespace attnscope {
+namespace {
+
+at::Tensor values(std::vector<float> v, at::IntArrayRef shape) { return at::tensor(v).reshape(shape); }
+
+TEST(Lenses, NormBasedHeadMapByHand) {
+  // A = [[0.5, 0.5], [1, 0]], ||f(x_0)|| = 2, ||f(x_1)|| = 3: column j times ||f(x_j)||
+  const at::Tensor n = norm_based_attention(values({0.5f, 0.5f, 1, 0}, {1, 2, 2}), values({2, 3}, {1, 2}));
+  EXPECT_TRUE(at::allclose(n, values({1, 1.5f, 2, 0}, {1, 2, 2})));
+  EXPECT_THROW(norm_based_attention(values({0.5f, 0.5f, 1, 0}, {1, 2, 2}), at::Tensor()), Error);
+  EXPECT_THROW(norm_based_attention(values({0.5f, 0.5f, 1, 0}, {1, 2, 2}), values({2, 3, 4}, {1, 3})), Error);
+}
+
+TEST(Lenses, NormBasedLayerMapByHand) {
+  // Two heads, two tokens, vectors in 2-D: f_0(x_0) = (1, 0), f_1(x_0) = (0, 1); f_0(x_1) = f_1(x_1) = (1, 0).
+  // A^0 = [[0.5, 0.5], [1, 0]], A^1 = [[0.2, 0.8], [0.6, 0.4]]:
+  //   N_00 = |0.5 (1,0) + 0.2 (0,1)| = sqrt(0.29), N_01 = |0.5 (1,0) + 0.8 (1,0)| = 1.3,
+  //   N_10 = |1 (1,0) + 0.6 (0,1)| = sqrt(1.36),   N_11 = |0 + 0.4 (1,0)| = 0.4
+  const at::Tensor attention = values({0.5f, 0.5f, 1, 0, 0.2f, 0.8f, 0.6f, 0.4f}, {1, 2, 2, 2});
+  const at::Tensor gram = values({1, 0, 0, 1, 1, 1, 1, 1}, {1, 2, 2, 2});  // [L, j, h, h']
+  const at::Tensor n = layer_norm_based_attention(attention, gram);
+  EXPECT_TRUE(at::allclose(n, values({std::sqrt(0.29f), 1.3f, std::sqrt(1.36f), 0.4f}, {1, 2, 2}), 1e-6, 1e-6)) << n;
+}
+
+TEST(Lenses, RolloutByHand) {
+  // M_0 = [[0.5, 0.5], [0, 1]] -> R_0 = [[0.75, 0.25], [0, 1]]; M_1 = [[1, 0], [0.5, 0.5]] -> Ahat_1 = [[1, 0], [0.25, 0.75]]
+  // R_1 = Ahat_1 R_0 = [[0.75, 0.25], [0.1875, 0.8125]]
+  const at::Tensor r = attention_rollout(values({0.5f, 0.5f, 0, 1, 1, 0, 0.5f, 0.5f}, {2, 2, 2}));
+  EXPECT_TRUE(at::allclose(r, values({0.75f, 0.25f, 0, 1, 0.75f, 0.25f, 0.1875f, 0.8125f}, {2, 2, 2})));
+  EXPECT_THROW(attention_rollout(at::ones({2, 2, 3})), Error);
+}
+
+TEST(Lenses, MatchTheReferenceOnMiniLM) {
+  for (const auto& c : test::golden("minilm_lenses.json")["cases"]) {
+    const TextRun run = test::minilm_checkpoint().run(c["text"].get<std::string>(), 128, true, true);
+    ASSERT_EQ(run.encoding.ids(), c["ids"].get<std::vector<int64_t>>());
+    const TextCaptures& t = run.captures;
+    ASSERT_TRUE(t.value_norms.defined() && t.value_gram.defined());
+    const at::Tensor norms = test::nested_tensor(c["value_norms"]), layer = test::nested_tensor(c["layer_norm"]);
+    const at::Tensor rollout = test::nested_tensor(c["rollout"]);
+    EXPECT_LT((t.value_norms.to(at::kDouble) - norms).abs().max().item<double>(), 1e-4 * std::max(1.0, norms.abs().max().item<double>()));
+    const at::Tensor ours = layer_norm_based_attention(t.attention, t.value_gram).to(at::kDouble);
+    EXPECT_LT((ours - layer).abs().max().item<double>(), 1e-4 * std::max(1.0, layer.abs().max().item<double>()));
+    const at::Tensor r = attention_rollout(t.attention.mean(1)).to(at::kDouble);
+    EXPECT_LT((r - rollout).abs().max().item<double>(), 1e-5);
+    EXPECT_TRUE(at::allclose(r.sum(-1), at::ones_like(r.sum(-1)), 1e-5, 1e-6)) << "every row of every R_l sums to 1";
+  }
+}
+
+TEST(Lenses, NotCapturedUnlessAsked) {
+  const TextRun plain = test::minilm_checkpoint().run("The keeper lit the lamp.", 128);
+  EXPECT_FALSE(plain.captures.value_norms.defined());
+  EXPECT_THROW(layer_norm_based_attention(plain.captures.attention, plain.captures.value_gram), Error);
+}
+
+}  // namespace
+}  // namespace attnscope
