@@ -3,6 +3,7 @@
 #include <chrono>
 #include <filesystem>
 
+#include "analysis/word_level.h"
 #include "error.h"
 #include "model/device_fallback.h"
 
@@ -127,6 +128,11 @@ void AnalysisWorker::answer(const AnalysisRequest& request, uint64_t serial) {
           status_.notice = notice;
           status_.device = ComputeDevice{}.describe();
         });
+    if (request.settings.words) {  // every view on words
+      TextRun words = to_words({snapshot->encoding, snapshot->captures});
+      snapshot->encoding = std::move(words.encoding);
+      snapshot->captures = std::move(words.captures);
+    }
     snapshot->forward_seconds = since(start);
     if (stale(serial)) throw Cancelled();
     const auto analysis_start = std::chrono::steady_clock::now();

@@ -21,6 +21,7 @@ json to_json(const Settings& s) {
               {"tau", s.analysis.tau},
               {"tau_sep", s.analysis.tau_sep},
               {"include_special", s.analysis.include_special},
+              {"words", s.analysis.words},
               {"sentences", s.analysis.sentences == SentenceMode::Segments ? "segments" : "punct"},
               {"view", view_name(s.view.view)},
               {"matrix", matrix_name(s.view.matrix)},
@@ -43,6 +44,7 @@ Settings from_json(const json& j) {
   if (!(s.analysis.tau > 0 && s.analysis.tau <= 1) || !(s.analysis.tau_sep > 0 && s.analysis.tau_sep <= 1))
     throw Error("tau and tau_sep must be in (0, 1]");
   if (auto* v = field("include_special")) s.analysis.include_special = v->get<bool>();
+  if (auto* v = field("words")) s.analysis.words = v->get<bool>();
   if (auto* v = field("sentences")) s.analysis.sentences = v->get<std::string>() == "segments" ? SentenceMode::Segments : SentenceMode::Punctuation;
   if (auto* v = field("view")) s.view.view = view_by_name(v->get<std::string>());
   if (auto* v = field("matrix")) s.view.matrix = matrix_by_name(v->get<std::string>());

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 
+#include "analysis/word_level.h"
 #include "error.h"
 #include "model/device_fallback.h"
 
@@ -39,6 +40,9 @@ void add_analysis_options(CLI::App& cmd, AnalysisOptions& o) {
                  "Attention map whose separators cut the segments: last (the last layer's sum), L (layer L's sum) or L:H (one head)")
       ->capture_default_str();
   cmd.add_flag("--no-special", o.no_special, "Leave [CLS], [SEP] and other special tokens out of the similarity analysis");
+  cmd.add_flag("--words", o.words,
+               "Everything on words instead of word pieces: attention to a word summed over its pieces and averaged over the "
+               "querying word's pieces, a word's head output the mean of its pieces' (Clark et al. 2019)");
   cmd.add_flag("--separators-text-only", o.separators_text_only,
                "Look for separators among text tokens only: special tokens are never separators and take no part in the "
                "column maximum (METHOD.md counts them; a last layer that attends mostly to [CLS] then shows the text's own columns)");
@@ -85,7 +89,9 @@ TextResult run_text(const RunOptions& o, bool to_host) {
 
 AnalyzedText run_and_analyze(const RunOptions& run, const AnalysisOptions& analysis) {
   TextResult r = run_text(run);
-  TextAnalysis a = analyze_text(r.run.encoding, r.run.captures, analysis_settings(analysis));
+  const AnalysisSettings settings = analysis_settings(analysis);
+  if (settings.words) r.run = to_words(r.run);
+  TextAnalysis a = analyze_text(r.run.encoding, r.run.captures, settings);
   return {std::move(r), std::move(a)};
 }
 
@@ -93,6 +99,7 @@ AnalysisSettings analysis_settings(const AnalysisOptions& o) {
   AnalysisSettings s = o.settings;
   s.include_special = !o.no_special;
   s.separators_text_only = o.separators_text_only;
+  s.words = o.words;
   s.sentences = o.sentences == "segments" ? SentenceMode::Segments : SentenceMode::Punctuation;
   if (o.segments_from != "last") {
     const auto colon = o.segments_from.find(':');

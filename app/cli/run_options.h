@@ -28,6 +28,7 @@ struct AnalysisOptions {
   std::string segments_from = "last";
   bool no_special = false;
   bool separators_text_only = false;
+  bool words = false;
 };
 
 // --model, --max-len, --device, --precision, --threads (what every command running the model takes)

@@ -23,6 +23,9 @@ struct AnalysisSettings {
   // never separators and take no part in max_j a_j. Off by default, as METHOD.md defines them;
   // on, a last layer that attends mostly to [CLS] still shows where the text's own columns are.
   bool separators_text_only = false;
+  // Everything on words instead of word pieces (analysis/word_level.h; Clark et al. 2019's maps):
+  // the caller turns the run into words (to_words) before the analysis.
+  bool words = false;
 };
 
 }  // namespace attnscope

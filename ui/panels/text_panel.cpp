@@ -80,6 +80,12 @@ bool TextPanel::draw_settings(Settings& s) {
   bool text_only = s.analysis.separators_text_only;
   if (ImGui::Checkbox("separators among text tokens only", &text_only)) changed = true;
   s.analysis.separators_text_only = text_only;
+  bool words = s.analysis.words;
+  if (ImGui::Checkbox("words, not word pieces", &words)) changed = true;
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("Every view on words: attention to a word summed over its pieces and averaged over the querying word's pieces, "
+                      "a word's head output the mean of its pieces' (Clark et al. 2019). The norm lens stays on pieces.");
+  s.analysis.words = words;
   int sentences = s.analysis.sentences == SentenceMode::Segments;
   width_for("sentences");
   if (ImGui::Combo("sentences", &sentences, "punctuation\0segments\0")) changed = true;
