@@ -38,6 +38,7 @@
 #include "widgets.h"
 #include "window.h"
 #include "tokenizer/piece_text.h"
+#include "figures/query_key_figure.h"
 
 namespace attnscope::ui {
 namespace {
@@ -116,7 +117,8 @@ class Explorer {
   bool help_open_ = false;
   TextPanel text_panel_;
   GridPanel grid_;
-  FigurePanel head_{head_figure}, separators_{figure5}, stats_{stats_figure}, lines_{lines_figure};
+  FigurePanel head_{[](const AnalyzedTextView& t, const FigureOptions& o) { return o.query_key ? query_key_figure(t, o) : head_figure(t, o); }};
+  FigurePanel separators_{figure5}, stats_{stats_figure}, lines_{lines_figure};
   FigurePanel layers_{[](const AnalyzedTextView& t, const FigureOptions& o) {
     Figure f = figure12(t, o);
     Figure distances = figure13(t, o);
@@ -311,6 +313,21 @@ void Explorer::draw_view(View view, const PanelContext& c) {
     s.matrix = static_cast<MatrixKind>(matrix);
     if (s.matrix == MatrixKind::Attention) check("zero diagonal", &s.zero_diagonal);
   };
+  // The Head view's own: the matrix, or the queries and keys of one token (bertviz's neuron view).
+  const auto head_controls = [this, &matrix_controls, check](ViewState& s) {
+    matrix_controls(s);
+    check("queries and keys", &s.query_key);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("The focused head's query of one token, every token's key, their products (a row sums to the score "
+                        "times sqrt(d)) and the attention they make: bertviz's neuron view (Vig 2019).");
+    if (!s.query_key) return;
+    const auto latest = worker_->latest_good();
+    const int n = latest ? static_cast<int>(latest->encoding.size()) : 1;
+    same_line_if_fits(ImGui::GetFontSize() * 12);
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
+    ImGui::SliderInt("query token", &s.query, 0, std::max(0, n - 1));
+    s.query = std::clamp(s.query, 0, std::max(0, n - 1));
+  };
   const auto layer_choice = [this, check](ViewState& s) {
     const int layers = worker_->model_status().layers;
     ImGui::TextUnformatted("layers shown");
@@ -377,7 +394,7 @@ void Explorer::draw_view(View view, const PanelContext& c) {
   };
   switch (view) {
     case View::Grid: apply(grid_.draw(c)); break;
-    case View::Head: apply(head_.draw(c, matrix_controls)); break;
+    case View::Head: apply(head_.draw(c, head_controls)); break;
     case View::Separators: apply(separators_.draw(c, separator_controls)); break;
     case View::Pairs: apply(pairs_.draw(c)); break;
     case View::Stats: apply(stats_.draw(c, focus_controls)); break;

@@ -124,6 +124,8 @@ FigureOptions figure_options(const ViewState& s) {
   o.layer = s.layer;
   o.head = s.layer_sum ? -1 : s.head;
   o.layers = s.layers_shown;
+  o.query_key = s.query_key;
+  o.query = s.query;
   if (!s.heads_shown.empty() && !s.layer_sum) {  // the focused head and the ticked ones, in order
     o.heads = s.heads_shown;
     if (std::find(o.heads.begin(), o.heads.end(), s.head) == o.heads.end()) o.heads.push_back(s.head);

@@ -20,7 +20,7 @@ struct FigureCommandOptions {
   SecondRunOptions second;
   AnalysisOptions analysis;
   std::string figure, out, corpus, corpus_b, matrix = "attention", colormap = "viridis", scale = "linear";
-  int layer = -1, head = 0;
+  int layer = -1, head = 0, query = 0, key = -1;
   std::vector<int> layers, heads;
   double png_scale = 2, width = 0;
 };
@@ -31,6 +31,8 @@ FigureOptions figure_options(const FigureCommandOptions& o, std::string caption)
   f.head = o.head;
   f.layers = o.layers;
   f.heads = o.heads;
+  f.query = o.query;
+  f.key = o.key;
   f.matrix = matrix_by_name(o.matrix);
   f.colormap = colormap_by_name(o.colormap);
   f.scale = value_scale_by_name(o.scale);
@@ -84,7 +86,7 @@ Figure compared_figure(const FigureCommandOptions& o) {
 
 int run_figure(FigureCommandOptions o) {
   figure_format(o.out);  // a wrong extension is reported before the model runs
-  o.run.lenses = o.matrix == "norm";
+  o.run.lenses = o.matrix == "norm" || o.figure == "qk";
   if (o.second.given() && !o.corpus.empty()) throw Error("--corpus draws one corpus result; a second run (--model-b, --text-b) compares two texts");
   if (!o.corpus_b.empty() && o.corpus.empty()) throw Error("--corpus-b compares with --corpus: give both");
   const Figure figure = o.second.given()        ? compared_figure(o)
@@ -105,7 +107,7 @@ Action add_figure_command(CLI::App& app) {
   auto o = std::make_shared<FigureCommandOptions>();
   auto* cmd = app.add_subcommand("figure",
                                  "Write one of the paper's figures as PNG, SVG or PDF: from a text (4, 5, 6, 7, 8, 9, 11, 12, 13, head, "
-                                 "grid, lines, stats), from two runs compared (head, changed, stats; --model-b or --text-b) or from a saved corpus "
+                                 "grid, lines, stats; qk: the query/key view of one head), from two runs compared (head, changed, stats; --model-b or --text-b) or from a saved corpus "
                                  "result (2, 3, 6, 7, 8, 10, 11, 13)");
   add_run_options(*cmd, o->run);
   cmd->get_option("--model")->required(false);
@@ -121,6 +123,8 @@ Action add_figure_command(CLI::App& app) {
   cmd->add_option("--layer", o->layer, "Layer, numbered from 0 (default: the last)")->check(CLI::Range(-1, 1 << 16));
   cmd->add_option("--head", o->head, "Head, numbered from 0; -1: the layer's sum where a figure allows it")->capture_default_str()
       ->check(CLI::Range(-1, 1 << 16));
+  cmd->add_option("--query", o->query, "The query/key view (--fig qk): the querying token i")->capture_default_str()->check(CLI::NonNegativeNumber);
+  cmd->add_option("--key", o->key, "The query/key view: the key j outlined (default: the one token i attends to most)")->check(CLI::NonNegativeNumber);
   cmd->add_option("--layers", o->layers, "Layers shown side by side in figures 12 and 13 (default: all)")->delimiter(',');
   cmd->add_option("--heads", o->heads, "Attention lines (--fig lines): these heads of --layer together, one colour each, e.g. 0,3,7")
       ->delimiter(',');

@@ -75,7 +75,7 @@ TextCaptures word_captures(const TextCaptures& pieces, const WordGroups& groups)
   w.attention = at::matmul(at::matmul(mean, pieces.attention.to(at::kFloat)), member.t()).contiguous();  // mean over rows, sum over columns
   w.head_outputs = at::matmul(mean, pieces.head_outputs.to(at::kFloat)).contiguous();
   if (pieces.hidden_states.defined()) w.hidden_states = at::matmul(mean, pieces.hidden_states.to(at::kFloat)).contiguous();
-  w.value_norms = w.value_gram = at::Tensor();
+  w.value_norms = w.value_gram = w.queries = w.keys = at::Tensor();
   return w;
 }
 

@@ -9,6 +9,7 @@
 #include "analysis/attention_rollout.h"
 #include "analysis/norm_based_attention.h"
 #include "error.h"
+#include "figures/query_key_figure.h"
 #include "figures/tensor_values.h"
 #include "tokenizer/piece_text.h"
 
@@ -450,8 +451,9 @@ Figure text_figure(const std::string& name, const AnalyzedTextView& text, const 
   if (name == "head") return head_figure(text, options);
   if (name == "grid") return grid_figure(text, options);
   if (name == "lines") return lines_figure(text, options);
+  if (name == "qk") return query_key_figure(text, options);
   throw Error("figure \"" + name + "\" is not drawn from one text: expected 4, 5, 6, 7, 8, 9, 11, 12, 13, head, grid, "
-              "lines or stats (2, 3 and 10 need a corpus result: --corpus FILE)");
+              "lines, qk or stats (2, 3 and 10 need a corpus result: --corpus FILE)");
 }
 
 }  // namespace attnscope

@@ -107,7 +107,11 @@ at::Tensor BertModel::attend(const LayerWeights& w, const at::Tensor& x, const a
     at::bmm_out(context_rows, attention.view({B * H, n, n}), v_t.transpose(1, 2));
     keep->attention.push_back(attention);
     keep->head_outputs.push_back(context);
-    if (keep->all_value_norms.defined()) keep_value_vectors(w, v_t, l, *keep);
+    if (keep->all_value_norms.defined()) {
+      keep_value_vectors(w, v_t, l, *keep);
+      keep->all_queries[l].copy_(q_t.view({B, H, d, n}).transpose(2, 3));
+      keep->all_keys[l].copy_(k_t.view({B, H, d, n}).transpose(2, 3));
+    }
   } else {
     const auto as_heads = [&](const at::Tensor& t) { return t.transpose(1, 2).view({B, H, n, d}); };
     context = at::scaled_dot_product_attention(as_heads(q_t), as_heads(k_t), as_heads(v_t),
@@ -201,6 +205,8 @@ BatchCaptures BertModel::forward(const std::vector<std::vector<int64_t>>& ids, b
     if (lenses) {
       out.all_value_norms = at::empty({L, B, H, n}, options);
       out.all_value_gram = at::empty({L, B, n, H, H}, options);
+      out.all_queries = at::empty({L, B, H, n, config_.head_dim()}, options);
+      out.all_keys = at::empty_like(out.all_queries);
     }
   }
   const at::Tensor positions = config_.position_offset > 0 ? offset_positions(ids, n, config_.pad_token_id).to(device_.device) : at::Tensor();

@@ -25,6 +25,8 @@ TextCaptures text_captures(const BatchCaptures& batch, size_t index, bool to_hos
   if (batch.all_value_norms.defined()) {
     t.value_norms = place(batch.all_value_norms.select(1, b).narrow(2, 0, n));
     t.value_gram = place(batch.all_value_gram.select(1, b).narrow(1, 0, n));
+    t.queries = place(batch.all_queries.select(1, b).narrow(2, 0, n));
+    t.keys = place(batch.all_keys.select(1, b).narrow(2, 0, n));
   }
   t.num_layers = t.attention.size(0);
   t.num_heads = t.attention.size(1);

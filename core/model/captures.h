@@ -21,6 +21,9 @@ struct BatchCaptures {
   // al. 2020), as its norms [L, B, H, n] and, per token, the Gram matrix of the heads' vectors
   // [L, B, n, H, H] (the layer's norm-based map needs no n x n x D tensor with it).
   at::Tensor all_value_norms, all_value_gram;
+  // With the lenses too: every head's queries and keys [L, B, H, n, d] (bertviz's neuron view),
+  // as the scores use them (rotary positions applied, before the 1 / sqrt(d) scale).
+  at::Tensor all_queries, all_keys;
   std::vector<at::Tensor> hidden_states;  // L + 1 entries [B, n, D]: embeddings, then each layer
 };
 
@@ -33,6 +36,7 @@ struct TextCaptures {
   at::Tensor hidden_states;  // [L + 1, n, D]; may be undefined (e.g. not saved in a result file)
   at::Tensor value_norms;    // [L, H, n] ||f_h(x_j)||; undefined unless the lenses were captured
   at::Tensor value_gram;     // [L, n, H, H] <f_h(x_j), f_h'(x_j)>; likewise
+  at::Tensor queries, keys;  // [L, H, n, d]; likewise
 };
 
 // The captures of text `index` of the batch; `to_host` makes them contiguous CPU float32,

@@ -62,6 +62,15 @@ TEST(Lenses, MatchTheReferenceOnMiniLM) {
   }
 }
 
+// The captured queries and keys make the captured attention: softmax_j(q_i . k_j / sqrt(d)) = A_ij.
+TEST(Lenses, QueriesAndKeysMakeTheAttention) {
+  const TextRun run = test::minilm_checkpoint().run("The keeper lit the lamp. The lamp shone.", 128, true, true);
+  const TextCaptures& t = run.captures;
+  ASSERT_TRUE(t.queries.defined() && t.keys.defined());
+  const at::Tensor scores = at::matmul(t.queries, t.keys.transpose(-1, -2)) / std::sqrt(static_cast<double>(t.head_dim));
+  EXPECT_LT((at::softmax(scores, -1) - t.attention).abs().max().item<double>(), 1e-5);
+}
+
 TEST(Lenses, NotCapturedUnlessAsked) {
   const TextRun plain = test::minilm_checkpoint().run("The keeper lit the lamp.", 128);
   EXPECT_FALSE(plain.captures.value_norms.defined());

@@ -386,11 +386,23 @@ TEST_F(CliFigure, WritesEveryFormatFromAText) {
   const std::string svg = slurp(dir_ / "fig5.svg");
   EXPECT_NE(svg.find("separators of layer 1, head 1"), std::string::npos);
   EXPECT_NE(svg.find(">cat</text>"), std::string::npos);
-  for (const char* fig : {"4", "9", "stats", "12", "13", "grid", "head", "lines"}) {
+  for (const char* fig : {"4", "9", "stats", "12", "13", "grid", "head", "lines", "qk"}) {
     const Outcome o = run_cli({"figure", "--model", tiny(), "--text", "The cat sat. The dog ran.", "--fig", fig, "--out",
                                (dir_ / "f.png").string(), "--png-scale", "1"});
     EXPECT_EQ(o.status, 0) << fig << ": " << o.err;
   }
+  // Every lens, and words, where a matrix is chosen.
+  for (const char* matrix : {"norm", "rollout"})
+    for (const char* fig : {"grid", "head"}) {
+      const Outcome o = run_cli({"figure", "--model", tiny(), "--text", "The cat sat. The dog ran.", "--fig", fig, "--matrix", matrix, "--out",
+                                 (dir_ / "lens.svg").string()});
+      EXPECT_EQ(o.status, 0) << matrix << " " << fig << ": " << o.err;
+    }
+  EXPECT_NE(slurp(dir_ / "lens.svg").find("attention rollout"), std::string::npos);
+  ASSERT_EQ(run_cli({"figure", "--model", tiny(), "--text", "The cat sat. The dog ran.", "--fig", "head", "--words", "--out",
+                     (dir_ / "words.svg").string()}).status, 0);
+  expect_one_line_error({"figure", "--model", tiny(), "--text", "The cat sat.", "--fig", "head", "--matrix", "norm", "--words", "--out",
+                         (dir_ / "w.svg").string()}, "did not capture");
 }
 
 TEST_F(CliFigure, CorpusFiguresFromASavedRun) {

@@ -293,6 +293,19 @@ TEST_F(Gui, NothingIsCutAtProjectorSizes) {
       }
 }
 
+// Every lens in the overview and the head view: norm-based attention and rollout draw maps of
+// their own (not the attention grid's pixels).
+TEST_F(Gui, EveryLensRendersInTheOverviewAndTheHeadView) {
+  const Image attention = shot("grid-attention", {"--file", text_, "--view", "grid", "--matrix", "attention"});
+  for (const char* lens : {"norm", "rollout"}) {
+    const Image grid = shot(std::string("grid-") + lens, {"--file", text_, "--view", "grid", "--matrix", lens});
+    EXPECT_GT(coloured_share(grid), 0.05) << lens;
+    EXPECT_GT(mean_difference(grid, attention, Box{kWidth / 3, kHeight / 8, kWidth, kHeight * 3 / 4}), 3.0) << lens;
+    const Image head = shot(std::string("head-") + lens, {"--file", text_, "--view", "head", "--matrix", lens, "--layer", "4", "--head", "2"});
+    EXPECT_GT(coloured_share(head), 0.05) << lens;
+  }
+}
+
 // Compare mode: MiniLM beside a copy with noise in its weights. Side by side shows A, B and B - A;
 // the what-changed grid of MiniLM against itself is one colour (nothing changed), against the
 // noisy copy it is not; at projector size in presentation mode nothing is cut.
