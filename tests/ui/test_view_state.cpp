@@ -52,7 +52,10 @@ TEST(ViewState, ClampedToASmallerModel) {
 TEST(ViewState, MatrixCycleAndFigureOptions) {
   EXPECT_EQ(next_matrix(MatrixKind::Attention), MatrixKind::Similarity);
   EXPECT_EQ(next_matrix(MatrixKind::Similarity), MatrixKind::Cosine);
-  EXPECT_EQ(next_matrix(MatrixKind::Cosine), MatrixKind::Attention);
+  EXPECT_EQ(next_matrix(MatrixKind::Cosine), MatrixKind::Norm);
+  EXPECT_EQ(next_matrix(MatrixKind::Norm), MatrixKind::Rollout);
+  EXPECT_EQ(next_matrix(MatrixKind::Rollout), MatrixKind::Attention);
+  for (int k = 0; k < kMatrixKinds; ++k) EXPECT_GT(std::string(matrix_help(static_cast<MatrixKind>(k))).size(), 20u);
   ViewState s;
   s.layer = 2;
   s.head = 7;
@@ -61,6 +64,10 @@ TEST(ViewState, MatrixCycleAndFigureOptions) {
   EXPECT_EQ(o.layer, 2);
   EXPECT_EQ(o.head, -1);
   EXPECT_EQ(o.colormap, ColormapId::Viridis);
+  s.query_key = true;
+  s.query = 5;
+  EXPECT_TRUE(figure_options(s).query_key);
+  EXPECT_EQ(figure_options(s).query, 5);
   s.presentation = true;
   EXPECT_EQ(figure_options(s).colormap, ColormapId::HighContrast);
 }
