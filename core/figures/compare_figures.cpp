@@ -124,10 +124,11 @@ Figure compare_stats_figure(const ComparedTextsView& r, const FigureOptions& opt
 Figure side_by_side(const Figure& a, const Figure& b, const std::string& name_a, const std::string& name_b) {
   Figure f = titled_figure(a.title + ": " + name_a + " (left) and " + name_b + " (right)", a.caption, 2);
   for (size_t k = 0; k < std::max(a.panels.size(), b.panels.size()); ++k)
-    for (const auto& [figure, name] : {std::pair{&a, &name_a}, std::pair{&b, &name_b}}) {
-      if (k >= figure->panels.size()) continue;
-      Panel p = figure->panels[k];
-      std::visit([&](auto& panel) { panel.title = *name + ": " + panel.title; }, p);
+    for (const auto& side : {std::pair{&a, &name_a}, std::pair{&b, &name_b}}) {
+      if (k >= side.first->panels.size()) continue;
+      Panel p = side.first->panels[k];
+      const std::string& name = *side.second;  // not a structured binding: lambdas cannot capture those under clang 14
+      std::visit([&](auto& panel) { panel.title = name + ": " + panel.title; }, p);
       f.panels.push_back(std::move(p));
     }
   return f;
