@@ -329,6 +329,15 @@ void Explorer::draw_view(View view, const PanelContext& c) {
     s.query = std::clamp(s.query, 0, std::max(0, n - 1));
   };
   const auto layer_choice = [this, check](ViewState& s) {
+    int matrix = static_cast<int>(s.layers_matrix);
+    ImGui::TextUnformatted("layer maps");
+    for (int k = 0; k < kMatrixKinds; ++k) {
+      const char* name = matrix_name(static_cast<MatrixKind>(k));
+      same_line_if_fits(ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(name).x);
+      ImGui::RadioButton((std::string(name) + "##layers").c_str(), &matrix, k);
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", matrix_help(static_cast<MatrixKind>(k)));
+    }
+    s.layers_matrix = static_cast<MatrixKind>(matrix);
     const int layers = worker_->model_status().layers;
     ImGui::TextUnformatted("layers shown");
     for (int l = 0; l < layers; ++l) {
@@ -369,6 +378,16 @@ void Explorer::draw_view(View view, const PanelContext& c) {
       settings_.analysis.separators_text_only = text_only;
       submit();
     }
+    int from = static_cast<int>(settings_.analysis.separators_from);
+    same_line_if_fits(ImGui::GetFontSize() * 16);
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
+    if (ImGui::Combo("separators from", &from, "attention\0norm\0rollout\0")) {
+      settings_.analysis.separators_from = static_cast<SeparatorInput>(from);
+      submit();
+    }
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("The column attention a_j summed from the attention maps (METHOD.md), the norm-based maps (Kobayashi "
+                        "et al. 2020) or the layer's rollout (Abnar and Zuidema 2020).");
     if (!c.snapshot) return;
     const TextAnalysis& a = c.snapshot->analysis;
     if (s.layer >= a.num_layers || s.head >= a.num_heads) return;

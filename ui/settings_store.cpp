@@ -1,5 +1,6 @@
 #include "settings_store.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -22,6 +23,7 @@ json to_json(const Settings& s) {
               {"tau_sep", s.analysis.tau_sep},
               {"include_special", s.analysis.include_special},
               {"words", s.analysis.words},
+              {"separators_from", static_cast<int>(s.analysis.separators_from)},
               {"sentences", s.analysis.sentences == SentenceMode::Segments ? "segments" : "punct"},
               {"view", view_name(s.view.view)},
               {"matrix", matrix_name(s.view.matrix)},
@@ -45,6 +47,7 @@ Settings from_json(const json& j) {
     throw Error("tau and tau_sep must be in (0, 1]");
   if (auto* v = field("include_special")) s.analysis.include_special = v->get<bool>();
   if (auto* v = field("words")) s.analysis.words = v->get<bool>();
+  if (auto* v = field("separators_from")) s.analysis.separators_from = static_cast<SeparatorInput>(std::clamp(v->get<int>(), 0, 2));
   if (auto* v = field("sentences")) s.analysis.sentences = v->get<std::string>() == "segments" ? SentenceMode::Segments : SentenceMode::Punctuation;
   if (auto* v = field("view")) s.view.view = view_by_name(v->get<std::string>());
   if (auto* v = field("matrix")) s.view.matrix = matrix_by_name(v->get<std::string>());

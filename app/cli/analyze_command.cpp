@@ -87,6 +87,9 @@ Action add_analyze_command(CLI::App& app) {
   cmd->add_option("--format", o->format, "auto (JSON for a .json name, else binary), binary or json")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "binary", "json"}));
+  cmd->add_flag("--lenses", o->run.lenses,
+                "Also keep the lenses (docs/lenses.md): each head's value norms |f_h(x_j)|, each layer's norm-based map and "
+                "rollout, and the queries and keys (written with the captures)");
   cmd->add_option("--captures", o->captures,
                   "Which matrices the result keeps: all (attention maps and head outputs), attention, or none (the analysis only)")
       ->capture_default_str()

@@ -40,6 +40,11 @@ void add_analysis_options(CLI::App& cmd, AnalysisOptions& o) {
                  "Attention map whose separators cut the segments: last (the last layer's sum), L (layer L's sum) or L:H (one head)")
       ->capture_default_str();
   cmd.add_flag("--no-special", o.no_special, "Leave [CLS], [SEP] and other special tokens out of the similarity analysis");
+  cmd.add_option("--separators-from", o.separators_from,
+                 "The maps whose column attention finds separators: attention (METHOD.md), norm (norm-based, Kobayashi et al. "
+                 "2020) or rollout (each layer's, Abnar and Zuidema 2020)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"attention", "norm", "rollout"}));
   cmd.add_flag("--words", o.words,
                "Everything on words instead of word pieces: attention to a word summed over its pieces and averaged over the "
                "querying word's pieces, a word's head output the mean of its pieces' (Clark et al. 2019)");
@@ -87,9 +92,11 @@ TextResult run_text(const RunOptions& o, bool to_host) {
   return r;
 }
 
-AnalyzedText run_and_analyze(const RunOptions& run, const AnalysisOptions& analysis) {
-  TextResult r = run_text(run);
+AnalyzedText run_and_analyze(const RunOptions& options, const AnalysisOptions& analysis) {
   const AnalysisSettings settings = analysis_settings(analysis);
+  RunOptions run = options;
+  run.lenses = run.lenses || settings.separators_from == SeparatorInput::Norm;  // its captures are needed then
+  TextResult r = run_text(run);
   if (settings.words) r.run = to_words(r.run);
   TextAnalysis a = analyze_text(r.run.encoding, r.run.captures, settings);
   return {std::move(r), std::move(a)};
@@ -100,6 +107,7 @@ AnalysisSettings analysis_settings(const AnalysisOptions& o) {
   s.include_special = !o.no_special;
   s.separators_text_only = o.separators_text_only;
   s.words = o.words;
+  s.separators_from = o.separators_from == "norm" ? SeparatorInput::Norm : o.separators_from == "rollout" ? SeparatorInput::Rollout : SeparatorInput::Attention;
   s.sentences = o.sentences == "segments" ? SentenceMode::Segments : SentenceMode::Punctuation;
   if (o.segments_from != "last") {
     const auto colon = o.segments_from.find(':');

@@ -29,6 +29,7 @@ struct AnalysisOptions {
   bool no_special = false;
   bool separators_text_only = false;
   bool words = false;
+  std::string separators_from = "attention";
 };
 
 // --model, --max-len, --device, --precision, --threads (what every command running the model takes)

@@ -7,6 +7,10 @@ enum class SentenceMode {
   Segments,     // the segments cut by the separators of `segment_map`
 };
 
+// What the column attention of separators is summed from: the attention maps (METHOD.md), or a
+// lens of them (docs/lenses.md): the norm-based maps, or each layer's rollout (for all its heads).
+enum class SeparatorInput { Attention, Norm, Rollout };
+
 // Which attention map the column attention of separators is taken from.
 struct MapChoice {
   int layer = -1;  // -1: the last layer
@@ -23,6 +27,7 @@ struct AnalysisSettings {
   // never separators and take no part in max_j a_j. Off by default, as METHOD.md defines them;
   // on, a last layer that attends mostly to [CLS] still shows where the text's own columns are.
   bool separators_text_only = false;
+  SeparatorInput separators_from = SeparatorInput::Attention;
   // Everything on words instead of word pieces (analysis/word_level.h; Clark et al. 2019's maps):
   // the caller turns the run into words (to_words) before the analysis.
   bool words = false;

@@ -5,6 +5,8 @@
 
 #include <set>
 
+#include "analysis/attention_rollout.h"
+#include "analysis/norm_based_attention.h"
 #include "analysis/sentences.h"
 #include "error.h"
 
@@ -51,7 +53,18 @@ std::vector<TokenPair> head_pairs(const TextAnalysis& a, int64_t layer, int64_t 
 TextAnalysis analyze_text(const Encoding& encoding, const TextCaptures& c, const AnalysisSettings& settings, bool to_host,
                           const KeepAnalysing& keep_going) {
   c10::InferenceMode guard;
-  return analyze_text(encoding, c.head_outputs, c.attention.to(at::kFloat).sum(-2), settings, to_host, keep_going);
+  return analyze_text(encoding, c.head_outputs, separator_columns(c, settings.separators_from), settings, to_host, keep_going);
+}
+
+at::Tensor separator_columns(const TextCaptures& c, SeparatorInput input) {
+  c10::InferenceMode guard;
+  const at::Tensor a = c.attention.to(at::kFloat);
+  switch (input) {
+    case SeparatorInput::Attention: break;
+    case SeparatorInput::Norm: return norm_based_attention(a, c.value_norms).sum(-2);
+    case SeparatorInput::Rollout: return attention_rollout(a.mean(1)).sum(-2).unsqueeze(1).expand({-1, a.size(1), -1}).contiguous();
+  }
+  return a.sum(-2);
 }
 
 TextAnalysis analyze_text(const Encoding& encoding, const at::Tensor& head_outputs, const at::Tensor& columns, const AnalysisSettings& settings,

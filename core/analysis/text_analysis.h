@@ -58,6 +58,10 @@ using KeepAnalysing = std::function<bool()>;
 TextAnalysis analyze_text(const Encoding& encoding, const TextCaptures& captures, const AnalysisSettings& settings,
                           bool to_host = true, const KeepAnalysing& keep_going = {});
 
+// [L, H, n]: the column sums a_j the separators are found in, from the maps `input` names (rollout:
+// each layer's, for every head of it). Throws attnscope::Error when a lens's captures are missing.
+at::Tensor separator_columns(const TextCaptures& captures, SeparatorInput input);
+
 // The same from the only parts of the captures it reads: the head outputs [L, H, n, d] and the
 // column attention a_j of every head [L, H, n] (see column_attention), e.g. for a whole batch.
 TextAnalysis analyze_text(const Encoding& encoding, const at::Tensor& head_outputs, const at::Tensor& column_attention,

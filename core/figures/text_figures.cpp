@@ -401,8 +401,10 @@ Figure stats_figure(const AnalyzedTextView& text, const FigureOptions& options) 
 Figure figure12(const AnalyzedTextView& text, const FigureOptions& options) {
   const FigureOptions o = resolved(options, text.analysis);
   const std::vector<int> layers = chosen_layers(o, text.analysis);
-  Figure f = titled("Fig. 12: summed similarity of each layer's heads", o, std::min<int>(3, static_cast<int>(layers.size())));
-  for (int l : layers) f.panels.push_back(matrix_panel(text, l, -1, MatrixKind::Similarity, o));
+  const bool paper = o.layer_matrix == MatrixKind::Similarity;
+  Figure f = titled(paper ? "Fig. 12: summed similarity of each layer's heads" : std::string("each layer's ") + matrix_title(o.layer_matrix) + " (as Fig. 12)", o,
+                    std::min<int>(3, static_cast<int>(layers.size())));
+  for (int l : layers) f.panels.push_back(matrix_panel(text, l, -1, o.layer_matrix, o));
   return f;
 }
 

@@ -7,6 +7,8 @@
 #include <cstring>
 #include <functional>
 
+#include "analysis/attention_rollout.h"
+#include "analysis/norm_based_attention.h"
 #include "error.h"
 #include "io/analysis_json.h"
 #include "io/atomic_file.h"
@@ -55,6 +57,16 @@ void add_pairs(const TextAnalysis& a, bool with_values, NamedTensors& tensors) {
   tensors.emplace_back("pair_value", values);
 }
 
+// The lenses (docs/lenses.md), when the run captured them: what each head moves from each token,
+// the layers' norm-based maps, every layer's rollout, and the queries and keys.
+void add_lenses(const TextCaptures& c, NamedTensors& tensors) {
+  tensors.emplace_back("value_norms", c.value_norms.to(at::kCPU, at::kFloat).contiguous());
+  tensors.emplace_back("norm_layer_maps", layer_norm_based_attention(c.attention, c.value_gram).to(at::kCPU).contiguous());
+  tensors.emplace_back("rollout", attention_rollout(c.attention.mean(1)).to(at::kCPU).contiguous());
+  tensors.emplace_back("queries", c.queries.to(at::kCPU, at::kFloat).contiguous());
+  tensors.emplace_back("keys", c.keys.to(at::kCPU, at::kFloat).contiguous());
+}
+
 ResultContent content_of(const TextRunFile& file, const TextAnalysis* analysis, CaptureSet captures) {
   ResultContent r;
   nlohmann::json tokens = nlohmann::json::array();
@@ -72,6 +84,7 @@ ResultContent content_of(const TextRunFile& file, const TextAnalysis* analysis, 
   const TextCaptures& c = file.run.captures;
   if (captures != CaptureSet::None) r.tensors.emplace_back("attention", c.attention.to(at::kCPU, at::kFloat));
   if (captures == CaptureSet::All) r.tensors.emplace_back("head_outputs", c.head_outputs.to(at::kCPU, at::kFloat));
+  if (captures != CaptureSet::None && c.value_norms.defined()) add_lenses(c, r.tensors);
   if (analysis) {
     r.document["analysis"] = analysis_to_json(*analysis, file.run.encoding);
     add_pairs(*analysis, captures != CaptureSet::All, r.tensors);

@@ -8,6 +8,7 @@
 
 #include "analysis/attention_rollout.h"
 #include "analysis/norm_based_attention.h"
+#include "analysis/text_analysis.h"
 #include "error.h"
 #include "support/minilm.h"
 #include "support/nested_tensor.h"
@@ -75,6 +76,41 @@ TEST(Lenses, NotCapturedUnlessAsked) {
   const TextRun plain = test::minilm_checkpoint().run("The keeper lit the lamp.", 128);
   EXPECT_FALSE(plain.captures.value_norms.defined());
   EXPECT_THROW(layer_norm_based_attention(plain.captures.attention, plain.captures.value_gram), Error);
+}
+
+}  // namespace
+}  // namespace attnscope
+
+namespace attnscope {
+namespace {
+
+// Separators from a lens: uniform attention makes every column a separator; weighted by the size
+// of what each token gives (norms 1, 1, 10), only the third column reaches tau_sep = 0.5.
+TEST(Lenses, SeparatorsFromTheNormBasedMaps) {
+  TextCaptures c;
+  c.num_layers = c.num_heads = 1;
+  c.length = 3;
+  c.attention = at::full({1, 1, 3, 3}, 1.0f / 3);
+  c.head_outputs = at::randn({1, 1, 3, 2});
+  c.value_norms = at::tensor({1.0f, 1.0f, 10.0f}).reshape({1, 1, 3});
+  EXPECT_TRUE(at::allclose(separator_columns(c, SeparatorInput::Attention), at::ones({1, 1, 3})));
+  EXPECT_TRUE(at::allclose(separator_columns(c, SeparatorInput::Norm), at::tensor({1.0f, 1.0f, 10.0f}).reshape({1, 1, 3})));
+  const Encoding e{{Token{1, "a", 0, 1}, Token{2, "b", 2, 3}, Token{3, "c", 4, 5}}};
+  AnalysisSettings s;
+  EXPECT_EQ(analyze_text(e, c, s).head(0, 0).separators.positions, (std::vector<int>{0, 1, 2}));
+  s.separators_from = SeparatorInput::Norm;
+  EXPECT_EQ(analyze_text(e, c, s).head(0, 0).separators.positions, (std::vector<int>{2}));
+  c.value_norms = at::Tensor();
+  EXPECT_THROW(analyze_text(e, c, s), Error);
+}
+
+TEST(Lenses, SeparatorsFromRolloutAreTheLayersForEveryHead) {
+  const TextRun run = test::minilm_checkpoint().run("The keeper lit the lamp. The lamp shone.", 128);
+  AnalysisSettings s;
+  s.separators_from = SeparatorInput::Rollout;
+  const TextAnalysis a = analyze_text(run.encoding, run.captures, s);
+  for (int64_t l = 0; l < a.num_layers; ++l)
+    for (int64_t h = 1; h < a.num_heads; ++h) EXPECT_EQ(a.head(l, h).separators.positions, a.head(l, 0).separators.positions);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 
 #include "io/result_json.h"
+#include "model/safetensors.h"
 #include "support/modified_checkpoint.h"
 #include "support/nested_tensor.h"
 #include "support/paths.h"
@@ -94,6 +95,16 @@ TEST_F(Cli, AnalyzeWritesAResultTheCoreReadsBack) {
   EXPECT_EQ(file.run.captures.num_layers, 2);
   EXPECT_EQ(file.run.encoding.size(), 9u);
   EXPECT_EQ(file.device, "cpu float32");
+}
+
+TEST_F(Cli, AnalyzeKeepsTheLensesWhenAsked) {
+  const auto out = dir_ / "lenses.safetensors";
+  ASSERT_EQ(run_cli({"analyze", "--model", tiny(), "--text", "The cat sat on the mat.", "--lenses", "--out", out.string()}).status, 0);
+  const SafetensorsFile file(out);
+  for (const char* name : {"value_norms", "norm_layer_maps", "rollout", "queries", "keys"}) EXPECT_NE(file.find(name), nullptr) << name;
+  const auto plain = dir_ / "plain.safetensors";
+  ASSERT_EQ(run_cli({"analyze", "--model", tiny(), "--text", "The cat sat on the mat.", "--out", plain.string()}).status, 0);
+  EXPECT_EQ(SafetensorsFile(plain).find("rollout"), nullptr);
 }
 
 TEST_F(Cli, AnalyzeIncludesTheAnalysis) {
@@ -403,6 +414,14 @@ TEST_F(CliFigure, WritesEveryFormatFromAText) {
                      (dir_ / "words.svg").string()}).status, 0);
   expect_one_line_error({"figure", "--model", tiny(), "--text", "The cat sat.", "--fig", "head", "--matrix", "norm", "--words", "--out",
                          (dir_ / "w.svg").string()}, "did not capture");
+  for (const char* from : {"norm", "rollout"}) {
+    const Outcome o = run_cli({"stats", "--model", tiny(), "--text", "The cat sat. The dog ran.", "--separators-from", from, "--json"});
+    EXPECT_EQ(o.status, 0) << from << ": " << o.err;
+    EXPECT_NE(o.out.find(std::string("\"separators_from\":\"") + from), std::string::npos) << o.out.substr(0, 300);
+  }
+  test::write_text(dir_ / "few.txt", "The cat sat on the mat. The dog ran.");
+  expect_one_line_error({"corpus", "--model", tiny(), "--input", (dir_ / "few.txt").string(), "--max-len", "16", "--words", "--out",
+                         (dir_ / "c.json").string()}, "corpus run takes separators");
 }
 
 TEST_F(CliFigure, CorpusFiguresFromASavedRun) {
