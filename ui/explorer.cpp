@@ -312,6 +312,7 @@ void Explorer::draw_view(View view, const PanelContext& c) {
     }
     s.matrix = static_cast<MatrixKind>(matrix);
     if (s.matrix == MatrixKind::Attention) check("zero diagonal", &s.zero_diagonal);
+    if (s.matrix == MatrixKind::Rollout) check("through the norm-based maps", &s.rollout_of_norm);
   };
   // The Head view's own: the matrix, or the queries and keys of one token (bertviz's neuron view).
   const auto head_controls = [this, &matrix_controls, check](ViewState& s) {

@@ -125,6 +125,7 @@ FigureOptions figure_options(const ViewState& s) {
   o.head = s.layer_sum ? -1 : s.head;
   o.layers = s.layers_shown;
   o.layer_matrix = s.layers_matrix;
+  o.rollout_of_norm = s.rollout_of_norm;
   o.query_key = s.query_key;
   o.query = s.query;
   if (!s.heads_shown.empty() && !s.layer_sum) {  // the focused head and the ticked ones, in order

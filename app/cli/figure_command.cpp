@@ -21,6 +21,7 @@ struct FigureCommandOptions {
   AnalysisOptions analysis;
   std::string figure, out, corpus, corpus_b, matrix = "attention", colormap = "viridis", scale = "linear";
   int layer = -1, head = 0, query = 0, key = -1;
+  bool rollout_of_norm = false;
   std::vector<int> layers, heads;
   double png_scale = 2, width = 0;
 };
@@ -32,6 +33,7 @@ FigureOptions figure_options(const FigureCommandOptions& o, std::string caption)
   f.layers = o.layers;
   f.heads = o.heads;
   f.query = o.query;
+  f.rollout_of_norm = o.rollout_of_norm;
   f.key = o.key;
   f.matrix = matrix_by_name(o.matrix);
   f.colormap = colormap_by_name(o.colormap);
@@ -86,7 +88,7 @@ Figure compared_figure(const FigureCommandOptions& o) {
 
 int run_figure(FigureCommandOptions o) {
   figure_format(o.out);  // a wrong extension is reported before the model runs
-  o.run.lenses = o.matrix == "norm" || o.figure == "qk";
+  o.run.lenses = o.matrix == "norm" || o.figure == "qk" || o.rollout_of_norm;
   if (o.second.given() && !o.corpus.empty()) throw Error("--corpus draws one corpus result; a second run (--model-b, --text-b) compares two texts");
   if (!o.corpus_b.empty() && o.corpus.empty()) throw Error("--corpus-b compares with --corpus: give both");
   const Figure figure = o.second.given()        ? compared_figure(o)
@@ -123,6 +125,7 @@ Action add_figure_command(CLI::App& app) {
   cmd->add_option("--layer", o->layer, "Layer, numbered from 0 (default: the last)")->check(CLI::Range(-1, 1 << 16));
   cmd->add_option("--head", o->head, "Head, numbered from 0; -1: the layer's sum where a figure allows it")->capture_default_str()
       ->check(CLI::Range(-1, 1 << 16));
+  cmd->add_flag("--rollout-of-norm", o->rollout_of_norm, "With --matrix rollout: roll out the layers' norm-based maps instead of their mean attention");
   cmd->add_option("--query", o->query, "The query/key view (--fig qk): the querying token i")->capture_default_str()->check(CLI::NonNegativeNumber);
   cmd->add_option("--key", o->key, "The query/key view: the key j outlined (default: the one token i attends to most)")->check(CLI::NonNegativeNumber);
   cmd->add_option("--layers", o->layers, "Layers shown side by side in figures 12 and 13 (default: all)")->delimiter(',');

@@ -30,6 +30,7 @@ struct FigureOptions {
   ValueScale scale = ValueScale::Linear;
   bool outline_pairs = true;  // outline the high-similarity elements on S and cosine maps
   bool zero_diagonal = false; // attention maps: show A with its diagonal set to 0 (S's always is)
+  bool rollout_of_norm = false;  // rollout through the layers' norm-based maps instead of their mean attention
   MatrixKind layer_matrix = MatrixKind::Similarity;  // Fig. 12's layer maps: summed S (the paper), or another matrix's layer map
   bool query_key = false;     // the head view shows the focused head's queries and keys (query_key_figure.h)
   int query = 0;              // the query/key view: the querying token i

@@ -146,13 +146,17 @@ MatrixKind matrix_by_name(const std::string& name) {
 
 namespace {
 
-// R of layer `last_layer` (rollout through layers 0 .. last_layer).
-at::Tensor rollout_to(const AnalyzedTextView& text, int last_layer) {
-  return attention_rollout(text.captures.attention.slice(0, 0, last_layer + 1).to(at::kFloat).mean(1))[last_layer];
+// R_l for l = 0 .. last_layer, [last_layer + 1, n, n]: through the mean attention of each layer, or
+// through its norm-based map.
+at::Tensor rollouts(const AnalyzedTextView& text, int last_layer, bool of_norm) {
+  const at::Tensor attention = text.captures.attention.slice(0, 0, last_layer + 1).to(at::kFloat);
+  if (!of_norm) return attention_rollout(attention.mean(1));
+  const at::Tensor gram = text.captures.value_gram;
+  return attention_rollout(layer_norm_based_attention(attention, gram.defined() ? gram.slice(0, 0, last_layer + 1) : gram));
 }
 
 // [H, n, n]: every head's map of one kind in one layer (rollout: the layer's map for each head).
-at::Tensor layer_maps(const AnalyzedTextView& text, int layer, MatrixKind kind) {
+at::Tensor layer_maps(const AnalyzedTextView& text, int layer, MatrixKind kind, bool rollout_of_norm) {
   const auto& sim = text.analysis.similarity;
   const at::Tensor attention = text.captures.attention[layer];
   switch (kind) {
@@ -161,7 +165,7 @@ at::Tensor layer_maps(const AnalyzedTextView& text, int layer, MatrixKind kind) 
     case MatrixKind::Cosine: return cosine_from_similarity(sim.similarity[layer], sim.norms[layer]).to(at::kFloat);
     case MatrixKind::Norm:
       return norm_based_attention(attention, text.captures.value_norms.defined() ? text.captures.value_norms[layer] : at::Tensor());
-    case MatrixKind::Rollout: return rollout_to(text, layer).unsqueeze(0).expand({attention.size(0), -1, -1});
+    case MatrixKind::Rollout: return rollouts(text, layer, rollout_of_norm)[layer].unsqueeze(0).expand({attention.size(0), -1, -1});
   }
   return {};
 }
@@ -178,7 +182,7 @@ at::Tensor layer_map(const AnalyzedTextView& text, int layer, MatrixKind kind, c
 
 }  // namespace
 
-std::vector<float> head_matrix(const AnalyzedTextView& text, int layer, int head, MatrixKind kind) {
+std::vector<float> head_matrix(const AnalyzedTextView& text, int layer, int head, MatrixKind kind, bool rollout_of_norm) {
   const auto& sim = text.analysis.similarity;
   switch (kind) {
     case MatrixKind::Attention:
@@ -190,7 +194,7 @@ std::vector<float> head_matrix(const AnalyzedTextView& text, int layer, int head
       return tensor_values(cosine_from_similarity(sim.similarity[layer][head], sim.norms[layer][head]));
     case MatrixKind::Norm:
     case MatrixKind::Rollout: {
-      const at::Tensor heads = layer_maps(text, layer, kind);
+      const at::Tensor heads = layer_maps(text, layer, kind, rollout_of_norm);
       return tensor_values(head < 0 ? layer_map(text, layer, kind, heads) : heads[head]);
     }
   }
@@ -213,9 +217,9 @@ FigureOptions resolved(const FigureOptions& options, const TextAnalysis& a) {
 
 HeatmapPanel matrix_panel(const AnalyzedTextView& text, int layer, int head, MatrixKind kind, const FigureOptions& o) {
   HeatmapPanel p;
-  p.title = std::string(matrix_title(kind)) + ", " + (kind == MatrixKind::Rollout ? "after layer " + std::to_string(layer) : head_name(layer, head));
+  p.title = std::string(kind == MatrixKind::Rollout && o.rollout_of_norm ? "rollout of the norm-based maps" : matrix_title(kind)) + ", " + (kind == MatrixKind::Rollout ? "after layer " + std::to_string(layer) : head_name(layer, head));
   p.rows = p.cols = static_cast<int>(text.encoding.size());
-  p.values = head_matrix(text, layer, head, kind);
+  p.values = head_matrix(text, layer, head, kind, o.rollout_of_norm);
   if (o.zero_diagonal)
     for (int i = 0; i < p.rows; ++i) p.values[static_cast<size_t>(i) * p.cols + i] = 0.0f;
   p.row_labels = p.col_labels = token_labels(text.encoding);
@@ -239,11 +243,11 @@ std::vector<HeatmapPanel> grid_thumbnails(const AnalyzedTextView& text, const Fi
   const int64_t n = a.length;
   const bool signed_map = o.matrix == MatrixKind::Similarity || o.matrix == MatrixKind::Cosine;
   // Rollout is one map per layer, each the product of the ones before: computed once for all.
-  const at::Tensor rollout = o.matrix == MatrixKind::Rollout ? attention_rollout(text.captures.attention.to(at::kFloat).mean(1)) : at::Tensor();
+  const at::Tensor rollout = o.matrix == MatrixKind::Rollout ? rollouts(text, static_cast<int>(a.num_layers) - 1, o.rollout_of_norm) : at::Tensor();
   std::vector<HeatmapPanel> out;
   for (int64_t l = 0; l < a.num_layers; ++l) {
     at::Tensor maps = rollout.defined() ? rollout[l].unsqueeze(0).expand({a.num_heads, -1, -1})
-                                        : layer_maps(text, static_cast<int>(l), o.matrix);  // [H, n, n]
+                                        : layer_maps(text, static_cast<int>(l), o.matrix, false);  // [H, n, n]
     if (o.zero_diagonal && o.matrix == MatrixKind::Attention) maps = maps * (1 - at::eye(n, maps.options())).unsqueeze(0);
     at::Tensor sum = (rollout.defined() ? rollout[l] : layer_map(text, static_cast<int>(l), o.matrix, maps)).unsqueeze(0);
     if (n > max_cells) {  // pooled one by one: no copy of the full-size maps is made

@@ -20,7 +20,8 @@ struct AnalyzedTextView {
 };
 
 // A head's matrix (head -1: the layer's sum), n x n row-major float on the host.
-std::vector<float> head_matrix(const AnalyzedTextView& text, int layer, int head, MatrixKind kind);
+// `rollout_of_norm`: rollout through the norm-based layer maps (docs/lenses.md) instead of the mean attention.
+std::vector<float> head_matrix(const AnalyzedTextView& text, int layer, int head, MatrixKind kind, bool rollout_of_norm = false);
 std::vector<std::string> token_labels(const Encoding& encoding);
 
 // Resolves layer -1 to the last layer and checks ranges; throws attnscope::Error.

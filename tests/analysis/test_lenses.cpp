@@ -9,6 +9,7 @@
 #include "analysis/attention_rollout.h"
 #include "analysis/norm_based_attention.h"
 #include "analysis/text_analysis.h"
+#include "figures/text_figures.h"
 #include "error.h"
 #include "support/minilm.h"
 #include "support/nested_tensor.h"
@@ -111,6 +112,24 @@ TEST(Lenses, SeparatorsFromRolloutAreTheLayersForEveryHead) {
   const TextAnalysis a = analyze_text(run.encoding, run.captures, s);
   for (int64_t l = 0; l < a.num_layers; ++l)
     for (int64_t h = 1; h < a.num_heads; ++h) EXPECT_EQ(a.head(l, h).separators.positions, a.head(l, 0).separators.positions);
+}
+
+}  // namespace
+}  // namespace attnscope
+
+namespace attnscope {
+namespace {
+
+// The rollout option: through the norm-based layer maps instead of the mean attention.
+TEST(Lenses, RolloutThroughTheNormBasedMaps) {
+  const TextRun run = test::minilm_checkpoint().run("The keeper lit the lamp. The lamp shone.", 128, true, true);
+  const TextAnalysis a = analyze_text(run.encoding, run.captures, {});
+  const AnalyzedTextView view{run.encoding, run.captures, a};
+  const at::Tensor of_norm = attention_rollout(layer_norm_based_attention(run.captures.attention, run.captures.value_gram));
+  const std::vector<float> shown = head_matrix(view, 3, 0, MatrixKind::Rollout, true);
+  EXPECT_TRUE(at::allclose(at::tensor(shown).reshape(of_norm[3].sizes()), of_norm[3], 1e-5, 1e-6));
+  const std::vector<float> plain = head_matrix(view, 3, 0, MatrixKind::Rollout);
+  EXPECT_FALSE(at::allclose(at::tensor(plain).reshape(of_norm[3].sizes()), of_norm[3], 1e-3, 1e-3)) << "the option changes the map";
 }
 
 }  // namespace

@@ -11,7 +11,7 @@ std::string figure_key(uint64_t serial, const FigureOptions& o) {
                     matrix_name(o.matrix) + "|" + colormap(o.colormap).name + "|" + std::to_string(static_cast<int>(o.scale)) + "|";
   for (int l : o.layers) key += std::to_string(l) + ",";
   key += o.zero_diagonal ? "|z|" : "||";
-  key += std::string(matrix_name(o.layer_matrix)) + "|";
+  key += std::string(matrix_name(o.layer_matrix)) + (o.rollout_of_norm ? "|rn|" : "|");
   key += o.query_key ? "qk" + std::to_string(o.query) + "," + std::to_string(o.key) + "|" : "|";
   for (int h : o.heads) key += std::to_string(h) + ",";
   return key;
@@ -48,7 +48,7 @@ PanelActions FigurePanel::draw(const PanelContext& c, const std::function<void(V
     if (state.layer != c.state.layer || state.head != c.state.head || state.layer_sum != c.state.layer_sum || state.matrix != c.state.matrix ||
         state.layers_shown != c.state.layers_shown || state.heads_shown != c.state.heads_shown || state.scale != c.state.scale || state.colormap != c.state.colormap ||
         state.zero_diagonal != c.state.zero_diagonal || state.query_key != c.state.query_key || state.query != c.state.query ||
-        state.layers_matrix != c.state.layers_matrix)
+        state.layers_matrix != c.state.layers_matrix || state.rollout_of_norm != c.state.rollout_of_norm)
       actions.state = state;
   }
   if (!c.snapshot) {
