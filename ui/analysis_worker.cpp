@@ -121,7 +121,7 @@ void AnalysisWorker::answer(const AnalysisRequest& request, uint64_t serial) {
             std::lock_guard lock(mutex_);
             checkpoint_ = std::move(on_cpu);
           }
-          snapshot->captures = std::move(checkpoint_->run({snapshot->encoding}, true, keep_going, true).front().captures);  // with the lenses
+          snapshot->captures = std::move(checkpoint_->run({snapshot->encoding}, true, keep_going, request.lenses).front().captures);
         },
         [this](const std::string& notice) {
           std::lock_guard lock(mutex_);

@@ -24,6 +24,7 @@ struct AnalysisRequest {
   std::string text;
   AnalysisSettings settings;
   size_t max_length = 0;  // 0: the model's default
+  bool lenses = false;    // also capture what the norm lens and the query/key view need (it costs the forward time)
 };
 
 struct AnalysisSnapshot {

@@ -63,6 +63,8 @@ class Explorer {
 
  private:
   void submit();
+  bool needs_lenses() const;
+  bool lenses_asked_ = false;  // the last request asked for the lenses' captures
   std::unique_ptr<AnalysisWorker> make_worker(const std::string& model) const {
     // The worker wakes the sleeping main loop when its answer is there.
     return std::make_unique<AnalysisWorker>(model, options_.device, options_.precision, [] { glfwPostEmptyEvent(); });
@@ -191,13 +193,23 @@ Explorer::Explorer(const ExplorerOptions& o, Settings settings, std::string warn
   if (!o.compare_text.empty()) start_compare({false, "", o.compare_text});
 }
 
+// The lenses' captures cost the forward time (a fifth to a third at 128 tokens): asked for only
+// while something shown needs them, so that typing stays as fast as the model allows otherwise.
+bool Explorer::needs_lenses() const {
+  const ViewState& v = settings_.view;
+  return v.matrix == MatrixKind::Norm || v.layers_matrix == MatrixKind::Norm || v.query_key || v.rollout_of_norm ||
+         settings_.analysis.separators_from == SeparatorInput::Norm;
+}
+
 void Explorer::submit() {
-  worker_->submit({text_panel_.text(), settings_.analysis, settings_.max_length});
+  lenses_asked_ = needs_lenses();
+  worker_->submit({text_panel_.text(), settings_.analysis, settings_.max_length, lenses_asked_});
   if (compare_choice_ && compare_choice_->other_model) submit_b();  // B runs on A's text
 }
 
 void Explorer::submit_b() {
-  if (worker_b_) worker_b_->submit({compare_choice_->other_model ? text_panel_.text() : compare_choice_->text, settings_.analysis, settings_.max_length});
+  if (worker_b_)
+    worker_b_->submit({compare_choice_->other_model ? text_panel_.text() : compare_choice_->text, settings_.analysis, settings_.max_length, lenses_asked_});
 }
 
 void Explorer::start_compare(const CompareChoice& choice) {
@@ -478,6 +490,10 @@ void Explorer::draw_frame() {
     }
   }
   feed_comparison();
+  if (needs_lenses() && !lenses_asked_) {  // a lens was chosen: the text again, with its captures
+    submit();
+    if (compare_choice_ && !compare_choice_->other_model) submit_b();
+  }
   const auto shown = worker_->latest_good();
   const auto latest = worker_->latest();
   ImGui::BeginChild("text side", ImVec2(vp->WorkSize.x * (big ? 0.24f : 0.3f), 0), true);

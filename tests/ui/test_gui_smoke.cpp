@@ -306,6 +306,17 @@ TEST_F(Gui, EveryLensRendersInTheOverviewAndTheHeadView) {
   }
 }
 
+// A lens the run cannot show (the norm lens on words, which keep no value vectors) is a line in
+// the view, not a crash; and the norm lens on pieces, chosen after the first analysis, is shown
+// once the text has run again with the lenses' captures (they are captured only when needed).
+TEST_F(Gui, ALensWithoutItsCapturesSaysSo) {
+  test::write_text(dir_ / "settings.json", R"({"format": "attnscope.settings", "version": 1, "words": true})");
+  const Image words = shot("norm-words", {"--file", text_, "--view", "grid", "--matrix", "norm"});
+  test::write_text(dir_ / "settings.json", R"({"format": "attnscope.settings", "version": 1, "words": false})");
+  const Image pieces = shot("norm-pieces", {"--file", text_, "--view", "grid", "--matrix", "norm"});
+  EXPECT_GT(coloured_share(pieces), coloured_share(words) + 0.05) << "words: a line saying why, no thumbnails; pieces: the thumbnails";
+}
+
 // Compare mode: MiniLM beside a copy with noise in its weights. Side by side shows A, B and B - A;
 // the what-changed grid of MiniLM against itself is one colour (nothing changed), against the
 // noisy copy it is not; at projector size in presentation mode nothing is cut.

@@ -31,8 +31,12 @@ PanelActions GridPanel::draw(const PanelContext& c) {
   }
   ImGui::SameLine();
   if (c.snapshot && ImGui::Button("Export...")) {
-    figure_ = grid_figure(AnalyzedTextView{c.snapshot->encoding, c.snapshot->captures, c.snapshot->analysis}, figure_options(c.state));
-    actions.export_figure = &figure_;
+    try {
+      figure_ = grid_figure(AnalyzedTextView{c.snapshot->encoding, c.snapshot->captures, c.snapshot->analysis}, figure_options(c.state));
+      actions.export_figure = &figure_;
+    } catch (const std::exception& e) {
+      error_ = e.what();
+    }
   }
   if (matrix != static_cast<int>(state.matrix)) {
     state.matrix = static_cast<MatrixKind>(matrix);
@@ -46,7 +50,17 @@ PanelActions GridPanel::draw(const PanelContext& c) {
   const std::string key = figure_key(c.snapshot->serial, o);
   if (key != key_) {
     key_ = key;
-    rebuild(c);
+    error_.clear();
+    try {
+      rebuild(c);
+    } catch (const std::exception& e) {
+      thumbnails_ = {};
+      error_ = e.what();
+    }
+  }
+  if (!error_.empty()) {
+    ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", error_.c_str());
+    return actions;
   }
   const int columns = heads_ + 1;
   const float label_w = ImGui::CalcTextSize("L00").x + 8;

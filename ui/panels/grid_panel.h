@@ -16,6 +16,7 @@ class GridPanel {
   void rebuild(const PanelContext& context);
   HeatmapAtlas thumbnails_;  // layer-major, H + 1 per layer (the last: the sum), one tile each
   std::string key_;
+  std::string error_;  // why the thumbnails could not be made (e.g. a lens whose captures this run lacks)
   int heads_ = 0;
   Figure figure_;  // the same grid as a figure, for export
 };
