@@ -34,7 +34,6 @@ bool ComparisonJob::busy() const {
 }
 
 void ComparisonJob::run() {
-  static uint64_t next_serial = 0;  // this thread alone counts
   for (;;) {
     Request request;
     {
@@ -48,7 +47,7 @@ void ComparisonJob::run() {
     auto result = std::make_shared<ComparisonSnapshot>();
     result->a = request.a;
     result->b = request.b;
-    result->serial = ++next_serial;
+    result->serial = ++next_serial_;
     try {
       const ComparedRun a{request.a->encoding, request.a->text, request.a->captures, request.a->analysis};
       const ComparedRun b{request.b->encoding, request.b->text, request.b->captures, request.b->analysis};

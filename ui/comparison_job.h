@@ -45,6 +45,7 @@ class ComparisonJob {
   std::optional<Request> pending_;
   const AnalysisSnapshot *submitted_a_ = nullptr, *submitted_b_ = nullptr;
   bool submitted_match_ = false, working_ = false, stop_ = false;
+  uint64_t next_serial_ = 0;  // read and written by the job's thread only
   std::shared_ptr<const ComparisonSnapshot> latest_;
   std::function<void()> notify_;
   std::thread thread_;

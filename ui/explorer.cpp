@@ -1,3 +1,11 @@
+// The explorer's main loop and the state it owns. Sections, in order:
+//   1. the Explorer class: panels, workers, view state (and pick_model, the model to open)
+//   2. requests: submit, the lenses' captures on demand, compare mode's second worker and job
+//   3. model switching, panel actions and keyboard shortcuts
+//   4. the views: each view's own controls (draw_view) and the tab bar (draw_views)
+//   5. the frame (draw_frame) and when to draw one (wait_for_work)
+//   6. scripted runs: screenshot, frame and typing benchmarks, idle check, --trace-shown
+//   7. the loop (run) and run_explorer
 #include "explorer.h"
 
 #include <glad/gl.h>
@@ -42,9 +50,6 @@
 
 namespace attnscope::ui {
 namespace {
-
-// Sections: the explorer's state; shortcuts; the views; the frame; scripted runs (screenshot,
-// benchmarks, idle check); the loop.
 
 // Frames drawn after an input event: the one that takes it in, and for the mouse one more for
 // what it changed (a popup opened, a hover moved). A key's frame draws its own effect; one that

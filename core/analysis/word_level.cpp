@@ -33,9 +33,10 @@ bool continues(const Token& previous, const Token& piece, bool continuation_mark
 
 // [W, n] float32: row a holds 1 for the pieces of word a.
 at::Tensor membership(const WordGroups& g, int64_t n) {
-  at::Tensor m = at::zeros({static_cast<int64_t>(g.words.size()), n}, at::kFloat);
-  for (int64_t i = 0; i < n; ++i) m[g.word_of_piece[static_cast<size_t>(i)]][i] = 1.0f;
-  return m;
+  const auto words = static_cast<int64_t>(g.words.size());
+  std::vector<float> m(static_cast<size_t>(words * n), 0.0f);
+  for (int64_t i = 0; i < n; ++i) m[static_cast<size_t>(g.word_of_piece[static_cast<size_t>(i)] * n + i)] = 1.0f;
+  return at::tensor(m).reshape({words, n});
 }
 
 }  // namespace

@@ -126,10 +126,8 @@ std::optional<double> jaccard_index(const PairMask& a, const PairMask& b) {
 
 at::Tensor all_heads_cka(const ComparedRun& a, const ComparedRun& b, const TokenAlignment& alignment) {
   c10::InferenceMode guard;
-  const auto flat = [](const ComparedRun& r, const std::vector<int64_t>& positions) {
-    const at::Tensor index = at::tensor(positions, at::kLong).to(r.captures.head_outputs.device());
-    const at::Tensor c = r.captures.head_outputs.index_select(2, index);
-    return c.reshape({c.size(0) * c.size(1), c.size(2), c.size(3)});
+  const auto flat = [](const ComparedRun& r, const std::vector<int64_t>& positions) {  // [L H, m, d]
+    return aligned_outputs(r, r.captures.num_layers, positions).flatten(0, 1);
   };
   return cross_linear_cka(flat(a, alignment.a), flat(b, alignment.b)).cpu();
 }

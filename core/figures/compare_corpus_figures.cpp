@@ -61,13 +61,8 @@ Figure map_figure(const ComparedCorpora& r, const FigureOptions& o, const std::s
                   const std::string& bar) {
   Figure fig = titled_figure(title, o.caption, 3);
   HeatmapPanel pa = corpus_position_map(r.name_a, a, o, bar), pb = corpus_position_map(r.name_b, b, o, bar);
-  std::vector<float> both = pa.values;  // one colour scale: the same colour is the same value in A and B
-  both.insert(both.end(), pb.values.begin(), pb.values.end());
-  pa.color_scale = pb.color_scale = color_scale_for(both, o.scale, false);
-  HeatmapPanel diff = corpus_position_map(r.name_b + " - " + r.name_a, b - a, o, "difference");
-  diff.colormap = ColormapId::Diverging;
-  diff.color_scale = color_scale_for(diff.values, o.scale == ValueScale::Log ? ValueScale::Linear : o.scale, true);
-  fig.panels = {pa, pb, diff};
+  share_color_scale(pa, pb, o.scale, false);
+  fig.panels = {pa, pb, difference_heatmap(pa, pb, r.name_b + " - " + r.name_a, o.scale)};
   return fig;
 }
 

@@ -19,18 +19,6 @@ FigureOptions common_focus(const ComparedTextsView& r, const FigureOptions& opti
   return o;
 }
 
-HeatmapPanel difference_panel(const HeatmapPanel& a, const HeatmapPanel& b, const std::string& name_a, const std::string& name_b,
-                              const FigureOptions& o) {
-  HeatmapPanel d = b;
-  d.title = name_b + " - " + name_a;
-  for (size_t k = 0; k < d.values.size(); ++k) d.values[k] = b.values[k] - a.values[k];
-  d.colormap = ColormapId::Diverging;
-  d.color_scale = color_scale_for(d.values, o.scale == ValueScale::Log ? ValueScale::Linear : o.scale, true);
-  d.colorbar_label = "difference";
-  d.outlined.clear();
-  return d;
-}
-
 HeatmapPanel head_grid(const std::string& title, const TextComparison& c, const std::vector<float>& values, const std::string& label) {
   HeatmapPanel p;
   p.title = title;
@@ -59,18 +47,13 @@ Figure compare_head_figure(const ComparedTextsView& r, const FigureOptions& opti
   HeatmapPanel a = matrix_panel(r.a, o.layer, o.head, o.matrix, o), b = matrix_panel(r.b, o.layer, o.head, o.matrix, o);
   a.title = r.name_a;  // the figure's title names the matrix and the head
   b.title = r.name_b;
-  // One colour scale for both, so that the same colour means the same value on both sides.
   const bool same_tokens = r.comparison.alignment.identical;
-  if (same_tokens) {
-    std::vector<float> both = a.values;
-    both.insert(both.end(), b.values.begin(), b.values.end());
-    a.color_scale = b.color_scale = color_scale_for(both, o.scale, o.matrix == MatrixKind::Similarity || o.matrix == MatrixKind::Cosine);
-  }
+  if (same_tokens) share_color_scale(a, b, o.scale, o.matrix == MatrixKind::Similarity || o.matrix == MatrixKind::Cosine);
   Figure f = titled_figure("Compared: " + std::string(matrix_name(o.matrix)) + ", " +
                                (o.head < 0 ? "layer " + std::to_string(o.layer) + " (sum of heads)" : "layer " + std::to_string(o.layer) + ", head " + std::to_string(o.head)),
                            o.caption, same_tokens ? 3 : 2);
   f.panels = {a, b};
-  if (same_tokens) f.panels.push_back(difference_panel(a, b, r.name_a, r.name_b, o));
+  if (same_tokens) f.panels.push_back(difference_heatmap(a, b, r.name_b + " - " + r.name_a, o.scale));
   return f;
 }
 

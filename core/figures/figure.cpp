@@ -47,6 +47,23 @@ std::pair<std::string, std::string> colorbar_ticks(const ColorScale& s) {
   return {(s.scale == ValueScale::Clipped ? "\u2265" : "") + tick_label(top), tick_label(bottom)};
 }
 
+HeatmapPanel difference_heatmap(const HeatmapPanel& a, const HeatmapPanel& b, std::string title, ValueScale scale) {
+  HeatmapPanel d = b;
+  d.title = std::move(title);
+  for (size_t k = 0; k < d.values.size(); ++k) d.values[k] = b.values[k] - a.values[k];
+  d.colormap = ColormapId::Diverging;
+  d.color_scale = color_scale_for(d.values, scale == ValueScale::Log ? ValueScale::Linear : scale, true);
+  d.colorbar_label = "difference";
+  d.outlined.clear();
+  return d;
+}
+
+void share_color_scale(HeatmapPanel& a, HeatmapPanel& b, ValueScale scale, bool symmetric) {
+  std::vector<float> both = a.values;
+  both.insert(both.end(), b.values.begin(), b.values.end());
+  a.color_scale = b.color_scale = color_scale_for(both, scale, symmetric);
+}
+
 Figure titled_figure(std::string title, std::string caption, int columns) {
   Figure f;
   f.title = std::move(title);

@@ -87,6 +87,12 @@ Rgb palette_color(int index);
 
 const std::string& panel_title(const Panel& panel);
 
+// B - A of two heatmaps of one shape, with B's labels, on a diverging colour scale centred at 0 (a
+// log scale is taken as linear: differences are signed), without outlines.
+HeatmapPanel difference_heatmap(const HeatmapPanel& a, const HeatmapPanel& b, std::string title, ValueScale scale);
+// One colour scale for two heatmaps shown side by side, so that one colour is one value in both.
+void share_color_scale(HeatmapPanel& a, HeatmapPanel& b, ValueScale scale, bool symmetric);
+
 // An empty figure with its title, caption and number of panel columns.
 Figure titled_figure(std::string title, std::string caption, int columns);
 // "h0", "h1", ...: the categories of a bar panel over a layer's heads.

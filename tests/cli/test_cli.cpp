@@ -1,5 +1,12 @@
 // attnscope-cli as a user meets it: every bad input ends with one line on standard error and a
-// non-zero exit; good input gives results the core can read back.
+// non-zero exit; good input gives results the core can read back. Sections, in order:
+//   1. running the command line (Outcome, run, run_cli, expect_one_line_error) and the Cli fixture
+//   2. Cli: help, tokenize, analyze (with lenses), pairs, stats, corpus runs and shards, model ids, bad inputs
+//   3. CliFigure: figures from a text (every lens, words, qk) and from a corpus result
+//   4. downloads from a loopback Hub
+//   5. CliEncoders: every architecture's checkpoint through the commands
+//   6. CliCompare: two texts or two models compared (table, JSON, CSV, figures, the independent check)
+//   7. CliCorpusCompare: two corpus results side by side
 #include <gtest/gtest.h>
 
 #include <array>
