@@ -28,8 +28,8 @@ const ViewText kViews[kViewCount] = {
      "separators. The mask marks their rows and columns; the separators cut the text into segments, and the last panel "
      "shows the mean of S over each pair of segments (i != j)."},
     {View::Pairs, "pairs", "Pairs", "Fig. 9: the pairs the focused head binds together, and where they sit in the text.",
-     "Pairs (i < j) with S_hat_ij >= tau. Tokens taking part are coloured one colour per token value. Hover a row to light "
-     "the pair in the text and in the similarity map."},
+     "Pairs (i < j) with S_hat_ij >= tau (or of another matrix, chosen in \"pairs from\"). Tokens taking part are coloured one "
+     "colour per token value. Hover a row to light the pair in the text and in the similarity map."},
     {View::Stats, "stats", "Statistics", "Fig. 6, 7, 8, 11 for this text: per head of the focused layer.",
      "Repeat share: pairs of the same token id. Same-sentence share beside its chance level (the share of all pairs in one "
      "sentence). Anchor: the token in most pairs, with its share. Mean distance j - i and the focused head's distance "
