@@ -22,7 +22,8 @@ const ViewText kViews[kViewCount] = {
      "set to 0, or the cosine similarity S_ij / (|c_i| |c_j|). The extra column is the sum over the layer's heads."},
     {View::Head, "head", "Head", "One head's matrix in detail: hover for values, Ctrl + wheel to zoom, outlines mark S_hat >= tau.",
      "The focused head's matrix with the tokens on both axes. S is signed, so it uses a diverging colormap centred at 0. "
-     "Outlined cells are the high-similarity elements: S_hat = S / max_{i != j} S_ij >= tau (METHOD.md)."},
+     "Outlined cells are the high-similarity elements: S_hat = S / max_{i != j} S_ij >= tau (METHOD.md), or the pairs of the "
+     "matrix chosen in \"pairs from\" (Pairs view)."},
     {View::Separators, "separators", "Separators", "Fig. 5: attention, similarity, the separator mask and block averages.",
      "Column attention a_j = sum_i A_ij of the head's own map, divided by its maximum; tokens with a_hat_j >= tau_sep are "
      "separators. The mask marks their rows and columns; the separators cut the text into segments, and the last panel "
