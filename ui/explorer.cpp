@@ -202,8 +202,9 @@ Explorer::Explorer(const ExplorerOptions& o, Settings settings, std::string warn
 // while something shown needs them, so that typing stays as fast as the model allows otherwise.
 bool Explorer::needs_lenses() const {
   const ViewState& v = settings_.view;
-  return v.matrix == MatrixKind::Norm || v.layers_matrix == MatrixKind::Norm || v.query_key || v.rollout_of_norm ||
-         settings_.analysis.separators_from == SeparatorInput::Norm;
+  const bool rollout = v.matrix == MatrixKind::Rollout || v.layers_matrix == MatrixKind::Rollout;
+  return v.matrix == MatrixKind::Norm || v.layers_matrix == MatrixKind::Norm || v.query_key || (rollout && v.rollout_of_norm) ||
+         settings_.analysis.separators_from == SeparatorInput::Norm || settings_.analysis.pairs_from == PairInput::Norm;
 }
 
 void Explorer::submit() {
@@ -429,12 +430,33 @@ void Explorer::draw_view(View view, const PanelContext& c) {
                           a.settings.tau_sep, readable_piece(e.tokens[seps.positions.front()].text).c_str());
     ImGui::PopTextWrapPos();
   };
+  // Which matrix a head's pairs, and so its statistics, come from (S by default, as METHOD.md).
+  const auto pair_source = [this] {
+    int from = static_cast<int>(settings_.analysis.pairs_from);
+    same_line_if_fits(ImGui::GetFontSize() * 13);
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
+    if (ImGui::Combo("pairs from", &from, "similarity\0cosine\0attention\0norm\0rollout\0")) {
+      settings_.analysis.pairs_from = static_cast<PairInput>(from);
+      submit();
+    }
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("The matrix whose high elements (>= tau times its largest) are the pairs: S (METHOD.md), cosine, attention, "
+                        "the norm-based map (Kobayashi et al. 2020) or the layer's rollout (Abnar and Zuidema 2020); attention, norm "
+                        "and rollout averaged with their transpose first.");
+  };
+  const auto stats_controls = [&focus_controls, &pair_source](ViewState& s) {
+    focus_controls(s);
+    pair_source();
+  };
   switch (view) {
     case View::Grid: apply(grid_.draw(c)); break;
     case View::Head: apply(head_.draw(c, head_controls)); break;
     case View::Separators: apply(separators_.draw(c, separator_controls)); break;
-    case View::Pairs: apply(pairs_.draw(c)); break;
-    case View::Stats: apply(stats_.draw(c, focus_controls)); break;
+    case View::Pairs:
+      pair_source();
+      apply(pairs_.draw(c));
+      break;
+    case View::Stats: apply(stats_.draw(c, stats_controls)); break;
     case View::Layers: apply(layers_.draw(c, layer_choice)); break;
     case View::Lines: apply(lines_.draw(c, lines_controls)); break;
     case View::Corpus: apply(corpus_.draw(c, worker_->checkpoint(), focus_controls)); break;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <iterator>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -24,9 +25,11 @@ json to_json(const Settings& s) {
               {"include_special", s.analysis.include_special},
               {"words", s.analysis.words},
               {"separators_from", static_cast<int>(s.analysis.separators_from)},
+              {"pairs_from", pair_input_name(s.analysis.pairs_from)},
               {"sentences", s.analysis.sentences == SentenceMode::Segments ? "segments" : "punct"},
               {"view", view_name(s.view.view)},
               {"matrix", matrix_name(s.view.matrix)},
+              {"rollout_of_norm", s.view.rollout_of_norm},
               {"colormap", colormap(s.view.colormap).name},
               {"scale", value_scale_name(s.view.scale)},
               {"presentation", s.view.presentation},
@@ -48,9 +51,15 @@ Settings from_json(const json& j) {
   if (auto* v = field("include_special")) s.analysis.include_special = v->get<bool>();
   if (auto* v = field("words")) s.analysis.words = v->get<bool>();
   if (auto* v = field("separators_from")) s.analysis.separators_from = static_cast<SeparatorInput>(std::clamp(v->get<int>(), 0, 2));
+  if (auto* v = field("pairs_from")) {
+    const auto name = std::find(std::begin(kPairInputNames), std::end(kPairInputNames), v->get<std::string>());
+    if (name == std::end(kPairInputNames)) throw Error("pairs_from: expected similarity, cosine, attention, norm or rollout");
+    s.analysis.pairs_from = static_cast<PairInput>(name - std::begin(kPairInputNames));
+  }
   if (auto* v = field("sentences")) s.analysis.sentences = v->get<std::string>() == "segments" ? SentenceMode::Segments : SentenceMode::Punctuation;
   if (auto* v = field("view")) s.view.view = view_by_name(v->get<std::string>());
   if (auto* v = field("matrix")) s.view.matrix = matrix_by_name(v->get<std::string>());
+  if (auto* v = field("rollout_of_norm")) s.view.rollout_of_norm = v->get<bool>();
   if (auto* v = field("colormap")) s.view.colormap = colormap_by_name(v->get<std::string>());
   if (auto* v = field("scale")) s.view.scale = value_scale_by_name(v->get<std::string>());
   if (auto* v = field("presentation")) s.view.presentation = v->get<bool>();

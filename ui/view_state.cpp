@@ -22,14 +22,15 @@ const ViewText kViews[kViewCount] = {
      "set to 0, or the cosine similarity S_ij / (|c_i| |c_j|). The extra column is the sum over the layer's heads."},
     {View::Head, "head", "Head", "One head's matrix in detail: hover for values, Ctrl + wheel to zoom, outlines mark S_hat >= tau.",
      "The focused head's matrix with the tokens on both axes. S is signed, so it uses a diverging colormap centred at 0. "
-     "Outlined cells are the high-similarity elements: S_hat = S / max_{i != j} S_ij >= tau (METHOD.md)."},
+     "Outlined cells are the high-similarity elements: S_hat = S / max_{i != j} S_ij >= tau (METHOD.md), or the pairs of the "
+     "matrix chosen in \"pairs from\" (Pairs view)."},
     {View::Separators, "separators", "Separators", "Fig. 5: attention, similarity, the separator mask and block averages.",
      "Column attention a_j = sum_i A_ij of the head's own map, divided by its maximum; tokens with a_hat_j >= tau_sep are "
      "separators. The mask marks their rows and columns; the separators cut the text into segments, and the last panel "
      "shows the mean of S over each pair of segments (i != j)."},
     {View::Pairs, "pairs", "Pairs", "Fig. 9: the pairs the focused head binds together, and where they sit in the text.",
-     "Pairs (i < j) with S_hat_ij >= tau. Tokens taking part are coloured one colour per token value. Hover a row to light "
-     "the pair in the text and in the similarity map."},
+     "Pairs (i < j) with S_hat_ij >= tau (or of another matrix, chosen in \"pairs from\"). Tokens taking part are coloured one "
+     "colour per token value. Hover a row to light the pair in the text and in the similarity map."},
     {View::Stats, "stats", "Statistics", "Fig. 6, 7, 8, 11 for this text: per head of the focused layer.",
      "Repeat share: pairs of the same token id. Same-sentence share beside its chance level (the share of all pairs in one "
      "sentence). Anchor: the token in most pairs, with its share. Mean distance j - i and the focused head's distance "

@@ -79,7 +79,7 @@ Action add_analyze_command(CLI::App& app) {
                                  "Run the encoder on a text: for every layer and head the attention map A, the head outputs C = A V, "
                                  "and the paper's analysis (pairs, separators, statistics); format in docs/result-format.md");
   add_run_options(*cmd, o->run);
-  add_analysis_options(*cmd, o->analysis);
+  add_analysis_options(*cmd, o->analysis, "--matrix,--pairs-from");
   cmd->add_option("--out", o->out,
                   "Write the result here (atomically): the compact binary form (safetensors layout; Python's safetensors "
                   "opens it), or JSON when the name ends in .json; '-' for JSON on standard output. Without it, JSON goes "

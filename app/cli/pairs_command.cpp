@@ -31,11 +31,14 @@ int run_pairs(const PairsOptions& o) {
               << "\n";
     return 0;
   }
-  std::printf("Layer %d, head %d: %zu pairs with S / max S >= %.3g (max S = %.4g)\n", o.layer, o.head, pairs.size(), a.settings.tau,
+  const bool of_s = a.settings.pairs_from == PairInput::Similarity;
+  const char* m = of_s ? "S" : "M";
+  if (!of_s) std::printf("M: %s%s\n", pair_input_name(a.settings.pairs_from), a.settings.pairs_from == PairInput::Cosine ? "" : ", averaged with its transpose");
+  std::printf("Layer %d, head %d: %zu pairs with %s / max %s >= %.3g (max %s = %.4g)\n", o.layer, o.head, pairs.size(), m, m, a.settings.tau, m,
               head.scale);
-  if (head.scale <= 0) std::printf("(the largest off-diagonal similarity is not positive: no high-similarity elements)\n");
+  if (head.scale <= 0) std::printf("(the largest off-diagonal value is not positive: no high elements)\n");
   if (pairs.empty()) return 0;
-  std::printf("%-16s %-16s %7s %7s %7s\n", "Token_i", "Token_j", "Index_i", "Index_j", "S_hat");
+  std::printf("%-16s %-16s %7s %7s %7s\n", "Token_i", "Token_j", "Index_i", "Index_j", of_s ? "S_hat" : "M_hat");
   for (const TokenPair& p : pairs)
     std::printf("%-16s %-16s %7d %7d %7.3f\n", readable_piece(e.tokens[static_cast<size_t>(p.i)].text).c_str(), readable_piece(e.tokens[static_cast<size_t>(p.j)].text).c_str(),
                 p.i, p.j, p.value);
@@ -48,7 +51,7 @@ Action add_pairs_command(CLI::App& app) {
   auto o = std::make_shared<PairsOptions>();
   auto* cmd = app.add_subcommand("pairs", "The token pairs one head binds together: its high-similarity elements (the paper's Fig. 9 table)");
   add_run_options(*cmd, o->run);
-  add_analysis_options(*cmd, o->analysis);
+  add_analysis_options(*cmd, o->analysis, "--matrix,--pairs-from");
   cmd->add_option("--layer", o->layer, "Layer, numbered from 0")->required()->check(CLI::NonNegativeNumber);
   cmd->add_option("--head", o->head, "Head, numbered from 0")->required()->check(CLI::NonNegativeNumber);
   cmd->add_flag("--json", o->json, "Print JSON instead of a table");

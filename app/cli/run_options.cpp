@@ -2,7 +2,9 @@
 
 #include <ATen/Parallel.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <iterator>
 
 #include "analysis/word_level.h"
 #include "error.h"
@@ -28,7 +30,7 @@ void add_model_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_option("--threads", o.threads, "CPU threads for libtorch (default: libtorch's choice)")->check(CLI::Range(1, 1024));
 }
 
-void add_analysis_options(CLI::App& cmd, AnalysisOptions& o) {
+void add_analysis_options(CLI::App& cmd, AnalysisOptions& o, const std::string& pairs_option) {
   cmd.add_option("--tau", o.settings.tau, "High-similarity threshold on S / max S")->capture_default_str()->check(CLI::Range(1e-9, 1.0));
   cmd.add_option("--tau-sep", o.settings.tau_sep, "Separator threshold on the max-normalised column attention")
       ->capture_default_str()
@@ -45,6 +47,12 @@ void add_analysis_options(CLI::App& cmd, AnalysisOptions& o) {
                  "2020) or rollout (each layer's, Abnar and Zuidema 2020)")
       ->capture_default_str()
       ->check(CLI::IsMember({"attention", "norm", "rollout"}));
+  cmd.add_option(pairs_option, o.pairs_from,
+                 "The matrix whose high elements (>= tau times its largest) are a head's pairs and statistics: similarity (S, "
+                 "METHOD.md), cosine, attention, norm (norm-based, Kobayashi et al. 2020) or rollout (the layer's, Abnar and "
+                 "Zuidema 2020); attention, norm and rollout are averaged with their transpose first")
+      ->capture_default_str()
+      ->check(CLI::IsMember(std::vector<std::string>(std::begin(kPairInputNames), std::end(kPairInputNames))));
   cmd.add_flag("--words", o.words,
                "Everything on words instead of word pieces: attention to a word summed over its pieces and averaged over the "
                "querying word's pieces, a word's head output the mean of its pieces' (Clark et al. 2019)");
@@ -95,7 +103,7 @@ TextResult run_text(const RunOptions& o, bool to_host) {
 AnalyzedText run_and_analyze(const RunOptions& options, const AnalysisOptions& analysis) {
   const AnalysisSettings settings = analysis_settings(analysis);
   RunOptions run = options;
-  run.lenses = run.lenses || settings.separators_from == SeparatorInput::Norm;  // its captures are needed then
+  run.lenses = run.lenses || settings.separators_from == SeparatorInput::Norm || settings.pairs_from == PairInput::Norm;  // their captures are needed then
   TextResult r = run_text(run);
   if (settings.words) r.run = to_words(r.run);
   TextAnalysis a = analyze_text(r.run.encoding, r.run.captures, settings);
@@ -108,6 +116,8 @@ AnalysisSettings analysis_settings(const AnalysisOptions& o) {
   s.separators_text_only = o.separators_text_only;
   s.words = o.words;
   s.separators_from = o.separators_from == "norm" ? SeparatorInput::Norm : o.separators_from == "rollout" ? SeparatorInput::Rollout : SeparatorInput::Attention;
+  s.pairs_from = static_cast<PairInput>(std::find(std::begin(kPairInputNames), std::end(kPairInputNames), o.pairs_from) - std::begin(kPairInputNames));
+  if (s.pairs_from > PairInput::Rollout) throw Error("--pairs-from \"" + o.pairs_from + "\": expected similarity, cosine, attention, norm or rollout");
   s.sentences = o.sentences == "segments" ? SentenceMode::Segments : SentenceMode::Punctuation;
   if (o.segments_from != "last") {
     const auto colon = o.segments_from.find(':');

@@ -30,13 +30,16 @@ struct AnalysisOptions {
   bool separators_text_only = false;
   bool words = false;
   std::string separators_from = "attention";
+  std::string pairs_from = "similarity";
 };
 
 // --model, --max-len, --device, --precision, --threads (what every command running the model takes)
 void add_model_options(CLI::App& cmd, RunOptions& o);
 // the above plus --text / --file
 void add_run_options(CLI::App& cmd, RunOptions& o);
-void add_analysis_options(CLI::App& cmd, AnalysisOptions& o);
+// pairs_option: the name(s) of the option choosing the pairs' matrix ("--matrix,--pairs-from" where
+// the command shows no other matrix; figure has its own --matrix).
+void add_analysis_options(CLI::App& cmd, AnalysisOptions& o, const std::string& pairs_option = "--pairs-from");
 
 struct TextResult {
   std::shared_ptr<const Checkpoint> checkpoint;

@@ -11,6 +11,13 @@ enum class SentenceMode {
 // lens of them (docs/lenses.md): the norm-based maps, or each layer's rollout (for all its heads).
 enum class SeparatorInput { Attention, Norm, Rollout };
 
+// The matrix whose high elements are a head's pairs: S (METHOD.md), or another view of the head
+// (docs/lenses.md): cosine, attention, the norm-based map, or its layer's rollout (the same for all
+// its heads). One that is not symmetric is made so, (M + M^T) / 2, before the same threshold.
+enum class PairInput { Similarity, Cosine, Attention, Norm, Rollout };
+inline constexpr const char* kPairInputNames[] = {"similarity", "cosine", "attention", "norm", "rollout"};
+inline const char* pair_input_name(PairInput input) { return kPairInputNames[static_cast<int>(input)]; }
+
 // Which attention map the column attention of separators is taken from.
 struct MapChoice {
   int layer = -1;  // -1: the last layer
@@ -28,6 +35,7 @@ struct AnalysisSettings {
   // on, a last layer that attends mostly to [CLS] still shows where the text's own columns are.
   bool separators_text_only = false;
   SeparatorInput separators_from = SeparatorInput::Attention;
+  PairInput pairs_from = PairInput::Similarity;
   // Everything on words instead of word pieces (analysis/word_level.h; Clark et al. 2019's maps):
   // the caller turns the run into words (to_words) before the analysis.
   bool words = false;

@@ -28,6 +28,16 @@ at::Tensor segment_columns(const at::Tensor& columns, const MapChoice& choice) {
   return choice.head < 0 ? layer.sum(0) : layer[choice.head];
 }
 
+// The matrix the pairs come from when it is not S: cosine from S, or the given maps made
+// symmetric, (M + M^T) / 2; the diagonal 0, as S's is.
+at::Tensor symmetric_pair_matrix(PairInput input, const ContextSimilarity& similarity, const at::Tensor& maps) {
+  if (input == PairInput::Similarity) return {};
+  if (input == PairInput::Cosine) return cosine_from_similarity(similarity.similarity, similarity.norms);
+  const at::Tensor m = maps.to(similarity.similarity.device(), at::kFloat);
+  const int64_t n = m.size(-1);
+  return (m + m.transpose(-1, -2)).mul_(0.5).mul_(1 - at::eye(n, m.options()));
+}
+
 LayerAnalysis pool_layer(const std::vector<HeadAnalysis>& heads, size_t first, size_t count, size_t n) {
   LayerAnalysis layer;
   layer.distance_histogram.assign(std::max<size_t>(n, 1), 0);
@@ -46,14 +56,31 @@ LayerAnalysis pool_layer(const std::vector<HeadAnalysis>& heads, size_t first, s
 std::vector<TokenPair> head_pairs(const TextAnalysis& a, int64_t layer, int64_t head) {
   const HeadAnalysis& h = a.head(layer, head);
   if (h.pairs.count() == 0) return {};
-  const at::Tensor s = a.similarity.similarity[layer][head].to(at::kCPU, at::kFloat).contiguous();
+  const at::Tensor& source = a.pair_matrix.defined() ? a.pair_matrix : a.similarity.similarity;
+  const at::Tensor s = source[layer][head].to(at::kCPU, at::kFloat).contiguous();
   return list_pairs(h.pairs, s.data_ptr<float>(), h.scale);
 }
 
 TextAnalysis analyze_text(const Encoding& encoding, const TextCaptures& c, const AnalysisSettings& settings, bool to_host,
                           const KeepAnalysing& keep_going) {
   c10::InferenceMode guard;
-  return analyze_text(encoding, c.head_outputs, separator_columns(c, settings.separators_from), settings, to_host, keep_going);
+  return analyze_text(encoding, c.head_outputs, separator_columns(c, settings.separators_from), settings, to_host, keep_going,
+                      pair_maps(c, settings.pairs_from));
+}
+
+at::Tensor pair_maps(const TextCaptures& c, PairInput input) {
+  c10::InferenceMode guard;
+  switch (input) {
+    case PairInput::Similarity:
+    case PairInput::Cosine: return {};
+    case PairInput::Attention: return c.attention.to(at::kFloat);
+    case PairInput::Norm: return norm_based_attention(c.attention, c.value_norms);
+    case PairInput::Rollout: {
+      const at::Tensor a = c.attention.to(at::kFloat);
+      return attention_rollout(a.mean(1)).unsqueeze(1).expand({-1, a.size(1), -1, -1});
+    }
+  }
+  return {};
 }
 
 at::Tensor separator_columns(const TextCaptures& c, SeparatorInput input) {
@@ -68,7 +95,7 @@ at::Tensor separator_columns(const TextCaptures& c, SeparatorInput input) {
 }
 
 TextAnalysis analyze_text(const Encoding& encoding, const at::Tensor& head_outputs, const at::Tensor& columns, const AnalysisSettings& settings,
-                          bool to_host, const KeepAnalysing& keep_going) {
+                          bool to_host, const KeepAnalysing& keep_going, const at::Tensor& maps) {
   const auto check = [&] {
     if (keep_going && !keep_going()) throw Cancelled();
   };
@@ -78,6 +105,9 @@ TextAnalysis analyze_text(const Encoding& encoding, const at::Tensor& head_outpu
   if (static_cast<int64_t>(encoding.size()) != n)
     throw Error("the captures have " + std::to_string(n) + " tokens but the encoding " + std::to_string(encoding.size()));
   check_settings(settings, L, H);
+  const bool from_maps = settings.pairs_from != PairInput::Similarity && settings.pairs_from != PairInput::Cosine;
+  if (from_maps && (!maps.defined() || maps.sizes() != at::IntArrayRef({L, H, n, n})))
+    throw Error("pairs from attention, the norm-based maps or rollout need those maps for every head (pair_maps)");
   c10::InferenceMode guard;
   TextAnalysis a;
   a.settings = settings;
@@ -104,7 +134,9 @@ TextAnalysis analyze_text(const Encoding& encoding, const at::Tensor& head_outpu
   for (const Token& t : encoding.tokens) ids.push_back(t.id);
   a.facts = text_facts(std::move(ids), std::move(sentence), std::move(takes_part));
 
-  std::vector<HeadHighSimilarity> high = high_similarity(a.similarity.similarity.reshape({L * H, n, n}), a.facts, settings.tau);
+  a.pair_matrix = symmetric_pair_matrix(settings.pairs_from, a.similarity, maps);
+  const at::Tensor& pair_source = a.pair_matrix.defined() ? a.pair_matrix : a.similarity.similarity;
+  std::vector<HeadHighSimilarity> high = high_similarity(pair_source.reshape({L * H, n, n}), a.facts, settings.tau);
   check();
   std::vector<Separators> head_separators = separators_from_columns(columns.reshape({L * H, n}), settings.tau_sep, eligible);
   std::vector<Separators> layer_separators = separators_from_columns(columns.sum(1), settings.tau_sep, eligible);
@@ -122,6 +154,7 @@ TextAnalysis analyze_text(const Encoding& encoding, const at::Tensor& head_outpu
   }
   if (to_host) {
     a.similarity = {a.similarity.similarity.cpu(), a.similarity.norms.cpu()};
+    if (a.pair_matrix.defined()) a.pair_matrix = a.pair_matrix.cpu();
   }
   return a;
 }

@@ -18,7 +18,7 @@
 namespace attnscope {
 
 struct HeadAnalysis {
-  float scale = 0.0f;              // max_{i != j} S_ij over participating tokens; <= 0: no pairs
+  float scale = 0.0f;              // max_{i != j} S_ij (or of settings.pairs_from's matrix) over participating tokens; <= 0: no pairs
   PairMask pairs;                  // S_hat >= tau, i < j (listed with their values by head_pairs)
   Separators separators;           // from this head's own attention map (the separator view)
   HeadStats stats;
@@ -34,6 +34,7 @@ struct TextAnalysis {
   AnalysisSettings settings;
   int64_t num_layers = 0, num_heads = 0, length = 0;
   ContextSimilarity similarity;   // [L, H, n, n], [L, H, n]
+  at::Tensor pair_matrix;         // [L, H, n, n] the pairs' symmetric matrix when settings.pairs_from is not S; else undefined
   std::vector<HeadAnalysis> heads;   // layer-major: index l * H + h
   std::vector<LayerAnalysis> layers;
   Separators segment_separators;  // from settings.segment_map
@@ -46,8 +47,9 @@ struct TextAnalysis {
   at::Tensor summed_similarity(int64_t layer) const { return similarity.similarity[layer].sum(0); }
 };
 
-// The high-similarity pairs of one head with their S_hat, ordered by (i, j); made when asked
-// (the explorer asks for the head it shows), from the head's mask and its S.
+// The high-similarity pairs of one head with their S_hat (or the normalised value of the matrix
+// they come from), ordered by (i, j); made when asked (the explorer asks for the head it shows),
+// from the head's mask and its matrix.
 std::vector<TokenPair> head_pairs(const TextAnalysis& analysis, int64_t layer, int64_t head);
 
 // Asked between the stages of the analysis: false abandons it (attnscope::Cancelled is thrown).
@@ -62,9 +64,16 @@ TextAnalysis analyze_text(const Encoding& encoding, const TextCaptures& captures
 // each layer's, for every head of it). Throws attnscope::Error when a lens's captures are missing.
 at::Tensor separator_columns(const TextCaptures& captures, SeparatorInput input);
 
+// [L, H, n, n]: the maps the pairs come from when settings.pairs_from names attention, the
+// norm-based maps or rollout (before they are made symmetric); undefined for S and cosine, which
+// the analysis makes from the head outputs. Throws attnscope::Error when a lens's captures are missing.
+at::Tensor pair_maps(const TextCaptures& captures, PairInput input);
+
 // The same from the only parts of the captures it reads: the head outputs [L, H, n, d] and the
-// column attention a_j of every head [L, H, n] (see column_attention), e.g. for a whole batch.
+// column attention a_j of every head [L, H, n] (see column_attention), e.g. for a whole batch;
+// and `maps` from pair_maps when the pairs come from attention, the norm-based maps or rollout.
 TextAnalysis analyze_text(const Encoding& encoding, const at::Tensor& head_outputs, const at::Tensor& column_attention,
-                          const AnalysisSettings& settings, bool to_host = true, const KeepAnalysing& keep_going = {});
+                          const AnalysisSettings& settings, bool to_host = true, const KeepAnalysing& keep_going = {},
+                          const at::Tensor& maps = {});
 
 }  // namespace attnscope

@@ -20,8 +20,9 @@ uint64_t shard_share(uint64_t windows, uint64_t index, uint64_t count) {
 CorpusOutcome run_corpus(const Checkpoint& checkpoint, const CorpusOptions& o, CorpusAccumulator& accumulator, uint64_t skip,
                          const CorpusProgressCallback& progress) {
   if (o.batch == 0) throw Error("the batch size must be at least 1");
-  if (o.settings.separators_from != SeparatorInput::Attention || o.settings.words)
-    throw Error("a corpus run takes separators from the attention maps of word pieces, as METHOD.md does (lenses and words are views of one text)");
+  if (o.settings.separators_from != SeparatorInput::Attention || o.settings.pairs_from != PairInput::Similarity || o.settings.words)
+    throw Error("a corpus run takes its pairs from S and its separators from the attention maps of word pieces, as METHOD.md does "
+                "(the other matrices, lenses and words are views of one text)");
   if (o.shard_count == 0 || o.shard_index >= o.shard_count)
     throw Error("shard " + std::to_string(o.shard_index) + " of " + std::to_string(o.shard_count) + " does not exist (shards are 0 .. count - 1)");
   if (static_cast<int64_t>(o.window) != accumulator.window())

@@ -348,8 +348,10 @@ Figure figure9(const AnalyzedTextView& text, const FigureOptions& options) {
   const FigureOptions o = resolved(options, text.analysis);
   const int head = std::max(0, o.head);
   const std::vector<TokenPair> pairs = head_pairs(text.analysis, o.layer, head);
-  Figure f = titled("Fig. 9: high-similarity pairs of " + head_name(o.layer, head) + " (tau " +
-                        share_text(text.analysis.settings.tau) + ", " + std::to_string(pairs.size()) + " pairs)",
+  const PairInput from = text.analysis.settings.pairs_from;
+  const std::string of = from == PairInput::Similarity ? "high-similarity pairs" : std::string("pairs of ") + pair_input_name(from);
+  Figure f = titled("Fig. 9: " + of + " of " + head_name(o.layer, head) + " (tau " + share_text(text.analysis.settings.tau) + ", " +
+                        std::to_string(pairs.size()) + " pairs)",
                     o, 1);
   TokenTextPanel p;
   p.title = "pair tokens in the text (one colour per token)";
@@ -362,7 +364,7 @@ Figure figure9(const AnalyzedTextView& text, const FigureOptions& options) {
       auto it = color_of_id.try_emplace(id, static_cast<int>(color_of_id.size())).first;
       p.color_index[k] = it->second;
     }
-  p.table_header = {"token i", "token j", "i", "j", "S_hat"};
+  p.table_header = {"token i", "token j", "i", "j", from == PairInput::Similarity ? "S_hat" : "M_hat"};
   for (const TokenPair& pair : pairs)
     p.table.push_back({readable_piece(text.encoding.tokens[pair.i].text), readable_piece(text.encoding.tokens[pair.j].text), std::to_string(pair.i),
                        std::to_string(pair.j), share_text(pair.value)});

@@ -24,6 +24,7 @@ nlohmann::json settings_to_json(const AnalysisSettings& s) {
           {"include_special", s.include_special},
           {"separators_text_only", s.separators_text_only},
           {"separators_from", s.separators_from == SeparatorInput::Norm ? "norm" : s.separators_from == SeparatorInput::Rollout ? "rollout" : "attention"},
+          {"pairs_from", pair_input_name(s.pairs_from)},
           {"units", s.words ? "words" : "pieces"},
           {"sentences", s.sentences == SentenceMode::Punctuation ? "punct" : "segments"},
           {"segment_map", {{"layer", s.segment_map.layer}, {"head", s.segment_map.head < 0 ? nlohmann::json("sum") : nlohmann::json(s.segment_map.head)}}}};

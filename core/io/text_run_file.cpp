@@ -87,7 +87,8 @@ ResultContent content_of(const TextRunFile& file, const TextAnalysis* analysis, 
   if (captures != CaptureSet::None && c.value_norms.defined()) add_lenses(c, r.tensors);
   if (analysis) {
     r.document["analysis"] = analysis_to_json(*analysis, file.run.encoding);
-    add_pairs(*analysis, captures != CaptureSet::All, r.tensors);
+    // With the head outputs the values of pairs of S follow from them; pairs of another matrix keep theirs.
+    add_pairs(*analysis, captures != CaptureSet::All || analysis->settings.pairs_from != PairInput::Similarity, r.tensors);
   }
   return r;
 }

@@ -108,7 +108,7 @@ at::Tensor BertModel::attend(const LayerWeights& w, const at::Tensor& x, const a
     keep->attention.push_back(attention);
     keep->head_outputs.push_back(context);
     if (keep->all_value_norms.defined()) {
-      keep_value_vectors(w, v_t, l, *keep);
+      keep_value_vectors(v_t, l, *keep);
       keep->all_queries[l].copy_(q_t.view({B, H, d, n}).transpose(2, 3));
       keep->all_keys[l].copy_(k_t.view({B, H, d, n}).transpose(2, 3));
     }
@@ -120,14 +120,27 @@ at::Tensor BertModel::attend(const LayerWeights& w, const at::Tensor& x, const a
   return context;
 }
 
-void BertModel::keep_value_vectors(const LayerWeights& w, const at::Tensor& v_t, int64_t l, BatchCaptures& keep) const {
+const std::vector<at::Tensor>& BertModel::output_products() const {
+  std::call_once(output_products_made_, [this] {
+    for (const LayerWeights& w : weights_.layers) {
+      const at::Tensor w_o = w.attn_out_weight.to(at::kFloat);
+      output_products_.push_back(at::mm(w_o.t(), w_o).to(device_.dtype));
+    }
+  });
+  return output_products_;
+}
+
+// G_j[h, h'] = f_h(x_j) . f_h'(x_j) = v_j^h (W_O^T W_O)[h, h'] v_j^h'. The product by W_O^T W_O has
+// the size of the f_h(x_j) themselves, but what remains is a sum over each head's d values, not
+// over D per pair of heads: measured about twice as fast as the Gram of the f_h(x_j) at 128 tokens.
+void BertModel::keep_value_vectors(const at::Tensor& v_t, int64_t l, BatchCaptures& keep) const {
   const int64_t H = config_.num_heads, d = config_.head_dim(), D = config_.hidden_size, n = v_t.size(2), B = v_t.size(0) / H;
-  const at::Tensor v = v_t.view({B, H, d, n}).transpose(2, 3);                     // [B, H, n, d]
-  const at::Tensor w_o = w.attn_out_weight.view({D, H, d}).permute({1, 2, 0});    // [H, d, D]: W_O^h transposed
-  const at::Tensor by_token = at::matmul(v, w_o).transpose(1, 2);                  // [B, n, H, D]
-  const at::Tensor gram = at::matmul(by_token, by_token.transpose(-1, -2));       // [B, n, H, H]
-  keep.all_value_gram[l].copy_(gram);
-  keep.all_value_norms[l].copy_(gram.diagonal(0, -2, -1).clamp_min(0).sqrt().transpose(1, 2));  // [B, H, n]
+  const at::Tensor products = output_products()[static_cast<size_t>(l)].view({H, d, D});
+  const at::Tensor through = at::matmul(v_t.view({B, H, d, n}).transpose(2, 3), products);   // [B, H, n, D]: v_j^h (W_O^T W_O)[h, :]
+  const at::Tensor values = v_t.view({B, H, d, n}).permute({0, 3, 1, 2}).reshape({B, 1, n, D});  // v_j, heads side by side
+  const at::Tensor gram = through.mul_(values).view({B, H, n, H, d}).sum(-1);                 // [B, H, n, H']
+  keep.all_value_gram[l].copy_(gram.permute({0, 2, 1, 3}));                                   // [B, n, H, H']
+  keep.all_value_norms[l].copy_(gram.diagonal(0, 1, 3).clamp_min(0).sqrt().transpose(1, 2));  // [B, H, n]
 }
 
 at::Tensor BertModel::finish(const LayerWeights& w, const at::Tensor& context, const at::Tensor& x) const {

@@ -1,9 +1,11 @@
 #pragma once
 // The encoder in libtorch (BERT and the architectures config.h reads), run under inference mode
-// on a padded batch of token ids. Immutable once loaded, so threads may share one model.
+// on a padded batch of token ids. Immutable once loaded (but for a cache of products of its own
+// weights, filled once under std::call_once), so threads may share one model.
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "model/bert_weights.h"
@@ -53,12 +55,19 @@ class BertModel {
   at::Tensor finish(const LayerWeights& w, const at::Tensor& context, const at::Tensor& x) const;
   // f_h(x_j) = v_j^h W_O^h of every head and token of layer l, kept as norms and per-token Gram
   // matrices in `keep` (v_t: the values as attend computed them, [B * H, d, n]).
-  void keep_value_vectors(const LayerWeights& w, const at::Tensor& v_t, int64_t l, BatchCaptures& keep) const;
+  void keep_value_vectors(const at::Tensor& v_t, int64_t l, BatchCaptures& keep) const;
+  // W_O^T W_O of every layer, [D, D]: its block (h, h') is W_O^h W_O^h'^T, so the Gram matrix of
+  // the f_h(x_j) of a token needs products of its values only. Independent of the text and D^3 per
+  // layer (more than a whole 128-token forward of MiniLM), so made on the first forward with the
+  // lenses and kept.
+  const std::vector<at::Tensor>& output_products() const;
   at::Tensor activate(at::Tensor x) const;  // in place
 
   BertConfig config_;
   BertWeights weights_;
   ComputeDevice device_;
+  mutable std::once_flag output_products_made_;
+  mutable std::vector<at::Tensor> output_products_;
 };
 
 }  // namespace attnscope

@@ -426,9 +426,28 @@ TEST_F(CliFigure, WritesEveryFormatFromAText) {
     EXPECT_EQ(o.status, 0) << from << ": " << o.err;
     EXPECT_NE(o.out.find(std::string("\"separators_from\":\"") + from), std::string::npos) << o.out.substr(0, 300);
   }
+  // Pairs and statistics of another matrix (--matrix on pairs, stats and analyze; --pairs-from everywhere).
+  for (const char* matrix : {"similarity", "cosine", "attention", "norm", "rollout"}) {
+    const Outcome pairs = run_cli({"pairs", "--model", tiny(), "--text", "The cat sat. The dog ran.", "--layer", "1", "--head", "0", "--matrix", matrix});
+    EXPECT_EQ(pairs.status, 0) << matrix << ": " << pairs.err;
+    const bool of_s = std::string(matrix) == "similarity";
+    EXPECT_NE(pairs.out.find(of_s ? "S / max S" : "M / max M"), std::string::npos) << pairs.out;
+    if (!of_s) EXPECT_NE(pairs.out.find(std::string("M: ") + matrix), std::string::npos) << pairs.out;
+    const Outcome stats = run_cli({"stats", "--model", tiny(), "--text", "The cat sat. The dog ran.", "--matrix", matrix, "--json"});
+    EXPECT_EQ(stats.status, 0) << matrix << ": " << stats.err;
+    EXPECT_NE(stats.out.find(std::string("\"pairs_from\":\"") + matrix), std::string::npos) << stats.out.substr(0, 300);
+  }
+  const Outcome fig9 = run_cli({"figure", "--model", tiny(), "--text", "The cat sat. The dog ran.", "--fig", "9", "--pairs-from", "attention",
+                                "--out", (dir_ / "fig9.svg").string()});
+  EXPECT_EQ(fig9.status, 0) << fig9.err;
+  EXPECT_NE(slurp(dir_ / "fig9.svg").find("pairs of attention"), std::string::npos);
+  expect_one_line_error({"stats", "--model", tiny(), "--text", "The cat sat.", "--matrix", "values"}, "--matrix");
+  expect_one_line_error({"stats", "--model", tiny(), "--text", "The cat sat.", "--matrix", "norm", "--words"}, "did not capture");
   test::write_text(dir_ / "few.txt", "The cat sat on the mat. The dog ran.");
   expect_one_line_error({"corpus", "--model", tiny(), "--input", (dir_ / "few.txt").string(), "--max-len", "16", "--words", "--out",
-                         (dir_ / "c.json").string()}, "corpus run takes separators");
+                         (dir_ / "c.json").string()}, "corpus run takes its pairs");
+  expect_one_line_error({"corpus", "--model", tiny(), "--input", (dir_ / "few.txt").string(), "--max-len", "16", "--pairs-from", "cosine",
+                         "--out", (dir_ / "c.json").string()}, "corpus run takes its pairs");
 }
 
 TEST_F(CliFigure, CorpusFiguresFromASavedRun) {

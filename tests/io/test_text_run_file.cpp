@@ -86,6 +86,18 @@ TEST_F(TextRunFileTest, FewerCapturesKeepThePairValues) {
   expect_pairs_as_analysed(none, 0.0f);
 }
 
+// Pairs of another matrix than S keep their values even beside the head outputs (from which only
+// S's would follow).
+TEST_F(TextRunFileTest, PairsOfAnotherMatrixKeepTheirValues) {
+  AnalysisSettings s;
+  s.pairs_from = PairInput::Attention;
+  analysis_ = analyze_text(file_.run.encoding, file_.run.captures, s);
+  const TextRunFile back = round_trip({ResultContainer::Binary, CaptureSet::All, false}, "m");
+  EXPECT_TRUE(back.analysis->pair_values.defined());
+  EXPECT_EQ(back.analysis->summary["settings"]["pairs_from"], "attention");
+  expect_pairs_as_analysed(back, 0.0f);
+}
+
 TEST_F(TextRunFileTest, TheBinaryFileIsTheRawCapturesAndADocument) {
   save_text_run(dir_ / "r.safetensors", file_, &analysis_, {});
   const SafetensorsFile f(dir_ / "r.safetensors");

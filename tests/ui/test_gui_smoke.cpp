@@ -304,6 +304,22 @@ TEST_F(Gui, EveryLensRendersInTheOverviewAndTheHeadView) {
     const Image head = shot(std::string("head-") + lens, {"--file", text_, "--view", "head", "--matrix", lens, "--layer", "4", "--head", "2"});
     EXPECT_GT(coloured_share(head), 0.05) << lens;
   }
+  // The overview's rollout through the norm-based maps (a setting kept with the matrix) is a grid of its own.
+  const Image rollout = shot("grid-rollout-again", {"--file", text_, "--view", "grid", "--matrix", "rollout"});
+  test::write_text(dir_ / "settings.json", R"({"format": "attnscope.settings", "version": 1, "rollout_of_norm": true})");
+  const Image of_norm = shot("grid-rollout-of-norm", {"--file", text_, "--view", "grid", "--matrix", "rollout"});
+  EXPECT_GT(coloured_share(of_norm), 0.05);
+  EXPECT_GT(mean_difference(of_norm, rollout, Box{kWidth / 3, kHeight / 8, kWidth, kHeight * 3 / 4}), 1.0);
+}
+
+// The Pairs view lists the pairs of the matrix chosen in "pairs from" (a setting): attention's are
+// not S's, so the table and the coloured tokens change.
+TEST_F(Gui, PairsFromAnotherMatrixChangeThePairsView) {
+  const std::vector<std::string> args = {"--file", text_, "--view", "pairs", "--layer", "2", "--head", "1"};
+  const Image of_s = shot("pairs-similarity", args);
+  test::write_text(dir_ / "settings.json", R"({"format": "attnscope.settings", "version": 1, "pairs_from": "attention"})");
+  const Image of_attention = shot("pairs-attention", args);
+  EXPECT_GT(mean_difference(of_s, of_attention, Box{0, kHeight / 8, kWidth, kHeight}), 1.0);
 }
 
 // A lens the run cannot show (the norm lens on words, which keep no value vectors) is a line in

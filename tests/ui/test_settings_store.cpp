@@ -21,6 +21,7 @@ TEST(SettingsStore, RoundTrip) {
   s.analysis.sentences = SentenceMode::Segments;
   s.view.view = View::Pairs;
   s.view.matrix = MatrixKind::Cosine;
+  s.view.rollout_of_norm = true;
   s.view.colormap = ColormapId::Magma;
   s.view.scale = ValueScale::Log;
   s.view.presentation = true;
@@ -37,6 +38,7 @@ TEST(SettingsStore, RoundTrip) {
   EXPECT_EQ(back.settings.analysis.sentences, SentenceMode::Segments);
   EXPECT_EQ(back.settings.view.view, View::Pairs);
   EXPECT_EQ(back.settings.view.matrix, MatrixKind::Cosine);
+  EXPECT_TRUE(back.settings.view.rollout_of_norm);
   EXPECT_EQ(back.settings.view.colormap, ColormapId::Magma);
   EXPECT_EQ(back.settings.view.scale, ValueScale::Log);
   EXPECT_TRUE(back.settings.view.presentation);

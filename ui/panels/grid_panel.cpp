@@ -6,6 +6,7 @@
 
 #include "figures/text_figures.h"
 #include "panels/figure_panel.h"
+#include "widgets.h"
 
 namespace attnscope::ui {
 
@@ -29,7 +30,14 @@ PanelActions GridPanel::draw(const PanelContext& c) {
     ImGui::RadioButton(matrix_name(static_cast<MatrixKind>(k)), &matrix, k);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", matrix_help(static_cast<MatrixKind>(k)));
   }
-  ImGui::SameLine();
+  if (state.matrix == MatrixKind::Rollout) {
+    const char* label = "through the norm-based maps";
+    same_line_if_fits(ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label).x);
+    if (ImGui::Checkbox(label, &state.rollout_of_norm)) actions.state = state;
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("Roll out the layers' norm-based maps (Kobayashi et al. 2020) instead of their mean attention.");
+  }
+  same_line_if_fits(button_width("Export..."));
   if (c.snapshot && ImGui::Button("Export...")) {
     try {
       figure_ = grid_figure(AnalyzedTextView{c.snapshot->encoding, c.snapshot->captures, c.snapshot->analysis}, figure_options(c.state));

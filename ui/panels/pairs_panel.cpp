@@ -51,7 +51,10 @@ PanelActions PairsPanel::draw(const PanelContext& c) {
   }
   const std::vector<TokenPair>& pairs = pairs_;
   const Encoding& e = c.snapshot->encoding;
-  ImGui::Text("Layer %d, head %d: %zu pairs with S_hat >= %.3g", c.state.layer, head, pairs.size(), c.snapshot->analysis.settings.tau);
+  const AnalysisSettings& settings = c.snapshot->analysis.settings;
+  const bool of_s = settings.pairs_from == PairInput::Similarity;
+  if (of_s) ImGui::Text("Layer %d, head %d: %zu pairs with S_hat >= %.3g", c.state.layer, head, pairs.size(), settings.tau);
+  else ImGui::Text("Layer %d, head %d: %zu pairs with M_hat >= %.3g, M = %s", c.state.layer, head, pairs.size(), settings.tau, pair_input_name(settings.pairs_from));
   ImGui::BeginChild("pair table", ImVec2(std::min(ImGui::GetFontSize() * 24, ImGui::GetContentRegionAvail().x * 0.45f), 0), true);
   int hovered = -1;
   const ImGuiTableFlags flags = ImGuiTableFlags_Sortable | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_BordersInnerV;
@@ -61,7 +64,7 @@ PanelActions PairsPanel::draw(const PanelContext& c) {
     ImGui::TableSetupColumn("token j");
     ImGui::TableSetupColumn("i", ImGuiTableColumnFlags_DefaultSort);  // the paper's order: by position
     ImGui::TableSetupColumn("j");
-    ImGui::TableSetupColumn("S_hat");
+    ImGui::TableSetupColumn(of_s ? "S_hat" : "M_hat");
     ImGui::TableHeadersRow();
     if (ImGuiTableSortSpecs* specs = ImGui::TableGetSortSpecs(); specs && (specs->SpecsDirty || order_.size() != pairs.size())) {
       sort_rows(pairs, e);
