@@ -21,6 +21,7 @@
 
 #include "analysis/text_analysis.h"
 #include "analysis/attention_rollout.h"
+#include "corpus/allocator_tuning.h"
 #include "analysis/norm_based_attention.h"
 #include "model/checkpoint.h"
 
@@ -68,9 +69,14 @@ int main(int argc, char** argv) {
   app.add_option("--threads", threads)->capture_default_str();
   app.add_option("--device", device)->capture_default_str();
   app.add_option("--precision", precision)->capture_default_str();
+  bool reuse_freed_memory = false;
+  app.add_flag("--reuse-freed-memory", reuse_freed_memory,
+               "Keep freed memory for reuse, as the explorer and corpus runs do (keep_freed_memory_for_reuse): without it "
+               "every large tensor is fresh pages from the kernel");
   CLI11_PARSE(app, argc, argv);
 
   at::set_num_threads(threads);
+  if (reuse_freed_memory) attnscope::keep_freed_memory_for_reuse();
   std::ifstream in(text_file);
   std::stringstream buffer;
   buffer << in.rdbuf();
@@ -97,13 +103,16 @@ int main(int argc, char** argv) {
                                       [&] { attnscope::analyze_text(run.encoding, run.captures, {}); },
                                       [&] { checkpoint->encode(text, max_length); },
                                       [&] { checkpoint->model().forward({ids}, true, attnscope::BertModel::LastLayer::Complete, {}, true); },
-                                      lens_maps},
+                                      lens_maps, [&] { attnscope::norm_based_attention(lensed.captures.attention, lensed.captures.value_norms); },
+                                      [&] { attnscope::layer_norm_based_attention(lensed.captures.attention, lensed.captures.value_gram); },
+                                      [&] { attnscope::attention_rollout(lensed.captures.attention.mean(1)); }},
                                      checkpoint->model().device().device);
   const double analyze = m[0], forward = m[1], plain = m[2], analysis = m[3], tokenize = m[4], forward_lenses = m[5], lenses = m[6];
   std::cout << nlohmann::json{{"tokens", ids.size()},          {"threads", threads},           {"runs", runs},
                               {"analyze_ms", analyze},         {"forward_capture_ms", forward}, {"forward_plain_ms", plain},
                               {"analysis_ms", analysis},       {"tokenize_ms", tokenize},      {"forward_lenses_ms", forward_lenses},
-                              {"lens_maps_ms", lenses},        {"first_forward_lenses_ms", first_lenses}}
+                              {"lens_maps_ms", lenses},        {"first_forward_lenses_ms", first_lenses},
+                              {"head_norm_maps_ms", m[7]},     {"layer_norm_maps_ms", m[8]},   {"rollout_ms", m[9]}}
                    .dump()
             << "\n";
   return 0;

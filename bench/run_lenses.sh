@@ -4,7 +4,10 @@
 # per-token Gram matrices), and every lens map of the text (each head's and each layer's norm-based
 # map, the rollout of every layer); MiniLM and a random BERT-base-sized model, medians of
 # bench_forward's interleaved runs; and the first forward with the lenses, which also makes the
-# model's W_O^T W_O once (one run, not a median). Prints a Markdown table for bench/RESULTS.md.
+# model's W_O^T W_O once (one run, not a median). Memory is kept for reuse when freed, as in the
+# explorer (the lenses are a view of one text there; otherwise each large tensor of the forward is
+# fresh pages from the kernel, which costs the lenses' captures about 1.5 ms on MiniLM).
+# Prints a Markdown table for bench/RESULTS.md.
 #   bench/run_lenses.sh [runs] [max_len]
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -20,7 +23,7 @@ for _ in 1 2; do cat "$root/assets/examples/"*.txt; done > "$text"
 echo "| model | tokens | forward with captures | ... and the lenses' captures | lens maps | added | first forward with the lenses |"
 echo "| --- | --- | --- | --- | --- | --- | --- |"
 for model in all-MiniLM-L6-v2 random-bert-base; do
-  line=$("$root/build/bench/bench_forward" --model "$root/models/$model" --text-file "$text" --max-len "$len" --runs "$runs" --threads 2)
+  line=$("$root/build/bench/bench_forward" --model "$root/models/$model" --text-file "$text" --max-len "$len" --runs "$runs" --threads 2 --reuse-freed-memory)
   "$py" - "$model" "$line" <<'PY'
 import json, sys
 model, r = sys.argv[1], json.loads(sys.argv[2])

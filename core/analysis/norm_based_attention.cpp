@@ -6,17 +6,51 @@
 
 #include <algorithm>
 #include <cmath>
-#include <vector>
 
 #include "error.h"
 
 namespace attnscope {
 namespace {
 
-// On the CPU, row by row: for a row i of layer l and every j, sum_h A^h_ij t_h[j] with
+// `width` columns j0 .. j0 + width of one row i of a layer's map: sum_h A^h_ij t_h[j] with
 // t_h[j] = sum_{h' >= h} A^h'_ij G_j[h, h'] (off-diagonal terms counted twice, folded into the
-// Gram matrices beforehand), vectorised along j. The tensor-operation form below makes many
-// 12 x 12 products, about six times slower at 128 tokens.
+// Gram matrices beforehand). A fixed width keeps both sums in vector registers: only the attention
+// and the Gram matrices are read from memory. a: A^0_i (head h's row h * head_stride further on);
+// g: G[0, 0] along j (the pair (h, h') (h * H + h') * n further on).
+template <int width>
+inline void layer_map_columns(const float* a, int64_t head_stride, const float* g, int64_t H, int64_t n, int64_t j0, float* out) {
+  float sum[width] = {};
+  for (int64_t h = 0; h < H; ++h) {
+    float inner[width] = {};
+    for (int64_t k = h; k < H; ++k) {
+      const float *ak = a + k * head_stride + j0, *gk = g + (h * H + k) * n + j0;
+      for (int w = 0; w < width; ++w) inner[w] += ak[w] * gk[w];
+    }
+    const float* ah = a + h * head_stride + j0;
+    for (int w = 0; w < width; ++w) sum[w] += ah[w] * inner[w];
+  }
+  for (int w = 0; w < width; ++w) out[j0 + w] = std::sqrt(std::max(sum[w], 0.0f));
+}
+
+// Rows first .. last of the layer maps (row = l * n + i). On x86-64 also compiled for AVX2, chosen
+// at run time where the processor has it: twice the vector width of the baseline.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+void layer_map_rows(const float* a, const float* g, int64_t H, int64_t n, int64_t first, int64_t last, float* o) {
+  constexpr int kWidth = 16;
+  for (int64_t row = first; row < last; ++row) {
+    const int64_t l = row / n, i = row % n;
+    const float* a_row = a + (l * H * n + i) * n;
+    const float* g_layer = g + l * H * H * n;
+    int64_t j0 = 0;
+    for (; j0 + kWidth <= n; j0 += kWidth) layer_map_columns<kWidth>(a_row, n * n, g_layer, H, n, j0, o + row * n);
+    for (; j0 < n; ++j0) layer_map_columns<1>(a_row, n * n, g_layer, H, n, j0, o + row * n);
+  }
+}
+
+// On the CPU, row by row (layer_map_rows). The tensor-operation form below makes many 12 x 12
+// products, about six times slower at 128 tokens.
 at::Tensor layer_map_on_cpu(const at::Tensor& attention, const at::Tensor& value_gram) {
   const int64_t L = attention.size(0), H = attention.size(1), n = attention.size(2);
   const at::Tensor twice = at::full({H, H}, 2.0f).fill_diagonal_(1.0f).view({1, H, H, 1});
@@ -24,24 +58,7 @@ at::Tensor layer_map_on_cpu(const at::Tensor& attention, const at::Tensor& value
   at::Tensor out = at::empty({L, n, n}, at::kFloat);
   const float *a = attention.data_ptr<float>(), *g = along_j.data_ptr<float>();
   float* o = out.data_ptr<float>();
-  at::parallel_for(0, L * n, 1, [&](int64_t first, int64_t last) {
-    std::vector<float> sum(static_cast<size_t>(n)), inner(static_cast<size_t>(n));
-    for (int64_t row = first; row < last; ++row) {
-      const int64_t l = row / n, i = row % n;
-      std::fill(sum.begin(), sum.end(), 0.0f);
-      for (int64_t h = 0; h < H; ++h) {
-        std::fill(inner.begin(), inner.end(), 0.0f);
-        for (int64_t k = h; k < H; ++k) {
-          const float* ak = a + ((l * H + k) * n + i) * n;
-          const float* gk = g + ((l * H + h) * H + k) * n;
-          for (int64_t j = 0; j < n; ++j) inner[static_cast<size_t>(j)] += ak[j] * gk[j];
-        }
-        const float* ah = a + ((l * H + h) * n + i) * n;
-        for (int64_t j = 0; j < n; ++j) sum[static_cast<size_t>(j)] += ah[j] * inner[static_cast<size_t>(j)];
-      }
-      for (int64_t j = 0; j < n; ++j) o[row * n + j] = std::sqrt(std::max(sum[static_cast<size_t>(j)], 0.0f));
-    }
-  });
+  at::parallel_for(0, L * n, 1, [&](int64_t first, int64_t last) { layer_map_rows(a, g, H, n, first, last, o); });
   return out;
 }
 
