@@ -1,15 +1,21 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets of fuzz/ with clang (AddressSanitizer + UBSan, the core instrumented
 # too) into build-fuzz/, then runs each for a bounded time from its committed seed corpus in
-# fuzz/corpus/<target>. A crash fails the script and leaves the input in build-fuzz/crashes/.
-#   tools/fuzz.sh [seconds per target, default 60]
+# fuzz/corpus/<target>. A crash fails the script and leaves the input in <build>/crashes/.
+#   tools/fuzz.sh [seconds per target, default 60] [build folder]
+# Given a build folder, its targets are used as they are: it must have been configured with
+# -DATTNSCOPE_FUZZ=ON and built (tools/test.sh does so for its sanitizer pass).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 seconds=${1:-60}
-build=$root/build-fuzz
-CC=clang CXX=clang++ ATTNSCOPE_BUILD_DIR=$build "$root/tools/setup.sh" -DATTNSCOPE_FUZZ=ON -DATTNSCOPE_BUILD_TESTS=OFF \
-  -DATTNSCOPE_BUILD_BENCH=OFF -DATTNSCOPE_BUILD_GUI=OFF -DCMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG"
+build=${2:-}
+if [ -z "$build" ]; then
+  build=$root/build-fuzz
+  CC=clang CXX=clang++ ATTNSCOPE_BUILD_DIR=$build "$root/tools/setup.sh" -DATTNSCOPE_FUZZ=ON -DATTNSCOPE_BUILD_TESTS=OFF \
+    -DATTNSCOPE_BUILD_BENCH=OFF -DATTNSCOPE_BUILD_GUI=OFF -DCMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG"
+fi
+[ -x "$build/fuzz/fuzz_tokenizer" ] || { echo "[fuzz] $build has no fuzz targets (configure it with -DATTNSCOPE_FUZZ=ON)" >&2; exit 1; }
 mkdir -p "$build/crashes"
 for target in tokenizer tokenizer_json safetensors config result_json corpus_json; do
   corpus=$build/corpus/$target

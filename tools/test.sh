@@ -1,27 +1,34 @@
 #!/usr/bin/env bash
-# Set up, build, and run every test: the GoogleTest suites (ctest); the same suites built with
-# AddressSanitizer and UndefinedBehaviorSanitizer (skip with ATTNSCOPE_SKIP_SANITIZERS=1), in a
+# Set up, build, and run every test: the GoogleTest suites (ctest); the same suites built by clang
+# with AddressSanitizer and UndefinedBehaviorSanitizer (skip with ATTNSCOPE_SKIP_SANITIZERS=1), in a
 # build that finds no CUDA toolkit, as on most users' machines, which must still build and run; and
-# the libFuzzer targets for a bounded time (ATTNSCOPE_FUZZ_SECONDS, 30 per target).
+# from that build the libFuzzer targets for a bounded time (ATTNSCOPE_FUZZ_SECONDS, 30 per target).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 "$root/tools/setup.sh"
 ctest --test-dir "$root/build" --output-on-failure -j "$(nproc)"
 
-# The sanitizer build is also configured as on most users' machines, without a CUDA toolkit (torch
-# found without its CMake config, cmake/Libtorch.cmake): one build shows both that this
-# configuration builds and runs and that the suites are clean under the sanitizers. Without the
-# sanitizers, the command line alone is built that way.
+# The sanitizer pass is one clang build with AddressSanitizer, UBSan and libFuzzer's coverage on
+# everything: the same build runs the suites and the fuzz targets of the readers. It is also
+# configured as on most users' machines, without a CUDA toolkit (torch found without its CMake
+# config, cmake/Libtorch.cmake), so it shows that this configuration builds and runs too. Without
+# the sanitizers, the command line alone is built that way, and the fuzz targets on their own.
 no_toolkit=(-DCMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit=ON)
 sanitizer_env=(ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1)
+fuzz_seconds=${ATTNSCOPE_FUZZ_SECONDS:-30}
 if [ "${ATTNSCOPE_SKIP_SANITIZERS:-0}" != 1 ]; then
-  echo "[test] the same suites under AddressSanitizer + UBSan, in a build that finds no CUDA toolkit"
+  echo "[test] the same suites under AddressSanitizer + UBSan (clang), in a build that finds no CUDA toolkit"
   no_toolkit_build=$root/build-sanitize
-  # -O1 with line tables only (as AddressSanitizer recommends): half the compile time of -O2 -g,
-  # and the tests' time is spent in libtorch, which is not rebuilt.
-  ATTNSCOPE_BUILD_DIR="$no_toolkit_build" "$root/tools/setup.sh" "${no_toolkit[@]}" -DATTNSCOPE_SANITIZE=ON -DATTNSCOPE_BUILD_BENCH=OFF \
-    -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG"
+  # A folder left by an older version of this script was built by GCC: CMake cannot switch compilers in place.
+  if [ -f "$no_toolkit_build/CMakeCache.txt" ] && ! grep -q "^CMAKE_CXX_COMPILER:.*clang" "$no_toolkit_build/CMakeCache.txt"; then
+    rm -rf "$no_toolkit_build"
+  fi
+  # -O1 with line tables only (as AddressSanitizer recommends): the tests' time is spent in
+  # libtorch, which is not rebuilt.
+  CC=clang CXX=clang++ ATTNSCOPE_BUILD_DIR="$no_toolkit_build" "$root/tools/setup.sh" "${no_toolkit[@]}" -DATTNSCOPE_FUZZ=ON \
+    -DATTNSCOPE_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" \
+    "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG"
   grep -q "no CUDA toolkit found" "$root/.cache/cmake-configure.log"
   # Run once, in the main pass: the layout sweep (32 screenshots of the same drawing code at four
   # window sizes), the Slurm cluster test (the same command-line code, waiting on its jobs) and the
@@ -29,16 +36,18 @@ if [ "${ATTNSCOPE_SKIP_SANITIZERS:-0}" != 1 ]; then
   # sanitizers too; here it would only wait longer on a slower process).
   env "${sanitizer_env[@]}" ctest --test-dir "$no_toolkit_build" --output-on-failure -j "$(nproc)" \
     -E 'Gui\.NothingIsCutAtProjectorSizes|Slurm\.|Cli\.CorpusInterruptedByCtrlCResumes'
+  fuzz_build=$no_toolkit_build
 else
   echo "[test] a build that finds no CUDA toolkit"
   no_toolkit_build=$root/build-no-cuda-toolkit
   ATTNSCOPE_BUILD_DIR="$no_toolkit_build" ATTNSCOPE_BUILD_TARGETS=attnscope-cli "$root/tools/setup.sh" \
     "${no_toolkit[@]}" -DATTNSCOPE_BUILD_TESTS=OFF -DATTNSCOPE_BUILD_BENCH=OFF -DATTNSCOPE_BUILD_GUI=OFF
   grep -q "no CUDA toolkit found" "$root/.cache/cmake-configure.log"
+  fuzz_build=""
 fi
 echo "[test] the command line of the build without a CUDA toolkit, on --device auto"
 env "${sanitizer_env[@]}" "$no_toolkit_build/app/attnscope-cli" analyze --model "$root/models/all-MiniLM-L6-v2" \
   --file "$root/assets/examples/classroom.txt" --device auto --out "$no_toolkit_build/classroom.json"
-echo "[test] fuzzing the readers (libFuzzer, ${ATTNSCOPE_FUZZ_SECONDS:-30}s per target)"
-"$root/tools/fuzz.sh" "${ATTNSCOPE_FUZZ_SECONDS:-30}"
+echo "[test] fuzzing the readers (libFuzzer, ${fuzz_seconds}s per target)"
+"$root/tools/fuzz.sh" "$fuzz_seconds" $fuzz_build
 echo "[test] all passed"

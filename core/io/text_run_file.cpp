@@ -143,7 +143,11 @@ TextRunFile from_document(const nlohmann::json& doc, const TensorSource& tensor,
     stored.pairs.emplace_back(static_cast<int>(n), std::vector<uint8_t>(m, m + bytes));
     total += stored.pairs.back().count();
   }
-  if (file.captures != CaptureSet::All) stored.pair_values = required("pair_value", at::empty({total}, at::kFloat));
+  // Pairs of S beside the head outputs keep no values (they follow from them); pairs of another matrix keep theirs.
+  const auto settings = stored.summary.find("settings");
+  const bool of_s = settings == stored.summary.end() || !settings->is_object() || !settings->contains("pairs_from") ||
+                    (*settings)["pairs_from"] == "similarity";
+  if (file.captures != CaptureSet::All || !of_s) stored.pair_values = required("pair_value", at::empty({total}, at::kFloat));
   file.analysis = std::move(stored);
   return file;
 }

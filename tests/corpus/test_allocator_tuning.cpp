@@ -27,8 +27,18 @@ long faults_for_block(size_t bytes) {
   return minor_faults() - before;
 }
 
+// GCC says __SANITIZE_ADDRESS__, clang __has_feature(address_sanitizer).
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ATTNSCOPE_ADDRESS_SANITIZER 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define ATTNSCOPE_ADDRESS_SANITIZER 1
+#endif
+
 TEST(AllocatorTuning, FreedLargeBlocksAreReusedWithoutPageFaults) {
-#if !defined(__GLIBC__) || defined(__SANITIZE_ADDRESS__)
+#if !defined(__GLIBC__) || defined(ATTNSCOPE_ADDRESS_SANITIZER)
   GTEST_SKIP() << "glibc's allocator only (AddressSanitizer brings its own)";
 #endif
   constexpr size_t kBytes = size_t{64} << 20;  // 16,384 pages, above glibc's largest default mmap threshold
