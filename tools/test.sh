@@ -49,5 +49,5 @@ echo "[test] the command line of the build without a CUDA toolkit, on --device a
 env "${sanitizer_env[@]}" "$no_toolkit_build/app/attnscope-cli" analyze --model "$root/models/all-MiniLM-L6-v2" \
   --file "$root/assets/examples/classroom.txt" --device auto --out "$no_toolkit_build/classroom.json"
 echo "[test] fuzzing the readers (libFuzzer, ${fuzz_seconds}s per target)"
-"$root/tools/fuzz.sh" "$fuzz_seconds" $fuzz_build
+"$root/tools/fuzz.sh" "$fuzz_seconds" ${fuzz_build:+"$fuzz_build"}
 echo "[test] all passed"
