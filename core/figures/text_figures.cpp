@@ -215,6 +215,17 @@ FigureOptions resolved(const FigureOptions& options, const TextAnalysis& a) {
   return o;
 }
 
+MatrixKind pairs_matrix(PairInput from) {
+  switch (from) {
+    case PairInput::Similarity: return MatrixKind::Similarity;
+    case PairInput::Cosine: return MatrixKind::Cosine;
+    case PairInput::Attention: return MatrixKind::Attention;
+    case PairInput::Norm: return MatrixKind::Norm;
+    case PairInput::Rollout: return MatrixKind::Rollout;
+  }
+  return MatrixKind::Similarity;
+}
+
 HeatmapPanel matrix_panel(const AnalyzedTextView& text, int layer, int head, MatrixKind kind, const FigureOptions& o) {
   HeatmapPanel p;
   p.title = std::string(kind == MatrixKind::Rollout && o.rollout_of_norm ? "rollout of the norm-based maps" : matrix_title(kind)) + ", " + (kind == MatrixKind::Rollout ? "after layer " + std::to_string(layer) : head_name(layer, head));
@@ -229,7 +240,7 @@ HeatmapPanel matrix_panel(const AnalyzedTextView& text, int layer, int head, Mat
   p.colormap = signed_map ? ColormapId::Diverging : o.colormap;
   p.color_scale = color_scale_for(p.values, o.scale, signed_map);
   p.colorbar_label = std::string(matrix_symbol(kind)) + (o.scale == ValueScale::Clipped ? " (top 1% clipped)" : "");
-  if (signed_map && head >= 0 && o.outline_pairs)
+  if ((signed_map || kind == pairs_matrix(text.analysis.settings.pairs_from)) && head >= 0 && o.outline_pairs)
     text.analysis.head(layer, head).pairs.for_each([&](int i, int j) {
       p.outlined.emplace_back(i, j);
       p.outlined.emplace_back(j, i);

@@ -27,7 +27,10 @@ std::vector<std::string> token_labels(const Encoding& encoding);
 // Resolves layer -1 to the last layer and checks ranges; throws attnscope::Error.
 FigureOptions resolved(const FigureOptions& options, const TextAnalysis& analysis);
 
-// One matrix as a heatmap with token labels, colorbar and (S, cosine) the pairs outlined.
+// One matrix as a heatmap with token labels, colorbar and (S, cosine, the pairs' own matrix) the pairs outlined.
+// The matrix whose high elements are the pairs (AnalysisSettings::pairs_from), as a shown matrix;
+// a map of it outlines the pairs, as maps of S and cosine always do.
+MatrixKind pairs_matrix(PairInput from);
 HeatmapPanel matrix_panel(const AnalyzedTextView& text, int layer, int head, MatrixKind kind, const FigureOptions& o);
 
 // The overview's thumbnails: for each layer its heads, then its sum (layer-major, H + 1 per

@@ -11,10 +11,11 @@ namespace attnscope::ui {
 Figure PairsPanel::pairs_view_figure(const AnalyzedTextView& text, const FigureOptions& options) {
   FigureOptions o = options;
   o.head = std::max(0, o.head);
+  o.rollout_of_norm = false;  // the pairs of rollout are those of the mean attention's
   Figure f = figure9(text, o);
   std::get<TokenTextPanel>(f.panels[0]).table.clear();  // the table is the interactive one beside
   std::get<TokenTextPanel>(f.panels[0]).table_header.clear();
-  f.panels.push_back(matrix_panel(text, resolved(o, text.analysis).layer, o.head, MatrixKind::Similarity, o));
+  f.panels.push_back(matrix_panel(text, resolved(o, text.analysis).layer, o.head, pairs_matrix(text.analysis.settings.pairs_from), o));
   return f;
 }
 
