@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <iterator>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -52,9 +51,9 @@ Settings from_json(const json& j) {
   if (auto* v = field("words")) s.analysis.words = v->get<bool>();
   if (auto* v = field("separators_from")) s.analysis.separators_from = static_cast<SeparatorInput>(std::clamp(v->get<int>(), 0, 2));
   if (auto* v = field("pairs_from")) {
-    const auto name = std::find(std::begin(kPairInputNames), std::end(kPairInputNames), v->get<std::string>());
-    if (name == std::end(kPairInputNames)) throw Error("pairs_from: expected similarity, cosine, attention, norm or rollout");
-    s.analysis.pairs_from = static_cast<PairInput>(name - std::begin(kPairInputNames));
+    const std::optional<PairInput> from = pair_input_by_name(v->get<std::string>());
+    if (!from) throw Error("pairs_from: expected similarity, cosine, attention, norm or rollout");
+    s.analysis.pairs_from = *from;
   }
   if (auto* v = field("sentences")) s.analysis.sentences = v->get<std::string>() == "segments" ? SentenceMode::Segments : SentenceMode::Punctuation;
   if (auto* v = field("view")) s.view.view = view_by_name(v->get<std::string>());

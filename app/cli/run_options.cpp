@@ -2,7 +2,6 @@
 
 #include <ATen/Parallel.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <iterator>
 
@@ -116,8 +115,9 @@ AnalysisSettings analysis_settings(const AnalysisOptions& o) {
   s.separators_text_only = o.separators_text_only;
   s.words = o.words;
   s.separators_from = o.separators_from == "norm" ? SeparatorInput::Norm : o.separators_from == "rollout" ? SeparatorInput::Rollout : SeparatorInput::Attention;
-  s.pairs_from = static_cast<PairInput>(std::find(std::begin(kPairInputNames), std::end(kPairInputNames), o.pairs_from) - std::begin(kPairInputNames));
-  if (s.pairs_from > PairInput::Rollout) throw Error("--pairs-from \"" + o.pairs_from + "\": expected similarity, cosine, attention, norm or rollout");
+  const std::optional<PairInput> pairs_from = pair_input_by_name(o.pairs_from);
+  if (!pairs_from) throw Error("--pairs-from \"" + o.pairs_from + "\": expected similarity, cosine, attention, norm or rollout");
+  s.pairs_from = *pairs_from;
   s.sentences = o.sentences == "segments" ? SentenceMode::Segments : SentenceMode::Punctuation;
   if (o.segments_from != "last") {
     const auto colon = o.segments_from.find(':');

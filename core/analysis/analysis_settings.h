@@ -1,5 +1,9 @@
 #pragma once
 // The choices of the paper's analysis (docs METHOD.md), each with the default METHOD.md gives.
+#include <iterator>
+#include <optional>
+#include <string_view>
+
 namespace attnscope {
 
 enum class SentenceMode {
@@ -17,6 +21,12 @@ enum class SeparatorInput { Attention, Norm, Rollout };
 enum class PairInput { Similarity, Cosine, Attention, Norm, Rollout };
 inline constexpr const char* kPairInputNames[] = {"similarity", "cosine", "attention", "norm", "rollout"};
 inline const char* pair_input_name(PairInput input) { return kPairInputNames[static_cast<int>(input)]; }
+// The PairInput of a name in kPairInputNames; nullopt for any other.
+inline std::optional<PairInput> pair_input_by_name(std::string_view name) {
+  for (int k = 0; k < static_cast<int>(std::size(kPairInputNames)); ++k)
+    if (name == kPairInputNames[k]) return static_cast<PairInput>(k);
+  return std::nullopt;
+}
 
 // Which attention map the column attention of separators is taken from.
 struct MapChoice {

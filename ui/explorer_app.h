@@ -1,0 +1,131 @@
+#pragma once
+// The explorer's window and the state it owns, shared by its parts: explorer.cpp (requests, model
+// switching, shortcuts, the frame and the loop), explorer_views.cpp (each view's controls and the
+// tab bar) and explorer_scripts.cpp (screenshots, benchmarks, the idle check, --trace-shown).
+#include <glad/gl.h>  // before GLFW, which must not bring its own OpenGL header
+#include <GLFW/glfw3.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis_worker.h"
+#include "comparison_job.h"
+#include "explorer.h"
+#include "figures/query_key_figure.h"
+#include "figures/text_figures.h"
+#include "fonts.h"
+#include "gl/heatmap_renderer.h"
+#include "layout_audit.h"
+#include "panels/compare_panel.h"
+#include "panels/corpus_panel.h"
+#include "panels/export_dialog.h"
+#include "panels/figure_panel.h"
+#include "panels/grid_panel.h"
+#include "panels/model_picker.h"
+#include "panels/pairs_panel.h"
+#include "panels/text_panel.h"
+#include "settings_store.h"
+#include "typing_bench.h"
+#include "window.h"
+
+namespace attnscope::ui {
+
+// Frames drawn after an input event: the one that takes it in, and for the mouse one more for
+// what it changed (a popup opened, a hover moved). A key's frame draws its own effect; one that
+// changes the view asks for a frame more (see run). On a machine without a GPU every frame takes
+// CPU from the model.
+constexpr int kSettleFrames = 2;
+// While a download or a corpus job runs, the window redraws this often to show its progress. An
+// analysis redraws nothing while it runs (its worker wakes the window when it is done): frames
+// drawn meanwhile would take CPU from the model on a machine without a GPU.
+constexpr double kProgressPeriod = 0.25;
+
+class Explorer {
+ public:
+  Explorer(const ExplorerOptions& o, Settings settings, std::string settings_warning);
+  int run();
+
+ private:
+  void submit();
+  bool needs_lenses() const;
+  bool lenses_asked_ = false;  // the last request asked for the lenses' captures
+  std::unique_ptr<AnalysisWorker> make_worker(const std::string& model) const {
+    // The worker wakes the sleeping main loop when its answer is there.
+    return std::make_unique<AnalysisWorker>(model, options_.device, options_.precision, [] { glfwPostEmptyEvent(); });
+  }
+  void switch_model(const std::string& model);
+  // Compare mode: B's worker runs B (another model on A's text, or A's model on B's text) and
+  // the comparison job compares the newest analyses of both.
+  void start_compare(const CompareChoice& choice);
+  void submit_b();
+  void feed_comparison();
+  CompareStatus compare_status() const;
+  bool compare_ready() const;
+  void remember_model(const std::string& model);  // first in the recent list
+  void handle_shortcuts();
+  void apply(const PanelActions& actions);
+  void draw_views(const PanelContext& context);
+  void draw_view(View view, const PanelContext& context);
+  void draw_frame();
+  bool screenshot_ready() const;
+  bool animating() const;
+  bool scripted() const { return !options_.screenshot.empty() || options_.bench_frames > 0 || typing_ || options_.idle_check > 0; }
+  // Waits for something to draw; false when woken with nothing to show (the idle check's end).
+  bool wait_for_work();
+  // --screenshot / --bench-frames / --idle-check: true when the scripted run is over.
+  bool scripted_step(int width, int height, double frame_seconds);
+  bool typing_step(double frame_seconds);
+  bool idle_step();
+  void trace_shown();
+  const AnalysisSnapshot* traced_ = nullptr;
+  int ready_frames_ = 0;
+  std::vector<double> frame_ms_;
+  int settle_frames_ = kSettleFrames;
+  const AnalysisSnapshot* seen_ = nullptr;  // the newest snapshot already drawn
+  const AnalysisSnapshot* seen_b_ = nullptr;
+  const ComparisonSnapshot* seen_comparison_ = nullptr;
+  bool was_loaded_ = false;
+  uint64_t frames_drawn_ = 0;
+  std::optional<TypingBench> typing_;
+  const AnalysisSnapshot* typing_seen_ = nullptr;
+  double idle_until_ = 0, idle_cpu_start_ = 0;
+  uint64_t idle_frames_start_ = 0;
+  LayoutAudit audit_;
+
+  ExplorerOptions options_;
+  Settings settings_;
+  std::string settings_path_, status_;
+  Window window_;
+  Fonts fonts_;
+  HeatmapRenderer renderer_;
+  std::unique_ptr<AnalysisWorker> worker_;
+  int select_tab_ = 2;  // frames during which the tab bar is told which view to show
+  bool help_open_ = false;
+  TextPanel text_panel_;
+  GridPanel grid_;
+  FigurePanel head_{[](const AnalyzedTextView& t, const FigureOptions& o) { return o.query_key ? query_key_figure(t, o) : head_figure(t, o); }};
+  FigurePanel separators_{figure5}, stats_{stats_figure}, lines_{lines_figure};
+  FigurePanel layers_{[](const AnalyzedTextView& t, const FigureOptions& o) {
+    Figure f = figure12(t, o);
+    Figure distances = figure13(t, o);
+    for (auto& p : distances.panels) f.panels.push_back(std::move(p));
+    f.title = "Fig. 12 and 13: summed similarity and pooled pair distances per layer";
+    return f;
+  }};
+  PairsPanel pairs_;
+  CorpusPanel corpus_;
+  std::optional<CompareChoice> compare_choice_;
+  std::unique_ptr<AnalysisWorker> worker_b_;
+  ComparisonJob comparison_{[] { glfwPostEmptyEvent(); }};
+  ComparePanel compare_;
+  ExportDialog export_;
+  ModelPicker picker_{ATTNSCOPE_DEFAULT_MODEL};
+  const AnalysisWorker* announced_ = nullptr;
+};
+
+// The model to open: the one asked for, else the last used, else the paper's bert-base-uncased
+// when it is in the Hugging Face cache, else the small model installed with attnscope, with the
+
+}  // namespace attnscope::ui
