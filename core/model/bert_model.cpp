@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "error.h"
+#include "model/value_gram.h"
 
 namespace attnscope {
 
@@ -130,19 +131,9 @@ const std::vector<at::Tensor>& BertModel::output_products() const {
   return output_products_;
 }
 
-// G_j[h, h'] = f_h(x_j) . f_h'(x_j) = v_j^h (W_O^T W_O)[h, h'] v_j^h'. The product by W_O^T W_O has
-// the size of the f_h(x_j), but what remains is a sum over each head's d values, not over D for
-// every pair of heads (about 0.5 against 0.66 ms a layer for MiniLM at 128 tokens, measured alone).
-// W_O^T W_O is symmetric, so its columns of head h are its rows: the product is taken with the
-// values as attend laid them out ([d, n] per head), no transposed copy.
 void BertModel::keep_value_vectors(const at::Tensor& v_t, int64_t l, BatchCaptures& keep) const {
-  const int64_t H = config_.num_heads, d = config_.head_dim(), D = config_.hidden_size, n = v_t.size(2), B = v_t.size(0) / H;
-  const at::Tensor columns = output_products()[static_cast<size_t>(l)].view({D, H, d}).permute({1, 0, 2});  // [H, D, d]
-  const at::Tensor values = v_t.view({B, H, d, n});
-  const at::Tensor through = at::matmul(columns, values);                                     // [B, H, D, n]: (W_O^T W_O)[:, h] v_j^h
-  const at::Tensor gram = through.view({B, H, H, d, n}).mul_(values.unsqueeze(1)).sum(3);    // [B, H, H', n]
-  keep.all_value_gram[l].copy_(gram.permute({0, 3, 1, 2}));                                 // [B, n, H, H']
-  keep.all_value_norms[l].copy_(gram.diagonal(0, 1, 2).clamp_min(0).sqrt().permute({0, 2, 1}));  // [B, H, n]
+  const int64_t H = config_.num_heads, d = config_.head_dim(), n = v_t.size(2), B = v_t.size(0) / H;
+  value_gram_into(output_products()[static_cast<size_t>(l)], v_t.view({B, H, d, n}), keep.all_value_gram[l], keep.all_value_norms[l]);
 }
 
 at::Tensor BertModel::finish(const LayerWeights& w, const at::Tensor& context, const at::Tensor& x) const {
