@@ -43,6 +43,8 @@ wait_shown() {
     if [ -n "$t" ]; then echo "$t"; return 0; fi
     sleep 0.02
   done
+  echo "[bench] no frame showed the analysis of a text of $bytes bytes within 12 s; the explorer's log:" >&2
+  tail -${LOG_LINES:-5} "$log" >&2
   echo "timeout" ; return 1
 }
 

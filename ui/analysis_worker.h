@@ -1,8 +1,8 @@
 #pragma once
 // Runs the model and the analysis off the UI thread. The worker loads the checkpoint, then takes
 // requests (captured by value). The newest request always wins: those that arrive while it is
-// busy replace each other, and a run made stale by a newer request is abandoned at the next layer
-// boundary, so the views follow typing as fast as the model allows. Each result is an immutable
+// busy replace each other, and a run made stale by a newer request is abandoned at its next check
+// (three a layer), so the views follow typing as fast as the model allows. Each result is an immutable
 // snapshot the UI picks up; `notify` (called on the worker thread) tells the UI one is there, so
 // an idle window can sleep until then.
 #include <atomic>
@@ -38,6 +38,13 @@ struct AnalysisSnapshot {
   std::string error;      // non-empty: this request failed (the previous good snapshot stays shown)
 };
 
+// A snapshot's serial, 0 for none: what the UI compares to notice a new one (a pointer could be a
+// new snapshot at the address of one since freed).
+template <class Snapshot>
+uint64_t serial_of(const std::shared_ptr<const Snapshot>& s) {
+  return s ? s->serial : 0;
+}
+
 struct ModelStatus {
   bool loaded = false;
   std::string error;    // the model could not be loaded
@@ -57,6 +64,9 @@ class AnalysisWorker {
   AnalysisWorker& operator=(const AnalysisWorker&) = delete;
 
   uint64_t submit(AnalysisRequest request);  // returns the request's serial
+  // A request is coming (the caller submits it shortly): the run under way is abandoned now, at its
+  // next check (three a layer, and between the analysis's stages), not when the request arrives.
+  void supersede() { newest_ = 0; }
   std::shared_ptr<const AnalysisSnapshot> latest() const;  // the newest answer, good or failed
   std::shared_ptr<const AnalysisSnapshot> latest_good() const;
   bool busy() const { return busy_; }

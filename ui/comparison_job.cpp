@@ -16,8 +16,8 @@ ComparisonJob::~ComparisonJob() {
 void ComparisonJob::submit(std::shared_ptr<const AnalysisSnapshot> a, std::shared_ptr<const AnalysisSnapshot> b, CompareSettings settings) {
   {
     std::lock_guard lock(mutex_);
-    if (a.get() == submitted_a_ && b.get() == submitted_b_ && settings.match_heads == submitted_match_) return;
-    submitted_a_ = a.get(), submitted_b_ = b.get(), submitted_match_ = settings.match_heads;
+    if (serial_of(a) == submitted_a_ && serial_of(b) == submitted_b_ && settings.match_heads == submitted_match_) return;
+    submitted_a_ = serial_of(a), submitted_b_ = serial_of(b), submitted_match_ = settings.match_heads;
     pending_ = Request{std::move(a), std::move(b), settings};
   }
   wake_.notify_all();

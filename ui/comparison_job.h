@@ -43,7 +43,7 @@ class ComparisonJob {
   mutable std::mutex mutex_;
   std::condition_variable wake_;
   std::optional<Request> pending_;
-  const AnalysisSnapshot *submitted_a_ = nullptr, *submitted_b_ = nullptr;
+  uint64_t submitted_a_ = 0, submitted_b_ = 0;  // serials (a pointer could be reused by a new snapshot)
   bool submitted_match_ = false, working_ = false, stop_ = false;
   uint64_t next_serial_ = 0;  // read and written by the job's thread only
   std::shared_ptr<const ComparisonSnapshot> latest_;

@@ -122,6 +122,19 @@ void Explorer::submit() {
   if (compare_choice_ && compare_choice_->other_model) submit_b();  // B runs on A's text
 }
 
+void Explorer::ask_run(bool and_b) {
+  worker_->supersede();
+  run_asked_ = true;
+  if (and_b && worker_b_) worker_b_->supersede();
+  run_b_asked_ |= and_b;
+}
+
+void Explorer::start_asked_runs() {
+  if (run_asked_) submit();
+  if (run_b_asked_) submit_b();  // asked for only when B is this model on its own text
+  run_asked_ = run_b_asked_ = false;
+}
+
 void Explorer::submit_b() {
   if (worker_b_)
     worker_b_->submit({compare_choice_->other_model ? text_panel_.text() : compare_choice_->text, settings_.analysis, settings_.max_length, lenses_asked_});
@@ -235,8 +248,8 @@ void Explorer::draw_frame() {
   ImGui::BeginChild("text side", ImVec2(vp->WorkSize.x * (big ? 0.24f : 0.3f), 0), true);
   Settings before = settings_;
   const TextPanelResult r = text_panel_.draw(settings_, worker_->model_status(), shown.get(), latest.get(), worker_->busy());
-  if (r.text_edited || r.settings_changed) submit();  // at once: the newest request wins, a stale run stops
-  if (r.settings_changed && compare_choice_ && !compare_choice_->other_model) submit_b();  // B's text is its own
+  // The newest request wins, a stale run stops; B's text is its own.
+  if (r.text_edited || r.settings_changed) ask_run(r.settings_changed && compare_choice_ && !compare_choice_->other_model);
   if (!status_.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.7f, 0.3f, 1));
     ImGui::TextWrapped("%s", status_.c_str());
@@ -281,8 +294,8 @@ bool Explorer::wait_for_work() {
   if (events.others > 0) settle_frames_ = kSettleFrames;
   else if (events.keys > 0) settle_frames_ = std::max(settle_frames_, 1);
   const ModelStatus m = worker_->model_status();
-  if (worker_->latest().get() != seen_ || m.loaded != was_loaded_) settle_frames_ = std::max(settle_frames_, 1);
-  if (worker_b_ && (worker_b_->latest().get() != seen_b_ || comparison_.latest().get() != seen_comparison_))
+  if (serial_of(worker_->latest()) != seen_ || m.loaded != was_loaded_) settle_frames_ = std::max(settle_frames_, 1);
+  if (worker_b_ && (serial_of(worker_b_->latest()) != seen_b_ || serial_of(comparison_.latest()) != seen_comparison_))
     settle_frames_ = std::max(settle_frames_, 1);
   return settle_frames_ > 0 || animating() || polling || (typing_ && glfwGetTime() >= typing_->next_moment());
 }
@@ -307,8 +320,8 @@ int Explorer::run() {
         text_panel_.editor().type(keys);
       }
     }
-    seen_ = worker_->latest().get();
-    if (worker_b_) seen_b_ = worker_b_->latest().get(), seen_comparison_ = comparison_.latest().get();
+    seen_ = serial_of(worker_->latest());
+    if (worker_b_) seen_b_ = serial_of(worker_b_->latest()), seen_comparison_ = serial_of(comparison_.latest());
     was_loaded_ = worker_->model_status().loaded;
     audit_.clear();
     const ViewState view_before = settings_.view;
@@ -330,6 +343,7 @@ int Explorer::run() {
     if (!(settings_.view == view_before) || select_tab_ > 0) settle_frames_ = std::max(settle_frames_, 1);  // show what this frame changed
     if (!typing_ && scripted_step(w, h, glfwGetTime() - frame_start)) return 0;
     glfwSwapBuffers(window_.get());
+    start_asked_runs();
     trace_shown();
     if (typing_ && scripted_step(w, h, glfwGetTime() - frame_start)) return 0;  // latency: up to the frame's presentation
   }

@@ -49,6 +49,12 @@ class Explorer {
 
  private:
   void submit();
+  // A run asked for while a frame is drawn starts once that frame is on screen (start_asked_runs):
+  // without a GPU the frame is drawn on the cores the forward runs on, and the two at once took
+  // longer than one after the other. The run under way is abandoned at once.
+  void ask_run(bool and_b);
+  void start_asked_runs();
+  bool run_asked_ = false, run_b_asked_ = false;
   bool needs_lenses() const;
   bool lenses_asked_ = false;  // the last request asked for the lenses' captures
   std::unique_ptr<AnalysisWorker> make_worker(const std::string& model) const {
@@ -79,17 +85,18 @@ class Explorer {
   bool typing_step(double frame_seconds);
   bool idle_step();
   void trace_shown();
-  const AnalysisSnapshot* traced_ = nullptr;
+  uint64_t traced_ = 0;
   int ready_frames_ = 0;
   std::vector<double> frame_ms_;
   int settle_frames_ = kSettleFrames;
-  const AnalysisSnapshot* seen_ = nullptr;  // the newest snapshot already drawn
-  const AnalysisSnapshot* seen_b_ = nullptr;
-  const ComparisonSnapshot* seen_comparison_ = nullptr;
+  // What was already drawn, by serial: a raw pointer could be a new snapshot at a freed one's address.
+  uint64_t seen_ = 0;  // the newest snapshot already drawn
+  uint64_t seen_b_ = 0;
+  uint64_t seen_comparison_ = 0;
   bool was_loaded_ = false;
   uint64_t frames_drawn_ = 0;
   std::optional<TypingBench> typing_;
-  const AnalysisSnapshot* typing_seen_ = nullptr;
+  uint64_t typing_seen_ = 0;
   double idle_until_ = 0, idle_cpu_start_ = 0;
   uint64_t idle_frames_start_ = 0;
   LayoutAudit audit_;

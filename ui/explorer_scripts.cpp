@@ -22,8 +22,8 @@ namespace attnscope::ui {
 void Explorer::trace_shown() {
   if (!options_.trace_shown) return;
   const auto shown = worker_->latest_good();
-  if (!shown || shown.get() == traced_ || shown->text != text_panel_.text()) return;
-  traced_ = shown.get();
+  if (!shown || shown->serial == traced_ || shown->text != text_panel_.text()) return;
+  traced_ = shown->serial;
   const auto now = std::chrono::system_clock::now().time_since_epoch();
   std::fprintf(stderr, "attnscope: shown %.6f bytes %zu\n", std::chrono::duration<double>(now).count(), shown->text.size());
 }
@@ -31,8 +31,8 @@ void Explorer::trace_shown() {
 bool Explorer::typing_step(double frame_seconds) {
   const auto shown = worker_->latest_good();
   const bool current = shown && shown->text == text_panel_.text() && !worker_->busy();
-  if (shown && shown.get() != typing_seen_ && current) typing_->analysis_shown(shown->forward_seconds, shown->analysis_seconds);
-  if (current) typing_seen_ = shown.get();
+  if (shown && shown->serial != typing_seen_ && current) typing_->analysis_shown(shown->forward_seconds, shown->analysis_seconds);
+  if (current) typing_seen_ = shown->serial;
   typing_->frame_presented(glfwGetTime(), frame_seconds, current);
   if (!typing_->done()) return false;
   std::printf("%s\n", typing_->summary(shown ? shown->encoding.size() : 0, worker_->abandoned(), current).dump().c_str());

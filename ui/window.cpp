@@ -53,7 +53,11 @@ Window::Window(int width, int height, const std::string& title) {
     note_event(w);
   });
   // Counted before ImGui installs its own callbacks, which call these after theirs.
-  glfwSetKeyCallback(window_, [](GLFWwindow* w, int, int, int, int) { note_event(w, true); });
+  // A key's release changes nothing shown: it waits for the next frame instead of drawing one,
+  // which would take the cores from the run the key started (the frame is drawn on the CPU here).
+  glfwSetKeyCallback(window_, [](GLFWwindow* w, int, int, int action, int) {
+    if (action != GLFW_RELEASE) note_event(w, true);
+  });
   glfwSetCharCallback(window_, [](GLFWwindow* w, unsigned int) { note_event(w, true); });
   glfwSetMouseButtonCallback(window_, [](GLFWwindow* w, int, int, int) { note_event(w); });
   glfwSetCursorPosCallback(window_, [](GLFWwindow* w, double, double) { note_event(w); });

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "corpus/allocator_tuning.h"
+#include "model/tensor_threads.h"
 #include "explorer.h"
 #include "figures/figure_options.h"
 
@@ -84,6 +85,7 @@ int main(int argc, char** argv) {
     if (presentation) o.presentation = true;
     o.typing_interval = typing_interval_ms / 1000;
     attnscope::keep_freed_memory_for_reuse();  // every edit allocates the same large tensors again
+    attnscope::run_tensor_operations_on_this_thread_only();  // the drawing thread: the model's threads are the worker's
     return run_explorer(o);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "attnscope: error: %s\n", e.what());

@@ -136,7 +136,7 @@ void BertModel::keep_value_vectors(const at::Tensor& v_t, int64_t l, BatchCaptur
   value_gram_into(output_products()[static_cast<size_t>(l)], v_t.view({B, H, d, n}), keep.all_value_gram[l], keep.all_value_norms[l]);
 }
 
-at::Tensor BertModel::finish(const LayerWeights& w, const at::Tensor& context, const at::Tensor& x) const {
+at::Tensor BertModel::finish(const LayerWeights& w, const at::Tensor& context, const at::Tensor& x, const KeepGoing& keep_going) const {
   const int64_t B = x.size(0), n = x.size(1), D = config_.hidden_size;
   // Residual sums and the activation are done in place on the fresh products: no extra tensors
   // of activations to allocate and write.
@@ -147,11 +147,13 @@ at::Tensor BertModel::finish(const LayerWeights& w, const at::Tensor& context, c
     const at::Tensor normed = at::layer_norm(attended, {D}, w.ffn_norm_weight, w.ffn_norm_bias, config_.layer_norm_eps);
     const auto parts = at::linear(normed, w.ffn_in_weight, w.ffn_in_bias).chunk(2, -1);
     const at::Tensor inner = activate(parts[0].contiguous()).mul_(parts[1]);
+    if (keep_going && !keep_going()) throw Cancelled();
     return at::linear(inner, w.ffn_out_weight, w.ffn_out_bias).add_(attended);
   }
   const at::Tensor attended = at::layer_norm(at::linear(merged, w.attn_out_weight, w.attn_out_bias).add_(x), {D},
                                              w.attn_norm_weight, w.attn_norm_bias, config_.layer_norm_eps);
   const at::Tensor inner = activate(at::linear(attended, w.ffn_in_weight, w.ffn_in_bias));
+  if (keep_going && !keep_going()) throw Cancelled();  // before the last product: the layer's checks come at most 40% of it apart
   return at::layer_norm(at::linear(inner, w.ffn_out_weight, w.ffn_out_bias).add_(attended), {D}, w.ffn_norm_weight,
                         w.ffn_norm_bias, config_.layer_norm_eps);
 }
@@ -233,7 +235,7 @@ BatchCaptures BertModel::forward(const std::vector<std::vector<int64_t>>& ids, b
     const at::Tensor context = attend(w, x, is_local ? local_mask : mask, capture ? &out : nullptr, modern ? (is_local ? &local : &global) : nullptr);
     if (last == LastLayer::HeadOutputsOnly && l + 1 == weights_.layers.size()) break;
     if (keep_going && !keep_going()) throw Cancelled();  // halfway through the layer too: a stale run stops sooner
-    x = finish(w, context, x);
+    x = finish(w, context, x, keep_going);
     out.hidden_states.push_back(x);
   }
   if (weights_.final_norm_weight.defined() && out.hidden_states.size() > weights_.layers.size())  // ModernBERT's last output is normalised

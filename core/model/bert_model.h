@@ -26,8 +26,9 @@ class BertModel {
   // skipped, and hidden_states then holds L entries (the embeddings and layers 1 .. L - 1).
   enum class LastLayer { Complete, HeadOutputsOnly };
 
-  // Asked before every layer: false abandons the pass (attnscope::Cancelled is thrown), so a run
-  // made stale by a newer request stops at the next layer boundary.
+  // Asked three times a layer (before it, after its attention, before the feed-forward block's last
+  // product): false abandons the pass (attnscope::Cancelled is thrown), so a run made stale by a
+  // newer request stops within about 40% of a layer.
   using KeepGoing = std::function<bool()>;
 
   // ids: one list of token ids per text (each at most max_positions long). With `capture`,
@@ -52,7 +53,7 @@ class BertModel {
   // positions applied to queries and keys when given), then the output projection and feed-forward
   // block to the layer's output.
   at::Tensor attend(const LayerWeights& w, const at::Tensor& x, const at::Tensor& mask, BatchCaptures* keep, const Rotary* rotary = nullptr) const;
-  at::Tensor finish(const LayerWeights& w, const at::Tensor& context, const at::Tensor& x) const;
+  at::Tensor finish(const LayerWeights& w, const at::Tensor& context, const at::Tensor& x, const KeepGoing& keep_going) const;
   // f_h(x_j) = v_j^h W_O^h of every head and token of layer l, kept as norms and per-token Gram
   // matrices in `keep` (v_t: the values as attend computed them, [B * H, d, n]).
   void keep_value_vectors(const at::Tensor& v_t, int64_t l, BatchCaptures& keep) const;
