@@ -117,27 +117,24 @@ bool Explorer::needs_lenses() const {
 }
 
 void Explorer::submit() {
-  lenses_asked_ = needs_lenses();
-  worker_->submit({text_panel_.text(), settings_.analysis, settings_.max_length, lenses_asked_});
+  worker_->supersede();
+  run_asked_ = true;
   if (compare_choice_ && compare_choice_->other_model) submit_b();  // B runs on A's text
 }
 
-void Explorer::ask_run(bool and_b) {
-  worker_->supersede();
-  run_asked_ = true;
-  if (and_b && worker_b_) worker_b_->supersede();
-  run_b_asked_ |= and_b;
-}
-
-void Explorer::start_asked_runs() {
-  if (run_asked_) submit();
-  if (run_b_asked_) submit_b();  // asked for only when B is this model on its own text
-  run_asked_ = run_b_asked_ = false;
-}
-
 void Explorer::submit_b() {
-  if (worker_b_)
+  if (worker_b_) worker_b_->supersede();
+  run_b_asked_ = true;
+}
+
+void Explorer::send_asked_runs() {
+  if (run_asked_) {
+    lenses_asked_ = needs_lenses();
+    worker_->submit({text_panel_.text(), settings_.analysis, settings_.max_length, lenses_asked_});
+  }
+  if (run_b_asked_ && worker_b_)
     worker_b_->submit({compare_choice_->other_model ? text_panel_.text() : compare_choice_->text, settings_.analysis, settings_.max_length, lenses_asked_});
+  run_asked_ = run_b_asked_ = false;
 }
 
 void Explorer::start_compare(const CompareChoice& choice) {
@@ -248,8 +245,8 @@ void Explorer::draw_frame() {
   ImGui::BeginChild("text side", ImVec2(vp->WorkSize.x * (big ? 0.24f : 0.3f), 0), true);
   Settings before = settings_;
   const TextPanelResult r = text_panel_.draw(settings_, worker_->model_status(), shown.get(), latest.get(), worker_->busy());
-  // The newest request wins, a stale run stops; B's text is its own.
-  if (r.text_edited || r.settings_changed) ask_run(r.settings_changed && compare_choice_ && !compare_choice_->other_model);
+  if (r.text_edited || r.settings_changed) submit();  // the newest request wins, a stale run stops
+  if (r.settings_changed && compare_choice_ && !compare_choice_->other_model) submit_b();  // B's text is its own
   if (!status_.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.7f, 0.3f, 1));
     ImGui::TextWrapped("%s", status_.c_str());
@@ -272,7 +269,7 @@ void Explorer::draw_frame() {
 }
 
 bool Explorer::screenshot_ready() const {
-  if (picker_.downloading() || worker_->busy() || !worker_->latest()) return false;
+  if (picker_.downloading() || run_asked_ || run_b_asked_ || worker_->busy() || !worker_->latest()) return false;
   if (settings_.view.view == View::Corpus && !options_.corpus_result.empty()) return corpus_.has_result() && !corpus_.busy();
   if (settings_.view.view == View::Compare) return compare_ready();
   return true;
@@ -343,7 +340,7 @@ int Explorer::run() {
     if (!(settings_.view == view_before) || select_tab_ > 0) settle_frames_ = std::max(settle_frames_, 1);  // show what this frame changed
     if (!typing_ && scripted_step(w, h, glfwGetTime() - frame_start)) return 0;
     glfwSwapBuffers(window_.get());
-    start_asked_runs();
+    send_asked_runs();
     trace_shown();
     if (typing_ && scripted_step(w, h, glfwGetTime() - frame_start)) return 0;  // latency: up to the frame's presentation
   }

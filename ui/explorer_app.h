@@ -48,12 +48,12 @@ class Explorer {
   int run();
 
  private:
+  // Asks for a run of the editor's text (B too when B is another model on it). Every run asked for
+  // starts once the frame being drawn is on screen (send_asked_runs), with the text and settings
+  // as they then stand: without a GPU the frame is drawn on the cores the forward runs on, and the
+  // two at once took longer than one after the other. The run under way is abandoned at once.
   void submit();
-  // A run asked for while a frame is drawn starts once that frame is on screen (start_asked_runs):
-  // without a GPU the frame is drawn on the cores the forward runs on, and the two at once took
-  // longer than one after the other. The run under way is abandoned at once.
-  void ask_run(bool and_b);
-  void start_asked_runs();
+  void send_asked_runs();
   bool run_asked_ = false, run_b_asked_ = false;
   bool needs_lenses() const;
   bool lenses_asked_ = false;  // the last request asked for the lenses' captures
@@ -65,7 +65,7 @@ class Explorer {
   // Compare mode: B's worker runs B (another model on A's text, or A's model on B's text) and
   // the comparison job compares the newest analyses of both.
   void start_compare(const CompareChoice& choice);
-  void submit_b();
+  void submit_b();  // B's run, asked for as submit() asks for A's
   void feed_comparison();
   CompareStatus compare_status() const;
   bool compare_ready() const;
