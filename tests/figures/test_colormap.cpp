@@ -1,7 +1,10 @@
 // Colormap tables and the value-to-colour rule (ColorScale), by hand.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <random>
+#include <vector>
 
 #include "error.h"
 #include "figures/colormap.h"
@@ -109,6 +112,27 @@ TEST(ColorScale, ValueRangeIgnoresNan) {
 
 namespace attnscope {
 namespace {
+
+// The percentile found near the top with a small heap is the order statistic a full sort gives,
+// for any size, with ties, NaN cells and signs.
+TEST(ColorScale, ClippedTopIsTheNearestRankPercentileOfAnySizedMap) {
+  std::mt19937 random(7);
+  for (size_t n : {1u, 2u, 99u, 100u, 101u, 4096u, 5000u}) {
+    std::vector<float> values(n);
+    for (float& v : values) v = static_cast<float>(std::uniform_int_distribution<int>(-50, 50)(random)) / 8;  // ties
+    if (n > 2) values[n / 2] = std::nanf("");
+    for (bool symmetric : {false, true}) {
+      std::vector<float> sorted;
+      for (float v : values)
+        if (!std::isnan(v)) sorted.push_back(symmetric ? std::abs(v) : v);
+      std::sort(sorted.begin(), sorted.end());
+      const auto k = static_cast<size_t>(std::ceil(0.99 * static_cast<double>(sorted.size()))) - 1;
+      const ColorScale c = color_scale_for(values, ValueScale::Clipped, symmetric);
+      if (symmetric) EXPECT_DOUBLE_EQ(c.hi, sorted[k]) << n;
+      else EXPECT_DOUBLE_EQ(c.hi, sorted[k] > sorted.front() ? sorted[k] : sorted.back()) << n;
+    }
+  }
+}
 
 TEST(ColorScale, ClippedStopsAtThe99thPercentile) {
   std::vector<float> values;
