@@ -5,6 +5,7 @@
 
 #include "analysis/word_level.h"
 #include "error.h"
+#include "figures/text_figures.h"
 #include "model/device_fallback.h"
 
 namespace attnscope::ui {
@@ -101,6 +102,20 @@ void AnalysisWorker::run(std::string model, std::string device, std::string prec
   }
 }
 
+namespace {
+
+// Failing here costs nothing: the overview then makes its thumbnails itself and says why it can't.
+void colour_grid(AnalysisSnapshot& snapshot, const FigureOptions& options) {
+  try {
+    snapshot.grid = grid_atlas({snapshot.encoding, snapshot.captures, snapshot.analysis}, options);
+    snapshot.grid_options = options;
+  } catch (const std::exception&) {
+    snapshot.grid = {};
+  }
+}
+
+}  // namespace
+
 void AnalysisWorker::answer(const AnalysisRequest& request, uint64_t serial) {
   auto snapshot = std::make_shared<AnalysisSnapshot>();
   snapshot->serial = serial;
@@ -138,6 +153,11 @@ void AnalysisWorker::answer(const AnalysisRequest& request, uint64_t serial) {
     const auto analysis_start = std::chrono::steady_clock::now();
     snapshot->analysis = analyze_text(snapshot->encoding, snapshot->captures, request.settings, true, keep_going);
     snapshot->analysis_seconds = since(analysis_start);
+    if (request.grid) {
+      const auto grid_start = std::chrono::steady_clock::now();
+      colour_grid(*snapshot, *request.grid);
+      snapshot->grid_seconds = since(grid_start);
+    }
   } catch (const Cancelled&) {
     ++abandoned_;
     std::lock_guard lock(mutex_);

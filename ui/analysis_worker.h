@@ -15,6 +15,8 @@
 #include <thread>
 
 #include "analysis/text_analysis.h"
+#include "figures/figure_options.h"
+#include "figures/thumbnail_atlas.h"
 #include "model/checkpoint.h"
 #include "model/device.h"
 
@@ -25,6 +27,9 @@ struct AnalysisRequest {
   AnalysisSettings settings;
   size_t max_length = 0;  // 0: the model's default
   bool lenses = false;    // also capture what the norm lens and the query/key view need (it costs the forward time)
+  // The overview is shown with these options: its thumbnails are coloured here, with the worker's
+  // threads, so that the frame showing the answer only uploads them.
+  std::optional<FigureOptions> grid;
 };
 
 struct AnalysisSnapshot {
@@ -33,8 +38,11 @@ struct AnalysisSnapshot {
   Encoding encoding;
   TextCaptures captures;  // on the host
   TextAnalysis analysis;  // on the host
-  double seconds = 0;     // model + analysis
+  double seconds = 0;     // model + analysis (+ thumbnails)
   double forward_seconds = 0, analysis_seconds = 0;  // the two parts of it
+  std::optional<FigureOptions> grid_options;  // set: `grid` holds the overview's thumbnails with these options
+  ThumbnailAtlas grid;
+  double grid_seconds = 0;  // colouring it, after the analysis
   std::string error;      // non-empty: this request failed (the previous good snapshot stays shown)
 };
 

@@ -130,7 +130,9 @@ void Explorer::submit_b() {
 void Explorer::send_asked_runs() {
   if (run_asked_) {
     lenses_asked_ = needs_lenses();
-    worker_->submit({text_panel_.text(), settings_.analysis, settings_.max_length, lenses_asked_});
+    AnalysisRequest request{text_panel_.text(), settings_.analysis, settings_.max_length, lenses_asked_, std::nullopt};
+    if (settings_.view.view == View::Grid) request.grid = figure_options(settings_.view);
+    worker_->submit(std::move(request));
   }
   if (run_b_asked_ && worker_b_)
     worker_b_->submit({compare_choice_->other_model ? text_panel_.text() : compare_choice_->text, settings_.analysis, settings_.max_length, lenses_asked_});

@@ -18,20 +18,21 @@ namespace attnscope::ui {
 
 // --trace-shown: when a presented frame first shows the analysis of the editor's current text,
 // one line with the wall-clock time, so a script typing from outside (bench/run_typing_x11.sh)
-// measures the latency with the window's own clock on one side only.
+// measures the latency with the window's own clock on one side only, and what the worker measured.
 void Explorer::trace_shown() {
   if (!options_.trace_shown) return;
   const auto shown = worker_->latest_good();
   if (!shown || shown->serial == traced_ || shown->text != text_panel_.text()) return;
   traced_ = shown->serial;
   const auto now = std::chrono::system_clock::now().time_since_epoch();
-  std::fprintf(stderr, "attnscope: shown %.6f bytes %zu\n", std::chrono::duration<double>(now).count(), shown->text.size());
+  std::fprintf(stderr, "attnscope: shown %.6f bytes %zu forward_ms %.2f analysis_ms %.2f thumbnails_ms %.2f\n", std::chrono::duration<double>(now).count(),
+               shown->text.size(), shown->forward_seconds * 1e3, shown->analysis_seconds * 1e3, shown->grid_seconds * 1e3);
 }
 
 bool Explorer::typing_step(double frame_seconds) {
   const auto shown = worker_->latest_good();
   const bool current = shown && shown->text == text_panel_.text() && !worker_->busy();
-  if (shown && shown->serial != typing_seen_ && current) typing_->analysis_shown(shown->forward_seconds, shown->analysis_seconds);
+  if (shown && shown->serial != typing_seen_ && current) typing_->analysis_shown(shown->forward_seconds, shown->analysis_seconds, shown->grid_seconds);
   if (current) typing_seen_ = shown->serial;
   typing_->frame_presented(glfwGetTime(), frame_seconds, current);
   if (!typing_->done()) return false;

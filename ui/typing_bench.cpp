@@ -33,6 +33,7 @@ std::string TypingBench::keys_due(double now) {
   next_key_ = now + o_.key_interval;
   if (typed_in_burst_ >= o_.keys_per_burst) {
     state_ = State::Waiting;
+    frames_since_key_ = 0;
     ++word_;
   }
   return std::string(1, word[k]);
@@ -41,15 +42,19 @@ std::string TypingBench::keys_due(double now) {
 void TypingBench::frame_presented(double now, double frame_seconds, bool shows_current_text) {
   if (state_ == State::Starting) return;
   frames_.push_back(frame_seconds);
-  if (state_ != State::Waiting || !shows_current_text) return;
+  if (state_ != State::Waiting) return;
+  ++frames_since_key_;
+  if (!shows_current_text) return;
   latencies_.push_back(now - last_key_);
+  frames_to_show_.push_back(frames_since_key_);
   state_ = State::Pausing;
   pause_until_ = now + o_.pause;
 }
 
-void TypingBench::analysis_shown(double forward_seconds, double analysis_seconds) {
+void TypingBench::analysis_shown(double forward_seconds, double analysis_seconds, double thumbnail_seconds) {
   forwards_.push_back(forward_seconds);
   analyses_.push_back(analysis_seconds);
+  thumbnails_.push_back(thumbnail_seconds);
 }
 
 nlohmann::json TypingBench::summary(size_t tokens, int abandoned, bool last_text_shown) const {
@@ -63,7 +68,10 @@ nlohmann::json TypingBench::summary(size_t tokens, int abandoned, bool last_text
           {"latency_max_ms", ms(latencies_, 1.0)},
           {"forward_median_ms", ms(forwards_, 0.5)},
           {"analysis_median_ms", ms(analyses_, 0.5)},
+          {"thumbnails_median_ms", ms(thumbnails_, 0.5)},
           {"frame_median_ms", ms(frames_, 0.5)},
+          {"frames_to_show_min", frames_to_show_.empty() ? 0 : *std::min_element(frames_to_show_.begin(), frames_to_show_.end())},
+          {"frames_to_show_max", frames_to_show_.empty() ? 0 : *std::max_element(frames_to_show_.begin(), frames_to_show_.end())},
           {"abandoned_runs", abandoned},
           {"last_text_shown", last_text_shown}};
 }

@@ -24,8 +24,9 @@ class TypingBench {
   std::string keys_due(double now);
   // A frame was presented at `now`; `shows_current_text`: it drew the analysis of the editor's text.
   void frame_presented(double now, double frame_seconds, bool shows_current_text);
-  // Timings the worker reported for a snapshot that was shown.
-  void analysis_shown(double forward_seconds, double analysis_seconds);
+  // Timings the worker reported for a snapshot that was shown (`thumbnail_seconds`: colouring the
+  // overview's thumbnails after the analysis, 0 when another view was shown).
+  void analysis_shown(double forward_seconds, double analysis_seconds, double thumbnail_seconds);
   bool done() const { return latencies_.size() >= static_cast<size_t>(o_.bursts); }
   bool waiting() const { return state_ == State::Waiting; }
   // When the script next has something to do (a key, the end of a pause); 0: now, or at the next event.
@@ -41,7 +42,9 @@ class TypingBench {
   double next_key_ = 0, last_key_ = 0, pause_until_ = 0;
   int typed_in_burst_ = 0;
   size_t word_ = 0;
-  std::vector<double> latencies_, frames_, forwards_, analyses_;
+  std::vector<double> latencies_, frames_, forwards_, analyses_, thumbnails_;
+  int frames_since_key_ = 0;         // presented since the burst's last key
+  std::vector<int> frames_to_show_;  // per burst: frames presented from its last key to the one showing its analysis
 };
 
 // The median and the 95th percentile (nearest rank) of a list; 0 when empty.

@@ -255,7 +255,7 @@ std::vector<HeatmapPanel> grid_thumbnails(const AnalyzedTextView& text, const Fi
   const bool signed_map = o.matrix == MatrixKind::Similarity || o.matrix == MatrixKind::Cosine;
   // Rollout is one map per layer, each the product of the ones before: computed once for all.
   const at::Tensor rollout = o.matrix == MatrixKind::Rollout ? rollouts(text, static_cast<int>(a.num_layers) - 1, o.rollout_of_norm) : at::Tensor();
-  std::vector<HeatmapPanel> out;
+  std::vector<at::Tensor> layers;  // [H + 1, side, side] each, on the host
   for (int64_t l = 0; l < a.num_layers; ++l) {
     at::Tensor maps = rollout.defined() ? rollout[l].unsqueeze(0).expand({a.num_heads, -1, -1})
                                         : layer_maps(text, static_cast<int>(l), o.matrix, false);  // [H, n, n]
@@ -266,23 +266,33 @@ std::vector<HeatmapPanel> grid_thumbnails(const AnalyzedTextView& text, const Fi
       maps = pooled_by_magnitude(maps, k);
       sum = pooled_by_magnitude(sum, k);
     }
-    maps = at::cat({maps, sum});
-    maps = maps.to(at::kCPU, at::kFloat).contiguous();
-    const int64_t first = static_cast<int64_t>(out.size()), side = maps.size(1);
-    out.resize(out.size() + static_cast<size_t>(maps.size(0)));
-    at::parallel_for(0, maps.size(0), 1, [&](int64_t begin, int64_t end) {  // a colour scale is a percentile: worth sharing out
-      for (int64_t h = begin; h < end; ++h) {
-        HeatmapPanel& p = out[static_cast<size_t>(first + h)];
-        p.rows = p.cols = static_cast<int>(side);
-        const float* values = maps.data_ptr<float>() + h * side * side;
-        p.values.assign(values, values + side * side);
-        p.colormap = signed_map ? ColormapId::Diverging : o.colormap;
-        p.color_scale = color_scale_for(p.values, o.scale, signed_map);
-        p.title = h == a.num_heads ? "L" + std::to_string(l) + " sum" : std::to_string(l) + "." + std::to_string(h);
-      }
-    });
+    layers.push_back(at::cat({maps, sum}).to(at::kCPU, at::kFloat).contiguous());
   }
+  // Every panel's colour scale (a percentile) in one share-out: one parallel region, not one a layer.
+  const int64_t per_layer = a.num_heads + 1;
+  std::vector<HeatmapPanel> out(static_cast<size_t>(a.num_layers * per_layer));
+  at::parallel_for(0, static_cast<int64_t>(out.size()), 1, [&](int64_t begin, int64_t end) {
+    for (int64_t k = begin; k < end; ++k) {
+      const int64_t l = k / per_layer, h = k % per_layer, side = layers[static_cast<size_t>(l)].size(1);
+      HeatmapPanel& p = out[static_cast<size_t>(k)];
+      p.rows = p.cols = static_cast<int>(side);
+      const float* values = layers[static_cast<size_t>(l)].data_ptr<float>() + h * side * side;
+      p.values.assign(values, values + side * side);
+      p.colormap = signed_map ? ColormapId::Diverging : o.colormap;
+      p.color_scale = color_scale_for(p.values, o.scale, signed_map);
+      p.title = h == a.num_heads ? "L" + std::to_string(l) + " sum" : std::to_string(l) + "." + std::to_string(h);
+    }
+  });
   return out;
+}
+
+ThumbnailAtlas grid_atlas(const AnalyzedTextView& text, const FigureOptions& options) {
+  return thumbnail_atlas(grid_thumbnails(text, options, kGridThumbnailCells), static_cast<int>(text.analysis.num_heads + 1));
+}
+
+std::string grid_thumbnails_key(const FigureOptions& o) {
+  return std::string(matrix_name(o.matrix)) + "|" + colormap(o.colormap).name + "|" + std::to_string(static_cast<int>(o.scale)) +
+         (o.zero_diagonal ? "|z" : "|") + (o.rollout_of_norm ? "|rn" : "|");
 }
 
 Figure head_figure(const AnalyzedTextView& text, const FigureOptions& options) {

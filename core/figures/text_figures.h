@@ -7,6 +7,7 @@
 #include "analysis/text_analysis.h"
 #include "figures/figure.h"
 #include "figures/figure_options.h"
+#include "figures/thumbnail_atlas.h"
 #include "model/captures.h"
 #include "tokenizer/encoding.h"
 
@@ -38,6 +39,14 @@ HeatmapPanel matrix_panel(const AnalyzedTextView& text, int layer, int head, Mat
 // value of largest magnitude in its block, so a single strong entry still shows; the colour scale
 // is then taken from the pooled values.
 std::vector<HeatmapPanel> grid_thumbnails(const AnalyzedTextView& text, const FigureOptions& options, int max_cells);
+// The overview's thumbnails coloured into one atlas, H + 1 tiles a row, at most
+// kGridThumbnailCells a side: a thumbnail is shown 24 to 160 pixels wide, and every cell more is
+// coloured and uploaded for every edit (a 512-token BERT-base text has 156 quarter-million-cell maps).
+constexpr int kGridThumbnailCells = 64;
+ThumbnailAtlas grid_atlas(const AnalyzedTextView& text, const FigureOptions& options);
+// The options the thumbnails depend on, as a key: not the focused layer or head, so that a click
+// on a thumbnail does not colour them all again.
+std::string grid_thumbnails_key(const FigureOptions& options);
 
 Figure head_figure(const AnalyzedTextView& text, const FigureOptions& options);
 Figure grid_figure(const AnalyzedTextView& text, const FigureOptions& options);

@@ -5,6 +5,7 @@
 #include <ATen/ATen.h>
 
 #include <cmath>
+#include <functional>
 #include <map>
 
 #include "error.h"
@@ -169,6 +170,25 @@ TEST(TextFigures, GridThumbnailsPoolByLargestMagnitude) {
           if (std::abs(s[i * n + j]) > std::abs(best)) best = s[i * n + j];
       EXPECT_FLOAT_EQ(p.value(bi, bj), best) << bi << "," << bj;
     }
+}
+
+TEST(TextFigures, GridAtlasIsTheThumbnailsColouredAndItsKeyIgnoresTheFocus) {
+  const Analysed& a = analysed();
+  const FigureOptions o = focus(0, 0);
+  const ThumbnailAtlas atlas = grid_atlas(a.view(), o);
+  EXPECT_EQ(atlas.rgba, thumbnail_atlas(grid_thumbnails(a.view(), o, kGridThumbnailCells), 13).rgba);
+  EXPECT_EQ(atlas.columns, 13);
+  EXPECT_EQ(atlas.rows, 6);
+  // The focused head does not change the thumbnails; each option they are coloured by does.
+  EXPECT_EQ(grid_thumbnails_key(focus(3, 7)), grid_thumbnails_key(o));
+  for (const auto& change : std::vector<std::function<void(FigureOptions&)>>{
+           [](FigureOptions& x) { x.matrix = MatrixKind::Similarity; }, [](FigureOptions& x) { x.colormap = ColormapId::Magma; },
+           [](FigureOptions& x) { x.scale = ValueScale::Log; }, [](FigureOptions& x) { x.zero_diagonal = true; },
+           [](FigureOptions& x) { x.rollout_of_norm = true; }}) {
+    FigureOptions other = o;
+    change(other);
+    EXPECT_NE(grid_thumbnails_key(other), grid_thumbnails_key(o));
+  }
 }
 
 TEST(TextFigures, AttentionLinesForSeveralHeadsAndOneToken) {

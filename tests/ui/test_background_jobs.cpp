@@ -8,6 +8,7 @@
 #include "analysis_worker.h"
 #include "corpus_job.h"
 #include "download_job.h"
+#include "figures/text_figures.h"
 #include "support/fake_hub.h"
 #include "support/paths.h"
 #include "support/tiny_bert.h"
@@ -44,6 +45,30 @@ TEST(AnalysisWorker, AnswersTheNewestRequestWithAnImmutableSnapshot) {
   ASSERT_TRUE(wait_for([&] { return worker.latest() && worker.latest()->serial == empty; }));
   EXPECT_FALSE(worker.latest()->error.empty());
   EXPECT_EQ(worker.latest_good(), snapshot);
+}
+
+TEST(AnalysisWorker, ColoursTheOverviewsThumbnailsWhenAskedAsTheWindowWould) {
+  const test::TempDir dir;
+  test::write_tiny_bert(dir / "tiny", {});
+  AnalysisWorker worker((dir / "tiny").string(), "cpu", "float32");
+  FigureOptions options;
+  options.matrix = MatrixKind::Similarity;
+  AnalysisRequest asked{"the cat sat on the mat", {}, 0};
+  asked.grid = options;
+  const uint64_t with_grid = worker.submit(asked);
+  ASSERT_TRUE(wait_for([&] { return worker.latest() && worker.latest()->serial == with_grid; }));
+  const auto s = worker.latest_good();
+  ASSERT_TRUE(s && s->grid_options);
+  EXPECT_EQ(s->grid_options->matrix, MatrixKind::Similarity);
+  const ThumbnailAtlas here = grid_atlas({s->encoding, s->captures, s->analysis}, options);
+  EXPECT_EQ(s->grid.columns, static_cast<int>(s->analysis.num_heads + 1));
+  EXPECT_EQ(s->grid.rows, static_cast<int>(s->analysis.num_layers));
+  EXPECT_EQ(s->grid.rgba, here.rgba);
+  // Not asked (another view is shown): nothing coloured.
+  const uint64_t without = worker.submit({"the dog", {}, 0});
+  ASSERT_TRUE(wait_for([&] { return worker.latest() && worker.latest()->serial == without; }));
+  EXPECT_FALSE(worker.latest()->grid_options);
+  EXPECT_TRUE(worker.latest()->grid.rgba.empty());
 }
 
 TEST(AnalysisWorker, AModelThatCannotLoadSaysWhy) {

@@ -122,7 +122,7 @@ TEST(TypingBench, MeasuresFromTheLastKeyOfABurstToTheFrameThatShowsItsText) {
   }
   EXPECT_TRUE(bench.waiting());
   // The third key went at t = 0.2; the frame at 0.45 shows its analysis.
-  bench.analysis_shown(0.1, 0.02);
+  bench.analysis_shown(0.1, 0.02, 0.003);
   bench.frame_presented(0.45, 0.01, true);
   EXPECT_FALSE(bench.waiting());
   EXPECT_EQ(bench.keys_due(0.5), "");   // pausing
@@ -131,7 +131,11 @@ TEST(TypingBench, MeasuresFromTheLastKeyOfABurstToTheFrameThatShowsItsText) {
   const auto s = bench.summary(7, 2, true);
   EXPECT_NEAR(s["latency_median_ms"].get<double>(), 250.0, 0.01);
   EXPECT_NEAR(s["forward_median_ms"].get<double>(), 100.0, 0.01);
+  EXPECT_NEAR(s["analysis_median_ms"].get<double>(), 20.0, 0.01);
+  EXPECT_NEAR(s["thumbnails_median_ms"].get<double>(), 3.0, 0.01);
   EXPECT_EQ(s["bursts"], 1);
+  EXPECT_EQ(s["frames_to_show_min"], 2);  // the last key's own frame at 0.2, then the one at 0.45
+  EXPECT_EQ(s["frames_to_show_max"], 2);
   EXPECT_EQ(s["abandoned_runs"], 2);
   EXPECT_EQ(typed, "qui");
 }

@@ -1,7 +1,5 @@
 #include "gl/heatmap_renderer.h"
 
-#include <ATen/Parallel.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -43,41 +41,16 @@ std::array<float, 4> HeatmapAtlas::uv(int k) const {
   return {c * cw, r * ch, (c + 1) * cw, (r + 1) * ch};
 }
 
-HeatmapAtlas HeatmapRenderer::render_atlas(const std::vector<HeatmapPanel>& panels, int columns, int /*target_px*/) const {
+HeatmapAtlas HeatmapRenderer::upload(const ThumbnailAtlas& cpu) {
   HeatmapAtlas atlas;
-  if (panels.empty() || columns <= 0) return atlas;
-  const int rows = panels.front().rows, cols = panels.front().cols;
-  for (const HeatmapPanel& p : panels)
-    if (p.rows != rows || p.cols != cols || p.colormap != panels.front().colormap) throw Error("an atlas holds heatmaps of one size and colormap");
-  atlas.columns = columns;
-  atlas.rows = (static_cast<int>(panels.size()) + columns - 1) / columns;
-  atlas.tile_w = cols;
-  atlas.tile_h = rows;
-  // One cell, one pixel, coloured here through the same table the shader reads: a thumbnail is
-  // shown smaller than its cells anyway, and a single upload of ready colours costs least.
-  const int width = columns * cols, height = atlas.rows * rows;
-  const Colormap& map = colormap(panels.front().colormap);
-  std::vector<uint8_t> rgba(static_cast<size_t>(width) * height * 4, 0);  // an empty tile stays clear
-  at::parallel_for(0, static_cast<int64_t>(panels.size()), 1, [&](int64_t first, int64_t last) {
-    for (int64_t k = first; k < last; ++k) {
-      const HeatmapPanel& p = panels[static_cast<size_t>(k)];
-      const int x0 = static_cast<int>(k % columns) * cols, y0 = static_cast<int>(k / columns) * rows;
-      for (int i = 0; i < rows; ++i)
-        for (int j = 0; j < cols; ++j) {
-          const double t = p.color_scale.position(p.value(i, j));
-          if (std::isnan(t)) continue;
-          const Rgb c = map.table[static_cast<size_t>(std::clamp(t, 0.0, 1.0) * 255.0 + 0.5)];
-          uint8_t* px = &rgba[(static_cast<size_t>(y0 + i) * width + x0 + j) * 4];
-          px[0] = static_cast<uint8_t>(std::clamp(c.r, 0.0f, 1.0f) * 255 + 0.5f);
-          px[1] = static_cast<uint8_t>(std::clamp(c.g, 0.0f, 1.0f) * 255 + 0.5f);
-          px[2] = static_cast<uint8_t>(std::clamp(c.b, 0.0f, 1.0f) * 255 + 0.5f);
-          px[3] = 255;
-        }
-    }
-  });
-  atlas.image.width = width;
-  atlas.image.height = height;
-  atlas.image.texture = make_texture(GL_RGBA8, width, height, GL_RGBA, GL_UNSIGNED_BYTE, rgba.data());
+  if (cpu.rgba.empty()) return atlas;
+  atlas.columns = cpu.columns;
+  atlas.rows = cpu.rows;
+  atlas.tile_w = cpu.tile_w;
+  atlas.tile_h = cpu.tile_h;
+  atlas.image.width = cpu.width();
+  atlas.image.height = cpu.height();
+  atlas.image.texture = make_texture(GL_RGBA8, cpu.width(), cpu.height(), GL_RGBA, GL_UNSIGNED_BYTE, cpu.rgba.data());
   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);  // thumbnails shrink smoothly
   return atlas;
 }

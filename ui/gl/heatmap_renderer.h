@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "figures/figure.h"
+#include "figures/thumbnail_atlas.h"
 #include "gl/gl_objects.h"
 
 namespace attnscope::ui {
@@ -18,9 +19,9 @@ struct HeatmapImage {
   int width = 0, height = 0;
 };
 
-// Many heatmaps of one size and colormap side by side in one texture, `columns` to a row, one
-// pixel per cell: the overview's thumbnails go up as one upload (on a machine without a GPU, 156
-// separate offscreen draws cost more than colouring the cells on the CPU).
+// Many heatmaps of one size and colormap side by side in one texture, one pixel per cell: the
+// overview's thumbnails go up as one upload of colours made on the CPU (figures/thumbnail_atlas.h;
+// on a machine without a GPU, 156 separate offscreen draws cost more than that).
 struct HeatmapAtlas {
   HeatmapImage image;
   int columns = 0, rows = 0, tile_w = 0, tile_h = 0;  // tiles, and each tile's pixels
@@ -33,8 +34,8 @@ class HeatmapRenderer {
   HeatmapRenderer();  // needs a current GL 3.3 context; throws attnscope::Error
   // `target_px`: the longer side of the image; each cell gets a whole number of pixels.
   HeatmapImage render(const HeatmapPanel& panel, int target_px) const;
-  // Panels of equal rows, cols and colormap, without outlines.
-  HeatmapAtlas render_atlas(const std::vector<HeatmapPanel>& panels, int columns, int target_px) const;
+  // Uploads an atlas coloured on the CPU.
+  static HeatmapAtlas upload(const ThumbnailAtlas& atlas);
 
  private:
   // Colours a rows x cols grid of colormap positions (and outline marks, may be null) into a new texture.

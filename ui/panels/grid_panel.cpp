@@ -10,14 +10,17 @@
 
 namespace attnscope::ui {
 
+// The worker has usually coloured the thumbnails already (the overview was shown when the run
+// was asked for); otherwise, or with other options since, they are made here.
 void GridPanel::rebuild(const PanelContext& c) {
-  const TextAnalysis& a = c.snapshot->analysis;
-  const AnalyzedTextView text{c.snapshot->encoding, c.snapshot->captures, a};
-  heads_ = static_cast<int>(a.num_heads);
-  // At most 64 cells a side: a thumbnail is shown 24 to 160 pixels wide, and every cell more is
-  // colour-scaled and uploaded for every edit (a 512-token BERT-base text has 156 quarter-million-
-  // cell maps).
-  thumbnails_ = c.renderer.render_atlas(grid_thumbnails(text, figure_options(c.state), 64), heads_ + 1, 64);
+  const AnalysisSnapshot& s = *c.snapshot;
+  heads_ = static_cast<int>(s.analysis.num_heads);
+  const FigureOptions o = figure_options(c.state);
+  if (s.grid_options && grid_thumbnails_key(*s.grid_options) == grid_thumbnails_key(o)) {
+    thumbnails_ = HeatmapRenderer::upload(s.grid);
+    return;
+  }
+  thumbnails_ = HeatmapRenderer::upload(grid_atlas({s.encoding, s.captures, s.analysis}, o));
 }
 
 PanelActions GridPanel::draw(const PanelContext& c) {
@@ -55,7 +58,7 @@ PanelActions GridPanel::draw(const PanelContext& c) {
     return actions;
   }
   FigureOptions o = figure_options(c.state);
-  const std::string key = figure_key(c.snapshot->serial, o);
+  const std::string key = std::to_string(c.snapshot->serial) + "|" + grid_thumbnails_key(o);
   if (key != key_) {
     key_ = key;
     error_.clear();
