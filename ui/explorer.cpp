@@ -279,7 +279,26 @@ bool Explorer::screenshot_ready() const {
 
 bool Explorer::animating() const { return picker_.downloading() || corpus_.busy(); }
 
+bool Explorer::hold_for_quick_run() {
+  if (!run_asked_ || hold_until_ > 0) return false;
+  const auto last = worker_->latest_good();
+  if (!last || last->seconds > options_.quick_run) return false;
+  send_asked_runs();
+  hold_until_ = glfwGetTime() + options_.quick_run;
+  return true;
+}
+
 bool Explorer::wait_for_work() {
+  // The held frame is drawn when the run answers, input that draws comes (not a key's release; a
+  // scripted key), or the hold ends.
+  if (hold_until_ > 0) {
+    const double key = typing_ && typing_->next_moment() > 0 ? typing_->next_moment() : hold_until_;
+    const double until = std::min(hold_until_, key);
+    while (glfwGetTime() < until && serial_of(worker_->latest()) == seen_ && !window_.has_events())
+      glfwWaitEventsTimeout(until - glfwGetTime());
+    hold_until_ = 0;
+    settle_frames_ = std::max(settle_frames_, 1);
+  }
   const bool idle_checking = idle_until_ > 0;
   // Screenshots and the frame benchmark draw as fast as they can; the typing benchmark and the
   // idle check wait as a user's window does, until their next scripted moment.
@@ -330,6 +349,7 @@ int Explorer::run() {
     draw_frame();
     ImGui::Render();
     audit_.check_windows();
+    if (hold_for_quick_run()) continue;
     int w = 0, h = 0;
     window_.framebuffer_size(w, h);
     glViewport(0, 0, w, h);

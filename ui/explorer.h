@@ -33,6 +33,9 @@ struct ExplorerOptions {
   double typing_interval = 0;        // seconds between scripted keys (0: the benchmark's 80 ms)
   double idle_check = 0;             // > 0: once analysed, wait idle this many seconds, print the frames drawn, exit
   bool trace_shown = false;          // print the wall-clock time of each frame that first shows a new text's analysis
+  // A run the last one says will take at most this many seconds holds back the frame that asked
+  // for it (Explorer::hold_for_quick_run); 0: never.
+  double quick_run = 0.05;
   size_t max_length = 0;             // tokens kept (0: the settings', else the model's default 128)
 };
 

@@ -51,10 +51,18 @@ class Explorer {
   // Asks for a run of the editor's text (B too when B is another model on it). Every run asked for
   // starts once the frame being drawn is on screen (send_asked_runs), with the text and settings
   // as they then stand: without a GPU the frame is drawn on the cores the forward runs on, and the
-  // two at once took longer than one after the other. The run under way is abandoned at once.
+  // two at once took longer than one after the other; a quick run starts instead of that frame
+  // (hold_for_quick_run). The run under way is abandoned at once.
   void submit();
   void send_asked_runs();
   bool run_asked_ = false, run_b_asked_ = false;
+  // After ImGui has built a frame: a run asked for that the last one says is quick (at most
+  // ExplorerOptions::quick_run, 50 ms by default) is sent now and the frame held back; true when
+  // it was. The next frame then shows the edit and its analysis together, one frame (10 to 20 ms
+  // of both cores without a GPU) sooner; the edit itself shows at most that late, which a typist
+  // does not notice. A slower model's edit shows at once.
+  bool hold_for_quick_run();
+  double hold_until_ = 0;  // > 0: a frame is held back until the run answers, input comes, or then
   bool needs_lenses() const;
   bool lenses_asked_ = false;  // the last request asked for the lenses' captures
   std::unique_ptr<AnalysisWorker> make_worker(const std::string& model) const {

@@ -27,6 +27,7 @@ class Window {
     int others = 0;  // mouse, scroll, resize, focus, expose, dropped files
   };
   Events take_events();
+  bool has_events() const { return events_.keys + events_.others > 0; }  // not taken yet
 
  private:
   GLFWwindow* window_ = nullptr;

@@ -67,9 +67,15 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1.0, 10000.0));
   app.add_option("--idle-check", o.idle_check, "Once analysed, stay idle this many seconds, print the frames drawn and the CPU time used, exit")
       ->check(CLI::Range(0.1, 3600.0));
+  double quick_run_ms = o.quick_run * 1000;
+  app.add_option("--quick-run-ms", quick_run_ms,
+                 "When the last run took at most this long, the frame of an edit waits for the edit's own analysis and shows "
+                 "both at once (0: an edit always shows at once)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 600000.0));
   app.add_flag("--trace-shown", o.trace_shown,
-               "Print \"attnscope: shown <unix time> bytes <n>\" when a frame first shows the analysis of the editor's text "
-               "(for latency measured from outside, bench/run_typing_x11.sh)");
+               "Print \"attnscope: shown <unix time> bytes <n> ...\" when a frame first shows the analysis of the editor's text, "
+               "with the worker's forward, analysis and thumbnail milliseconds (for latency measured from outside, bench/run_typing_x11.sh)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -84,6 +90,7 @@ int main(int argc, char** argv) {
     if (head >= 0) o.head = head;
     if (presentation) o.presentation = true;
     o.typing_interval = typing_interval_ms / 1000;
+    o.quick_run = quick_run_ms / 1000;
     attnscope::keep_freed_memory_for_reuse();  // every edit allocates the same large tensors again
     attnscope::run_tensor_operations_on_this_thread_only();  // the drawing thread: the model's threads are the worker's
     return run_explorer(o);

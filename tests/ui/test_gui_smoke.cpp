@@ -255,6 +255,20 @@ TEST_F(Gui, AnEditDuringARunEndsWithTheViewsOfTheLastText) {
   EXPECT_TRUE(report["last_text_shown"].get<bool>()) << report;
 }
 
+// With a run expected to be quick, the frame of an edit waits for its analysis: the first frame
+// presented after a burst's last key shows both. Otherwise the edit shows at once, its analysis a
+// frame or more later. (A limit no run reaches here stands for "quick", so that a slow or busy
+// machine tests the same thing; keys 0.3 s apart let every run finish.)
+TEST_F(Gui, AQuickRunShowsTheEditAndItsAnalysisInOneFrame) {
+  run_explorer({"--file", text_, "--view", "grid", "--bench-typing", "2", "--typing-interval", "300", "--quick-run-ms", "600000"});
+  const auto held = nlohmann::json::parse(slurp(dir_ / "out"));
+  EXPECT_EQ(held["frames_to_show_max"], 1) << held;
+  EXPECT_TRUE(held["last_text_shown"].get<bool>()) << held;
+  run_explorer({"--file", text_, "--view", "grid", "--bench-typing", "2", "--typing-interval", "300", "--quick-run-ms", "0"});
+  const auto at_once = nlohmann::json::parse(slurp(dir_ / "out"));
+  EXPECT_GE(at_once["frames_to_show_min"].get<int>(), 2) << at_once;
+}
+
 // Rows of the left pane's editor that hold text (bright pixels).
 int text_rows(const Image& img, int x0, int x1, int y0, int y1) {
   int rows = 0;
