@@ -5,6 +5,7 @@
 //   plain forward  forward without captures (fused attention), the floor captures are measured on
 //   analysis       the paper's analysis of the captures (every head: similarity, pairs,
 //                  separators, statistics), on the captures as the forward left them
+//   thumbnails     the overview's thumbnails of that analysis coloured (the explorer's grid view)
 //
 // Prints one JSON object. bench/run.sh runs it beside bench/reference_forward.py.
 #include <ATen/Parallel.h>
@@ -23,6 +24,7 @@
 #include "analysis/attention_rollout.h"
 #include "corpus/allocator_tuning.h"
 #include "analysis/norm_based_attention.h"
+#include "figures/text_figures.h"
 #include "model/checkpoint.h"
 
 namespace {
@@ -85,6 +87,7 @@ int main(int argc, char** argv) {
   const auto ids = checkpoint->encode(text, max_length).ids();
 
   const attnscope::TextRun run = checkpoint->run(text, max_length, false);
+  const attnscope::TextAnalysis analysed = attnscope::analyze_text(run.encoding, run.captures, {});
   // The first forward with the lenses also makes the model's W_O^T W_O products, once: timed apart.
   const auto first_start = std::chrono::steady_clock::now();
   const attnscope::TextRun lensed = checkpoint->run(text, max_length, false, true);
@@ -105,14 +108,16 @@ int main(int argc, char** argv) {
                                       [&] { checkpoint->model().forward({ids}, true, attnscope::BertModel::LastLayer::Complete, {}, true); },
                                       lens_maps, [&] { attnscope::norm_based_attention(lensed.captures.attention, lensed.captures.value_norms); },
                                       [&] { attnscope::layer_norm_based_attention(lensed.captures.attention, lensed.captures.value_gram); },
-                                      [&] { attnscope::attention_rollout(lensed.captures.attention.mean(1)); }},
+                                      [&] { attnscope::attention_rollout(lensed.captures.attention.mean(1)); },
+                                      [&] { attnscope::grid_atlas({run.encoding, run.captures, analysed}, {}); }},
                                      checkpoint->model().device().device);
   const double analyze = m[0], forward = m[1], plain = m[2], analysis = m[3], tokenize = m[4], forward_lenses = m[5], lenses = m[6];
   std::cout << nlohmann::json{{"tokens", ids.size()},          {"threads", threads},           {"runs", runs},
                               {"analyze_ms", analyze},         {"forward_capture_ms", forward}, {"forward_plain_ms", plain},
                               {"analysis_ms", analysis},       {"tokenize_ms", tokenize},      {"forward_lenses_ms", forward_lenses},
                               {"lens_maps_ms", lenses},        {"first_forward_lenses_ms", first_lenses},
-                              {"head_norm_maps_ms", m[7]},     {"layer_norm_maps_ms", m[8]},   {"rollout_ms", m[9]}}
+                              {"head_norm_maps_ms", m[7]},     {"layer_norm_maps_ms", m[8]},   {"rollout_ms", m[9]},
+                              {"thumbnails_ms", m[10]}}
                    .dump()
             << "\n";
   return 0;
