@@ -5,7 +5,7 @@
 in vec2 uv;
 out vec4 color;
 uniform sampler2D positions;  // R32F, cols x rows, nearest
-uniform sampler2D lut;        // RGB8, 256 x 1
+uniform sampler2D lut;        // RGBA8, 256 x 1 (its alpha unused)
 uniform sampler2D outline;    // R8, cols x rows, nearest
 uniform vec2 cells;           // cols, rows
 uniform float border;         // outline width as a fraction of a cell

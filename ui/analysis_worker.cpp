@@ -104,13 +104,13 @@ void AnalysisWorker::run(std::string model, std::string device, std::string prec
 
 namespace {
 
-// Failing here costs nothing: the overview then makes its thumbnails itself and says why it can't.
+// Failing here costs nothing: the snapshot then has no atlas, and the overview makes its
+// thumbnails itself and says why it can't.
 void colour_grid(AnalysisSnapshot& snapshot, const FigureOptions& options) {
   try {
     snapshot.grid = grid_atlas({snapshot.encoding, snapshot.captures, snapshot.analysis}, options);
     snapshot.grid_options = options;
   } catch (const std::exception&) {
-    snapshot.grid = {};
   }
 }
 

@@ -89,6 +89,13 @@ Rgb Colormap::at(double t) const {
 
 const Colormap& colormap(ColormapId id) { return maps().at(static_cast<size_t>(id)); }
 
+std::array<std::array<uint8_t, 4>, 256> Colormap::rgba8() const {
+  const auto byte = [](float v) { return static_cast<uint8_t>(std::clamp(v, 0.0f, 1.0f) * 255 + 0.5f); };
+  std::array<std::array<uint8_t, 4>, 256> pixels{};
+  for (size_t k = 0; k < table.size(); ++k) pixels[k] = {byte(table[k].r), byte(table[k].g), byte(table[k].b), 255};
+  return pixels;
+}
+
 const std::vector<ColormapId>& all_colormaps() {
   static const std::vector<ColormapId> ids = {ColormapId::Viridis, ColormapId::Magma, ColormapId::Diverging,
                                               ColormapId::HighContrast};

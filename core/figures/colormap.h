@@ -27,6 +27,9 @@ struct Colormap {
   std::array<Rgb, 256> table;
   // The colour at t in [0, 1] (clamped; NaN gives the table's first entry).
   Rgb at(double t) const;
+  // The table as 8-bit RGBA pixels, alpha 255: what the screen's lookup texture and the overview's
+  // atlas of thumbnails are coloured with.
+  std::array<std::array<uint8_t, 4>, 256> rgba8() const;
 };
 
 const Colormap& colormap(ColormapId id);

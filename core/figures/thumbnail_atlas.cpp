@@ -15,14 +15,6 @@ namespace {
 
 using Rgba = std::array<uint8_t, 4>;
 
-// The colormap's table as ready pixels: a cell then costs its position on the scale and a copy.
-std::array<Rgba, 256> pixel_table(const Colormap& map) {
-  const auto byte = [](float v) { return static_cast<uint8_t>(std::clamp(v, 0.0f, 1.0f) * 255 + 0.5f); };
-  std::array<Rgba, 256> table{};
-  for (size_t k = 0; k < table.size(); ++k) table[k] = {byte(map.table[k].r), byte(map.table[k].g), byte(map.table[k].b), 255};
-  return table;
-}
-
 void colour_tile(const HeatmapPanel& p, const std::array<Rgba, 256>& table, uint8_t* origin, int width) {
   for (int i = 0; i < p.rows; ++i)
     for (int j = 0; j < p.cols; ++j) {
@@ -46,7 +38,7 @@ ThumbnailAtlas thumbnail_atlas(const std::vector<HeatmapPanel>& panels, int colu
   atlas.tile_h = first.rows;
   const int width = atlas.width();
   atlas.rgba.assign(static_cast<size_t>(width) * atlas.height() * 4, 0);
-  const auto table = pixel_table(colormap(first.colormap));
+  const auto table = colormap(first.colormap).rgba8();  // a cell costs its position on the scale and a copy
   at::parallel_for(0, static_cast<int64_t>(panels.size()), 1, [&](int64_t begin, int64_t end) {
     for (int64_t k = begin; k < end; ++k) {
       const size_t x0 = static_cast<size_t>(k % columns) * atlas.tile_w, y0 = static_cast<size_t>(k / columns) * atlas.tile_h;

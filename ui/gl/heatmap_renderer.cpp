@@ -14,12 +14,8 @@ HeatmapRenderer::HeatmapRenderer() : program_(make_program(kHeatmapVertexShader,
   GLuint vao = 0;
   glGenVertexArrays(1, &vao);
   quad_ = VertexArray(vao);
-  for (ColormapId id : all_colormaps()) {
-    std::vector<uint8_t> rgb;
-    for (const Rgb& c : colormap(id).table)
-      for (float v : {c.r, c.g, c.b}) rgb.push_back(static_cast<uint8_t>(std::clamp(v, 0.0f, 1.0f) * 255 + 0.5f));
-    luts_[static_cast<size_t>(id)] = make_texture(GL_RGB8, 256, 1, GL_RGB, GL_UNSIGNED_BYTE, rgb.data());
-  }
+  for (ColormapId id : all_colormaps())
+    luts_[static_cast<size_t>(id)] = make_texture(GL_RGBA8, 256, 1, GL_RGBA, GL_UNSIGNED_BYTE, colormap(id).rgba8().data());
 }
 
 HeatmapImage HeatmapRenderer::render(const HeatmapPanel& p, int target_px) const {

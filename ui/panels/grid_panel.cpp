@@ -5,7 +5,6 @@
 #include <algorithm>
 
 #include "figures/text_figures.h"
-#include "panels/figure_panel.h"
 #include "widgets.h"
 
 namespace attnscope::ui {
