@@ -66,6 +66,16 @@ std::string pick_model(const ExplorerOptions& o, const Settings& s, bool& first_
   }
 }
 
+// The main window's background, drawn by clearing the frame instead of as a blended quad over
+// the whole window: without a GPU that quad cost a third of a frame (grid view at 1280 x 800:
+// 11.9 -> 8.4 ms). The colour is the style's, composited over the clear colour as it was drawn.
+ImVec4 window_background() {
+  const ImVec4 bg = ImGui::GetStyleColorVec4(ImGuiCol_WindowBg);
+  const ImVec4 under(0.1f, 0.1f, 0.11f, 1.0f);
+  const auto over = [&](float top, float bottom) { return top * bg.w + bottom * (1 - bg.w); };
+  return {over(bg.x, under.x), over(bg.y, under.y), over(bg.z, under.z), 1.0f};
+}
+
 }  // namespace
 
 
@@ -229,7 +239,7 @@ void Explorer::draw_frame() {
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   ImGui::SetNextWindowPos(vp->WorkPos);
   ImGui::SetNextWindowSize(vp->WorkSize);
-  ImGui::Begin("attnscope", nullptr, ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoBringToFrontOnFocus);
+  ImGui::Begin("attnscope", nullptr, ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_NoBackground);
   if (const ModelStatus m = worker_->model_status(); m.loaded) {
     settings_.view = clamped(settings_.view, m.layers, m.heads);
     if (announced_ != worker_.get()) {  // once per model: what is in use, for the terminal too
@@ -357,7 +367,8 @@ int Explorer::run() {
     int w = 0, h = 0;
     window_.framebuffer_size(w, h);
     glViewport(0, 0, w, h);
-    glClearColor(0.1f, 0.1f, 0.11f, 1);
+    const ImVec4 background = window_background();
+    glClearColor(background.x, background.y, background.z, 1);
     glClear(GL_COLOR_BUFFER_BIT);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
     if (options_.bench_frames > 0 || typing_) glFinish();  // count the GL work of the frame too

@@ -5,6 +5,7 @@
 
 #include <stb_image.h>
 
+#include <array>
 #include <cstdlib>
 #include <fstream>
 #include <memory>
@@ -136,6 +137,10 @@ TEST_F(Gui, EveryViewRendersSomething) {
     ASSERT_EQ(img.h, kHeight) << view;
     EXPECT_GT(distinct_colours(img), 60u) << view;
     EXPECT_GT(coloured_share(img), 0.01) << view;
+    // Inside the window's padding: its background, now the frame's clear colour, looks as when it
+    // was a quad (the dark style's background over the former clear colour).
+    const unsigned char* background = img.at(2, img.h / 2);
+    EXPECT_EQ((std::array<int, 3>{background[0], background[1], background[2]}), (std::array<int, 3>{16, 16, 16})) << view;
   }
 }
 
