@@ -129,6 +129,16 @@ double ColorScale::position(double v) const {
   return std::clamp((v - lo) / (hi - lo), 0.0, 1.0);
 }
 
+std::optional<ColorScale::Affine> ColorScale::affine() const {
+  if (symmetric) {
+    if (scale != ValueScale::Linear) return std::nullopt;  // symmetric log, Clipped included
+    const double limit = std::max(std::abs(lo), std::abs(hi));
+    return limit > 0 ? Affine{0.5 / limit, 0.5} : Affine{};
+  }
+  if (scale == ValueScale::Log) return std::nullopt;
+  return hi > lo ? Affine{1 / (hi - lo), -lo / (hi - lo)} : Affine{};
+}
+
 const char* value_scale_name(ValueScale scale) {
   switch (scale) {
     case ValueScale::Linear: return "linear";

@@ -4,6 +4,7 @@
 // same normalisation, so a figure looks the same in both.
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,12 @@ struct ColorScale {
   ValueScale scale = ValueScale::Linear;
   bool symmetric = false;
   double position(double v) const;
+  // position(v) = clamp(v * factor + offset, 0, 1) for a number v, where the scale is a straight
+  // line (all but the log ones): a map coloured in bulk costs a multiply-add a cell.
+  struct Affine {
+    double factor = 0, offset = 0.5;
+  };
+  std::optional<Affine> affine() const;
 };
 
 // The value range of a matrix (NaN ignored), for ColorScale; {0, 1} when empty or all NaN.

@@ -15,13 +15,20 @@ namespace {
 
 using Rgba = std::array<uint8_t, 4>;
 
+void paint(uint8_t* pixel, const std::array<Rgba, 256>& table, double t) {
+  std::memcpy(pixel, table[static_cast<size_t>(std::clamp(t, 0.0, 1.0) * 255.0 + 0.5)].data(), 4);
+}
+
 void colour_tile(const HeatmapPanel& p, const std::array<Rgba, 256>& table, uint8_t* origin, int width) {
-  for (int i = 0; i < p.rows; ++i)
+  const std::optional<ColorScale::Affine> line = p.color_scale.affine();
+  for (int i = 0; i < p.rows; ++i) {
+    const float* row = &p.values[static_cast<size_t>(i) * p.cols];
+    uint8_t* out = origin + static_cast<size_t>(i) * width * 4;
     for (int j = 0; j < p.cols; ++j) {
-      const double t = p.color_scale.position(p.value(i, j));
-      if (std::isnan(t)) continue;
-      std::memcpy(origin + (static_cast<size_t>(i) * width + j) * 4, table[static_cast<size_t>(std::clamp(t, 0.0, 1.0) * 255.0 + 0.5)].data(), 4);
+      if (std::isnan(row[j])) continue;  // an empty cell stays clear
+      paint(out + static_cast<size_t>(j) * 4, table, line ? row[j] * line->factor + line->offset : p.color_scale.position(row[j]));
     }
+  }
 }
 
 }  // namespace

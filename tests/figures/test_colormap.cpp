@@ -101,6 +101,30 @@ TEST(ColorScale, SymmetricLogIsOddAndMonotone) {
   EXPECT_LT(s.position(0.1), s.position(0.2));
 }
 
+TEST(ColorScale, StraightScalesHaveAnAffineFormThatAgreesWithPosition) {
+  const auto factor_offset = [](const ColorScale& s) {
+    const auto a = s.affine();
+    return a ? std::pair<double, double>{a->factor, a->offset} : std::pair<double, double>{NAN, NAN};
+  };
+  // By hand: (v - 2) / 4 = v / 4 - 0.5; clipped is the same line; symmetric 0.5 + 0.5 v / 4.
+  EXPECT_EQ(factor_offset({2, 6, ValueScale::Linear, false}), (std::pair<double, double>{0.25, -0.5}));
+  EXPECT_EQ(factor_offset({2, 6, ValueScale::Clipped, false}), (std::pair<double, double>{0.25, -0.5}));
+  EXPECT_EQ(factor_offset({-1, 4, ValueScale::Linear, true}), (std::pair<double, double>{0.125, 0.5}));
+  EXPECT_EQ(factor_offset({1, 1, ValueScale::Linear, false}), (std::pair<double, double>{0, 0.5}));  // constant map: mid-scale
+  EXPECT_EQ(factor_offset({0, 0, ValueScale::Linear, true}), (std::pair<double, double>{0, 0.5}));
+  // Log scales, and the symmetric log that symmetric Clipped uses, are not straight lines.
+  EXPECT_FALSE((ColorScale{0, 1, ValueScale::Log, false}.affine()));
+  EXPECT_FALSE((ColorScale{-2, 2, ValueScale::Log, true}.affine()));
+  EXPECT_FALSE((ColorScale{-2, 2, ValueScale::Clipped, true}.affine()));
+  for (const ColorScale& s : {ColorScale{2, 6, ValueScale::Linear, false}, ColorScale{-3, 0.5, ValueScale::Clipped, false},
+                              ColorScale{-1, 4, ValueScale::Linear, true}, ColorScale{7, 7, ValueScale::Clipped, false}})
+    for (double v = -8; v <= 8; v += 0.37) {
+      const auto a = s.affine();
+      ASSERT_TRUE(a);
+      EXPECT_NEAR(std::clamp(v * a->factor + a->offset, 0.0, 1.0), s.position(v), 1e-12) << v;
+    }
+}
+
 TEST(ColorScale, ValueRangeIgnoresNan) {
   EXPECT_EQ(value_range({3, std::nanf(""), -1, 2}), (std::pair<double, double>{-1, 3}));
   EXPECT_EQ(value_range({std::nanf("")}), (std::pair<double, double>{0, 1}));

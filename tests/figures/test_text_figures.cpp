@@ -5,6 +5,7 @@
 #include <ATen/ATen.h>
 
 #include <cmath>
+#include <fstream>
 #include <functional>
 #include <map>
 
@@ -12,6 +13,7 @@
 #include "figures/figure_export.h"
 #include "figures/text_figures.h"
 #include "support/minilm.h"
+#include "support/paths.h"
 
 namespace attnscope {
 namespace {
@@ -148,28 +150,83 @@ TEST(TextFigures, GridHasEveryHeadAndTheLayerSums) {
   EXPECT_EQ(panel_title(f.panels[12]), "L0 sum");
 }
 
-TEST(TextFigures, GridThumbnailsPoolByLargestMagnitude) {
-  const Analysed& a = analysed();
-  FigureOptions o = focus(0, 0);
-  const int64_t n = a.analysis.length;
-  const auto full = grid_thumbnails(a.view(), o, 1024);  // no pooling
-  ASSERT_EQ(full.size(), 6u * 13u);
-  EXPECT_EQ(full[0].rows, n);
-  EXPECT_EQ(full[0].values, head_matrix(a.view(), 0, 0, MatrixKind::Attention));
-  const int cells = 8, k = static_cast<int>((n + cells - 1) / cells);
-  o.matrix = MatrixKind::Similarity;
-  const auto pooled = grid_thumbnails(a.view(), o, cells);
-  const std::vector<float> s = head_matrix(a.view(), 2, 7, MatrixKind::Similarity);
-  const HeatmapPanel& p = pooled[2 * 13 + 7];
-  ASSERT_EQ(p.rows, (n + k - 1) / k);
-  for (int bi = 0; bi < p.rows; ++bi)
-    for (int bj = 0; bj < p.cols; ++bj) {  // each block keeps the entry of largest magnitude, sign and all
+// An n x n map pooled by hand: each k x k block keeps its entry of largest magnitude, sign and all.
+std::vector<float> pooled_by_hand(const std::vector<float>& m, int n, int k) {
+  const int cells = (n + k - 1) / k;
+  std::vector<float> out(static_cast<size_t>(cells) * cells);
+  for (int bi = 0; bi < cells; ++bi)
+    for (int bj = 0; bj < cells; ++bj) {
       float best = 0;
-      for (int i = bi * k; i < std::min<int>(n, (bi + 1) * k); ++i)
-        for (int j = bj * k; j < std::min<int>(n, (bj + 1) * k); ++j)
-          if (std::abs(s[i * n + j]) > std::abs(best)) best = s[i * n + j];
-      EXPECT_FLOAT_EQ(p.value(bi, bj), best) << bi << "," << bj;
+      for (int i = bi * k; i < std::min(n, (bi + 1) * k); ++i)
+        for (int j = bj * k; j < std::min(n, (bj + 1) * k); ++j)
+          if (std::abs(m[static_cast<size_t>(i) * n + j]) > std::abs(best)) best = m[static_cast<size_t>(i) * n + j];
+      out[static_cast<size_t>(bi) * cells + bj] = best;
     }
+  return out;
+}
+
+// Head h of layer l as the head view shows it (h == H: the layer's sum), diagonal zeroed if asked.
+std::vector<float> shown_map(const AnalyzedTextView& text, int l, int h, const FigureOptions& o) {
+  std::vector<float> m = head_matrix(text, l, h == text.analysis.num_heads ? -1 : h, o.matrix, o.rollout_of_norm);
+  const auto n = static_cast<size_t>(text.analysis.length);
+  if (o.zero_diagonal)
+    for (size_t i = 0; i < n; ++i) m[i * n + i] = 0;
+  return m;
+}
+
+void expect_thumbnails_are_pooled_maps(const AnalyzedTextView& text, const FigureOptions& o, int max_cells) {
+  const auto thumbnails = grid_thumbnails(text, o, max_cells);
+  const int n = static_cast<int>(text.analysis.length), k = (n + max_cells - 1) / max_cells, per_layer = text.analysis.num_heads + 1;
+  ASSERT_EQ(thumbnails.size(), static_cast<size_t>(text.analysis.num_layers * per_layer));
+  for (int index = 0; index < static_cast<int>(thumbnails.size()); ++index) {
+    const HeatmapPanel& p = thumbnails[static_cast<size_t>(index)];
+    const std::vector<float> expected = pooled_by_hand(shown_map(text, index / per_layer, index % per_layer, o), n, k);
+    ASSERT_EQ(p.rows, (n + k - 1) / k);
+    ASSERT_EQ(p.values.size(), expected.size());
+    for (size_t c = 0; c < expected.size(); ++c)
+      ASSERT_NEAR(p.values[c], expected[c], 1e-5 * (1 + std::abs(expected[c]))) << matrix_name(o.matrix) << " panel " << index << " cell " << c;
+    EXPECT_EQ(p.color_scale.hi, color_scale_for(p.values, o.scale, p.colormap == ColormapId::Diverging).hi);
+  }
+}
+
+// With the lenses' captures, which the norm-based maps need.
+Analysed analysed_with_lenses(const std::string& text, size_t max_length) {
+  Analysed a;
+  a.run = test::minilm_checkpoint().run(text, max_length, true, true);
+  a.analysis = analyze_text(a.run.encoding, a.run.captures, AnalysisSettings{});
+  return a;
+}
+
+TEST(TextFigures, GridThumbnailsAreTheShownMapsPooledByLargestMagnitude) {
+  const Analysed a = analysed_with_lenses("The cat sat. The dog ran to the cat! A bird sang.", 128);
+  const int n = static_cast<int>(a.analysis.length);
+  for (MatrixKind kind : {MatrixKind::Attention, MatrixKind::Similarity, MatrixKind::Cosine, MatrixKind::Norm, MatrixKind::Rollout})
+    for (int max_cells : {1024, 8}) {  // full size, then pooled
+      FigureOptions o = focus(0, 0);
+      o.matrix = kind;
+      expect_thumbnails_are_pooled_maps(a.view(), o, max_cells);
+      o.zero_diagonal = kind == MatrixKind::Attention;
+      o.rollout_of_norm = kind == MatrixKind::Rollout;
+      expect_thumbnails_are_pooled_maps(a.view(), o, max_cells);
+    }
+  EXPECT_EQ(grid_thumbnails(a.view(), focus(0, 0), 1024)[0].rows, n);
+}
+
+TEST(TextFigures, GridThumbnailsOfALongTextTakeTheLayersAFewAtATime) {
+  // 512 tokens: a layer's zeroed maps are 12 MB, so the layers are pooled two or three at a time.
+  std::string text;
+  for (const char* name : {"classroom.txt", "lighthouse.txt", "classroom.txt", "lighthouse.txt", "classroom.txt", "lighthouse.txt"}) {
+    std::ifstream in(test::source_dir() / "assets/examples" / name);
+    text += std::string(std::istreambuf_iterator<char>(in), {}) + " ";
+  }
+  const Analysed a = analysed_with_lenses(text, 512);
+  ASSERT_EQ(a.run.encoding.size(), 512u);
+  FigureOptions o = focus(0, 0);
+  o.zero_diagonal = true;
+  expect_thumbnails_are_pooled_maps(a.view(), o, kGridThumbnailCells);
+  o.zero_diagonal = false;
+  o.matrix = MatrixKind::Norm;
+  expect_thumbnails_are_pooled_maps(a.view(), o, kGridThumbnailCells);
 }
 
 TEST(TextFigures, GridAtlasIsTheThumbnailsColouredAndItsKeyIgnoresTheFocus) {

@@ -51,6 +51,22 @@ TEST(ThumbnailAtlas, TilesGoLeftToRightThenDownEachCellOnePixelThroughItsOwnScal
   EXPECT_EQ(pixel(a, 3, 3), (std::array<int, 4>{0, 0, 0, 0}));  // no fourth tile
 }
 
+TEST(ThumbnailAtlas, LogAndSymmetricScalesColourThroughTheirPositions) {
+  HeatmapPanel log = panel({1, 0.1f, 0.01f, 0}, 0, 1);
+  log.color_scale.scale = ValueScale::Log;  // three decades: 1, 2/3, 1/3, 0 of the way
+  HeatmapPanel signed_map = panel({-2, 2, 0, 1}, -2, 2);
+  signed_map.color_scale.symmetric = true;  // 0, 1, 1/2, 3/4 of the way
+  const auto a = thumbnail_atlas({log, signed_map}, 2);
+  EXPECT_EQ(pixel(a, 0, 0), table(255));
+  EXPECT_EQ(pixel(a, 1, 0), table(170));  // 2/3 * 255 = 170
+  EXPECT_EQ(pixel(a, 0, 1), table(85));
+  EXPECT_EQ(pixel(a, 1, 1), table(0));
+  EXPECT_EQ(pixel(a, 2, 0), table(0));
+  EXPECT_EQ(pixel(a, 3, 0), table(255));
+  EXPECT_EQ(pixel(a, 2, 1), table(128));
+  EXPECT_EQ(pixel(a, 3, 1), table(191));  // 0.75 * 255 = 191.25
+}
+
 TEST(ThumbnailAtlas, RefusesPanelsOfDifferentSizesOrColormaps) {
   HeatmapPanel small = panel({0, 1, 2, 3}, 0, 3);
   HeatmapPanel big = small;
