@@ -312,6 +312,15 @@ TEST_F(Gui, NothingIsCutAtProjectorSizes) {
       }
 }
 
+// A window too short for the overview's rows: its scroll bar comes, and the last column of
+// thumbnails must still fit beside it (it was cut by 6 pixels).
+TEST_F(Gui, TheOverviewLeavesRoomForItsScrollBar) {
+  const Image img = shot("grid-short", {"--file", text_, "--view", "grid"}, true, 1280, 450);
+  EXPECT_EQ(img.h, 450);
+  const std::string log = slurp(dir_ / "log");
+  EXPECT_EQ(log.find("layout:"), std::string::npos) << log;
+}
+
 // Every lens in the overview and the head view: norm-based attention and rollout draw maps of
 // their own (not the attention grid's pixels).
 TEST_F(Gui, EveryLensRendersInTheOverviewAndTheHeadView) {

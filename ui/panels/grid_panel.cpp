@@ -75,7 +75,10 @@ PanelActions GridPanel::draw(const PanelContext& c) {
   const int columns = heads_ + 1;
   const float label_w = ImGui::CalcTextSize("L00").x + 8;
   const float spacing = ImGui::GetStyle().ItemSpacing.x;
-  const float side = std::clamp((ImGui::GetContentRegionAvail().x - label_w - columns * (spacing + 4)) / columns, 24.0f, 160.0f);
+  // The width of a scroll bar is always kept free: when the rows need one, it no longer cuts the
+  // last column (and a width measured inside the child would change as the bar comes and goes).
+  const float width = ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ScrollbarSize;
+  const float side = std::clamp((width - label_w - columns * (spacing + 4)) / columns, 24.0f, 160.0f);
   ImGui::BeginChild("grid", ImVec2(0, 0), false);
   ImGui::Dummy(ImVec2(label_w, 0));
   for (int h = 0; h < columns; ++h) {
