@@ -31,8 +31,8 @@ xvfb_pid=$!
 for _ in $(seq 50); do [ -s "$tmp/display" ] && break; sleep 0.1; done
 export DISPLAY=":$(cat "$tmp/display")"
 
-echo "| model | tokens | latency median | latency p95 | bursts | forward alone | analysis alone | in the window: forward, analysis, thumbnails |"
-echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
+echo "| model | tokens | latency median | latency p95 | bursts | forward alone | analysis alone | in the window: forward, analysis, thumbnails | waited to start, run's end to shown |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 for model in "${models[@]}"; do
   for len in ${LENGTHS:-128 512}; do
     typed=$("$root/.venv/bin/python" "$root/bench/typing_x11.py" "$bursts" -- "$root/build/app/attnscope" --settings "$tmp/settings.json" \
@@ -44,9 +44,10 @@ model, length, alone = sys.argv[1], int(sys.argv[2]), json.loads(sys.argv[3])
 typed = json.loads(sys.argv[4])
 lat = sorted(typed["latencies_ms"])
 inside = ", ".join(f"{statistics.median(typed[k]):.0f} ms" for k in ("forward_ms", "analysis_ms", "thumbnails_ms"))
+around = ", ".join(f"{statistics.median(typed[k]):.0f} ms" for k in ("waited_ms", "drawn_ms"))
 p95 = lat[min(len(lat) - 1, max(0, -(-95 * len(lat) // 100) - 1))]
 print(f"| {model} | {length} | {statistics.median(lat):.0f} ms | {p95:.0f} ms | {len(lat)} | "
-      f"{alone['forward_capture_ms']:.0f} ms | {alone['analysis_ms']:.0f} ms | {inside} |")
+      f"{alone['forward_capture_ms']:.0f} ms | {alone['analysis_ms']:.0f} ms | {inside} | {around} |")
 PY
   done
 done

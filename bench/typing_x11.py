@@ -8,7 +8,9 @@ new awk every 20 ms took the cores the model needed). The explorer's stderr is r
 thread: waiting costs no CPU. Latency = the time of the first frame that shows the analysis of the
 text as it then stands (the explorer's wall clock) - the moment just before the burst's last key
 was sent. Prints one JSON line: {"latencies_ms": [...], "forward_ms": [...], "analysis_ms": [...],
-"thumbnails_ms": [...]}, the last three as the explorer's worker measured the runs shown.
+"thumbnails_ms": [...], "waited_ms": [...], "drawn_ms": [...]}, as the explorer measured the runs
+shown: the worker's forward, analysis and thumbnails; the wait from the request to its run's start
+(a stale run still stopping); and from the run's end to the end of the frame showing it.
 
   typing_x11.py BURSTS -- EXPLORER ARGS...
 """
@@ -26,7 +28,9 @@ PAUSE = 0.8            # after a burst's analysis is shown
 TIMEOUT = 12.0         # seconds to wait for a frame showing a text's analysis
 BURST = "word"         # four keys; the last one's latency is measured
 
-SHOWN = re.compile(r"attnscope: shown ([0-9.]+) bytes ([0-9]+) forward_ms ([0-9.]+) analysis_ms ([0-9.]+) thumbnails_ms ([0-9.]+)")
+SHOWN = re.compile(r"attnscope: shown ([0-9.]+) bytes ([0-9]+) forward_ms ([0-9.]+) analysis_ms ([0-9.]+) thumbnails_ms ([0-9.]+)"
+                   r" waited_ms ([0-9.]+) drawn_ms ([0-9.]+)")
+TIMINGS = ("forward_ms", "analysis_ms", "thumbnails_ms", "waited_ms", "drawn_ms")
 
 
 class Keyboard:
@@ -77,7 +81,7 @@ class ShownLog:
             self.tail = (self.tail + [line.rstrip()])[-8:]
             m = SHOWN.search(line)
             if m:
-                self.shown.put((float(m.group(1)), int(m.group(2)), [float(m.group(k)) for k in (3, 4, 5)]))
+                self.shown.put((float(m.group(1)), int(m.group(2)), [float(m.group(k)) for k in range(3, 3 + len(TIMINGS))]))
         self.shown.put(None)  # the explorer ended
 
     def wait_for(self, size):
@@ -123,7 +127,7 @@ def main():
             worker.append(timings)
             time.sleep(PAUSE)
         result = {"latencies_ms": [round(x, 2) for x in latencies]}
-        for k, name in enumerate(("forward_ms", "analysis_ms", "thumbnails_ms")):
+        for k, name in enumerate(TIMINGS):
             result[name] = [t[k] for t in worker]
         print(json.dumps(result))
     finally:

@@ -34,6 +34,7 @@ uint64_t AnalysisWorker::submit(AnalysisRequest request) {
     std::lock_guard lock(mutex_);
     pending_ = std::move(request);
     pending_serial_ = serial;
+    pending_since_ = std::chrono::steady_clock::now();
     newest_ = serial;
     busy_ = true;
   }
@@ -90,15 +91,17 @@ void AnalysisWorker::run(std::string model, std::string device, std::string prec
   for (;;) {
     AnalysisRequest request;
     uint64_t serial;
+    std::chrono::steady_clock::time_point asked;
     {
       std::unique_lock lock(mutex_);
       wake_.wait(lock, [this] { return stop_ || pending_.has_value(); });
       if (stop_) return;
       request = std::move(*pending_);
       serial = pending_serial_;
+      asked = pending_since_;
       pending_.reset();
     }
-    answer(request, serial);
+    answer(request, serial, asked);
   }
 }
 
@@ -116,12 +119,13 @@ void colour_grid(AnalysisSnapshot& snapshot, const FigureOptions& options) {
 
 }  // namespace
 
-void AnalysisWorker::answer(const AnalysisRequest& request, uint64_t serial) {
+void AnalysisWorker::answer(const AnalysisRequest& request, uint64_t serial, std::chrono::steady_clock::time_point asked) {
   auto snapshot = std::make_shared<AnalysisSnapshot>();
   snapshot->serial = serial;
   snapshot->text = request.text;
   const auto start = std::chrono::steady_clock::now();
   const auto since = [](std::chrono::steady_clock::time_point t) { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count(); };
+  snapshot->waited_seconds = std::chrono::duration<double>(start - asked).count();
   try {
     const size_t max_length = request.max_length ? request.max_length : checkpoint_->default_max_length();
     snapshot->encoding = checkpoint_->encode(request.text, max_length);
@@ -167,6 +171,7 @@ void AnalysisWorker::answer(const AnalysisRequest& request, uint64_t serial) {
     snapshot->error = e.what();
   }
   snapshot->seconds = since(start);
+  snapshot->finished = std::chrono::steady_clock::now();
   {
     std::lock_guard lock(mutex_);
     latest_ = snapshot;

@@ -6,6 +6,7 @@
 // snapshot the UI picks up; `notify` (called on the worker thread) tells the UI one is there, so
 // an idle window can sleep until then.
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <functional>
 #include <memory>
@@ -43,6 +44,8 @@ struct AnalysisSnapshot {
   std::optional<FigureOptions> grid_options;  // set: `grid` holds the overview's thumbnails with these options
   ThumbnailAtlas grid;
   double grid_seconds = 0;  // colouring it, after the analysis
+  double waited_seconds = 0;  // from the request to the start of its run (a stale run still stopping)
+  std::chrono::steady_clock::time_point finished;  // when it was ready to be shown
   std::string error;      // non-empty: this request failed (the previous good snapshot stays shown)
 };
 
@@ -84,13 +87,14 @@ class AnalysisWorker {
 
  private:
   void run(std::string model, std::string device, std::string precision, std::shared_ptr<const Checkpoint> loaded);
-  void answer(const AnalysisRequest& request, uint64_t serial);
+  void answer(const AnalysisRequest& request, uint64_t serial, std::chrono::steady_clock::time_point asked);
   bool stale(uint64_t serial) const { return newest_ != serial || stop_flag_; }
 
   mutable std::mutex mutex_;
   std::condition_variable wake_;
   std::optional<AnalysisRequest> pending_;
   uint64_t pending_serial_ = 0;
+  std::chrono::steady_clock::time_point pending_since_;
   bool stop_ = false;
   std::atomic<bool> busy_{true};
   std::atomic<uint64_t> newest_{0};      // the serial of the newest request

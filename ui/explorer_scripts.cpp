@@ -25,8 +25,10 @@ void Explorer::trace_shown() {
   if (!shown || shown->serial == traced_ || shown->text != text_panel_.text()) return;
   traced_ = shown->serial;
   const auto now = std::chrono::system_clock::now().time_since_epoch();
-  std::fprintf(stderr, "attnscope: shown %.6f bytes %zu forward_ms %.2f analysis_ms %.2f thumbnails_ms %.2f\n", std::chrono::duration<double>(now).count(),
-               shown->text.size(), shown->forward_seconds * 1e3, shown->analysis_seconds * 1e3, shown->grid_seconds * 1e3);
+  const double drawn = std::chrono::duration<double>(std::chrono::steady_clock::now() - shown->finished).count();
+  std::fprintf(stderr, "attnscope: shown %.6f bytes %zu forward_ms %.2f analysis_ms %.2f thumbnails_ms %.2f waited_ms %.2f drawn_ms %.2f\n",
+               std::chrono::duration<double>(now).count(), shown->text.size(), shown->forward_seconds * 1e3, shown->analysis_seconds * 1e3,
+               shown->grid_seconds * 1e3, shown->waited_seconds * 1e3, drawn * 1e3);
 }
 
 bool Explorer::typing_step(double frame_seconds) {

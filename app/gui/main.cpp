@@ -75,7 +75,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0.0, 600000.0));
   app.add_flag("--trace-shown", o.trace_shown,
                "Print \"attnscope: shown <unix time> bytes <n> ...\" when a frame first shows the analysis of the editor's text, "
-               "with the worker's forward, analysis and thumbnail milliseconds (for latency measured from outside, bench/run_typing_x11.sh)");
+               "with the worker's forward, analysis and thumbnail milliseconds, its wait from the request to the run's start and the time from "
+               "the run's end to the frame (for latency measured from outside, bench/run_typing_x11.sh)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
