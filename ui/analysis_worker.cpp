@@ -170,8 +170,8 @@ void AnalysisWorker::answer(const AnalysisRequest& request, uint64_t serial, std
   } catch (const std::exception& e) {
     snapshot->error = e.what();
   }
-  snapshot->seconds = since(start);
   snapshot->finished = std::chrono::steady_clock::now();
+  snapshot->seconds = std::chrono::duration<double>(snapshot->finished - start).count();
   {
     std::lock_guard lock(mutex_);
     latest_ = snapshot;

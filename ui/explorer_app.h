@@ -49,10 +49,10 @@ class Explorer {
 
  private:
   // Asks for a run of the editor's text (B too when B is another model on it). Every run asked for
-  // starts once the frame being drawn is on screen (send_asked_runs), with the text and settings
-  // as they then stand: without a GPU the frame is drawn on the cores the forward runs on, and the
-  // two at once took longer than one after the other; a quick run starts instead of that frame
-  // (hold_for_quick_run). The run under way is abandoned at once.
+  // starts once the frame being drawn is built, before it is rasterised (send_asked_runs), with the
+  // text and settings as they then stand: without a GPU the frame and the forward then share the
+  // cores instead of taking turns; a quick run starts instead of that frame (hold_for_quick_run).
+  // The run under way is abandoned at once.
   void submit();
   void send_asked_runs();
   bool run_asked_ = false, run_b_asked_ = false;

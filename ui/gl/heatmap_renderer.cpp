@@ -42,8 +42,6 @@ HeatmapAtlas HeatmapRenderer::upload(const ThumbnailAtlas& cpu) {
   if (cpu.rgba.empty()) return atlas;
   atlas.columns = cpu.columns;
   atlas.rows = cpu.rows;
-  atlas.tile_w = cpu.tile_w;
-  atlas.tile_h = cpu.tile_h;
   atlas.image.width = cpu.width();
   atlas.image.height = cpu.height();
   atlas.image.texture = make_texture(GL_RGBA8, cpu.width(), cpu.height(), GL_RGBA, GL_UNSIGNED_BYTE, cpu.rgba.data());

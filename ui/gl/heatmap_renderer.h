@@ -24,7 +24,7 @@ struct HeatmapImage {
 // on a machine without a GPU, 156 separate offscreen draws cost more than that).
 struct HeatmapAtlas {
   HeatmapImage image;
-  int columns = 0, rows = 0, tile_w = 0, tile_h = 0;  // tiles, and each tile's pixels
+  int columns = 0, rows = 0;  // tiles
   // Texture coordinates of tile k: {u0, v0, u1, v1}.
   std::array<float, 4> uv(int k) const;
 };
