@@ -109,7 +109,9 @@ int main(int argc, char** argv) {
                                       lens_maps, [&] { attnscope::norm_based_attention(lensed.captures.attention, lensed.captures.value_norms); },
                                       [&] { attnscope::layer_norm_based_attention(lensed.captures.attention, lensed.captures.value_gram); },
                                       [&] { attnscope::attention_rollout(lensed.captures.attention.mean(1)); },
-                                      [&] { attnscope::grid_atlas({run.encoding, run.captures, analysed}, {}); }},
+                                      [&] { attnscope::grid_atlas({run.encoding, run.captures, analysed}, {}); },
+                                      // As the explorer runs it: its products in slices, a check between them.
+                                      [&] { checkpoint->model().forward({ids}, true, attnscope::BertModel::LastLayer::Complete, [] { return true; }); }},
                                      checkpoint->model().device().device);
   const double analyze = m[0], forward = m[1], plain = m[2], analysis = m[3], tokenize = m[4], forward_lenses = m[5], lenses = m[6];
   std::cout << nlohmann::json{{"tokens", ids.size()},          {"threads", threads},           {"runs", runs},
@@ -117,7 +119,7 @@ int main(int argc, char** argv) {
                               {"analysis_ms", analysis},       {"tokenize_ms", tokenize},      {"forward_lenses_ms", forward_lenses},
                               {"lens_maps_ms", lenses},        {"first_forward_lenses_ms", first_lenses},
                               {"head_norm_maps_ms", m[7]},     {"layer_norm_maps_ms", m[8]},   {"rollout_ms", m[9]},
-                              {"thumbnails_ms", m[10]}}
+                              {"thumbnails_ms", m[10]},        {"forward_sliced_ms", m[11]}}
                    .dump()
             << "\n";
   return 0;

@@ -4,6 +4,7 @@
 #include <c10/core/InferenceMode.h>
 
 #include <cmath>
+#include <functional>
 #include <limits>
 
 #include "error.h"
@@ -36,6 +37,27 @@ at::Tensor offset_positions(const std::vector<std::vector<int64_t>>& ids, int64_
     for (size_t i = 0; i < ids[b].size(); ++i) row[i] = ids[b][i] == pad ? pad : pad + ++count;
   }
   return positions;
+}
+
+// The work of a slice between two checks of KeepGoing: about 2 ms on two CPU cores, so a stale
+// run stops soon. Products are cut along their outputs (rows of the weight), which costs nothing
+// measurable; cut along the tokens they re-packed the weights per slice, 20% slower at 64 tokens.
+constexpr double kSliceFlops = 2.5e8;
+constexpr int64_t kSliceMultiple = 64;  // slices of whole vector registers' widths
+
+// Runs product(first, count) over [0, total) in slices of about kSliceFlops, checking between
+// them; without keep_going (corpus runs, the command line), in one piece.
+void in_slices(int64_t total, double flops_each, const BertModel::KeepGoing& keep_going, const std::function<void(int64_t, int64_t)>& product) {
+  int64_t step = total;
+  if (keep_going) {
+    const auto slices = static_cast<int64_t>(std::ceil(static_cast<double>(total) * flops_each / kSliceFlops));
+    step = std::max<int64_t>(1, (total + slices - 1) / slices);
+    step = (step + kSliceMultiple - 1) / kSliceMultiple * kSliceMultiple;
+  }
+  for (int64_t first = 0; first < total; first += step) {
+    if (first > 0 && !keep_going()) throw Cancelled();
+    product(first, std::min(step, total - first));
+  }
 }
 
 at::Tensor rotate_half_rows(const at::Tensor& t) {  // [.., d, n]: (x1, x2) -> (-x2, x1) along d
@@ -76,7 +98,24 @@ at::Tensor BertModel::activate(at::Tensor x) const {
   return x;
 }
 
-at::Tensor BertModel::attend(const LayerWeights& w, const at::Tensor& x, const at::Tensor& mask, BatchCaptures* keep, const Rotary* rotary) const {
+at::Tensor BertModel::linear(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias, const KeepGoing& keep_going) {
+  if (!keep_going) return at::linear(x, weight, bias);
+  const int64_t K = weight.size(1), N = weight.size(0);
+  const at::Tensor rows = x.reshape({-1, K});
+  at::Tensor out = at::empty({rows.size(0), N}, x.options());
+  in_slices(N, 2.0 * static_cast<double>(rows.size(0) * K), keep_going, [&](int64_t first, int64_t count) {
+    at::Tensor part = out.narrow(1, first, count);
+    const at::Tensor weight_t = weight.narrow(0, first, count).t();
+    if (bias.defined()) at::addmm_out(part, bias.narrow(0, first, count), rows, weight_t);
+    else at::mm_out(part, rows, weight_t);
+  });
+  std::vector<int64_t> shape = x.sizes().vec();
+  shape.back() = N;
+  return out.view(shape);
+}
+
+at::Tensor BertModel::attend(const LayerWeights& w, const at::Tensor& x, const at::Tensor& mask, BatchCaptures* keep, const Rotary* rotary,
+                             const KeepGoing& keep_going) const {
   const int64_t B = x.size(0), n = x.size(1), H = config_.num_heads, d = config_.head_dim(), D = config_.hidden_size;
   // ModernBERT normalises before attending (its first layer does not).
   const at::Tensor input = config_.architecture == Architecture::ModernBert && w.attn_norm_weight.defined()
@@ -84,7 +123,13 @@ at::Tensor BertModel::attend(const LayerWeights& w, const at::Tensor& x, const a
                                : x;
   // The projection computed transposed, [B, 3D, n], is per head [3, d, n]: q^T, k^T and v^T are
   // plain matrices of one batch of B * H, read in place by the products (no copies of q, k, v).
-  const at::Tensor qkv_t = at::baddbmm(w.qkv_bias.view({1, 3 * D, 1}), w.qkv_weight.expand({B, 3 * D, D}), input.transpose(1, 2));
+  // In slices of output rows (whole rows of q^T, k^T and v^T), checking between them.
+  const at::Tensor qkv_t = at::empty({B, 3 * D, n}, x.options());
+  const at::Tensor input_t = input.transpose(1, 2);
+  in_slices(3 * D, 2.0 * static_cast<double>(B * n * D), keep_going, [&](int64_t first, int64_t count) {
+    at::Tensor part = qkv_t.narrow(1, first, count);
+    at::baddbmm_out(part, w.qkv_bias.narrow(0, first, count).view({1, count, 1}), w.qkv_weight.narrow(0, first, count).expand({B, count, D}), input_t);
+  });
   const at::Tensor heads = qkv_t.view({B * H, 3, d, n});
   at::Tensor q_t = heads.select(1, 0), k_t = heads.select(1, 1);
   const at::Tensor v_t = heads.select(1, 2);  // [B * H, d, n]
@@ -145,16 +190,18 @@ at::Tensor BertModel::finish(const LayerWeights& w, const at::Tensor& context, c
     // Pre-norm residual blocks; the feed-forward block is a GeGLU: act(input) * gate.
     const at::Tensor attended = at::linear(merged, w.attn_out_weight, w.attn_out_bias).add_(x);
     const at::Tensor normed = at::layer_norm(attended, {D}, w.ffn_norm_weight, w.ffn_norm_bias, config_.layer_norm_eps);
-    const auto parts = at::linear(normed, w.ffn_in_weight, w.ffn_in_bias).chunk(2, -1);
+    if (keep_going && !keep_going()) throw Cancelled();
+    const auto parts = linear(normed, w.ffn_in_weight, w.ffn_in_bias, keep_going).chunk(2, -1);
     const at::Tensor inner = activate(parts[0].contiguous()).mul_(parts[1]);
     if (keep_going && !keep_going()) throw Cancelled();
-    return at::linear(inner, w.ffn_out_weight, w.ffn_out_bias).add_(attended);
+    return linear(inner, w.ffn_out_weight, w.ffn_out_bias, keep_going).add_(attended);
   }
   const at::Tensor attended = at::layer_norm(at::linear(merged, w.attn_out_weight, w.attn_out_bias).add_(x), {D},
                                              w.attn_norm_weight, w.attn_norm_bias, config_.layer_norm_eps);
-  const at::Tensor inner = activate(at::linear(attended, w.ffn_in_weight, w.ffn_in_bias));
-  if (keep_going && !keep_going()) throw Cancelled();  // before the last product: the layer's checks come at most 40% of it apart
-  return at::layer_norm(at::linear(inner, w.ffn_out_weight, w.ffn_out_bias).add_(attended), {D}, w.ffn_norm_weight,
+  if (keep_going && !keep_going()) throw Cancelled();
+  const at::Tensor inner = activate(linear(attended, w.ffn_in_weight, w.ffn_in_bias, keep_going));
+  if (keep_going && !keep_going()) throw Cancelled();
+  return at::layer_norm(linear(inner, w.ffn_out_weight, w.ffn_out_bias, keep_going).add_(attended), {D}, w.ffn_norm_weight,
                         w.ffn_norm_bias, config_.layer_norm_eps);
 }
 
@@ -232,9 +279,10 @@ BatchCaptures BertModel::forward(const std::vector<std::vector<int64_t>>& ids, b
     if (keep_going && !keep_going()) throw Cancelled();
     const LayerWeights& w = weights_.layers[l];
     const bool is_local = modern && config_.rotary.local[l];
-    const at::Tensor context = attend(w, x, is_local ? local_mask : mask, capture ? &out : nullptr, modern ? (is_local ? &local : &global) : nullptr);
+    const at::Tensor context =
+        attend(w, x, is_local ? local_mask : mask, capture ? &out : nullptr, modern ? (is_local ? &local : &global) : nullptr, keep_going);
     if (last == LastLayer::HeadOutputsOnly && l + 1 == weights_.layers.size()) break;
-    if (keep_going && !keep_going()) throw Cancelled();  // halfway through the layer too: a stale run stops sooner
+    if (keep_going && !keep_going()) throw Cancelled();
     x = finish(w, context, x, keep_going);
     out.hidden_states.push_back(x);
   }

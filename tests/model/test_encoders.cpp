@@ -1,7 +1,7 @@
 // Every encoder architecture besides BERT runs exactly as transformers runs it: tiny random-weight
 // checkpoints saved by transformers itself, with its eager attention maps, the head outputs
 // C = A V and the hidden states as the golden fixture (tools/make_encoder_golden.py). Each text
-// is run alone and all of them as one padded batch.
+// is run alone (also as the explorer runs it, with its checks) and all of them as one padded batch.
 #include <gtest/gtest.h>
 
 #include <ATen/ATen.h>
@@ -50,6 +50,9 @@ TEST_P(Encoder, MatchesTransformersAloneAndBatchedWithPadding) {
     batch.push_back(ids);
     const BatchCaptures alone = model->forward({ids});
     expect_case(text_captures(alone, 0, true), c, GetParam() + " alone, " + std::to_string(ids.size()) + " tokens");
+    // As the explorer runs it: checking between the slices of its products.
+    const BatchCaptures checked = model->forward({ids}, true, BertModel::LastLayer::Complete, [] { return true; });
+    expect_case(text_captures(checked, 0, true), c, GetParam() + " with checks, " + std::to_string(ids.size()) + " tokens");
   }
   const BatchCaptures together = model->forward(batch);
   for (size_t b = 0; b < batch.size(); ++b)

@@ -3,6 +3,7 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include "error.h"
 #include "io/result_json.h"
 #include "model/checkpoint.h"
 #include "support/minilm.h"
@@ -59,6 +60,30 @@ TEST_F(MiniLMGolden, TextsBatchedWithPadsMatchTheReference) {
   for (const auto& expected : golden_["texts"]) encodings.push_back(checkpoint_.encode(expected["text"].get<std::string>(), 128));
   const auto runs = checkpoint_.run(encodings);
   for (size_t i = 0; i < runs.size(); ++i) expect_matches(golden_["texts"][i], runs[i]);
+}
+
+// The explorer's forward checks between slices of each product (so a stale run stops within about
+// 2 ms of work): at 512 tokens MiniLM's products are cut, and the captures are those of the forward
+// in one piece, bit for bit (the slices are whole outputs, each summed as before).
+TEST_F(MiniLMGolden, TheExplorersSlicedForwardIsTheSameForward) {
+  std::string text;
+  for (const auto& expected : golden_["texts"]) text += expected["text"].get<std::string>() + " ";
+  for (int i = 0; i < 3; ++i) text += text;
+  const std::vector<int64_t> ids = checkpoint_.encode(text, 512).ids();
+  ASSERT_EQ(ids.size(), 512u);
+  const BertModel& model = checkpoint_.model();
+  const BatchCaptures whole = model.forward({ids});
+  int checks = 0;
+  const BatchCaptures sliced = model.forward({ids}, true, BertModel::LastLayer::Complete, [&] { return ++checks > 0; });
+  EXPECT_GT(checks, 4 * static_cast<int>(model.config().num_layers)) << "the products were cut into slices";
+  EXPECT_TRUE(at::equal(sliced.all_attention, whole.all_attention));
+  EXPECT_TRUE(at::equal(sliced.all_head_outputs, whole.all_head_outputs));
+  EXPECT_TRUE(at::equal(sliced.hidden_states.back(), whole.hidden_states.back()));
+  for (int allowed : {5, 6, 7}) {  // checks between slices of the first layer's feed-forward products
+    int asked = 0;
+    EXPECT_THROW(model.forward({ids}, true, BertModel::LastLayer::Complete, [&] { return asked++ < allowed; }), Cancelled);
+    EXPECT_EQ(asked, allowed + 1) << "nothing more is computed once a check says stop";
+  }
 }
 
 TEST_F(MiniLMGolden, TheLongTextIsTruncatedTo128) {

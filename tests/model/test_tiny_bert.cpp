@@ -123,15 +123,16 @@ TEST(TinyBert, StoppingAtTheLastHeadOutputsKeepsEveryCapture) {
   EXPECT_THROW(model->forward(texts, false, BertModel::LastLayer::HeadOutputsOnly), Error);
 }
 
-// A run made stale by a newer request stops at the next of three checks a layer (before it, after
-// the attention, before the feed-forward block's last product), so the explorer's next run starts sooner.
-TEST(TinyBert, AStaleRunStopsAtTheNextOfThreeChecksALayer) {
+// A run made stale by a newer request stops at its next check, so the explorer's next run starts
+// sooner. A tiny model's products are one slice each: four checks a layer (before it, after the
+// attention, before each product of the feed-forward block).
+TEST(TinyBert, AStaleRunStopsAtTheNextOfFourChecksALayer) {
   const test::TempDir dir;
   const auto model = load_tiny(dir, {});
   const auto layers = static_cast<int>(model->config().num_layers);
   int checks = 0;
   model->forward({kIds}, true, BertModel::LastLayer::Complete, [&] { return ++checks > 0; });
-  EXPECT_EQ(checks, 3 * layers);
+  EXPECT_EQ(checks, 4 * layers);
   for (int allowed : {0, 1, 2, 4}) {
     int asked = 0;
     EXPECT_THROW(model->forward({kIds}, true, BertModel::LastLayer::Complete, [&] { return asked++ < allowed; }), Cancelled);
