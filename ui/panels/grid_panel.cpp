@@ -3,11 +3,27 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <array>
+#include <utility>
+#include <vector>
 
 #include "figures/text_figures.h"
+#include "gl/opaque_draws.h"
 #include "widgets.h"
 
 namespace attnscope::ui {
+namespace {
+
+// A 2-pixel frame around a thumbnail: four strips, no antialiased fringe, nothing drawn under it.
+void draw_frame(ImDrawList* draw, ImVec2 at, ImVec2 size, ImU32 colour) {
+  const ImVec2 end(at.x + size.x, at.y + size.y);
+  draw->AddRectFilled(at, ImVec2(end.x, at.y + 2), colour);
+  draw->AddRectFilled(ImVec2(at.x, end.y - 2), end, colour);
+  draw->AddRectFilled(ImVec2(at.x, at.y + 2), ImVec2(at.x + 2, end.y - 2), colour);
+  draw->AddRectFilled(ImVec2(end.x - 2, at.y + 2), ImVec2(end.x, end.y - 2), colour);
+}
+
+}  // namespace
 
 // The worker has usually coloured the thumbnails already (the overview was shown when the run
 // was asked for); otherwise, or with other options since, they are made here.
@@ -87,6 +103,7 @@ PanelActions GridPanel::draw(const PanelContext& c) {
     else ImGui::Text("h%d", h);
   }
   const int layers = thumbnails_.rows;
+  std::vector<std::pair<ImVec2, std::array<float, 4>>> tiles;  // where each thumbnail goes and its part of the atlas
   for (int l = 0; l < layers; ++l) {
     ImGui::AlignTextToFramePadding();
     ImGui::Text("L%d", l);
@@ -95,20 +112,34 @@ PanelActions GridPanel::draw(const PanelContext& c) {
       const auto uv = thumbnails_.uv(l * columns + h);
       const bool focused = l == c.state.layer && (h == heads_ ? c.state.layer_sum : (!c.state.layer_sum && h == c.state.head));
       ImGui::PushID(l * columns + h);
-      ImGui::PushStyleColor(ImGuiCol_Button, focused ? ImVec4(1, 0.75f, 0, 1) : ImVec4(0.2f, 0.2f, 0.2f, 1));
-      if (ImGui::ImageButton(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(thumbnails_.image.texture.get())), ImVec2(side, side),
-                             ImVec2(uv[0], uv[1]), ImVec2(uv[2], uv[3]), 2)) {
+      // An outline and the image, not an ImageButton: its filled frame under the image doubled the
+      // pixels a software rasteriser shades for the overview (the frame drawn while a run is under
+      // way takes its cores from the model).
+      const ImVec2 at = ImGui::GetCursorScreenPos();
+      const ImVec2 size(side + 4, side + 4);
+      if (ImGui::InvisibleButton("thumbnail", size)) {
         state.layer = l;
         state.layer_sum = h == heads_;
         if (h < heads_) state.head = h;
         state.view = View::Head;
         actions.state = state;
       }
-      ImGui::PopStyleColor();
+      const ImU32 border = focused ? IM_COL32(255, 191, 0, 255)
+                           : ImGui::IsItemActive()  ? ImGui::GetColorU32(ImGuiCol_ButtonActive)
+                           : ImGui::IsItemHovered() ? ImGui::GetColorU32(ImGuiCol_ButtonHovered)
+                                                    : IM_COL32(51, 51, 51, 255);
+      draw_frame(ImGui::GetWindowDrawList(), at, size, border);
+      tiles.emplace_back(ImVec2(at.x + 2, at.y + 2), uv);
       if (ImGui::IsItemHovered()) ImGui::SetTooltip(h == heads_ ? "layer %d, sum of heads" : "layer %d, head %d", l, h);
       ImGui::PopID();
     }
   }
+  // After the frames, in one draw of the atlas, without blending (the thumbnails are opaque).
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  begin_opaque_draws(draw);
+  const auto texture = reinterpret_cast<ImTextureID>(static_cast<intptr_t>(thumbnails_.image.texture.get()));
+  for (const auto& [at, uv] : tiles) draw->AddImage(texture, at, ImVec2(at.x + side, at.y + side), ImVec2(uv[0], uv[1]), ImVec2(uv[2], uv[3]));
+  end_opaque_draws(draw);
   ImGui::EndChild();
   return actions;
 }
