@@ -1,5 +1,5 @@
 #pragma once
-// Images that cover what is under them (heatmaps, thumbnails) drawn with blending off. ImGui's
+// Images that cover what is under them (the overview's thumbnails) drawn with blending off. ImGui's
 // OpenGL backend blends every draw; an opaque image gains nothing from it, and a software
 // rasteriser (Mesa's llvmpipe, when there is no GPU) then reads back every pixel it writes.
 #include <imgui.h>
