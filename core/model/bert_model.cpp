@@ -41,9 +41,15 @@ at::Tensor offset_positions(const std::vector<std::vector<int64_t>>& ids, int64_
 
 // The work of a slice between two checks of KeepGoing: about 2 ms on two CPU cores, so a stale
 // run stops soon. Products are cut along their outputs (rows of the weight), which costs nothing
-// measurable; cut along the tokens they re-packed the weights per slice, 20% slower at 64 tokens.
+// measurable; cut along the tokens, every slice re-packed the weights (20% slower in slices of 64
+// tokens).
 constexpr double kSliceFlops = 2.5e8;
 constexpr int64_t kSliceMultiple = 64;  // slices of whole vector registers' widths
+
+// A run made stale by a newer request ends here (attnscope::Cancelled); without keep_going, never.
+void stop_if_stale(const BertModel::KeepGoing& keep_going) {
+  if (keep_going && !keep_going()) throw Cancelled();
+}
 
 // Runs product(first, count) over [0, total) in slices of about kSliceFlops, checking between
 // them; without keep_going (corpus runs, the command line), in one piece.
@@ -55,9 +61,27 @@ void in_slices(int64_t total, double flops_each, const BertModel::KeepGoing& kee
     step = (step + kSliceMultiple - 1) / kSliceMultiple * kSliceMultiple;
   }
   for (int64_t first = 0; first < total; first += step) {
-    if (first > 0 && !keep_going()) throw Cancelled();
+    if (first > 0) stop_if_stale(keep_going);
     product(first, std::min(step, total - first));
   }
+}
+
+// x [.., K] times weight^T [K, N] plus bias (when defined), as at::linear; with keep_going, in
+// slices of the N outputs with a check between them.
+at::Tensor linear(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias, const BertModel::KeepGoing& keep_going) {
+  if (!keep_going) return at::linear(x, weight, bias);
+  const int64_t K = weight.size(1), N = weight.size(0);
+  const at::Tensor rows = x.reshape({-1, K});
+  at::Tensor out = at::empty({rows.size(0), N}, x.options());
+  in_slices(N, 2.0 * static_cast<double>(rows.size(0) * K), keep_going, [&](int64_t first, int64_t count) {
+    at::Tensor part = out.narrow(1, first, count);
+    const at::Tensor weight_t = weight.narrow(0, first, count).t();
+    if (bias.defined()) at::addmm_out(part, bias.narrow(0, first, count), rows, weight_t);
+    else at::mm_out(part, rows, weight_t);
+  });
+  std::vector<int64_t> shape = x.sizes().vec();
+  shape.back() = N;
+  return out.view(shape);
 }
 
 at::Tensor rotate_half_rows(const at::Tensor& t) {  // [.., d, n]: (x1, x2) -> (-x2, x1) along d
@@ -96,22 +120,6 @@ at::Tensor BertModel::activate(at::Tensor x) const {
     case Activation::Relu: return at::relu_(x);
   }
   return x;
-}
-
-at::Tensor BertModel::linear(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias, const KeepGoing& keep_going) {
-  if (!keep_going) return at::linear(x, weight, bias);
-  const int64_t K = weight.size(1), N = weight.size(0);
-  const at::Tensor rows = x.reshape({-1, K});
-  at::Tensor out = at::empty({rows.size(0), N}, x.options());
-  in_slices(N, 2.0 * static_cast<double>(rows.size(0) * K), keep_going, [&](int64_t first, int64_t count) {
-    at::Tensor part = out.narrow(1, first, count);
-    const at::Tensor weight_t = weight.narrow(0, first, count).t();
-    if (bias.defined()) at::addmm_out(part, bias.narrow(0, first, count), rows, weight_t);
-    else at::mm_out(part, rows, weight_t);
-  });
-  std::vector<int64_t> shape = x.sizes().vec();
-  shape.back() = N;
-  return out.view(shape);
 }
 
 at::Tensor BertModel::attend(const LayerWeights& w, const at::Tensor& x, const at::Tensor& mask, BatchCaptures* keep, const Rotary* rotary,
@@ -190,17 +198,17 @@ at::Tensor BertModel::finish(const LayerWeights& w, const at::Tensor& context, c
     // Pre-norm residual blocks; the feed-forward block is a GeGLU: act(input) * gate.
     const at::Tensor attended = at::linear(merged, w.attn_out_weight, w.attn_out_bias).add_(x);
     const at::Tensor normed = at::layer_norm(attended, {D}, w.ffn_norm_weight, w.ffn_norm_bias, config_.layer_norm_eps);
-    if (keep_going && !keep_going()) throw Cancelled();
+    stop_if_stale(keep_going);
     const auto parts = linear(normed, w.ffn_in_weight, w.ffn_in_bias, keep_going).chunk(2, -1);
     const at::Tensor inner = activate(parts[0].contiguous()).mul_(parts[1]);
-    if (keep_going && !keep_going()) throw Cancelled();
+    stop_if_stale(keep_going);
     return linear(inner, w.ffn_out_weight, w.ffn_out_bias, keep_going).add_(attended);
   }
   const at::Tensor attended = at::layer_norm(at::linear(merged, w.attn_out_weight, w.attn_out_bias).add_(x), {D},
                                              w.attn_norm_weight, w.attn_norm_bias, config_.layer_norm_eps);
-  if (keep_going && !keep_going()) throw Cancelled();
+  stop_if_stale(keep_going);
   const at::Tensor inner = activate(linear(attended, w.ffn_in_weight, w.ffn_in_bias, keep_going));
-  if (keep_going && !keep_going()) throw Cancelled();
+  stop_if_stale(keep_going);
   return at::layer_norm(linear(inner, w.ffn_out_weight, w.ffn_out_bias, keep_going).add_(attended), {D}, w.ffn_norm_weight,
                         w.ffn_norm_bias, config_.layer_norm_eps);
 }
@@ -276,13 +284,13 @@ BatchCaptures BertModel::forward(const std::vector<std::vector<int64_t>>& ids, b
     local_mask = band_mask(n, mask);
   }
   for (size_t l = 0; l < weights_.layers.size(); ++l) {
-    if (keep_going && !keep_going()) throw Cancelled();
+    stop_if_stale(keep_going);
     const LayerWeights& w = weights_.layers[l];
     const bool is_local = modern && config_.rotary.local[l];
     const at::Tensor context =
         attend(w, x, is_local ? local_mask : mask, capture ? &out : nullptr, modern ? (is_local ? &local : &global) : nullptr, keep_going);
     if (last == LastLayer::HeadOutputsOnly && l + 1 == weights_.layers.size()) break;
-    if (keep_going && !keep_going()) throw Cancelled();
+    stop_if_stale(keep_going);
     x = finish(w, context, x, keep_going);
     out.hidden_states.push_back(x);
   }

@@ -64,9 +64,6 @@ class BertModel {
   // lenses and kept.
   const std::vector<at::Tensor>& output_products() const;
   at::Tensor activate(at::Tensor x) const;  // in place
-  // x [.., K] times weight^T [K, N] plus bias (when defined), as at::linear; with keep_going, in
-  // slices of the N outputs with a check between them.
-  static at::Tensor linear(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias, const KeepGoing& keep_going);
 
   BertConfig config_;
   BertWeights weights_;

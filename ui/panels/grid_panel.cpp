@@ -104,6 +104,7 @@ PanelActions GridPanel::draw(const PanelContext& c) {
   }
   const int layers = thumbnails_.rows;
   std::vector<std::pair<ImVec2, std::array<float, 4>>> tiles;  // where each thumbnail goes and its part of the atlas
+  tiles.reserve(static_cast<size_t>(layers * columns));
   for (int l = 0; l < layers; ++l) {
     ImGui::AlignTextToFramePadding();
     ImGui::Text("L%d", l);
