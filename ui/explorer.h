@@ -34,8 +34,11 @@ struct ExplorerOptions {
   double idle_check = 0;             // > 0: once analysed, wait idle this many seconds, print the frames drawn, exit
   bool trace_shown = false;          // print the wall-clock time of each frame that first shows a new text's analysis
   // A run the last one says will take at most this many seconds holds back the frame that asked
-  // for it (Explorer::hold_for_quick_run); 0: never.
-  double quick_run = 0.05;
+  // for it (Explorer::hold_for_quick_run); 0: never. 0.1 s is the usual limit under which an answer
+  // feels instantaneous, so the edit's echo waiting that long goes unnoticed; at 50 ms MiniLM's
+  // 128-token run (about 40 ms here, more when the machine is slow) crossed the limit back and
+  // forth and its latency with it.
+  double quick_run = 0.1;
   size_t max_length = 0;             // tokens kept (0: the settings', else the model's default 128)
 };
 

@@ -57,7 +57,7 @@ class Explorer {
   void send_asked_runs();
   bool run_asked_ = false, run_b_asked_ = false;
   // After ImGui has built a frame: a run asked for that the last one says is quick (at most
-  // ExplorerOptions::quick_run, 50 ms by default) is sent now and the frame held back; true when
+  // ExplorerOptions::quick_run, 100 ms by default) is sent now and the frame held back; true when
   // it was. The next frame then shows the edit and its analysis together, one frame (10 to 20 ms
   // of both cores without a GPU) sooner; the edit itself shows at most that late, which a typist
   // does not notice. A slower model's edit shows at once.
