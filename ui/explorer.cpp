@@ -355,6 +355,7 @@ int Explorer::run() {
     const ViewState view_before = settings_.view;
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
+    scripted_mouse();
     ImGui::NewFrame();
     draw_frame();
     ImGui::Render();

@@ -5,6 +5,8 @@
 // everything is analysed, saves and returns.
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "view_state.h"
 
@@ -20,6 +22,9 @@ struct ExplorerOptions {
   std::optional<int> layer, head;
   std::optional<bool> presentation;
   std::string screenshot;            // save the window here and exit
+  // Before the screenshot, once the analysis is shown: left clicks at these window pixels, in
+  // order, each given to ImGui as a mouse's press and release (what the tests click).
+  std::vector<std::pair<float, float>> clicks;
   std::string corpus_result;         // open this saved corpus run
   std::string corpus_result_b;       // ... and compare it with this one
   std::string compare_model, compare_text;  // compare mode: B is this model on A's text, or A's model on this text

@@ -92,6 +92,12 @@ class Explorer {
   bool scripted_step(int width, int height, double frame_seconds);
   bool typing_step(double frame_seconds);
   bool idle_step();
+  // --click: starts the next click; true while one is under way (its press, then its release,
+  // given to ImGui by scripted_mouse).
+  bool click_step();
+  void scripted_mouse();
+  size_t clicks_done_ = 0;
+  int click_frames_ = 0;  // frames of the click under way still to come
   void trace_shown();
   uint64_t traced_ = 0;
   int ready_frames_ = 0;

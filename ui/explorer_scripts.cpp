@@ -1,4 +1,4 @@
-// The explorer's scripted runs: the screenshot, frame and typing benchmarks, the idle check and
+// The explorer's scripted runs: the screenshot (after scripted clicks), frame and typing benchmarks, the idle check and
 // --trace-shown (what the tests and bench/ drive the real window with).
 #include <sys/resource.h>
 
@@ -62,6 +62,28 @@ bool Explorer::idle_step() {
   return true;
 }
 
+bool Explorer::click_step() {
+  ImGuiIO& io = ImGui::GetIO();
+  if (click_frames_ > 0) return true;  // under way (scripted_mouse)
+  io.ConfigFlags |= ImGuiConfigFlags_NoMouse;  // scripted runs ignore the pointer: no hover left in the screenshot
+  if (clicks_done_ == options_.clicks.size()) return false;
+  io.ConfigFlags &= ~ImGuiConfigFlags_NoMouse;
+  click_frames_ = 2;
+  ready_frames_ = 0;  // what the click opens is analysed and settled again before the screenshot
+  return true;
+}
+
+// Between the backend's reading of the pointer and ImGui's frame: the click's press in its first
+// frame, its release in the second (ImGui 1.86 takes the buttons' state as it stands each frame).
+void Explorer::scripted_mouse() {
+  if (click_frames_ == 0) return;
+  ImGuiIO& io = ImGui::GetIO();
+  const auto [x, y] = options_.clicks[clicks_done_];
+  io.MousePos = ImVec2(x, y);
+  io.MouseDown[ImGuiMouseButton_Left] = click_frames_ == 2;
+  if (--click_frames_ == 0) ++clicks_done_;
+}
+
 bool Explorer::scripted_step(int w, int h, double frame_seconds) {
   if (!scripted()) return false;
   if (const ModelStatus m = worker_->model_status(); !m.error.empty()) throw Error(m.error);
@@ -72,6 +94,7 @@ bool Explorer::scripted_step(int w, int h, double frame_seconds) {
     if (glfwGetTime() > options_.timeout) throw Error("the analysis did not finish within the timeout (--timeout)");
     return false;
   }
+  if (click_step()) return false;
   if (options_.idle_check > 0) return idle_step();
   if (options_.bench_frames > 0) {
     if (ready_frames_ > 4) frame_ms_.push_back(frame_seconds * 1000);

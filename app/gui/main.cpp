@@ -51,6 +51,8 @@ int main(int argc, char** argv) {
                                                      "or A beside B for separators, pairs, layers, lines")
       ->check(CLI::IsMember({"side", "changed", "stats", "separators", "pairs", "layers", "lines"}));
   app.add_option("--screenshot", o.screenshot, "Render the view once analysed, save it as this PNG, and exit");
+  app.add_option("--click", o.clicks, "With --screenshot: once the view is drawn, left-click at X Y (window pixels) first; repeatable")
+      ->needs(app.get_option("--screenshot"));
   app.add_option("--width", o.width, "Window width in pixels")->check(CLI::Range(320, 16384));
   app.add_option("--height", o.height, "Window height in pixels")->check(CLI::Range(240, 16384));
   app.add_option("--settings", o.settings_path, "Settings file (default: $XDG_CONFIG_HOME/attnscope/settings.json)");

@@ -5,6 +5,7 @@
 
 #include <stb_image.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <fstream>
@@ -189,6 +190,52 @@ TEST_F(Gui, MatrixChoiceChangesTheGrid) {
   const Image similarity = shot("grid-s", {"--file", text_, "--view", "grid", "--matrix", "similarity"});
   const Box right{kWidth / 3, kHeight / 8, kWidth - 10, kHeight / 2};
   EXPECT_GT(mean_difference(attention, similarity, right), 5.0);
+}
+
+// Runs of pixels that are not plain greys (the UI's background, outlines and text are; a
+// thumbnail's averaged colours, unlike its saturated ones, not always) along a line (a row when
+// `horizontal`, else a column), at least `min_run` long: the thumbnails the line crosses, in order.
+std::vector<Box> thumbnail_runs(const Image& img, bool horizontal, int at, int from, int min_run) {
+  const auto grey = [&](int i) {
+    const unsigned char* p = horizontal ? img.at(i, at) : img.at(at, i);
+    return p[0] == p[1] && p[1] == p[2];
+  };
+  std::vector<Box> runs;
+  const int end = horizontal ? img.w : img.h;
+  for (int k = from; k < end;) {
+    int stop = k;
+    while (stop < end && !grey(stop)) ++stop;
+    if (stop - k >= min_run) runs.push_back(horizontal ? Box{k, at, stop, at + 1} : Box{at, k, at + 1, stop});
+    k = stop + 1;
+  }
+  return runs;
+}
+
+// A click on a thumbnail of the overview opens that head in the head view: the same pixels as the
+// head view asked for on the command line, other pixels than its neighbour's. (The click is given
+// to ImGui as a mouse's press and release, --click; X's own input path is bench/typing_x11.py's.)
+TEST_F(Gui, ClickingAThumbnailOpensItsHead) {
+  const Image grid = shot("grid", {"--file", text_, "--view", "grid"});
+  // The first row of the right pane crossing 13 squares of one width (MiniLM's 12 heads and their
+  // sum; the focused one's outline is 4 pixels wider) is layer 0's; the tabs are of many widths.
+  const auto thumbnails = [](const std::vector<Box>& runs) {
+    if (runs.size() != 13) return false;
+    const auto [narrow, wide] = std::minmax_element(runs.begin(), runs.end(), [](const Box& a, const Box& b) { return a.w() < b.w(); });
+    return wide->w() - narrow->w() <= 5;
+  };
+  std::vector<Box> columns;
+  for (int y = 0; y < grid.h && !thumbnails(columns); ++y) columns = thumbnail_runs(grid, true, y, kWidth * 3 / 10, 20);
+  ASSERT_TRUE(thumbnails(columns));
+  const int x = (columns[5].x0 + columns[5].x1) / 2;  // head 5
+  const std::vector<Box> rows = thumbnail_runs(grid, false, x, columns[5].y0, 20);
+  ASSERT_GE(rows.size(), 6u);  // MiniLM's 6 layers
+  const int y = (rows[2].y0 + rows[2].y1) / 2;  // layer 2
+  const Image clicked = shot("clicked", {"--file", text_, "--view", "grid", "--click", std::to_string(x), std::to_string(y)});
+  const Image asked = shot("asked", {"--file", text_, "--view", "head", "--layer", "2", "--head", "5"});
+  const Image neighbour = shot("neighbour", {"--file", text_, "--view", "head", "--layer", "2", "--head", "6"});
+  const Box right_pane{kWidth * 3 / 10, 0, kWidth, kHeight};  // the left one says how long the run took
+  EXPECT_LT(mean_difference(clicked, asked, right_pane), 0.01) << "clicked at " << x << ", " << y;
+  EXPECT_GT(mean_difference(clicked, neighbour, heatmap_box(asked)), 2.0);
 }
 
 // A saved run, and the same run made of two shards merged, each open in the corpus view, then the
