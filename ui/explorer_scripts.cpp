@@ -1,5 +1,5 @@
-// The explorer's scripted runs: the screenshot (after scripted clicks), frame and typing benchmarks, the idle check and
-// --trace-shown (what the tests and bench/ drive the real window with).
+// The explorer's scripted runs: the screenshot (after scripted clicks), the frame and typing
+// benchmarks, the idle check and --trace-shown (what the tests and bench/ drive the real window with).
 #include <sys/resource.h>
 
 #include "explorer_app.h"
