@@ -17,14 +17,29 @@ if [ -z "$build" ]; then
 fi
 [ -x "$build/fuzz/fuzz_tokenizer" ] || { echo "[fuzz] $build has no fuzz targets (configure it with -DATTNSCOPE_FUZZ=ON)" >&2; exit 1; }
 mkdir -p "$build/crashes"
-for target in tokenizer tokenizer_json safetensors config result_json corpus_json; do
-  corpus=$build/corpus/$target
+# One target for the given time; its stats on success, the end of its log on a crash.
+fuzz_one() {
+  local target=$1 corpus=$build/corpus/$1
   mkdir -p "$corpus"
-  echo "[fuzz] $target for ${seconds}s"
   ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     "$build/fuzz/fuzz_$target" -max_total_time="$seconds" -rss_limit_mb=6144 -timeout=30 -print_final_stats=1 \
     -artifact_prefix="$build/crashes/$target-" "$corpus" "$root/fuzz/corpus/$target" 2>"$build/fuzz-$target.log" \
-    || { tail -40 "$build/fuzz-$target.log" >&2; echo "[fuzz] $target found a crash: $build/crashes/" >&2; exit 1; }
+    || { tail -40 "$build/fuzz-$target.log" >&2; echo "[fuzz] $target found a crash: $build/crashes/" >&2; return 1; }
   grep -E "stat::number_of_executed_units|stat::new_units_added" "$build/fuzz-$target.log" | sed "s/^/[fuzz] $target /"
+}
+# Each fuzzer is one process on one core: as many run at once as there are cores.
+targets=(tokenizer tokenizer_json safetensors config result_json corpus_json)
+jobs=$(nproc)
+for ((first = 0; first < ${#targets[@]}; first += jobs)); do
+  batch=("${targets[@]:first:jobs}")
+  echo "[fuzz] ${batch[*]} for ${seconds}s"
+  pids=()
+  for target in "${batch[@]}"; do
+    fuzz_one "$target" &
+    pids+=($!)
+  done
+  failed=0
+  for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
+  [ "$failed" = 0 ] || exit 1
 done
 echo "[fuzz] no crash"

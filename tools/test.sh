@@ -5,8 +5,12 @@
 # from that build the libFuzzer targets for a bounded time (ATTNSCOPE_FUZZ_SECONDS, 30 per target).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# Each step says when it starts, in seconds since this script did: CI has a time limit, and this
+# shows where the time goes.
+say() { echo "[test] $* (at ${SECONDS} s)"; }
 
 "$root/tools/setup.sh"
+say "the suites (ctest)"
 ctest --test-dir "$root/build" --output-on-failure -j "$(nproc)"
 
 # The sanitizer pass is one clang build with AddressSanitizer, UBSan and libFuzzer's coverage on
@@ -18,7 +22,7 @@ no_toolkit=(-DCMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit=ON)
 sanitizer_env=(ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1)
 fuzz_seconds=${ATTNSCOPE_FUZZ_SECONDS:-30}
 if [ "${ATTNSCOPE_SKIP_SANITIZERS:-0}" != 1 ]; then
-  echo "[test] the same suites under AddressSanitizer + UBSan (clang), in a build that finds no CUDA toolkit"
+  say "the same suites under AddressSanitizer + UBSan (clang), in a build that finds no CUDA toolkit"
   no_toolkit_build=$root/build-sanitize
   # A folder left by an older version of this script was built by GCC: CMake cannot switch compilers in place.
   if [ -f "$no_toolkit_build/CMakeCache.txt" ] && ! grep -q "^CMAKE_CXX_COMPILER:.*clang" "$no_toolkit_build/CMakeCache.txt"; then
@@ -38,16 +42,16 @@ if [ "${ATTNSCOPE_SKIP_SANITIZERS:-0}" != 1 ]; then
     -E 'Gui\.NothingIsCutAtProjectorSizes|Slurm\.|Cli\.CorpusInterruptedByCtrlCResumes'
   fuzz_build=$no_toolkit_build
 else
-  echo "[test] a build that finds no CUDA toolkit"
+  say "a build that finds no CUDA toolkit"
   no_toolkit_build=$root/build-no-cuda-toolkit
   ATTNSCOPE_BUILD_DIR="$no_toolkit_build" ATTNSCOPE_BUILD_TARGETS=attnscope-cli "$root/tools/setup.sh" \
     "${no_toolkit[@]}" -DATTNSCOPE_BUILD_TESTS=OFF -DATTNSCOPE_BUILD_BENCH=OFF -DATTNSCOPE_BUILD_GUI=OFF
   grep -q "no CUDA toolkit found" "$root/.cache/cmake-configure.log"
   fuzz_build=""
 fi
-echo "[test] the command line of the build without a CUDA toolkit, on --device auto"
+say "the command line of the build without a CUDA toolkit, on --device auto"
 env "${sanitizer_env[@]}" "$no_toolkit_build/app/attnscope-cli" analyze --model "$root/models/all-MiniLM-L6-v2" \
   --file "$root/assets/examples/classroom.txt" --device auto --out "$no_toolkit_build/classroom.json"
-echo "[test] fuzzing the readers (libFuzzer, ${fuzz_seconds}s per target)"
+say "fuzzing the readers (libFuzzer, ${fuzz_seconds}s per target)"
 "$root/tools/fuzz.sh" "$fuzz_seconds" ${fuzz_build:+"$fuzz_build"}
-echo "[test] all passed"
+say "all passed"
