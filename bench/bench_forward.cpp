@@ -19,6 +19,7 @@
 #include <functional>
 #include <iostream>
 #include <sstream>
+#include <thread>
 
 #include "analysis/text_analysis.h"
 #include "analysis/attention_rollout.h"
@@ -36,13 +37,16 @@ void finish_device_work(const c10::Device& device) {
   if (!device.is_cpu()) at::accelerator::synchronizeDevice(device.index() < 0 ? 0 : device.index());
 }
 
-std::vector<double> interleaved_medians(int warmup, int runs, const std::vector<std::function<void()>>& variants, const c10::Device& device) {
+// `idle`: the machine left idle this long before each timed run, as between a typist's keys.
+std::vector<double> interleaved_medians(int warmup, int runs, const std::vector<std::function<void()>>& variants, const c10::Device& device,
+                                        std::chrono::milliseconds idle) {
   for (int i = 0; i < warmup; ++i)
     for (const auto& work : variants) work();
   finish_device_work(device);
   std::vector<std::vector<double>> times(variants.size());
   for (int i = 0; i < runs; ++i)
     for (size_t v = 0; v < variants.size(); ++v) {
+      std::this_thread::sleep_for(idle);
       const auto start = std::chrono::steady_clock::now();
       variants[v]();
       finish_device_work(device);
@@ -61,7 +65,7 @@ std::vector<double> interleaved_medians(int warmup, int runs, const std::vector<
 int main(int argc, char** argv) {
   CLI::App app{"attnscope forward-pass benchmark"};
   std::string model, text_file, device = "cpu", precision = "float32";
-  int runs = 30, warmup = 5, threads = 2;
+  int runs = 30, warmup = 5, threads = 2, idle_ms = 0;
   size_t max_length = 128;
   app.add_option("--model", model, "Checkpoint folder")->required();
   app.add_option("--text-file", text_file, "Text to analyse (truncated to --max-len)")->required();
@@ -69,6 +73,9 @@ int main(int argc, char** argv) {
   app.add_option("--runs", runs)->capture_default_str();
   app.add_option("--warmup", warmup)->capture_default_str();
   app.add_option("--threads", threads)->capture_default_str();
+  app.add_option("--idle-ms", idle_ms, "Milliseconds the machine is left idle before each timed run (the explorer runs after a typist's pause)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 10000));
   app.add_option("--device", device)->capture_default_str();
   app.add_option("--precision", precision)->capture_default_str();
   bool reuse_freed_memory = false;
@@ -112,7 +119,7 @@ int main(int argc, char** argv) {
                                       [&] { attnscope::grid_atlas({run.encoding, run.captures, analysed}, {}); },
                                       // As the explorer runs it: its products in slices, a check between them.
                                       [&] { checkpoint->model().forward({ids}, true, attnscope::BertModel::LastLayer::Complete, [] { return true; }); }},
-                                     checkpoint->model().device().device);
+                                     checkpoint->model().device().device, std::chrono::milliseconds(idle_ms));
   const double analyze = m[0], forward = m[1], plain = m[2], analysis = m[3], tokenize = m[4], forward_lenses = m[5], lenses = m[6];
   std::cout << nlohmann::json{{"tokens", ids.size()},          {"threads", threads},           {"runs", runs},
                               {"analyze_ms", analyze},         {"forward_capture_ms", forward}, {"forward_plain_ms", plain},
