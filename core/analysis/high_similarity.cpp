@@ -15,46 +15,54 @@ struct ScanFacts {
   explicit ScanFacts(const TextFacts& f) : takes(f.takes_part.begin(), f.takes_part.end()), ids(f.ids), sentence(f.sentence.begin(), f.sentence.end()) {}
 };
 
+// What one row adds to a head's counts.
+struct RowCounts {
+  int32_t count = 0, repeats = 0, same = 0, same_repeats = 0;
+  int64_t distance = 0;
+};
+
+// Row i of a head against every j > i: flag[j - i - 1] says whether (i, j) is high; hist[j - i]
+// and degree[j] count it. The loop has no branch and only sequential accesses, and the pointers
+// are restrict: the flags are bytes, which C++ lets alias anything, and without that promise GCC
+// did not vectorise the loop at all.
+RowCounts scan_row(const float* __restrict row, int i, int n, float threshold, int32_t id, int32_t sent, const uint8_t* __restrict takes,
+                   const int32_t* __restrict ids, const int32_t* __restrict sentence, uint8_t* __restrict flag, int32_t* __restrict hist,
+                   int32_t* __restrict degree) {
+  RowCounts c;
+  for (int j = i + 1; j < n; ++j) {
+    const int32_t b = (row[j] >= threshold) & takes[j];
+    const int32_t r = b & (ids[j] == id), t = b & (sentence[j] == sent);
+    flag[j - i - 1] = static_cast<uint8_t>(b);
+    hist[j - i] += b;
+    degree[j] += b;
+    c.count += b;
+    c.repeats += r;
+    c.same += t;
+    c.same_repeats += r & t;
+    c.distance += b * (j - i);
+  }
+  return c;
+}
+
 // One head: every (i < j) of participants at or above `threshold`, counted for the statistics
-// and set in the mask. The inner loop has no branch and only sequential accesses (the histogram
-// index j - i and the degree index j both step by one), so the compiler vectorises it.
+// and set in the mask.
 void scan_head(const float* s, int n, const ScanFacts& f, float threshold, HeadHighSimilarity& out) {
   thread_local std::vector<uint8_t> flags;
   thread_local std::vector<int32_t> histogram;
   flags.assign(static_cast<size_t>(n), 0);
   histogram.assign(static_cast<size_t>(n), 0);
   PairCounts& c = out.counts;
-  int32_t* degree = c.degree.data();
-  const uint8_t* takes = f.takes.data();
-  const int32_t* ids = f.ids.data();
-  const int32_t* sentence = f.sentence.data();
   for (int i = 0; i < n; ++i) {
-    if (!takes[i]) continue;
-    const float* row = s + static_cast<int64_t>(i) * n;
-    const int32_t id = ids[i], sent = sentence[i];
-    int32_t count = 0, repeats = 0, same = 0, same_repeats = 0;
-    int64_t distance = 0;
-    uint8_t* flag = flags.data();
-    int32_t* hist = histogram.data();
-    for (int j = i + 1; j < n; ++j) {
-      const int32_t b = (row[j] >= threshold) & takes[j];
-      const int32_t r = b & (ids[j] == id), t = b & (sentence[j] == sent);
-      flag[j - i - 1] = static_cast<uint8_t>(b);
-      hist[j - i] += b;
-      degree[j] += b;
-      count += b;
-      repeats += r;
-      same += t;
-      same_repeats += r & t;
-      distance += b * (j - i);
-    }
-    degree[i] += count;
-    c.count += count;
-    c.repeats += repeats;
-    c.same_sentence += same;
-    c.same_sentence_repeats += same_repeats;
-    c.distance_sum += distance;
-    if (count) out.mask.set_row(i, flags.data());
+    if (!f.takes[static_cast<size_t>(i)]) continue;
+    const RowCounts row = scan_row(s + static_cast<int64_t>(i) * n, i, n, threshold, f.ids[static_cast<size_t>(i)], f.sentence[static_cast<size_t>(i)],
+                                   f.takes.data(), f.ids.data(), f.sentence.data(), flags.data(), histogram.data(), c.degree.data());
+    c.degree[static_cast<size_t>(i)] += row.count;
+    c.count += row.count;
+    c.repeats += row.repeats;
+    c.same_sentence += row.same;
+    c.same_sentence_repeats += row.same_repeats;
+    c.distance_sum += row.distance;
+    if (row.count) out.mask.set_row(i, flags.data());
   }
   for (int d = 0; d < n; ++d) c.distance_histogram[static_cast<size_t>(d)] = histogram[static_cast<size_t>(d)];
 }

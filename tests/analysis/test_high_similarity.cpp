@@ -142,6 +142,23 @@ TEST(PairMask, BitsFollowTheRowMajorUpperTriangle) {
   EXPECT_FALSE(m.test(1, 1));
 }
 
+// Rows set from flags, at every alignment of a row's first bit (whole bytes are set eight flags
+// at a time, the ends one by one): each pair is set exactly when its flag was.
+TEST(PairMask, RowsSetFromFlagsHoldExactlyThoseFlags) {
+  const int n = 45;
+  PairMask m(n);
+  std::vector<std::vector<uint8_t>> flags(n);
+  int64_t expected = 0;
+  for (int i = 0; i < n; ++i) {
+    for (int j = i + 1; j < n; ++j) flags[i].push_back(static_cast<uint8_t>((i * 7 + j * 3 + i * j) % 5 < 2));
+    for (uint8_t f : flags[i]) expected += f;
+    m.set_row(i, flags[i].data());
+  }
+  EXPECT_EQ(m.count(), expected);
+  for (int i = 0; i < n; ++i)
+    for (int j = i + 1; j < n; ++j) EXPECT_EQ(m.test(i, j), flags[i][static_cast<size_t>(j - i - 1)] == 1) << i << "," << j;
+}
+
 TEST(PairMask, BitsPastTheEndAreIgnoredAndWrongSizesRefused) {
   EXPECT_EQ(PairMask(4, {0xff}).count(), 6);  // 6 pairs; the top two bits mean nothing
   EXPECT_THROW(PairMask(4, {0, 0}), Error);
