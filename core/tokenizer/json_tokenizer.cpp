@@ -114,13 +114,24 @@ std::vector<AddedToken> read_added(const nlohmann::json& j, const std::string& s
   return out;
 }
 
+// A member of an object; null when j is no object or lacks it. (operator[] on a const json with a
+// missing key is undefined behaviour: the fuzzer found a post-processor without "cls" reading
+// freed memory.)
+const nlohmann::json& member(const nlohmann::json& j, const std::string& key) {
+  static const nlohmann::json none;
+  if (!j.is_object()) return none;
+  const auto it = j.find(key);
+  return it == j.end() ? none : *it;
+}
+
 Token special_token(const nlohmann::json& pair_or_name, const nlohmann::json& specials, const std::string& source) {
   if (pair_or_name.is_array() && pair_or_name.size() == 2 && pair_or_name[0].is_string() && pair_or_name[1].is_number_integer())
     return {pair_or_name[1].get<int32_t>(), pair_or_name[0].get<std::string>(), 0, 0, true};
-  if (pair_or_name.is_string() && specials.is_object() && specials.contains(pair_or_name.get<std::string>())) {
-    const auto& s = specials[pair_or_name.get<std::string>()];
-    if (s.contains("ids") && s["ids"].size() == 1 && s.contains("tokens") && s["tokens"].size() == 1)
-      return {s["ids"][0].get<int32_t>(), s["tokens"][0].get<std::string>(), 0, 0, true};
+  if (pair_or_name.is_string()) {
+    const nlohmann::json& special = member(specials, pair_or_name.get<std::string>());
+    const nlohmann::json &ids = member(special, "ids"), &tokens = member(special, "tokens");
+    if (ids.is_array() && ids.size() == 1 && ids[0].is_number_integer() && tokens.is_array() && tokens.size() == 1 && tokens[0].is_string())
+      return {ids[0].get<int32_t>(), tokens[0].get<std::string>(), 0, 0, true};
   }
   throw Error(source + ": the post-processor's special token " + pair_or_name.dump() + " is not defined");
 }
@@ -133,7 +144,7 @@ void read_template(const nlohmann::json& j, JsonTokenizer::Settings& s, const st
       if (seen_sequence) throw Error(source + ": a single template with the sequence twice is not supported");
       seen_sequence = true;
     } else if (item.contains("SpecialToken")) {
-      (seen_sequence ? s.after : s.before).push_back(special_token(item["SpecialToken"]["id"], j.value("special_tokens", nlohmann::json()), source));
+      (seen_sequence ? s.after : s.before).push_back(special_token(member(item["SpecialToken"], "id"), member(j, "special_tokens"), source));
     } else {
       throw Error(source + ": template item " + item.dump() + " is not supported");
     }
@@ -145,8 +156,8 @@ void read_post_processor(const nlohmann::json& j, JsonTokenizer::Settings& s, co
   if (j.is_null()) return;
   const std::string type = type_of(j, "the post-processor", source);
   if (type == "RobertaProcessing" || type == "BertProcessing") {
-    s.before.push_back(special_token(j["cls"], nullptr, source));
-    s.after.push_back(special_token(j["sep"], nullptr, source));
+    s.before.push_back(special_token(member(j, "cls"), nullptr, source));
+    s.after.push_back(special_token(member(j, "sep"), nullptr, source));
     if (type == "RobertaProcessing") s.trim_offsets = flag(j, "trim_offsets", true);
   } else if (type == "TemplateProcessing") {
     read_template(j, s, source);

@@ -88,6 +88,16 @@ TEST(JsonTokenizer, BadFilesSayWhatIsWrongInOneLine) {
   EXPECT_NE(with("/normalizer"_json_pointer, {{"type", "Precompiled"}, {"precompiled_charsmap", "AAAA"}}).find("precompiled_charsmap"), std::string::npos);
   EXPECT_NE(with("/pre_tokenizer"_json_pointer, {{"type", "Whitespace"}}).find("pre-tokenizer \"Whitespace\" is not supported"), std::string::npos);
   EXPECT_NE(with("/post_processor"_json_pointer, {{"type", "Mystery"}}).find("post-processor \"Mystery\" is not supported"), std::string::npos);
+  // Special tokens missing or malformed (a BertProcessing without "cls" read freed memory).
+  EXPECT_NE(with("/post_processor"_json_pointer, {{"type", "BertProcessing"}, {"sep", {"</s>", 2}}}).find("special token null is not defined"), std::string::npos);
+  EXPECT_NE(with("/post_processor"_json_pointer, {{"type", "RobertaProcessing"}, {"cls", 5}, {"sep", {"</s>", 2}}}).find("special token 5 is not defined"), std::string::npos);
+  const nlohmann::json bad_template = {{"type", "TemplateProcessing"},
+                                       {"single", {{{"SpecialToken", {{"type_id", 0}}}}, {{"Sequence", {{"id", "A"}}}}}},
+                                       {"special_tokens", {{"<s>", {{"ids", {"zero"}}, {"tokens", {"<s>"}}}}}}};
+  EXPECT_NE(with("/post_processor"_json_pointer, bad_template).find("special token null is not defined"), std::string::npos);
+  nlohmann::json wrong_ids = bad_template;
+  wrong_ids["single"][0]["SpecialToken"]["id"] = "<s>";
+  EXPECT_NE(with("/post_processor"_json_pointer, wrong_ids).find("special token \"<s>\" is not defined"), std::string::npos);
   EXPECT_NE(with("/model/merges/0"_json_pointer, "nospace").find("merge 0 (\"nospace\") is not two entries"), std::string::npos);
   EXPECT_NE(with("/model/merges/1"_json_pointer, "zzqq xxyy").find("not in the vocabulary"), std::string::npos);
   EXPECT_NE(with("/model/vocab"_json_pointer, {{"a", -1}}).find("has id -1"), std::string::npos);
