@@ -6,6 +6,7 @@
 #include "io/json_number.h"
 #include "io/analysis_json.h"
 #include "io/atomic_file.h"
+#include "io/json_fields.h"
 #include "io/json_file.h"
 #include "io/tensor_json.h"
 #include "model/config.h"
@@ -90,8 +91,7 @@ CorpusFile corpus_from_json(const nlohmann::json& j, const std::string& where) {
     throw Error(where + ": window " + std::to_string(f.options.window) + " does not fit the model");
   // The accumulators' size follows from the file's numbers: the file must hold their data before
   // they are allocated, so a small damaged file cannot ask for gigabytes.
-  static const nlohmann::json none = nlohmann::json::object();
-  const nlohmann::json& saved = j.contains("accumulators") ? j["accumulators"] : none;  // no copy of the data
+  const nlohmann::json& saved = json_member(j, "accumulators");  // no copy of the data
   const double cells = static_cast<double>(config.num_layers) * static_cast<double>(config.num_heads) *
                        static_cast<double>(f.options.window) * static_cast<double>(f.options.window);
   const double base64_length = std::ceil(cells * 8 / 3) * 4;  // float64 cells in base64

@@ -10,6 +10,16 @@
 
 namespace attnscope {
 
+// A field that may be absent: null when json is no object or lacks it. (operator[] on a const
+// json with a missing key is undefined behaviour: the fuzzer found a tokenizer's post-processor
+// without "cls" reading freed memory.)
+inline const nlohmann::json& json_member(const nlohmann::json& json, const std::string& key) {
+  static const nlohmann::json none;
+  if (!json.is_object()) return none;
+  const auto it = json.find(key);
+  return it == json.end() ? none : *it;
+}
+
 inline const nlohmann::json& json_field(const nlohmann::json& json, const char* key, const std::string& where) {
   if (!json.is_object() || !json.contains(key)) throw Error(where + ": missing \"" + key + "\"");
   return json[key];

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "error.h"
+#include "io/json_fields.h"
 #include "io/json_file.h"
 #include "tokenizer/byte_level.h"
 #include "tokenizer/char_classes.h"
@@ -114,22 +115,12 @@ std::vector<AddedToken> read_added(const nlohmann::json& j, const std::string& s
   return out;
 }
 
-// A member of an object; null when j is no object or lacks it. (operator[] on a const json with a
-// missing key is undefined behaviour: the fuzzer found a post-processor without "cls" reading
-// freed memory.)
-const nlohmann::json& member(const nlohmann::json& j, const std::string& key) {
-  static const nlohmann::json none;
-  if (!j.is_object()) return none;
-  const auto it = j.find(key);
-  return it == j.end() ? none : *it;
-}
-
 Token special_token(const nlohmann::json& pair_or_name, const nlohmann::json& specials, const std::string& source) {
   if (pair_or_name.is_array() && pair_or_name.size() == 2 && pair_or_name[0].is_string() && pair_or_name[1].is_number_integer())
     return {pair_or_name[1].get<int32_t>(), pair_or_name[0].get<std::string>(), 0, 0, true};
   if (pair_or_name.is_string()) {
-    const nlohmann::json& special = member(specials, pair_or_name.get<std::string>());
-    const nlohmann::json &ids = member(special, "ids"), &tokens = member(special, "tokens");
+    const nlohmann::json& special = json_member(specials, pair_or_name.get<std::string>());
+    const nlohmann::json &ids = json_member(special, "ids"), &tokens = json_member(special, "tokens");
     if (ids.is_array() && ids.size() == 1 && ids[0].is_number_integer() && tokens.is_array() && tokens.size() == 1 && tokens[0].is_string())
       return {ids[0].get<int32_t>(), tokens[0].get<std::string>(), 0, 0, true};
   }
@@ -144,7 +135,7 @@ void read_template(const nlohmann::json& j, JsonTokenizer::Settings& s, const st
       if (seen_sequence) throw Error(source + ": a single template with the sequence twice is not supported");
       seen_sequence = true;
     } else if (item.contains("SpecialToken")) {
-      (seen_sequence ? s.after : s.before).push_back(special_token(member(item["SpecialToken"], "id"), member(j, "special_tokens"), source));
+      (seen_sequence ? s.after : s.before).push_back(special_token(json_member(item["SpecialToken"], "id"), json_member(j, "special_tokens"), source));
     } else {
       throw Error(source + ": template item " + item.dump() + " is not supported");
     }
@@ -156,8 +147,8 @@ void read_post_processor(const nlohmann::json& j, JsonTokenizer::Settings& s, co
   if (j.is_null()) return;
   const std::string type = type_of(j, "the post-processor", source);
   if (type == "RobertaProcessing" || type == "BertProcessing") {
-    s.before.push_back(special_token(member(j, "cls"), nullptr, source));
-    s.after.push_back(special_token(member(j, "sep"), nullptr, source));
+    s.before.push_back(special_token(json_member(j, "cls"), nullptr, source));
+    s.after.push_back(special_token(json_member(j, "sep"), nullptr, source));
     if (type == "RobertaProcessing") s.trim_offsets = flag(j, "trim_offsets", true);
   } else if (type == "TemplateProcessing") {
     read_template(j, s, source);
