@@ -40,4 +40,12 @@ T json_typed(const nlohmann::json& json, const char* key, const std::string& whe
   }
 }
 
+// A field that may be absent or null (the fallback then), else of type T: a field of another type
+// is refused with the file's message (json::value() would throw nlohmann's own, naming no file).
+template <typename T>
+T json_optional(const nlohmann::json& json, const char* key, T fallback, const std::string& where) {
+  if (json_member(json, key).is_null()) return fallback;
+  return json_typed<T>(json, key, where);
+}
+
 }  // namespace attnscope

@@ -29,17 +29,17 @@ bool flag(const nlohmann::json& j, const char* key, bool fallback) {
 void read_pre_tokenizer(const nlohmann::json& j, JsonTokenizer::Settings& s, const std::string& source) {
   if (j.is_null()) return;
   const std::string type = type_of(j, "the pre-tokenizer", source);
-  if (type == "Sequence" && j.contains("pretokenizers") && j["pretokenizers"].size() == 1) return read_pre_tokenizer(j["pretokenizers"][0], s, source);
+  if (type == "Sequence" && json_member(j, "pretokenizers").is_array() && j["pretokenizers"].size() == 1) return read_pre_tokenizer(j["pretokenizers"][0], s, source);
   if (type == "ByteLevel") {
     s.pre_tokenizer = JsonTokenizer::PreTokenizer::ByteLevel;
     s.add_prefix_space = flag(j, "add_prefix_space", true);
     s.use_regex = flag(j, "use_regex", true);
   } else if (type == "Metaspace") {
     s.pre_tokenizer = JsonTokenizer::PreTokenizer::Metaspace;
-    const CharString replacement = decode_utf8(j.value("replacement", std::string("\u2581")));
+    const CharString replacement = decode_utf8(json_optional<std::string>(j, "replacement", "\u2581", source + ": Metaspace"));
     if (replacement.size() != 1) throw Error(source + ": Metaspace's replacement must be one character");
     s.replacement = replacement.front().cp;
-    const std::string scheme = j.value("prepend_scheme", flag(j, "add_prefix_space", true) ? std::string("always") : std::string("never"));
+    const std::string scheme = json_optional<std::string>(j, "prepend_scheme", flag(j, "add_prefix_space", true) ? "always" : "never", source + ": Metaspace");
     if (scheme == "always") s.prepend = JsonTokenizer::Prepend::Always;
     else if (scheme == "first") s.prepend = JsonTokenizer::Prepend::First;
     else if (scheme == "never") s.prepend = JsonTokenizer::Prepend::Never;

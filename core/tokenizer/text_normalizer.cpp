@@ -8,6 +8,7 @@
 
 #include "error.h"
 #include "io/base64.h"
+#include "io/json_fields.h"
 #include "tokenizer/byte_level.h"
 #include "tokenizer/char_classes.h"
 
@@ -128,8 +129,8 @@ void TextNormalizer::add(const nlohmann::json& j, const std::string& source) {
   else if (type == "StripAccents") s.kind = Kind::StripAccents;
   else if (type == "Strip") {
     s.kind = Kind::Strip;
-    s.left = j.value("strip_left", true);
-    s.right = j.value("strip_right", true);
+    s.left = json_optional<bool>(j, "strip_left", true, source + ": Strip");
+    s.right = json_optional<bool>(j, "strip_right", true, source + ": Strip");
   } else if (type == "Prepend") {
     s.kind = Kind::Prepend;
     s.content = string_of(j, "prepend", source);

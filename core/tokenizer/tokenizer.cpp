@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "error.h"
+#include "io/json_fields.h"
 #include "io/json_file.h"
 #include "tokenizer/bert_tokenizer.h"
 #include "tokenizer/json_tokenizer.h"
@@ -28,11 +29,12 @@ std::unique_ptr<Tokenizer> wordpiece_from_json(const nlohmann::json& json, const
   }
   NormalizerOptions options;
   const auto& n = json.value("normalizer", nlohmann::json());
-  if (!n.is_object() || n.value("type", "") != "BertNormalizer")
-    throw Error(source + ": a WordPiece model needs the BertNormalizer (found " + (n.is_object() ? n.value("type", std::string("?")) : n.dump()) + ")");
-  options.lowercase = n.value("lowercase", true);
-  options.strip_accents = n.contains("strip_accents") && n["strip_accents"].is_boolean() ? n["strip_accents"].get<bool>() : options.lowercase;
-  options.handle_cjk = n.value("handle_chinese_chars", true);
+  if (json_member(n, "type") != "BertNormalizer")
+    throw Error(source + ": a WordPiece model needs the BertNormalizer (found " + (n.is_object() ? json_member(n, "type") : n).dump() + ")");
+  const std::string where = source + ": the BertNormalizer";
+  options.lowercase = json_optional<bool>(n, "lowercase", true, where);
+  options.strip_accents = json_optional<bool>(n, "strip_accents", options.lowercase, where);  // null: as lowercase
+  options.handle_cjk = json_optional<bool>(n, "handle_chinese_chars", true, where);
   return std::make_unique<BertTokenizer>(Vocab::from_tokens(std::move(tokens)), options);
 }
 

@@ -121,6 +121,50 @@ TEST(JsonTokenizer, NormalizersAndUnigramRefuseWhatTheyCannotRead) {
   EXPECT_NE(with("/pre_tokenizer"_json_pointer, {{"type", "ByteLevel"}}).find("Unigram model is read with the Metaspace pre-tokenizer only"), std::string::npos);
 }
 
+// Optional fields of the wrong type are refused with the file's message, not nlohmann's own
+// exception (which named no file and, in the fuzzer, ended the process).
+TEST(JsonTokenizer, OptionalFieldsOfTheWrongTypeAreRefusedWithTheFilesMessage) {
+  const nlohmann::json unigram = test::read_json(test::golden_dir() / "tokenizers" / "xlmr_unigram" / "tokenizer.json");
+  const auto with = [&](const nlohmann::json::json_pointer& where, const nlohmann::json& value) {
+    nlohmann::json j = unigram;
+    j[where] = value;
+    return load_error(j);
+  };
+  EXPECT_EQ(with("/pre_tokenizer/replacement"_json_pointer, 5), "tokenizer.json: Metaspace: \"replacement\" has the wrong type (5)");
+  EXPECT_EQ(with("/pre_tokenizer/prepend_scheme"_json_pointer, true), "tokenizer.json: Metaspace: \"prepend_scheme\" has the wrong type (true)");
+  EXPECT_EQ(with("/normalizer"_json_pointer, {{"type", "Strip"}, {"strip_left", "yes"}}), "tokenizer.json: Strip: \"strip_left\" has the wrong type (\"yes\")");
+  // A Sequence whose one pre-tokenizer is not in a list (a string has size 1 for nlohmann).
+  nlohmann::json sequence = {{"type", "Sequence"}, {"pretokenizers", "M"}};
+  EXPECT_NE(with("/pre_tokenizer"_json_pointer, sequence).find("pre-tokenizer \"Sequence\" is not supported"), std::string::npos);
+  // Absent or null: the defaults, as the reference reads them.
+  nlohmann::json j = unigram;
+  j["pre_tokenizer"]["replacement"] = nullptr;
+  j["pre_tokenizer"].erase("prepend_scheme");
+  EXPECT_EQ(JsonTokenizer::from_json(j, "tokenizer.json")->tokenize("a b").front().text, "\u2581a");
+}
+
+TEST(JsonTokenizer, AWordPieceTokenizerJsonWithBadNormalizerFieldsSaysWhich) {
+  const nlohmann::json good = test::read_json(test::golden_dir() / "tokenizers" / "bert_cased_wordpiece" / "tokenizer.json");
+  const auto folder_error = [&](const nlohmann::json::json_pointer& where, const nlohmann::json& value) {
+    const test::TempDir tmp;
+    nlohmann::json j = good;
+    j[where] = value;
+    test::write_text(tmp / "tokenizer.json", j.dump());
+    try {
+      load_tokenizer(tmp.path());
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(loaded)");
+  };
+  const auto ends = [](const std::string& s, const std::string& end) { return s.size() >= end.size() && s.compare(s.size() - end.size(), end.size(), end) == 0; };
+  EXPECT_TRUE(ends(folder_error("/normalizer/lowercase"_json_pointer, "no"), "tokenizer.json: the BertNormalizer: \"lowercase\" has the wrong type (\"no\")"));
+  EXPECT_TRUE(ends(folder_error("/normalizer/strip_accents"_json_pointer, 1), "\"strip_accents\" has the wrong type (1)"));
+  EXPECT_TRUE(ends(folder_error("/normalizer/type"_json_pointer, 7), "a WordPiece model needs the BertNormalizer (found 7)"));
+  EXPECT_TRUE(ends(folder_error("/normalizer"_json_pointer, "BertNormalizer"), "a WordPiece model needs the BertNormalizer (found \"BertNormalizer\")"));
+  EXPECT_EQ(folder_error("/normalizer/strip_accents"_json_pointer, nullptr), "(loaded)");  // null: as lowercase, as in the reference
+}
+
 TEST(JsonTokenizer, ReplaceOfARepeatedCharacterKeepsTheLastReplacedCharactersRange) {
   const nlohmann::json j = nlohmann::json::parse(R"({
     "model": {"type": "Unigram", "unk_id": 0, "vocab": [["<unk>", 0.0], ["\u2581a", -1.0], ["\u2581b", -1.0], ["\u2581", -2.0]]},
