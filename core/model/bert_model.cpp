@@ -8,12 +8,15 @@
 #include <limits>
 
 #include "error.h"
+#include "model/reproducible_products.h"
 #include "model/value_gram.h"
 
 namespace attnscope {
 
 BertModel::BertModel(BertConfig config, BertWeights weights, ComputeDevice device)
-    : config_(config), weights_(std::move(weights)), device_(device) {}
+    : config_(config), weights_(std::move(weights)), device_(device) {
+  ask_for_reproducible_products();  // before the first forward's first product
+}
 
 std::shared_ptr<const BertModel> BertModel::load(const std::filesystem::path& dir, const ComputeDevice& device) {
   const BertConfig config = BertConfig::load(dir / "config.json");
