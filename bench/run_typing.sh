@@ -26,7 +26,7 @@ gui() {
   if [ -n "${DISPLAY:-}" ]; then "${cmd[@]}"; else xvfb-run -a -s "-screen 0 1600x1000x24" "${cmd[@]}"; fi
 }
 
-echo "| model | tokens | view | latency median | latency p95 | forward alone | analysis alone | in the window: forward, analysis, thumbnails | frame median | target | met |"
+echo "| model | tokens | view | latency median | latency p95 | forward alone | analysis alone | in the window: forward, analysis, thumbnails | whole frame median | target | met |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 for model in all-MiniLM-L6-v2 random-bert-base; do
   for len in 128 512; do
@@ -41,7 +41,9 @@ model, length, view = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 typings = [json.loads(l) for l in sys.argv[4].splitlines() if l.strip()]
 alones = [json.loads(l) for l in sys.argv[5].splitlines() if l.strip()]
 med = lambda rows, key: statistics.median(r[key] for r in rows)
-latency, p95, frame = med(typings, "latency_median_ms"), med(typings, "latency_p95_ms"), med(typings, "frame_median_ms")
+# A frame in the target is a frame of the whole window (as the one showing an analysis is), not a
+# key's frame that redrew the editor's side alone.
+latency, p95, frame = med(typings, "latency_median_ms"), med(typings, "latency_p95_ms"), med(typings, "whole_frame_median_ms")
 forward, analysis = med(alones, "forward_capture_ms"), med(alones, "analysis_ms")
 inside_f, inside_a = med(typings, "forward_median_ms"), med(typings, "analysis_median_ms")
 inside_t = statistics.median(r.get("thumbnails_median_ms", 0) for r in typings)

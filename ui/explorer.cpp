@@ -98,6 +98,7 @@ Explorer::Explorer(const ExplorerOptions& o, Settings settings, std::string warn
   if (o.presentation) settings_.view.presentation = *o.presentation;
   if (o.max_length) settings_.max_length = o.max_length;
   if (o.bench_frames > 0 || o.bench_typing > 0) glfwSwapInterval(0);  // time the frames, not the display
+  if (o.partial_frames) back_buffer_kept_ = back_buffer_kept_after_swap(window_.get(), window_background());
   if (o.bench_typing > 0) {
     TypingBenchOptions typing{o.bench_typing};
     if (o.typing_interval > 0) typing.key_interval = o.typing_interval;
@@ -254,7 +255,10 @@ void Explorer::draw_frame() {
   }
   const auto shown = worker_->latest_good();
   const auto latest = worker_->latest();
+  frame_good_ = serial_of(shown), frame_latest_ = serial_of(latest);
   ImGui::BeginChild("text side", ImVec2(vp->WorkSize.x * (big ? 0.24f : 0.3f), 0), true);
+  text_side_ = ImVec4(ImGui::GetWindowPos().x, ImGui::GetWindowPos().y, ImGui::GetWindowPos().x + ImGui::GetWindowSize().x,
+                      ImGui::GetWindowPos().y + ImGui::GetWindowSize().y);
   Settings before = settings_;
   const TextPanelResult r = text_panel_.draw(settings_, worker_->model_status(), shown.get(), latest.get(), worker_->busy());
   if (r.text_edited || r.settings_changed) submit();  // the newest request wins, a stale run stops
@@ -319,7 +323,7 @@ bool Explorer::wait_for_work() {
   else if (scripted_wake > 0) glfwWaitEventsTimeout(std::max(0.0, scripted_wake - glfwGetTime()));
   else glfwWaitEvents();
   const Window::Events events = window_.take_events();
-  if (events.others > 0) settle_frames_ = kSettleFrames;
+  if (events.others > 0) settle_frames_ = full_frames_due_ = kSettleFrames;
   else if (events.keys > 0) settle_frames_ = std::max(settle_frames_, 1);
   const ModelStatus m = worker_->model_status();
   if (serial_of(worker_->latest()) != seen_ || m.loaded != was_loaded_) settle_frames_ = std::max(settle_frames_, 1);
@@ -328,6 +332,52 @@ bool Explorer::wait_for_work() {
   return settle_frames_ > 0 || animating() || polling || (typing_ && glfwGetTime() >= typing_->next_moment());
 }
 
+
+bool Explorer::text_side_only(const ViewState& view_before) const {
+  // Typed into the editor (a shortcut may change anything), the same snapshots shown, the same
+  // view, nothing over the main window, nothing moving: then only the text side can differ from
+  // the last frame (other input counts in full_frames_due_).
+  return options_.partial_frames && text_panel_.editor().focused() && frame_good_ == drawn_good_ &&
+         frame_latest_ == drawn_latest_ && settings_.view == view_before && select_tab_ == 0 && !worker_b_ && !animating() &&
+         only_window_shown("attnscope");
+}
+
+void Explorer::draw_data(int width, int height, const PixelRect* scissor) {
+  glViewport(0, 0, width, height);
+  const ImVec4 background = window_background();
+  glClearColor(background.x, background.y, background.z, 1);
+  if (scissor) {
+    glEnable(GL_SCISSOR_TEST);
+    glScissor(scissor->x, scissor->y, scissor->width, scissor->height);
+  }
+  glClear(GL_COLOR_BUFFER_BIT);
+  glDisable(GL_SCISSOR_TEST);
+  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+}
+
+void Explorer::rasterise(int width, int height, bool text_side_only) {
+  const bool partial = back_buffer_kept_ && width == drawn_width_ && height == drawn_height_ && text_side_only && full_frames_due_ == 0;
+  drawn_width_ = width, drawn_height_ = height;
+  // ImGui lays out a change over the frames after it (a scroll bar shows once the content's new
+  // size is known): those are drawn whole too.
+  if (!text_side_only) full_frames_due_ = kSettleFrames + 1;
+  ImDrawData& data = *ImGui::GetDrawData();
+  std::vector<ImVec4> whole_clips;
+  if (partial && options_.check_partial_frames)
+    for (int k = 0; k < data.CmdListsCount; ++k)
+      for (const ImDrawCmd& c : data.CmdLists[k]->CmdBuffer) whole_clips.push_back(c.ClipRect);
+  if (partial) {
+    const PixelRect scissor = clip_draw_data(data, text_side_, height);
+    draw_data(width, height, &scissor);
+    ++partial_frames_;
+    if (options_.check_partial_frames) check_partial_frame(width, height, whole_clips);
+  } else {
+    draw_data(width, height, nullptr);
+  }
+  last_frame_whole_ = !partial;
+  drawn_good_ = frame_good_, drawn_latest_ = frame_latest_;
+  full_frames_due_ = std::max(0, full_frames_due_ - 1);
+}
 
 int Explorer::run() {
   while (!window_.should_close()) {
@@ -367,11 +417,7 @@ int Explorer::run() {
     send_asked_runs();
     int w = 0, h = 0;
     window_.framebuffer_size(w, h);
-    glViewport(0, 0, w, h);
-    const ImVec4 background = window_background();
-    glClearColor(background.x, background.y, background.z, 1);
-    glClear(GL_COLOR_BUFFER_BIT);
-    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    rasterise(w, h, text_side_only(view_before));
     if (options_.bench_frames > 0 || typing_) glFinish();  // count the GL work of the frame too
     ++frames_drawn_;
     settle_frames_ = std::max(0, settle_frames_ - 1);

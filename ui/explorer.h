@@ -38,6 +38,8 @@ struct ExplorerOptions {
   double typing_interval = 0;        // seconds between scripted keys (0: the benchmark's 80 ms)
   double idle_check = 0;             // > 0: once analysed, wait idle this many seconds, print the frames drawn, exit
   bool trace_shown = false;          // print the wall-clock time of each frame that first shows a new text's analysis
+  bool partial_frames = true;        // a frame that changes only the text side redraws only it (gl/partial_frames.h)
+  bool check_partial_frames = false; // draw each partial frame in full too and count the pixels that differ (tests)
   // A run the last one says will take at most this many seconds holds back the frame that asked
   // for it (Explorer::hold_for_quick_run); 0: never. 0.1 s is the usual limit under which an answer
   // feels instantaneous, so the edit's echo waiting that long goes unnoticed; at 50 ms MiniLM's

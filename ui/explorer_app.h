@@ -17,6 +17,7 @@
 #include "figures/text_figures.h"
 #include "fonts.h"
 #include "gl/heatmap_renderer.h"
+#include "gl/partial_frames.h"
 #include "layout_audit.h"
 #include "panels/compare_panel.h"
 #include "panels/corpus_panel.h"
@@ -109,6 +110,22 @@ class Explorer {
   uint64_t seen_comparison_ = 0;
   bool was_loaded_ = false;
   uint64_t frames_drawn_ = 0;
+  // A frame that can differ from the last only on the text side (a key typed into the editor,
+  // nothing else) redraws only that side, where the back buffer keeps the last frame
+  // (ExplorerOptions::partial_frames, partial_frames.h).
+  bool text_side_only(const ViewState& view_before) const;
+  void rasterise(int width, int height, bool text_side_only);
+  void draw_data(int width, int height, const PixelRect* scissor);
+  void check_partial_frame(int width, int height, const std::vector<ImVec4>& whole_clips);  // --check-partial-frames
+  bool back_buffer_kept_ = false;
+  int drawn_width_ = 0, drawn_height_ = 0;
+  ImVec4 text_side_{};  // where this frame's text side is
+  int full_frames_due_ = kSettleFrames;  // after input other than keys, as many frames as settle it are drawn whole
+  uint64_t frame_good_ = 0, frame_latest_ = 0;  // the snapshots this frame was built with
+  uint64_t drawn_good_ = 0, drawn_latest_ = 0;  // ... and those of the frame before
+  int partial_frames_ = 0;
+  bool last_frame_whole_ = true;
+  long long partial_mismatched_pixels_ = 0;
   std::optional<TypingBench> typing_;
   uint64_t typing_seen_ = 0;
   double idle_until_ = 0, idle_cpu_start_ = 0;

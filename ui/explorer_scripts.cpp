@@ -36,10 +36,34 @@ bool Explorer::typing_step(double frame_seconds) {
   const bool current = shown && shown->text == text_panel_.text() && !worker_->busy();
   if (shown && shown->serial != typing_seen_ && current) typing_->analysis_shown(shown->forward_seconds, shown->analysis_seconds, shown->grid_seconds);
   if (current) typing_seen_ = shown->serial;
-  typing_->frame_presented(glfwGetTime(), frame_seconds, current);
+  typing_->frame_presented(glfwGetTime(), frame_seconds, current, last_frame_whole_);
   if (!typing_->done()) return false;
-  std::printf("%s\n", typing_->summary(shown ? shown->encoding.size() : 0, worker_->abandoned(), current).dump().c_str());
+  nlohmann::json summary = typing_->summary(shown ? shown->encoding.size() : 0, worker_->abandoned(), current);
+  summary["partial_frames"] = partial_frames_;
+  if (options_.check_partial_frames) summary["partial_frame_mismatched_pixels"] = partial_mismatched_pixels_;
+  std::printf("%s\n", summary.dump().c_str());
   return true;
+}
+
+// --check-partial-frames: the partial frame just drawn in the back buffer against the same frame
+// then drawn whole there (the frame presented); every pixel must be the same: what the text side
+// did not redraw is the frame before, which must not have changed.
+void Explorer::check_partial_frame(int width, int height, const std::vector<ImVec4>& whole_clips) {
+  const auto read = [&] {
+    std::vector<uint8_t> pixels(static_cast<size_t>(width) * height * 4);
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    glReadBuffer(GL_BACK);
+    glReadPixels(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
+    return pixels;
+  };
+  const std::vector<uint8_t> partial = read();
+  ImDrawData& data = *ImGui::GetDrawData();
+  size_t i = 0;
+  for (int k = 0; k < data.CmdListsCount; ++k)
+    for (ImDrawCmd& c : data.CmdLists[k]->CmdBuffer) c.ClipRect = whole_clips[i++];
+  draw_data(width, height, nullptr);
+  const std::vector<uint8_t> whole = read();
+  for (size_t p = 0; p + 3 < whole.size(); p += 4) partial_mismatched_pixels_ += !std::equal(&whole[p], &whole[p] + 3, &partial[p]);
 }
 
 bool Explorer::idle_step() {

@@ -39,9 +39,10 @@ std::string TypingBench::keys_due(double now) {
   return std::string(1, word[k]);
 }
 
-void TypingBench::frame_presented(double now, double frame_seconds, bool shows_current_text) {
+void TypingBench::frame_presented(double now, double frame_seconds, bool shows_current_text, bool whole) {
   if (state_ == State::Starting) return;
   frames_.push_back(frame_seconds);
+  if (whole) whole_frames_.push_back(frame_seconds);
   if (state_ != State::Waiting) return;
   ++frames_since_key_;
   if (!shows_current_text) return;
@@ -70,6 +71,9 @@ nlohmann::json TypingBench::summary(size_t tokens, int abandoned, bool last_text
           {"analysis_median_ms", ms(analyses_, 0.5)},
           {"thumbnails_median_ms", ms(thumbnails_, 0.5)},
           {"frame_median_ms", ms(frames_, 0.5)},
+          {"whole_frame_median_ms", ms(whole_frames_, 0.5)},
+          {"whole_frames", whole_frames_.size()},
+          {"frames", frames_.size()},
           {"frames_to_show_min", frames_to_show_.empty() ? 0 : *std::min_element(frames_to_show_.begin(), frames_to_show_.end())},
           {"frames_to_show_max", frames_to_show_.empty() ? 0 : *std::max_element(frames_to_show_.begin(), frames_to_show_.end())},
           {"abandoned_runs", abandoned},

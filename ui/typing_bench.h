@@ -22,8 +22,9 @@ class TypingBench {
   explicit TypingBench(TypingBenchOptions options) : o_(options) {}
   // The characters due at `now` (usually one, often none).
   std::string keys_due(double now);
-  // A frame was presented at `now`; `shows_current_text`: it drew the analysis of the editor's text.
-  void frame_presented(double now, double frame_seconds, bool shows_current_text);
+  // A frame was presented at `now`; `shows_current_text`: it drew the analysis of the editor's text;
+  // `whole`: it redrew the whole window (a key's frame may redraw the text side only).
+  void frame_presented(double now, double frame_seconds, bool shows_current_text, bool whole = true);
   // Timings the worker reported for a snapshot that was shown (`thumbnail_seconds`: colouring the
   // overview's thumbnails after the analysis, 0 when another view was shown).
   void analysis_shown(double forward_seconds, double analysis_seconds, double thumbnail_seconds);
@@ -42,7 +43,7 @@ class TypingBench {
   double next_key_ = 0, last_key_ = 0, pause_until_ = 0;
   int typed_in_burst_ = 0;
   size_t word_ = 0;
-  std::vector<double> latencies_, frames_, forwards_, analyses_, thumbnails_;
+  std::vector<double> latencies_, frames_, whole_frames_, forwards_, analyses_, thumbnails_;
   int frames_since_key_ = 0;         // presented since the burst's last key
   std::vector<int> frames_to_show_;  // per burst: frames presented from its last key to the one showing its analysis
 };

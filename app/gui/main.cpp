@@ -79,6 +79,12 @@ int main(int argc, char** argv) {
                "Print \"attnscope: shown <unix time> bytes <n> ...\" when a frame first shows the analysis of the editor's text, "
                "with the worker's forward, analysis and thumbnail milliseconds, its wait from the request to the run's start and the time from "
                "the run's end to the frame (for latency measured from outside, bench/run_typing_x11.sh)");
+  bool full_frames = false;
+  app.add_flag("--full-frames", full_frames,
+               "Redraw the whole window on every frame, also when a key changed only the editor's side (for comparisons; "
+               "without a GPU a partial frame costs about half)");
+  app.add_flag("--check-partial-frames", o.check_partial_frames,
+               "Draw every partial frame in full too and count the pixels that differ (printed with --bench-typing; for tests)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -93,6 +99,7 @@ int main(int argc, char** argv) {
     if (head >= 0) o.head = head;
     if (presentation) o.presentation = true;
     o.typing_interval = typing_interval_ms / 1000;
+    o.partial_frames = !full_frames;
     o.quick_run = quick_run_ms / 1000;
     attnscope::keep_freed_memory_for_reuse();  // every edit allocates the same large tensors again
     attnscope::run_tensor_operations_on_this_thread_only();  // the drawing thread: the model's threads are the worker's

@@ -307,6 +307,28 @@ TEST_F(Gui, AnEditDuringARunEndsWithTheViewsOfTheLastText) {
   EXPECT_TRUE(report["last_text_shown"].get<bool>()) << report;
 }
 
+// A key typed during a run redraws the editor's side alone over the frame before (the back buffer
+// keeps it under Xvfb's software GL, which the window finds out when it opens); each such frame,
+// drawn whole right after, must be the same pixel for pixel, in every view. --full-frames draws
+// none. (Without the frames that let a new analysis settle, a scroll bar that appears one frame
+// late made 2,000 pixels differ in each: the check sees such things.)
+TEST_F(Gui, AKeysFrameRedrawsTheEditorsSideAloneAndLooksAsIfWhole) {
+  // Keys 5 ms apart come faster than any run ends, so no new analysis is shown between them.
+  const std::string longer = (test::source_dir() / "assets/examples/lighthouse.txt").string();
+  for (const char* view : {"grid", "head", "pairs", "lines"}) {
+    SCOPED_TRACE(view);
+    run_explorer({"--file", longer, "--view", view, "--bench-typing", "2", "--typing-interval", "5", "--quick-run-ms", "0", "--check-partial-frames"});
+    const auto report = nlohmann::json::parse(slurp(dir_ / "out"));
+    EXPECT_GE(report["partial_frames"].get<int>(), 1) << report;
+    EXPECT_EQ(report["partial_frame_mismatched_pixels"], 0) << report;
+    EXPECT_TRUE(report["last_text_shown"].get<bool>()) << report;
+  }
+  run_explorer({"--file", longer, "--view", "grid", "--bench-typing", "2", "--typing-interval", "5", "--quick-run-ms", "0", "--full-frames"});
+  const auto whole = nlohmann::json::parse(slurp(dir_ / "out"));
+  EXPECT_EQ(whole["partial_frames"], 0) << whole;
+  EXPECT_EQ(whole["whole_frames"], whole["frames"]) << whole;
+}
+
 // With a run expected to be quick, the frame of an edit waits for its analysis: the first frame
 // presented after a burst's last key shows both. Otherwise the edit shows at once, its analysis a
 // frame or more later. (A limit no run reaches here stands for "quick", so that a slow or busy

@@ -140,6 +140,22 @@ TEST(TypingBench, MeasuresFromTheLastKeyOfABurstToTheFrameThatShowsItsText) {
   EXPECT_EQ(typed, "qui");
 }
 
+// A key's frame that redrew the editor's side alone is a frame, not a whole frame: the targets'
+// "2 frames" are frames of the whole window, as the one that shows an analysis is.
+TEST(TypingBench, FramesDrawnWholeAreCountedApart) {
+  TypingBench bench({1, 2, 0.1, 0.5});
+  bench.keys_due(0);
+  bench.frame_presented(0.0, 0.004, false, false);
+  bench.keys_due(0.1);
+  bench.frame_presented(0.1, 0.005, false, false);
+  bench.frame_presented(0.3, 0.012, true, true);
+  const auto s = bench.summary(7, 0, true);
+  EXPECT_EQ(s["frames"], 3);
+  EXPECT_EQ(s["whole_frames"], 1);
+  EXPECT_NEAR(s["frame_median_ms"].get<double>(), 5.0, 0.01);
+  EXPECT_NEAR(s["whole_frame_median_ms"].get<double>(), 12.0, 0.01);
+}
+
 TEST(TypingBench, PercentilesAreNearestRank) {
   EXPECT_EQ(percentile({5, 1, 3}, 0.5), 3);
   EXPECT_EQ(percentile({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20}, 0.95), 19);

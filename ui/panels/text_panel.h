@@ -26,6 +26,7 @@ class TextPanel {
   const std::string& text() const { return editor_.text(); }
   void set_text(std::string text) { editor_.buffer().set_text(std::move(text)); }
   TextEditor& editor() { return editor_; }
+  const TextEditor& editor() const { return editor_; }
 
  private:
   void draw_tokens(const AnalysisSnapshot& shown);
