@@ -42,6 +42,11 @@ uint64_t AnalysisWorker::submit(AnalysisRequest request) {
   return serial;
 }
 
+void AnalysisWorker::wait_for_start(uint64_t serial, std::chrono::milliseconds limit) {
+  std::unique_lock lock(mutex_);
+  started_cv_.wait_for(lock, limit, [&] { return started_ >= serial || stop_; });
+}
+
 std::shared_ptr<const AnalysisSnapshot> AnalysisWorker::latest() const {
   std::lock_guard lock(mutex_);
   return latest_;
@@ -100,7 +105,9 @@ void AnalysisWorker::run(std::string model, std::string device, std::string prec
       serial = pending_serial_;
       asked = pending_since_;
       pending_.reset();
+      started_ = serial;
     }
+    started_cv_.notify_all();
     answer(request, serial, asked);
   }
 }

@@ -75,6 +75,9 @@ class AnalysisWorker {
   AnalysisWorker& operator=(const AnalysisWorker&) = delete;
 
   uint64_t submit(AnalysisRequest request);  // returns the request's serial
+  // Waits at most `limit` for the run of request `serial` (or a newer one) to start: a stale run
+  // under way first reaches its next check.
+  void wait_for_start(uint64_t serial, std::chrono::milliseconds limit);
   // A request is coming (the caller submits it shortly): the run under way is abandoned now, at its
   // next check (three a layer, and between the analysis's stages), not when the request arrives.
   void supersede() { newest_ = 0; }
@@ -100,6 +103,8 @@ class AnalysisWorker {
   std::atomic<uint64_t> newest_{0};      // the serial of the newest request
   std::atomic<bool> stop_flag_{false};   // the worker is being destroyed
   std::atomic<int> abandoned_{0};
+  uint64_t started_ = 0;  // the serial of the last run started (guarded by mutex_)
+  std::condition_variable started_cv_;
   std::function<void()> notify_;
   std::shared_ptr<const AnalysisSnapshot> latest_, latest_good_;
   std::shared_ptr<const Checkpoint> checkpoint_;

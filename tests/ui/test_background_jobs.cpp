@@ -47,6 +47,23 @@ TEST(AnalysisWorker, AnswersTheNewestRequestWithAnImmutableSnapshot) {
   EXPECT_EQ(worker.latest_good(), snapshot);
 }
 
+// The window waits for a new request's run to start before drawing beside a stale one: the wait
+// ends when it starts, or at its limit.
+TEST(AnalysisWorker, WaitingForARunToStartEndsWhenItStartsOrAtTheLimit) {
+  const test::TempDir dir;
+  test::write_tiny_bert(dir / "tiny", {});
+  AnalysisWorker worker((dir / "tiny").string(), "cpu", "float32");
+  ASSERT_TRUE(wait_for([&] { return worker.model_status().loaded; }));
+  const uint64_t serial = worker.submit({"the cat sat on the mat", {}, 0});
+  auto start = std::chrono::steady_clock::now();
+  worker.wait_for_start(serial, std::chrono::seconds(60));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
+  ASSERT_TRUE(wait_for([&] { return worker.latest() && worker.latest()->serial == serial; }));
+  start = std::chrono::steady_clock::now();
+  worker.wait_for_start(serial + 1000, std::chrono::milliseconds(50));  // never asked: the limit
+  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(50));
+}
+
 TEST(AnalysisWorker, ColoursTheOverviewsThumbnailsWhenAskedAsTheWindowWould) {
   const test::TempDir dir;
   test::write_tiny_bert(dir / "tiny", {});
