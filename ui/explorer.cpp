@@ -143,7 +143,7 @@ void Explorer::send_asked_runs() {
     lenses_asked_ = needs_lenses();
     AnalysisRequest request{text_panel_.text(), settings_.analysis, settings_.max_length, lenses_asked_, std::nullopt};
     if (settings_.view.view == View::Grid) request.grid = figure_options(settings_.view);
-    const bool stale_run = worker_->busy();
+    const bool stale_run = worker_->busy() && worker_->model_status().loaded;  // busy loading: no run to stop
     const uint64_t serial = worker_->submit(std::move(request));
     // A stale run stops at its next check, in about a millisecond of work; beside a frame being
     // rasterised (without a GPU, both cores) it took 4 ms and more, while the new run waited. So
