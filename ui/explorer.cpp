@@ -367,12 +367,12 @@ void Explorer::rasterise(int width, int height, bool text_side_only) {
   // ImGui lays out a change over the frames after it (a scroll bar shows once the content's new
   // size is known): those are drawn whole too.
   if (!text_side_only) full_frames_due_ = kSettleFrames + 1;
-  ImDrawData& data = *ImGui::GetDrawData();
-  std::vector<ImVec4> whole_clips;
-  if (partial && options_.check_partial_frames)
-    for (int k = 0; k < data.CmdListsCount; ++k)
-      for (const ImDrawCmd& c : data.CmdLists[k]->CmdBuffer) whole_clips.push_back(c.ClipRect);
   if (partial) {
+    ImDrawData& data = *ImGui::GetDrawData();
+    std::vector<ImVec4> whole_clips;  // for the check, which draws the frame whole after
+    if (options_.check_partial_frames)
+      for (int k = 0; k < data.CmdListsCount; ++k)
+        for (const ImDrawCmd& c : data.CmdLists[k]->CmdBuffer) whole_clips.push_back(c.ClipRect);
     const PixelRect scissor = clip_draw_data(data, text_side_, height);
     draw_data(width, height, &scissor);
     ++partial_frames_;

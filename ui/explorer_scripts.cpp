@@ -49,20 +49,13 @@ bool Explorer::typing_step(double frame_seconds) {
 // then drawn whole there (the frame presented); every pixel must be the same: what the text side
 // did not redraw is the frame before, which must not have changed.
 void Explorer::check_partial_frame(int width, int height, const std::vector<ImVec4>& whole_clips) {
-  const auto read = [&] {
-    std::vector<uint8_t> pixels(static_cast<size_t>(width) * height * 4);
-    glPixelStorei(GL_PACK_ALIGNMENT, 1);
-    glReadBuffer(GL_BACK);
-    glReadPixels(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
-    return pixels;
-  };
-  const std::vector<uint8_t> partial = read();
+  const std::vector<uint8_t> partial = read_back_buffer(width, height);
   ImDrawData& data = *ImGui::GetDrawData();
   size_t i = 0;
   for (int k = 0; k < data.CmdListsCount; ++k)
     for (ImDrawCmd& c : data.CmdLists[k]->CmdBuffer) c.ClipRect = whole_clips[i++];
   draw_data(width, height, nullptr);
-  const std::vector<uint8_t> whole = read();
+  const std::vector<uint8_t> whole = read_back_buffer(width, height);
   for (size_t p = 0; p + 3 < whole.size(); p += 4) partial_mismatched_pixels_ += !std::equal(&whole[p], &whole[p] + 3, &partial[p]);
 }
 

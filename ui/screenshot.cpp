@@ -12,11 +12,16 @@
 
 namespace attnscope::ui {
 
-void save_screenshot(const std::string& path, int width, int height) {
+std::vector<uint8_t> read_back_buffer(int width, int height) {
   std::vector<uint8_t> pixels(static_cast<size_t>(width) * height * 4);
   glPixelStorei(GL_PACK_ALIGNMENT, 1);
   glReadBuffer(GL_BACK);
   glReadPixels(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
+  return pixels;
+}
+
+void save_screenshot(const std::string& path, int width, int height) {
+  const std::vector<uint8_t> pixels = read_back_buffer(width, height);
   // GL's rows start at the bottom; PNG's at the top.
   std::vector<uint8_t> flipped(pixels.size());
   const size_t row = static_cast<size_t>(width) * 4;
