@@ -80,13 +80,23 @@ void pool_by_magnitude(const float* in, int64_t n, int64_t k, float* pooled, flo
         low[j] = std::min(low[j], row[j]);
       }
     }
-    for (int64_t c = 0; c < cells; ++c) {
+    float* out = pooled + block * cells;
+    int64_t c = 0;
+    // Pairs of columns (every overview up to twice its cells in tokens, 128 tokens and fewer) in a
+    // loop of fixed shape, which the compiler makes a vector loop: cell by cell, the loop over a
+    // block's columns took most of the overview's time at 128 tokens.
+    if (k == 2)
+      for (; c < n / 2; ++c) {
+        const float hi = std::max(high[2 * c], high[2 * c + 1]), lo = std::min(low[2 * c], low[2 * c + 1]);
+        out[c] = hi >= -lo ? hi : lo;
+      }
+    for (; c < cells; ++c) {
       float hi = 0, lo = 0;
       for (int64_t j = c * k; j < std::min(n, (c + 1) * k); ++j) {
         hi = std::max(hi, high[j]);
         lo = std::min(lo, low[j]);
       }
-      pooled[block * cells + c] = hi >= -lo ? hi : lo;
+      out[c] = hi >= -lo ? hi : lo;
     }
   }
 }

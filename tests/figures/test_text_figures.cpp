@@ -200,8 +200,11 @@ Analysed analysed_with_lenses(const std::string& text, size_t max_length) {
 TEST(TextFigures, GridThumbnailsAreTheShownMapsPooledByLargestMagnitude) {
   const Analysed a = analysed_with_lenses("The cat sat. The dog ran to the cat! A bird sang.", 128);
   const int n = static_cast<int>(a.analysis.length);
+  ASSERT_EQ(n % 2, 1);
   for (MatrixKind kind : {MatrixKind::Attention, MatrixKind::Similarity, MatrixKind::Cosine, MatrixKind::Norm, MatrixKind::Rollout})
-    for (int max_cells : {1024, 8}) {  // full size, then pooled
+    // Full size, then pooled in blocks of 2 (the overview's own shortcut; n is odd, so its last
+    // cell is ragged), then of 3.
+    for (int max_cells : {1024, (n + 1) / 2, 8}) {
       FigureOptions o = focus(0, 0);
       o.matrix = kind;
       expect_thumbnails_are_pooled_maps(a.view(), o, max_cells);
