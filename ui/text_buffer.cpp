@@ -16,9 +16,21 @@ bool word_byte(char c) {
   return u >= 0x80 || std::isalnum(u) || c == '_' || c == '\'';
 }
 
+// Line ends from Windows (CR LF) and old Macs (CR) become LF: a CR is drawn as nothing, so the
+// cursor would seem to stick on it, and every line would keep an invisible character.
+std::string with_lf_line_ends(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\r') out += text[i];
+    else if (i + 1 == text.size() || text[i + 1] != '\n') out += '\n';
+  }
+  return out;
+}
+
 }  // namespace
 
-TextBuffer::TextBuffer(std::string text) : text_(std::move(text)), cursor_(text_.size()), anchor_(cursor_) {}
+TextBuffer::TextBuffer(std::string text) : text_(with_lf_line_ends(text)), cursor_(text_.size()), anchor_(cursor_) {}
 
 std::pair<size_t, size_t> TextBuffer::selection() const { return {std::min(cursor_, anchor_), std::max(cursor_, anchor_)}; }
 
@@ -72,6 +84,7 @@ void TextBuffer::replace(size_t first, size_t last, std::string_view with, bool 
 }
 
 void TextBuffer::set_text(std::string text) {
+  if (text.find('\r') != std::string::npos) text = with_lf_line_ends(text);
   if (text == text_) return;
   remember(false, {});
   text_ = std::move(text);
@@ -82,6 +95,7 @@ void TextBuffer::set_text(std::string text) {
 void TextBuffer::insert(std::string_view text, bool typed) {
   const auto [first, last] = selection();
   if (text.empty() && first == last) return;
+  if (text.find('\r') != std::string_view::npos) return replace(first, last, with_lf_line_ends(text), false);
   replace(first, last, text, typed && first == last);
 }
 

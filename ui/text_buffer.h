@@ -23,6 +23,7 @@ class TextBuffer {
   std::string selected_text() const;
   uint64_t version() const { return version_; }  // changes with every change of the text
 
+  // Line ends arrive as LF whatever they were (CR LF, CR) in a file or a paste.
   // Replaces the whole text (opening a file, an example): one step of the undo history.
   void set_text(std::string text);
   // Typing and pasting: replaces the selection. Consecutive typed characters undo together,

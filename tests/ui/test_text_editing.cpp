@@ -41,6 +41,20 @@ TEST(TextBuffer, UndoTakesBackAWordAtATimeAndRedoReplaysIt) {
   EXPECT_EQ(b.text(), "");
 }
 
+TEST(TextBuffer, LineEndsOfWindowsAndOldMacsBecomeLineFeeds) {
+  TextBuffer b("one\r\ntwo\rthree\n");
+  EXPECT_EQ(b.text(), "one\ntwo\nthree\n");
+  b.set_text("a\r\n\r\nb\r");
+  EXPECT_EQ(b.text(), "a\n\nb\n");
+  EXPECT_EQ(b.cursor(), b.text().size());
+  b.move_to(1, false);
+  b.insert("\r\nx\r", false);  // a paste from a Windows clipboard
+  EXPECT_EQ(b.text(), "a\nx\n\n\nb\n");
+  EXPECT_EQ(b.cursor(), 4u);
+  EXPECT_TRUE(b.undo());
+  EXPECT_EQ(b.text(), "a\n\nb\n");
+}
+
 TEST(TextBuffer, SetTextIsOneStepOfTheHistory) {
   TextBuffer b("draft");
   b.set_text("a pasted file");
