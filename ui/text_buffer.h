@@ -42,6 +42,8 @@ class TextBuffer {
 
   bool undo();
   bool redo();
+  bool can_undo() const { return !undo_.empty(); }
+  bool can_redo() const { return !redo_.empty(); }
 
   // The start of the code point before / after `position`, and of the word around it.
   size_t previous_char(size_t position) const;

@@ -32,7 +32,7 @@ void append_utf8(std::string& out, unsigned int c) {
 
 }  // namespace
 
-bool TextEditor::handle_keys() {
+void TextEditor::handle_keys() {
   const ImGuiIO& io = ImGui::GetIO();
   TextBuffer& b = buffer_;
   const uint64_t before = b.version();
@@ -88,7 +88,6 @@ bool TextEditor::handle_keys() {
   }
   if (!keeps_x) wanted_x_ = -1;
   if (b.cursor() != cursor_before || b.anchor() != anchor_before || b.version() != before) scroll_to_cursor_ = true;
-  return b.version() != before;
 }
 
 void TextEditor::handle_mouse(const std::vector<VisualLine>& lines, float line_height, bool hovered) {
@@ -114,14 +113,36 @@ void TextEditor::handle_mouse(const std::vector<VisualLine>& lines, float line_h
   if (!ImGui::IsMouseDown(ImGuiMouseButton_Left)) dragging_ = false;
 }
 
+// Right click: the editing commands for the mouse, with their keys beside them.
+void TextEditor::edit_menu() {
+  if (!ImGui::BeginPopupContextItem("edit menu")) return;
+  focused_ = true;
+  TextBuffer& b = buffer_;
+  if (ImGui::MenuItem("Undo", "Ctrl+Z", false, b.can_undo())) b.undo();
+  if (ImGui::MenuItem("Redo", "Ctrl+Y", false, b.can_redo())) b.redo();
+  ImGui::Separator();
+  if (ImGui::MenuItem("Cut", "Ctrl+X", false, b.has_selection())) {
+    ImGui::SetClipboardText(b.selected_text().c_str());
+    b.insert({});
+  }
+  if (ImGui::MenuItem("Copy", "Ctrl+C", false, b.has_selection())) ImGui::SetClipboardText(b.selected_text().c_str());
+  if (ImGui::MenuItem("Paste", "Ctrl+V"))
+    if (const char* clip = ImGui::GetClipboardText()) b.insert(clip);
+  ImGui::Separator();
+  if (ImGui::MenuItem("Select all", "Ctrl+A")) b.select_all();
+  ImGui::EndPopup();
+}
+
 bool TextEditor::draw(const char* id, float height) {
   ImGui::PushStyleColor(ImGuiCol_ChildBg, ImGui::GetStyleColorVec4(ImGuiCol_FrameBg));
   ImGui::BeginChild(id, ImVec2(-1, height), true, ImGuiWindowFlags_NoMove);
   const float line_height = ImGui::GetTextLineHeight();
   width_ = ImGui::GetContentRegionAvail().x;
-  const bool changed = focused_ && handle_keys();
+  const uint64_t version = buffer_.version();
+  if (focused_) handle_keys();
   const CharWidth char_width = font_widths();
   lines_ = wrap_text(buffer_.text(), width_, char_width);
+  const uint64_t laid_out = buffer_.version();
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   origin_x_ = origin.x;
   origin_y_ = origin.y;
@@ -133,6 +154,11 @@ bool TextEditor::draw(const char* id, float height) {
   // The click that lands here makes the surface the active item, which plain IsWindowHovered()
   // reports as "not hovered" in that very frame: the focus would never be taken.
   handle_mouse(lines_, line_height, ImGui::IsWindowHovered(ImGuiHoveredFlags_AllowWhenBlockedByActiveItem));
+  edit_menu();
+  if (buffer_.version() != laid_out) {  // an edit from the menu: laid out again, its cursor in view
+    lines_ = wrap_text(buffer_.text(), width_, char_width);
+    scroll_to_cursor_ = true;
+  }
   if (focused_) ImGui::GetCurrentContext()->WantTextInputNextFrame = 1;  // the explorer's shortcuts stay quiet
 
   ImDrawList* list = ImGui::GetWindowDrawList();
@@ -166,7 +192,7 @@ bool TextEditor::draw(const char* id, float height) {
   if (text.empty() && !focused_) list->AddText(origin, ImGui::GetColorU32(ImGuiCol_TextDisabled), "Type or paste a text here");
   ImGui::EndChild();
   ImGui::PopStyleColor();
-  return changed;
+  return buffer_.version() != version;
 }
 
 }  // namespace attnscope::ui

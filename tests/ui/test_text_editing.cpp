@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <imgui.h>
+#include <imgui_internal.h>
 
 #include "text_buffer.h"
 #include "text_editor.h"
@@ -190,11 +191,12 @@ class HeadlessFrames {
     io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
   }
   ~HeadlessFrames() { ImGui::DestroyContext(); }
-  void frame(TextEditor& editor, ImVec2 mouse, bool down) {
+  void frame(TextEditor& editor, ImVec2 mouse, bool down, bool right_down = false) {
     ImGuiIO& io = ImGui::GetIO();
     io.DeltaTime = 1.0f / 60;
     io.MousePos = mouse;
     io.MouseDown[0] = down;
+    io.MouseDown[1] = right_down;
     ImGui::NewFrame();
     ImGui::SetNextWindowPos(ImVec2(0, 0));
     ImGui::SetNextWindowSize(io.DisplaySize);
@@ -223,6 +225,46 @@ TEST(TextEditorWidget, AClickInsideFocusesItAndTypedCharactersLand) {
   ImGui::GetIO().AddInputCharacter('y');
   imgui.frame(editor, outside, false);
   EXPECT_EQ(editor.text(), "abcx");
+}
+
+// The centre of the open popup's `index`-th menu item (items and separators one line apart: the
+// default style, as laid out by Dear ImGui).
+ImVec2 menu_item(int index, int separators_before) {
+  const ImGuiContext& g = *ImGui::GetCurrentContext();
+  const ImGuiWindow* popup = g.OpenPopupStack.back().Window;
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const float line = g.FontSize + style.ItemSpacing.y, separator = 1 + style.ItemSpacing.y;
+  return ImVec2(popup->Pos.x + popup->Size.x / 2,
+                popup->Pos.y + style.WindowPadding.y + static_cast<float>(index) * line + static_cast<float>(separators_before) * separator + g.FontSize / 2);
+}
+
+TEST(TextEditorWidget, ARightClicksMenuSelectsCutsPastesAndUndoes) {
+  HeadlessFrames imgui;
+  TextEditor editor;
+  editor.buffer().set_text("abc");
+  const ImVec2 inside(60, 60);
+  const auto choose = [&](int index, int separators_before) {
+    imgui.frame(editor, inside, false, true);  // right click: the menu opens at the pointer
+    imgui.frame(editor, inside, false);
+    ASSERT_EQ(ImGui::GetCurrentContext()->OpenPopupStack.Size, 1);
+    const ImVec2 item = menu_item(index, separators_before);
+    imgui.frame(editor, item, false);
+    imgui.frame(editor, item, true);
+    imgui.frame(editor, item, false);  // released on the item: chosen, the menu closes
+    EXPECT_EQ(ImGui::GetCurrentContext()->OpenPopupStack.Size, 0);
+  };
+  choose(5, 2);  // Select all
+  EXPECT_TRUE(editor.buffer().has_selection());
+  EXPECT_TRUE(editor.focused());
+  choose(2, 1);  // Cut
+  EXPECT_EQ(editor.text(), "");
+  choose(4, 1);  // Paste
+  choose(4, 1);
+  EXPECT_EQ(editor.text(), "abcabc");
+  choose(0, 0);  // Undo
+  EXPECT_EQ(editor.text(), "abc");
+  choose(1, 0);  // Redo
+  EXPECT_EQ(editor.text(), "abcabc");
 }
 
 }  // namespace
