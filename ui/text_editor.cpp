@@ -109,7 +109,10 @@ void TextEditor::handle_mouse(const std::vector<VisualLine>& lines, float line_h
     buffer_.select_word_at(position_under_mouse());
     dragging_ = false;
   }
-  if (dragging_ && ImGui::IsMouseDragging(ImGuiMouseButton_Left)) buffer_.move_to(position_under_mouse(), true);
+  if (dragging_ && ImGui::IsMouseDragging(ImGuiMouseButton_Left)) {
+    buffer_.move_to(position_under_mouse(), true);
+    scroll_to_cursor_ = true;  // dragged past an edge: the text scrolls with the selection
+  }
   if (!ImGui::IsMouseDown(ImGuiMouseButton_Left)) dragging_ = false;
 }
 

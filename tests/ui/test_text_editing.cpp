@@ -227,6 +227,29 @@ TEST(TextEditorWidget, AClickInsideFocusesItAndTypedCharactersLand) {
   EXPECT_EQ(editor.text(), "abcx");
 }
 
+float editor_scroll() {
+  for (const ImGuiWindow* w : ImGui::GetCurrentContext()->Windows)
+    if (std::string(w->Name).find("##text") != std::string::npos) return w->Scroll.y;
+  return -1;
+}
+
+TEST(TextEditorWidget, DraggingPastTheBottomSelectsOnAndScrollsTheText) {
+  HeadlessFrames imgui;
+  TextEditor editor;
+  std::string text;
+  for (int i = 0; i < 40; ++i) text += "line " + std::to_string(i) + "\n";
+  editor.buffer().set_text(text);
+  const ImVec2 top(60, 40);
+  imgui.frame(editor, top, false);
+  imgui.frame(editor, top, true);
+  ASSERT_EQ(editor_scroll(), 0);
+  for (float y = 60; y <= 400; y += 40) imgui.frame(editor, ImVec2(60, y), true);  // the editor is 200 pixels high
+  imgui.frame(editor, ImVec2(60, 400), false);
+  EXPECT_TRUE(editor.buffer().has_selection());
+  EXPECT_GT(editor.buffer().cursor(), text.find("line 12"));  // beyond the lines first in view
+  EXPECT_GT(editor_scroll(), 0);
+}
+
 // The centre of the open popup's `index`-th menu item (items and separators one line apart: the
 // default style, as laid out by Dear ImGui).
 ImVec2 menu_item(int index, int separators_before) {
