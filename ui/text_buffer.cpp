@@ -143,6 +143,14 @@ void TextBuffer::select_word_at(size_t position) {
   cursor_ = last;
 }
 
+void TextBuffer::select_paragraph_at(size_t position) {
+  move_to(position, false);
+  const size_t start = cursor_ == 0 ? std::string::npos : text_.rfind('\n', cursor_ - 1);
+  const size_t end = text_.find('\n', cursor_);
+  anchor_ = start == std::string::npos ? 0 : start + 1;
+  cursor_ = end == std::string::npos ? text_.size() : end;
+}
+
 bool TextBuffer::restore(std::vector<State>& from, std::vector<State>& to) {
   if (from.empty()) return false;
   to.push_back({text_, cursor_, anchor_});

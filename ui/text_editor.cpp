@@ -105,8 +105,9 @@ void TextEditor::handle_mouse(const std::vector<VisualLine>& lines, float line_h
       dragging_ = true;
     }
   }
-  if (hovered && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) {
-    buffer_.select_word_at(position_under_mouse());
+  if (hovered && ImGui::GetMouseClickedCount(ImGuiMouseButton_Left) >= 2) {
+    if (ImGui::GetMouseClickedCount(ImGuiMouseButton_Left) == 2) buffer_.select_word_at(position_under_mouse());
+    else buffer_.select_paragraph_at(position_under_mouse());
     dragging_ = false;
   }
   if (dragging_ && ImGui::IsMouseDragging(ImGuiMouseButton_Left)) {

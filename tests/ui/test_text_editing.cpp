@@ -56,6 +56,18 @@ TEST(TextBuffer, LineEndsOfWindowsAndOldMacsBecomeLineFeeds) {
   EXPECT_EQ(b.text(), "a\n\nb\n");
 }
 
+TEST(TextBuffer, AParagraphIsTheTextBetweenTwoLineEnds) {
+  TextBuffer b("first line\nsecond one\n\nlast");
+  b.select_paragraph_at(14);
+  EXPECT_EQ(b.selected_text(), "second one");
+  b.select_paragraph_at(0);
+  EXPECT_EQ(b.selected_text(), "first line");
+  b.select_paragraph_at(b.text().size());
+  EXPECT_EQ(b.selected_text(), "last");
+  b.select_paragraph_at(22);  // the empty line
+  EXPECT_FALSE(b.has_selection());
+}
+
 TEST(TextBuffer, SetTextIsOneStepOfTheHistory) {
   TextBuffer b("draft");
   b.set_text("a pasted file");
@@ -225,6 +237,20 @@ TEST(TextEditorWidget, AClickInsideFocusesItAndTypedCharactersLand) {
   ImGui::GetIO().AddInputCharacter('y');
   imgui.frame(editor, outside, false);
   EXPECT_EQ(editor.text(), "abcx");
+}
+
+TEST(TextEditorWidget, DoubleClickSelectsAWordAndTripleClickAParagraph) {
+  HeadlessFrames imgui;
+  TextEditor editor;
+  editor.buffer().set_text("the quick fox\njumps");
+  const ImVec2 on_the(40, 36);  // the first line's first word, as laid out in the default font
+  imgui.frame(editor, on_the, false);
+  for (int click = 1; click <= 3; ++click) {
+    imgui.frame(editor, on_the, true);
+    imgui.frame(editor, on_the, false);
+    if (click == 2) EXPECT_EQ(editor.buffer().selected_text(), "the");
+  }
+  EXPECT_EQ(editor.buffer().selected_text(), "the quick fox");
 }
 
 float editor_scroll() {
