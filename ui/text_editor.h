@@ -3,8 +3,9 @@
 // work as in any editor: arrows (Ctrl: by word; Shift: select), Home / End, Ctrl+Home / End,
 // Page Up / Down, Ctrl+A, Ctrl+C / X / V, Ctrl+Z, Ctrl+Y or Ctrl+Shift+Z, Backspace / Delete
 // (Ctrl: a word), Enter; click, Shift+click, drag, double click (a word) and triple click (a
-// paragraph) with the mouse, and a right click's menu (undo, redo, cut, copy, paste, select all). Dear ImGui's
-// own multi-line input does not wrap, hence this widget; the editing itself is TextBuffer.
+// paragraph) with the mouse, and a right click's menu (undo, redo, cut, copy, paste, select
+// all). Dear ImGui's own multi-line input does not wrap, hence this widget; the editing itself is
+// TextBuffer.
 // The cursor does not blink, so an idle window has nothing to redraw.
 #include <string>
 #include <vector>
