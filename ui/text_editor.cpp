@@ -67,10 +67,9 @@ void TextEditor::handle_keys() {
   if (pressed(ImGuiKey_Delete)) b.erase_forward(ctrl);
   if (pressed(ImGuiKey_Enter) || pressed(ImGuiKey_KeyPadEnter)) b.insert("\n");
   if (ctrl && pressed(ImGuiKey_A)) b.select_all();
-  if (ctrl && (pressed(ImGuiKey_C) || pressed(ImGuiKey_X)) && b.has_selection()) ImGui::SetClipboardText(b.selected_text().c_str());
-  if (ctrl && pressed(ImGuiKey_X)) b.insert({});
-  if (ctrl && pressed(ImGuiKey_V))
-    if (const char* clip = ImGui::GetClipboardText()) b.insert(clip);
+  if (ctrl && pressed(ImGuiKey_C)) copy();
+  if (ctrl && pressed(ImGuiKey_X)) cut();
+  if (ctrl && pressed(ImGuiKey_V)) paste();
   if (ctrl && !shift && pressed(ImGuiKey_Z)) b.undo();
   if (ctrl && ((shift && pressed(ImGuiKey_Z)) || pressed(ImGuiKey_Y))) b.redo();
   (void)pressed_glfw;
@@ -117,6 +116,20 @@ void TextEditor::handle_mouse(const std::vector<VisualLine>& lines, float line_h
   if (!ImGui::IsMouseDown(ImGuiMouseButton_Left)) dragging_ = false;
 }
 
+// The clipboard's commands, for the keys and the menu alike.
+void TextEditor::copy() {
+  if (buffer_.has_selection()) ImGui::SetClipboardText(buffer_.selected_text().c_str());
+}
+
+void TextEditor::cut() {
+  copy();
+  buffer_.insert({});
+}
+
+void TextEditor::paste() {
+  if (const char* clip = ImGui::GetClipboardText()) buffer_.insert(clip);
+}
+
 // Right click: the editing commands for the mouse, with their keys beside them.
 void TextEditor::edit_menu() {
   if (!ImGui::BeginPopupContextItem("edit menu")) return;
@@ -125,13 +138,9 @@ void TextEditor::edit_menu() {
   if (ImGui::MenuItem("Undo", "Ctrl+Z", false, b.can_undo())) b.undo();
   if (ImGui::MenuItem("Redo", "Ctrl+Y", false, b.can_redo())) b.redo();
   ImGui::Separator();
-  if (ImGui::MenuItem("Cut", "Ctrl+X", false, b.has_selection())) {
-    ImGui::SetClipboardText(b.selected_text().c_str());
-    b.insert({});
-  }
-  if (ImGui::MenuItem("Copy", "Ctrl+C", false, b.has_selection())) ImGui::SetClipboardText(b.selected_text().c_str());
-  if (ImGui::MenuItem("Paste", "Ctrl+V"))
-    if (const char* clip = ImGui::GetClipboardText()) b.insert(clip);
+  if (ImGui::MenuItem("Cut", "Ctrl+X", false, b.has_selection())) cut();
+  if (ImGui::MenuItem("Copy", "Ctrl+C", false, b.has_selection())) copy();
+  if (ImGui::MenuItem("Paste", "Ctrl+V")) paste();
   ImGui::Separator();
   if (ImGui::MenuItem("Select all", "Ctrl+A")) b.select_all();
   ImGui::EndPopup();

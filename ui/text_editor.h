@@ -29,6 +29,9 @@ class TextEditor {
  private:
   void handle_keys();
   void edit_menu();
+  void copy();
+  void cut();
+  void paste();
   void handle_mouse(const std::vector<VisualLine>& lines, float line_height, bool hovered);
 
   TextBuffer buffer_;
