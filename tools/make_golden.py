@@ -5,6 +5,8 @@ The reference is Hugging Face transformers (BertTokenizer, BertModel with eager 
 the real all-MiniLM-L6-v2 checkpoint that tools/setup.sh unpacks into models/.
 
   tests/golden/tokenizer_cases.json  token ids and byte ranges of 300+ strings, uncased and cased
+  tests/golden/tokenizer_long_text.json  the same for one text of 30,000 characters made of them
+                                     (longer than the segments the tokenizer normalises at a time)
   tests/golden/minilm_captures.json  for 3 texts: attention maps and head outputs of a few heads,
                                      and (sum, sum of squares) of every head and hidden state
 
@@ -105,6 +107,31 @@ def tokenizer_cases(model_dir):
     return cases
 
 
+def long_text_cases(model_dir, min_chars=30000, seed=2611):
+    """Every string above, shuffled and joined by assorted whitespace (or by nothing), until the
+    text is min_chars long: segment boundaries fall next to accents, CJK and controls. The
+    strings with special tokens typed in them come last, once: the tokenizer splits the text at
+    those first, and the stretch before them must be longer than a segment."""
+    rng = random.Random(seed)
+    specials = ("[CLS]", "[SEP]", "[MASK]", "[PAD]", "[UNK]")
+    strings = handwritten_strings() + random_strings(200)
+    plain = [t for t in strings if not any(s in t for s in specials)]
+    joints = [" ", "\n", "\n\n", "\t", "  ", "\u3000", "\u00a0", "\u2028", ""]
+    parts = []
+    while sum(len(p) for p in parts) < min_chars:
+        rng.shuffle(plain)
+        parts += [t + rng.choice(joints) for t in plain]
+    parts += [t + " " for t in strings if t not in plain]
+    text = "".join(parts)
+    cases = []
+    for lowercase in (True, False):
+        tok = BertTokenizer.from_pretrained(model_dir, do_lower_case=lowercase)
+        enc = tok(text, return_offsets_mapping=True)
+        offsets = [byte_offsets(text, s, e) for s, e in enc["offset_mapping"]]
+        cases.append({"lowercase": lowercase, "ids": enc["input_ids"], "offsets": offsets})
+    return {"text": text, "cases": cases}
+
+
 def matrix(m):
     m = np.ascontiguousarray(m.astype("<f4"))
     return {"rows": m.shape[0], "cols": m.shape[1], "encoding": "base64-f32le",
@@ -152,6 +179,7 @@ def main():
     out = Path(args.out)
     cases = tokenizer_cases(args.model)
     (out / "tokenizer_cases.json").write_text(json.dumps({"cases": cases}, ensure_ascii=False, indent=0) + "\n")
+    (out / "tokenizer_long_text.json").write_text(json.dumps(long_text_cases(args.model), ensure_ascii=False) + "\n")
     examples = ROOT / "assets" / "examples"
     texts = [(examples / "lighthouse.txt").read_text(), (examples / "classroom.txt").read_text(),
              "Crème brûlée in 北京? Ja! The [MASK] was naïve, and the naïve one laughed."]

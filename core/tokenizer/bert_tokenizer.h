@@ -30,6 +30,9 @@ class BertTokenizer : public Tokenizer {
   Encoding wrap(std::vector<Token> pieces, size_t max_length) const override;
   size_t vocab_size() const override { return vocab_.size(); }
 
+  // Characters normalised at a time (more where a segment would end inside a word).
+  static constexpr size_t kSegmentChars = 4096;
+
   const Vocab& vocab() const { return vocab_; }
   const NormalizerOptions& options() const { return options_; }
   int32_t cls_id() const { return cls_id_; }

@@ -4,6 +4,7 @@
 
 #include "support/paths.h"
 #include "tokenizer/bert_tokenizer.h"
+#include "tokenizer/utf8.h"
 
 namespace attnscope {
 namespace {
@@ -41,6 +42,28 @@ TEST(TokenizerGolden, IdsAndByteRangesMatchTheReference) {
     }
   }
   EXPECT_EQ(failures, 0);
+}
+
+// Longer than the segments the tokenizer normalises at a time (BertTokenizer::kSegmentChars): the
+// pieces of a long text are those of the reference, wherever the segments end.
+TEST(TokenizerGolden, ALongTextMatchesTheReferenceAcrossSegments) {
+  const auto& golden = test::golden("tokenizer_long_text.json");
+  const auto text = golden["text"].get<std::string>();
+  ASSERT_GT(count_code_points(text), 5 * BertTokenizer::kSegmentChars);
+  const Vocab vocab = Vocab::load(test::minilm_dir() / "vocab.txt");
+  NormalizerOptions cased;
+  cased.lowercase = cased.strip_accents = false;
+  const BertTokenizer lower(vocab, NormalizerOptions{}), upper(vocab, cased);
+  for (const auto& c : golden["cases"]) {
+    const Encoding e = (c["lowercase"].get<bool>() ? lower : upper).encode(text, 1 << 20);
+    const auto ids = c["ids"].get<std::vector<int64_t>>();
+    ASSERT_EQ(e.ids().size(), ids.size()) << "lowercase " << c["lowercase"];
+    for (size_t i = 1; i + 1 < ids.size(); ++i) {  // [CLS] and [SEP] have no range in the reference
+      ASSERT_EQ(e.tokens[i].id, ids[i]) << "token " << i << ", lowercase " << c["lowercase"];
+      ASSERT_EQ(e.tokens[i].begin, c["offsets"][i][0].get<uint32_t>()) << "token " << i;
+      ASSERT_EQ(e.tokens[i].end, c["offsets"][i][1].get<uint32_t>()) << "token " << i;
+    }
+  }
 }
 
 }  // namespace
