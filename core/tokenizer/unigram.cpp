@@ -23,16 +23,16 @@ Unigram::Unigram(std::vector<std::pair<std::string, double>> pieces, int64_t unk
 
 void Unigram::tokenize(const CharString& word, std::vector<Token>& out) const {
   if (word.empty()) return;
-  const std::string text = encode_utf8(word.data(), word.data() + word.size());
-  // Byte offset of each character, and one past the last.
+  // The word's UTF-8 with the byte offset of each character, and one past the last.
+  std::string text;
   std::vector<size_t> starts;
-  for (size_t i = 0, b = 0; i < word.size(); ++i) {
-    starts.push_back(b);
-    std::string one;
-    append_utf8(one, word[i].cp);
-    b += one.size();
+  starts.reserve(word.size() + 1);
+  for (const SourceChar& c : word) {
+    starts.push_back(text.size());
+    append_utf8(text, c.cp);
   }
   starts.push_back(text.size());
+  const std::string_view view = text;
   struct Node {
     std::optional<size_t> from;  // character where the best path's last piece starts
     int32_t id = 0;
@@ -45,7 +45,7 @@ void Unigram::tokenize(const CharString& word, std::vector<Token>& out) const {
     if (!best[i].from) continue;
     bool single = false;
     for (size_t j = i + 1; j <= n && starts[j] - starts[i] <= longest_; ++j) {
-      const auto it = ids_.find(text.substr(starts[i], starts[j] - starts[i]));
+      const auto it = ids_.find(view.substr(starts[i], starts[j] - starts[i]));
       if (it == ids_.end()) continue;
       const double score = best[i].score + pieces_[static_cast<size_t>(it->second)].second;
       if (!best[j].from || score > best[j].score) best[j] = {i, it->second, score};

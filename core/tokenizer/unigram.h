@@ -5,11 +5,11 @@
 // and unknown characters next to each other make one unknown piece, as in the reference.
 #include <cstdint>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "tokenizer/encoding.h"
+#include "tokenizer/string_ids.h"
 #include "tokenizer/utf8.h"
 
 namespace attnscope {
@@ -24,7 +24,7 @@ class Unigram {
 
  private:
   std::vector<std::pair<std::string, double>> pieces_;
-  std::unordered_map<std::string, int32_t> ids_;
+  StringIds ids_;
   int32_t unk_id_;
   double unk_score_;
   size_t longest_ = 0;  // bytes of the longest piece

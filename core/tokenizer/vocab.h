@@ -6,8 +6,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
+
+#include "tokenizer/string_ids.h"
 
 namespace attnscope {
 
@@ -24,12 +25,8 @@ class Vocab {
   const std::string& source() const { return source_; }
 
  private:
-  struct Hash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
   std::vector<std::string> tokens_;
-  std::unordered_map<std::string, int32_t, Hash, std::equal_to<>> ids_;
+  StringIds ids_;
   std::string source_ = "vocabulary";
 };
 
