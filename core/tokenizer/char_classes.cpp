@@ -58,22 +58,17 @@ bool bert_punctuation(char32_t cp) {
   return punct != in_ranges(kPunctuationExceptions, cp);
 }
 
+template <bool (*Test)(char32_t)>
+bool answer(char32_t cp) {
+  static const AsciiAnswers ascii = ascii_answers(Test);
+  return cp < 128 ? ascii[cp] : Test(cp);
+}
+
 }  // namespace
 
-bool is_removed_control(char32_t cp) {
-  static const AsciiAnswers ascii = ascii_answers(removed_control);
-  return cp < 128 ? ascii[cp] : removed_control(cp);
-}
-
-bool is_bert_whitespace(char32_t cp) {
-  static const AsciiAnswers ascii = ascii_answers(bert_whitespace);
-  return cp < 128 ? ascii[cp] : bert_whitespace(cp);
-}
-
-bool is_bert_punctuation(char32_t cp) {
-  static const AsciiAnswers ascii = ascii_answers(bert_punctuation);
-  return cp < 128 ? ascii[cp] : bert_punctuation(cp);
-}
+bool is_removed_control(char32_t cp) { return answer<removed_control>(cp); }
+bool is_bert_whitespace(char32_t cp) { return answer<bert_whitespace>(cp); }
+bool is_bert_punctuation(char32_t cp) { return answer<bert_punctuation>(cp); }
 
 bool is_cjk_ideograph(char32_t cp) {
   // The blocks BERT's reference treats as CJK (its ranges, not the full Unicode Ideographic set).
