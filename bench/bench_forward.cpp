@@ -6,6 +6,8 @@
 //   analysis       the paper's analysis of the captures (every head: similarity, pairs,
 //                  separators, statistics), on the captures as the forward left them
 //   thumbnails     the overview's thumbnails of that analysis coloured (the explorer's grid view)
+//   sliced         the forward with captures in slices, a check between them
+//   explorer       the same, its last layer stopped at its head outputs, as the explorer runs it
 //
 // Prints one JSON object. bench/run.sh runs it beside bench/reference_forward.py.
 #include <ATen/Parallel.h>
@@ -118,7 +120,9 @@ int main(int argc, char** argv) {
                                       [&] { attnscope::attention_rollout(lensed.captures.attention.mean(1)); },
                                       [&] { attnscope::grid_atlas({run.encoding, run.captures, analysed}, {}); },
                                       // As the explorer runs it: its products in slices, a check between them.
-                                      [&] { checkpoint->model().forward({ids}, true, attnscope::BertModel::LastLayer::Complete, [] { return true; }); }},
+                                      [&] { checkpoint->model().forward({ids}, true, attnscope::BertModel::LastLayer::Complete, [] { return true; }); },
+                                      // The explorer's own: in slices, and its last layer stopped at its head outputs.
+                                      [&] { checkpoint->model().forward({ids}, true, attnscope::BertModel::LastLayer::HeadOutputsOnly, [] { return true; }); }},
                                      checkpoint->model().device().device, std::chrono::milliseconds(idle_ms));
   const double analyze = m[0], forward = m[1], plain = m[2], analysis = m[3], tokenize = m[4], forward_lenses = m[5], lenses = m[6];
   std::cout << nlohmann::json{{"tokens", ids.size()},          {"threads", threads},           {"runs", runs},
@@ -126,7 +130,8 @@ int main(int argc, char** argv) {
                               {"analysis_ms", analysis},       {"tokenize_ms", tokenize},      {"forward_lenses_ms", forward_lenses},
                               {"lens_maps_ms", lenses},        {"first_forward_lenses_ms", first_lenses},
                               {"head_norm_maps_ms", m[7]},     {"layer_norm_maps_ms", m[8]},   {"rollout_ms", m[9]},
-                              {"thumbnails_ms", m[10]},        {"forward_sliced_ms", m[11]}}
+                              {"thumbnails_ms", m[10]},        {"forward_sliced_ms", m[11]},
+                              {"forward_explorer_ms", m[12]}}
                    .dump()
             << "\n";
   return 0;

@@ -33,14 +33,15 @@ Encoding Checkpoint::encode(std::string_view text, size_t max_length) const {
 }
 
 std::vector<TextRun> Checkpoint::run(const std::vector<Encoding>& encodings, bool to_host, const BertModel::KeepGoing& keep_going,
-                                     bool lenses) const {
+                                     bool lenses, BertModel::LastLayer last) const {
   std::vector<std::vector<int64_t>> ids;
   ids.reserve(encodings.size());
   for (const auto& e : encodings) ids.push_back(e.ids());
-  const BatchCaptures batch = model_->forward(ids, true, BertModel::LastLayer::Complete, keep_going, lenses);
+  const BatchCaptures batch = model_->forward(ids, true, last, keep_going, lenses);
+  const bool hidden_states = last == BertModel::LastLayer::Complete;  // otherwise the last layer's output is missing
   std::vector<TextRun> runs;
   runs.reserve(encodings.size());
-  for (size_t i = 0; i < encodings.size(); ++i) runs.push_back({encodings[i], text_captures(batch, i, to_host)});
+  for (size_t i = 0; i < encodings.size(); ++i) runs.push_back({encodings[i], text_captures(batch, i, to_host, hidden_states)});
   return runs;
 }
 

@@ -28,8 +28,10 @@ class Checkpoint {
   Encoding encode(std::string_view text, size_t max_length) const;
   // Run texts as one padded batch; captures come back per text, pads removed.
   // With `lenses`, the captures hold what the norm-based lens needs too (TextCaptures::value_norms).
+  // With LastLayer::HeadOutputsOnly the last layer stops at its head outputs (every view and the
+  // analysis read no more) and the captures carry no hidden states.
   std::vector<TextRun> run(const std::vector<Encoding>& encodings, bool to_host = true, const BertModel::KeepGoing& keep_going = {},
-                           bool lenses = false) const;
+                           bool lenses = false, BertModel::LastLayer last = BertModel::LastLayer::Complete) const;
   TextRun run(std::string_view text, size_t max_length, bool to_host = true, bool lenses = false) const;
 
   const std::filesystem::path& dir() const { return dir_; }

@@ -218,5 +218,19 @@ TEST(TinyBert, CheckpointRunsTextEndToEnd) {
   EXPECT_THROW(checkpoint->encode("the cat", 1), Error);
 }
 
+// The explorer's runs: the same maps and head outputs, and no hidden states (the last is missing).
+TEST(TinyBert, ACheckpointRunStoppedAtTheLastHeadOutputsKeepsTheMapsAndNoHiddenStates) {
+  const test::TempDir dir;
+  test::write_tiny_bert(dir.path(), {});
+  const auto checkpoint = Checkpoint::load(dir.path(), test::test_device());
+  const Encoding encoding = checkpoint->encode("The cat sat on the mat.", 16);
+  const TextRun whole = checkpoint->run("The cat sat on the mat.", 16);
+  const TextRun cut = std::move(checkpoint->run({encoding}, true, {}, false, BertModel::LastLayer::HeadOutputsOnly).front());
+  EXPECT_TRUE(at::equal(cut.captures.attention, whole.captures.attention));
+  EXPECT_TRUE(at::equal(cut.captures.head_outputs, whole.captures.head_outputs));
+  EXPECT_TRUE(whole.captures.hidden_states.defined());
+  EXPECT_FALSE(cut.captures.hidden_states.defined());
+}
+
 }  // namespace
 }  // namespace attnscope
