@@ -34,8 +34,8 @@ xvfb_pid=$!
 for _ in $(seq 50); do [ -s "$tmp/display" ] && break; sleep 0.1; done
 export DISPLAY=":$(cat "$tmp/display")"
 
-echo "| model | tokens | latency median | latency p95 | bursts | forward alone | analysis alone | in the window: forward, analysis, thumbnails | waited to start, run's end to shown |"
-echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+echo "| model | tokens | latency median | latency p95 | bursts | forward alone | the explorer's forward alone | analysis alone | in the window: forward, analysis, thumbnails | waited to start, run's end to shown |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 for model in "${models[@]}"; do
   for len in ${LENGTHS:-128 512}; do
     typings=() alones=()
@@ -53,10 +53,10 @@ pooled = lambda key: [x for t in typed for x in t[key]]  # every burst of every 
 lat = sorted(pooled("latencies_ms"))
 inside = ", ".join(f"{statistics.median(pooled(k)):.0f} ms" for k in ("forward_ms", "analysis_ms", "thumbnails_ms"))
 around = ", ".join(f"{statistics.median(pooled(k)):.0f} ms" for k in ("waited_ms", "drawn_ms"))
-forward, analysis = (statistics.median(a[k] for a in alones) for k in ("forward_capture_ms", "analysis_ms"))
+forward, own, analysis = (statistics.median(a[k] for a in alones) for k in ("forward_capture_ms", "forward_explorer_ms", "analysis_ms"))
 p95 = lat[min(len(lat) - 1, max(0, -(-95 * len(lat) // 100) - 1))]
 print(f"| {model} | {length} | {statistics.median(lat):.0f} ms | {p95:.0f} ms | {len(lat)} | "
-      f"{forward:.0f} ms | {analysis:.0f} ms | {inside} | {around} |")
+      f"{forward:.0f} ms | {own:.0f} ms | {analysis:.0f} ms | {inside} | {around} |")
 PY
   done
 done
