@@ -92,7 +92,8 @@ TextResult run_text(const RunOptions& o, bool to_host) {
     r.max_length = o.max_length ? o.max_length : r.checkpoint->default_max_length();
     const Encoding encoding = r.checkpoint->encode(r.text, r.max_length);
     if (encoding.size() <= 2) throw Error("the text has no word pieces (only white space or control characters)");
-    r.run = std::move(r.checkpoint->run({encoding}, to_host, {}, o.lenses).front());
+    // The analysis and the result file read no hidden states: the last layer stops at its head outputs.
+    r.run = std::move(r.checkpoint->run({encoding}, to_host, {}, o.lenses, BertModel::LastLayer::HeadOutputsOnly).front());
   };
   r.device = run_with_cpu_fallback(selected_device(o), attempt,
                                    [](const std::string& notice) { std::fprintf(stderr, "attnscope-cli: %s\n", notice.c_str()); });
