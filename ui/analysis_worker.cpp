@@ -135,7 +135,7 @@ void AnalysisWorker::answer(const AnalysisRequest& request, uint64_t serial, std
   snapshot->waited_seconds = std::chrono::duration<double>(start - asked).count();
   try {
     const size_t max_length = request.max_length ? request.max_length : checkpoint_->default_max_length();
-    snapshot->encoding = checkpoint_->encode(request.text, max_length);
+    snapshot->encoding = checkpoint_->encode(request.text, max_length, encoder_);
     if (snapshot->encoding.size() <= 2) throw Error("the text has no word pieces yet");
     const auto keep_going = [this, serial] { return !stale(serial); };
     // Out of GPU memory: the CPU takes over, for this text and the next, and the window says so.

@@ -108,6 +108,7 @@ class AnalysisWorker {
   std::function<void()> notify_;
   std::shared_ptr<const AnalysisSnapshot> latest_, latest_good_;
   std::shared_ptr<const Checkpoint> checkpoint_;
+  IncrementalEncoder encoder_;  // the worker thread's own: the pieces of the last text, for the next edit
   std::string model_;
   ComputeDevice device_;
   ModelStatus status_;

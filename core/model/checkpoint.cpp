@@ -24,12 +24,21 @@ size_t Checkpoint::default_max_length() const {
   return std::min(kDefaultMaxLength, static_cast<size_t>(model_->config().max_tokens()));
 }
 
-Encoding Checkpoint::encode(std::string_view text, size_t max_length) const {
+void Checkpoint::check_max_length(size_t max_length) const {
   const auto positions = static_cast<size_t>(model_->config().max_tokens());
   if (max_length < 2 || max_length > positions)
     throw Error("maximum length " + std::to_string(max_length) + " is out of range (2 to " + std::to_string(positions) +
                 ", the model's positions)");
+}
+
+Encoding Checkpoint::encode(std::string_view text, size_t max_length) const {
+  check_max_length(max_length);
   return tokenizer_->encode(text, max_length);
+}
+
+Encoding Checkpoint::encode(std::string_view text, size_t max_length, IncrementalEncoder& encoder) const {
+  check_max_length(max_length);
+  return encoder.encode(*tokenizer_, text, max_length);
 }
 
 std::vector<TextRun> Checkpoint::run(const std::vector<Encoding>& encodings, bool to_host, const BertModel::KeepGoing& keep_going,

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "model/bert_model.h"
+#include "tokenizer/incremental_encoder.h"
 #include "tokenizer/tokenizer.h"
 
 namespace attnscope {
@@ -26,6 +27,8 @@ class Checkpoint {
   size_t default_max_length() const;
   // Tokenise with truncation to max_length (2 .. the model's positions).
   Encoding encode(std::string_view text, size_t max_length) const;
+  // The same, tokenising again only what changed since the text `encoder` saw last.
+  Encoding encode(std::string_view text, size_t max_length, IncrementalEncoder& encoder) const;
   // Run texts as one padded batch; captures come back per text, pads removed.
   // With `lenses`, the captures hold what the norm-based lens needs too (TextCaptures::value_norms).
   // With LastLayer::HeadOutputsOnly the last layer stops at its head outputs (every view and the
@@ -39,6 +42,8 @@ class Checkpoint {
   const BertModel& model() const { return *model_; }
 
  private:
+  void check_max_length(size_t max_length) const;
+
   std::filesystem::path dir_;
   std::unique_ptr<Tokenizer> tokenizer_;
   std::shared_ptr<const BertModel> model_;

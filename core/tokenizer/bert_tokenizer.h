@@ -29,6 +29,9 @@ class BertTokenizer : public Tokenizer {
   // [CLS] pieces [SEP] from pieces already tokenised, truncated to max_length tokens (at least 2).
   Encoding wrap(std::vector<Token> pieces, size_t max_length) const override;
   size_t vocab_size() const override { return vocab_.size(); }
+  // Words end at whitespace and the normalisation works character by character (as the segments
+  // of tokenize_chunk rely on).
+  bool splits_after_whitespace() const override { return true; }
 
   // Characters normalised at a time (more where a segment would end inside a word).
   static constexpr size_t kSegmentChars = 4096;

@@ -22,6 +22,10 @@ class Tokenizer {
   virtual Encoding wrap(std::vector<Token> pieces, size_t max_length) const = 0;
   Encoding encode(std::string_view text, size_t max_length = kDefaultMaxLength) const { return wrap(tokenize(text), max_length); }
   virtual size_t vocab_size() const = 0;
+  // True when the pieces of a stretch of text that begins and ends just after whitespace are the
+  // same wherever it stands (no piece spans whitespace, none depends on the text before it): then
+  // an edit needs only its own stretch tokenised again (IncrementalEncoder).
+  virtual bool splits_after_whitespace() const { return false; }
 };
 
 // The tokenizer of a checkpoint folder: tokenizer.json when it is there (the format of every
