@@ -1,5 +1,6 @@
-// Time to split one whole text into word pieces (what the explorer does on every edit, before the
-// forward), median of many runs after warm-up (not a test). Prints one JSON object;
+// Time to split one whole text into word pieces (what the explorer does before the forward when a
+// text is opened, and on every edit with a tokenizer other than BERT's), median of many runs after
+// warm-up (not a test). Prints one JSON object;
 // bench/run_tokenize.sh runs it beside bench/reference_tokenize.py.
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>

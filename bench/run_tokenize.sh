@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Tokenizing one long text whole (the explorer tokenises the whole text on every edit, before the
-# forward; a pasted article or book chapter is tens to hundreds of kilobytes): ours (bench_tokenize)
+# Tokenizing one long text whole (the explorer does it when a text is opened or pasted, and on every
+# edit with a tokenizer other than BERT's; a pasted article or book chapter is tens to hundreds of
+# kilobytes): ours (bench_tokenize)
 # beside the Rust `tokenizers` library (bench/reference_tokenize.py), for MiniLM's WordPiece and
 # every kind of tokenizer.json the golden tests train (BPE, byte-level BPE, Unigram, WordPiece),
 # same text, alternating over `rounds` rounds; medians. Single-threaded both.
