@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "error.h"
+#include "base/error.h"
 #include "model/config.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -5,8 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "error.h"
-#include "io/corpus_json.h"
+#include "base/error.h"
+#include "results/corpus_json.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const auto json = nlohmann::json::parse(data, data + size, nullptr, false);

@@ -5,8 +5,8 @@
 #include <cstdlib>
 #include <span>
 
-#include "error.h"
-#include "io/text_run_file.h"
+#include "base/error.h"
+#include "results/text_run_file.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {

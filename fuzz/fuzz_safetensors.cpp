@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <span>
 
-#include "error.h"
+#include "base/error.h"
 #include "model/safetensors.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -6,7 +6,7 @@
 #include <memory>
 #include <string_view>
 
-#include "error.h"
+#include "base/error.h"
 #include "tokenizer/bert_tokenizer.h"
 
 namespace {

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "error.h"
+#include "base/error.h"
 #include "tokenizer/json_tokenizer.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -4,7 +4,7 @@
 #include <filesystem>
 
 #include "analysis/word_level.h"
-#include "error.h"
+#include "base/error.h"
 #include "figures/text_figures.h"
 #include "model/device_fallback.h"
 

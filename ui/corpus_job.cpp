@@ -1,8 +1,8 @@
 #include "corpus_job.h"
 #include "corpus/run_fingerprint.h"
 
-#include "io/corpus_csv.h"
-#include "io/corpus_json.h"
+#include "results/corpus_csv.h"
+#include "results/corpus_json.h"
 
 namespace attnscope::ui {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <thread>
 
-#include "model/hub_download.h"
+#include "hub/hub_download.h"
 
 namespace attnscope::ui {
 

@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "analysis_worker.h"
-#include "error.h"
+#include "base/error.h"
 #include "model/model_locator.h"
 #include "fonts.h"
 #include "gl/heatmap_renderer.h"

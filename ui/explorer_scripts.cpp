@@ -11,7 +11,7 @@
 #include <cstdio>
 #include <numeric>
 
-#include "error.h"
+#include "base/error.h"
 #include "screenshot.h"
 
 namespace attnscope::ui {

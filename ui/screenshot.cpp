@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <vector>
 
-#include "error.h"
-#include "io/atomic_file.h"
+#include "base/error.h"
+#include "base/atomic_file.h"
 
 namespace attnscope::ui {
 

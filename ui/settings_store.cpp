@@ -5,9 +5,9 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "error.h"
-#include "io/json_number.h"
-#include "io/atomic_file.h"
+#include "base/error.h"
+#include "base/json_number.h"
+#include "base/atomic_file.h"
 
 namespace attnscope::ui {
 namespace {

@@ -9,7 +9,7 @@
 
 #include <utility>
 
-#include "error.h"
+#include "base/error.h"
 
 namespace attnscope::ui {
 namespace {

@@ -4,9 +4,9 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "io/analysis_json.h"
-#include "io/atomic_file.h"
-#include "io/text_run_file.h"
+#include "results/analysis_json.h"
+#include "base/atomic_file.h"
+#include "results/text_run_file.h"
 #include "run_options.h"
 
 namespace attnscope::cli {

@@ -5,8 +5,8 @@
 
 #include "commands.h"
 #include "compared_runs.h"
-#include "error.h"
-#include "io/comparison_json.h"
+#include "base/error.h"
+#include "results/comparison_json.h"
 #include "run_options.h"
 #include "tokenizer/piece_text.h"
 

@@ -1,6 +1,6 @@
 #include "compared_runs.h"
 
-#include "error.h"
+#include "base/error.h"
 
 namespace attnscope::cli {
 

@@ -1,7 +1,7 @@
 #include <cstdio>
 
 #include "commands.h"
-#include "model/hub_download.h"
+#include "hub/hub_download.h"
 #include "progress_line.h"
 
 namespace attnscope::cli {

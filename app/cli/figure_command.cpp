@@ -3,13 +3,13 @@
 
 #include "commands.h"
 #include "compared_runs.h"
-#include "error.h"
+#include "base/error.h"
 #include "figures/compare_corpus_figures.h"
 #include "figures/compare_figures.h"
 #include "figures/corpus_figures.h"
 #include "figures/figure_export.h"
 #include "figures/text_figures.h"
-#include "io/corpus_json.h"
+#include "results/corpus_json.h"
 #include "run_options.h"
 
 namespace attnscope::cli {

@@ -1,10 +1,10 @@
 #include <cstdio>
 
 #include "commands.h"
-#include "corpus/shard_merge.h"
-#include "error.h"
-#include "io/corpus_csv.h"
-#include "io/corpus_json.h"
+#include "results/shard_merge.h"
+#include "base/error.h"
+#include "results/corpus_csv.h"
+#include "results/corpus_json.h"
 
 namespace attnscope::cli {
 namespace {

@@ -6,7 +6,7 @@
 #include <iterator>
 
 #include "analysis/word_level.h"
-#include "error.h"
+#include "base/error.h"
 #include "model/device_fallback.h"
 
 namespace attnscope::cli {

@@ -2,7 +2,7 @@
 
 #include <cstdlib>
 
-#include "error.h"
+#include "base/error.h"
 
 namespace attnscope::cli {
 namespace {

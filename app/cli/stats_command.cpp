@@ -1,8 +1,8 @@
 #include <iostream>
 
 #include "commands.h"
-#include "error.h"
-#include "io/analysis_json.h"
+#include "base/error.h"
+#include "results/analysis_json.h"
 #include "run_options.h"
 #include "tokenizer/piece_text.h"
 

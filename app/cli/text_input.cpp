@@ -4,7 +4,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "error.h"
+#include "base/error.h"
 
 namespace attnscope::cli {
 

@@ -3,7 +3,7 @@
 #include <iostream>
 
 #include "commands.h"
-#include "error.h"
+#include "base/error.h"
 #include "model/model_locator.h"
 #include "text_input.h"
 #include "tokenizer/tokenizer.h"

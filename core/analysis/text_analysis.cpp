@@ -8,7 +8,7 @@
 #include "analysis/attention_rollout.h"
 #include "analysis/norm_based_attention.h"
 #include "analysis/sentences.h"
-#include "error.h"
+#include "base/error.h"
 
 namespace attnscope {
 namespace {

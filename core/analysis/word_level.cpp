@@ -6,7 +6,7 @@
 #include <map>
 #include <string_view>
 
-#include "error.h"
+#include "base/error.h"
 #include "tokenizer/piece_text.h"
 
 namespace attnscope {

@@ -3,7 +3,7 @@
 #include <ATen/ATen.h>
 #include <c10/core/InferenceMode.h>
 
-#include "error.h"
+#include "base/error.h"
 
 namespace attnscope {
 namespace {

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "error.h"
+#include "base/error.h"
 
 namespace attnscope {
 namespace {

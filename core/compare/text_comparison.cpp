@@ -10,7 +10,7 @@
 #include "compare/head_matching.h"
 #include "compare/linear_cka.h"
 #include "compare/map_pair_sums.h"
-#include "error.h"
+#include "base/error.h"
 
 namespace attnscope {
 namespace {

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <set>
 
-#include "error.h"
+#include "base/error.h"
 
 namespace attnscope {
 namespace {

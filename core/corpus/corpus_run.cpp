@@ -4,7 +4,7 @@
 #include <ATen/Parallel.h>
 
 #include "corpus/window_stream.h"
-#include "error.h"
+#include "base/error.h"
 
 namespace attnscope {
 

@@ -1,7 +1,7 @@
 #include "corpus/run_fingerprint.h"
 
 #include "corpus/corpus_reader.h"
-#include "model/file_hash.h"
+#include "base/file_hash.h"
 
 namespace attnscope {
 namespace {

@@ -1,6 +1,6 @@
 #include "corpus/window_stream.h"
 
-#include "error.h"
+#include "base/error.h"
 
 namespace attnscope {
 

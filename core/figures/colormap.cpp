@@ -5,7 +5,7 @@
 #include <functional>
 #include <limits>
 
-#include "error.h"
+#include "base/error.h"
 
 namespace attnscope {
 namespace {

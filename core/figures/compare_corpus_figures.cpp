@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "error.h"
+#include "base/error.h"
 #include "figures/corpus_figures.h"
 
 namespace attnscope {

@@ -7,10 +7,10 @@
 #include <cmath>
 #include <memory>
 
-#include "error.h"
+#include "base/error.h"
 #include "figures/cairo_painter.h"
 #include "figures/svg_painter.h"
-#include "io/atomic_file.h"
+#include "base/atomic_file.h"
 
 namespace attnscope {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "error.h"
+#include "base/error.h"
 #include "figures/tensor_values.h"
 
 namespace attnscope {

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <span>
 
-#include "io/base64.h"
+#include "base/base64.h"
 
 namespace attnscope {
 namespace {

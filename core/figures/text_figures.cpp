@@ -8,7 +8,7 @@
 
 #include "analysis/attention_rollout.h"
 #include "analysis/norm_based_attention.h"
-#include "error.h"
+#include "base/error.h"
 #include "figures/query_key_figure.h"
 #include "figures/tensor_values.h"
 #include "tokenizer/piece_text.h"

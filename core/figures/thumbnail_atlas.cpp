@@ -7,7 +7,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "error.h"
+#include "base/error.h"
 
 namespace attnscope {
 

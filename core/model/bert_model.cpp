@@ -7,7 +7,7 @@
 #include <functional>
 #include <limits>
 
-#include "error.h"
+#include "base/error.h"
 #include "model/reproducible_products.h"
 #include "model/value_gram.h"
 

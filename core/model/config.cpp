@@ -2,8 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "error.h"
-#include "io/json_file.h"
+#include "base/error.h"
+#include "base/json_file.h"
 
 namespace attnscope {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <torch/cuda.h>
 
-#include "error.h"
+#include "base/error.h"
 
 namespace attnscope {
 

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "error.h"
+#include "base/error.h"
 #include "model/config.h"
 
 namespace attnscope {

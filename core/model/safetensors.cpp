@@ -7,7 +7,7 @@
 #include <cstring>
 #include <limits>
 
-#include "error.h"
+#include "base/error.h"
 
 namespace attnscope {
 namespace {

@@ -11,7 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "model/mapped_file.h"
+#include "base/mapped_file.h"
 
 namespace attnscope {
 

@@ -4,8 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "error.h"
-#include "io/json_file.h"
+#include "base/error.h"
+#include "base/json_file.h"
 #include "tokenizer/char_classes.h"
 #include "tokenizer/pre_tokenizer.h"
 

@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <limits>
 
-#include "error.h"
+#include "base/error.h"
 
 namespace attnscope {
 

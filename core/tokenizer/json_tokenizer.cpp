@@ -7,9 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "error.h"
-#include "io/json_fields.h"
-#include "io/json_file.h"
+#include "base/error.h"
+#include "base/json_fields.h"
+#include "base/json_file.h"
 #include "tokenizer/byte_level.h"
 #include "tokenizer/char_classes.h"
 

@@ -4,7 +4,7 @@
 
 #include <cstring>
 
-#include "error.h"
+#include "base/error.h"
 
 namespace attnscope {
 namespace {

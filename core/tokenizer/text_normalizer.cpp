@@ -6,9 +6,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "error.h"
-#include "io/base64.h"
-#include "io/json_fields.h"
+#include "base/error.h"
+#include "base/base64.h"
+#include "base/json_fields.h"
 #include "tokenizer/byte_level.h"
 #include "tokenizer/char_classes.h"
 

@@ -2,9 +2,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "error.h"
-#include "io/json_fields.h"
-#include "io/json_file.h"
+#include "base/error.h"
+#include "base/json_fields.h"
+#include "base/json_file.h"
 #include "tokenizer/bert_tokenizer.h"
 #include "tokenizer/json_tokenizer.h"
 

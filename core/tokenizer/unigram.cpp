@@ -4,7 +4,7 @@
 #include <limits>
 #include <optional>
 
-#include "error.h"
+#include "base/error.h"
 
 namespace attnscope {
 

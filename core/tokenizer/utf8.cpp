@@ -4,7 +4,7 @@
 
 #include <limits>
 
-#include "error.h"
+#include "base/error.h"
 
 namespace attnscope {
 

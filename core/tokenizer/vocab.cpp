@@ -3,7 +3,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "error.h"
+#include "base/error.h"
 
 namespace attnscope {
 

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "analysis/high_similarity.h"
-#include "error.h"
+#include "base/error.h"
 
 namespace attnscope {
 namespace {

@@ -10,7 +10,7 @@
 #include "analysis/norm_based_attention.h"
 #include "analysis/text_analysis.h"
 #include "figures/text_figures.h"
-#include "error.h"
+#include "base/error.h"
 #include "support/minilm.h"
 #include "support/nested_tensor.h"
 #include "support/paths.h"

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "analysis/text_analysis.h"
-#include "error.h"
+#include "base/error.h"
 #include "support/minilm.h"
 
 namespace attnscope {

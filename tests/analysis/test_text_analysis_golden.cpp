@@ -8,7 +8,7 @@
 #include <set>
 
 #include "analysis/text_analysis.h"
-#include "error.h"
+#include "base/error.h"
 #include "model/checkpoint.h"
 #include "support/minilm.h"
 #include "support/paths.h"

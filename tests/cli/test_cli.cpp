@@ -8,7 +8,7 @@
 #include <cstdio>
 
 #include "cli/cli_runner.h"
-#include "io/result_json.h"
+#include "results/result_json.h"
 #include "model/safetensors.h"
 #include "support/fake_hub.h"
 #include "support/tiny_bert.h"

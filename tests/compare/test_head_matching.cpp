@@ -7,7 +7,7 @@
 #include <random>
 
 #include "compare/head_matching.h"
-#include "error.h"
+#include "base/error.h"
 
 namespace attnscope {
 namespace {

@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "compare/linear_cka.h"
-#include "error.h"
+#include "base/error.h"
 
 namespace attnscope {
 namespace {

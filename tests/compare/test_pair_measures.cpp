@@ -6,7 +6,7 @@
 
 #include "compare/map_pair_sums.h"
 #include "compare/text_comparison.h"
-#include "error.h"
+#include "base/error.h"
 
 namespace attnscope {
 namespace {

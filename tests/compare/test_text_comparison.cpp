@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include "compare/text_comparison.h"
-#include "error.h"
+#include "base/error.h"
 #include "model/checkpoint.h"
 #include "support/minilm.h"
 #include "support/modified_checkpoint.h"

@@ -4,7 +4,7 @@
 #include "corpus/corpus_reader.h"
 #include "corpus/window_stream.h"
 #include "tokenizer/bert_tokenizer.h"
-#include "error.h"
+#include "base/error.h"
 #include "support/paths.h"
 #include "support/tiny_bert.h"
 

@@ -8,9 +8,9 @@
 
 #include "corpus/corpus_run.h"
 #include "corpus/window_stream.h"
-#include "error.h"
-#include "io/corpus_csv.h"
-#include "io/corpus_json.h"
+#include "base/error.h"
+#include "results/corpus_csv.h"
+#include "results/corpus_json.h"
 #include "support/paths.h"
 #include "support/tiny_bert.h"
 #include "support/test_device.h"

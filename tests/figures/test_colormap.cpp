@@ -6,7 +6,7 @@
 #include <random>
 #include <vector>
 
-#include "error.h"
+#include "base/error.h"
 #include "figures/colormap.h"
 #include "figures/figure.h"
 

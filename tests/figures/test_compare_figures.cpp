@@ -7,7 +7,7 @@
 
 #include <cmath>
 
-#include "error.h"
+#include "base/error.h"
 #include "figures/compare_corpus_figures.h"
 #include "figures/compare_figures.h"
 #include "support/minilm.h"

@@ -3,7 +3,7 @@
 
 #include <ATen/ATen.h>
 
-#include "error.h"
+#include "base/error.h"
 #include "figures/corpus_figures.h"
 
 namespace attnscope {

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "error.h"
+#include "base/error.h"
 #include "figures/figure_export.h"
 #include "support/paths.h"
 

@@ -9,7 +9,7 @@
 #include <functional>
 #include <map>
 
-#include "error.h"
+#include "base/error.h"
 #include "figures/figure_export.h"
 #include "figures/text_figures.h"
 #include "support/minilm.h"

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "error.h"
+#include "base/error.h"
 #include "figures/colormap.h"
 #include "figures/thumbnail_atlas.h"
 

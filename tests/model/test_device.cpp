@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "error.h"
+#include "base/error.h"
 #include "model/device.h"
 
 namespace attnscope {

@@ -9,7 +9,7 @@
 
 #include <functional>
 
-#include "error.h"
+#include "base/error.h"
 #include "model/bert_model.h"
 #include "model/checkpoint.h"
 #include "model/config.h"

@@ -3,8 +3,8 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
-#include "error.h"
-#include "io/result_json.h"
+#include "base/error.h"
+#include "results/result_json.h"
 #include "model/checkpoint.h"
 #include "support/minilm.h"
 #include "support/paths.h"

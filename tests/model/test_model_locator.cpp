@@ -4,7 +4,7 @@
 
 #include <cstdlib>
 
-#include "error.h"
+#include "base/error.h"
 #include "model/checkpoint.h"
 #include "model/model_locator.h"
 #include "support/paths.h"

@@ -1,7 +1,7 @@
 // The safetensors reader on good files and on every kind of lie a file can tell.
 #include <gtest/gtest.h>
 
-#include "error.h"
+#include "base/error.h"
 #include "model/safetensors.h"
 #include "support/paths.h"
 #include "support/tiny_bert.h"

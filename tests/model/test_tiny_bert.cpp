@@ -3,7 +3,7 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
-#include "error.h"
+#include "base/error.h"
 #include "model/checkpoint.h"
 #include "support/paths.h"
 #include "support/tiny_bert.h"

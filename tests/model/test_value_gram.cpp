@@ -4,7 +4,7 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
-#include "error.h"
+#include "base/error.h"
 #include "model/value_gram.h"
 
 namespace attnscope {

@@ -5,7 +5,7 @@
 
 #include <regex>
 
-#include "io/safetensors_writer.h"
+#include "results/safetensors_writer.h"
 #include "model/safetensors.h"
 
 namespace attnscope::test {

@@ -6,7 +6,7 @@
 #include <random>
 #include <sstream>
 
-#include "error.h"
+#include "base/error.h"
 #include "support/paths.h"
 #include "tokenizer/bert_tokenizer.h"
 #include "tokenizer/incremental_encoder.h"

@@ -7,7 +7,7 @@
 
 #include <cstdlib>
 
-#include "error.h"
+#include "base/error.h"
 #include "analysis/sentences.h"
 #include "tokenizer/json_tokenizer.h"
 #include "tokenizer/piece_text.h"

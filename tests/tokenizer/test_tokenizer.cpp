@@ -3,7 +3,7 @@
 
 #include <chrono>
 
-#include "error.h"
+#include "base/error.h"
 #include "support/paths.h"
 #include "support/tiny_bert.h"
 #include "tokenizer/bert_tokenizer.h"

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "error.h"
+#include "base/error.h"
 #include "support/paths.h"
 #include "tokenizer/bert_tokenizer.h"
 #include "tokenizer/vocab.h"

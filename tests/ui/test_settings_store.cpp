@@ -3,7 +3,7 @@
 
 #include <cstdlib>
 
-#include "error.h"
+#include "base/error.h"
 #include "settings_store.h"
 #include "support/paths.h"
 

@@ -3,7 +3,7 @@
 
 #include <filesystem>
 
-#include "error.h"
+#include "base/error.h"
 #include "view_state.h"
 
 namespace attnscope::ui {

@@ -1,6 +1,6 @@
 #include "gl/gl_objects.h"
 
-#include "error.h"
+#include "base/error.h"
 
 namespace attnscope::ui {
 

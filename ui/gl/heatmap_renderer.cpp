@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "error.h"
+#include "base/error.h"
 #include "shader_sources.h"
 
 namespace attnscope::ui {

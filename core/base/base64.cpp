@@ -1,9 +1,9 @@
-#include "io/base64.h"
+#include "base/base64.h"
 
 #include <array>
 #include <cstdint>
 
-#include "error.h"
+#include "base/error.h"
 
 namespace attnscope {
 namespace {

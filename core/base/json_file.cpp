@@ -1,8 +1,8 @@
-#include "io/json_file.h"
+#include "base/json_file.h"
 
 #include <fstream>
 
-#include "error.h"
+#include "base/error.h"
 
 namespace attnscope {
 

@@ -1,4 +1,4 @@
-#include "model/hub_download.h"
+#include "hub/hub_download.h"
 
 #include <curl/curl.h>
 
@@ -8,8 +8,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "error.h"
-#include "model/file_hash.h"
+#include "base/error.h"
+#include "base/file_hash.h"
 #include "model/model_locator.h"
 
 namespace attnscope {

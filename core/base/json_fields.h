@@ -5,8 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "error.h"
-#include "io/json_number.h"
+#include "base/error.h"
+#include "base/json_number.h"
 
 namespace attnscope {
 

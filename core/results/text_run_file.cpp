@@ -1,4 +1,4 @@
-#include "io/text_run_file.h"
+#include "results/text_run_file.h"
 
 #include <ATen/ATen.h>
 
@@ -9,14 +9,14 @@
 
 #include "analysis/attention_rollout.h"
 #include "analysis/norm_based_attention.h"
-#include "error.h"
-#include "io/analysis_json.h"
-#include "io/atomic_file.h"
-#include "io/json_fields.h"
-#include "io/result_json.h"
-#include "io/safetensors_writer.h"
-#include "io/tensor_json.h"
-#include "model/mapped_file.h"
+#include "base/error.h"
+#include "results/analysis_json.h"
+#include "base/atomic_file.h"
+#include "base/json_fields.h"
+#include "results/result_json.h"
+#include "results/safetensors_writer.h"
+#include "results/tensor_json.h"
+#include "base/mapped_file.h"
 #include "model/safetensors.h"
 
 namespace attnscope {

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "error.h"
-#include "io/base64.h"
+#include "base/error.h"
+#include "base/base64.h"
 
 namespace attnscope {
 namespace {

@@ -1,4 +1,4 @@
-#include "io/comparison_json.h"
+#include "results/comparison_json.h"
 
 #include <ATen/ATen.h>
 
@@ -6,7 +6,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "io/analysis_json.h"
+#include "results/analysis_json.h"
 
 namespace attnscope {
 namespace {

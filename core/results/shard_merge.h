@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "io/corpus_json.h"
+#include "results/corpus_json.h"
 
 namespace attnscope {
 

@@ -1,4 +1,4 @@
-#include "io/analysis_json.h"
+#include "results/analysis_json.h"
 
 namespace attnscope {
 namespace {

@@ -3,8 +3,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "error.h"
-#include "io/atomic_file.h"
+#include "base/error.h"
+#include "base/atomic_file.h"
 #include "support/paths.h"
 
 namespace attnscope {

@@ -1,4 +1,4 @@
-#include "model/file_hash.h"
+#include "base/file_hash.h"
 
 #include <openssl/evp.h>
 
@@ -7,7 +7,7 @@
 #include <memory>
 #include <vector>
 
-#include "error.h"
+#include "base/error.h"
 
 namespace attnscope {
 namespace {

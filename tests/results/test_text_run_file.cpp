@@ -5,8 +5,8 @@
 
 #include <fstream>
 
-#include "error.h"
-#include "io/text_run_file.h"
+#include "base/error.h"
+#include "results/text_run_file.h"
 #include "support/minilm.h"
 #include "support/paths.h"
 #include "support/tiny_bert.h"

@@ -1,11 +1,11 @@
-#include "io/corpus_csv.h"
+#include "results/corpus_csv.h"
 
 #include <ATen/ATen.h>
 
 #include <sstream>
 
-#include "error.h"
-#include "io/atomic_file.h"
+#include "base/error.h"
+#include "base/atomic_file.h"
 
 namespace attnscope {
 namespace {

@@ -1,12 +1,12 @@
-#include "io/result_json.h"
+#include "results/result_json.h"
 
 #include <ATen/ATen.h>
 
 #include <cstring>
 
-#include "error.h"
-#include "io/json_fields.h"
-#include "io/base64.h"
+#include "base/error.h"
+#include "base/json_fields.h"
+#include "base/base64.h"
 
 namespace attnscope {
 namespace {

@@ -1,10 +1,10 @@
-#include "io/safetensors_writer.h"
+#include "results/safetensors_writer.h"
 
 #include <ATen/ATen.h>
 #include <nlohmann/json.hpp>
 
-#include "error.h"
-#include "io/atomic_file.h"
+#include "base/error.h"
+#include "base/atomic_file.h"
 
 namespace attnscope {
 namespace {

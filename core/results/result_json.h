@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "io/text_run_file.h"
+#include "results/text_run_file.h"
 
 namespace attnscope {
 

@@ -1,4 +1,4 @@
-#include "model/mapped_file.h"
+#include "base/mapped_file.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -9,7 +9,7 @@
 #include <cstring>
 #include <utility>
 
-#include "error.h"
+#include "base/error.h"
 
 namespace attnscope {
 

@@ -1,10 +1,10 @@
-#include "corpus/shard_merge.h"
+#include "results/shard_merge.h"
 
 #include <algorithm>
 #include <map>
 
-#include "error.h"
-#include "io/analysis_json.h"
+#include "base/error.h"
+#include "results/analysis_json.h"
 
 namespace attnscope {
 namespace {

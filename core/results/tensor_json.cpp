@@ -1,12 +1,12 @@
-#include "io/tensor_json.h"
+#include "results/tensor_json.h"
 
 #include <ATen/ATen.h>
 
 #include <cstring>
 
-#include "error.h"
-#include "io/base64.h"
-#include "io/json_number.h"
+#include "base/error.h"
+#include "base/base64.h"
+#include "base/json_number.h"
 
 namespace attnscope {
 namespace {

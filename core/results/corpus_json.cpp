@@ -1,14 +1,14 @@
-#include "io/corpus_json.h"
+#include "results/corpus_json.h"
 
 #include <cmath>
 
-#include "error.h"
-#include "io/json_number.h"
-#include "io/analysis_json.h"
-#include "io/atomic_file.h"
-#include "io/json_fields.h"
-#include "io/json_file.h"
-#include "io/tensor_json.h"
+#include "base/error.h"
+#include "base/json_number.h"
+#include "results/analysis_json.h"
+#include "base/atomic_file.h"
+#include "base/json_fields.h"
+#include "base/json_file.h"
+#include "results/tensor_json.h"
 #include "model/config.h"
 
 namespace attnscope {

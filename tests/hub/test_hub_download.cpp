@@ -7,10 +7,10 @@
 #include <fstream>
 #include <cstdlib>
 
-#include "error.h"
+#include "base/error.h"
 #include "model/checkpoint.h"
-#include "model/file_hash.h"
-#include "model/hub_download.h"
+#include "base/file_hash.h"
+#include "hub/hub_download.h"
 #include "model/model_locator.h"
 #include "support/fake_hub.h"
 #include "support/paths.h"

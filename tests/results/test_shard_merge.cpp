@@ -6,9 +6,9 @@
 
 #include "corpus/corpus_run.h"
 #include "corpus/run_fingerprint.h"
-#include "corpus/shard_merge.h"
-#include "error.h"
-#include "io/corpus_json.h"
+#include "results/shard_merge.h"
+#include "base/error.h"
+#include "results/corpus_json.h"
 #include "support/paths.h"
 #include "support/tiny_bert.h"
 #include "support/test_device.h"
