@@ -95,11 +95,11 @@ int main(int argc, char** argv) {
   const auto checkpoint = attnscope::Checkpoint::load(model, attnscope::select_device(device, precision));
   const auto ids = checkpoint->encode(text, max_length).ids();
 
-  const attnscope::TextRun run = checkpoint->run(text, max_length, false);
+  const attnscope::TextRun run = checkpoint->run(text, max_length, {.to_host = false});
   const attnscope::TextAnalysis analysed = attnscope::analyze_text(run.encoding, run.captures, {});
   // The first forward with the lenses also makes the model's W_O^T W_O products, once: timed apart.
   const auto first_start = std::chrono::steady_clock::now();
-  const attnscope::TextRun lensed = checkpoint->run(text, max_length, false, true);
+  const attnscope::TextRun lensed = checkpoint->run(text, max_length, {.to_host = false, .lenses = true});
   finish_device_work(checkpoint->model().device().device);
   const double first_lenses = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - first_start).count();
   // Every lens of issue 14 for the whole text: each head's norm-based map, each layer's, and the rollout.
@@ -110,19 +110,19 @@ int main(int argc, char** argv) {
     attnscope::attention_rollout(c.attention.mean(1));
   };
   const auto m = interleaved_medians(warmup, runs,
-                                     {[&] { checkpoint->run(text, max_length, true); }, [&] { checkpoint->model().forward({ids}, true); },
-                                      [&] { checkpoint->model().forward({ids}, false); },
+                                     {[&] { checkpoint->run(text, max_length); }, [&] { checkpoint->model().forward({ids}); },
+                                      [&] { checkpoint->model().forward({ids}, {.capture = false}); },
                                       [&] { attnscope::analyze_text(run.encoding, run.captures, {}); },
                                       [&] { checkpoint->encode(text, max_length); },
-                                      [&] { checkpoint->model().forward({ids}, true, attnscope::BertModel::LastLayer::Complete, {}, true); },
+                                      [&] { checkpoint->model().forward({ids}, {.lenses = true}); },
                                       lens_maps, [&] { attnscope::norm_based_attention(lensed.captures.attention, lensed.captures.value_norms); },
                                       [&] { attnscope::layer_norm_based_attention(lensed.captures.attention, lensed.captures.value_gram); },
                                       [&] { attnscope::attention_rollout(lensed.captures.attention.mean(1)); },
                                       [&] { attnscope::grid_atlas({run.encoding, run.captures, analysed}, {}); },
                                       // As the explorer runs it: its products in slices, a check between them.
-                                      [&] { checkpoint->model().forward({ids}, true, attnscope::BertModel::LastLayer::Complete, [] { return true; }); },
+                                      [&] { checkpoint->model().forward({ids}, {.last_layer = attnscope::LastLayer::Complete, .keep_going = [] { return true; }}); },
                                       // The explorer's own: in slices, and its last layer stopped at its head outputs.
-                                      [&] { checkpoint->model().forward({ids}, true, attnscope::BertModel::LastLayer::HeadOutputsOnly, [] { return true; }); }},
+                                      [&] { checkpoint->model().forward({ids}, {.last_layer = attnscope::LastLayer::HeadOutputsOnly, .keep_going = [] { return true; }}); }},
                                      checkpoint->model().device().device, std::chrono::milliseconds(idle_ms));
   const double analyze = m[0], forward = m[1], plain = m[2], analysis = m[3], tokenize = m[4], forward_lenses = m[5], lenses = m[6];
   std::cout << nlohmann::json{{"tokens", ids.size()},          {"threads", threads},           {"runs", runs},

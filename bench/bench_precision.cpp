@@ -29,7 +29,7 @@ int main(int argc, char** argv) {
   const auto run = [&](c10::ScalarType dtype) {
     attnscope::ComputeDevice device;
     device.dtype = dtype;  // on the CPU, past select_device's CUDA-only rule, for the measurement
-    return attnscope::Checkpoint::load(model, device)->run(buffer.str(), max_length, true);
+    return attnscope::Checkpoint::load(model, device)->run(buffer.str(), max_length);
   };
   const attnscope::TextRun reference = run(at::kFloat);
   for (const auto& [name, dtype] : {std::pair{"float16", at::kHalf}, std::pair{"bfloat16", at::kBFloat16}}) {

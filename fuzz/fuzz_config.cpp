@@ -12,9 +12,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const auto json = nlohmann::json::parse(data, data + size, nullptr, false);
   if (json.is_discarded()) return 0;  // not JSON: the reader's JSON step reports it (tested elsewhere)
   try {
-    const attnscope::BertConfig c = attnscope::BertConfig::from_json(json, "config.json");
+    const attnscope::ModelConfig c = attnscope::ModelConfig::from_json(json, "config.json");
     if (c.hidden_size % c.num_heads != 0 || c.head_dim() <= 0 || c.num_layers <= 0) std::abort();
-    const attnscope::BertConfig again = attnscope::BertConfig::from_json(c.to_json(), "again");
+    const attnscope::ModelConfig again = attnscope::ModelConfig::from_json(c.to_json(), "again");
     if (again.hidden_size != c.hidden_size || again.num_layers != c.num_layers) std::abort();
   } catch (const attnscope::Error&) {
   }

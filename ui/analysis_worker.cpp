@@ -3,10 +3,8 @@
 #include <chrono>
 #include <filesystem>
 
-#include "analysis/word_level.h"
 #include "base/error.h"
 #include "figures/text_figures.h"
-#include "model/device_fallback.h"
 
 namespace attnscope::ui {
 
@@ -64,30 +62,35 @@ ModelStatus AnalysisWorker::model_status() const {
 
 std::shared_ptr<const Checkpoint> AnalysisWorker::checkpoint() const {
   std::lock_guard lock(mutex_);
-  return checkpoint_;
+  return pipeline_ ? pipeline_->checkpoint() : nullptr;
 }
 
 void AnalysisWorker::run(std::string model, std::string device, std::string precision, std::shared_ptr<const Checkpoint> loaded) {
   ModelStatus status;
+  // Out of GPU memory (loading or running): the CPU takes over, for this text and the next, and the window says so.
+  const auto notice = [this](const std::string& text) {
+    std::lock_guard lock(mutex_);
+    status_.notice = text;
+    status_.device = ComputeDevice{}.describe();
+  };
   try {
-    const ComputeDevice dev = loaded ? loaded->model().device() : select_device(device, precision);
-    auto checkpoint = loaded ? std::move(loaded) : Checkpoint::load(model, dev);
-    model_ = model;
-    device_ = dev;
+    auto pipeline = loaded ? std::make_unique<TextPipeline>(std::move(loaded), model, notice)
+                           : std::make_unique<TextPipeline>(model, select_device(device, precision), notice);
+    const auto checkpoint = pipeline->checkpoint();
     // A model id is shown as the id (its cache folder is named after a commit).
-    const std::string name = std::filesystem::is_directory(model) ? std::filesystem::path(model).filename().string() : model;
     status.loaded = true;
-    status.name = name;
-    status.device = dev.describe();
+    status.name = std::filesystem::is_directory(model) ? std::filesystem::path(model).filename().string() : model;
+    status.device = checkpoint->model().device().describe();
     status.layers = static_cast<int>(checkpoint->model().config().num_layers);
     status.heads = static_cast<int>(checkpoint->model().config().num_heads);
     std::lock_guard lock(mutex_);
-    checkpoint_ = std::move(checkpoint);
+    pipeline_ = std::move(pipeline);
   } catch (const std::exception& e) {
     status.error = e.what();
   }
   {
     std::lock_guard lock(mutex_);
+    status.notice = status_.notice;  // the CPU took over while loading
     status_ = status;
     busy_ = pending_.has_value() && status.loaded;
   }
@@ -134,39 +137,17 @@ void AnalysisWorker::answer(const AnalysisRequest& request, uint64_t serial, std
   const auto since = [](std::chrono::steady_clock::time_point t) { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count(); };
   snapshot->waited_seconds = std::chrono::duration<double>(start - asked).count();
   try {
-    const size_t max_length = request.max_length ? request.max_length : checkpoint_->default_max_length();
-    snapshot->encoding = checkpoint_->encode(request.text, max_length, encoder_);
-    if (snapshot->encoding.size() <= 2) throw Error("the text has no word pieces yet");
-    const auto keep_going = [this, serial] { return !stale(serial); };
-    // Out of GPU memory: the CPU takes over, for this text and the next, and the window says so.
-    device_ = run_with_cpu_fallback(
-        device_,
-        [&](const ComputeDevice& d) {
-          if (d.device != checkpoint_->model().device().device) {
-            auto on_cpu = Checkpoint::load(model_, d);
-            std::lock_guard lock(mutex_);
-            checkpoint_ = std::move(on_cpu);
-          }
-          // No view reads the last layer's output: its output projection and feed-forward block,
-          // about 6% of a BERT-base forward, are left out.
-          snapshot->captures = std::move(
-              checkpoint_->run({snapshot->encoding}, true, keep_going, request.lenses, BertModel::LastLayer::HeadOutputsOnly).front().captures);
-        },
-        [this](const std::string& notice) {
-          std::lock_guard lock(mutex_);
-          status_.notice = notice;
-          status_.device = ComputeDevice{}.describe();
-        });
-    if (request.settings.words) {  // every view on words
-      TextRun words = to_words({snapshot->encoding, snapshot->captures});
-      snapshot->encoding = std::move(words.encoding);
-      snapshot->captures = std::move(words.captures);
-    }
-    snapshot->forward_seconds = since(start);
-    if (stale(serial)) throw Cancelled();
-    const auto analysis_start = std::chrono::steady_clock::now();
-    snapshot->analysis = analyze_text(snapshot->encoding, snapshot->captures, request.settings, true, keep_going);
-    snapshot->analysis_seconds = since(analysis_start);
+    TextPipelineOptions options;
+    options.max_length = request.max_length;
+    options.settings = request.settings;
+    options.lens_captures = request.lenses;
+    options.keep_going = [this, serial] { return !stale(serial); };
+    TextPipelineResult r = pipeline_->run(request.text, options, &encoder_);
+    snapshot->encoding = std::move(r.encoding);
+    snapshot->captures = std::move(r.captures);
+    snapshot->analysis = std::move(r.analysis);
+    snapshot->forward_seconds = r.forward_seconds;
+    snapshot->analysis_seconds = r.analysis_seconds;
     if (request.grid) {
       const auto grid_start = std::chrono::steady_clock::now();
       colour_grid(*snapshot, *request.grid);

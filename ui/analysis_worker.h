@@ -1,8 +1,9 @@
 #pragma once
-// Runs the model and the analysis off the UI thread. The worker loads the checkpoint, then takes
-// requests (captured by value). The newest request always wins: those that arrive while it is
-// busy replace each other, and a run made stale by a newer request is abandoned at its next check
-// (three a layer), so the views follow typing as fast as the model allows. Each result is an immutable
+// Runs the core's text pipeline (pipeline/text_pipeline.h) off the UI thread: the worker only
+// threads it. It loads the checkpoint, then takes requests (captured by value). The newest request
+// always wins: those that arrive while it is busy replace each other, and a run made stale by a
+// newer request is abandoned at its next check (between layers, between the 2 ms slices of their
+// products and between the analysis's stages), so the views follow typing as fast as the model allows. Each result is an immutable
 // snapshot the UI picks up; `notify` (called on the worker thread) tells the UI one is there, so
 // an idle window can sleep until then.
 #include <atomic>
@@ -20,6 +21,7 @@
 #include "figures/thumbnail_atlas.h"
 #include "model/checkpoint.h"
 #include "model/device.h"
+#include "pipeline/text_pipeline.h"
 
 namespace attnscope::ui {
 
@@ -27,7 +29,7 @@ struct AnalysisRequest {
   std::string text;
   AnalysisSettings settings;
   size_t max_length = 0;  // 0: the model's default
-  bool lenses = false;    // also capture what the norm lens and the query/key view need (it costs the forward time)
+  bool lenses = false;    // capture what the lenses need for what is shown (needs_lens_captures), beyond the analysis's own needs
   // The overview is shown with these options: its thumbnails are coloured here, with the worker's
   // threads, so that the frame showing the answer only uploads them.
   std::optional<FigureOptions> grid;
@@ -79,7 +81,7 @@ class AnalysisWorker {
   // under way first reaches its next check.
   void wait_for_start(uint64_t serial, std::chrono::milliseconds limit);
   // A request is coming (the caller submits it shortly): the run under way is abandoned now, at its
-  // next check (three a layer, and between the analysis's stages), not when the request arrives.
+  // next check, not when the request arrives.
   void supersede() { newest_ = 0; }
   std::shared_ptr<const AnalysisSnapshot> latest() const;  // the newest answer, good or failed
   std::shared_ptr<const AnalysisSnapshot> latest_good() const;
@@ -107,10 +109,8 @@ class AnalysisWorker {
   std::condition_variable started_cv_;
   std::function<void()> notify_;
   std::shared_ptr<const AnalysisSnapshot> latest_, latest_good_;
-  std::shared_ptr<const Checkpoint> checkpoint_;
+  std::unique_ptr<TextPipeline> pipeline_;  // set once, under mutex_, when the model is loaded
   IncrementalEncoder encoder_;  // the worker thread's own: the pieces of the last text, for the next edit
-  std::string model_;
-  ComputeDevice device_;
   ModelStatus status_;
   std::thread thread_;
 };

@@ -35,7 +35,7 @@ void CorpusJob::start_run(std::shared_ptr<const Checkpoint> checkpoint, CorpusOp
     state_ = {true, {}, "running", nullptr, options.input.string()};
   }
   thread_ = std::thread([this, checkpoint = std::move(checkpoint), options = std::move(options), out = std::move(out)] {
-    const BertConfig& config = checkpoint->model().config();
+    const ModelConfig& config = checkpoint->model().config();
     auto acc = std::make_shared<CorpusAccumulator>(config.num_layers, config.num_heads, static_cast<int64_t>(options.window),
                                                    checkpoint->model().device().device);
     try {

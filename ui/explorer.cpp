@@ -123,8 +123,9 @@ Explorer::Explorer(const ExplorerOptions& o, Settings settings, std::string warn
 bool Explorer::needs_lenses() const {
   const ViewState& v = settings_.view;
   const bool rollout = v.matrix == MatrixKind::Rollout || v.layers_matrix == MatrixKind::Rollout;
-  return v.matrix == MatrixKind::Norm || v.layers_matrix == MatrixKind::Norm || v.query_key || (rollout && v.rollout_of_norm) ||
-         settings_.analysis.separators_from == SeparatorInput::Norm || settings_.analysis.pairs_from == PairInput::Norm;
+  return needs_lens_captures(settings_.analysis, {.norm = v.matrix == MatrixKind::Norm || v.layers_matrix == MatrixKind::Norm,
+                                                  .rollout_of_norm = rollout && v.rollout_of_norm,
+                                                  .query_key = v.query_key});
 }
 
 void Explorer::submit() {

@@ -163,7 +163,4 @@ class Explorer {
   const AnalysisWorker* announced_ = nullptr;
 };
 
-// The model to open: the one asked for, else the last used, else the paper's bert-base-uncased
-// when it is in the Hugging Face cache, else the small model installed with attnscope, with the
-
 }  // namespace attnscope::ui

@@ -10,6 +10,7 @@
 #include "figures/figure_export.h"
 #include "figures/text_figures.h"
 #include "results/corpus_json.h"
+#include "pipeline/text_pipeline.h"
 #include "run_options.h"
 
 namespace attnscope::cli {
@@ -88,7 +89,8 @@ Figure compared_figure(const FigureCommandOptions& o) {
 
 int run_figure(FigureCommandOptions o) {
   figure_format(o.out);  // a wrong extension is reported before the model runs
-  o.run.lenses = o.matrix == "norm" || o.figure == "qk" || o.rollout_of_norm;
+  // What the figure draws besides the analysis; the analysis's own needs are added by the pipeline.
+  o.run.lenses = needs_lens_captures({}, {.norm = o.matrix == "norm", .rollout_of_norm = o.rollout_of_norm, .query_key = o.figure == "qk"});
   if (o.second.given() && !o.corpus.empty()) throw Error("--corpus draws one corpus result; a second run (--model-b, --text-b) compares two texts");
   if (!o.corpus_b.empty() && o.corpus.empty()) throw Error("--corpus-b compares with --corpus: give both");
   const Figure figure = o.second.given()        ? compared_figure(o)

@@ -5,9 +5,8 @@
 #include <cstdio>
 #include <iterator>
 
-#include "analysis/word_level.h"
 #include "base/error.h"
-#include "model/device_fallback.h"
+#include "pipeline/text_pipeline.h"
 
 namespace attnscope::cli {
 
@@ -83,31 +82,23 @@ std::shared_ptr<const Checkpoint> load_checkpoint(const RunOptions& o, ComputeDe
   return Checkpoint::load(o.model, device);
 }
 
-TextResult run_text(const RunOptions& o, bool to_host) {
-  TextResult r;
+AnalyzedText run_and_analyze(const RunOptions& o, const AnalysisOptions& analysis) {
+  TextPipelineOptions options;
+  options.settings = analysis_settings(analysis);
+  options.lens_captures = o.lenses;
+  AnalyzedText out;
+  TextResult& r = out.result;
   r.text = read_text_input(o.input);
   if (o.threads > 0) at::set_num_threads(o.threads);
-  const auto attempt = [&](const ComputeDevice& device) {
-    r.checkpoint = Checkpoint::load(o.model, device);
-    r.max_length = o.max_length ? o.max_length : r.checkpoint->default_max_length();
-    const Encoding encoding = r.checkpoint->encode(r.text, r.max_length);
-    if (encoding.size() <= 2) throw Error("the text has no word pieces (only white space or control characters)");
-    // The analysis and the result file read no hidden states: the last layer stops at its head outputs.
-    r.run = std::move(r.checkpoint->run({encoding}, to_host, {}, o.lenses, BertModel::LastLayer::HeadOutputsOnly).front());
-  };
-  r.device = run_with_cpu_fallback(selected_device(o), attempt,
-                                   [](const std::string& notice) { std::fprintf(stderr, "attnscope-cli: %s\n", notice.c_str()); });
-  return r;
-}
-
-AnalyzedText run_and_analyze(const RunOptions& options, const AnalysisOptions& analysis) {
-  const AnalysisSettings settings = analysis_settings(analysis);
-  RunOptions run = options;
-  run.lenses = run.lenses || settings.separators_from == SeparatorInput::Norm || settings.pairs_from == PairInput::Norm;  // their captures are needed then
-  TextResult r = run_text(run);
-  if (settings.words) r.run = to_words(r.run);
-  TextAnalysis a = analyze_text(r.run.encoding, r.run.captures, settings);
-  return {std::move(r), std::move(a)};
+  TextPipeline pipeline(o.model, selected_device(o),
+                        [](const std::string& notice) { std::fprintf(stderr, "attnscope-cli: %s\n", notice.c_str()); });
+  r.max_length = options.max_length = o.max_length ? o.max_length : pipeline.checkpoint()->default_max_length();
+  TextPipelineResult result = pipeline.run(r.text, options);
+  r.checkpoint = pipeline.checkpoint();
+  r.device = result.device;
+  r.run = {std::move(result.encoding), std::move(result.captures)};
+  out.analysis = std::move(result.analysis);
+  return out;
 }
 
 AnalysisSettings analysis_settings(const AnalysisOptions& o) {

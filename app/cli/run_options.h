@@ -19,7 +19,7 @@ struct RunOptions {
   std::string device = "auto";
   std::string precision = "float32";
   int threads = 0;
-  bool lenses = false;  // capture what the norm-based lens needs (f_h(x_j) of every head)
+  bool lenses = false;  // capture what the lenses need even where the analysis does not (needs_lens_captures)
 };
 
 struct AnalysisOptions {
@@ -51,8 +51,6 @@ struct TextResult {
 
 // Applies --threads and --device/--precision, and loads the model; throws attnscope::Error.
 std::shared_ptr<const Checkpoint> load_checkpoint(const RunOptions& o, ComputeDevice& device);
-// Reads the text, loads the model, tokenises and runs it; throws attnscope::Error.
-TextResult run_text(const RunOptions& o, bool to_host = true);
 // The settings with --sentences / --segments-from / --no-special applied.
 AnalysisSettings analysis_settings(const AnalysisOptions& o);
 
@@ -60,7 +58,8 @@ struct AnalyzedText {
   TextResult result;
   TextAnalysis analysis;
 };
-// run_text, then the paper's analysis of it with the command's settings.
+// Reads the text, loads the model and runs the text through the core's pipeline (tokens, forward,
+// words, the paper's analysis with the command's settings); throws attnscope::Error.
 AnalyzedText run_and_analyze(const RunOptions& run, const AnalysisOptions& analysis);
 
 }  // namespace attnscope::cli

@@ -61,10 +61,9 @@ std::vector<TokenPair> head_pairs(const TextAnalysis& a, int64_t layer, int64_t 
   return list_pairs(h.pairs, s.data_ptr<float>(), h.scale);
 }
 
-TextAnalysis analyze_text(const Encoding& encoding, const TextCaptures& c, const AnalysisSettings& settings, bool to_host,
-                          const KeepAnalysing& keep_going) {
+TextAnalysis analyze_text(const Encoding& encoding, const TextCaptures& c, const AnalysisSettings& settings, const AnalysisRun& run) {
   c10::InferenceMode guard;
-  return analyze_text(encoding, c.head_outputs, separator_columns(c, settings.separators_from), settings, to_host, keep_going,
+  return analyze_text(encoding, c.head_outputs, separator_columns(c, settings.separators_from), settings, run,
                       pair_maps(c, settings.pairs_from));
 }
 
@@ -95,7 +94,9 @@ at::Tensor separator_columns(const TextCaptures& c, SeparatorInput input) {
 }
 
 TextAnalysis analyze_text(const Encoding& encoding, const at::Tensor& head_outputs, const at::Tensor& columns, const AnalysisSettings& settings,
-                          bool to_host, const KeepAnalysing& keep_going, const at::Tensor& maps) {
+                          const AnalysisRun& run, const at::Tensor& maps) {
+  const bool to_host = run.to_host;
+  const KeepAnalysing& keep_going = run.keep_going;
   const auto check = [&] {
     if (keep_going && !keep_going()) throw Cancelled();
   };

@@ -55,10 +55,16 @@ std::vector<TokenPair> head_pairs(const TextAnalysis& analysis, int64_t layer, i
 // Asked between the stages of the analysis: false abandons it (attnscope::Cancelled is thrown).
 using KeepAnalysing = std::function<bool()>;
 
-// The analysis is computed where the captures live (the model's device); `to_host` brings the
-// matrices to the CPU as float32. Throws attnscope::Error for settings out of range.
+struct AnalysisRun {
+  // The analysis is computed where the captures live (the model's device); to_host brings the
+  // matrices to the CPU as float32.
+  bool to_host = true;
+  KeepAnalysing keep_going;
+};
+
+// Throws attnscope::Error for settings out of range.
 TextAnalysis analyze_text(const Encoding& encoding, const TextCaptures& captures, const AnalysisSettings& settings,
-                          bool to_host = true, const KeepAnalysing& keep_going = {});
+                          const AnalysisRun& run = {});
 
 // [L, H, n]: the column sums a_j the separators are found in, from the maps `input` names (rollout:
 // each layer's, for every head of it). Throws attnscope::Error when a lens's captures are missing.
@@ -73,7 +79,6 @@ at::Tensor pair_maps(const TextCaptures& captures, PairInput input);
 // column attention a_j of every head [L, H, n] (see column_attention), e.g. for a whole batch;
 // and `maps` from pair_maps when the pairs come from attention, the norm-based maps or rollout.
 TextAnalysis analyze_text(const Encoding& encoding, const at::Tensor& head_outputs, const at::Tensor& column_attention,
-                          const AnalysisSettings& settings, bool to_host = true, const KeepAnalysing& keep_going = {},
-                          const at::Tensor& maps = {});
+                          const AnalysisSettings& settings, const AnalysisRun& run = {}, const at::Tensor& maps = {});
 
 }  // namespace attnscope

@@ -68,14 +68,14 @@ CorpusOutcome run_corpus(const Checkpoint& checkpoint, const CorpusOptions& o, C
     std::vector<std::vector<int64_t>> ids;
     for (const Encoding& w : batch) ids.push_back(w.ids());
     // Nothing here reads the hidden states: the last layer stops at its head outputs.
-    const BatchCaptures captures = checkpoint.model().forward(ids, true, BertModel::LastLayer::HeadOutputsOnly);
+    const BatchCaptures captures = checkpoint.model().forward(ids, {.last_layer = LastLayer::HeadOutputsOnly});
     split(outcome.forward_seconds);
     std::vector<TextAnalysis> analyses(batch.size());
     const at::Tensor columns = column_attention(captures);  // [B, L, H, n]
     at::parallel_for(0, static_cast<int64_t>(batch.size()), 1, [&](int64_t first, int64_t last) {
       for (int64_t i = first; i < last; ++i) {
         const auto k = static_cast<size_t>(i);
-        analyses[k] = analyze_text(batch[k], text_head_outputs(captures, k), columns[i].narrow(-1, 0, captures.lengths[k]), o.settings, false);
+        analyses[k] = analyze_text(batch[k], text_head_outputs(captures, k), columns[i].narrow(-1, 0, captures.lengths[k]), o.settings, {.to_host = false});
         analyses[k].similarity = {};  // not accumulated: freed at once, its memory is the next text's
       }
     });

@@ -12,7 +12,7 @@ std::shared_ptr<const Checkpoint> Checkpoint::load(const std::filesystem::path& 
   auto checkpoint = std::make_shared<Checkpoint>();
   checkpoint->dir_ = dir;
   checkpoint->tokenizer_ = load_tokenizer(dir);
-  checkpoint->model_ = BertModel::load(dir, device);
+  checkpoint->model_ = Transformer::load(dir, device);
   const auto words = static_cast<int64_t>(checkpoint->tokenizer_->vocab_size());
   if (words > checkpoint->model_->config().vocab_size)
     throw Error(dir.string() + ": the tokenizer has " + std::to_string(words) + " tokens, but config.json's vocab_size is " +
@@ -41,21 +41,20 @@ Encoding Checkpoint::encode(std::string_view text, size_t max_length, Incrementa
   return encoder.encode(*tokenizer_, text, max_length);
 }
 
-std::vector<TextRun> Checkpoint::run(const std::vector<Encoding>& encodings, bool to_host, const BertModel::KeepGoing& keep_going,
-                                     bool lenses, BertModel::LastLayer last) const {
+std::vector<TextRun> Checkpoint::run(const std::vector<Encoding>& encodings, const CheckpointRun& o) const {
   std::vector<std::vector<int64_t>> ids;
   ids.reserve(encodings.size());
   for (const auto& e : encodings) ids.push_back(e.ids());
-  const BatchCaptures batch = model_->forward(ids, true, last, keep_going, lenses);
-  const bool hidden_states = last == BertModel::LastLayer::Complete;  // otherwise the last layer's output is missing
+  const BatchCaptures batch = model_->forward(ids, {.capture = true, .lenses = o.lenses, .last_layer = o.last_layer, .keep_going = o.keep_going});
+  const bool hidden_states = o.last_layer == LastLayer::Complete;  // otherwise the last layer's output is missing
   std::vector<TextRun> runs;
   runs.reserve(encodings.size());
-  for (size_t i = 0; i < encodings.size(); ++i) runs.push_back({encodings[i], text_captures(batch, i, to_host, hidden_states)});
+  for (size_t i = 0; i < encodings.size(); ++i) runs.push_back({encodings[i], text_captures(batch, i, o.to_host, hidden_states)});
   return runs;
 }
 
-TextRun Checkpoint::run(std::string_view text, size_t max_length, bool to_host, bool lenses) const {
-  return std::move(run(std::vector<Encoding>{encode(text, max_length)}, to_host, {}, lenses).front());
+TextRun Checkpoint::run(std::string_view text, size_t max_length, const CheckpointRun& options) const {
+  return std::move(run(std::vector<Encoding>{encode(text, max_length)}, options).front());
 }
 
 }  // namespace attnscope

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "model/bert_model.h"
+#include "model/transformer.h"
 #include "tokenizer/incremental_encoder.h"
 #include "tokenizer/tokenizer.h"
 
@@ -15,6 +15,15 @@ namespace attnscope {
 struct TextRun {
   Encoding encoding;
   TextCaptures captures;
+};
+
+struct CheckpointRun {
+  bool to_host = true;  // captures as contiguous CPU float32; otherwise on the device, in its precision
+  bool lenses = false;  // also what the norm-based lens and the query/key view need (TextCaptures::value_norms, ...)
+  // HeadOutputsOnly: the last layer stops at its head outputs (no view, analysis or result file
+  // reads more) and the captures carry no hidden states.
+  LastLayer last_layer = LastLayer::Complete;
+  KeepGoing keep_going;
 };
 
 class Checkpoint {
@@ -30,23 +39,19 @@ class Checkpoint {
   // The same, tokenising again only what changed since the text `encoder` saw last.
   Encoding encode(std::string_view text, size_t max_length, IncrementalEncoder& encoder) const;
   // Run texts as one padded batch; captures come back per text, pads removed.
-  // With `lenses`, the captures hold what the norm-based lens needs too (TextCaptures::value_norms).
-  // With LastLayer::HeadOutputsOnly the last layer stops at its head outputs (every view and the
-  // analysis read no more) and the captures carry no hidden states.
-  std::vector<TextRun> run(const std::vector<Encoding>& encodings, bool to_host = true, const BertModel::KeepGoing& keep_going = {},
-                           bool lenses = false, BertModel::LastLayer last = BertModel::LastLayer::Complete) const;
-  TextRun run(std::string_view text, size_t max_length, bool to_host = true, bool lenses = false) const;
+  std::vector<TextRun> run(const std::vector<Encoding>& encodings, const CheckpointRun& options = {}) const;
+  TextRun run(std::string_view text, size_t max_length, const CheckpointRun& options = {}) const;
 
   const std::filesystem::path& dir() const { return dir_; }
   const Tokenizer& tokenizer() const { return *tokenizer_; }
-  const BertModel& model() const { return *model_; }
+  const Transformer& model() const { return *model_; }
 
  private:
   void check_max_length(size_t max_length) const;
 
   std::filesystem::path dir_;
   std::unique_ptr<Tokenizer> tokenizer_;
-  std::shared_ptr<const BertModel> model_;
+  std::shared_ptr<const Transformer> model_;
 };
 
 }  // namespace attnscope

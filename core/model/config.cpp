@@ -28,7 +28,7 @@ Activation activation_of(const nlohmann::json& json, const std::string& source, 
   throw Error(source + ": unsupported \"" + key + "\": \"" + name + "\" (supported: gelu, gelu_new, gelu_pytorch_tanh, relu)");
 }
 
-void check_heads(const BertConfig& c, const std::string& source) {
+void check_heads(const ModelConfig& c, const std::string& source) {
   if (c.hidden_size % c.num_heads != 0)
     throw Error(source + ": hidden_size " + std::to_string(c.hidden_size) + " is not a multiple of num_attention_heads " +
                 std::to_string(c.num_heads));
@@ -40,7 +40,7 @@ struct SizeKeys {
 };
 constexpr SizeKeys kBertSizeKeys{"hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size"};
 
-void read_sizes(BertConfig& c, const nlohmann::json& json, const SizeKeys& keys, const std::string& source) {
+void read_sizes(ModelConfig& c, const nlohmann::json& json, const SizeKeys& keys, const std::string& source) {
   c.vocab_size = positive(json, "vocab_size", source);
   c.hidden_size = positive(json, keys.hidden, source);
   c.num_layers = positive(json, keys.layers, source);
@@ -50,9 +50,9 @@ void read_sizes(BertConfig& c, const nlohmann::json& json, const SizeKeys& keys,
 }
 
 // DistilBERT's config.json: dim, n_layers, n_heads, hidden_dim, activation; no token types.
-BertConfig distilbert_from_json(const nlohmann::json& json, const std::string& source) {
-  BertConfig c;
-  c.architecture = Architecture::DistilBert;
+ModelConfig distilbert_from_json(const nlohmann::json& json, const std::string& source) {
+  ModelConfig c;
+  c.architecture = architecture_of("distilbert");
   c.model_type = "distilbert";
   read_sizes(c, json, {"dim", "n_layers", "n_heads", "hidden_dim"}, source);
   c.type_vocab_size = 0;
@@ -114,9 +114,9 @@ std::vector<bool> local_layers(const nlohmann::json& json, int64_t layers, const
   return local;
 }
 
-BertConfig modernbert_from_json(const nlohmann::json& json, const std::string& source) {
-  BertConfig c;
-  c.architecture = Architecture::ModernBert;
+ModelConfig modernbert_from_json(const nlohmann::json& json, const std::string& source) {
+  ModelConfig c;
+  c.architecture = architecture_of("modernbert");
   read_sizes(c, json, kBertSizeKeys, source);
   c.type_vocab_size = 0;
   c.layer_norm_eps = positive_number(json, "norm_eps", 1e-5, source);
@@ -134,32 +134,25 @@ BertConfig modernbert_from_json(const nlohmann::json& json, const std::string& s
   return c;
 }
 
-Architecture architecture_of(const std::string& type) {
-  if (type == "bert") return Architecture::Bert;
-  if (type == "roberta" || type == "xlm-roberta" || type == "camembert") return Architecture::Roberta;
-  if (type == "electra") return Architecture::Electra;
-  if (type == "albert") return Architecture::Albert;
-  throw std::out_of_range(type);
-}
-
 // BERT's keys, shared by RoBERTa, ELECTRA and ALBERT, with what each adds.
-BertConfig bert_family_from_json(const nlohmann::json& json, const std::string& type, const std::string& source) {
+ModelConfig bert_family_from_json(const nlohmann::json& json, const std::string& type, const std::string& source) {
   if (json.contains("position_embedding_type") && json["position_embedding_type"] != "absolute")
     throw Error(source + ": position_embedding_type " + json["position_embedding_type"].dump() + " is not supported (only \"absolute\")");
-  BertConfig c;
+  ModelConfig c;
   c.architecture = architecture_of(type);
   c.model_type = type;
+  const std::string_view family = c.architecture->family;
   read_sizes(c, json, kBertSizeKeys, source);
   c.type_vocab_size = json.contains("type_vocab_size") ? positive(json, "type_vocab_size", source) : 2;
   c.layer_norm_eps = positive_number(json, "layer_norm_eps", c.layer_norm_eps, source);
-  c.activation = activation_of(json, source, "hidden_act", c.architecture == Architecture::Albert ? Activation::GeluTanh : Activation::GeluErf);
-  c.pad_token_id = integer_or(json, "pad_token_id", c.architecture == Architecture::Roberta ? 1 : 0, source);
-  if (c.architecture == Architecture::Roberta) c.position_offset = c.pad_token_id + 1;
+  c.activation = activation_of(json, source, "hidden_act", family == "albert" ? Activation::GeluTanh : Activation::GeluErf);
+  c.pad_token_id = integer_or(json, "pad_token_id", family == "roberta" ? 1 : 0, source);
+  if (family == "roberta") c.position_offset = c.pad_token_id + 1;
   if (c.position_offset >= c.max_positions)
     throw Error(source + ": pad_token_id " + std::to_string(c.pad_token_id) + " leaves no positions of the " + std::to_string(c.max_positions));
-  if (c.architecture == Architecture::Electra || c.architecture == Architecture::Albert)
-    c.embedding_size = json.contains("embedding_size") ? positive(json, "embedding_size", source) : c.architecture == Architecture::Albert ? 128 : c.hidden_size;
-  if (c.architecture == Architecture::Albert) {
+  if (family == "electra" || family == "albert")
+    c.embedding_size = json.contains("embedding_size") ? positive(json, "embedding_size", source) : family == "albert" ? 128 : c.hidden_size;
+  if (c.architecture->shared_layers) {
     c.weight_groups = json.contains("num_hidden_groups") ? positive(json, "num_hidden_groups", source) : 1;
     c.inner_layers = json.contains("inner_group_num") ? positive(json, "inner_group_num", source) : 1;
     if (c.weight_groups > c.num_layers)
@@ -172,33 +165,38 @@ BertConfig bert_family_from_json(const nlohmann::json& json, const std::string& 
 
 }  // namespace
 
-BertConfig BertConfig::from_json(const nlohmann::json& json, const std::string& source) {
+ModelConfig ModelConfig::from_json(const nlohmann::json& json, const std::string& source) {
   if (!json.is_object()) throw Error(source + ": expected a JSON object");
   std::string type = "bert";
   if (json.contains("model_type")) {
     if (!json["model_type"].is_string()) throw Error(source + ": model_type " + json["model_type"].dump() + " is not supported; attnscope reads " + kSupportedModelTypes);
     type = json["model_type"].get<std::string>();
   }
-  BertConfig c;
-  if (type == "distilbert") c = distilbert_from_json(json, source);
-  else if (type == "modernbert") c = modernbert_from_json(json, source);
-  else if (type == "bert" || type == "roberta" || type == "xlm-roberta" || type == "camembert" || type == "electra" || type == "albert")
-    c = bert_family_from_json(json, type, source);
-  else
-    throw Error(source + ": model_type \"" + type + "\" is not supported; attnscope reads " + kSupportedModelTypes);
+  const Architecture* architecture = architecture_of(type);
+  if (!architecture) throw Error(source + ": model_type \"" + type + "\" is not supported; attnscope reads " + kSupportedModelTypes);
+  // Each family's config.json names its numbers its own way.
+  ModelConfig c = architecture->family == "distilbert"   ? distilbert_from_json(json, source)
+                  : architecture->family == "modernbert" ? modernbert_from_json(json, source)
+                                                         : bert_family_from_json(json, type, source);
   c.model_type = type;
-  if (c.architecture != Architecture::Bert && c.architecture != Architecture::DistilBert) c.source_json_ = json.dump();
+  if (type != "bert" && type != "distilbert") c.source_json_ = json.dump();
   return c;
 }
 
-BertConfig BertConfig::load(const std::filesystem::path& file) {
+bool ModelConfig::has_local_layers() const {
+  for (bool local : rotary.local)
+    if (local) return true;
+  return false;
+}
+
+ModelConfig ModelConfig::load(const std::filesystem::path& file) {
   return from_json(read_json_file(file, "missing or unreadable (a BERT checkpoint folder needs config.json)"), file.string());
 }
 
-nlohmann::json BertConfig::to_json() const {
+nlohmann::json ModelConfig::to_json() const {
   if (!source_json_.empty()) return nlohmann::json::parse(source_json_);
   const char* act = activation == Activation::GeluErf ? "gelu" : activation == Activation::GeluTanh ? "gelu_new" : "relu";
-  if (architecture == Architecture::DistilBert)
+  if (architecture->family == "distilbert")
     return {{"model_type", "distilbert"}, {"vocab_size", vocab_size}, {"dim", hidden_size}, {"n_layers", num_layers}, {"n_heads", num_heads},
             {"hidden_dim", intermediate_size}, {"max_position_embeddings", max_positions}, {"activation", act}};
   return {{"model_type", "bert"},

@@ -1,9 +1,10 @@
 #pragma once
-// The architecture numbers of an encoder checkpoint, read from its config.json and checked:
-// BERT and the encoders built like it (DistilBERT without token types; RoBERTa, XLM-R and
-// CamemBERT with positions offset past the padding index; ELECTRA and ALBERT with embeddings
-// smaller than the hidden size, ALBERT with its layers shared) and ModernBERT (pre-norm layers,
-// rotary positions, a GeGLU feed-forward block, local attention in most layers).
+// The numbers of a checkpoint, read from its config.json and checked, and the description of its
+// architecture (model/architecture.h): BERT and the encoders built like it (DistilBERT without
+// token types; RoBERTa, XLM-R and CamemBERT with positions offset past the padding index; ELECTRA
+// and ALBERT with embeddings smaller than the hidden size, ALBERT with its layers shared) and
+// ModernBERT (pre-norm layers, rotary positions, a GeGLU feed-forward block, local attention in
+// most layers).
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -11,23 +12,20 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "model/architecture.h"
+
 namespace attnscope {
 
 enum class Activation { GeluErf, GeluTanh, Relu };
-enum class Architecture { Bert, DistilBert, Roberta, Electra, Albert, ModernBert };
-
-// The model types config.json may name, in the words of the refusal for any other.
-inline constexpr const char* kSupportedModelTypes = "bert, distilbert, roberta, xlm-roberta, camembert, electra, albert, modernbert";
-
-// ModernBERT's layers: global attention with its rotary base, or local attention (a band of
-// `local_window` tokens on either side) with its own base.
+// Which layers attend locally (a band of `local_window` tokens on either side) and which globally,
+// and the rotary base of each kind (rotary families).
 struct RotaryLayers {
   std::vector<bool> local;  // per layer
   int64_t local_window = 0;
   double global_theta = 160000.0, local_theta = 10000.0;
 };
 
-struct BertConfig {
+struct ModelConfig {
   int64_t vocab_size = 0;
   int64_t hidden_size = 0;
   int64_t num_layers = 0;
@@ -37,24 +35,26 @@ struct BertConfig {
   int64_t type_vocab_size = 0;
   double layer_norm_eps = 1e-12;
   Activation activation = Activation::GeluErf;
-  Architecture architecture = Architecture::Bert;  // DistilBert: no token type embeddings (type_vocab_size 0)
-  std::string model_type = "bert";                  // as config.json names it (xlm-roberta, camembert, ...)
+  const Architecture* architecture = architecture_of("bert");  // never null
+  std::string model_type = "bert";                             // as config.json names it (xlm-roberta, camembert, ...)
   int64_t embedding_size = 0;    // ELECTRA, ALBERT: the embeddings' width, projected to hidden_size
   int64_t pad_token_id = 0;
   int64_t position_offset = 0;   // RoBERTa family: padding_idx + 1, the first position a token takes
   int64_t weight_groups = 1;     // ALBERT: num_hidden_groups, the distinct layer groups...
   int64_t inner_layers = 1;      // ...of inner_group_num layers each; num_layers counts every layer run
-  RotaryLayers rotary;           // ModernBERT
+  RotaryLayers rotary;           // ModernBERT; no local layers elsewhere
   bool norm_bias = true, linear_bias = true;  // ModernBERT: layer norms and projections without biases
 
   int64_t head_dim() const { return hidden_size / num_heads; }
   int64_t embedding_width() const { return embedding_size > 0 ? embedding_size : hidden_size; }
+  bool is_local_layer(size_t layer) const { return layer < rotary.local.size() && rotary.local[layer]; }
+  bool has_local_layers() const;
   // The most tokens a text may have (the position table less the RoBERTa offset).
   int64_t max_tokens() const { return max_positions - position_offset; }
 
-  static BertConfig load(const std::filesystem::path& file);
+  static ModelConfig load(const std::filesystem::path& file);
   // `source` names the file in error messages.
-  static BertConfig from_json(const nlohmann::json& json, const std::string& source);
+  static ModelConfig from_json(const nlohmann::json& json, const std::string& source);
   nlohmann::json to_json() const;
 
  private:

@@ -102,7 +102,7 @@ std::vector<CachedModel> list_cached_models(const std::filesystem::path& cache) 
       std::ifstream in(snapshot / "config.json");
       if (!in) continue;
       const nlohmann::json config = nlohmann::json::parse(in);
-      BertConfig::from_json(config, "config.json");  // throws for an architecture attnscope does not read
+      ModelConfig::from_json(config, "config.json");  // throws for an architecture attnscope does not read
       const std::string type = config.value("model_type", "bert");
       std::string id = folder.substr(8);
       if (const auto sep = id.find("--"); sep != std::string::npos) id.replace(sep, 2, "/");

@@ -86,7 +86,7 @@ CorpusFile corpus_from_json(const nlohmann::json& j, const std::string& where) {
   if (f.options.shard_count == 0 || f.options.shard_index >= f.options.shard_count)
     throw Error(where + ": shard " + std::to_string(f.options.shard_index) + " of " + std::to_string(f.options.shard_count) + " does not exist");
   f.options.settings = settings_from_json(j.value("settings", nlohmann::json::object()), where);
-  const BertConfig config = BertConfig::from_json(f.model_config, where + ": model.config");
+  const ModelConfig config = ModelConfig::from_json(f.model_config, where + ": model.config");
   if (f.options.window < 3 || f.options.window > static_cast<size_t>(config.max_tokens()))
     throw Error(where + ": window " + std::to_string(f.options.window) + " does not fit the model");
   // The accumulators' size follows from the file's numbers: the file must hold their data before

@@ -63,7 +63,7 @@ TextRunFile text_run_header(const nlohmann::json& json, const std::string& sourc
   const auto& model = json_field(json, "model", source);
   file.model_path = json_typed<std::string>(model, "path", source + ": model");
   file.model_config = json_field(model, "config", source + ": model");
-  BertConfig::from_json(file.model_config, source + ": model.config");  // checked here, used by the caller
+  ModelConfig::from_json(file.model_config, source + ": model.config");  // checked here, used by the caller
   file.device = json_typed<std::string>(json, "device", source);
   file.text = json_typed<std::string>(json, "text", source);
   file.max_length = json_typed<size_t>(json, "max_length", source);
@@ -84,7 +84,7 @@ TextRunFile text_run_from_v1_json(const nlohmann::json& json, const std::string&
   if (json_typed<int>(json, "version", source) != 1) throw Error(source + ": not a version 1 result");
   TextRunFile file = text_run_header(json, source);
   file.version = 1;
-  const BertConfig config = BertConfig::from_json(file.model_config, source + ": model.config");
+  const ModelConfig config = ModelConfig::from_json(file.model_config, source + ": model.config");
   const Encoding& e = file.run.encoding;
   const int64_t n = static_cast<int64_t>(e.tokens.size()), L = config.num_layers, H = config.num_heads, d = config.head_dim();
   const auto& layers = json_field(json, "layers", source);

@@ -107,7 +107,7 @@ using TensorSource = std::function<at::Tensor(const std::string& name, const at:
 TextRunFile from_document(const nlohmann::json& doc, const TensorSource& tensor, const std::string& source) {
   TextRunFile file = text_run_header(doc, source);
   file.version = kVersion;
-  const BertConfig config = BertConfig::from_json(file.model_config, source + ": model.config");
+  const ModelConfig config = ModelConfig::from_json(file.model_config, source + ": model.config");
   file.captures = capture_set_by_name(json_typed<std::string>(doc, "captures", source));
   const int64_t n = static_cast<int64_t>(file.run.encoding.size()), L = config.num_layers, H = config.num_heads, d = config.head_dim();
   TextCaptures& c = file.run.captures;

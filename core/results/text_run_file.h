@@ -37,7 +37,7 @@ struct StoredAnalysis {
 
 struct TextRunFile {
   std::string model_path;
-  nlohmann::json model_config;  // as BertConfig::to_json
+  nlohmann::json model_config;  // as ModelConfig::to_json
   std::string device;           // e.g. "cpu float32"
   std::string text;
   size_t max_length = 0;

@@ -49,7 +49,7 @@ TEST(Lenses, RolloutByHand) {
 
 TEST(Lenses, MatchTheReferenceOnMiniLM) {
   for (const auto& c : test::golden("minilm_lenses.json")["cases"]) {
-    const TextRun run = test::minilm_checkpoint().run(c["text"].get<std::string>(), 128, true, true);
+    const TextRun run = test::minilm_checkpoint().run(c["text"].get<std::string>(), 128, {.lenses = true});
     ASSERT_EQ(run.encoding.ids(), c["ids"].get<std::vector<int64_t>>());
     const TextCaptures& t = run.captures;
     ASSERT_TRUE(t.value_norms.defined() && t.value_gram.defined());
@@ -66,7 +66,7 @@ TEST(Lenses, MatchTheReferenceOnMiniLM) {
 
 // The captured queries and keys make the captured attention: softmax_j(q_i . k_j / sqrt(d)) = A_ij.
 TEST(Lenses, QueriesAndKeysMakeTheAttention) {
-  const TextRun run = test::minilm_checkpoint().run("The keeper lit the lamp. The lamp shone.", 128, true, true);
+  const TextRun run = test::minilm_checkpoint().run("The keeper lit the lamp. The lamp shone.", 128, {.lenses = true});
   const TextCaptures& t = run.captures;
   ASSERT_TRUE(t.queries.defined() && t.keys.defined());
   const at::Tensor scores = at::matmul(t.queries, t.keys.transpose(-1, -2)) / std::sqrt(static_cast<double>(t.head_dim));
@@ -122,7 +122,7 @@ namespace {
 
 // The rollout option: through the norm-based layer maps instead of the mean attention.
 TEST(Lenses, RolloutThroughTheNormBasedMaps) {
-  const TextRun run = test::minilm_checkpoint().run("The keeper lit the lamp. The lamp shone.", 128, true, true);
+  const TextRun run = test::minilm_checkpoint().run("The keeper lit the lamp. The lamp shone.", 128, {.lenses = true});
   const TextAnalysis a = analyze_text(run.encoding, run.captures, {});
   const AnalyzedTextView view{run.encoding, run.captures, a};
   const at::Tensor of_norm = attention_rollout(layer_norm_based_attention(run.captures.attention, run.captures.value_gram));

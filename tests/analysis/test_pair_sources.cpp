@@ -89,7 +89,7 @@ TEST_F(PairSources, MapsAreNeededWhenNotTakenFromTheCaptures) {
   s.pairs_from = PairInput::Attention;
   const at::Tensor columns = c_.attention.sum(-2);
   EXPECT_THROW(analyze_text(e_, c_.head_outputs, columns, s), Error);
-  EXPECT_NO_THROW(analyze_text(e_, c_.head_outputs, columns, s, true, {}, pair_maps(c_, s.pairs_from)));
+  EXPECT_NO_THROW(analyze_text(e_, c_.head_outputs, columns, s, {}, pair_maps(c_, s.pairs_from)));
 }
 
 TEST(PairSourcesOnMiniLM, RolloutPairsAreTheLayersForEveryHeadAndAttentionPairsDifferFromS) {

@@ -124,7 +124,7 @@ TEST_F(CorpusRun, HostAndTensorOperationsAgree) {
     std::vector<TextAnalysis> analyses;
     const std::vector<Encoding> batch(windows.begin() + static_cast<std::ptrdiff_t>(first), windows.begin() + static_cast<std::ptrdiff_t>(first + 3));
     for (const Encoding& e : batch) ids.push_back(e.ids());
-    const BatchCaptures captures = checkpoint_->model().forward(ids, true);
+    const BatchCaptures captures = checkpoint_->model().forward(ids);
     for (size_t i = 0; i < batch.size(); ++i) analyses.push_back(analyze_text(batch[i], text_captures(captures, i, true), options_.settings));
     host.add_batch(captures, analyses);
     ops.add_batch_with_tensor_ops(captures, analyses);

@@ -192,7 +192,7 @@ void expect_thumbnails_are_pooled_maps(const AnalyzedTextView& text, const Figur
 // With the lenses' captures, which the norm-based maps need.
 Analysed analysed_with_lenses(const std::string& text, size_t max_length) {
   Analysed a;
-  a.run = test::minilm_checkpoint().run(text, max_length, true, true);
+  a.run = test::minilm_checkpoint().run(text, max_length, {.lenses = true});
   a.analysis = analyze_text(a.run.encoding, a.run.captures, AnalysisSettings{});
   return a;
 }

@@ -10,7 +10,7 @@ namespace {
 
 std::string config_error(nlohmann::json json) {
   try {
-    BertConfig::from_json(json, "config.json");
+    ModelConfig::from_json(json, "config.json");
   } catch (const Error& e) {
     return e.what();
   }
@@ -18,18 +18,18 @@ std::string config_error(nlohmann::json json) {
 }
 
 TEST(Config, ReadsTheArchitecture) {
-  const BertConfig c = BertConfig::from_json(test::tiny_bert_config({}), "config.json");
+  const ModelConfig c = ModelConfig::from_json(test::tiny_bert_config({}), "config.json");
   EXPECT_EQ(c.num_layers, 2);
   EXPECT_EQ(c.num_heads, 2);
   EXPECT_EQ(c.hidden_size, 8);
   EXPECT_EQ(c.head_dim(), 4);
   EXPECT_EQ(c.max_positions, 16);
   EXPECT_EQ(c.activation, Activation::GeluErf);
-  EXPECT_EQ(BertConfig::from_json(c.to_json(), "x").to_json(), c.to_json());
+  EXPECT_EQ(ModelConfig::from_json(c.to_json(), "x").to_json(), c.to_json());
 }
 
 TEST(Config, TheRealMiniLMConfig) {
-  const BertConfig c = BertConfig::load(test::minilm_dir() / "config.json");
+  const ModelConfig c = ModelConfig::load(test::minilm_dir() / "config.json");
   EXPECT_EQ(c.num_layers, 6);
   EXPECT_EQ(c.num_heads, 12);
   EXPECT_EQ(c.hidden_size, 384);
@@ -55,10 +55,10 @@ TEST(Config, BadConfigsNameTheProblem) {
 
 TEST(Config, FilesThatAreMissingOrNotJson) {
   const test::TempDir dir;
-  EXPECT_THROW(BertConfig::load(dir / "config.json"), Error);
+  EXPECT_THROW(ModelConfig::load(dir / "config.json"), Error);
   test::write_text(dir / "config.json", "{ not json");
   try {
-    BertConfig::load(dir / "config.json");
+    ModelConfig::load(dir / "config.json");
     FAIL();
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("not valid JSON"), std::string::npos);

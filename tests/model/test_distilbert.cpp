@@ -17,15 +17,15 @@ namespace {
 const std::filesystem::path kDir = test::golden_dir() / "tiny_distilbert";
 
 TEST(DistilBert, ConfigIsReadAndWrittenInItsOwnKeys) {
-  const BertConfig c = BertConfig::load(kDir / "config.json");
-  EXPECT_EQ(c.architecture, Architecture::DistilBert);
+  const ModelConfig c = ModelConfig::load(kDir / "config.json");
+  EXPECT_EQ(c.architecture->family, "distilbert");
   EXPECT_EQ(c.hidden_size, 32);
   EXPECT_EQ(c.num_layers, 2);
   EXPECT_EQ(c.num_heads, 4);
   EXPECT_EQ(c.intermediate_size, 40);
   EXPECT_EQ(c.type_vocab_size, 0);
-  const BertConfig again = BertConfig::from_json(c.to_json(), "again");
-  EXPECT_EQ(again.architecture, Architecture::DistilBert);
+  const ModelConfig again = ModelConfig::from_json(c.to_json(), "again");
+  EXPECT_EQ(again.architecture->family, "distilbert");
   EXPECT_EQ(again.intermediate_size, 40);
 }
 

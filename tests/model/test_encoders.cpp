@@ -10,7 +10,7 @@
 #include <functional>
 
 #include "base/error.h"
-#include "model/bert_model.h"
+#include "model/transformer.h"
 #include "model/checkpoint.h"
 #include "model/config.h"
 #include "support/nested_tensor.h"
@@ -42,7 +42,7 @@ void expect_case(const TextCaptures& got, const nlohmann::json& expected, const 
 }
 
 TEST_P(Encoder, MatchesTransformersAloneAndBatchedWithPadding) {
-  const auto model = BertModel::load(dir(), test::test_device());
+  const auto model = Transformer::load(dir(), test::test_device());
   const nlohmann::json expected = test::read_json(dir() / "expected.json");
   std::vector<std::vector<int64_t>> batch;
   for (const auto& c : expected["cases"]) {
@@ -51,7 +51,7 @@ TEST_P(Encoder, MatchesTransformersAloneAndBatchedWithPadding) {
     const BatchCaptures alone = model->forward({ids});
     expect_case(text_captures(alone, 0, true), c, GetParam() + " alone, " + std::to_string(ids.size()) + " tokens");
     // As the explorer runs it: checking between the slices of its products.
-    const BatchCaptures checked = model->forward({ids}, true, BertModel::LastLayer::Complete, [] { return true; });
+    const BatchCaptures checked = model->forward({ids}, {.last_layer = LastLayer::Complete, .keep_going = [] { return true; }});
     expect_case(text_captures(checked, 0, true), c, GetParam() + " with checks, " + std::to_string(ids.size()) + " tokens");
   }
   const BatchCaptures together = model->forward(batch);
@@ -99,26 +99,26 @@ TEST(WholeCheckpoint, ATokenizerLargerThanTheEmbeddingsIsRefused) {
 }
 
 TEST(EncoderConfig, EachArchitectureIsReadFromItsOwnKeys) {
-  const auto load = [](const char* name) { return BertConfig::load(test::golden_dir() / "encoders" / name / "config.json"); };
-  const BertConfig roberta = load("roberta");
-  EXPECT_EQ(roberta.architecture, Architecture::Roberta);
+  const auto load = [](const char* name) { return ModelConfig::load(test::golden_dir() / "encoders" / name / "config.json"); };
+  const ModelConfig roberta = load("roberta");
+  EXPECT_EQ(roberta.architecture->family, "roberta");
   EXPECT_EQ(roberta.position_offset, 2);
   EXPECT_EQ(roberta.max_tokens(), 38);
   EXPECT_EQ(load("xlm-roberta").model_type, "xlm-roberta");
   EXPECT_EQ(load("xlm-roberta").activation, Activation::GeluTanh);
   EXPECT_EQ(load("electra").embedding_width(), 16);
-  const BertConfig albert = load("albert-groups");
+  const ModelConfig albert = load("albert-groups");
   EXPECT_EQ(albert.num_layers, 8);  // 4 runs through 2 groups of 2 inner layers each
   EXPECT_EQ(albert.weight_groups, 2);
-  const BertConfig modern = load("modernbert");
-  EXPECT_EQ(modern.architecture, Architecture::ModernBert);
+  const ModelConfig modern = load("modernbert");
+  EXPECT_EQ(modern.architecture->family, "modernbert");
   EXPECT_EQ(modern.rotary.local, (std::vector<bool>{false, true, true, false}));
   EXPECT_EQ(modern.rotary.local_window, 4);
   EXPECT_EQ(modern.rotary.global_theta, 160000.0);
   EXPECT_FALSE(modern.norm_bias);
   // Written back as read, so result files and corpus runs keep the architecture.
-  EXPECT_EQ(BertConfig::from_json(modern.to_json(), "again").rotary.local, modern.rotary.local);
-  EXPECT_EQ(BertConfig::from_json(albert.to_json(), "again").num_layers, 8);
+  EXPECT_EQ(ModelConfig::from_json(modern.to_json(), "again").rotary.local, modern.rotary.local);
+  EXPECT_EQ(ModelConfig::from_json(albert.to_json(), "again").num_layers, 8);
 }
 
 TEST(EncoderConfig, OlderModernBertKeysAndRefusals) {
@@ -127,13 +127,13 @@ TEST(EncoderConfig, OlderModernBertKeysAndRefusals) {
   j.erase("rope_parameters");
   j["global_attn_every_n_layers"] = 2;
   j["global_rope_theta"] = 80000.0;
-  const BertConfig older = BertConfig::from_json(j, "config.json");
+  const ModelConfig older = ModelConfig::from_json(j, "config.json");
   EXPECT_EQ(older.rotary.local, (std::vector<bool>{false, true, false, true}));
   EXPECT_EQ(older.rotary.global_theta, 80000.0);
   EXPECT_EQ(older.rotary.local_theta, 10000.0);
   const auto error = [](const nlohmann::json& bad) {
     try {
-      BertConfig::from_json(bad, "config.json");
+      ModelConfig::from_json(bad, "config.json");
     } catch (const Error& e) {
       return std::string(e.what());
     }
@@ -156,7 +156,7 @@ TEST(EncoderWeights, AMissingTensorNamesItAndThePrefixTried) {
   config["embedding_size"] = 32;  // the file's embeddings are 16 wide
   test::write_text(tmp / "config.json", config.dump());
   try {
-    BertModel::load(tmp.path(), test::test_device());
+    Transformer::load(tmp.path(), test::test_device());
     FAIL() << "a mismatched embedding width loaded";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("has shape [96, 16], expected [96, 32]"), std::string::npos) << e.what();

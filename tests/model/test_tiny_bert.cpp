@@ -34,9 +34,9 @@ void expect_matches_reference(const test::TinyBertSpec& spec, const TextCaptures
   EXPECT_LT(max_difference(c.hidden_states[spec.layers], ref.last_hidden), 1e-4);
 }
 
-std::shared_ptr<const BertModel> load_tiny(const test::TempDir& dir, const test::TinyBertSpec& spec) {
+std::shared_ptr<const Transformer> load_tiny(const test::TempDir& dir, const test::TinyBertSpec& spec) {
   test::write_tiny_bert(dir.path(), spec);
-  return BertModel::load(dir.path(), test::test_device());
+  return Transformer::load(dir.path(), test::test_device());
 }
 
 TEST(TinyBert, ForwardMatchesThePlainDefinition) {
@@ -112,7 +112,7 @@ TEST(TinyBert, StoppingAtTheLastHeadOutputsKeepsEveryCapture) {
   const test::TempDir dir;
   const auto model = load_tiny(dir, {});
   const std::vector<std::vector<int64_t>> texts = {kIds, {2, 12, 7, 3}};
-  const BatchCaptures whole = model->forward(texts), cut = model->forward(texts, true, BertModel::LastLayer::HeadOutputsOnly);
+  const BatchCaptures whole = model->forward(texts), cut = model->forward(texts, {.last_layer = LastLayer::HeadOutputsOnly});
   ASSERT_EQ(cut.attention.size(), whole.attention.size());
   for (size_t l = 0; l < whole.attention.size(); ++l) {
     EXPECT_TRUE(at::equal(cut.attention[l], whole.attention[l]));
@@ -120,7 +120,7 @@ TEST(TinyBert, StoppingAtTheLastHeadOutputsKeepsEveryCapture) {
   }
   ASSERT_EQ(cut.hidden_states.size(), whole.hidden_states.size() - 1);  // all but the last layer's output
   for (size_t l = 0; l < cut.hidden_states.size(); ++l) EXPECT_TRUE(at::equal(cut.hidden_states[l], whole.hidden_states[l]));
-  EXPECT_THROW(model->forward(texts, false, BertModel::LastLayer::HeadOutputsOnly), Error);
+  EXPECT_THROW(model->forward(texts, {.capture = false, .last_layer = LastLayer::HeadOutputsOnly}), Error);
 }
 
 // A run made stale by a newer request stops at its next check, so the explorer's next run starts
@@ -131,11 +131,11 @@ TEST(TinyBert, AStaleRunStopsAtTheNextOfFourChecksALayer) {
   const auto model = load_tiny(dir, {});
   const auto layers = static_cast<int>(model->config().num_layers);
   int checks = 0;
-  model->forward({kIds}, true, BertModel::LastLayer::Complete, [&] { return ++checks > 0; });
+  model->forward({kIds}, {.last_layer = LastLayer::Complete, .keep_going = [&] { return ++checks > 0; }});
   EXPECT_EQ(checks, 4 * layers);
   for (int allowed : {0, 1, 2, 4}) {
     int asked = 0;
-    EXPECT_THROW(model->forward({kIds}, true, BertModel::LastLayer::Complete, [&] { return asked++ < allowed; }), Cancelled);
+    EXPECT_THROW(model->forward({kIds}, {.last_layer = LastLayer::Complete, .keep_going = [&] { return asked++ < allowed; }}), Cancelled);
     EXPECT_EQ(asked, allowed + 1) << "nothing more is computed once a check says stop";
   }
 }
@@ -144,7 +144,7 @@ TEST(TinyBert, PlainForwardAgreesWithCapturingForward) {
   const test::TempDir dir;
   const auto model = load_tiny(dir, {});
   const std::vector<std::vector<int64_t>> texts = {kIds, {2, 12, 7, 3}};
-  const BatchCaptures captured = model->forward(texts, true), plain = model->forward(texts, false);
+  const BatchCaptures captured = model->forward(texts), plain = model->forward(texts, {.capture = false});
   EXPECT_TRUE(plain.attention.empty());
   for (int64_t b = 0; b < 2; ++b) {
     const int64_t n = captured.lengths[static_cast<size_t>(b)];
@@ -225,7 +225,7 @@ TEST(TinyBert, ACheckpointRunStoppedAtTheLastHeadOutputsKeepsTheMapsAndNoHiddenS
   const auto checkpoint = Checkpoint::load(dir.path(), test::test_device());
   const Encoding encoding = checkpoint->encode("The cat sat on the mat.", 16);
   const TextRun whole = checkpoint->run("The cat sat on the mat.", 16);
-  const TextRun cut = std::move(checkpoint->run({encoding}, true, {}, false, BertModel::LastLayer::HeadOutputsOnly).front());
+  const TextRun cut = std::move(checkpoint->run({encoding}, {.last_layer = LastLayer::HeadOutputsOnly}).front());
   EXPECT_TRUE(at::equal(cut.captures.attention, whole.captures.attention));
   EXPECT_TRUE(at::equal(cut.captures.head_outputs, whole.captures.head_outputs));
   EXPECT_TRUE(whole.captures.hidden_states.defined());

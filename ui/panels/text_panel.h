@@ -18,7 +18,7 @@ struct TextPanelResult {
 class TextPanel {
  public:
   explicit TextPanel(std::string examples_dir);
-  // `busy`: a run is under way (shown as a spinner).
+  // `busy`: a run is under way (said in words, not animated: see text_panel.cpp).
   TextPanelResult draw(Settings& settings, const ModelStatus& model, const AnalysisSnapshot* shown, const AnalysisSnapshot* latest,
                        bool busy);
   // Reads a UTF-8 text file into the editor (one undo step); false with a message on failure.

@@ -1,6 +1,7 @@
 #pragma once
-// The encoder in libtorch (BERT and the architectures config.h reads), run under inference mode
-// on a padded batch of token ids. Immutable once loaded (but for a cache of products of its own
+// The one transformer forward in libtorch, for every architecture (model/architecture.h: the
+// forward reads the description's traits, never the family's name), run under inference mode on a
+// padded batch of token ids. Immutable once loaded (but for a cache of products of its own
 // weights, filled once under std::call_once), so threads may share one model.
 #include <filesystem>
 #include <functional>
@@ -8,36 +9,43 @@
 #include <mutex>
 #include <vector>
 
-#include "model/bert_weights.h"
+#include "model/transformer_weights.h"
 #include "model/captures.h"
 #include "model/config.h"
 #include "model/device.h"
 
 namespace attnscope {
 
-class BertModel {
+// How far the last layer runs. Whoever reads only the captures (the analysis, a corpus run) can
+// stop it at its head outputs: its output projection and feed-forward block, most of a layer's
+// work, are skipped, and hidden_states then holds L entries (the embeddings and layers 1 .. L - 1).
+enum class LastLayer { Complete, HeadOutputsOnly };
+
+// Asked before each layer and between the slices its products are then cut into (about 2 ms of
+// work each on two CPU cores): false abandons the pass (attnscope::Cancelled is thrown), so a run
+// made stale by a newer request stops within a slice, not a layer.
+using KeepGoing = std::function<bool()>;
+
+struct ForwardOptions {
+  // Keep the attention maps and head outputs of every layer; without, attention runs fused.
+  bool capture = true;
+  // With capture, also what the norm-based lens and the query/key view need
+  // (BatchCaptures::all_value_norms, all_value_gram, all_queries, all_keys).
+  bool lenses = false;
+  LastLayer last_layer = LastLayer::Complete;  // HeadOutputsOnly needs capture
+  KeepGoing keep_going;
+};
+
+class Transformer {
  public:
-  BertModel(BertConfig config, BertWeights weights, ComputeDevice device);
+  Transformer(ModelConfig config, TransformerWeights weights, ComputeDevice device);
   // config.json + model.safetensors of a checkpoint folder.
-  static std::shared_ptr<const BertModel> load(const std::filesystem::path& dir, const ComputeDevice& device);
+  static std::shared_ptr<const Transformer> load(const std::filesystem::path& dir, const ComputeDevice& device);
 
-  // How far the last layer runs. Whoever reads only the captures (a corpus run) can stop it at
-  // its head outputs: its output projection and feed-forward block, most of a layer's work, are
-  // skipped, and hidden_states then holds L entries (the embeddings and layers 1 .. L - 1).
-  enum class LastLayer { Complete, HeadOutputsOnly };
+  // ids: one list of token ids per text (each at most max_positions long).
+  BatchCaptures forward(const std::vector<std::vector<int64_t>>& ids, const ForwardOptions& options = {}) const;
 
-  // Asked before each layer and between the slices its products are then cut into (about 2 ms of
-  // work each on two CPU cores): false abandons the pass (attnscope::Cancelled is thrown), so a run
-  // made stale by a newer request stops within a slice, not a layer.
-  using KeepGoing = std::function<bool()>;
-
-  // ids: one list of token ids per text (each at most max_positions long). With `capture`,
-  // the attention maps and head outputs of every layer are kept; without, attention runs fused.
-  // With `lenses` (and `capture`), also what the norm-based lens needs (BatchCaptures::all_value_norms).
-  BatchCaptures forward(const std::vector<std::vector<int64_t>>& ids, bool capture = true, LastLayer last = LastLayer::Complete,
-                        const KeepGoing& keep_going = {}, bool lenses = false) const;
-
-  const BertConfig& config() const { return config_; }
+  const ModelConfig& config() const { return config_; }
   const ComputeDevice& device() const { return device_; }
 
  private:
@@ -55,6 +63,7 @@ class BertModel {
   at::Tensor attend(const LayerWeights& w, const at::Tensor& x, const at::Tensor& mask, BatchCaptures* keep, const Rotary* rotary,
                     const KeepGoing& keep_going) const;
   at::Tensor finish(const LayerWeights& w, const at::Tensor& context, const at::Tensor& x, const KeepGoing& keep_going) const;
+  at::Tensor feed_forward(const LayerWeights& w, const at::Tensor& x, const KeepGoing& keep_going) const;
   // f_h(x_j) = v_j^h W_O^h of every head and token of layer l, kept as norms and per-token Gram
   // matrices in `keep` (v_t: the values as attend computed them, [B * H, d, n]).
   void keep_value_vectors(const at::Tensor& v_t, int64_t l, BatchCaptures& keep) const;
@@ -65,8 +74,8 @@ class BertModel {
   const std::vector<at::Tensor>& output_products() const;
   at::Tensor activate(at::Tensor x) const;  // in place
 
-  BertConfig config_;
-  BertWeights weights_;
+  ModelConfig config_;
+  TransformerWeights weights_;
   ComputeDevice device_;
   mutable std::once_flag output_products_made_;
   mutable std::vector<at::Tensor> output_products_;

@@ -1,9 +1,10 @@
 #pragma once
-// An encoder's weights, loaded from model.safetensors under its architecture's names, checked
-// against the config, and placed on the compute device. The query, key and value projections are
-// fused into one matrix, grouped by head, so a layer's projections are a single matrix product.
-// Tensors a architecture lacks stay undefined (no biases in ModernBERT, no norm before its first
-// layer's attention); ALBERT's shared layers are the same tensors listed once per layer run.
+// A transformer's weights, loaded from model.safetensors under the names its architecture's
+// description gives (model/architecture.h), checked against the config, and placed on the compute
+// device. The query, key and value projections are fused into one matrix, grouped by head, so a
+// layer's projections are a single matrix product. Tensors an architecture lacks stay undefined (no
+// biases in ModernBERT, no norm before its first layer's attention); shared layers (ALBERT) are the
+// same tensors listed once per layer run.
 #include <ATen/core/Tensor.h>
 
 #include <vector>
@@ -23,7 +24,7 @@ struct LayerWeights {
   at::Tensor ffn_norm_weight, ffn_norm_bias;  // ModernBERT: the norm before the feed-forward block
 };
 
-struct BertWeights {
+struct TransformerWeights {
   at::Tensor word_embeddings, position_embeddings, token_type_embeddings;
   at::Tensor embed_norm_weight, embed_norm_bias;
   at::Tensor embed_project_weight, embed_project_bias;  // ELECTRA, ALBERT: embedding width to hidden size
@@ -33,6 +34,6 @@ struct BertWeights {
 
 // Tensor names are taken with or without the architecture's prefix ("bert.", "roberta.", "model.",
 // ...), LayerNorm as weight/bias or the older gamma/beta; task heads (cls.*, pooler) are ignored.
-BertWeights load_bert_weights(const SafetensorsFile& file, const BertConfig& config, const ComputeDevice& device);
+TransformerWeights load_weights(const SafetensorsFile& file, const ModelConfig& config, const ComputeDevice& device);
 
 }  // namespace attnscope

@@ -1,4 +1,4 @@
-#include "model/bert_model.h"
+#include "model/transformer.h"
 
 #include <ATen/ATen.h>
 #include <c10/core/InferenceMode.h>
@@ -13,19 +13,19 @@
 
 namespace attnscope {
 
-BertModel::BertModel(BertConfig config, BertWeights weights, ComputeDevice device)
+Transformer::Transformer(ModelConfig config, TransformerWeights weights, ComputeDevice device)
     : config_(config), weights_(std::move(weights)), device_(device) {
   ask_for_reproducible_products();  // before the first forward's first product
 }
 
-std::shared_ptr<const BertModel> BertModel::load(const std::filesystem::path& dir, const ComputeDevice& device) {
-  const BertConfig config = BertConfig::load(dir / "config.json");
+std::shared_ptr<const Transformer> Transformer::load(const std::filesystem::path& dir, const ComputeDevice& device) {
+  const ModelConfig config = ModelConfig::load(dir / "config.json");
   const auto weights_file = dir / "model.safetensors";
   if (!std::filesystem::exists(weights_file))
     throw Error(weights_file.string() + ": missing (attnscope reads the weights from model.safetensors)");
   const SafetensorsFile file(weights_file);
   c10::InferenceMode guard;
-  return std::make_shared<const BertModel>(config, load_bert_weights(file, config, device), device);
+  return std::make_shared<const Transformer>(config, load_weights(file, config, device), device);
 }
 
 namespace {
@@ -50,13 +50,13 @@ constexpr double kSliceFlops = 2.5e8;
 constexpr int64_t kSliceMultiple = 64;  // slices of whole vector registers' widths
 
 // A run made stale by a newer request ends here (attnscope::Cancelled); without keep_going, never.
-void stop_if_stale(const BertModel::KeepGoing& keep_going) {
+void stop_if_stale(const KeepGoing& keep_going) {
   if (keep_going && !keep_going()) throw Cancelled();
 }
 
 // Runs product(first, count) over [0, total) in slices of about kSliceFlops, checking between
 // them; without keep_going (corpus runs, the command line), in one piece.
-void in_slices(int64_t total, double flops_each, const BertModel::KeepGoing& keep_going, const std::function<void(int64_t, int64_t)>& product) {
+void in_slices(int64_t total, double flops_each, const KeepGoing& keep_going, const std::function<void(int64_t, int64_t)>& product) {
   int64_t step = total;
   if (keep_going) {
     const auto slices = static_cast<int64_t>(std::ceil(static_cast<double>(total) * flops_each / kSliceFlops));
@@ -71,7 +71,7 @@ void in_slices(int64_t total, double flops_each, const BertModel::KeepGoing& kee
 
 // x [.., K] times weight^T [K, N] plus bias (when defined), as at::linear; with keep_going, in
 // slices of the N outputs with a check between them.
-at::Tensor linear(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias, const BertModel::KeepGoing& keep_going) {
+at::Tensor linear(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias, const KeepGoing& keep_going) {
   if (!keep_going) return at::linear(x, weight, bias);
   const int64_t K = weight.size(1), N = weight.size(0);
   const at::Tensor rows = x.reshape({-1, K});
@@ -94,7 +94,7 @@ at::Tensor rotate_half_rows(const at::Tensor& t) {  // [.., d, n]: (x1, x2) -> (
 
 }  // namespace
 
-at::Tensor BertModel::embed(const at::Tensor& ids, const at::Tensor& positions) const {
+at::Tensor Transformer::embed(const at::Tensor& ids, const at::Tensor& positions) const {
   const int64_t n = ids.size(1);
   at::Tensor x = at::embedding(weights_.word_embeddings, ids);
   if (positions.defined()) x = x + at::embedding(weights_.position_embeddings, positions);
@@ -105,9 +105,9 @@ at::Tensor BertModel::embed(const at::Tensor& ids, const at::Tensor& positions) 
   return x;
 }
 
-// ModernBERT's rotary tables for n positions and a base: cos and sin as [d, n], the layout of the
+// Rotary tables for n positions and a base: cos and sin as [d, n], the layout of the
 // transposed queries and keys they multiply.
-BertModel::Rotary BertModel::rotary_tables(int64_t n, double theta) const {
+Transformer::Rotary Transformer::rotary_tables(int64_t n, double theta) const {
   const int64_t d = config_.head_dim();
   const auto f32 = at::TensorOptions().dtype(at::kFloat);
   const at::Tensor inv_freq = 1.0 / at::pow(theta, at::arange(0, d, 2, f32) / static_cast<double>(d));
@@ -116,7 +116,7 @@ BertModel::Rotary BertModel::rotary_tables(int64_t n, double theta) const {
   return {angles.cos().to(device_.device, device_.dtype), angles.sin().to(device_.device, device_.dtype)};
 }
 
-at::Tensor BertModel::activate(at::Tensor x) const {
+at::Tensor Transformer::activate(at::Tensor x) const {
   switch (config_.activation) {
     case Activation::GeluErf: return at::gelu_(x);
     case Activation::GeluTanh: return at::gelu_(x, "tanh");
@@ -125,11 +125,11 @@ at::Tensor BertModel::activate(at::Tensor x) const {
   return x;
 }
 
-at::Tensor BertModel::attend(const LayerWeights& w, const at::Tensor& x, const at::Tensor& mask, BatchCaptures* keep, const Rotary* rotary,
+at::Tensor Transformer::attend(const LayerWeights& w, const at::Tensor& x, const at::Tensor& mask, BatchCaptures* keep, const Rotary* rotary,
                              const KeepGoing& keep_going) const {
   const int64_t B = x.size(0), n = x.size(1), H = config_.num_heads, d = config_.head_dim(), D = config_.hidden_size;
-  // ModernBERT normalises before attending (its first layer does not).
-  const at::Tensor input = config_.architecture == Architecture::ModernBert && w.attn_norm_weight.defined()
+  // A pre-norm layer normalises before attending (where it has that norm: ModernBERT's first does not).
+  const at::Tensor input = config_.architecture->norm == NormPlacement::Pre && w.attn_norm_weight.defined()
                                ? at::layer_norm(x, {D}, w.attn_norm_weight, w.attn_norm_bias, config_.layer_norm_eps)
                                : x;
   // The projection computed transposed, [B, 3D, n], is per head [3, d, n]: q^T, k^T and v^T are
@@ -177,7 +177,7 @@ at::Tensor BertModel::attend(const LayerWeights& w, const at::Tensor& x, const a
   return context;
 }
 
-const std::vector<at::Tensor>& BertModel::output_products() const {
+const std::vector<at::Tensor>& Transformer::output_products() const {
   std::call_once(output_products_made_, [this] {
     for (const LayerWeights& w : weights_.layers) {
       const at::Tensor w_o = w.attn_out_weight.to(at::kFloat);
@@ -187,50 +187,61 @@ const std::vector<at::Tensor>& BertModel::output_products() const {
   return output_products_;
 }
 
-void BertModel::keep_value_vectors(const at::Tensor& v_t, int64_t l, BatchCaptures& keep) const {
+void Transformer::keep_value_vectors(const at::Tensor& v_t, int64_t l, BatchCaptures& keep) const {
   const int64_t H = config_.num_heads, d = config_.head_dim(), n = v_t.size(2), B = v_t.size(0) / H;
   value_gram_into(output_products()[static_cast<size_t>(l)], v_t.view({B, H, d, n}), keep.all_value_gram[l], keep.all_value_norms[l]);
 }
 
-at::Tensor BertModel::finish(const LayerWeights& w, const at::Tensor& context, const at::Tensor& x, const KeepGoing& keep_going) const {
+at::Tensor Transformer::finish(const LayerWeights& w, const at::Tensor& context, const at::Tensor& x, const KeepGoing& keep_going) const {
   const int64_t B = x.size(0), n = x.size(1), D = config_.hidden_size;
   // Residual sums and the activation are done in place on the fresh products: no extra tensors
   // of activations to allocate and write.
   const at::Tensor merged = context.transpose(1, 2).reshape({B, n, D});
-  if (config_.architecture == Architecture::ModernBert) {
-    // Pre-norm residual blocks; the feed-forward block is a GeGLU: act(input) * gate.
-    const at::Tensor attended = at::linear(merged, w.attn_out_weight, w.attn_out_bias).add_(x);
-    const at::Tensor normed = at::layer_norm(attended, {D}, w.ffn_norm_weight, w.ffn_norm_bias, config_.layer_norm_eps);
-    stop_if_stale(keep_going);
-    const auto parts = linear(normed, w.ffn_in_weight, w.ffn_in_bias, keep_going).chunk(2, -1);
-    const at::Tensor inner = activate(parts[0].contiguous()).mul_(parts[1]);
-    stop_if_stale(keep_going);
-    return linear(inner, w.ffn_out_weight, w.ffn_out_bias, keep_going).add_(attended);
+  const at::Tensor projected = at::linear(merged, w.attn_out_weight, w.attn_out_bias).add_(x);
+  const auto norm = [&](const at::Tensor& t, const at::Tensor& weight, const at::Tensor& bias) {
+    return at::layer_norm(t, {D}, weight, bias, config_.layer_norm_eps);
+  };
+  if (config_.architecture->norm == NormPlacement::Pre) {  // each block's input normalised, its residual sum not
+    const at::Tensor normed = norm(projected, w.ffn_norm_weight, w.ffn_norm_bias);
+    return feed_forward(w, normed, keep_going).add_(projected);
   }
-  const at::Tensor attended = at::layer_norm(at::linear(merged, w.attn_out_weight, w.attn_out_bias).add_(x), {D},
-                                             w.attn_norm_weight, w.attn_norm_bias, config_.layer_norm_eps);
-  stop_if_stale(keep_going);
-  const at::Tensor inner = activate(linear(attended, w.ffn_in_weight, w.ffn_in_bias, keep_going));
-  stop_if_stale(keep_going);
-  return at::layer_norm(linear(inner, w.ffn_out_weight, w.ffn_out_bias, keep_going).add_(attended), {D}, w.ffn_norm_weight,
-                        w.ffn_norm_bias, config_.layer_norm_eps);
+  const at::Tensor attended = norm(projected, w.attn_norm_weight, w.attn_norm_bias);
+  return norm(feed_forward(w, attended, keep_going).add_(attended), w.ffn_norm_weight, w.ffn_norm_bias);
 }
 
-// ModernBERT's local layers: a key farther than local_window positions from the query is masked
+// The feed-forward block without its residual: act(x W_in) W_out, or for a gated block, whose
+// W_in makes two halves, (act(a) * b) W_out.
+at::Tensor Transformer::feed_forward(const LayerWeights& w, const at::Tensor& x, const KeepGoing& keep_going) const {
+  stop_if_stale(keep_going);
+  const at::Tensor in = linear(x, w.ffn_in_weight, w.ffn_in_bias, keep_going);
+  at::Tensor inner;
+  if (config_.architecture->feed_forward == FeedForward::Gated) {
+    const auto parts = in.chunk(2, -1);
+    inner = activate(parts[0].contiguous()).mul_(parts[1]);
+  } else {
+    inner = activate(in);
+  }
+  stop_if_stale(keep_going);
+  return linear(inner, w.ffn_out_weight, w.ffn_out_bias, keep_going);
+}
+
+// Local (sliding-window) layers: a key farther than local_window positions from the query is masked
 // out, on top of the padding mask when there is one. [B or 1, 1, n, n].
-at::Tensor BertModel::band_mask(int64_t n, const at::Tensor& padding) const {
+at::Tensor Transformer::band_mask(int64_t n, const at::Tensor& padding) const {
   const at::Tensor index = at::arange(n, at::kLong);
   const at::Tensor outside = (index.unsqueeze(0) - index.unsqueeze(1)).abs() > config_.rotary.local_window;
   at::Tensor band = at::zeros({n, n}, at::kFloat).masked_fill_(outside, lowest_value()).to(device_.device, device_.dtype).view({1, 1, n, n});
   return padding.defined() ? at::minimum(band, padding) : band;
 }
 
-double BertModel::lowest_value() const {
+double Transformer::lowest_value() const {
   return device_.dtype == at::kFloat ? std::numeric_limits<float>::lowest() : device_.dtype == at::kHalf ? -65504.0 : -3.38953139e38;
 }
 
-BatchCaptures BertModel::forward(const std::vector<std::vector<int64_t>>& ids, bool capture, LastLayer last, const KeepGoing& keep_going,
-                                 bool lenses) const {
+BatchCaptures Transformer::forward(const std::vector<std::vector<int64_t>>& ids, const ForwardOptions& options) const {
+  const bool capture = options.capture, lenses = options.lenses;
+  const LastLayer last = options.last_layer;
+  const KeepGoing& keep_going = options.keep_going;
   if (ids.empty()) throw Error("nothing to run: the batch is empty");
   if (last == LastLayer::HeadOutputsOnly && !capture) throw Error("a forward pass without captures needs its last layer complete");
   int64_t n = 0;
@@ -278,26 +289,25 @@ BatchCaptures BertModel::forward(const std::vector<std::vector<int64_t>>& ids, b
   const at::Tensor positions = config_.position_offset > 0 ? offset_positions(ids, n, config_.pad_token_id).to(device_.device) : at::Tensor();
   at::Tensor x = embed(device_ids, positions);
   out.hidden_states.push_back(x);
-  const bool modern = config_.architecture == Architecture::ModernBert;
+  const bool rotary = config_.architecture->positions == PositionScheme::Rotary;
   Rotary global, local;
-  at::Tensor local_mask;
-  if (modern) {
+  if (rotary) {
     global = rotary_tables(n, config_.rotary.global_theta);
     local = rotary_tables(n, config_.rotary.local_theta);
-    local_mask = band_mask(n, mask);
   }
+  const at::Tensor local_mask = config_.has_local_layers() ? band_mask(n, mask) : at::Tensor();
   for (size_t l = 0; l < weights_.layers.size(); ++l) {
     stop_if_stale(keep_going);
     const LayerWeights& w = weights_.layers[l];
-    const bool is_local = modern && config_.rotary.local[l];
-    const at::Tensor context =
-        attend(w, x, is_local ? local_mask : mask, capture ? &out : nullptr, modern ? (is_local ? &local : &global) : nullptr, keep_going);
+    const bool is_local = config_.is_local_layer(l);
+    const Rotary* positions = rotary ? (is_local ? &local : &global) : nullptr;
+    const at::Tensor context = attend(w, x, is_local ? local_mask : mask, capture ? &out : nullptr, positions, keep_going);
     if (last == LastLayer::HeadOutputsOnly && l + 1 == weights_.layers.size()) break;
     stop_if_stale(keep_going);
     x = finish(w, context, x, keep_going);
     out.hidden_states.push_back(x);
   }
-  if (weights_.final_norm_weight.defined() && out.hidden_states.size() > weights_.layers.size())  // ModernBERT's last output is normalised
+  if (weights_.final_norm_weight.defined() && out.hidden_states.size() > weights_.layers.size())  // a pre-norm family's last output is normalised
     out.hidden_states.back() = at::layer_norm(x, {config_.hidden_size}, weights_.final_norm_weight, weights_.final_norm_bias, config_.layer_norm_eps);
   return out;
 }

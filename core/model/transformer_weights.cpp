@@ -1,0 +1,188 @@
+#include "model/transformer_weights.h"
+
+#include <ATen/ATen.h>
+
+#include <cstring>
+
+#include "base/error.h"
+
+namespace attnscope {
+namespace {
+
+std::string shape_text(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+class WeightReader {
+ public:
+  WeightReader(const SafetensorsFile& file, const ComputeDevice& device, std::string prefix)
+      : file_(file), device_(device), prefix_(std::move(prefix)) {}
+
+  bool has(const std::string& name) const { return find(name) != nullptr; }
+
+  at::Tensor get(const std::string& name, const std::vector<int64_t>& shape) const {
+    const TensorInfo* info = find(name);
+    if (!info)
+      throw Error(file_.source() + ": tensor " + name + " is missing (looked for it with and without the \"" + prefix_ + "\" prefix)");
+    if (info->shape != shape)
+      throw Error(file_.source() + ": tensor " + info->name + " has shape " + shape_text(info->shape) + ", expected " + shape_text(shape));
+    return to_device(*info);
+  }
+
+ private:
+  const TensorInfo* find(const std::string& name) const {
+    for (const std::string& candidate : aliases(name)) {
+      if (const auto* t = file_.find(candidate)) return t;
+      if (const auto* t = file_.find(prefix_ + candidate)) return t;
+    }
+    return nullptr;
+  }
+
+  static std::vector<std::string> aliases(const std::string& name) {
+    std::vector<std::string> out{name};
+    const auto swap_suffix = [&](const std::string& from, const std::string& to) {
+      if (name.size() > from.size() && name.ends_with(from) && name.find("LayerNorm") != std::string::npos)
+        out.push_back(name.substr(0, name.size() - from.size()) + to);
+    };
+    swap_suffix(".weight", ".gamma");
+    swap_suffix(".bias", ".beta");
+    return out;
+  }
+
+  at::Tensor to_device(const TensorInfo& info) const {
+    at::ScalarType stored;
+    switch (info.dtype) {
+      case DType::F32: stored = at::kFloat; break;
+      case DType::F16: stored = at::kHalf; break;
+      case DType::BF16: stored = at::kBFloat16; break;
+      default:
+        throw Error(file_.source() + ": tensor " + info.name + " has dtype " + std::string(dtype_name(info.dtype)) +
+                    ", expected F32, F16 or BF16");
+    }
+    // Copy out of the map: the data need not be aligned for its type inside the file.
+    at::Tensor host = at::empty(info.shape, at::TensorOptions().dtype(stored));
+    const auto bytes = file_.data(info);
+    if (!bytes.empty()) std::memcpy(host.data_ptr(), bytes.data(), bytes.size());
+    return host.to(device_.device, device_.dtype).contiguous();
+  }
+
+  const SafetensorsFile& file_;
+  const ComputeDevice& device_;
+  std::string prefix_;
+};
+
+// A layer's prefix from the description's template: "{}" is the layer's number; shared layers
+// (ALBERT) name their group and their place in it.
+std::string layer_prefix(std::string name, int64_t index, int64_t group = 0) {
+  const auto put = [&](const std::string& slot, int64_t value) {
+    if (const auto at = name.find(slot); at != std::string::npos) name.replace(at, slot.size(), std::to_string(value));
+  };
+  put("{}", index);
+  put("{group}", group);
+  put("{inner}", index);
+  return name;
+}
+
+// One layer's tensors under the description's names (each name before ".weight" and ".bias").
+// Biases only where the config has them (ModernBERT may have none); a fused [q; k; v] matrix or
+// three; no norm before the first layer's attention where the description says so.
+LayerWeights load_layer(const WeightReader& r, const ModelConfig& c, const std::string& p, bool first) {
+  const LayerNames& n = c.architecture->layer;
+  const int64_t D = c.hidden_size, I = c.intermediate_size;
+  const int64_t ffn_in_rows = c.architecture->feed_forward == FeedForward::Gated ? 2 * I : I;  // gated: input and gate
+  const auto weight = [&](const char* name, const std::vector<int64_t>& shape) { return r.get(p + name + ".weight", shape); };
+  const auto bias = [&](const char* name, int64_t size, bool present) {
+    return present ? r.get(p + name + ".bias", {size}) : at::Tensor();
+  };
+  LayerWeights w;
+  if (*n.qkv) {
+    w.qkv_weight = weight(n.qkv, {3 * D, D});
+    w.qkv_bias = c.linear_bias ? bias(n.qkv, 3 * D, true) : at::zeros({3 * D}, w.qkv_weight.options());
+  } else {
+    w.qkv_weight = at::cat({weight(n.query, {D, D}), weight(n.key, {D, D}), weight(n.value, {D, D})});
+    w.qkv_bias = c.linear_bias ? at::cat({bias(n.query, D, true), bias(n.key, D, true), bias(n.value, D, true)})
+                               : at::zeros({3 * D}, w.qkv_weight.options());
+  }
+  w.attn_out_weight = weight(n.attention_out, {D, D});
+  w.attn_out_bias = bias(n.attention_out, D, c.linear_bias);
+  if (!first || c.architecture->first_layer_attention_norm) {
+    w.attn_norm_weight = weight(n.attention_norm, {D});
+    w.attn_norm_bias = bias(n.attention_norm, D, c.norm_bias);
+  }
+  w.ffn_in_weight = weight(n.ffn_in, {ffn_in_rows, D});
+  w.ffn_in_bias = bias(n.ffn_in, ffn_in_rows, c.linear_bias);
+  w.ffn_out_weight = weight(n.ffn_out, {D, I});
+  w.ffn_out_bias = bias(n.ffn_out, D, c.linear_bias);
+  w.ffn_norm_weight = weight(n.ffn_norm, {D});
+  w.ffn_norm_bias = bias(n.ffn_norm, D, c.norm_bias);
+  return w;
+}
+
+// Query, key and value rows regrouped head by head, [H, 3, d] rows: the fused projection then
+// leaves every head's q, k and v as plain matrices that the attention products read in place.
+void by_head(LayerWeights& w, const ModelConfig& c) {
+  const int64_t H = c.num_heads, d = c.head_dim(), D = c.hidden_size;
+  w.qkv_weight = w.qkv_weight.view({3, H, d, D}).transpose(0, 1).reshape({3 * D, D}).contiguous();
+  w.qkv_bias = w.qkv_bias.view({3, H, d}).transpose(0, 1).reshape({3 * D}).contiguous();
+}
+
+// Shared layers (ALBERT) run num_hidden_layers / num_hidden_groups times through each group in
+// turn, every time through all of the group's inner layers; the loaded layers are listed in that order.
+std::vector<LayerWeights> load_shared_layers(const WeightReader& r, const ModelConfig& c) {
+  std::vector<std::vector<LayerWeights>> groups(static_cast<size_t>(c.weight_groups));
+  for (int64_t g = 0; g < c.weight_groups; ++g)
+    for (int64_t j = 0; j < c.inner_layers; ++j) {
+      auto& group = groups[static_cast<size_t>(g)];
+      group.push_back(load_layer(r, c, layer_prefix(c.architecture->layer.layer, j, g), g == 0 && j == 0));
+      by_head(group.back(), c);
+    }
+  std::vector<LayerWeights> layers;
+  const int64_t runs = c.num_layers / c.inner_layers;
+  for (int64_t i = 0; i < runs; ++i) {
+    const auto g = static_cast<size_t>(static_cast<double>(i) / (static_cast<double>(runs) / static_cast<double>(c.weight_groups)));
+    for (const LayerWeights& layer : groups[g]) layers.push_back(layer);
+  }
+  return layers;
+}
+
+void load_embeddings(const WeightReader& r, const ModelConfig& c, TransformerWeights& w) {
+  const EmbeddingNames& n = c.architecture->embeddings;
+  const int64_t E = c.embedding_width();
+  const auto name = [](const char* base, const char* part) { return std::string(base) + "." + part; };
+  w.word_embeddings = r.get(name(n.words, "weight"), {c.vocab_size, E});
+  if (*n.positions) w.position_embeddings = r.get(name(n.positions, "weight"), {c.max_positions, E});
+  if (*n.token_types && c.type_vocab_size > 0) w.token_type_embeddings = r.get(name(n.token_types, "weight"), {c.type_vocab_size, E});
+  w.embed_norm_weight = r.get(name(n.norm, "weight"), {E});
+  if (c.norm_bias) w.embed_norm_bias = r.get(name(n.norm, "bias"), {E});
+  // Embeddings narrower than the hidden size are projected to it (ELECTRA, ALBERT; ALBERT's file
+  // has the projection even where the widths agree).
+  if (*n.project && (E != c.hidden_size || r.has(name(n.project, "weight")))) {
+    w.embed_project_weight = r.get(name(n.project, "weight"), {c.hidden_size, E});
+    w.embed_project_bias = r.get(name(n.project, "bias"), {c.hidden_size});
+  }
+  if (*n.final_norm) {
+    w.final_norm_weight = r.get(name(n.final_norm, "weight"), {E});
+    if (c.norm_bias) w.final_norm_bias = r.get(name(n.final_norm, "bias"), {E});
+  }
+}
+
+}  // namespace
+
+TransformerWeights load_weights(const SafetensorsFile& file, const ModelConfig& c, const ComputeDevice& device) {
+  const WeightReader r(file, device, std::string(c.architecture->prefix));
+  TransformerWeights w;
+  load_embeddings(r, c, w);
+  if (c.architecture->shared_layers) {
+    w.layers = load_shared_layers(r, c);
+    return w;
+  }
+  for (int64_t l = 0; l < c.num_layers; ++l) {
+    w.layers.push_back(load_layer(r, c, layer_prefix(c.architecture->layer.layer, l), l == 0));
+    by_head(w.layers.back(), c);
+  }
+  return w;
+}
+
+}  // namespace attnscope

@@ -1,0 +1,81 @@
+#include "pipeline/text_pipeline.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "analysis/word_level.h"
+#include "base/error.h"
+#include "model/device_fallback.h"
+
+namespace attnscope {
+
+bool needs_lens_captures(const AnalysisSettings& settings, const ShownMaps& shown) {
+  return shown.norm || shown.rollout_of_norm || shown.query_key || settings.separators_from == SeparatorInput::Norm ||
+         settings.pairs_from == PairInput::Norm;
+}
+
+TextPipeline::TextPipeline(const std::string& model, const ComputeDevice& device, Notice notice)
+    : model_(model), notice_(std::move(notice)) {
+  run_with_cpu_fallback(
+      device, [&](const ComputeDevice& d) { checkpoint_ = Checkpoint::load(model, d); }, notice_);
+}
+
+TextPipeline::TextPipeline(std::shared_ptr<const Checkpoint> checkpoint, std::string model, Notice notice)
+    : model_(std::move(model)), notice_(std::move(notice)), checkpoint_(std::move(checkpoint)) {}
+
+std::shared_ptr<const Checkpoint> TextPipeline::checkpoint() const {
+  std::lock_guard lock(mutex_);
+  return checkpoint_;
+}
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Tokens the template adds ([CLS], [SEP], a start token) cover no byte of the text.
+bool has_text_tokens(const Encoding& encoding) {
+  return std::any_of(encoding.tokens.begin(), encoding.tokens.end(), [](const Token& t) { return t.end > t.begin; });
+}
+
+}  // namespace
+
+TextPipelineResult TextPipeline::run(std::string_view text, const TextPipelineOptions& o, IncrementalEncoder* encoder) {
+  const auto start = std::chrono::steady_clock::now();
+  std::shared_ptr<const Checkpoint> checkpoint = this->checkpoint();
+  TextPipelineResult r;
+  const size_t max_length = o.max_length ? o.max_length : checkpoint->default_max_length();
+  r.encoding = encoder ? checkpoint->encode(text, max_length, *encoder) : checkpoint->encode(text, max_length);
+  if (!has_text_tokens(r.encoding)) throw Error("the text has no word pieces (only white space or control characters)");
+  CheckpointRun run;
+  run.to_host = o.to_host;
+  run.keep_going = o.keep_going;
+  run.lenses = o.lens_captures || needs_lens_captures(o.settings);
+  run.last_layer = o.last_layer;
+  r.device = run_with_cpu_fallback(
+      checkpoint->model().device(),
+      [&](const ComputeDevice& d) {
+        if (d.device != checkpoint->model().device().device) {  // the CPU takes over, for this text and the next
+          checkpoint = Checkpoint::load(model_, d);
+          std::lock_guard lock(mutex_);
+          checkpoint_ = checkpoint;
+        }
+        r.captures = std::move(checkpoint->run({r.encoding}, run).front().captures);
+      },
+      notice_);
+  if (o.settings.words) {
+    TextRun words = to_words({std::move(r.encoding), std::move(r.captures)});
+    r.encoding = std::move(words.encoding);
+    r.captures = std::move(words.captures);
+  }
+  r.forward_seconds = seconds_since(start);
+  if (!o.analyze) return r;
+  if (o.keep_going && !o.keep_going()) throw Cancelled();
+  const auto analysis_start = std::chrono::steady_clock::now();
+  r.analysis = analyze_text(r.encoding, r.captures, o.settings, {o.to_host, o.keep_going});
+  r.analysis_seconds = seconds_since(analysis_start);
+  return r;
+}
+
+}  // namespace attnscope

@@ -1,0 +1,75 @@
+#pragma once
+// One text through the model and the paper's analysis: encode, forward (the CPU taking over when
+// the GPU runs out of memory), words, analysis. Every program runs a text through this one path:
+// the explorer's worker threads it, the command line prints what it returns, the benchmarks time it.
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+#include "analysis/text_analysis.h"
+#include "model/checkpoint.h"
+
+namespace attnscope {
+
+// What is shown or drawn beside the analysis, as far as the captures are concerned.
+struct ShownMaps {
+  bool norm = false;             // a norm-based map (Kobayashi et al. 2020)
+  bool rollout_of_norm = false;  // rollout built on the norm-based maps
+  bool query_key = false;        // the query/key view of a head
+};
+
+// The one rule for the lenses' captures (value norms and Gram matrices, queries, keys): they cost
+// a fifth to a third of the forward at 128 tokens, so they are taken only when the analysis
+// (separators or pairs from the norm-based maps) or something shown reads them.
+bool needs_lens_captures(const AnalysisSettings& settings, const ShownMaps& shown = {});
+
+struct TextPipelineOptions {
+  size_t max_length = 0;       // 0: the checkpoint's default (checked: 2 .. the model's positions)
+  AnalysisSettings settings;   // settings.words: every capture and result on words
+  bool lens_captures = false;  // take the lenses' captures even where needs_lens_captures says no
+  bool analyze = true;         // false: tokens and captures only
+  bool to_host = true;         // captures and analysis as contiguous CPU float32
+  // Nothing the analysis, a view or a result file reads comes after the last layer's head outputs.
+  LastLayer last_layer = LastLayer::HeadOutputsOnly;
+  // Asked between layers, between slices of their products and between the analysis's stages:
+  // false abandons the run (attnscope::Cancelled is thrown).
+  std::function<bool()> keep_going;
+};
+
+struct TextPipelineResult {
+  Encoding encoding;
+  TextCaptures captures;
+  TextAnalysis analysis;  // empty without TextPipelineOptions::analyze
+  ComputeDevice device;   // the device that did the work
+  double forward_seconds = 0;   // encoding, forward and words
+  double analysis_seconds = 0;
+};
+
+// A loaded checkpoint, and the model name to load it again from when the CPU has to take over.
+// One thread runs texts; checkpoint() may be read from any.
+class TextPipeline {
+ public:
+  using Notice = std::function<void(const std::string&)>;  // a message for the user (the CPU took over)
+
+  // Loads `model` (a folder or a cached model id) on `device`, or on the CPU when the GPU runs out of memory.
+  TextPipeline(const std::string& model, const ComputeDevice& device, Notice notice = {});
+  // A checkpoint already loaded (another worker's): no second copy.
+  TextPipeline(std::shared_ptr<const Checkpoint> checkpoint, std::string model, Notice notice = {});
+
+  // Throws attnscope::Error (a text with no word pieces, a length out of range) or Cancelled.
+  // `encoder`, when given, tokenises again only what changed since the text it saw last.
+  TextPipelineResult run(std::string_view text, const TextPipelineOptions& options, IncrementalEncoder* encoder = nullptr);
+
+  std::shared_ptr<const Checkpoint> checkpoint() const;
+  const std::string& model() const { return model_; }
+
+ private:
+  std::string model_;
+  Notice notice_;
+  mutable std::mutex mutex_;
+  std::shared_ptr<const Checkpoint> checkpoint_;  // replaced by a CPU copy when the GPU ran out of memory
+};
+
+}  // namespace attnscope

@@ -1,0 +1,52 @@
+// The architecture descriptions (model/architecture.h): every model type the refusal names has
+// one, and each is coherent with the forward that reads it.
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+
+#include "model/architecture.h"
+
+namespace attnscope {
+namespace {
+
+std::vector<std::string> supported_types() {
+  std::vector<std::string> types;
+  std::stringstream list(kSupportedModelTypes);
+  for (std::string type; std::getline(list, type, ',');) types.push_back(type.substr(type.find_first_not_of(' ')));
+  return types;
+}
+
+TEST(Architecture, EveryModelTypeTheRefusalNamesHasADescription) {
+  const auto types = supported_types();
+  ASSERT_EQ(types.size(), 8u);
+  for (const auto& type : types) EXPECT_NE(architecture_of(type), nullptr) << type;
+  EXPECT_EQ(architecture_of("gpt2"), nullptr);
+  EXPECT_EQ(architecture_of(""), nullptr);
+  EXPECT_EQ(architecture_of("xlm-roberta"), architecture_of("roberta"));
+  EXPECT_EQ(architecture_of("camembert")->family, "roberta");
+}
+
+TEST(Architecture, EachDescriptionIsCoherentWithTheForward) {
+  for (const auto& type : supported_types()) {
+    const Architecture& a = *architecture_of(type);
+    SCOPED_TRACE(type);
+    const LayerNames& n = a.layer;
+    const bool separate = *n.query && *n.key && *n.value;
+    EXPECT_NE(separate, static_cast<bool>(*n.qkv)) << "a fused projection or three, never both";
+    EXPECT_TRUE(*n.attention_out && *n.attention_norm && *n.ffn_in && *n.ffn_out && *n.ffn_norm);
+    EXPECT_TRUE(*a.embeddings.words && *a.embeddings.norm);
+    // Absolute positions need their table; rotary ones have none.
+    EXPECT_EQ(a.positions == PositionScheme::Absolute, static_cast<bool>(*a.embeddings.positions));
+    // A pre-norm stack leaves its residual sum unnormalised: its last output needs a final norm.
+    EXPECT_EQ(a.norm == NormPlacement::Pre, static_cast<bool>(*a.embeddings.final_norm));
+    EXPECT_TRUE(a.first_layer_attention_norm || a.norm == NormPlacement::Pre) << "a post-norm layer always normalises its attention";
+    const std::string layer = n.layer;
+    if (a.shared_layers) EXPECT_TRUE(layer.find("{group}") != std::string::npos && layer.find("{inner}") != std::string::npos);
+    else EXPECT_NE(layer.find("{}"), std::string::npos);
+    EXPECT_TRUE(!a.prefix.empty() && a.prefix.back() == '.');
+  }
+}
+
+}  // namespace
+}  // namespace attnscope
