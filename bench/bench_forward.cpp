@@ -24,9 +24,8 @@
 #include <thread>
 
 #include "analysis/text_analysis.h"
-#include "analysis/attention_rollout.h"
+#include "analysis/lens_maps.h"
 #include "corpus/allocator_tuning.h"
-#include "analysis/norm_based_attention.h"
 #include "figures/text_figures.h"
 #include "model/checkpoint.h"
 
@@ -64,6 +63,8 @@ std::vector<double> interleaved_medians(int warmup, int runs, const std::vector<
 
 }  // namespace
 
+// One list of timed steps, in the order of the JSON keys it prints: longer than most functions,
+// kept whole so that each key sits beside what it times.
 int main(int argc, char** argv) {
   CLI::App app{"attnscope forward-pass benchmark"};
   std::string model, text_file, device = "cpu", precision = "float32";
@@ -103,11 +104,12 @@ int main(int argc, char** argv) {
   finish_device_work(checkpoint->model().device().device);
   const double first_lenses = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - first_start).count();
   // Every lens of issue 14 for the whole text: each head's norm-based map, each layer's, and the rollout.
+  const int layers = static_cast<int>(checkpoint->model().config().num_layers);
   const auto lens_maps = [&] {
     const attnscope::TextCaptures& c = lensed.captures;
-    attnscope::norm_based_attention(c.attention, c.value_norms);
-    attnscope::layer_norm_based_attention(c.attention, c.value_gram);
-    attnscope::attention_rollout(c.attention.mean(1));
+    attnscope::head_norm_maps(c);
+    attnscope::layer_norm_maps(c, 0, layers);
+    attnscope::rollout_maps(c, layers);
   };
   const auto m = interleaved_medians(warmup, runs,
                                      {[&] { checkpoint->run(text, max_length); }, [&] { checkpoint->model().forward({ids}); },
@@ -115,9 +117,9 @@ int main(int argc, char** argv) {
                                       [&] { attnscope::analyze_text(run.encoding, run.captures, {}); },
                                       [&] { checkpoint->encode(text, max_length); },
                                       [&] { checkpoint->model().forward({ids}, {.lenses = true}); },
-                                      lens_maps, [&] { attnscope::norm_based_attention(lensed.captures.attention, lensed.captures.value_norms); },
-                                      [&] { attnscope::layer_norm_based_attention(lensed.captures.attention, lensed.captures.value_gram); },
-                                      [&] { attnscope::attention_rollout(lensed.captures.attention.mean(1)); },
+                                      lens_maps, [&] { attnscope::head_norm_maps(lensed.captures); },
+                                      [&] { attnscope::layer_norm_maps(lensed.captures, 0, layers); },
+                                      [&] { attnscope::rollout_maps(lensed.captures, layers); },
                                       [&] { attnscope::grid_atlas({run.encoding, run.captures, analysed}, {}); },
                                       // As the explorer runs it: its products in slices, a check between them.
                                       [&] { checkpoint->model().forward({ids}, {.last_layer = attnscope::LastLayer::Complete, .keep_going = [] { return true; }}); },

@@ -5,8 +5,7 @@
 
 #include <set>
 
-#include "analysis/attention_rollout.h"
-#include "analysis/norm_based_attention.h"
+#include "analysis/lens_maps.h"
 #include "analysis/sentences.h"
 #include "base/error.h"
 
@@ -73,10 +72,9 @@ at::Tensor pair_maps(const TextCaptures& c, PairInput input) {
     case PairInput::Similarity:
     case PairInput::Cosine: return {};
     case PairInput::Attention: return c.attention.to(at::kFloat);
-    case PairInput::Norm: return norm_based_attention(c.attention, c.value_norms);
+    case PairInput::Norm: return head_norm_maps(c);
     case PairInput::Rollout: {
-      const at::Tensor a = c.attention.to(at::kFloat);
-      return attention_rollout(a.mean(1)).unsqueeze(1).expand({-1, a.size(1), -1, -1});
+      return rollout_maps(c, static_cast<int>(c.attention.size(0))).unsqueeze(1).expand({-1, c.attention.size(1), -1, -1});
     }
   }
   return {};
@@ -87,8 +85,9 @@ at::Tensor separator_columns(const TextCaptures& c, SeparatorInput input) {
   const at::Tensor a = c.attention.to(at::kFloat);
   switch (input) {
     case SeparatorInput::Attention: break;
-    case SeparatorInput::Norm: return norm_based_attention(a, c.value_norms).sum(-2);
-    case SeparatorInput::Rollout: return attention_rollout(a.mean(1)).sum(-2).unsqueeze(1).expand({-1, a.size(1), -1}).contiguous();
+    case SeparatorInput::Norm: return head_norm_maps(c).sum(-2);
+    case SeparatorInput::Rollout:
+      return rollout_maps(c, static_cast<int>(a.size(0))).sum(-2).unsqueeze(1).expand({-1, a.size(1), -1}).contiguous();
   }
   return a.sum(-2);
 }

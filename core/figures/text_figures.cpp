@@ -1,13 +1,10 @@
 #include "figures/text_figures.h"
 
 #include <ATen/ATen.h>
-#include <ATen/Parallel.h>
 
 #include <cmath>
 #include <map>
 
-#include "analysis/attention_rollout.h"
-#include "analysis/norm_based_attention.h"
 #include "base/error.h"
 #include "figures/query_key_figure.h"
 #include "figures/tensor_values.h"
@@ -64,167 +61,9 @@ std::string separator_list(const Encoding& e, const std::vector<int>& positions)
   return out;
 }
 
-// An n x n map -> ceil(n / k) x ceil(n / k) cells: each block of k x k cells keeps its value of
-// largest magnitude, with its sign. A plain loop over the rows (tensor reductions over such small
-// blocks measured several times slower); `high` and `low` are n floats of scratch.
-void pool_by_magnitude(const float* in, int64_t n, int64_t k, float* pooled, float* high, float* low) {
-  const int64_t cells = (n + k - 1) / k;
-  for (int64_t block = 0; block < cells; ++block) {
-    // The block's rows folded into one, column by column (a vector loop), then its k columns.
-    std::fill(high, high + n, 0.0f);  // the zero of the padding, as at the ragged edge
-    std::fill(low, low + n, 0.0f);
-    for (int64_t i = block * k; i < std::min(n, (block + 1) * k); ++i) {
-      const float* row = in + i * n;
-      for (int64_t j = 0; j < n; ++j) {
-        high[j] = std::max(high[j], row[j]);
-        low[j] = std::min(low[j], row[j]);
-      }
-    }
-    float* out = pooled + block * cells;
-    int64_t c = 0;
-    // Pairs of columns (every overview up to twice its cells in tokens, 128 tokens and fewer) in a
-    // loop of fixed shape, which the compiler makes a vector loop: cell by cell, the loop over a
-    // block's columns took most of the overview's time at 128 tokens.
-    if (k == 2)
-      for (; c < n / 2; ++c) {
-        const float hi = std::max(high[2 * c], high[2 * c + 1]), lo = std::min(low[2 * c], low[2 * c + 1]);
-        out[c] = hi >= -lo ? hi : lo;
-      }
-    for (; c < cells; ++c) {
-      float hi = 0, lo = 0;
-      for (int64_t j = c * k; j < std::min(n, (c + 1) * k); ++j) {
-        hi = std::max(hi, high[j]);
-        lo = std::min(lo, low[j]);
-      }
-      out[c] = hi >= -lo ? hi : lo;
-    }
-  }
-}
-
 Figure titled(std::string title, const FigureOptions& o, int columns) { return titled_figure(std::move(title), o.caption, columns); }
 
-const char* matrix_title(MatrixKind kind) {
-  switch (kind) {
-    case MatrixKind::Attention: return "attention A";
-    case MatrixKind::Similarity: return "similarity S";
-    case MatrixKind::Cosine: return "cosine";
-    case MatrixKind::Norm: return "norm-based |A f|";
-    case MatrixKind::Rollout: return "attention rollout R";
-  }
-  return "?";
-}
-
-const char* matrix_symbol(MatrixKind kind) {
-  switch (kind) {
-    case MatrixKind::Attention: return "A_ij";
-    case MatrixKind::Similarity: return "S_ij";
-    case MatrixKind::Cosine: return "cos";
-    case MatrixKind::Norm: return "A_ij |f(x_j)|";
-    case MatrixKind::Rollout: return "R_ij";
-  }
-  return "?";
-}
-
 }  // namespace
-
-const char* matrix_name(MatrixKind kind) {
-  switch (kind) {
-    case MatrixKind::Attention: return "attention";
-    case MatrixKind::Similarity: return "similarity";
-    case MatrixKind::Cosine: return "cosine";
-    case MatrixKind::Norm: return "norm";
-    case MatrixKind::Rollout: return "rollout";
-  }
-  return "?";
-}
-
-MatrixKind matrix_by_name(const std::string& name) {
-  for (int k = 0; k < kMatrixKinds; ++k)
-    if (name == matrix_name(static_cast<MatrixKind>(k))) return static_cast<MatrixKind>(k);
-  throw Error("unknown matrix \"" + name + "\": expected attention, similarity, cosine, norm or rollout");
-}
-
-namespace {
-
-// R_l for l = 0 .. last_layer, [last_layer + 1, n, n]: through the mean attention of each layer, or
-// through its norm-based map.
-at::Tensor rollouts(const AnalyzedTextView& text, int last_layer, bool of_norm) {
-  const at::Tensor attention = text.captures.attention.slice(0, 0, last_layer + 1).to(at::kFloat);
-  if (!of_norm) return attention_rollout(attention.mean(1));
-  const at::Tensor gram = text.captures.value_gram;
-  return attention_rollout(layer_norm_based_attention(attention, gram.defined() ? gram.slice(0, 0, last_layer + 1) : gram));
-}
-
-// [H, n, n]: every head's map of one kind in one layer (rollout: the layer's map for each head).
-at::Tensor layer_maps(const AnalyzedTextView& text, int layer, MatrixKind kind, bool rollout_of_norm) {
-  const auto& sim = text.analysis.similarity;
-  const at::Tensor attention = text.captures.attention[layer];
-  switch (kind) {
-    case MatrixKind::Attention: return attention.to(at::kFloat);
-    case MatrixKind::Similarity: return sim.similarity[layer].to(at::kFloat);
-    case MatrixKind::Cosine: return cosine_from_similarity(sim.similarity[layer], sim.norms[layer]).to(at::kFloat);
-    case MatrixKind::Norm:
-      return norm_based_attention(attention, text.captures.value_norms.defined() ? text.captures.value_norms[layer] : at::Tensor());
-    case MatrixKind::Rollout: return rollouts(text, layer, rollout_of_norm)[layer].unsqueeze(0).expand({attention.size(0), -1, -1});
-  }
-  return {};
-}
-
-// [n, n]: the layer's own map: the sum of its heads', the norm-based layer map, or the rollout.
-at::Tensor layer_map(const AnalyzedTextView& text, int layer, MatrixKind kind, const at::Tensor& heads) {
-  if (kind == MatrixKind::Norm) {
-    const at::Tensor gram = text.captures.value_gram;
-    return layer_norm_based_attention(text.captures.attention.slice(0, layer, layer + 1), gram.defined() ? gram.slice(0, layer, layer + 1) : gram)[0];
-  }
-  if (kind == MatrixKind::Rollout) return heads[0];
-  return heads.sum(0);
-}
-
-}  // namespace
-
-std::vector<float> head_matrix(const AnalyzedTextView& text, int layer, int head, MatrixKind kind, bool rollout_of_norm) {
-  const auto& sim = text.analysis.similarity;
-  switch (kind) {
-    case MatrixKind::Attention:
-      return tensor_values(head < 0 ? text.captures.attention[layer].sum(0) : text.captures.attention[layer][head]);
-    case MatrixKind::Similarity:
-      return tensor_values(head < 0 ? text.analysis.summed_similarity(layer) : sim.similarity[layer][head]);
-    case MatrixKind::Cosine:
-      if (head < 0) return tensor_values(cosine_from_similarity(sim.similarity[layer], sim.norms[layer]).sum(0));
-      return tensor_values(cosine_from_similarity(sim.similarity[layer][head], sim.norms[layer][head]));
-    case MatrixKind::Norm:
-    case MatrixKind::Rollout: {
-      const at::Tensor heads = layer_maps(text, layer, kind, rollout_of_norm);
-      return tensor_values(head < 0 ? layer_map(text, layer, kind, heads) : heads[head]);
-    }
-  }
-  return {};
-}
-
-std::vector<std::string> token_labels(const Encoding& encoding) {
-  std::vector<std::string> labels;
-  for (const Token& t : encoding.tokens) labels.push_back(readable_piece(t.text));
-  return labels;
-}
-
-FigureOptions resolved(const FigureOptions& options, const TextAnalysis& a) {
-  FigureOptions o = options;
-  if (o.layer < 0) o.layer = static_cast<int>(a.num_layers - 1);
-  if (o.layer >= a.num_layers) throw Error("layer " + std::to_string(o.layer) + " is out of range 0 .. " + std::to_string(a.num_layers - 1));
-  if (o.head >= a.num_heads || o.head < -1) throw Error("head " + std::to_string(o.head) + " is out of range 0 .. " + std::to_string(a.num_heads - 1));
-  return o;
-}
-
-MatrixKind pairs_matrix(PairInput from) {
-  switch (from) {
-    case PairInput::Similarity: return MatrixKind::Similarity;
-    case PairInput::Cosine: return MatrixKind::Cosine;
-    case PairInput::Attention: return MatrixKind::Attention;
-    case PairInput::Norm: return MatrixKind::Norm;
-    case PairInput::Rollout: return MatrixKind::Rollout;
-  }
-  return MatrixKind::Similarity;
-}
 
 HeatmapPanel matrix_panel(const AnalyzedTextView& text, int layer, int head, MatrixKind kind, const FigureOptions& o) {
   HeatmapPanel p;
@@ -246,76 +85,6 @@ HeatmapPanel matrix_panel(const AnalyzedTextView& text, int layer, int head, Mat
       p.outlined.emplace_back(j, i);
     });
   return p;
-}
-
-namespace {
-
-// A layer's maps for the overview, on the host as floats: its heads' [H, n, n] (each head's n x n
-// contiguous; the rollout's one map is shared by all, not copied) and their sum [n, n].
-struct LayerThumbnailSource {
-  at::Tensor heads, sum;
-  const float* head(int64_t h) const { return heads.data_ptr<float>() + h * heads.stride(0); }
-};
-
-LayerThumbnailSource thumbnail_source(const AnalyzedTextView& text, const FigureOptions& o, const at::Tensor& rollout, int layer) {
-  const int64_t n = text.analysis.length;
-  at::Tensor m = rollout.defined() ? rollout[layer].unsqueeze(0).expand({text.analysis.num_heads, -1, -1})
-                                   : layer_maps(text, layer, o.matrix, false);  // [H, n, n]
-  if (o.zero_diagonal && o.matrix == MatrixKind::Attention) m = m * (1 - at::eye(n, m.options())).unsqueeze(0);
-  at::Tensor sum = (rollout.defined() ? rollout[layer] : layer_map(text, layer, o.matrix, m)).to(at::kCPU, at::kFloat).contiguous();
-  m = m.to(at::kCPU, at::kFloat);
-  if (m.stride(2) != 1 || m.stride(1) != n) m = m.contiguous();
-  return {m, sum};
-}
-
-// Layers are taken a few at a time so that the full-size maps made for them (norm-based maps, a
-// zeroed diagonal, copies from a GPU) stay under this, at any length.
-constexpr int64_t kThumbnailSourceBytes = int64_t{32} << 20;
-
-}  // namespace
-
-std::vector<HeatmapPanel> grid_thumbnails(const AnalyzedTextView& text, const FigureOptions& options, int max_cells) {
-  const FigureOptions o = resolved(options, text.analysis);
-  const TextAnalysis& a = text.analysis;
-  const int64_t n = a.length, per_layer = a.num_heads + 1;
-  const int64_t k = n > max_cells ? (n + max_cells - 1) / max_cells : 1, side = (n + k - 1) / k;
-  const bool signed_map = o.matrix == MatrixKind::Similarity || o.matrix == MatrixKind::Cosine;
-  // Rollout is one map per layer, each the product of the ones before: computed once for all.
-  const at::Tensor rollout = o.matrix == MatrixKind::Rollout ? rollouts(text, static_cast<int>(a.num_layers) - 1, o.rollout_of_norm) : at::Tensor();
-  const int64_t group = std::max<int64_t>(1, kThumbnailSourceBytes / (a.num_heads * n * n * static_cast<int64_t>(sizeof(float))));
-  std::vector<HeatmapPanel> out(static_cast<size_t>(a.num_layers * per_layer));
-  for (int64_t first = 0; first < a.num_layers; first += group) {
-    const int64_t last = std::min<int64_t>(a.num_layers, first + group);
-    std::vector<LayerThumbnailSource> sources;
-    for (int64_t l = first; l < last; ++l) sources.push_back(thumbnail_source(text, o, rollout, static_cast<int>(l)));
-    // The group's panels pooled and given their colour scales (a percentile) in one share-out.
-    at::parallel_for(first * per_layer, last * per_layer, 1, [&](int64_t begin, int64_t end) {
-      std::vector<float> high(static_cast<size_t>(n)), low(static_cast<size_t>(n));
-      for (int64_t index = begin; index < end; ++index) {
-        const int64_t l = index / per_layer, h = index % per_layer;
-        const LayerThumbnailSource& source = sources[static_cast<size_t>(l - first)];
-        const float* full = h == a.num_heads ? source.sum.data_ptr<float>() : source.head(h);
-        HeatmapPanel& p = out[static_cast<size_t>(index)];
-        p.rows = p.cols = static_cast<int>(side);
-        p.values.resize(static_cast<size_t>(side * side));
-        if (k > 1) pool_by_magnitude(full, n, k, p.values.data(), high.data(), low.data());
-        else std::copy(full, full + n * n, p.values.begin());
-        p.colormap = signed_map ? ColormapId::Diverging : o.colormap;
-        p.color_scale = color_scale_for(p.values, o.scale, signed_map);
-        p.title = h == a.num_heads ? "L" + std::to_string(l) + " sum" : std::to_string(l) + "." + std::to_string(h);
-      }
-    });
-  }
-  return out;
-}
-
-ThumbnailAtlas grid_atlas(const AnalyzedTextView& text, const FigureOptions& options) {
-  return thumbnail_atlas(grid_thumbnails(text, options, kGridThumbnailCells), static_cast<int>(text.analysis.num_heads + 1));
-}
-
-std::string grid_thumbnails_key(const FigureOptions& o) {
-  return std::string(matrix_name(o.matrix)) + "|" + colormap(o.colormap).name + "|" + std::to_string(static_cast<int>(o.scale)) +
-         (o.zero_diagonal ? "|z" : "|") + (o.rollout_of_norm ? "|rn" : "|");
 }
 
 Figure head_figure(const AnalyzedTextView& text, const FigureOptions& options) {

@@ -7,8 +7,7 @@
 #include <cstring>
 #include <functional>
 
-#include "analysis/attention_rollout.h"
-#include "analysis/norm_based_attention.h"
+#include "analysis/lens_maps.h"
 #include "base/error.h"
 #include "results/analysis_json.h"
 #include "base/atomic_file.h"
@@ -61,8 +60,8 @@ void add_pairs(const TextAnalysis& a, bool with_values, NamedTensors& tensors) {
 // the layers' norm-based maps, every layer's rollout, and the queries and keys.
 void add_lenses(const TextCaptures& c, NamedTensors& tensors) {
   tensors.emplace_back("value_norms", c.value_norms.to(at::kCPU, at::kFloat).contiguous());
-  tensors.emplace_back("norm_layer_maps", layer_norm_based_attention(c.attention, c.value_gram).to(at::kCPU).contiguous());
-  tensors.emplace_back("rollout", attention_rollout(c.attention.mean(1)).to(at::kCPU).contiguous());
+  tensors.emplace_back("norm_layer_maps", layer_norm_maps(c, 0, static_cast<int>(c.attention.size(0))).to(at::kCPU).contiguous());
+  tensors.emplace_back("rollout", rollout_maps(c, static_cast<int>(c.attention.size(0))).to(at::kCPU).contiguous());
   tensors.emplace_back("queries", c.queries.to(at::kCPU, at::kFloat).contiguous());
   tensors.emplace_back("keys", c.keys.to(at::kCPU, at::kFloat).contiguous());
 }

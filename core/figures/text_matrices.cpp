@@ -1,0 +1,117 @@
+#include "figures/text_matrices.h"
+
+#include <ATen/ATen.h>
+
+#include "analysis/lens_maps.h"
+#include "base/error.h"
+#include "figures/tensor_values.h"
+#include "tokenizer/piece_text.h"
+
+namespace attnscope {
+
+const char* matrix_title(MatrixKind kind) {
+  switch (kind) {
+    case MatrixKind::Attention: return "attention A";
+    case MatrixKind::Similarity: return "similarity S";
+    case MatrixKind::Cosine: return "cosine";
+    case MatrixKind::Norm: return "norm-based |A f|";
+    case MatrixKind::Rollout: return "attention rollout R";
+  }
+  return "?";
+}
+
+const char* matrix_symbol(MatrixKind kind) {
+  switch (kind) {
+    case MatrixKind::Attention: return "A_ij";
+    case MatrixKind::Similarity: return "S_ij";
+    case MatrixKind::Cosine: return "cos";
+    case MatrixKind::Norm: return "A_ij |f(x_j)|";
+    case MatrixKind::Rollout: return "R_ij";
+  }
+  return "?";
+}
+
+const char* matrix_name(MatrixKind kind) {
+  switch (kind) {
+    case MatrixKind::Attention: return "attention";
+    case MatrixKind::Similarity: return "similarity";
+    case MatrixKind::Cosine: return "cosine";
+    case MatrixKind::Norm: return "norm";
+    case MatrixKind::Rollout: return "rollout";
+  }
+  return "?";
+}
+
+MatrixKind matrix_by_name(const std::string& name) {
+  for (int k = 0; k < kMatrixKinds; ++k)
+    if (name == matrix_name(static_cast<MatrixKind>(k))) return static_cast<MatrixKind>(k);
+  throw Error("unknown matrix \"" + name + "\": expected attention, similarity, cosine, norm or rollout");
+}
+
+// [H, n, n]: every head's map of one kind in one layer (rollout: the layer's map for each head).
+at::Tensor layer_head_maps(const AnalyzedTextView& text, int layer, MatrixKind kind, bool rollout_of_norm) {
+  const auto& sim = text.analysis.similarity;
+  const at::Tensor attention = text.captures.attention[layer];
+  switch (kind) {
+    case MatrixKind::Attention: return attention.to(at::kFloat);
+    case MatrixKind::Similarity: return sim.similarity[layer].to(at::kFloat);
+    case MatrixKind::Cosine: return cosine_from_similarity(sim.similarity[layer], sim.norms[layer]).to(at::kFloat);
+    case MatrixKind::Norm: return head_norm_maps(text.captures, layer);
+    case MatrixKind::Rollout:
+      return rollout_maps(text.captures, layer + 1, rollout_of_norm)[layer].unsqueeze(0).expand({attention.size(0), -1, -1});
+  }
+  return {};
+}
+
+// [n, n]: the layer's own map: the sum of its heads', the norm-based layer map, or the rollout.
+at::Tensor layer_own_map(const AnalyzedTextView& text, int layer, MatrixKind kind, const at::Tensor& heads) {
+  if (kind == MatrixKind::Norm) return layer_norm_maps(text.captures, layer, 1)[0];
+  if (kind == MatrixKind::Rollout) return heads[0];
+  return heads.sum(0);
+}
+
+std::vector<float> head_matrix(const AnalyzedTextView& text, int layer, int head, MatrixKind kind, bool rollout_of_norm) {
+  const auto& sim = text.analysis.similarity;
+  switch (kind) {
+    case MatrixKind::Attention:
+      return tensor_values(head < 0 ? text.captures.attention[layer].sum(0) : text.captures.attention[layer][head]);
+    case MatrixKind::Similarity:
+      return tensor_values(head < 0 ? text.analysis.summed_similarity(layer) : sim.similarity[layer][head]);
+    case MatrixKind::Cosine:
+      if (head < 0) return tensor_values(cosine_from_similarity(sim.similarity[layer], sim.norms[layer]).sum(0));
+      return tensor_values(cosine_from_similarity(sim.similarity[layer][head], sim.norms[layer][head]));
+    case MatrixKind::Norm:
+    case MatrixKind::Rollout: {
+      const at::Tensor heads = layer_head_maps(text, layer, kind, rollout_of_norm);
+      return tensor_values(head < 0 ? layer_own_map(text, layer, kind, heads) : heads[head]);
+    }
+  }
+  return {};
+}
+
+std::vector<std::string> token_labels(const Encoding& encoding) {
+  std::vector<std::string> labels;
+  for (const Token& t : encoding.tokens) labels.push_back(readable_piece(t.text));
+  return labels;
+}
+
+FigureOptions resolved(const FigureOptions& options, const TextAnalysis& a) {
+  FigureOptions o = options;
+  if (o.layer < 0) o.layer = static_cast<int>(a.num_layers - 1);
+  if (o.layer >= a.num_layers) throw Error("layer " + std::to_string(o.layer) + " is out of range 0 .. " + std::to_string(a.num_layers - 1));
+  if (o.head >= a.num_heads || o.head < -1) throw Error("head " + std::to_string(o.head) + " is out of range 0 .. " + std::to_string(a.num_heads - 1));
+  return o;
+}
+
+MatrixKind pairs_matrix(PairInput from) {
+  switch (from) {
+    case PairInput::Similarity: return MatrixKind::Similarity;
+    case PairInput::Cosine: return MatrixKind::Cosine;
+    case PairInput::Attention: return MatrixKind::Attention;
+    case PairInput::Norm: return MatrixKind::Norm;
+    case PairInput::Rollout: return MatrixKind::Rollout;
+  }
+  return MatrixKind::Similarity;
+}
+
+}  // namespace attnscope

@@ -1,0 +1,44 @@
+#pragma once
+// The matrices of one analysed text that figures and views draw: a head's (or a layer's) map of
+// each kind (attention, S, cosine, the lenses' maps from analysis/lens_maps.h), the kinds' titles,
+// and the token labels and checked options every text figure starts from.
+#include <ATen/core/Tensor.h>
+
+#include <string>
+#include <vector>
+
+#include "analysis/text_analysis.h"
+#include "figures/figure_options.h"
+#include "model/captures.h"
+#include "tokenizer/encoding.h"
+
+namespace attnscope {
+
+// One analysed text, as the explorer and the command line hold it.
+struct AnalyzedTextView {
+  const Encoding& encoding;
+  const TextCaptures& captures;  // on the host
+  const TextAnalysis& analysis;  // on the host
+};
+
+const char* matrix_title(MatrixKind kind);   // "attention A", "similarity S", ...
+const char* matrix_symbol(MatrixKind kind);  // "A_ij", "S_ij", ... (a colorbar's label)
+
+// A head's matrix (head -1: the layer's sum), n x n row-major float on the host.
+// `rollout_of_norm`: rollout through the norm-based layer maps (docs/lenses.md) instead of the mean attention.
+std::vector<float> head_matrix(const AnalyzedTextView& text, int layer, int head, MatrixKind kind, bool rollout_of_norm = false);
+// [H, n, n]: every head's map of one kind in one layer (rollout: the layer's map for each head).
+at::Tensor layer_head_maps(const AnalyzedTextView& text, int layer, MatrixKind kind, bool rollout_of_norm);
+// [n, n]: the layer's own map: the sum of its heads' (`heads`, from layer_head_maps), the norm-based layer map, or the rollout.
+at::Tensor layer_own_map(const AnalyzedTextView& text, int layer, MatrixKind kind, const at::Tensor& heads);
+
+std::vector<std::string> token_labels(const Encoding& encoding);
+
+// Resolves layer -1 to the last layer and checks ranges; throws attnscope::Error.
+FigureOptions resolved(const FigureOptions& options, const TextAnalysis& analysis);
+
+// The matrix whose high elements are the pairs (AnalysisSettings::pairs_from), as a shown matrix;
+// a map of it outlines the pairs, as maps of S and cosine always do.
+MatrixKind pairs_matrix(PairInput from);
+
+}  // namespace attnscope
