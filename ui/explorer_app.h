@@ -1,7 +1,7 @@
 #pragma once
 // The explorer's window and the state it owns, shared by its parts: explorer.cpp (requests, model
-// switching, shortcuts, the frame and the loop), explorer_views.cpp (each view's controls and the
-// tab bar) and explorer_scripts.cpp (screenshots, benchmarks, the idle check, --trace-shown).
+// switching, shortcuts, the frame and the loop), explorer_views.cpp (the tab bar and each
+// view's panel with its controls) and explorer_scripts.cpp (screenshots, benchmarks, the idle check, --trace-shown).
 #include <glad/gl.h>  // before GLFW, which must not bring its own OpenGL header
 #include <GLFW/glfw3.h>
 
@@ -12,6 +12,7 @@
 
 #include "analysis_worker.h"
 #include "comparison_job.h"
+#include "controls/view_controls.h"
 #include "explorer.h"
 #include "figures/query_key_figure.h"
 #include "figures/text_figures.h"
@@ -83,6 +84,7 @@ class Explorer {
   void apply(const PanelActions& actions);
   void draw_views(const PanelContext& context);
   void draw_view(View view, const PanelContext& context);
+  void draw_compare_view(const PanelContext& context, const ModelShape& model);
   void draw_frame();
   bool screenshot_ready() const;
   bool animating() const;

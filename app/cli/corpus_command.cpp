@@ -65,6 +65,26 @@ class ProgressPrinter {
   double first_ = -1;
 };
 
+// --resume: the saved partial run's sums and windows taken over; false when it is already complete.
+// Throws when it was made with another model, input, window, shard or settings.
+bool resume_from(const std::string& out, CorpusFile& file) {
+  CorpusFile saved = load_corpus(out);
+  const CorpusOptions& options = file.options;
+  if (saved.model_config != file.model_config || saved.options.input != options.input || saved.options.window != options.window ||
+      settings_to_json(saved.options.settings) != settings_to_json(options.settings) || saved.options.shard_index != options.shard_index ||
+      saved.options.shard_count != options.shard_count || saved.input_fingerprint != file.input_fingerprint ||
+      saved.model_fingerprint != file.model_fingerprint)
+    throw Error(out + ": was made with another model, input, window, shard or analysis settings; run without --resume to start anew");
+  if (!saved.partial) {
+    std::printf("%s is already complete (%llu windows); nothing to resume\n", out.c_str(), static_cast<unsigned long long>(saved.windows));
+    return false;
+  }
+  file.accumulator = saved.accumulator;
+  file.windows = saved.windows;
+  std::fprintf(stderr, "resuming after %llu windows\n", static_cast<unsigned long long>(saved.windows));
+  return true;
+}
+
 int run_corpus_command(const CorpusCommandOptions& o) {
   keep_freed_memory_for_reuse();
   ComputeDevice device;
@@ -77,21 +97,7 @@ int run_corpus_command(const CorpusCommandOptions& o) {
   const auto& config = checkpoint->model().config();
   CorpusFile file{o.model.model, config.to_json(), input_fingerprint(o.input), model_fingerprint(checkpoint->dir()), device.describe(), options, true, 0, 0,
                   std::make_shared<CorpusAccumulator>(config.num_layers, config.num_heads, static_cast<int64_t>(options.window), device.device)};
-  if (o.resume) {
-    CorpusFile saved = load_corpus(o.out);
-    if (saved.model_config != file.model_config || saved.options.input != options.input || saved.options.window != options.window ||
-        settings_to_json(saved.options.settings) != settings_to_json(options.settings) || saved.options.shard_index != options.shard_index ||
-        saved.options.shard_count != options.shard_count || saved.input_fingerprint != file.input_fingerprint ||
-        saved.model_fingerprint != file.model_fingerprint)
-      throw Error(o.out + ": was made with another model, input, window, shard or analysis settings; run without --resume to start anew");
-    if (!saved.partial) {
-      std::printf("%s is already complete (%llu windows); nothing to resume\n", o.out.c_str(), static_cast<unsigned long long>(saved.windows));
-      return 0;
-    }
-    file.accumulator = saved.accumulator;
-    file.windows = saved.windows;
-    std::fprintf(stderr, "resuming after %llu windows\n", static_cast<unsigned long long>(saved.windows));
-  }
+  if (o.resume && !resume_from(o.out, file)) return 0;
 
   g_stop = false;
   std::signal(SIGINT, on_interrupt);

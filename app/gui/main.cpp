@@ -20,28 +20,28 @@ std::string read_file(const std::string& path) {
   return all.str();
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  using namespace attnscope::ui;
-  CLI::App app{"attnscope: explore what the attention heads of BERT and the encoders after it do (Halevi et al., Physica A 2026). Keys: F1 in the window."};
-  ExplorerOptions o;
-  o.examples_dir = ATTNSCOPE_EXAMPLES_DIR;
+// What the command line gives in its own words, before it becomes ExplorerOptions.
+struct CommandLine {
   std::string text, file, view, matrix;
   int layer = -1, head = -1;
-  bool presentation = false;
+  bool presentation = false, full_frames = false;
+  double typing_interval_ms = 0, quick_run_ms = 0;
+};
+
+void add_options(CLI::App& app, attnscope::ui::ExplorerOptions& o, CommandLine& in) {
+  in.quick_run_ms = o.quick_run * 1000;
   app.add_option("--model", o.model, "Checkpoint folder or Hugging Face model id (default: the last used, else the bundled MiniLM)");
   app.add_option("--device", o.device, "auto (CUDA when present), cpu, cuda or cuda:N")->capture_default_str();
   app.add_option("--precision", o.precision, "float32, or float16 / bfloat16 on CUDA")->capture_default_str();
-  app.add_option("--text", text, "Text to analyse");
-  app.add_option("--file", file, "UTF-8 text file to analyse")->excludes("--text");
-  app.add_option("--view", view, "View to show: grid, head, separators, pairs, stats, layers, lines, corpus, compare")
+  app.add_option("--text", in.text, "Text to analyse");
+  app.add_option("--file", in.file, "UTF-8 text file to analyse")->excludes("--text");
+  app.add_option("--view", in.view, "View to show: grid, head, separators, pairs, stats, layers, lines, corpus, compare")
       ->check(CLI::IsMember({"grid", "head", "separators", "pairs", "stats", "layers", "lines", "corpus", "compare"}));
-  app.add_option("--matrix", matrix, "attention, similarity, cosine, norm or rollout")
+  app.add_option("--matrix", in.matrix, "attention, similarity, cosine, norm or rollout")
       ->check(CLI::IsMember({"attention", "similarity", "cosine", "norm", "rollout"}));
-  app.add_option("--layer", layer, "Focused layer, from 0")->check(CLI::NonNegativeNumber);
-  app.add_option("--head", head, "Focused head, from 0")->check(CLI::NonNegativeNumber);
-  app.add_flag("--presentation", presentation, "Start in presentation mode (large fonts, high contrast)");
+  app.add_option("--layer", in.layer, "Focused layer, from 0")->check(CLI::NonNegativeNumber);
+  app.add_option("--head", in.head, "Focused head, from 0")->check(CLI::NonNegativeNumber);
+  app.add_flag("--presentation", in.presentation, "Start in presentation mode (large fonts, high contrast)");
   app.add_option("--download", o.download, "Download this model id into the Hugging Face cache (progress in the window), then open it");
   app.add_option("--corpus-result", o.corpus_result, "Open a saved corpus result (attnscope-cli corpus --out) in the Corpus view");
   app.add_option("--corpus-result-b", o.corpus_result_b, "... and compare it with this saved corpus result (B) in the Corpus view");
@@ -64,13 +64,11 @@ int main(int argc, char** argv) {
                  "Type this many bursts of keys into the editor (no vsync), print the median and 95th percentile from the last "
                  "key of a burst to the first frame showing its analysis, beside the model's forward time, and exit")
       ->check(CLI::Range(1, 100000));
-  double typing_interval_ms = 0;
-  app.add_option("--typing-interval", typing_interval_ms, "Milliseconds between the scripted keys of --bench-typing (default 80)")
+  app.add_option("--typing-interval", in.typing_interval_ms, "Milliseconds between the scripted keys of --bench-typing (default 80)")
       ->check(CLI::Range(1.0, 10000.0));
   app.add_option("--idle-check", o.idle_check, "Once analysed, stay idle this many seconds, print the frames drawn and the CPU time used, exit")
       ->check(CLI::Range(0.1, 3600.0));
-  double quick_run_ms = o.quick_run * 1000;
-  app.add_option("--quick-run-ms", quick_run_ms,
+  app.add_option("--quick-run-ms", in.quick_run_ms,
                  "When the last run took at most this long, the frame of an edit waits for the edit's own analysis and shows "
                  "both at once (0: an edit always shows at once)")
       ->capture_default_str()
@@ -79,31 +77,46 @@ int main(int argc, char** argv) {
                "Print \"attnscope: shown <unix time> bytes <n> ...\" when a frame first shows the analysis of the editor's text, "
                "with the worker's forward, analysis and thumbnail milliseconds, its wait from the request to the run's start and the time from "
                "the run's end to the frame (for latency measured from outside, bench/run_typing_x11.sh)");
-  bool full_frames = false;
-  app.add_flag("--full-frames", full_frames,
+  app.add_flag("--full-frames", in.full_frames,
                "Redraw the whole window on every frame, also when a key changed only the editor's side (for comparisons; "
                "without a GPU a partial frame costs about half)");
   app.add_flag("--check-partial-frames", o.check_partial_frames,
                "Draw every partial frame in full too and count the pixels that differ (printed with --bench-typing; for tests)");
+}
+
+attnscope::ui::ExplorerOptions resolved(attnscope::ui::ExplorerOptions o, const CommandLine& in) {
+  using namespace attnscope::ui;
+  if (!in.text.empty()) o.text = in.text;
+  if (!in.file.empty()) o.text = read_file(in.file);
+  if (!in.view.empty()) o.view = view_by_name(in.view);
+  if (!in.matrix.empty()) o.matrix = attnscope::matrix_by_name(in.matrix);
+  if (in.layer >= 0) o.layer = in.layer;
+  if (in.head >= 0) o.head = in.head;
+  if (in.presentation) o.presentation = true;
+  o.typing_interval = in.typing_interval_ms / 1000;
+  o.partial_frames = !in.full_frames;
+  o.quick_run = in.quick_run_ms / 1000;
+  return o;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"attnscope: explore what the attention heads of BERT and the encoders after it do (Halevi et al., Physica A 2026). Keys: F1 in the window."};
+  attnscope::ui::ExplorerOptions o;
+  o.examples_dir = ATTNSCOPE_EXAMPLES_DIR;
+  CommandLine in;
+  add_options(app, o, in);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
   try {
-    if (!text.empty()) o.text = text;
-    if (!file.empty()) o.text = read_file(file);
-    if (!view.empty()) o.view = view_by_name(view);
-    if (!matrix.empty()) o.matrix = attnscope::matrix_by_name(matrix);
-    if (layer >= 0) o.layer = layer;
-    if (head >= 0) o.head = head;
-    if (presentation) o.presentation = true;
-    o.typing_interval = typing_interval_ms / 1000;
-    o.partial_frames = !full_frames;
-    o.quick_run = quick_run_ms / 1000;
+    const attnscope::ui::ExplorerOptions options = resolved(o, in);
     attnscope::keep_freed_memory_for_reuse();  // every edit allocates the same large tensors again
     attnscope::run_tensor_operations_on_this_thread_only();  // the drawing thread: the model's threads are the worker's
-    return run_explorer(o);
+    return attnscope::ui::run_explorer(options);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "attnscope: error: %s\n", e.what());
     return 1;

@@ -1,3 +1,9 @@
+// Downloads of a model from a Hugging Face-style server (libcurl). Sections, in order:
+//   1. reading the server's answers: headers, ETags, bodies to a string or a file
+//   2. what went wrong, in a sentence: status_problem, transfer_problem
+//   3. the repository's listing (repo_info) and one file's HEAD (file_head)
+//   4. one file fetched, resumably, hash-checked, and linked into the cache's snapshot
+//   5. the options from the environment, the files a checkpoint needs, download_model
 #include "hub/hub_download.h"
 
 #include <curl/curl.h>

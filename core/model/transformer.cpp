@@ -1,3 +1,9 @@
+// The one transformer forward (transformer.h). Sections, in order:
+//   1. loading: config.json and model.safetensors into a Transformer
+//   2. products in slices with a check between them (in_slices, linear), RoBERTa's positions, rotary helpers
+//   3. a layer: embed, attend (the captures are taken here), finish and feed_forward
+//   4. masks: the local band, the padding mask; the checked batch and the captures' buffers
+//   5. forward
 #include "model/transformer.h"
 
 #include <ATen/ATen.h>
@@ -238,54 +244,67 @@ double Transformer::lowest_value() const {
   return device_.dtype == at::kFloat ? std::numeric_limits<float>::lowest() : device_.dtype == at::kHalf ? -65504.0 : -3.38953139e38;
 }
 
-BatchCaptures Transformer::forward(const std::vector<std::vector<int64_t>>& ids, const ForwardOptions& options) const {
-  const bool capture = options.capture, lenses = options.lenses;
-  const LastLayer last = options.last_layer;
-  const KeepGoing& keep_going = options.keep_going;
+// The batch checked (no empty text, none longer than the positions, ids inside the vocabulary) and
+// laid out as [B, n] ids, pads taking id 0 (masked out by padding_mask).
+Transformer::Batch Transformer::checked_batch(const std::vector<std::vector<int64_t>>& ids) const {
   if (ids.empty()) throw Error("nothing to run: the batch is empty");
-  if (last == LastLayer::HeadOutputsOnly && !capture) throw Error("a forward pass without captures needs its last layer complete");
-  int64_t n = 0;
+  Batch batch;
   for (const auto& text : ids) {
     if (text.empty()) throw Error("a text of the batch has no tokens");
-    n = std::max<int64_t>(n, static_cast<int64_t>(text.size()));
+    batch.n = std::max<int64_t>(batch.n, static_cast<int64_t>(text.size()));
   }
-  if (n > config_.max_tokens())
-    throw Error("a text has " + std::to_string(n) + " tokens; the model takes at most " + std::to_string(config_.max_tokens()));
-
+  if (batch.n > config_.max_tokens())
+    throw Error("a text has " + std::to_string(batch.n) + " tokens; the model takes at most " + std::to_string(config_.max_tokens()));
   const int64_t B = static_cast<int64_t>(ids.size());
-  at::Tensor host_ids = at::zeros({B, n}, at::kLong);  // pads take id 0, masked out below
-  BatchCaptures out;
-  bool padded = false;
+  batch.ids = at::zeros({B, batch.n}, at::kLong);
   for (int64_t b = 0; b < B; ++b) {
     const auto& text = ids[static_cast<size_t>(b)];
     for (int64_t id : text)
       if (id < 0 || id >= config_.vocab_size)
         throw Error("token id " + std::to_string(id) + " is outside the model's vocabulary of " + std::to_string(config_.vocab_size));
-    std::copy(text.begin(), text.end(), host_ids[b].data_ptr<int64_t>());
-    out.lengths.push_back(static_cast<int64_t>(text.size()));
-    padded |= static_cast<int64_t>(text.size()) < n;
+    std::copy(text.begin(), text.end(), batch.ids[b].data_ptr<int64_t>());
+    batch.lengths.push_back(static_cast<int64_t>(text.size()));
+    batch.padded |= static_cast<int64_t>(text.size()) < batch.n;
   }
+  return batch;
+}
 
+// Additive, [B, 1, 1, n]: 0 for real keys, the dtype's lowest value for pads; undefined when
+// nothing is padded (attention then runs without a mask).
+at::Tensor Transformer::padding_mask(const Batch& batch) const {
+  if (!batch.padded) return {};
+  const int64_t B = batch.ids.size(0), n = batch.n;
+  at::Tensor real = at::zeros({B, n}, at::kBool);
+  for (int64_t b = 0; b < B; ++b) real[b].narrow(0, 0, batch.lengths[static_cast<size_t>(b)]).fill_(true);
+  return at::where(real, 0.0, lowest_value()).to(device_.device, device_.dtype).view({B, 1, 1, n});
+}
+
+// Every layer writes its maps and head outputs (and the lenses' vectors) straight into these.
+void Transformer::allocate_captures(BatchCaptures& out, int64_t B, int64_t n, bool lenses) const {
+  const auto options = at::TensorOptions().dtype(device_.dtype).device(device_.device);
+  const int64_t L = config_.num_layers, H = config_.num_heads;
+  out.all_attention = at::empty({L, B, H, n, n}, options);
+  out.all_head_outputs = at::empty({L, B, H, n, config_.head_dim()}, options);
+  if (!lenses) return;
+  out.all_value_norms = at::empty({L, B, H, n}, options);
+  out.all_value_gram = at::empty({L, B, n, H, H}, options);
+  out.all_queries = at::empty({L, B, H, n, config_.head_dim()}, options);
+  out.all_keys = at::empty_like(out.all_queries);
+}
+
+BatchCaptures Transformer::forward(const std::vector<std::vector<int64_t>>& ids, const ForwardOptions& options) const {
+  const bool capture = options.capture;
+  const LastLayer last = options.last_layer;
+  const KeepGoing& keep_going = options.keep_going;
+  if (last == LastLayer::HeadOutputsOnly && !capture) throw Error("a forward pass without captures needs its last layer complete");
+  const Batch batch = checked_batch(ids);
+  const int64_t n = batch.n;
+  BatchCaptures out;
+  out.lengths = batch.lengths;
   c10::InferenceMode guard;
-  const at::Tensor device_ids = host_ids.to(device_.device);
-  at::Tensor mask;  // additive, [B, 1, 1, n]: 0 for real keys, the dtype's lowest value for pads
-  if (padded) {
-    at::Tensor real = at::zeros({B, n}, at::kBool);
-    for (int64_t b = 0; b < B; ++b) real[b].narrow(0, 0, out.lengths[static_cast<size_t>(b)]).fill_(true);
-    mask = at::where(real, 0.0, lowest_value()).to(device_.device, device_.dtype).view({B, 1, 1, n});
-  }
-  if (capture) {
-    const auto options = at::TensorOptions().dtype(device_.dtype).device(device_.device);
-    const int64_t L = config_.num_layers, H = config_.num_heads;
-    out.all_attention = at::empty({L, B, H, n, n}, options);
-    out.all_head_outputs = at::empty({L, B, H, n, config_.head_dim()}, options);
-    if (lenses) {
-      out.all_value_norms = at::empty({L, B, H, n}, options);
-      out.all_value_gram = at::empty({L, B, n, H, H}, options);
-      out.all_queries = at::empty({L, B, H, n, config_.head_dim()}, options);
-      out.all_keys = at::empty_like(out.all_queries);
-    }
-  }
+  const at::Tensor device_ids = batch.ids.to(device_.device);
+  const at::Tensor mask = padding_mask(batch);
+  if (capture) allocate_captures(out, batch.ids.size(0), n, options.lenses);
   const at::Tensor positions = config_.position_offset > 0 ? offset_positions(ids, n, config_.pad_token_id).to(device_.device) : at::Tensor();
   at::Tensor x = embed(device_ids, positions);
   out.hidden_states.push_back(x);

@@ -49,6 +49,15 @@ class Transformer {
   const ComputeDevice& device() const { return device_; }
 
  private:
+  struct Batch {
+    at::Tensor ids;  // [B, n] on the host, pads 0
+    std::vector<int64_t> lengths;
+    int64_t n = 0;   // the longest text
+    bool padded = false;
+  };
+  Batch checked_batch(const std::vector<std::vector<int64_t>>& ids) const;
+  at::Tensor padding_mask(const Batch& batch) const;
+  void allocate_captures(BatchCaptures& out, int64_t B, int64_t n, bool lenses) const;
   struct Rotary {
     at::Tensor cos, sin;  // [d, n]
   };

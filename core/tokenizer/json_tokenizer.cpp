@@ -1,3 +1,7 @@
+// tokenizer.json read into a JsonTokenizer, and the tokenizer run. Sections, in order:
+//   1. reading the file's stages: pre-tokenizer, Unigram or BPE model, added tokens, post-processor template
+//   2. helpers of the run: offsets inside a character, trimming, word characters
+//   3. JsonTokenizer: construction, vocabulary, Metaspace words, tokenize, wrap with the template
 #include "tokenizer/json_tokenizer.h"
 
 #include <utf8proc.h>

@@ -56,6 +56,8 @@ class AnalysisGolden : public ::testing::Test {
   const Checkpoint& checkpoint_ = test::minilm_checkpoint();
 };
 
+// Every quantity of METHOD.md against the reference, one after another: one long test so that a
+// failure names the case and the quantity together.
 TEST_F(AnalysisGolden, AgreesWithTheIndependentReference) {
   ASSERT_EQ(golden_["cases"].size(), 3u);
   for (const auto& c : golden_["cases"]) {

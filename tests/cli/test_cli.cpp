@@ -1,7 +1,7 @@
 // attnscope-cli as a user meets it: every bad input ends with one line on standard error and a
 // non-zero exit; good input gives results the core can read back. Here: help, tokenize, analyze
 // (with lenses), pairs, stats, corpus runs and shards, model ids, downloads from a loopback Hub, bad
-// inputs. Figures: test_cli_figure.cpp; other encoders: test_cli_encoders.cpp; comparisons:
+// inputs, in that order. Figures: test_cli_figure.cpp; other encoders: test_cli_encoders.cpp; comparisons:
 // test_cli_compare.cpp.
 #include <gtest/gtest.h>
 

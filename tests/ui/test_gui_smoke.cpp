@@ -1,6 +1,8 @@
 // The real window under Xvfb (Mesa's software OpenGL), on the real MiniLM checkpoint: every view
 // renders, the screenshots are not blank, the head view's heatmap is a square of the expected
-// size, and focusing another head changes the pixels.
+// size, and focusing another head changes the pixels. Sections, in order: helpers (running the
+// window, reading PNGs, measuring regions), then the Gui tests: every view, focus and matrices,
+// layout at projector sizes, the idle window, typing and partial frames, other encoders.
 #include <gtest/gtest.h>
 
 #include <stb_image.h>

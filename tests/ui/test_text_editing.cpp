@@ -1,6 +1,7 @@
 // The explorer's text editor without a window: editing, selection, undo and redo (TextBuffer);
 // word wrap and the way between positions and points (text_layout); and the typing benchmark's
-// bookkeeping.
+// bookkeeping. Sections, in order: TextBuffer, TextLayout, TypingBench, TextEditorWidget (the
+// widget in headless ImGui frames: clicks, drags, the right click's menu).
 #include <gtest/gtest.h>
 
 #include <imgui.h>

@@ -38,9 +38,8 @@ void GridPanel::rebuild(const PanelContext& c) {
   thumbnails_ = HeatmapRenderer::upload(grid_atlas({s.encoding, s.captures, s.analysis}, o));
 }
 
-PanelActions GridPanel::draw(const PanelContext& c) {
-  PanelActions actions;
-  ViewState state = c.state;
+// The matrix shown, its rollout option and the export button, above the thumbnails.
+void GridPanel::draw_controls(const PanelContext& c, ViewState& state, PanelActions& actions) {
   int matrix = static_cast<int>(state.matrix);
   ImGui::TextUnformatted("matrix");
   for (int k = 0; k < kMatrixKinds; ++k) {
@@ -68,12 +67,11 @@ PanelActions GridPanel::draw(const PanelContext& c) {
     state.matrix = static_cast<MatrixKind>(matrix);
     actions.state = state;
   }
-  if (!c.snapshot) {
-    ImGui::TextDisabled("Waiting for the first analysis...");
-    return actions;
-  }
-  FigureOptions o = figure_options(c.state);
-  const std::string key = std::to_string(c.snapshot->serial) + "|" + grid_thumbnails_key(o);
+}
+
+// The thumbnails of this snapshot with these options, made once; false (and error_ said) when they cannot be.
+bool GridPanel::thumbnails_ready(const PanelContext& c) {
+  const std::string key = std::to_string(c.snapshot->serial) + "|" + grid_thumbnails_key(figure_options(c.state));
   if (key != key_) {
     key_ = key;
     error_.clear();
@@ -84,10 +82,20 @@ PanelActions GridPanel::draw(const PanelContext& c) {
       error_ = e.what();
     }
   }
-  if (!error_.empty()) {
-    ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", error_.c_str());
+  if (error_.empty()) return true;
+  ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", error_.c_str());
+  return false;
+}
+
+PanelActions GridPanel::draw(const PanelContext& c) {
+  PanelActions actions;
+  ViewState state = c.state;
+  draw_controls(c, state, actions);
+  if (!c.snapshot) {
+    ImGui::TextDisabled("Waiting for the first analysis...");
     return actions;
   }
+  if (!thumbnails_ready(c)) return actions;
   const int columns = heads_ + 1;
   const float label_w = ImGui::CalcTextSize("L00").x + 8;
   const float spacing = ImGui::GetStyle().ItemSpacing.x;
@@ -102,15 +110,29 @@ PanelActions GridPanel::draw(const PanelContext& c) {
     if (h == heads_) ImGui::TextUnformatted("sum");
     else ImGui::Text("h%d", h);
   }
-  const int layers = thumbnails_.rows;
-  std::vector<std::pair<ImVec2, std::array<float, 4>>> tiles;  // where each thumbnail goes and its part of the atlas
+  const std::vector<Tile> tiles = draw_tile_frames(c, state, actions, label_w, side + spacing + 4, side);
+  // After the frames, in one draw of the atlas, without blending (the thumbnails are opaque).
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  begin_opaque_draws(draw);
+  const auto texture = reinterpret_cast<ImTextureID>(static_cast<intptr_t>(thumbnails_.image.texture.get()));
+  for (const auto& [at, uv] : tiles) draw->AddImage(texture, at, ImVec2(at.x + side, at.y + side), ImVec2(uv[0], uv[1]), ImVec2(uv[2], uv[3]));
+  end_opaque_draws(draw);
+  ImGui::EndChild();
+  return actions;
+}
+
+// Each thumbnail's place as an invisible button with a frame (a click focuses its head in the
+// Head view); returns where each thumbnail goes and its part of the atlas.
+std::vector<GridPanel::Tile> GridPanel::draw_tile_frames(const PanelContext& c, ViewState& state, PanelActions& actions, float label_w,
+                                                         float pitch, float side) {
+  const int columns = heads_ + 1, layers = thumbnails_.rows;
+  std::vector<Tile> tiles;
   tiles.reserve(static_cast<size_t>(layers * columns));
   for (int l = 0; l < layers; ++l) {
     ImGui::AlignTextToFramePadding();
     ImGui::Text("L%d", l);
     for (int h = 0; h < columns; ++h) {
-      ImGui::SameLine(label_w + h * (side + spacing + 4));
-      const auto uv = thumbnails_.uv(l * columns + h);
+      ImGui::SameLine(label_w + h * pitch);
       const bool focused = l == c.state.layer && (h == heads_ ? c.state.layer_sum : (!c.state.layer_sum && h == c.state.head));
       ImGui::PushID(l * columns + h);
       // An outline and the image, not an ImageButton: its filled frame under the image doubled the
@@ -130,19 +152,12 @@ PanelActions GridPanel::draw(const PanelContext& c) {
                            : ImGui::IsItemHovered() ? ImGui::GetColorU32(ImGuiCol_ButtonHovered)
                                                     : IM_COL32(51, 51, 51, 255);
       draw_frame(ImGui::GetWindowDrawList(), at, size, border);
-      tiles.emplace_back(ImVec2(at.x + 2, at.y + 2), uv);
+      tiles.push_back({ImVec2(at.x + 2, at.y + 2), thumbnails_.uv(l * columns + h)});
       if (ImGui::IsItemHovered()) ImGui::SetTooltip(h == heads_ ? "layer %d, sum of heads" : "layer %d, head %d", l, h);
       ImGui::PopID();
     }
   }
-  // After the frames, in one draw of the atlas, without blending (the thumbnails are opaque).
-  ImDrawList* draw = ImGui::GetWindowDrawList();
-  begin_opaque_draws(draw);
-  const auto texture = reinterpret_cast<ImTextureID>(static_cast<intptr_t>(thumbnails_.image.texture.get()));
-  for (const auto& [at, uv] : tiles) draw->AddImage(texture, at, ImVec2(at.x + side, at.y + side), ImVec2(uv[0], uv[1]), ImVec2(uv[2], uv[3]));
-  end_opaque_draws(draw);
-  ImGui::EndChild();
-  return actions;
+  return tiles;
 }
 
 }  // namespace attnscope::ui

@@ -1,5 +1,8 @@
 #pragma once
 // The overview: a thumbnail of the chosen matrix for every layer and head, plus each layer's sum.
+#include <imgui.h>
+
+#include <array>
 #include <string>
 #include <vector>
 
@@ -13,6 +16,14 @@ class GridPanel {
   PanelActions draw(const PanelContext& context);
 
  private:
+  struct Tile {
+    ImVec2 at;                // where the thumbnail goes, in screen pixels
+    std::array<float, 4> uv;  // its part of the atlas
+  };
+  void draw_controls(const PanelContext& context, ViewState& state, PanelActions& actions);
+  bool thumbnails_ready(const PanelContext& context);
+  std::vector<Tile> draw_tile_frames(const PanelContext& context, ViewState& state, PanelActions& actions, float label_w, float pitch,
+                                     float side);
   void rebuild(const PanelContext& context);
   HeatmapAtlas thumbnails_;  // layer-major, H + 1 per layer (the last: the sum), one tile each
   std::string key_;

@@ -40,6 +40,48 @@ void PairsPanel::sort_rows(const std::vector<TokenPair>& pairs, const Encoding& 
   });
 }
 
+// The sortable table of the head's pairs, only the rows in view drawn; returns the pair under the pointer, or -1.
+int PairsPanel::draw_table(const Encoding& e, bool of_s) {
+  const std::vector<TokenPair>& pairs = pairs_;
+  int hovered = -1;
+  const ImGuiTableFlags flags = ImGuiTableFlags_Sortable | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_BordersInnerV;
+  if (!ImGui::BeginTable("pairs", 5, flags)) return hovered;
+  ImGui::TableSetupScrollFreeze(0, 1);
+  ImGui::TableSetupColumn("token i");
+  ImGui::TableSetupColumn("token j");
+  ImGui::TableSetupColumn("i", ImGuiTableColumnFlags_DefaultSort);  // the paper's order: by position
+  ImGui::TableSetupColumn("j");
+  ImGui::TableSetupColumn(of_s ? "S_hat" : "M_hat");
+  ImGui::TableHeadersRow();
+  if (ImGuiTableSortSpecs* specs = ImGui::TableGetSortSpecs(); specs && (specs->SpecsDirty || order_.size() != pairs.size())) {
+    sort_rows(pairs, e);
+    specs->SpecsDirty = false;
+  }
+  if (order_.size() != pairs.size()) sort_rows(pairs, e);
+  ImGuiListClipper clipper;
+  clipper.Begin(static_cast<int>(order_.size()));
+  while (clipper.Step())
+    for (int row = clipper.DisplayStart; row < clipper.DisplayEnd; ++row) {
+      const TokenPair& p = pairs[order_[row]];
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::PushID(row);
+      ImGui::Selectable(readable_piece(e.tokens[p.i].text).c_str(), hovered_ == order_[row], ImGuiSelectableFlags_SpanAllColumns);
+      if (ImGui::IsItemHovered()) hovered = order_[row];
+      ImGui::PopID();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(readable_piece(e.tokens[p.j].text).c_str());
+      ImGui::TableNextColumn();
+      ImGui::Text("%d", p.i);
+      ImGui::TableNextColumn();
+      ImGui::Text("%d", p.j);
+      ImGui::TableNextColumn();
+      ImGui::Text("%.3f", p.value);
+    }
+  ImGui::EndTable();
+  return hovered;
+}
+
 PanelActions PairsPanel::draw(const PanelContext& c) {
   if (!c.snapshot) return figure_.draw(c);
   const int head = std::max(0, c.state.head);
@@ -50,57 +92,18 @@ PanelActions PairsPanel::draw(const PanelContext& c) {
     order_.clear();
     hovered_ = -1;
   }
-  const std::vector<TokenPair>& pairs = pairs_;
-  const Encoding& e = c.snapshot->encoding;
   const AnalysisSettings& settings = c.snapshot->analysis.settings;
   const bool of_s = settings.pairs_from == PairInput::Similarity;
-  if (of_s) ImGui::Text("Layer %d, head %d: %zu pairs with S_hat >= %.3g", c.state.layer, head, pairs.size(), settings.tau);
-  else ImGui::Text("Layer %d, head %d: %zu pairs with M_hat >= %.3g, M = %s", c.state.layer, head, pairs.size(), settings.tau, pair_input_name(settings.pairs_from));
+  if (of_s) ImGui::Text("Layer %d, head %d: %zu pairs with S_hat >= %.3g", c.state.layer, head, pairs_.size(), settings.tau);
+  else ImGui::Text("Layer %d, head %d: %zu pairs with M_hat >= %.3g, M = %s", c.state.layer, head, pairs_.size(), settings.tau, pair_input_name(settings.pairs_from));
   ImGui::BeginChild("pair table", ImVec2(std::min(ImGui::GetFontSize() * 24, ImGui::GetContentRegionAvail().x * 0.45f), 0), true);
-  int hovered = -1;
-  const ImGuiTableFlags flags = ImGuiTableFlags_Sortable | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_BordersInnerV;
-  if (ImGui::BeginTable("pairs", 5, flags)) {
-    ImGui::TableSetupScrollFreeze(0, 1);
-    ImGui::TableSetupColumn("token i");
-    ImGui::TableSetupColumn("token j");
-    ImGui::TableSetupColumn("i", ImGuiTableColumnFlags_DefaultSort);  // the paper's order: by position
-    ImGui::TableSetupColumn("j");
-    ImGui::TableSetupColumn(of_s ? "S_hat" : "M_hat");
-    ImGui::TableHeadersRow();
-    if (ImGuiTableSortSpecs* specs = ImGui::TableGetSortSpecs(); specs && (specs->SpecsDirty || order_.size() != pairs.size())) {
-      sort_rows(pairs, e);
-      specs->SpecsDirty = false;
-    }
-    if (order_.size() != pairs.size()) sort_rows(pairs, e);
-    ImGuiListClipper clipper;
-    clipper.Begin(static_cast<int>(order_.size()));
-    while (clipper.Step())
-      for (int row = clipper.DisplayStart; row < clipper.DisplayEnd; ++row) {
-        const TokenPair& p = pairs[order_[row]];
-        ImGui::TableNextRow();
-        ImGui::TableNextColumn();
-        ImGui::PushID(row);
-        ImGui::Selectable(readable_piece(e.tokens[p.i].text).c_str(), hovered_ == order_[row], ImGuiSelectableFlags_SpanAllColumns);
-        if (ImGui::IsItemHovered()) hovered = order_[row];
-        ImGui::PopID();
-        ImGui::TableNextColumn();
-        ImGui::TextUnformatted(readable_piece(e.tokens[p.j].text).c_str());
-        ImGui::TableNextColumn();
-        ImGui::Text("%d", p.i);
-        ImGui::TableNextColumn();
-        ImGui::Text("%d", p.j);
-        ImGui::TableNextColumn();
-        ImGui::Text("%.3f", p.value);
-      }
-    ImGui::EndTable();
-  }
+  hovered_ = draw_table(c.snapshot->encoding, of_s);
   ImGui::EndChild();
-  hovered_ = hovered;
   ImGui::SameLine();
   ImGui::BeginGroup();
   std::vector<CellHighlight> highlights;
-  if (hovered_ >= 0 && hovered_ < static_cast<int>(pairs.size())) {
-    const TokenPair& p = pairs[hovered_];
+  if (hovered_ >= 0 && hovered_ < static_cast<int>(pairs_.size())) {
+    const TokenPair& p = pairs_[hovered_];
     highlights = {{0, p.i, p.j}, {1, p.i, p.j}, {1, p.j, p.i}};
   }
   PanelActions actions = figure_.draw(c, {}, highlights);

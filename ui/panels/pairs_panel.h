@@ -21,6 +21,7 @@ class PairsPanel {
   Figure export_;              // Fig. 9 with its table, for export
   static Figure pairs_view_figure(const AnalyzedTextView& text, const FigureOptions& options);
   void sort_rows(const std::vector<TokenPair>& pairs, const Encoding& encoding);
+  int draw_table(const Encoding& encoding, bool of_s);
 };
 
 }  // namespace attnscope::ui
