@@ -21,7 +21,7 @@ debian_packages=(
   nlohmann-json3-dev libutf8proc-dev libgtest-dev libgmock-dev libcli11-dev
   libcairo2-dev libstb-dev libfontconfig-dev fonts-dejavu-core poppler-utils
   libimgui-dev libglfw3-dev libgl-dev libgl1-mesa-dri xvfb xauth libcurl4-openssl-dev libssl-dev
-  clang libclang-rt-14-dev
+  clang libclang-rt-14-dev clang-format
   munge slurmctld slurmd slurm-client
 )
 

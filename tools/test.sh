@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Set up, build, and run every test: the GoogleTest suites (ctest); the same suites built by clang
-# with AddressSanitizer and UndefinedBehaviorSanitizer (skip with ATTNSCOPE_SKIP_SANITIZERS=1), in a
-# build that finds no CUDA toolkit, as on most users' machines, which must still build and run; and
-# from that build the libFuzzer targets for a bounded time (ATTNSCOPE_FUZZ_SECONDS, 30 per target).
+# Set up, build, and run every test: the C++'s formatting (tools/format.sh --check); the GoogleTest
+# suites (ctest); the same suites built by clang with AddressSanitizer and UndefinedBehaviorSanitizer
+# (skip with ATTNSCOPE_SKIP_SANITIZERS=1), in a build that finds no CUDA toolkit, as on most users'
+# machines, which must still build and run; and from that build the libFuzzer targets for a bounded
+# time (ATTNSCOPE_FUZZ_SECONDS, 30 per target).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # Each step says when it starts, in seconds since this script did: CI has a time limit, and this
@@ -10,6 +11,8 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 say() { echo "[test] $* (at ${SECONDS} s)"; }
 
 "$root/tools/setup.sh"
+say "the C++ formatted as .clang-format says (tools/format.sh --check)"
+"$root/tools/format.sh" --check
 say "the suites (ctest)"
 ctest --test-dir "$root/build" --output-on-failure -j "$(nproc)"
 
