@@ -38,7 +38,9 @@ Analysed analyse(const attnscope::Checkpoint& model, const std::string& text, si
   return a;
 }
 
-double ms_since(Clock::time_point start) { return std::chrono::duration<double, std::milli>(Clock::now() - start).count(); }
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
 
 }  // namespace
 

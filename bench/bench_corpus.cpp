@@ -43,14 +43,21 @@ int main(int argc, char** argv) {
   attnscope::CorpusAccumulator acc(c.num_layers, c.num_heads, static_cast<int64_t>(window), where.device);
   const auto start = std::chrono::steady_clock::now();
   const auto outcome = attnscope::run_corpus(*checkpoint, options, acc);
-  if (!where.device.is_cpu()) at::accelerator::synchronizeDevice(where.device.index() < 0 ? 0 : where.device.index());  // the GPU's last work
+  if (!where.device.is_cpu())
+    at::accelerator::synchronizeDevice(where.device.index() < 0 ? 0 : where.device.index());  // the GPU's last work
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
-  std::cout << nlohmann::json{{"windows", outcome.windows}, {"seconds", seconds}, {"windows_per_s", outcome.windows / seconds},
+  std::cout << nlohmann::json{{"windows", outcome.windows},
+                              {"seconds", seconds},
+                              {"windows_per_s", outcome.windows / seconds},
                               {"peak_rss_mb", usage.ru_maxrss / 1024.0},
-                              {"read_s", outcome.read_seconds}, {"forward_s", outcome.forward_seconds},
-                              {"analysis_s", outcome.analysis_seconds}, {"accumulate_s", outcome.accumulate_seconds}, {"batch", batch}, {"threads", threads}}
+                              {"read_s", outcome.read_seconds},
+                              {"forward_s", outcome.forward_seconds},
+                              {"analysis_s", outcome.analysis_seconds},
+                              {"accumulate_s", outcome.accumulate_seconds},
+                              {"batch", batch},
+                              {"threads", threads}}
                    .dump()
             << "\n";
   return 0;

@@ -39,8 +39,8 @@ void finish_device_work(const c10::Device& device) {
 }
 
 // `idle`: the machine left idle this long before each timed run, as between a typist's keys.
-std::vector<double> interleaved_medians(int warmup, int runs, const std::vector<std::function<void()>>& variants, const c10::Device& device,
-                                        std::chrono::milliseconds idle) {
+std::vector<double> interleaved_medians(int warmup, int runs, const std::vector<std::function<void()>>& variants,
+                                        const c10::Device& device, std::chrono::milliseconds idle) {
   for (int i = 0; i < warmup; ++i)
     for (const auto& work : variants) work();
   finish_device_work(device);
@@ -76,15 +76,18 @@ int main(int argc, char** argv) {
   app.add_option("--runs", runs)->capture_default_str();
   app.add_option("--warmup", warmup)->capture_default_str();
   app.add_option("--threads", threads)->capture_default_str();
-  app.add_option("--idle-ms", idle_ms, "Milliseconds the machine is left idle before each timed run (the explorer runs after a typist's pause)")
+  app.add_option(
+         "--idle-ms", idle_ms,
+         "Milliseconds the machine is left idle before each timed run (the explorer runs after a typist's pause)")
       ->capture_default_str()
       ->check(CLI::Range(0, 10000));
   app.add_option("--device", device)->capture_default_str();
   app.add_option("--precision", precision)->capture_default_str();
   bool reuse_freed_memory = false;
-  app.add_flag("--reuse-freed-memory", reuse_freed_memory,
-               "Keep freed memory for reuse, as the explorer and corpus runs do (keep_freed_memory_for_reuse): without it "
-               "every large tensor is fresh pages from the kernel");
+  app.add_flag(
+      "--reuse-freed-memory", reuse_freed_memory,
+      "Keep freed memory for reuse, as the explorer and corpus runs do (keep_freed_memory_for_reuse): without it "
+      "every large tensor is fresh pages from the kernel");
   CLI11_PARSE(app, argc, argv);
 
   at::set_num_threads(threads);
@@ -102,7 +105,8 @@ int main(int argc, char** argv) {
   const auto first_start = std::chrono::steady_clock::now();
   const attnscope::TextRun lensed = checkpoint->run(text, max_length, {.to_host = false, .lenses = true});
   finish_device_work(checkpoint->model().device().device);
-  const double first_lenses = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - first_start).count();
+  const double first_lenses =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - first_start).count();
   // Every lens of issue 14 for the whole text: each head's norm-based map, each layer's, and the rollout.
   const int layers = static_cast<int>(checkpoint->model().config().num_layers);
   const auto lens_maps = [&] {
@@ -111,28 +115,47 @@ int main(int argc, char** argv) {
     attnscope::layer_norm_maps(c, 0, layers);
     attnscope::rollout_maps(c, layers);
   };
-  const auto m = interleaved_medians(warmup, runs,
-                                     {[&] { checkpoint->run(text, max_length); }, [&] { checkpoint->model().forward({ids}); },
-                                      [&] { checkpoint->model().forward({ids}, {.capture = false}); },
-                                      [&] { attnscope::analyze_text(run.encoding, run.captures, {}); },
-                                      [&] { checkpoint->encode(text, max_length); },
-                                      [&] { checkpoint->model().forward({ids}, {.lenses = true}); },
-                                      lens_maps, [&] { attnscope::head_norm_maps(lensed.captures); },
-                                      [&] { attnscope::layer_norm_maps(lensed.captures, 0, layers); },
-                                      [&] { attnscope::rollout_maps(lensed.captures, layers); },
-                                      [&] { attnscope::grid_atlas({run.encoding, run.captures, analysed}, {}); },
-                                      // As the explorer runs it: its products in slices, a check between them.
-                                      [&] { checkpoint->model().forward({ids}, {.last_layer = attnscope::LastLayer::Complete, .keep_going = [] { return true; }}); },
-                                      // The explorer's own: in slices, and its last layer stopped at its head outputs.
-                                      [&] { checkpoint->model().forward({ids}, {.last_layer = attnscope::LastLayer::HeadOutputsOnly, .keep_going = [] { return true; }}); }},
-                                     checkpoint->model().device().device, std::chrono::milliseconds(idle_ms));
-  const double analyze = m[0], forward = m[1], plain = m[2], analysis = m[3], tokenize = m[4], forward_lenses = m[5], lenses = m[6];
-  std::cout << nlohmann::json{{"tokens", ids.size()},          {"threads", threads},           {"runs", runs},
-                              {"analyze_ms", analyze},         {"forward_capture_ms", forward}, {"forward_plain_ms", plain},
-                              {"analysis_ms", analysis},       {"tokenize_ms", tokenize},      {"forward_lenses_ms", forward_lenses},
-                              {"lens_maps_ms", lenses},        {"first_forward_lenses_ms", first_lenses},
-                              {"head_norm_maps_ms", m[7]},     {"layer_norm_maps_ms", m[8]},   {"rollout_ms", m[9]},
-                              {"thumbnails_ms", m[10]},        {"forward_sliced_ms", m[11]},
+  const auto m = interleaved_medians(
+      warmup, runs,
+      {[&] { checkpoint->run(text, max_length); }, [&] { checkpoint->model().forward({ids}); },
+       [&] { checkpoint->model().forward({ids}, {.capture = false}); },
+       [&] { attnscope::analyze_text(run.encoding, run.captures, {}); }, [&] { checkpoint->encode(text, max_length); },
+       [&] { checkpoint->model().forward({ids}, {.lenses = true}); }, lens_maps,
+       [&] { attnscope::head_norm_maps(lensed.captures); },
+       [&] { attnscope::layer_norm_maps(lensed.captures, 0, layers); },
+       [&] { attnscope::rollout_maps(lensed.captures, layers); },
+       [&] {
+         attnscope::grid_atlas({run.encoding, run.captures, analysed}, {});
+       },
+       // As the explorer runs it: its products in slices, a check between them.
+       [&] {
+         checkpoint->model().forward({ids},
+                                     {.last_layer = attnscope::LastLayer::Complete, .keep_going = [] { return true; }});
+       },
+       // The explorer's own: in slices, and its last layer stopped at its head outputs.
+       [&] {
+         checkpoint->model().forward(
+             {ids}, {.last_layer = attnscope::LastLayer::HeadOutputsOnly, .keep_going = [] { return true; }});
+       }},
+      checkpoint->model().device().device, std::chrono::milliseconds(idle_ms));
+  const double analyze = m[0], forward = m[1], plain = m[2], analysis = m[3], tokenize = m[4], forward_lenses = m[5],
+               lenses = m[6];
+  std::cout << nlohmann::json{{"tokens", ids.size()},
+                              {"threads", threads},
+                              {"runs", runs},
+                              {"analyze_ms", analyze},
+                              {"forward_capture_ms", forward},
+                              {"forward_plain_ms", plain},
+                              {"analysis_ms", analysis},
+                              {"tokenize_ms", tokenize},
+                              {"forward_lenses_ms", forward_lenses},
+                              {"lens_maps_ms", lenses},
+                              {"first_forward_lenses_ms", first_lenses},
+                              {"head_norm_maps_ms", m[7]},
+                              {"layer_norm_maps_ms", m[8]},
+                              {"rollout_ms", m[9]},
+                              {"thumbnails_ms", m[10]},
+                              {"forward_sliced_ms", m[11]},
                               {"forward_explorer_ms", m[12]}}
                    .dump()
             << "\n";

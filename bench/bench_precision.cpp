@@ -34,14 +34,21 @@ int main(int argc, char** argv) {
   const attnscope::TextRun reference = run(at::kFloat);
   for (const auto& [name, dtype] : {std::pair{"float16", at::kHalf}, std::pair{"bfloat16", at::kBFloat16}}) {
     const attnscope::TextRun reduced = run(dtype);
-    std::cout << nlohmann::json{{"precision", name},
-                                {"tokens", reference.encoding.size()},
-                                {"attention_max_abs_diff", (reduced.captures.attention - reference.captures.attention).abs().max().item<double>()},
-                                {"attention_mean_abs_diff", (reduced.captures.attention - reference.captures.attention).abs().mean().item<double>()},
-                                {"head_outputs_max_abs_diff", (reduced.captures.head_outputs - reference.captures.head_outputs).abs().max().item<double>()},
-                                {"head_outputs_max_abs", reference.captures.head_outputs.abs().max().item<double>()}}
-                     .dump()
-              << "\n";
+    std::cout
+        << nlohmann::json{{"precision", name},
+                          {"tokens", reference.encoding.size()},
+                          {"attention_max_abs_diff",
+                           (reduced.captures.attention - reference.captures.attention).abs().max().item<double>()},
+                          {"attention_mean_abs_diff",
+                           (reduced.captures.attention - reference.captures.attention).abs().mean().item<double>()},
+                          {"head_outputs_max_abs_diff",
+                           (reduced.captures.head_outputs - reference.captures.head_outputs)
+                               .abs()
+                               .max()
+                               .item<double>()},
+                          {"head_outputs_max_abs", reference.captures.head_outputs.abs().max().item<double>()}}
+               .dump()
+        << "\n";
   }
   return 0;
 }

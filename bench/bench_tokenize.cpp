@@ -41,7 +41,11 @@ int main(int argc, char** argv) {
     }
     std::nth_element(ms.begin(), ms.begin() + runs / 2, ms.end());
     const double median = ms[static_cast<size_t>(runs / 2)];
-    std::cout << nlohmann::json{{"bytes", text.size()}, {"tokens", tokens}, {"tokenize_ms", median}, {"mb_per_s", text.size() / median / 1e3}}.dump()
+    std::cout << nlohmann::json{{"bytes", text.size()},
+                                {"tokens", tokens},
+                                {"tokenize_ms", median},
+                                {"mb_per_s", text.size() / median / 1e3}}
+                     .dump()
               << "\n";
   } catch (const std::exception& e) {
     std::cerr << "bench_tokenize: " << e.what() << "\n";

@@ -10,8 +10,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
-    const attnscope::TextRunFile file =
-        attnscope::text_run_from_bytes(std::as_bytes(std::span(data, size)), "result");
+    const attnscope::TextRunFile file = attnscope::text_run_from_bytes(std::as_bytes(std::span(data, size)), "result");
     const auto& c = file.run.captures;
     if (c.attention.defined() && (c.attention.dim() != 4 || c.attention.size(2) != c.length)) std::abort();
     if (c.head_outputs.defined() && c.head_outputs.size(3) != c.head_dim) std::abort();

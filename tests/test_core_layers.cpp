@@ -80,9 +80,8 @@ TEST(CoreLayers, NoIncludeRunsUpward) {
     for (const auto& inc : includes_of(core, folder)) {
       const int to = rank_of(layers, inc.folder);
       if (to < 0) continue;  // not a folder of core/ (a system or third-party path)
-      EXPECT_LE(to, rank_of(layers, folder))
-          << "core/" << inc.file << ":" << inc.line << " includes " << inc.folder << "/, a layer above " << folder
-          << "/ (core/README.md): " << inc.text;
+      EXPECT_LE(to, rank_of(layers, folder)) << "core/" << inc.file << ":" << inc.line << " includes " << inc.folder
+                                             << "/, a layer above " << folder << "/ (core/README.md): " << inc.text;
     }
   }
 }

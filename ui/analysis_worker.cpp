@@ -8,10 +8,13 @@
 
 namespace attnscope::ui {
 
-AnalysisWorker::AnalysisWorker(std::string model, std::string device, std::string precision, std::function<void()> notify)
-    : notify_(std::move(notify)), thread_(&AnalysisWorker::run, this, std::move(model), std::move(device), std::move(precision), nullptr) {}
+AnalysisWorker::AnalysisWorker(std::string model, std::string device, std::string precision,
+                               std::function<void()> notify)
+    : notify_(std::move(notify)),
+      thread_(&AnalysisWorker::run, this, std::move(model), std::move(device), std::move(precision), nullptr) {}
 
-AnalysisWorker::AnalysisWorker(std::shared_ptr<const Checkpoint> loaded, std::string model, std::function<void()> notify)
+AnalysisWorker::AnalysisWorker(std::shared_ptr<const Checkpoint> loaded, std::string model,
+                               std::function<void()> notify)
     : notify_(std::move(notify)), thread_(&AnalysisWorker::run, this, std::move(model), "", "", std::move(loaded)) {}
 
 AnalysisWorker::~AnalysisWorker() {
@@ -65,7 +68,8 @@ std::shared_ptr<const Checkpoint> AnalysisWorker::checkpoint() const {
   return pipeline_ ? pipeline_->checkpoint() : nullptr;
 }
 
-void AnalysisWorker::run(std::string model, std::string device, std::string precision, std::shared_ptr<const Checkpoint> loaded) {
+void AnalysisWorker::run(std::string model, std::string device, std::string precision,
+                         std::shared_ptr<const Checkpoint> loaded) {
   ModelStatus status;
   // Out of GPU memory (loading or running): the CPU takes over, for this text and the next, and the window says so.
   const auto notice = [this](const std::string& text) {
@@ -129,12 +133,15 @@ void colour_grid(AnalysisSnapshot& snapshot, const FigureOptions& options) {
 
 }  // namespace
 
-void AnalysisWorker::answer(const AnalysisRequest& request, uint64_t serial, std::chrono::steady_clock::time_point asked) {
+void AnalysisWorker::answer(const AnalysisRequest& request, uint64_t serial,
+                            std::chrono::steady_clock::time_point asked) {
   auto snapshot = std::make_shared<AnalysisSnapshot>();
   snapshot->serial = serial;
   snapshot->text = request.text;
   const auto start = std::chrono::steady_clock::now();
-  const auto since = [](std::chrono::steady_clock::time_point t) { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count(); };
+  const auto since = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  };
   snapshot->waited_seconds = std::chrono::duration<double>(start - asked).count();
   try {
     TextPipelineOptions options;

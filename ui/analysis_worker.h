@@ -3,9 +3,9 @@
 // threads it. It loads the checkpoint, then takes requests (captured by value). The newest request
 // always wins: those that arrive while it is busy replace each other, and a run made stale by a
 // newer request is abandoned at its next check (between layers, between the 2 ms slices of their
-// products and between the analysis's stages), so the views follow typing as fast as the model allows. Each result is an immutable
-// snapshot the UI picks up; `notify` (called on the worker thread) tells the UI one is there, so
-// an idle window can sleep until then.
+// products and between the analysis's stages), so the views follow typing as fast as the model allows. Each result is
+// an immutable snapshot the UI picks up; `notify` (called on the worker thread) tells the UI one is there, so an idle
+// window can sleep until then.
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -29,7 +29,8 @@ struct AnalysisRequest {
   std::string text;
   AnalysisSettings settings;
   size_t max_length = 0;  // 0: the model's default
-  bool lenses = false;    // capture what the lenses need for what is shown (needs_lens_captures), beyond the analysis's own needs
+  // Capture what the lenses need for what is shown (needs_lens_captures), beyond the analysis's own needs.
+  bool lenses = false;
   // The overview is shown with these options: its thumbnails are coloured here, with the worker's
   // threads, so that the frame showing the answer only uploads them.
   std::optional<FigureOptions> grid;
@@ -39,16 +40,16 @@ struct AnalysisSnapshot {
   uint64_t serial = 0;  // of the request it answers
   std::string text;
   Encoding encoding;
-  TextCaptures captures;  // on the host
-  TextAnalysis analysis;  // on the host
-  double seconds = 0;     // model + analysis (+ thumbnails)
+  TextCaptures captures;                             // on the host
+  TextAnalysis analysis;                             // on the host
+  double seconds = 0;                                // model + analysis (+ thumbnails)
   double forward_seconds = 0, analysis_seconds = 0;  // the two parts of it
-  std::optional<FigureOptions> grid_options;  // set: `grid` holds the overview's thumbnails with these options
+  std::optional<FigureOptions> grid_options;         // set: `grid` holds the overview's thumbnails with these options
   ThumbnailAtlas grid;
-  double grid_seconds = 0;  // colouring it, after the analysis
+  double grid_seconds = 0;    // colouring it, after the analysis
   double waited_seconds = 0;  // from the request to the start of its run (a stale run still stopping)
   std::chrono::steady_clock::time_point finished;  // when it was ready to be shown
-  std::string error;      // non-empty: this request failed (the previous good snapshot stays shown)
+  std::string error;  // non-empty: this request failed (the previous good snapshot stays shown)
 };
 
 // A snapshot's serial, 0 for none: what the UI compares to notice a new one (a pointer could be a
@@ -60,10 +61,10 @@ uint64_t serial_of(const std::shared_ptr<const Snapshot>& s) {
 
 struct ModelStatus {
   bool loaded = false;
-  std::string error;    // the model could not be loaded
-  std::string name;     // folder name
-  std::string device;   // e.g. "cpu float32"
-  std::string notice;   // e.g. the GPU ran out of memory and the CPU took over
+  std::string error;   // the model could not be loaded
+  std::string name;    // folder name
+  std::string device;  // e.g. "cpu float32"
+  std::string notice;  // e.g. the GPU ran out of memory and the CPU took over
   int layers = 0, heads = 0;
 };
 
@@ -102,15 +103,15 @@ class AnalysisWorker {
   std::chrono::steady_clock::time_point pending_since_;
   bool stop_ = false;
   std::atomic<bool> busy_{true};
-  std::atomic<uint64_t> newest_{0};      // the serial of the newest request
-  std::atomic<bool> stop_flag_{false};   // the worker is being destroyed
+  std::atomic<uint64_t> newest_{0};     // the serial of the newest request
+  std::atomic<bool> stop_flag_{false};  // the worker is being destroyed
   std::atomic<int> abandoned_{0};
   uint64_t started_ = 0;  // the serial of the last run started (guarded by mutex_)
   std::condition_variable started_cv_;
   std::function<void()> notify_;
   std::shared_ptr<const AnalysisSnapshot> latest_, latest_good_;
   std::unique_ptr<TextPipeline> pipeline_;  // set once, under mutex_, when the model is loaded
-  IncrementalEncoder encoder_;  // the worker thread's own: the pieces of the last text, for the next edit
+  IncrementalEncoder encoder_;              // the worker thread's own: the pieces of the last text, for the next edit
   ModelStatus status_;
   std::thread thread_;
 };

@@ -2,7 +2,8 @@
 
 namespace attnscope::ui {
 
-ComparisonJob::ComparisonJob(std::function<void()> notify) : notify_(std::move(notify)), thread_(&ComparisonJob::run, this) {}
+ComparisonJob::ComparisonJob(std::function<void()> notify)
+    : notify_(std::move(notify)), thread_(&ComparisonJob::run, this) {}
 
 ComparisonJob::~ComparisonJob() {
   {
@@ -13,10 +14,12 @@ ComparisonJob::~ComparisonJob() {
   thread_.join();
 }
 
-void ComparisonJob::submit(std::shared_ptr<const AnalysisSnapshot> a, std::shared_ptr<const AnalysisSnapshot> b, CompareSettings settings) {
+void ComparisonJob::submit(std::shared_ptr<const AnalysisSnapshot> a, std::shared_ptr<const AnalysisSnapshot> b,
+                           CompareSettings settings) {
   {
     std::lock_guard lock(mutex_);
-    if (serial_of(a) == submitted_a_ && serial_of(b) == submitted_b_ && settings.match_heads == submitted_match_) return;
+    if (serial_of(a) == submitted_a_ && serial_of(b) == submitted_b_ && settings.match_heads == submitted_match_)
+      return;
     submitted_a_ = serial_of(a), submitted_b_ = serial_of(b), submitted_match_ = settings.match_heads;
     pending_ = Request{std::move(a), std::move(b), settings};
   }

@@ -18,7 +18,7 @@ struct ComparisonSnapshot {
   std::shared_ptr<const AnalysisSnapshot> a, b;  // what was compared (kept alive with it)
   std::optional<TextComparison> comparison;      // empty when it failed
   std::string error;
-  uint64_t serial = 0;                           // unique per result
+  uint64_t serial = 0;  // unique per result
 };
 
 class ComparisonJob {
@@ -29,7 +29,8 @@ class ComparisonJob {
   ComparisonJob& operator=(const ComparisonJob&) = delete;
 
   // Compares a with b unless that pair is the one compared (or being compared) already.
-  void submit(std::shared_ptr<const AnalysisSnapshot> a, std::shared_ptr<const AnalysisSnapshot> b, CompareSettings settings);
+  void submit(std::shared_ptr<const AnalysisSnapshot> a, std::shared_ptr<const AnalysisSnapshot> b,
+              CompareSettings settings);
   std::shared_ptr<const ComparisonSnapshot> latest() const;
   bool busy() const;
 

@@ -27,7 +27,8 @@ void CorpusJob::finish(std::shared_ptr<const CorpusAccumulator> result, std::str
   state_.message = std::move(message);
 }
 
-void CorpusJob::start_run(std::shared_ptr<const Checkpoint> checkpoint, CorpusOptions options, std::filesystem::path out) {
+void CorpusJob::start_run(std::shared_ptr<const Checkpoint> checkpoint, CorpusOptions options,
+                          std::filesystem::path out) {
   join();
   cancel_ = false;
   {
@@ -36,18 +37,27 @@ void CorpusJob::start_run(std::shared_ptr<const Checkpoint> checkpoint, CorpusOp
   }
   thread_ = std::thread([this, checkpoint = std::move(checkpoint), options = std::move(options), out = std::move(out)] {
     const ModelConfig& config = checkpoint->model().config();
-    auto acc = std::make_shared<CorpusAccumulator>(config.num_layers, config.num_heads, static_cast<int64_t>(options.window),
-                                                   checkpoint->model().device().device);
+    auto acc = std::make_shared<CorpusAccumulator>(
+        config.num_layers, config.num_heads, static_cast<int64_t>(options.window), checkpoint->model().device().device);
     try {
       const CorpusOutcome outcome = run_corpus(*checkpoint, options, *acc, 0, [this](const CorpusProgress& p) {
         std::lock_guard lock(mutex_);
         state_.progress = p;
         return !cancel_;
       });
-      std::string message = (outcome.complete ? "done: " : "cancelled after ") + std::to_string(outcome.windows) + " windows";
+      std::string message =
+          (outcome.complete ? "done: " : "cancelled after ") + std::to_string(outcome.windows) + " windows";
       if (!out.empty()) {
-        CorpusFile file{checkpoint->dir().string(), config.to_json(), input_fingerprint(options.input), model_fingerprint(checkpoint->dir()),
-                        checkpoint->model().device().describe(), options, !outcome.complete, outcome.windows, outcome.documents, acc};
+        CorpusFile file{checkpoint->dir().string(),
+                        config.to_json(),
+                        input_fingerprint(options.input),
+                        model_fingerprint(checkpoint->dir()),
+                        checkpoint->model().device().describe(),
+                        options,
+                        !outcome.complete,
+                        outcome.windows,
+                        outcome.documents,
+                        acc};
         save_corpus(out, file);
         write_corpus_csv(default_csv_folder(out), *acc);
         message += ", saved to " + out.string();

@@ -19,7 +19,7 @@ struct CorpusJobState {
   CorpusProgress progress;
   std::string message;  // what happened last: saved to ..., cancelled, an error
   std::shared_ptr<const CorpusAccumulator> result;
-  std::string source;   // the input or the opened file
+  std::string source;  // the input or the opened file
 };
 
 class CorpusJob {

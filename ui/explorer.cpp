@@ -78,7 +78,6 @@ ImVec4 window_background() {
 
 }  // namespace
 
-
 Explorer::Explorer(const ExplorerOptions& o, Settings settings, std::string warning)
     : options_(o),
       settings_(std::move(settings)),
@@ -89,8 +88,10 @@ Explorer::Explorer(const ExplorerOptions& o, Settings settings, std::string warn
       text_panel_(o.examples_dir) {
   bool first_run = false;
   settings_.model = pick_model(o, settings_, first_run);
-  if (first_run) picker_.offer_first_run();
-  else remember_model(settings_.model);
+  if (first_run)
+    picker_.offer_first_run();
+  else
+    remember_model(settings_.model);
   if (o.view) settings_.view.view = *o.view;
   if (o.matrix) settings_.view.matrix = *o.matrix;
   if (o.layer) settings_.view.layer = *o.layer;
@@ -107,8 +108,10 @@ Explorer::Explorer(const ExplorerOptions& o, Settings settings, std::string warn
   worker_ = make_worker(settings_.model);
   ImGui::GetIO().ConfigInputTextCursorBlink = false;  // a blinking cursor would keep an idle window drawing
   if (scripted()) ImGui::GetIO().ConfigFlags |= ImGuiConfigFlags_NoMouse;  // no stray tooltips in screenshots
-  if (o.text) text_panel_.set_text(*o.text);
-  else if (!text_panel_.load_file(o.examples_dir + "/lighthouse.txt")) text_panel_.set_text("The lighthouse keeper wrote a letter. She sent it.");
+  if (o.text)
+    text_panel_.set_text(*o.text);
+  else if (!text_panel_.load_file(o.examples_dir + "/lighthouse.txt"))
+    text_panel_.set_text("The lighthouse keeper wrote a letter. She sent it.");
   if (!o.corpus_result.empty()) corpus_.open(o.corpus_result);
   if (!o.corpus_result_b.empty()) corpus_.open_b(o.corpus_result_b);
   if (!o.download.empty()) picker_.download(o.download);
@@ -123,9 +126,10 @@ Explorer::Explorer(const ExplorerOptions& o, Settings settings, std::string warn
 bool Explorer::needs_lenses() const {
   const ViewState& v = settings_.view;
   const bool rollout = v.matrix == MatrixKind::Rollout || v.layers_matrix == MatrixKind::Rollout;
-  return needs_lens_captures(settings_.analysis, {.norm = v.matrix == MatrixKind::Norm || v.layers_matrix == MatrixKind::Norm,
-                                                  .rollout_of_norm = rollout && v.rollout_of_norm,
-                                                  .query_key = v.query_key});
+  return needs_lens_captures(settings_.analysis,
+                             {.norm = v.matrix == MatrixKind::Norm || v.layers_matrix == MatrixKind::Norm,
+                              .rollout_of_norm = rollout && v.rollout_of_norm,
+                              .query_key = v.query_key});
 }
 
 void Explorer::submit() {
@@ -153,7 +157,8 @@ void Explorer::send_asked_runs() {
     if (stale_run) worker_->wait_for_start(serial, std::chrono::milliseconds(10));
   }
   if (run_b_asked_ && worker_b_)
-    worker_b_->submit({compare_choice_->other_model ? text_panel_.text() : compare_choice_->text, settings_.analysis, settings_.max_length, lenses_asked_, std::nullopt});
+    worker_b_->submit({compare_choice_->other_model ? text_panel_.text() : compare_choice_->text, settings_.analysis,
+                       settings_.max_length, lenses_asked_, std::nullopt});
   run_asked_ = run_b_asked_ = false;
 }
 
@@ -161,9 +166,12 @@ void Explorer::start_compare(const CompareChoice& choice) {
   compare_choice_ = choice;
   compare_.set_choice(choice);
   const auto notify = [] { glfwPostEmptyEvent(); };
-  if (choice.other_model) worker_b_ = make_worker(choice.model);
-  else if (const auto loaded = worker_->checkpoint()) worker_b_ = std::make_unique<AnalysisWorker>(loaded, settings_.model, notify);
-  else worker_b_ = make_worker(settings_.model);  // A is still loading: B loads its own copy
+  if (choice.other_model)
+    worker_b_ = make_worker(choice.model);
+  else if (const auto loaded = worker_->checkpoint())
+    worker_b_ = std::make_unique<AnalysisWorker>(loaded, settings_.model, notify);
+  else
+    worker_b_ = make_worker(settings_.model);  // A is still loading: B loads its own copy
   submit_b();
 }
 
@@ -189,7 +197,8 @@ CompareStatus Explorer::compare_status() const {
 bool Explorer::compare_ready() const {
   if (!worker_b_) return true;
   const auto c = comparison_.latest();
-  return !worker_b_->busy() && !comparison_.busy() && c && c->a == worker_->latest_good() && c->b == worker_b_->latest_good();
+  return !worker_b_->busy() && !comparison_.busy() && c && c->a == worker_->latest_good() &&
+         c->b == worker_b_->latest_good();
 }
 
 void Explorer::remember_model(const std::string& model) {
@@ -204,7 +213,8 @@ void Explorer::switch_model(const std::string& model) {
   remember_model(model);
   worker_ = make_worker(model);  // joins the old one
   submit();
-  if (compare_choice_ && !compare_choice_->other_model) start_compare(*compare_choice_);  // B is A's model on another text
+  if (compare_choice_ && !compare_choice_->other_model)
+    start_compare(*compare_choice_);  // B is A's model on another text
 }
 
 void Explorer::apply(const PanelActions& a) {
@@ -214,7 +224,8 @@ void Explorer::apply(const PanelActions& a) {
   }
   if (a.export_figure) {
     const ViewState& s = settings_.view;
-    export_.open(*a.export_figure, std::string("attnscope-") + view_name(s.view) + "-L" + std::to_string(s.layer) + "-H" + std::to_string(s.head));
+    export_.open(*a.export_figure, std::string("attnscope-") + view_name(s.view) + "-L" + std::to_string(s.layer) +
+                                       "-H" + std::to_string(s.head));
   }
 }
 
@@ -239,7 +250,6 @@ void Explorer::handle_shortcuts() {
   apply(a);
 }
 
-
 void Explorer::draw_frame() {
   const bool big = settings_.view.presentation;
   ImGui::PushFont(big ? fonts_.large : fonts_.normal);
@@ -247,11 +257,14 @@ void Explorer::draw_frame() {
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   ImGui::SetNextWindowPos(vp->WorkPos);
   ImGui::SetNextWindowSize(vp->WorkSize);
-  ImGui::Begin("attnscope", nullptr, ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_NoBackground);
+  ImGui::Begin("attnscope", nullptr,
+               ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoBringToFrontOnFocus |
+                   ImGuiWindowFlags_NoBackground);
   if (const ModelStatus m = worker_->model_status(); m.loaded) {
     settings_.view = clamped(settings_.view, m.layers, m.heads);
     if (announced_ != worker_.get()) {  // once per model: what is in use, for the terminal too
-      std::fprintf(stderr, "attnscope: opened %s (%d layers x %d heads on %s)\n", m.name.c_str(), m.layers, m.heads, m.device.c_str());
+      std::fprintf(stderr, "attnscope: opened %s (%d layers x %d heads on %s)\n", m.name.c_str(), m.layers, m.heads,
+                   m.device.c_str());
       announced_ = worker_.get();
     }
   }
@@ -264,10 +277,12 @@ void Explorer::draw_frame() {
   const auto latest = worker_->latest();
   frame_good_ = serial_of(shown), frame_latest_ = serial_of(latest);
   ImGui::BeginChild("text side", ImVec2(vp->WorkSize.x * (big ? 0.24f : 0.3f), 0), true);
-  text_side_ = ImVec4(ImGui::GetWindowPos().x, ImGui::GetWindowPos().y, ImGui::GetWindowPos().x + ImGui::GetWindowSize().x,
-                      ImGui::GetWindowPos().y + ImGui::GetWindowSize().y);
+  text_side_ =
+      ImVec4(ImGui::GetWindowPos().x, ImGui::GetWindowPos().y, ImGui::GetWindowPos().x + ImGui::GetWindowSize().x,
+             ImGui::GetWindowPos().y + ImGui::GetWindowSize().y);
   Settings before = settings_;
-  const TextPanelResult r = text_panel_.draw(settings_, worker_->model_status(), shown.get(), latest.get(), worker_->busy());
+  const TextPanelResult r =
+      text_panel_.draw(settings_, worker_->model_status(), shown.get(), latest.get(), worker_->busy());
   if (r.text_edited || r.settings_changed) submit();  // the newest request wins, a stale run stops
   if (r.settings_changed && compare_choice_ && !compare_choice_->other_model) submit_b();  // B's text is its own
   if (!status_.empty()) {
@@ -293,7 +308,8 @@ void Explorer::draw_frame() {
 
 bool Explorer::screenshot_ready() const {
   if (picker_.downloading() || run_asked_ || run_b_asked_ || worker_->busy() || !worker_->latest()) return false;
-  if (settings_.view.view == View::Corpus && !options_.corpus_result.empty()) return corpus_.has_result() && !corpus_.busy();
+  if (settings_.view.view == View::Corpus && !options_.corpus_result.empty())
+    return corpus_.has_result() && !corpus_.busy();
   if (settings_.view.view == View::Compare) return compare_ready();
   return true;
 }
@@ -323,15 +339,22 @@ bool Explorer::wait_for_work() {
   const bool idle_checking = idle_until_ > 0;
   // Screenshots and the frame benchmark draw as fast as they can; the typing benchmark and the
   // idle check wait as a user's window does, until their next scripted moment.
-  const bool polling = !options_.screenshot.empty() || options_.bench_frames > 0 || (options_.idle_check > 0 && !idle_checking);
+  const bool polling =
+      !options_.screenshot.empty() || options_.bench_frames > 0 || (options_.idle_check > 0 && !idle_checking);
   const double scripted_wake = typing_ ? typing_->next_moment() : idle_checking ? idle_until_ : 0;
-  if (polling || settle_frames_ > 0) glfwPollEvents();
-  else if (animating()) glfwWaitEventsTimeout(kProgressPeriod);
-  else if (scripted_wake > 0) glfwWaitEventsTimeout(std::max(0.0, scripted_wake - glfwGetTime()));
-  else glfwWaitEvents();
+  if (polling || settle_frames_ > 0)
+    glfwPollEvents();
+  else if (animating())
+    glfwWaitEventsTimeout(kProgressPeriod);
+  else if (scripted_wake > 0)
+    glfwWaitEventsTimeout(std::max(0.0, scripted_wake - glfwGetTime()));
+  else
+    glfwWaitEvents();
   const Window::Events events = window_.take_events();
-  if (events.others > 0) settle_frames_ = full_frames_due_ = kSettleFrames;
-  else if (events.keys > 0) settle_frames_ = std::max(settle_frames_, 1);
+  if (events.others > 0)
+    settle_frames_ = full_frames_due_ = kSettleFrames;
+  else if (events.keys > 0)
+    settle_frames_ = std::max(settle_frames_, 1);
   const ModelStatus m = worker_->model_status();
   if (serial_of(worker_->latest()) != seen_ || m.loaded != was_loaded_) settle_frames_ = std::max(settle_frames_, 1);
   if (worker_b_ && (serial_of(worker_b_->latest()) != seen_b_ || serial_of(comparison_.latest()) != seen_comparison_))
@@ -339,14 +362,13 @@ bool Explorer::wait_for_work() {
   return settle_frames_ > 0 || animating() || polling || (typing_ && glfwGetTime() >= typing_->next_moment());
 }
 
-
 bool Explorer::text_side_only(const ViewState& view_before) const {
   // Typed into the editor (a shortcut may change anything), the same snapshots shown, the same
   // view, nothing over the main window, nothing moving: then only the text side can differ from
   // the last frame (other input counts in full_frames_due_).
   return options_.partial_frames && text_panel_.editor().focused() && frame_good_ == drawn_good_ &&
-         frame_latest_ == drawn_latest_ && settings_.view == view_before && select_tab_ == 0 && !worker_b_ && !animating() &&
-         only_window_shown("attnscope");
+         frame_latest_ == drawn_latest_ && settings_.view == view_before && select_tab_ == 0 && !worker_b_ &&
+         !animating() && only_window_shown("attnscope");
 }
 
 void Explorer::draw_data(int width, int height, const PixelRect* scissor) {
@@ -363,7 +385,8 @@ void Explorer::draw_data(int width, int height, const PixelRect* scissor) {
 }
 
 void Explorer::rasterise(int width, int height, bool text_side_only) {
-  const bool partial = back_buffer_kept_ && width == drawn_width_ && height == drawn_height_ && text_side_only && full_frames_due_ == 0;
+  const bool partial =
+      back_buffer_kept_ && width == drawn_width_ && height == drawn_height_ && text_side_only && full_frames_due_ == 0;
   drawn_width_ = width, drawn_height_ = height;
   // ImGui lays out a change over the frames after it (a scroll bar shows once the content's new
   // size is known): those are drawn whole too.
@@ -428,11 +451,13 @@ int Explorer::run() {
     if (options_.bench_frames > 0 || typing_) glFinish();  // count the GL work of the frame too
     ++frames_drawn_;
     settle_frames_ = std::max(0, settle_frames_ - 1);
-    if (!(settings_.view == view_before) || select_tab_ > 0) settle_frames_ = std::max(settle_frames_, 1);  // show what this frame changed
+    if (!(settings_.view == view_before) || select_tab_ > 0)
+      settle_frames_ = std::max(settle_frames_, 1);  // show what this frame changed
     if (!typing_ && scripted_step(w, h, glfwGetTime() - frame_start)) return 0;
     glfwSwapBuffers(window_.get());
     trace_shown();
-    if (typing_ && scripted_step(w, h, glfwGetTime() - frame_start)) return 0;  // latency: up to the frame's presentation
+    if (typing_ && scripted_step(w, h, glfwGetTime() - frame_start))
+      return 0;  // latency: up to the frame's presentation
   }
   window_.size(settings_.window_width, settings_.window_height);
   try {
@@ -443,9 +468,9 @@ int Explorer::run() {
   return 0;
 }
 
-
 int run_explorer(const ExplorerOptions& options) {
-  LoadedSettings loaded = load_settings(options.settings_path.empty() ? default_settings_path() : std::filesystem::path(options.settings_path));
+  LoadedSettings loaded = load_settings(options.settings_path.empty() ? default_settings_path()
+                                                                      : std::filesystem::path(options.settings_path));
   if (!loaded.warning.empty()) std::fprintf(stderr, "attnscope: %s\n", loaded.warning.c_str());
   Explorer explorer(options, std::move(loaded.settings), loaded.warning);
   return explorer.run();

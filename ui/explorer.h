@@ -13,40 +13,40 @@
 namespace attnscope::ui {
 
 struct ExplorerOptions {
-  std::string model;                 // empty: the one in the settings, else the bundled test model
+  std::string model;  // empty: the one in the settings, else the bundled test model
   std::string device = "auto", precision = "float32";
-  std::optional<std::string> text;   // initial text
+  std::optional<std::string> text;  // initial text
   std::string examples_dir;
   std::optional<View> view;
   std::optional<MatrixKind> matrix;
   std::optional<int> layer, head;
   std::optional<bool> presentation;
-  std::string screenshot;            // save the window here and exit
+  std::string screenshot;  // save the window here and exit
   // Before the screenshot, once the analysis is shown: left clicks at these window pixels, in
   // order, each given to ImGui as a mouse's press and release (what the tests click).
   std::vector<std::pair<float, float>> clicks;
-  std::string corpus_result;         // open this saved corpus run
-  std::string corpus_result_b;       // ... and compare it with this one
+  std::string corpus_result;                // open this saved corpus run
+  std::string corpus_result_b;              // ... and compare it with this one
   std::string compare_model, compare_text;  // compare mode: B is this model on A's text, or A's model on this text
-  std::string compare_shown;         // the compare view's figure: side, changed or stats (empty: side)
-  std::string download;              // download this model id (picker with progress), then open it
-  std::string settings_path;         // empty: the user's config directory
-  int width = 0, height = 0;         // 0: from the settings
-  double timeout = 300;              // seconds a screenshot may wait for the analysis
-  int bench_frames = 0;              // > 0: once analysed, time this many frames, print the figures, exit
-  int bench_typing = 0;              // > 0: type this many bursts into the editor, print the latencies, exit
-  double typing_interval = 0;        // seconds between scripted keys (0: the benchmark's 80 ms)
-  double idle_check = 0;             // > 0: once analysed, wait idle this many seconds, print the frames drawn, exit
-  bool trace_shown = false;          // print the wall-clock time of each frame that first shows a new text's analysis
-  bool partial_frames = true;        // a frame that changes only the text side redraws only it (gl/partial_frames.h)
-  bool check_partial_frames = false; // draw each partial frame in full too and count the pixels that differ (tests)
+  std::string compare_shown;                // the compare view's figure: side, changed or stats (empty: side)
+  std::string download;                     // download this model id (picker with progress), then open it
+  std::string settings_path;                // empty: the user's config directory
+  int width = 0, height = 0;                // 0: from the settings
+  double timeout = 300;                     // seconds a screenshot may wait for the analysis
+  int bench_frames = 0;                     // > 0: once analysed, time this many frames, print the figures, exit
+  int bench_typing = 0;                     // > 0: type this many bursts into the editor, print the latencies, exit
+  double typing_interval = 0;               // seconds between scripted keys (0: the benchmark's 80 ms)
+  double idle_check = 0;              // > 0: once analysed, wait idle this many seconds, print the frames drawn, exit
+  bool trace_shown = false;           // print the wall-clock time of each frame that first shows a new text's analysis
+  bool partial_frames = true;         // a frame that changes only the text side redraws only it (gl/partial_frames.h)
+  bool check_partial_frames = false;  // draw each partial frame in full too and count the pixels that differ (tests)
   // A run the last one says will take at most this many seconds holds back the frame that asked
   // for it (Explorer::hold_for_quick_run); 0: never. 0.1 s is the usual limit under which an answer
   // feels instantaneous, so the edit's echo waiting that long goes unnoticed; at 50 ms MiniLM's
   // 128-token run (about 40 ms here, more when the machine is slow) crossed the limit back and
   // forth and its latency with it.
   double quick_run = 0.1;
-  size_t max_length = 0;             // tokens kept (0: the settings', else the model's default 128)
+  size_t max_length = 0;  // tokens kept (0: the settings', else the model's default 128)
 };
 
 // Returns the process exit status; throws attnscope::Error when the window cannot be opened.

@@ -88,7 +88,9 @@ class Explorer {
   void draw_frame();
   bool screenshot_ready() const;
   bool animating() const;
-  bool scripted() const { return !options_.screenshot.empty() || options_.bench_frames > 0 || typing_ || options_.idle_check > 0; }
+  bool scripted() const {
+    return !options_.screenshot.empty() || options_.bench_frames > 0 || typing_ || options_.idle_check > 0;
+  }
   // Waits for something to draw; false when woken with nothing to show (the idle check's end).
   bool wait_for_work();
   // --screenshot / --bench-frames / --idle-check: true when the scripted run is over.
@@ -121,7 +123,7 @@ class Explorer {
   void check_partial_frame(int width, int height, const std::vector<ImVec4>& whole_clips);  // --check-partial-frames
   bool back_buffer_kept_ = false;
   int drawn_width_ = 0, drawn_height_ = 0;
-  ImVec4 text_side_{};  // where this frame's text side is
+  ImVec4 text_side_{};                   // where this frame's text side is
   int full_frames_due_ = kSettleFrames;  // after input other than keys, as many frames as settle it are drawn whole
   uint64_t frame_good_ = 0, frame_latest_ = 0;  // the snapshots this frame was built with
   uint64_t drawn_good_ = 0, drawn_latest_ = 0;  // ... and those of the frame before
@@ -145,7 +147,9 @@ class Explorer {
   bool help_open_ = false;
   TextPanel text_panel_;
   GridPanel grid_;
-  FigurePanel head_{[](const AnalyzedTextView& t, const FigureOptions& o) { return o.query_key ? query_key_figure(t, o) : head_figure(t, o); }};
+  FigurePanel head_{[](const AnalyzedTextView& t, const FigureOptions& o) {
+    return o.query_key ? query_key_figure(t, o) : head_figure(t, o);
+  }};
   FigurePanel separators_{figure5}, stats_{stats_figure}, lines_{lines_figure};
   FigurePanel layers_{[](const AnalyzedTextView& t, const FigureOptions& o) {
     Figure f = figure12(t, o);

@@ -26,15 +26,18 @@ void Explorer::trace_shown() {
   traced_ = shown->serial;
   const auto now = std::chrono::system_clock::now().time_since_epoch();
   const double drawn = std::chrono::duration<double>(std::chrono::steady_clock::now() - shown->finished).count();
-  std::fprintf(stderr, "attnscope: shown %.6f bytes %zu forward_ms %.2f analysis_ms %.2f thumbnails_ms %.2f waited_ms %.2f drawn_ms %.2f\n",
-               std::chrono::duration<double>(now).count(), shown->text.size(), shown->forward_seconds * 1e3, shown->analysis_seconds * 1e3,
-               shown->grid_seconds * 1e3, shown->waited_seconds * 1e3, drawn * 1e3);
+  std::fprintf(stderr,
+               "attnscope: shown %.6f bytes %zu forward_ms %.2f analysis_ms %.2f thumbnails_ms %.2f waited_ms %.2f "
+               "drawn_ms %.2f\n",
+               std::chrono::duration<double>(now).count(), shown->text.size(), shown->forward_seconds * 1e3,
+               shown->analysis_seconds * 1e3, shown->grid_seconds * 1e3, shown->waited_seconds * 1e3, drawn * 1e3);
 }
 
 bool Explorer::typing_step(double frame_seconds) {
   const auto shown = worker_->latest_good();
   const bool current = shown && shown->text == text_panel_.text() && !worker_->busy();
-  if (shown && shown->serial != typing_seen_ && current) typing_->analysis_shown(shown->forward_seconds, shown->analysis_seconds, shown->grid_seconds);
+  if (shown && shown->serial != typing_seen_ && current)
+    typing_->analysis_shown(shown->forward_seconds, shown->analysis_seconds, shown->grid_seconds);
   if (current) typing_seen_ = shown->serial;
   typing_->frame_presented(glfwGetTime(), frame_seconds, current, last_frame_whole_);
   if (!typing_->done()) return false;
@@ -56,14 +59,16 @@ void Explorer::check_partial_frame(int width, int height, const std::vector<ImVe
     for (ImDrawCmd& c : data.CmdLists[k]->CmdBuffer) c.ClipRect = whole_clips[i++];
   draw_data(width, height, nullptr);
   const std::vector<uint8_t> whole = read_back_buffer(width, height);
-  for (size_t p = 0; p + 3 < whole.size(); p += 4) partial_mismatched_pixels_ += !std::equal(&whole[p], &whole[p] + 3, &partial[p]);
+  for (size_t p = 0; p + 3 < whole.size(); p += 4)
+    partial_mismatched_pixels_ += !std::equal(&whole[p], &whole[p] + 3, &partial[p]);
 }
 
 bool Explorer::idle_step() {
   const auto cpu_seconds = [] {
     rusage u{};
     getrusage(RUSAGE_SELF, &u);
-    return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
+    return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+           static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
   };
   if (idle_until_ == 0) {  // the analysis is shown: from now on nothing changes
     idle_until_ = glfwGetTime() + options_.idle_check;
@@ -74,14 +79,16 @@ bool Explorer::idle_step() {
   }
   if (glfwGetTime() < idle_until_) return false;
   const double cpu = cpu_seconds() - idle_cpu_start_;
-  std::printf("{\"idle_seconds\": %.3f, \"frames_drawn\": %llu, \"cpu_seconds\": %.4f, \"cpu_share_of_one_core\": %.5f}\n", options_.idle_check,
-              static_cast<unsigned long long>(frames_drawn_ - idle_frames_start_), cpu, cpu / options_.idle_check);
+  std::printf(
+      "{\"idle_seconds\": %.3f, \"frames_drawn\": %llu, \"cpu_seconds\": %.4f, \"cpu_share_of_one_core\": %.5f}\n",
+      options_.idle_check, static_cast<unsigned long long>(frames_drawn_ - idle_frames_start_), cpu,
+      cpu / options_.idle_check);
   return true;
 }
 
 bool Explorer::click_step() {
   ImGuiIO& io = ImGui::GetIO();
-  if (click_frames_ > 0) return true;  // under way (scripted_mouse)
+  if (click_frames_ > 0) return true;          // under way (scripted_mouse)
   io.ConfigFlags |= ImGuiConfigFlags_NoMouse;  // scripted runs ignore the pointer: no hover left in the screenshot
   if (clicks_done_ == options_.clicks.size()) return false;
   io.ConfigFlags &= ~ImGuiConfigFlags_NoMouse;
@@ -118,14 +125,19 @@ bool Explorer::scripted_step(int w, int h, double frame_seconds) {
     if (static_cast<int>(frame_ms_.size()) < options_.bench_frames) return false;
     std::sort(frame_ms_.begin(), frame_ms_.end());
     const auto at = [this](double q) { return frame_ms_[static_cast<size_t>(q * (frame_ms_.size() - 1))]; };
-    std::printf("{\"view\": \"%s\", \"tokens\": %zu, \"frames\": %zu, \"median_ms\": %.3f, \"p95_ms\": %.3f, \"max_ms\": %.3f}\n",
-                view_name(settings_.view.view), worker_->latest()->encoding.size(), frame_ms_.size(), at(0.5), at(0.95), frame_ms_.back());
+    std::printf(
+        "{\"view\": \"%s\", \"tokens\": %zu, \"frames\": %zu, \"median_ms\": %.3f, \"p95_ms\": %.3f, \"max_ms\": "
+        "%.3f}\n",
+        view_name(settings_.view.view), worker_->latest()->encoding.size(), frame_ms_.size(), at(0.5), at(0.95),
+        frame_ms_.back());
   }
   if (!options_.screenshot.empty()) {
     save_screenshot(options_.screenshot, w, h);
-    for (const std::string& finding : audit_.findings()) std::fprintf(stderr, "attnscope: layout: %s\n", finding.c_str());
+    for (const std::string& finding : audit_.findings())
+      std::fprintf(stderr, "attnscope: layout: %s\n", finding.c_str());
   }
-  if (const auto latest = worker_->latest(); latest && !latest->error.empty()) std::fprintf(stderr, "attnscope: %s\n", latest->error.c_str());
+  if (const auto latest = worker_->latest(); latest && !latest->error.empty())
+    std::fprintf(stderr, "attnscope: %s\n", latest->error.c_str());
   return true;
 }
 

@@ -25,7 +25,8 @@ void Explorer::draw_view(View view, const PanelContext& c) {
       break;
     }
     case View::Separators:
-      apply(separators_.draw(c, [&](ViewState& s) { analysis_changed |= separators_controls(s, model, settings_.analysis, c.snapshot); }));
+      apply(separators_.draw(
+          c, [&](ViewState& s) { analysis_changed |= separators_controls(s, model, settings_.analysis, c.snapshot); }));
       break;
     case View::Pairs:
       analysis_changed |= pair_source_control(settings_.analysis);
@@ -47,8 +48,8 @@ void Explorer::draw_view(View view, const PanelContext& c) {
 
 void Explorer::draw_compare_view(const PanelContext& c, const ModelShape& model) {
   const auto comparison = comparison_.latest();
-  const CompareActions a = compare_.draw(c, comparison.get(), compare_status(), settings_.model, settings_.recent_models,
-                                         [&](ViewState& s) { matrix_controls(s, model); });
+  const CompareActions a = compare_.draw(c, comparison.get(), compare_status(), settings_.model,
+                                         settings_.recent_models, [&](ViewState& s) { matrix_controls(s, model); });
   apply(a.panel);
   if (a.start) start_compare(*a.start);
   if (a.text_b && compare_choice_ && !compare_choice_->other_model) {  // live, as A's text is

@@ -11,8 +11,8 @@ namespace attnscope::ui {
 namespace {
 
 ImU32 rgba(Rgb c, double alpha) {
-  return IM_COL32(static_cast<int>(c.r * 255 + 0.5f), static_cast<int>(c.g * 255 + 0.5f), static_cast<int>(c.b * 255 + 0.5f),
-                  static_cast<int>(alpha * 255 + 0.5));
+  return IM_COL32(static_cast<int>(c.r * 255 + 0.5f), static_cast<int>(c.g * 255 + 0.5f),
+                  static_cast<int>(c.b * 255 + 0.5f), static_cast<int>(alpha * 255 + 0.5));
 }
 
 ImTextureID texture_id(const HeatmapImage& image) {
@@ -25,7 +25,11 @@ ImTextureID texture_id(const HeatmapImage& image) {
 class ImGuiPainter final : public Painter {
  public:
   ImGuiPainter(FigureCanvas& canvas, const HeatmapRenderer& renderer, ImVec2 origin)
-      : canvas_(canvas), renderer_(renderer), origin_(origin), list_(ImGui::GetWindowDrawList()), font_(ImGui::GetFont()) {}
+      : canvas_(canvas),
+        renderer_(renderer),
+        origin_(origin),
+        list_(ImGui::GetWindowDrawList()),
+        font_(ImGui::GetFont()) {}
 
   double text_width(const std::string& text, double size) override {
     return font_->CalcTextSizeA(static_cast<float>(size), FLT_MAX, 0.0f, text.c_str()).x;
@@ -37,7 +41,8 @@ class ImGuiPainter final : public Painter {
     const ImVec2 pivot = at(x, y);
     const auto f = static_cast<float>(size);
     if (!upwards) {
-      list_->AddText(font_, f, ImVec2(pivot.x + static_cast<float>(shift), pivot.y - f * 0.5f), rgba(color, 1), text.c_str());
+      list_->AddText(font_, f, ImVec2(pivot.x + static_cast<float>(shift), pivot.y - f * 0.5f), rgba(color, 1),
+                     text.c_str());
       return;
     }
     // Written level at the clip rectangle's corner, where ImGui keeps every glyph (it drops glyphs
@@ -55,10 +60,13 @@ class ImGuiPainter final : public Painter {
     }
   }
 
-  void fill_rect(const Rect& r, Rgb color, double alpha) override { list_->AddRectFilled(at(r.x, r.y), at(r.right(), r.bottom()), rgba(color, alpha)); }
+  void fill_rect(const Rect& r, Rgb color, double alpha) override {
+    list_->AddRectFilled(at(r.x, r.y), at(r.right(), r.bottom()), rgba(color, alpha));
+  }
 
   void stroke_rect(const Rect& r, Rgb color, double width) override {
-    list_->AddRect(at(r.x, r.y), at(r.right(), r.bottom()), rgba(color, 1), 0.0f, 0, static_cast<float>(std::max(1.0, width)));
+    list_->AddRect(at(r.x, r.y), at(r.right(), r.bottom()), rgba(color, 1), 0.0f, 0,
+                   static_cast<float>(std::max(1.0, width)));
   }
 
   void line(double x0, double y0, double x1, double y1, Rgb color, double alpha, double width) override {
@@ -86,7 +94,9 @@ class ImGuiPainter final : public Painter {
   }
 
  private:
-  ImVec2 at(double x, double y) const { return ImVec2(origin_.x + static_cast<float>(x), origin_.y + static_cast<float>(y)); }
+  ImVec2 at(double x, double y) const {
+    return ImVec2(origin_.x + static_cast<float>(x), origin_.y + static_cast<float>(y));
+  }
 
   FigureCanvas& canvas_;
   const HeatmapRenderer& renderer_;
@@ -112,13 +122,17 @@ void FigureCanvas::set(Figure figure) {
 namespace {
 
 void cell_tooltip(const HeatmapPanel& p, int r, int c) {
-  const auto label = [](const std::vector<std::string>& labels, int k) { return k < static_cast<int>(labels.size()) ? labels[k] : std::string(); };
+  const auto label = [](const std::vector<std::string>& labels, int k) {
+    return k < static_cast<int>(labels.size()) ? labels[k] : std::string();
+  };
   ImGui::BeginTooltip();
   ImGui::Text("i = %d  %s", r, label(p.row_labels, r).c_str());
   ImGui::Text("j = %d  %s", c, label(p.col_labels, c).c_str());
   const float v = p.value(r, c);
-  if (std::isnan(v)) ImGui::TextUnformatted("(empty)");
-  else ImGui::Text("%s = %.6g", p.colorbar_label.empty() ? "value" : p.colorbar_label.c_str(), v);
+  if (std::isnan(v))
+    ImGui::TextUnformatted("(empty)");
+  else
+    ImGui::Text("%s = %.6g", p.colorbar_label.empty() ? "value" : p.colorbar_label.c_str(), v);
   ImGui::EndTooltip();
 }
 
@@ -129,9 +143,10 @@ void highlight_tokens(const PanelLayout& l, ImVec2 origin, const std::vector<Cel
     for (int k : {h.row, h.col}) {
       if (k < 0 || k >= static_cast<int>(l.token_boxes.size())) continue;
       const Rect& b = l.token_boxes[static_cast<size_t>(k)];
-      ImGui::GetWindowDrawList()->AddRect(ImVec2(origin.x + static_cast<float>(b.x) - 2, origin.y + static_cast<float>(b.y) - 2),
-                                          ImVec2(origin.x + static_cast<float>(b.right()) + 2, origin.y + static_cast<float>(b.bottom()) + 2),
-                                          IM_COL32(255, 200, 0, 255), 0.0f, 0, 3.0f);
+      ImGui::GetWindowDrawList()->AddRect(
+          ImVec2(origin.x + static_cast<float>(b.x) - 2, origin.y + static_cast<float>(b.y) - 2),
+          ImVec2(origin.x + static_cast<float>(b.right()) + 2, origin.y + static_cast<float>(b.bottom()) + 2),
+          IM_COL32(255, 200, 0, 255), 0.0f, 0, 3.0f);
     }
   }
 }
@@ -158,7 +173,8 @@ float FigureCanvas::fitting_width(float max_width, float max_height, float font_
   return low;
 }
 
-CanvasHover FigureCanvas::draw(const HeatmapRenderer& renderer, float width, float font_size, const std::vector<CellHighlight>& highlights) {
+CanvasHover FigureCanvas::draw(const HeatmapRenderer& renderer, float width, float font_size,
+                               const std::vector<CellHighlight>& highlights) {
   CanvasHover hover;
   if (empty()) return hover;
   const ImVec2 origin = ImGui::GetCursorScreenPos();
@@ -169,9 +185,11 @@ CanvasHover FigureCanvas::draw(const HeatmapRenderer& renderer, float width, flo
   const bool hovered = ImGui::IsItemHovered();
   const ImVec2 mouse = ImGui::GetIO().MousePos;
   for (size_t i = 0; i < figure_.panels.size(); ++i) {
-    if (std::holds_alternative<TokenTextPanel>(figure_.panels[i])) highlight_tokens(layout.panels[i], origin, highlights, static_cast<int>(i));
+    if (std::holds_alternative<TokenTextPanel>(figure_.panels[i]))
+      highlight_tokens(layout.panels[i], origin, highlights, static_cast<int>(i));
     if (const auto* lines = std::get_if<LinesPanel>(&figure_.panels[i]); lines && hovered) {
-      const auto [side, token] = lines_token(*lines, layout.panels[i], mouse.x - origin.x, mouse.y - origin.y, measure_with(painter));
+      const auto [side, token] =
+          lines_token(*lines, layout.panels[i], mouse.x - origin.x, mouse.y - origin.y, measure_with(painter));
       if (token >= 0) {
         hover = {static_cast<int>(i), -1, -1, ImGui::IsItemClicked(), side, token};
         ImGui::SetMouseCursor(ImGuiMouseCursor_Hand);
@@ -183,8 +201,10 @@ CanvasHover FigureCanvas::draw(const HeatmapRenderer& renderer, float width, flo
     for (const CellHighlight& h : highlights) {
       if (h.panel != static_cast<int>(i) || h.row < 0) continue;
       const double cw = plot.w / p->cols, ch = plot.h / p->rows;
-      ImGui::GetWindowDrawList()->AddRect(ImVec2(origin.x + static_cast<float>(plot.x + h.col * cw) - 2, origin.y + static_cast<float>(plot.y + h.row * ch) - 2),
-                                          ImVec2(origin.x + static_cast<float>(plot.x + (h.col + 1) * cw) + 2, origin.y + static_cast<float>(plot.y + (h.row + 1) * ch) + 2),
+      ImGui::GetWindowDrawList()->AddRect(ImVec2(origin.x + static_cast<float>(plot.x + h.col * cw) - 2,
+                                                 origin.y + static_cast<float>(plot.y + h.row * ch) - 2),
+                                          ImVec2(origin.x + static_cast<float>(plot.x + (h.col + 1) * cw) + 2,
+                                                 origin.y + static_cast<float>(plot.y + (h.row + 1) * ch) + 2),
                                           IM_COL32(255, 200, 0, 255), 0.0f, 0, 3.0f);
     }
     if (!hovered) continue;

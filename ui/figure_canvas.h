@@ -14,8 +14,8 @@
 namespace attnscope::ui {
 
 struct CanvasHover {
-  int panel = -1, row = -1, col = -1;  // the heatmap cell under the mouse, or -1
-  bool clicked = false;                // ... and it was clicked
+  int panel = -1, row = -1, col = -1;     // the heatmap cell under the mouse, or -1
+  bool clicked = false;                   // ... and it was clicked
   int lines_side = -1, lines_token = -1;  // the token of a lines panel under the mouse (side 0 left, 1 right)
 };
 
@@ -34,7 +34,8 @@ class FigureCanvas {
   // keeps its size, so the answer is found in a few steps).
   float fitting_width(float max_width, float max_height, float font_size);
   // Draws at the cursor, `width` pixels wide, and advances the cursor by the figure's height.
-  CanvasHover draw(const HeatmapRenderer& renderer, float width, float font_size, const std::vector<CellHighlight>& highlights = {});
+  CanvasHover draw(const HeatmapRenderer& renderer, float width, float font_size,
+                   const std::vector<CellHighlight>& highlights = {});
 
  private:
   Figure figure_;

@@ -19,7 +19,8 @@ std::string find_font_file(const std::string& pattern) {
     FcChar8* path = nullptr;
     FcChar8* family = nullptr;
     // fontconfig always answers with something; keep it only if it is the family asked for.
-    if (FcPatternGetString(match, FC_FILE, 0, &path) == FcResultMatch && FcPatternGetString(match, FC_FAMILY, 0, &family) == FcResultMatch &&
+    if (FcPatternGetString(match, FC_FILE, 0, &path) == FcResultMatch &&
+        FcPatternGetString(match, FC_FAMILY, 0, &family) == FcResultMatch &&
         pattern.rfind(reinterpret_cast<const char*>(family), 0) == 0)
       file = reinterpret_cast<const char*>(path);
     FcPatternDestroy(match);
@@ -39,8 +40,8 @@ Fonts load_fonts(float scale) {
   // Latin (with the byte-level BPE's space mark U+0120), Greek, Cyrillic, general punctuation,
   // arrows, mathematical operators (the >= of clipped scales), box and block elements (the
   // SentencePiece word mark U+2581), and the replacement character.
-  static const ImWchar ranges[] = {0x0020, 0x024F, 0x0370, 0x03FF, 0x0400, 0x04FF, 0x2000, 0x206F, 0x2190, 0x22FF,
-                                   0x2500, 0x25FF, 0xFFFD, 0xFFFD, 0};
+  static const ImWchar ranges[] = {0x0020, 0x024F, 0x0370, 0x03FF, 0x0400, 0x04FF, 0x2000, 0x206F,
+                                   0x2190, 0x22FF, 0x2500, 0x25FF, 0xFFFD, 0xFFFD, 0};
   if (!fonts.file.empty()) {
     fonts.normal = io.Fonts->AddFontFromFileTTF(fonts.file.c_str(), 15.0f * scale, nullptr, ranges);
     fonts.large = io.Fonts->AddFontFromFileTTF(fonts.file.c_str(), 26.0f * scale, nullptr, ranges);

@@ -13,7 +13,8 @@ void LayoutAudit::check_tab_bar() {
   for (const ImGuiTabItem& tab : bar->Tabs)
     if (tab.Width + 0.5f < tab.ContentWidth) {
       char line[256];
-      std::snprintf(line, sizeof line, "tab \"%s\" is cut to %.0f of %.0f px", bar->GetTabName(&tab), tab.Width, tab.ContentWidth);
+      std::snprintf(line, sizeof line, "tab \"%s\" is cut to %.0f of %.0f px", bar->GetTabName(&tab), tab.Width,
+                    tab.ContentWidth);
       findings_.emplace_back(line);
     }
 }

@@ -28,7 +28,8 @@ void save_screenshot(const std::string& path, int width, int height) {
   for (int y = 0; y < height; ++y) std::copy_n(&pixels[(height - 1 - y) * row], row, &flipped[y * row]);
   for (size_t k = 3; k < flipped.size(); k += 4) flipped[k] = 255;
   std::string bytes;
-  stbi_write_png_to_func([](void* context, void* data, int size) { static_cast<std::string*>(context)->append(static_cast<char*>(data), size); },
+  stbi_write_png_to_func([](void* context, void* data,
+                            int size) { static_cast<std::string*>(context)->append(static_cast<char*>(data), size); },
                          &bytes, width, height, 4, flipped.data(), static_cast<int>(row));
   if (bytes.empty()) throw Error(path + ": the screenshot could not be encoded");
   write_file_atomically(path, bytes);

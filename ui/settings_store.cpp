@@ -49,13 +49,15 @@ Settings from_json(const json& j) {
     throw Error("tau and tau_sep must be in (0, 1]");
   if (auto* v = field("include_special")) s.analysis.include_special = v->get<bool>();
   if (auto* v = field("words")) s.analysis.words = v->get<bool>();
-  if (auto* v = field("separators_from")) s.analysis.separators_from = static_cast<SeparatorInput>(std::clamp(v->get<int>(), 0, 2));
+  if (auto* v = field("separators_from"))
+    s.analysis.separators_from = static_cast<SeparatorInput>(std::clamp(v->get<int>(), 0, 2));
   if (auto* v = field("pairs_from")) {
     const std::optional<PairInput> from = pair_input_by_name(v->get<std::string>());
     if (!from) throw Error("pairs_from: expected similarity, cosine, attention, norm or rollout");
     s.analysis.pairs_from = *from;
   }
-  if (auto* v = field("sentences")) s.analysis.sentences = v->get<std::string>() == "segments" ? SentenceMode::Segments : SentenceMode::Punctuation;
+  if (auto* v = field("sentences"))
+    s.analysis.sentences = v->get<std::string>() == "segments" ? SentenceMode::Segments : SentenceMode::Punctuation;
   if (auto* v = field("view")) s.view.view = view_by_name(v->get<std::string>());
   if (auto* v = field("matrix")) s.view.matrix = matrix_by_name(v->get<std::string>());
   if (auto* v = field("rollout_of_norm")) s.view.rollout_of_norm = v->get<bool>();
@@ -65,7 +67,8 @@ Settings from_json(const json& j) {
   if (auto* v = field("window")) {
     if (!v->is_array() || v->size() != 2) throw Error("window: expected [width, height]");
     const std::vector<int> size = {json_integer<int>((*v)[0], "window"), json_integer<int>((*v)[1], "window")};
-    if (size[0] < 200 || size[1] < 150 || size[0] > 16384 || size[1] > 16384) throw Error("window: expected [width, height]");
+    if (size[0] < 200 || size[1] < 150 || size[0] > 16384 || size[1] > 16384)
+      throw Error("window: expected [width, height]");
     s.window_width = size[0];
     s.window_height = size[1];
   }
@@ -76,7 +79,8 @@ Settings from_json(const json& j) {
 }  // namespace
 
 std::filesystem::path default_settings_path() {
-  if (const char* xdg = std::getenv("XDG_CONFIG_HOME"); xdg && *xdg) return std::filesystem::path(xdg) / "attnscope" / "settings.json";
+  if (const char* xdg = std::getenv("XDG_CONFIG_HOME"); xdg && *xdg)
+    return std::filesystem::path(xdg) / "attnscope" / "settings.json";
   const char* home = std::getenv("HOME");
   return std::filesystem::path(home && *home ? home : ".") / ".config" / "attnscope" / "settings.json";
 }

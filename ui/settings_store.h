@@ -13,12 +13,12 @@
 namespace attnscope::ui {
 
 struct Settings {
-  std::string model;                 // folder or model id last used
+  std::string model;  // folder or model id last used
   std::vector<std::string> recent_models;
   AnalysisSettings analysis;
   ViewState view;
   int window_width = 1440, window_height = 900;
-  size_t max_length = 0;             // 0: the model's default (128)
+  size_t max_length = 0;  // 0: the model's default (128)
 };
 
 std::filesystem::path default_settings_path();

@@ -22,8 +22,10 @@ std::string with_lf_line_ends(std::string_view text) {
   std::string out;
   out.reserve(text.size());
   for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] != '\r') out += text[i];
-    else if (i + 1 == text.size() || text[i + 1] != '\n') out += '\n';
+    if (text[i] != '\r')
+      out += text[i];
+    else if (i + 1 == text.size() || text[i + 1] != '\n')
+      out += '\n';
   }
   return out;
 }
@@ -32,7 +34,9 @@ std::string with_lf_line_ends(std::string_view text) {
 
 TextBuffer::TextBuffer(std::string text) : text_(with_lf_line_ends(text)), cursor_(text_.size()), anchor_(cursor_) {}
 
-std::pair<size_t, size_t> TextBuffer::selection() const { return {std::min(cursor_, anchor_), std::max(cursor_, anchor_)}; }
+std::pair<size_t, size_t> TextBuffer::selection() const {
+  return {std::min(cursor_, anchor_), std::max(cursor_, anchor_)};
+}
 
 std::string TextBuffer::selected_text() const {
   const auto [first, last] = selection();

@@ -38,7 +38,7 @@ class TextBuffer {
   void move_to_start(bool extend) { move_to(0, extend); }
   void move_to_end(bool extend) { move_to(text_.size(), extend); }
   void select_all();
-  void select_word_at(size_t position);  // double click
+  void select_word_at(size_t position);       // double click
   void select_paragraph_at(size_t position);  // triple click: the line between two line ends
 
   bool undo();

@@ -22,12 +22,16 @@ bool pressed(ImGuiKey key) { return ImGui::IsKeyPressed(ImGui::GetKeyIndex(key),
 bool pressed_glfw(int key) { return ImGui::IsKeyPressed(key, true); }  // letters: GLFW key codes (ImGui 1.86)
 
 void append_utf8(std::string& out, unsigned int c) {
-  if (c < 0x80) out += static_cast<char>(c);
-  else if (c < 0x800) out += {static_cast<char>(0xC0 | c >> 6), static_cast<char>(0x80 | (c & 0x3F))};
-  else if (c < 0x10000) out += {static_cast<char>(0xE0 | c >> 12), static_cast<char>(0x80 | (c >> 6 & 0x3F)), static_cast<char>(0x80 | (c & 0x3F))};
-  else
-    out += {static_cast<char>(0xF0 | c >> 18), static_cast<char>(0x80 | (c >> 12 & 0x3F)), static_cast<char>(0x80 | (c >> 6 & 0x3F)),
+  if (c < 0x80)
+    out += static_cast<char>(c);
+  else if (c < 0x800)
+    out += {static_cast<char>(0xC0 | c >> 6), static_cast<char>(0x80 | (c & 0x3F))};
+  else if (c < 0x10000)
+    out += {static_cast<char>(0xE0 | c >> 12), static_cast<char>(0x80 | (c >> 6 & 0x3F)),
             static_cast<char>(0x80 | (c & 0x3F))};
+  else
+    out += {static_cast<char>(0xF0 | c >> 18), static_cast<char>(0x80 | (c >> 12 & 0x3F)),
+            static_cast<char>(0x80 | (c >> 6 & 0x3F)), static_cast<char>(0x80 | (c & 0x3F))};
 }
 
 }  // namespace
@@ -56,12 +60,16 @@ void TextEditor::handle_keys() {
   if (pressed(ImGuiKey_PageUp)) vertical(-static_cast<int>(page_lines_)), keeps_x = true;
   if (pressed(ImGuiKey_PageDown)) vertical(static_cast<int>(page_lines_)), keeps_x = true;
   if (pressed(ImGuiKey_Home)) {
-    if (ctrl || lines_.empty()) b.move_to_start(shift);
-    else b.move_to(lines_[line_of(lines_, b.cursor())].begin, shift);
+    if (ctrl || lines_.empty())
+      b.move_to_start(shift);
+    else
+      b.move_to(lines_[line_of(lines_, b.cursor())].begin, shift);
   }
   if (pressed(ImGuiKey_End)) {
-    if (ctrl || lines_.empty()) b.move_to_end(shift);
-    else b.move_to(lines_[line_of(lines_, b.cursor())].end, shift);
+    if (ctrl || lines_.empty())
+      b.move_to_end(shift);
+    else
+      b.move_to(lines_[line_of(lines_, b.cursor())].end, shift);
   }
   if (pressed(ImGuiKey_Backspace)) b.erase_backward(ctrl);
   if (pressed(ImGuiKey_Delete)) b.erase_forward(ctrl);
@@ -105,8 +113,10 @@ void TextEditor::handle_mouse(const std::vector<VisualLine>& lines, float line_h
     }
   }
   if (hovered && ImGui::GetMouseClickedCount(ImGuiMouseButton_Left) >= 2) {
-    if (ImGui::GetMouseClickedCount(ImGuiMouseButton_Left) == 2) buffer_.select_word_at(position_under_mouse());
-    else buffer_.select_paragraph_at(position_under_mouse());
+    if (ImGui::GetMouseClickedCount(ImGuiMouseButton_Left) == 2)
+      buffer_.select_word_at(position_under_mouse());
+    else
+      buffer_.select_paragraph_at(position_under_mouse());
     dragging_ = false;
   }
   if (dragging_ && ImGui::IsMouseDragging(ImGuiMouseButton_Left)) {
@@ -178,15 +188,18 @@ bool TextEditor::draw(const char* id, float height) {
   const std::string& text = buffer_.text();
   const auto [first, last] = buffer_.selection();
   const float top = ImGui::GetScrollY(), bottom = top + ImGui::GetWindowHeight();
-  const ImU32 text_colour = ImGui::GetColorU32(ImGuiCol_Text), selection_colour = ImGui::GetColorU32(ImGuiCol_TextSelectedBg);
+  const ImU32 text_colour = ImGui::GetColorU32(ImGuiCol_Text),
+              selection_colour = ImGui::GetColorU32(ImGuiCol_TextSelectedBg);
   for (size_t k = 0; k < lines_.size(); ++k) {
     const float y = line_height * static_cast<float>(k);
     if (y + line_height < top || y > bottom) continue;  // only the lines in view are drawn
     const VisualLine& line = lines_[k];
     if (last > line.begin && first <= line.end && first != last) {
       const float x0 = x_of(text, line, std::max(first, line.begin), char_width);
-      const float x1 = last > line.end ? x_of(text, line, line.end, char_width) + char_width(U' ') : x_of(text, line, last, char_width);
-      list->AddRectFilled(ImVec2(origin.x + x0, origin.y + y), ImVec2(origin.x + x1, origin.y + y + line_height), selection_colour);
+      const float x1 = last > line.end ? x_of(text, line, line.end, char_width) + char_width(U' ')
+                                       : x_of(text, line, last, char_width);
+      list->AddRectFilled(ImVec2(origin.x + x0, origin.y + y), ImVec2(origin.x + x1, origin.y + y + line_height),
+                          selection_colour);
     }
     list->AddText(ImVec2(origin.x, origin.y + y), text_colour, text.data() + line.begin, text.data() + line.end);
   }
@@ -197,12 +210,14 @@ bool TextEditor::draw(const char* id, float height) {
     list->AddLine(ImVec2(x, origin.y + cursor_y), ImVec2(x, origin.y + cursor_y + line_height), text_colour, 1.5f);
   }
   if (scroll_to_cursor_) {
-    if (cursor_y < top) ImGui::SetScrollY(cursor_y);
+    if (cursor_y < top)
+      ImGui::SetScrollY(cursor_y);
     else if (cursor_y + line_height > bottom - ImGui::GetStyle().WindowPadding.y * 2)
       ImGui::SetScrollY(cursor_y + line_height - ImGui::GetWindowHeight() + ImGui::GetStyle().WindowPadding.y * 2);
     scroll_to_cursor_ = false;
   }
-  if (text.empty() && !focused_) list->AddText(origin, ImGui::GetColorU32(ImGuiCol_TextDisabled), "Type or paste a text here");
+  if (text.empty() && !focused_)
+    list->AddText(origin, ImGui::GetColorU32(ImGuiCol_TextDisabled), "Type or paste a text here");
   ImGui::EndChild();
   ImGui::PopStyleColor();
   return buffer_.version() != version;

@@ -22,7 +22,10 @@ class TextEditor {
   TextBuffer& buffer() { return buffer_; }
   const std::string& text() const { return buffer_.text(); }
   bool focused() const { return focused_; }
-  void focus() { focused_ = true; scroll_to_cursor_ = true; }
+  void focus() {
+    focused_ = true;
+    scroll_to_cursor_ = true;
+  }
   // Typed characters for scripted input (the typing benchmark); the same path as the keyboard.
   void type(const std::string& utf8) { pending_typed_ += utf8; }
 
@@ -36,7 +39,7 @@ class TextEditor {
 
   TextBuffer buffer_;
   bool focused_ = false, dragging_ = false, scroll_to_cursor_ = false;
-  float wanted_x_ = -1;          // the x that Up / Down keep to
+  float wanted_x_ = -1;  // the x that Up / Down keep to
   std::string pending_typed_;
   // Frame geometry, for the mouse and the keys of the next frame.
   float origin_x_ = 0, origin_y_ = 0, width_ = 0, page_lines_ = 10;

@@ -57,7 +57,8 @@ std::vector<VisualLine> wrap_text(const std::string& text, float width, const Ch
 
 size_t line_of(const std::vector<VisualLine>& lines, size_t position) {
   // The last line that starts at or before the position.
-  const auto it = std::upper_bound(lines.begin(), lines.end(), position, [](size_t p, const VisualLine& l) { return p < l.begin; });
+  const auto it =
+      std::upper_bound(lines.begin(), lines.end(), position, [](size_t p, const VisualLine& l) { return p < l.begin; });
   return it == lines.begin() ? 0 : static_cast<size_t>(it - lines.begin()) - 1;
 }
 

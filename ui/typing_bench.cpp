@@ -74,8 +74,10 @@ nlohmann::json TypingBench::summary(size_t tokens, int abandoned, bool last_text
           {"whole_frame_median_ms", ms(whole_frames_, 0.5)},
           {"whole_frames", whole_frames_.size()},
           {"frames", frames_.size()},
-          {"frames_to_show_min", frames_to_show_.empty() ? 0 : *std::min_element(frames_to_show_.begin(), frames_to_show_.end())},
-          {"frames_to_show_max", frames_to_show_.empty() ? 0 : *std::max_element(frames_to_show_.begin(), frames_to_show_.end())},
+          {"frames_to_show_min",
+           frames_to_show_.empty() ? 0 : *std::min_element(frames_to_show_.begin(), frames_to_show_.end())},
+          {"frames_to_show_max",
+           frames_to_show_.empty() ? 0 : *std::max_element(frames_to_show_.begin(), frames_to_show_.end())},
           {"abandoned_runs", abandoned},
           {"last_text_shown", last_text_shown}};
 }

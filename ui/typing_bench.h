@@ -12,9 +12,9 @@ namespace attnscope::ui {
 
 struct TypingBenchOptions {
   int bursts = 20;
-  int keys_per_burst = 6;     // a short word and a space
-  double key_interval = 0.08; // seconds between keystrokes: a quick typist
-  double pause = 0.25;        // after a burst's analysis is shown, before the next burst
+  int keys_per_burst = 6;      // a short word and a space
+  double key_interval = 0.08;  // seconds between keystrokes: a quick typist
+  double pause = 0.25;         // after a burst's analysis is shown, before the next burst
 };
 
 class TypingBench {
@@ -31,7 +31,9 @@ class TypingBench {
   bool done() const { return latencies_.size() >= static_cast<size_t>(o_.bursts); }
   bool waiting() const { return state_ == State::Waiting; }
   // When the script next has something to do (a key, the end of a pause); 0: now, or at the next event.
-  double next_moment() const { return state_ == State::Typing ? next_key_ : state_ == State::Pausing ? pause_until_ : 0; }
+  double next_moment() const {
+    return state_ == State::Typing ? next_key_ : state_ == State::Pausing ? pause_until_ : 0;
+  }
   // `abandoned`: runs the worker stopped because a newer edit came; `last_text_shown`: the views
   // show the analysis of the editor's text as it stands at the end.
   nlohmann::json summary(size_t tokens, int abandoned, bool last_text_shown) const;

@@ -11,7 +11,9 @@ inline void same_line_if_fits(float width) {
   if (ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x + width <= right) ImGui::SameLine();
 }
 
-inline float button_width(const char* label) { return ImGui::CalcTextSize(label).x + ImGui::GetStyle().FramePadding.x * 2; }
+inline float button_width(const char* label) {
+  return ImGui::CalcTextSize(label).x + ImGui::GetStyle().FramePadding.x * 2;
+}
 
 // A button that goes beside the previous item when there is room.
 inline bool flowing_button(const char* label) {

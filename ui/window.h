@@ -17,7 +17,7 @@ class Window {
 
   GLFWwindow* get() const { return window_; }
   bool should_close() const;
-  float content_scale() const;        // the monitor's scale, for font sizes
+  float content_scale() const;  // the monitor's scale, for font sizes
   void size(int& width, int& height) const;
   void framebuffer_size(int& width, int& height) const;
   std::vector<std::string> take_dropped_files();  // paths dropped since the last call

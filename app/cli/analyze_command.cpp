@@ -23,15 +23,17 @@ struct AnalyzeOptions {
 
 void print_summary(const TextResult& r, const TextAnalysis& a, double seconds, const std::string& saved_to) {
   const Encoding& e = r.run.encoding;
-  std::printf("model    %s\ndevice   %s\ntokens   %zu", r.checkpoint->dir().c_str(), r.device.describe().c_str(), e.size());
+  std::printf("model    %s\ndevice   %s\ntokens   %zu", r.checkpoint->dir().c_str(), r.device.describe().c_str(),
+              e.size());
   if (e.truncated) std::printf(" (the text has %zu; --max-len %zu kept the first)", e.full_length, r.max_length);
   size_t pairs = 0;
   for (const HeadAnalysis& h : a.heads) pairs += static_cast<size_t>(h.pairs.count());
   std::printf("\ncaptured %lld layers x %lld heads: attention %zu x %zu, head outputs %zu x %lld\n",
               static_cast<long long>(a.num_layers), static_cast<long long>(a.num_heads), e.size(), e.size(), e.size(),
               static_cast<long long>(r.run.captures.head_dim));
-  std::printf("analysis %zu high-similarity pairs over all heads (tau %.3g), %zu segments, %d sentences\ntime     %.1f ms\n", pairs,
-              a.settings.tau, a.segments.size(), a.sentence_count(), seconds * 1e3);
+  std::printf(
+      "analysis %zu high-similarity pairs over all heads (tau %.3g), %zu segments, %d sentences\ntime     %.1f ms\n",
+      pairs, a.settings.tau, a.segments.size(), a.sentence_count(), seconds * 1e3);
   if (saved_to.empty())
     std::printf("(give --out FILE.safetensors to save the attention maps, head outputs and analysis)\n");
   else
@@ -55,14 +57,17 @@ int run_analyze(const AnalyzeOptions& o) {
   write.captures = capture_set_by_name(o.captures);
   write.decimal = o.encoding == "decimal";
   const bool json_named = std::filesystem::path(o.out).extension() == ".json";
-  write.container = o.format == "json" || (o.format == "auto" && json_named) ? ResultContainer::Json : ResultContainer::Binary;
+  write.container =
+      o.format == "json" || (o.format == "auto" && json_named) ? ResultContainer::Json : ResultContainer::Binary;
   const auto json = [&] { return text_run_to_json(file, &analysis, write); };
   if (!o.out.empty() && o.out != "-") {
     save_text_run(o.out, file, &analysis, write);
     print_summary(r, analysis, seconds, o.out);
     if (write.container == ResultContainer::Json && write.captures != CaptureSet::None)
-      std::fprintf(stderr, "note: JSON keeps the matrices as text, a third larger and slower to write; a name ending in .safetensors "
-                           "(or --format binary) gives the compact binary result\n");
+      std::fprintf(
+          stderr,
+          "note: JSON keeps the matrices as text, a third larger and slower to write; a name ending in .safetensors "
+          "(or --format binary) gives the compact binary result\n");
   } else if (o.out == "-" || !isatty(STDOUT_FILENO)) {
     std::cout << json().dump() << "\n";
   } else {
@@ -75,26 +80,31 @@ int run_analyze(const AnalyzeOptions& o) {
 
 Action add_analyze_command(CLI::App& app) {
   auto o = std::make_shared<AnalyzeOptions>();
-  auto* cmd = app.add_subcommand("analyze",
-                                 "Run the encoder on a text: for every layer and head the attention map A, the head outputs C = A V, "
-                                 "and the paper's analysis (pairs, separators, statistics); format in docs/result-format.md");
+  auto* cmd = app.add_subcommand(
+      "analyze",
+      "Run the encoder on a text: for every layer and head the attention map A, the head outputs C = A V, "
+      "and the paper's analysis (pairs, separators, statistics); format in docs/result-format.md");
   add_run_options(*cmd, o->run);
   add_analysis_options(*cmd, o->analysis, "--matrix,--pairs-from");
-  cmd->add_option("--out", o->out,
-                  "Write the result here (atomically): the compact binary form (safetensors layout; Python's safetensors "
-                  "opens it), or JSON when the name ends in .json; '-' for JSON on standard output. Without it, JSON goes "
-                  "to standard output when that is not a terminal, and a summary is printed when it is");
+  cmd->add_option(
+      "--out", o->out,
+      "Write the result here (atomically): the compact binary form (safetensors layout; Python's safetensors "
+      "opens it), or JSON when the name ends in .json; '-' for JSON on standard output. Without it, JSON goes "
+      "to standard output when that is not a terminal, and a summary is printed when it is");
   cmd->add_option("--format", o->format, "auto (JSON for a .json name, else binary), binary or json")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "binary", "json"}));
-  cmd->add_flag("--lenses", o->run.lenses,
-                "Also keep the lenses (docs/lenses.md): each head's value norms |f_h(x_j)|, each layer's norm-based map and "
-                "rollout, and the queries and keys (written with the captures)");
+  cmd->add_flag(
+      "--lenses", o->run.lenses,
+      "Also keep the lenses (docs/lenses.md): each head's value norms |f_h(x_j)|, each layer's norm-based map and "
+      "rollout, and the queries and keys (written with the captures)");
   cmd->add_option("--captures", o->captures,
-                  "Which matrices the result keeps: all (attention maps and head outputs), attention, or none (the analysis only)")
+                  "Which matrices the result keeps: all (attention maps and head outputs), attention, or none (the "
+                  "analysis only)")
       ->capture_default_str()
       ->check(CLI::IsMember({"all", "attention", "none"}));
-  cmd->add_option("--encoding", o->encoding, "JSON only: tensors as base64 (float32, exact, compact) or decimal (lists of numbers)")
+  cmd->add_option("--encoding", o->encoding,
+                  "JSON only: tensors as base64 (float32, exact, compact) or decimal (lists of numbers)")
       ->capture_default_str()
       ->check(CLI::IsMember({"base64", "decimal"}));
   return [o] { return run_analyze(*o); };

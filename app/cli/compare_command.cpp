@@ -38,8 +38,8 @@ std::string anchor(const HeadStats& s, const Encoding& e) {
 }
 
 void print_layer(const TextComparison& c, const ComparedRun& a, const ComparedRun& b, int64_t l) {
-  std::printf("%5s %4s %6s %7s %7s %7s %7s %11s %11s %11s %11s  %-24s %s\n", "layer", "head", "CKA", "att.cos", "max|dA|", "rel|dS|",
-              "Jaccard", "pairs", "repeat", "same.sent", "mean.d", "anchor", "match (CKA)");
+  std::printf("%5s %4s %6s %7s %7s %7s %7s %11s %11s %11s %11s  %-24s %s\n", "layer", "head", "CKA", "att.cos",
+              "max|dA|", "rel|dS|", "Jaccard", "pairs", "repeat", "same.sent", "mean.d", "anchor", "match (CKA)");
   for (int64_t h = 0; h < c.heads; ++h) {
     const HeadChange& x = c.change(l, h);
     const HeadStats &sa = a.analysis.head(l, h).stats, &sb = b.analysis.head(l, h).stats;
@@ -48,11 +48,13 @@ void print_layer(const TextComparison& c, const ComparedRun& a, const ComparedRu
       const int m = c.matching[static_cast<size_t>(l)][static_cast<size_t>(h)];
       match = std::to_string(m) + " (" + number(c.layer_cka[l][h][m].item<double>()) + ")";
     }
-    std::printf("%5lld %4lld %6s %7s %7s %7s %7s %11s %11s %11s %11s  %-24s %s\n", static_cast<long long>(l), static_cast<long long>(h),
-                number(x.cka).c_str(), number(x.attention_cosine).c_str(), number(x.attention_max_difference).c_str(),
-                number(x.similarity_relative_change).c_str(), number(x.jaccard).c_str(),
-                (std::to_string(sa.count) + "->" + std::to_string(sb.count)).c_str(), both(sa.repeat_share, sb.repeat_share).c_str(),
-                both(sa.same_sentence_share, sb.same_sentence_share).c_str(), both(sa.mean_distance, sb.mean_distance, "%.1f").c_str(),
+    std::printf("%5lld %4lld %6s %7s %7s %7s %7s %11s %11s %11s %11s  %-24s %s\n", static_cast<long long>(l),
+                static_cast<long long>(h), number(x.cka).c_str(), number(x.attention_cosine).c_str(),
+                number(x.attention_max_difference).c_str(), number(x.similarity_relative_change).c_str(),
+                number(x.jaccard).c_str(), (std::to_string(sa.count) + "->" + std::to_string(sb.count)).c_str(),
+                both(sa.repeat_share, sb.repeat_share).c_str(),
+                both(sa.same_sentence_share, sb.same_sentence_share).c_str(),
+                both(sa.mean_distance, sb.mean_distance, "%.1f").c_str(),
                 (anchor(sa, a.encoding) + "->" + anchor(sb, b.encoding)).c_str(), match.c_str());
   }
   std::printf("\n");
@@ -60,17 +62,19 @@ void print_layer(const TextComparison& c, const ComparedRun& a, const ComparedRu
 
 void print_summary(const ComparedTexts& r) {
   const TextComparison& c = *r.comparison;
-  std::printf("A: %s, %zu tokens, %lld layers x %lld heads\n", r.a.result.checkpoint->dir().c_str(), r.a.result.run.encoding.size(),
-              static_cast<long long>(c.layers_a), static_cast<long long>(c.heads_a));
-  std::printf("B: %s, %zu tokens, %lld layers x %lld heads\n", r.b.result.checkpoint->dir().c_str(), r.b.result.run.encoding.size(),
-              static_cast<long long>(c.layers_b), static_cast<long long>(c.heads_b));
+  std::printf("A: %s, %zu tokens, %lld layers x %lld heads\n", r.a.result.checkpoint->dir().c_str(),
+              r.a.result.run.encoding.size(), static_cast<long long>(c.layers_a), static_cast<long long>(c.heads_a));
+  std::printf("B: %s, %zu tokens, %lld layers x %lld heads\n", r.b.result.checkpoint->dir().c_str(),
+              r.b.result.run.encoding.size(), static_cast<long long>(c.layers_b), static_cast<long long>(c.heads_b));
   if (c.alignment.identical)
     std::printf("The same tokens in both runs: every measure is defined. ");
   else
-    std::printf("The runs share %zu tokens: CKA is taken on them; the map measures need the same tokens ('-'). ", c.alignment.size());
+    std::printf("The runs share %zu tokens: CKA is taken on them; the map measures need the same tokens ('-'). ",
+                c.alignment.size());
   std::printf("Changes read A->B; '-' = undefined; tau %.3g.\n", r.a.analysis.settings.tau);
-  if (!c.same_shape()) std::printf("The models differ in shape: the table covers the %lld layers x %lld heads both have.\n",
-                                   static_cast<long long>(c.layers), static_cast<long long>(c.heads));
+  if (!c.same_shape())
+    std::printf("The models differ in shape: the table covers the %lld layers x %lld heads both have.\n",
+                static_cast<long long>(c.layers), static_cast<long long>(c.heads));
   std::printf("\n");
 }
 
@@ -78,13 +82,17 @@ int run_compare(const CompareOptions& o) {
   const auto runs = compare_runs(o.run, o.second, o.analysis);
   const TextComparison& c = *runs->comparison;
   const ComparedRun a = runs->view_a(), b = runs->view_b();
-  if (o.layer >= c.layers) throw Error("layer " + std::to_string(o.layer) + " is not in both models (layers 0 to " + std::to_string(c.layers - 1) + ")");
+  if (o.layer >= c.layers)
+    throw Error("layer " + std::to_string(o.layer) + " is not in both models (layers 0 to " +
+                std::to_string(c.layers - 1) + ")");
   if (o.json || o.csv) {
     const auto label = [](const TextResult& r, const RunOptions& run) {
-      return ComparedRunLabel{r.checkpoint->dir().string(), run.input.file.empty() ? std::string("--text") : run.input.file};
+      return ComparedRunLabel{r.checkpoint->dir().string(),
+                              run.input.file.empty() ? std::string("--text") : run.input.file};
     };
     const at::Tensor all = o.all_heads || !c.same_shape() ? all_heads_cka(a, b, c.alignment) : at::Tensor();
-    const nlohmann::json out = comparison_to_json(c, a, b, label(runs->a.result, o.run), label(runs->b.result, runs->run_b), all);
+    const nlohmann::json out =
+        comparison_to_json(c, a, b, label(runs->a.result, o.run), label(runs->b.result, runs->run_b), all);
     std::cout << (o.csv ? comparison_csv(out) : out.dump() + "\n");
     return 0;
   }
@@ -97,19 +105,23 @@ int run_compare(const CompareOptions& o) {
 
 Action add_compare_command(CLI::App& app) {
   auto o = std::make_shared<CompareOptions>();
-  auto* cmd = app.add_subcommand("compare",
-                                 "Two runs head by head: model A against model B on one text (--model-b), or one model on two texts "
-                                 "(--text-b / --file-b). Prints per head the linear CKA of the head outputs, the change of the attention "
-                                 "map and of S, the Jaccard index of the pair sets, each statistic of both runs, and which head of B does "
-                                 "what each head of A does (docs/compare.md)");
+  auto* cmd = app.add_subcommand(
+      "compare",
+      "Two runs head by head: model A against model B on one text (--model-b), or one model on two texts "
+      "(--text-b / --file-b). Prints per head the linear CKA of the head outputs, the change of the attention "
+      "map and of S, the Jaccard index of the pair sets, each statistic of both runs, and which head of B does "
+      "what each head of A does (docs/compare.md)");
   add_run_options(*cmd, o->run);
   add_second_run_options(*cmd, o->second);
   add_analysis_options(*cmd, o->analysis);
-  cmd->add_option("--layer", o->layer, "Only this layer in the table (default: every layer)")->check(CLI::NonNegativeNumber);
-  auto* json = cmd->add_flag("--json", o->json, "Print JSON (every head, both runs' statistics, the matching) instead of a table");
+  cmd->add_option("--layer", o->layer, "Only this layer in the table (default: every layer)")
+      ->check(CLI::NonNegativeNumber);
+  auto* json = cmd->add_flag("--json", o->json,
+                             "Print JSON (every head, both runs' statistics, the matching) instead of a table");
   cmd->add_flag("--csv", o->csv, "Print CSV, one row per head, for pandas")->excludes(json);
   cmd->add_flag("--all-heads", o->all_heads,
-                "With --json: also the CKA of every head of A with every head of B (always given when the models differ in shape)");
+                "With --json: also the CKA of every head of A with every head of B (always given when the models "
+                "differ in shape)");
   return [o] { return run_compare(*o); };
 }
 

@@ -10,7 +10,8 @@ void add_second_run_options(CLI::App& cmd, SecondRunOptions& o) {
   cmd.add_option("--file-b", o.input.file, "A UTF-8 file to read the second text from");
 }
 
-std::unique_ptr<ComparedTexts> compare_runs(const RunOptions& run, const SecondRunOptions& second, const AnalysisOptions& analysis) {
+std::unique_ptr<ComparedTexts> compare_runs(const RunOptions& run, const SecondRunOptions& second,
+                                            const AnalysisOptions& analysis) {
   if (!second.given()) throw Error("a comparison needs a second run: --model-b, or --text-b / --file-b (or both)");
   auto out = std::make_unique<ComparedTexts>();
   out->a = run_and_analyze(run, analysis);

@@ -19,7 +19,7 @@ void add_second_run_options(CLI::App& cmd, SecondRunOptions& o);
 
 struct ComparedTexts {
   AnalyzedText a, b;
-  RunOptions run_b;  // the first run's options with the second's model and text
+  RunOptions run_b;                            // the first run's options with the second's model and text
   std::unique_ptr<TextComparison> comparison;  // reads a and b: kept beside them, never copied
   ComparedRun view_a() const { return {a.result.run.encoding, a.result.text, a.result.run.captures, a.analysis}; }
   ComparedRun view_b() const { return {b.result.run.encoding, b.result.text, b.result.run.captures, b.analysis}; }
@@ -27,6 +27,7 @@ struct ComparedTexts {
 
 // Runs and analyses both texts and compares them; throws attnscope::Error (also when no second
 // run is given).
-std::unique_ptr<ComparedTexts> compare_runs(const RunOptions& run, const SecondRunOptions& second, const AnalysisOptions& analysis);
+std::unique_ptr<ComparedTexts> compare_runs(const RunOptions& run, const SecondRunOptions& second,
+                                            const AnalysisOptions& analysis);
 
 }  // namespace attnscope::cli

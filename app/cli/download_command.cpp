@@ -30,7 +30,8 @@ int run_download(const DownloadOptions& o) {
     const double rate = p.seconds > 0 ? static_cast<double>(p.done) / p.seconds : 0;
     char text[200];
     std::snprintf(text, sizeof text, "%s (%d/%d)  %s of %s  %s/s  %s left", p.file.c_str(), p.file_index + 1, p.files,
-                  byte_size(static_cast<double>(p.done)).c_str(), byte_size(static_cast<double>(p.total)).c_str(), byte_size(rate).c_str(),
+                  byte_size(static_cast<double>(p.done)).c_str(), byte_size(static_cast<double>(p.total)).c_str(),
+                  byte_size(rate).c_str(),
                   rate > 0 && p.total >= p.done ? duration(static_cast<double>(p.total - p.done) / rate).c_str() : "?");
     line.update(f, p.seconds, text);
     return true;
@@ -46,14 +47,17 @@ int run_download(const DownloadOptions& o) {
 Action add_download_command(CLI::App& app) {
   auto o = std::make_shared<DownloadOptions>();
   auto* cmd = app.add_subcommand("download",
-                                 "Download a checkpoint (any architecture attnscope reads) by model id into the Hugging Face cache (resumable, hash-checked), "
+                                 "Download a checkpoint (any architecture attnscope reads) by model id into the "
+                                 "Hugging Face cache (resumable, hash-checked), "
                                  "honouring HF_ENDPOINT, HF_TOKEN, HF_HUB_OFFLINE, HF_HUB_CACHE and HF_HOME");
   cmd->add_option("id", o->id, "Model id: bert-base-uncased, google-bert/bert-base-uncased, org/name")->required();
   cmd->add_option("--revision", o->revision, "Branch, tag or commit")->capture_default_str();
-  cmd->add_option("--cache", o->cache, "Hub cache folder (default: $HF_HUB_CACHE, $HF_HOME/hub or ~/.cache/huggingface/hub)");
+  cmd->add_option("--cache", o->cache,
+                  "Hub cache folder (default: $HF_HUB_CACHE, $HF_HOME/hub or ~/.cache/huggingface/hub)");
   cmd->add_option("--endpoint", o->endpoint, "Hub address (default: $HF_ENDPOINT or https://huggingface.co)");
   cmd->add_option("--stall-timeout", o->stall_seconds, "Seconds without a byte before a transfer counts as failed")
-      ->capture_default_str()->check(CLI::Range(1, 3600));
+      ->capture_default_str()
+      ->check(CLI::Range(1, 3600));
   return [o] { return run_download(*o); };
 }
 

@@ -46,26 +46,30 @@ FigureOptions figure_options(const FigureCommandOptions& o, std::string caption)
 Figure corpus_result_figure(const FigureCommandOptions& o) {
   const CorpusFile file = load_corpus(o.corpus);
   const std::string caption = file.model_path + ", " + std::to_string(file.windows) + " windows of " +
-                              std::to_string(file.accumulator->window()) + " tokens" + (file.partial ? " (partial run)" : "");
+                              std::to_string(file.accumulator->window()) + " tokens" +
+                              (file.partial ? " (partial run)" : "");
   return corpus_figure(o.figure, *file.accumulator, figure_options(o, caption));
 }
 
 // Two corpus results: A and B by their models' folder names (or "A" and "B" when they are the same).
 Figure compared_corpus_figure(const FigureCommandOptions& o) {
   const CorpusFile a = load_corpus(o.corpus), b = load_corpus(o.corpus_b);
-  const std::string model_a = std::filesystem::path(a.model_path).filename().string(), model_b = std::filesystem::path(b.model_path).filename().string();
+  const std::string model_a = std::filesystem::path(a.model_path).filename().string(),
+                    model_b = std::filesystem::path(b.model_path).filename().string();
   const bool named = model_a != model_b && !model_a.empty() && !model_b.empty();
-  const std::string caption = "A: " + o.corpus + " (" + std::to_string(a.windows) + " windows); B: " + o.corpus_b + " (" + std::to_string(b.windows) +
-                              " windows)";
-  return compare_corpus_figure(o.figure, {*a.accumulator, *b.accumulator, named ? model_a : "A", named ? model_b : "B"}, figure_options(o, caption));
+  const std::string caption = "A: " + o.corpus + " (" + std::to_string(a.windows) + " windows); B: " + o.corpus_b +
+                              " (" + std::to_string(b.windows) + " windows)";
+  return compare_corpus_figure(o.figure, {*a.accumulator, *b.accumulator, named ? model_a : "A", named ? model_b : "B"},
+                               figure_options(o, caption));
 }
 
 Figure text_result_figure(const FigureCommandOptions& o) {
-  if (o.run.model.empty()) throw Error("--model is needed to draw a figure of a text (or give --corpus FILE for figures 2, 3, 10, ...)");
+  if (o.run.model.empty())
+    throw Error("--model is needed to draw a figure of a text (or give --corpus FILE for figures 2, 3, 10, ...)");
   const auto [r, a] = run_and_analyze(o.run, o.analysis);
   char caption[256];
-  std::snprintf(caption, sizeof caption, "%s, %zu tokens, tau %.3g, tau_sep %.3g", r.checkpoint->dir().filename().c_str(),
-                r.run.encoding.size(), a.settings.tau, a.settings.tau_sep);
+  std::snprintf(caption, sizeof caption, "%s, %zu tokens, tau %.3g, tau_sep %.3g",
+                r.checkpoint->dir().filename().c_str(), r.run.encoding.size(), a.settings.tau, a.settings.tau_sep);
   return text_figure(o.figure, AnalyzedTextView{r.run.encoding, r.run.captures, a}, figure_options(o, caption));
 }
 
@@ -73,30 +77,39 @@ Figure text_result_figure(const FigureCommandOptions& o) {
 Figure compared_figure(const FigureCommandOptions& o) {
   if (o.run.model.empty()) throw Error("--model is needed to compare two runs");
   const auto runs = compare_runs(o.run, o.second, o.analysis);
-  const std::string model_a = runs->a.result.checkpoint->dir().filename().string(), model_b = runs->b.result.checkpoint->dir().filename().string();
+  const std::string model_a = runs->a.result.checkpoint->dir().filename().string(),
+                    model_b = runs->b.result.checkpoint->dir().filename().string();
   const bool two_models = runs->a.result.checkpoint->dir() != runs->b.result.checkpoint->dir();
   const bool two_texts = runs->a.result.text != runs->b.result.text;
   const ComparedTextsView view{{runs->a.result.run.encoding, runs->a.result.run.captures, runs->a.analysis},
                                {runs->b.result.run.encoding, runs->b.result.run.captures, runs->b.analysis},
                                *runs->comparison,
-                               two_models ? model_a : two_texts ? "text A" : "A",
-                               two_models && model_b == model_a ? model_b + " (B)" : two_models ? model_b : two_texts ? "text B" : "B"};
+                               two_models  ? model_a
+                               : two_texts ? "text A"
+                                           : "A",
+                               two_models && model_b == model_a ? model_b + " (B)"
+                               : two_models                     ? model_b
+                               : two_texts                      ? "text B"
+                                                                : "B"};
   char caption[512];
-  std::snprintf(caption, sizeof caption, "A: %s, %zu tokens; B: %s, %zu tokens; tau %.3g", model_a.c_str(), runs->a.result.run.encoding.size(),
-                model_b.c_str(), runs->b.result.run.encoding.size(), runs->a.analysis.settings.tau);
+  std::snprintf(caption, sizeof caption, "A: %s, %zu tokens; B: %s, %zu tokens; tau %.3g", model_a.c_str(),
+                runs->a.result.run.encoding.size(), model_b.c_str(), runs->b.result.run.encoding.size(),
+                runs->a.analysis.settings.tau);
   return compare_figure(o.figure, view, figure_options(o, caption));
 }
 
 int run_figure(FigureCommandOptions o) {
   figure_format(o.out);  // a wrong extension is reported before the model runs
   // What the figure draws besides the analysis; the analysis's own needs are added by the pipeline.
-  o.run.lenses = needs_lens_captures({}, {.norm = o.matrix == "norm", .rollout_of_norm = o.rollout_of_norm, .query_key = o.figure == "qk"});
-  if (o.second.given() && !o.corpus.empty()) throw Error("--corpus draws one corpus result; a second run (--model-b, --text-b) compares two texts");
+  o.run.lenses = needs_lens_captures(
+      {}, {.norm = o.matrix == "norm", .rollout_of_norm = o.rollout_of_norm, .query_key = o.figure == "qk"});
+  if (o.second.given() && !o.corpus.empty())
+    throw Error("--corpus draws one corpus result; a second run (--model-b, --text-b) compares two texts");
   if (!o.corpus_b.empty() && o.corpus.empty()) throw Error("--corpus-b compares with --corpus: give both");
-  const Figure figure = o.second.given()        ? compared_figure(o)
-                        : !o.corpus_b.empty()   ? compared_corpus_figure(o)
-                        : o.corpus.empty()      ? text_result_figure(o)
-                                                : corpus_result_figure(o);
+  const Figure figure = o.second.given()      ? compared_figure(o)
+                        : !o.corpus_b.empty() ? compared_corpus_figure(o)
+                        : o.corpus.empty()    ? text_result_figure(o)
+                                              : corpus_result_figure(o);
   ExportOptions e;
   e.png_scale = o.png_scale;
   e.width = o.width;
@@ -109,40 +122,62 @@ int run_figure(FigureCommandOptions o) {
 
 Action add_figure_command(CLI::App& app) {
   auto o = std::make_shared<FigureCommandOptions>();
-  auto* cmd = app.add_subcommand("figure",
-                                 "Write one of the paper's figures as PNG, SVG or PDF: from a text (4, 5, 6, 7, 8, 9, 11, 12, 13, head, "
-                                 "grid, lines, stats; qk: the query/key view of one head), from two runs compared (head, changed, stats; --model-b or --text-b) or from a saved corpus "
-                                 "result (2, 3, 6, 7, 8, 10, 11, 13)");
+  auto* cmd = app.add_subcommand(
+      "figure",
+      "Write one of the paper's figures as PNG, SVG or PDF: from a text (4, 5, 6, 7, 8, 9, 11, 12, 13, head, "
+      "grid, lines, stats; qk: the query/key view of one head), from two runs compared (head, changed, stats; "
+      "--model-b or --text-b) or from a saved corpus "
+      "result (2, 3, 6, 7, 8, 10, 11, 13)");
   add_run_options(*cmd, o->run);
   cmd->get_option("--model")->required(false);
   add_second_run_options(*cmd, o->second);
   add_analysis_options(*cmd, o->analysis);
-  cmd->add_option("--fig", o->figure, "Figure number of the paper, or head, grid, lines, stats; with a second run (--model-b, --text-b): "
-                                      "head (A, B and B - A), changed (every head's change), stats (A's and B's bars), or 4, 5, 9, 12, 13, lines "
-                                      "(A's figure beside B's)")->required();
+  cmd->add_option(
+         "--fig", o->figure,
+         "Figure number of the paper, or head, grid, lines, stats; with a second run (--model-b, --text-b): "
+         "head (A, B and B - A), changed (every head's change), stats (A's and B's bars), or 4, 5, 9, 12, 13, lines "
+         "(A's figure beside B's)")
+      ->required();
   cmd->add_option("--out", o->out, "Output file; .png, .svg or .pdf")->required();
-  cmd->add_option("--corpus", o->corpus, "A corpus result (attnscope-cli corpus --out) to draw figures 2, 3, 6, 7, 8, 10, 11, 13 from");
-  cmd->add_option("--corpus-b", o->corpus_b, "A second corpus result: the figure compares it with --corpus (distributions of A and B side "
-                                             "by side for 6, 7, 8, 11, 13; maps per text and B - A for 2, 3, 10)");
+  cmd->add_option("--corpus", o->corpus,
+                  "A corpus result (attnscope-cli corpus --out) to draw figures 2, 3, 6, 7, 8, 10, 11, 13 from");
+  cmd->add_option("--corpus-b", o->corpus_b,
+                  "A second corpus result: the figure compares it with --corpus (distributions of A and B side "
+                  "by side for 6, 7, 8, 11, 13; maps per text and B - A for 2, 3, 10)");
   cmd->add_option("--layer", o->layer, "Layer, numbered from 0 (default: the last)")->check(CLI::Range(-1, 1 << 16));
-  cmd->add_option("--head", o->head, "Head, numbered from 0; -1: the layer's sum where a figure allows it")->capture_default_str()
+  cmd->add_option("--head", o->head, "Head, numbered from 0; -1: the layer's sum where a figure allows it")
+      ->capture_default_str()
       ->check(CLI::Range(-1, 1 << 16));
-  cmd->add_flag("--rollout-of-norm", o->rollout_of_norm, "With --matrix rollout: roll out the layers' norm-based maps instead of their mean attention");
-  cmd->add_option("--query", o->query, "The query/key view (--fig qk): the querying token i")->capture_default_str()->check(CLI::NonNegativeNumber);
-  cmd->add_option("--key", o->key, "The query/key view: the key j outlined (default: the one token i attends to most)")->check(CLI::NonNegativeNumber);
-  cmd->add_option("--layers", o->layers, "Layers shown side by side in figures 12 and 13 (default: all)")->delimiter(',');
-  cmd->add_option("--heads", o->heads, "Attention lines (--fig lines): these heads of --layer together, one colour each, e.g. 0,3,7")
+  cmd->add_flag("--rollout-of-norm", o->rollout_of_norm,
+                "With --matrix rollout: roll out the layers' norm-based maps instead of their mean attention");
+  cmd->add_option("--query", o->query, "The query/key view (--fig qk): the querying token i")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--key", o->key, "The query/key view: the key j outlined (default: the one token i attends to most)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--layers", o->layers, "Layers shown side by side in figures 12 and 13 (default: all)")
       ->delimiter(',');
-  cmd->add_option("--matrix", o->matrix, "For head, grid: attention, similarity, cosine, norm (norm-based attention, Kobayashi et al. "
-                                         "2020) or rollout (Abnar and Zuidema 2020)")->capture_default_str()
+  cmd->add_option("--heads", o->heads,
+                  "Attention lines (--fig lines): these heads of --layer together, one colour each, e.g. 0,3,7")
+      ->delimiter(',');
+  cmd->add_option("--matrix", o->matrix,
+                  "For head, grid: attention, similarity, cosine, norm (norm-based attention, Kobayashi et al. "
+                  "2020) or rollout (Abnar and Zuidema 2020)")
+      ->capture_default_str()
       ->check(CLI::IsMember({"attention", "similarity", "cosine", "norm", "rollout"}));
-  cmd->add_option("--colormap", o->colormap, "viridis, magma or high-contrast (signed maps always use the diverging one)")
-      ->capture_default_str()->check(CLI::IsMember({"viridis", "magma", "diverging", "high-contrast"}));
-  cmd->add_option("--scale", o->scale, "Colour scale: linear, log, or clipped (linear up to the 99th percentile of each map)")
+  cmd->add_option("--colormap", o->colormap,
+                  "viridis, magma or high-contrast (signed maps always use the diverging one)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"viridis", "magma", "diverging", "high-contrast"}));
+  cmd->add_option("--scale", o->scale,
+                  "Colour scale: linear, log, or clipped (linear up to the 99th percentile of each map)")
       ->capture_default_str()
       ->check(CLI::IsMember({"linear", "log", "clipped"}));
-  cmd->add_option("--png-scale", o->png_scale, "Pixels per point of a PNG, 1 to 4")->capture_default_str()->check(CLI::Range(1.0, 4.0));
-  cmd->add_option("--width", o->width, "Figure width in points (default: from the number of panels)")->check(CLI::Range(100.0, 20000.0));
+  cmd->add_option("--png-scale", o->png_scale, "Pixels per point of a PNG, 1 to 4")
+      ->capture_default_str()
+      ->check(CLI::Range(1.0, 4.0));
+  cmd->add_option("--width", o->width, "Figure width in points (default: from the number of panels)")
+      ->check(CLI::Range(100.0, 20000.0));
   return [o] { return run_figure(*o); };
 }
 

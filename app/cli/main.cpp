@@ -9,7 +9,8 @@
 #include "commands.h"
 
 int main(int argc, char** argv) {
-  CLI::App app{"attnscope-cli: the attention maps and head outputs of BERT and the encoders after it, from the command line"};
+  CLI::App app{
+      "attnscope-cli: the attention maps and head outputs of BERT and the encoders after it, from the command line"};
   app.require_subcommand(1);
   std::map<CLI::App*, attnscope::cli::Action> actions;
   const auto add = [&](attnscope::cli::Action action) { actions[app.get_subcommands({}).back()] = std::move(action); };
@@ -28,7 +29,10 @@ int main(int argc, char** argv) {
     return false;
   };
   if (argc > 1 && argv[1][0] != '-' && !known(argv[1])) {
-    std::fprintf(stderr, "attnscope-cli: unknown command \"%s\" (commands: tokenize, analyze, pairs, stats, compare, corpus, merge, figure, download; see attnscope-cli --help)\n", argv[1]);
+    std::fprintf(stderr,
+                 "attnscope-cli: unknown command \"%s\" (commands: tokenize, analyze, pairs, stats, compare, corpus, "
+                 "merge, figure, download; see attnscope-cli --help)\n",
+                 argv[1]);
     return 2;
   }
   try {

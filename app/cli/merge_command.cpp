@@ -26,7 +26,8 @@ int run_merge_command(const MergeOptions& o) {
   const std::string csv = o.csv.empty() ? default_csv_folder(o.out).string() : o.csv;
   write_corpus_csv(csv, *merged.accumulator);
   std::printf("%zu shards, %llu windows from %llu documents; result in %s, tables in %s/\n", files.size(),
-              static_cast<unsigned long long>(merged.windows), static_cast<unsigned long long>(merged.documents), o.out.c_str(), csv.c_str());
+              static_cast<unsigned long long>(merged.windows), static_cast<unsigned long long>(merged.documents),
+              o.out.c_str(), csv.c_str());
   return 0;
 }
 
@@ -34,10 +35,11 @@ int run_merge_command(const MergeOptions& o) {
 
 Action add_merge_command(CLI::App& app) {
   auto o = std::make_shared<MergeOptions>();
-  auto* cmd = app.add_subcommand("merge",
-                                 "Sum the shards of a corpus run (corpus --shard K/N) into the whole run's result and CSV tables, after "
-                                 "checking that they are all the shards of one run (same input, model, settings and N; each once; none "
-                                 "partial)");
+  auto* cmd = app.add_subcommand(
+      "merge",
+      "Sum the shards of a corpus run (corpus --shard K/N) into the whole run's result and CSV tables, after "
+      "checking that they are all the shards of one run (same input, model, settings and N; each once; none "
+      "partial)");
   cmd->add_option("out", o->out, "The merged result file (JSON)")->required();
   cmd->add_option("shards", o->shards, "The shards' result files, or one folder holding them (*.json)")->required();
   cmd->add_option("--csv", o->csv, "Folder for the CSV tables (default: the result's name with -csv)");

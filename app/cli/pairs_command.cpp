@@ -25,7 +25,10 @@ int run_pairs(const PairsOptions& o) {
   const std::vector<TokenPair> pairs = head_pairs(a, o.layer, o.head);
   const Encoding& e = r.run.encoding;
   if (o.json) {
-    std::cout << nlohmann::json{{"layer", o.layer}, {"head", o.head}, {"settings", settings_to_json(a.settings)}, {"scale", head.scale},
+    std::cout << nlohmann::json{{"layer", o.layer},
+                                {"head", o.head},
+                                {"settings", settings_to_json(a.settings)},
+                                {"scale", head.scale},
                                 {"pairs", pairs_to_json(pairs, e)}}
                      .dump()
               << "\n";
@@ -33,15 +36,17 @@ int run_pairs(const PairsOptions& o) {
   }
   const bool of_s = a.settings.pairs_from == PairInput::Similarity;
   const char* m = of_s ? "S" : "M";
-  if (!of_s) std::printf("M: %s%s\n", pair_input_name(a.settings.pairs_from), a.settings.pairs_from == PairInput::Cosine ? "" : ", averaged with its transpose");
-  std::printf("Layer %d, head %d: %zu pairs with %s / max %s >= %.3g (max %s = %.4g)\n", o.layer, o.head, pairs.size(), m, m, a.settings.tau, m,
-              head.scale);
+  if (!of_s)
+    std::printf("M: %s%s\n", pair_input_name(a.settings.pairs_from),
+                a.settings.pairs_from == PairInput::Cosine ? "" : ", averaged with its transpose");
+  std::printf("Layer %d, head %d: %zu pairs with %s / max %s >= %.3g (max %s = %.4g)\n", o.layer, o.head, pairs.size(),
+              m, m, a.settings.tau, m, head.scale);
   if (head.scale <= 0) std::printf("(the largest off-diagonal value is not positive: no high elements)\n");
   if (pairs.empty()) return 0;
   std::printf("%-16s %-16s %7s %7s %7s\n", "Token_i", "Token_j", "Index_i", "Index_j", of_s ? "S_hat" : "M_hat");
   for (const TokenPair& p : pairs)
-    std::printf("%-16s %-16s %7d %7d %7.3f\n", readable_piece(e.tokens[static_cast<size_t>(p.i)].text).c_str(), readable_piece(e.tokens[static_cast<size_t>(p.j)].text).c_str(),
-                p.i, p.j, p.value);
+    std::printf("%-16s %-16s %7d %7d %7.3f\n", readable_piece(e.tokens[static_cast<size_t>(p.i)].text).c_str(),
+                readable_piece(e.tokens[static_cast<size_t>(p.j)].text).c_str(), p.i, p.j, p.value);
   return 0;
 }
 
@@ -49,7 +54,8 @@ int run_pairs(const PairsOptions& o) {
 
 Action add_pairs_command(CLI::App& app) {
   auto o = std::make_shared<PairsOptions>();
-  auto* cmd = app.add_subcommand("pairs", "The token pairs one head binds together: its high-similarity elements (the paper's Fig. 9 table)");
+  auto* cmd = app.add_subcommand(
+      "pairs", "The token pairs one head binds together: its high-similarity elements (the paper's Fig. 9 table)");
   add_run_options(*cmd, o->run);
   add_analysis_options(*cmd, o->analysis, "--matrix,--pairs-from");
   cmd->add_option("--layer", o->layer, "Layer, numbered from 0")->required()->check(CLI::NonNegativeNumber);

@@ -17,46 +17,59 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
 }
 
 void add_model_options(CLI::App& cmd, RunOptions& o) {
-  cmd.add_option("--model", o.model,
-                 "Checkpoint folder (config.json, vocab.txt, model.safetensors), or a model id (bert-base-uncased, org/name) "
-                 "already in the Hugging Face cache ($HF_HUB_CACHE, $HF_HOME/hub or ~/.cache/huggingface/hub)")
+  cmd.add_option(
+         "--model", o.model,
+         "Checkpoint folder (config.json, vocab.txt, model.safetensors), or a model id (bert-base-uncased, org/name) "
+         "already in the Hugging Face cache ($HF_HUB_CACHE, $HF_HOME/hub or ~/.cache/huggingface/hub)")
       ->required();
-  cmd.add_option("--max-len", o.max_length, "Keep at most N tokens, [CLS] and [SEP] included (default 128, or the model's positions if fewer)")
+  cmd.add_option("--max-len", o.max_length,
+                 "Keep at most N tokens, [CLS] and [SEP] included (default 128, or the model's positions if fewer)")
       ->check(CLI::Range(2, 1 << 20));
   cmd.add_option("--device", o.device, "auto (CUDA when present), cpu, cuda or cuda:N")->capture_default_str();
   cmd.add_option("--precision", o.precision, "float32, or float16 / bfloat16 on CUDA")->capture_default_str();
-  cmd.add_option("--threads", o.threads, "CPU threads for libtorch (default: libtorch's choice)")->check(CLI::Range(1, 1024));
+  cmd.add_option("--threads", o.threads, "CPU threads for libtorch (default: libtorch's choice)")
+      ->check(CLI::Range(1, 1024));
 }
 
 void add_analysis_options(CLI::App& cmd, AnalysisOptions& o, const std::string& pairs_option) {
-  cmd.add_option("--tau", o.settings.tau, "High-similarity threshold on S / max S")->capture_default_str()->check(CLI::Range(1e-9, 1.0));
+  cmd.add_option("--tau", o.settings.tau, "High-similarity threshold on S / max S")
+      ->capture_default_str()
+      ->check(CLI::Range(1e-9, 1.0));
   cmd.add_option("--tau-sep", o.settings.tau_sep, "Separator threshold on the max-normalised column attention")
       ->capture_default_str()
       ->check(CLI::Range(1e-9, 1.0));
-  cmd.add_option("--sentences", o.sentences, "Sentences from punctuation (punct) or from the attention segments (segments)")
+  cmd.add_option("--sentences", o.sentences,
+                 "Sentences from punctuation (punct) or from the attention segments (segments)")
       ->capture_default_str()
       ->check(CLI::IsMember({"punct", "segments"}));
   cmd.add_option("--segments-from", o.segments_from,
-                 "Attention map whose separators cut the segments: last (the last layer's sum), L (layer L's sum) or L:H (one head)")
+                 "Attention map whose separators cut the segments: last (the last layer's sum), L (layer L's sum) or "
+                 "L:H (one head)")
       ->capture_default_str();
-  cmd.add_flag("--no-special", o.no_special, "Leave [CLS], [SEP] and other special tokens out of the similarity analysis");
-  cmd.add_option("--separators-from", o.separators_from,
-                 "The maps whose column attention finds separators: attention (METHOD.md), norm (norm-based, Kobayashi et al. "
-                 "2020) or rollout (each layer's, Abnar and Zuidema 2020)")
+  cmd.add_flag("--no-special", o.no_special,
+               "Leave [CLS], [SEP] and other special tokens out of the similarity analysis");
+  cmd.add_option(
+         "--separators-from", o.separators_from,
+         "The maps whose column attention finds separators: attention (METHOD.md), norm (norm-based, Kobayashi et al. "
+         "2020) or rollout (each layer's, Abnar and Zuidema 2020)")
       ->capture_default_str()
       ->check(CLI::IsMember({"attention", "norm", "rollout"}));
-  cmd.add_option(pairs_option, o.pairs_from,
-                 "The matrix whose high elements (>= tau times its largest) are a head's pairs and statistics: similarity (S, "
-                 "METHOD.md), cosine, attention, norm (norm-based, Kobayashi et al. 2020) or rollout (the layer's, Abnar and "
-                 "Zuidema 2020); attention, norm and rollout are averaged with their transpose first")
+  cmd.add_option(
+         pairs_option, o.pairs_from,
+         "The matrix whose high elements (>= tau times its largest) are a head's pairs and statistics: similarity (S, "
+         "METHOD.md), cosine, attention, norm (norm-based, Kobayashi et al. 2020) or rollout (the layer's, Abnar and "
+         "Zuidema 2020); attention, norm and rollout are averaged with their transpose first")
       ->capture_default_str()
       ->check(CLI::IsMember(std::vector<std::string>(std::begin(kPairInputNames), std::end(kPairInputNames))));
-  cmd.add_flag("--words", o.words,
-               "Everything on words instead of word pieces: attention to a word summed over its pieces and averaged over the "
-               "querying word's pieces, a word's head output the mean of its pieces' (Clark et al. 2019)");
-  cmd.add_flag("--separators-text-only", o.separators_text_only,
-               "Look for separators among text tokens only: special tokens are never separators and take no part in the "
-               "column maximum (METHOD.md counts them; a last layer that attends mostly to [CLS] then shows the text's own columns)");
+  cmd.add_flag(
+      "--words", o.words,
+      "Everything on words instead of word pieces: attention to a word summed over its pieces and averaged over the "
+      "querying word's pieces, a word's head output the mean of its pieces' (Clark et al. 2019)");
+  cmd.add_flag(
+      "--separators-text-only", o.separators_text_only,
+      "Look for separators among text tokens only: special tokens are never separators and take no part in the "
+      "column maximum (METHOD.md counts them; a last layer that attends mostly to [CLS] then shows the text's own "
+      "columns)");
 }
 
 namespace {
@@ -66,11 +79,15 @@ namespace {
 ComputeDevice selected_device(const RunOptions& o) {
   const ComputeDevice device = select_device(o.device, o.precision);
   if (device.dtype == at::kHalf)
-    std::fprintf(stderr, "attnscope: float16 moves attention maps by up to about 0.003 and head outputs by up to about 0.005 from float32 "
-                         "(measured on MiniLM and a BERT-base-sized model); --precision float32 is exact\n");
+    std::fprintf(stderr,
+                 "attnscope: float16 moves attention maps by up to about 0.003 and head outputs by up to about 0.005 "
+                 "from float32 "
+                 "(measured on MiniLM and a BERT-base-sized model); --precision float32 is exact\n");
   if (device.dtype == at::kBFloat16)
-    std::fprintf(stderr, "attnscope: bfloat16 moves attention maps by up to about 0.02 and head outputs by up to about 0.04 from float32 "
-                         "(measured on MiniLM and a BERT-base-sized model); --precision float32 is exact\n");
+    std::fprintf(stderr,
+                 "attnscope: bfloat16 moves attention maps by up to about 0.02 and head outputs by up to about 0.04 "
+                 "from float32 "
+                 "(measured on MiniLM and a BERT-base-sized model); --precision float32 is exact\n");
   return device;
 }
 
@@ -106,9 +123,12 @@ AnalysisSettings analysis_settings(const AnalysisOptions& o) {
   s.include_special = !o.no_special;
   s.separators_text_only = o.separators_text_only;
   s.words = o.words;
-  s.separators_from = o.separators_from == "norm" ? SeparatorInput::Norm : o.separators_from == "rollout" ? SeparatorInput::Rollout : SeparatorInput::Attention;
+  s.separators_from = o.separators_from == "norm"      ? SeparatorInput::Norm
+                      : o.separators_from == "rollout" ? SeparatorInput::Rollout
+                                                       : SeparatorInput::Attention;
   const std::optional<PairInput> pairs_from = pair_input_by_name(o.pairs_from);
-  if (!pairs_from) throw Error("--pairs-from \"" + o.pairs_from + "\": expected similarity, cosine, attention, norm or rollout");
+  if (!pairs_from)
+    throw Error("--pairs-from \"" + o.pairs_from + "\": expected similarity, cosine, attention, norm or rollout");
   s.pairs_from = *pairs_from;
   s.sentences = o.sentences == "segments" ? SentenceMode::Segments : SentenceMode::Punctuation;
   if (o.segments_from != "last") {

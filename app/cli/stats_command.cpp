@@ -24,16 +24,18 @@ std::string cell(const std::optional<double>& v, const char* format = "%.3f") {
 }
 
 void print_layer(const TextAnalysis& a, const Encoding& e, int64_t l) {
-  std::printf("%5s %4s %6s %7s %7s %9s %9s %7s %8s  %s\n", "layer", "head", "pairs", "density", "repeat", "rep.sent", "same.sent",
-              "chance", "mean.d", "anchor (share)");
+  std::printf("%5s %4s %6s %7s %7s %9s %9s %7s %8s  %s\n", "layer", "head", "pairs", "density", "repeat", "rep.sent",
+              "same.sent", "chance", "mean.d", "anchor (share)");
   for (int64_t h = 0; h < a.num_heads; ++h) {
     const HeadStats& s = a.head(l, h).stats;
-    const std::string anchor =
-        s.anchor_index ? readable_piece(e.tokens[static_cast<size_t>(*s.anchor_index)].text) + "@" + std::to_string(*s.anchor_index) + " (" + cell(s.anchor_share, "%.2f") + ")" : "-";
-    std::printf("%5lld %4lld %6d %7s %7s %9s %9s %7s %8s  %s\n", static_cast<long long>(l), static_cast<long long>(h), s.count,
-                cell(s.density).c_str(), cell(s.repeat_share).c_str(), cell(s.same_sentence_repeat_share).c_str(),
-                cell(s.same_sentence_share).c_str(), cell(s.chance_same_sentence).c_str(), cell(s.mean_distance, "%.1f").c_str(),
-                anchor.c_str());
+    const std::string anchor = s.anchor_index
+                                   ? readable_piece(e.tokens[static_cast<size_t>(*s.anchor_index)].text) + "@" +
+                                         std::to_string(*s.anchor_index) + " (" + cell(s.anchor_share, "%.2f") + ")"
+                                   : "-";
+    std::printf("%5lld %4lld %6d %7s %7s %9s %9s %7s %8s  %s\n", static_cast<long long>(l), static_cast<long long>(h),
+                s.count, cell(s.density).c_str(), cell(s.repeat_share).c_str(),
+                cell(s.same_sentence_repeat_share).c_str(), cell(s.same_sentence_share).c_str(),
+                cell(s.chance_same_sentence).c_str(), cell(s.mean_distance, "%.1f").c_str(), anchor.c_str());
   }
   std::printf("layer %lld: %d distinct anchor tokens among %lld heads\n\n", static_cast<long long>(l),
               a.layers[static_cast<size_t>(l)].distinct_anchors, static_cast<long long>(a.num_heads));
@@ -41,20 +43,23 @@ void print_layer(const TextAnalysis& a, const Encoding& e, int64_t l) {
 
 int run_stats(const StatsOptions& o) {
   const auto [r, a] = run_and_analyze(o.run, o.analysis);
-  if (o.layer >= a.num_layers) throw Error("layer " + std::to_string(o.layer) + " is not in this model (layers 0 to " + std::to_string(a.num_layers - 1) + ")");
+  if (o.layer >= a.num_layers)
+    throw Error("layer " + std::to_string(o.layer) + " is not in this model (layers 0 to " +
+                std::to_string(a.num_layers - 1) + ")");
   const int64_t first = o.layer < 0 ? 0 : o.layer, last = o.layer < 0 ? a.num_layers - 1 : o.layer;
   if (o.json) {
     nlohmann::json layers = nlohmann::json::array();
     for (int64_t l = first; l <= last; ++l) {
       nlohmann::json heads = nlohmann::json::array();
       for (int64_t h = 0; h < a.num_heads; ++h) heads.push_back(head_stats_to_json(a.head(l, h).stats));
-      layers.push_back({{"layer", l}, {"distinct_anchors", a.layers[static_cast<size_t>(l)].distinct_anchors}, {"heads", heads}});
+      layers.push_back(
+          {{"layer", l}, {"distinct_anchors", a.layers[static_cast<size_t>(l)].distinct_anchors}, {"heads", heads}});
     }
     std::cout << nlohmann::json{{"settings", settings_to_json(a.settings)}, {"layers", layers}}.dump() << "\n";
     return 0;
   }
-  std::printf("%zu tokens, %d sentences (%s); tau %.3g; '-' = undefined (the head has no pairs)\n\n", r.run.encoding.size(),
-              a.sentence_count(), o.analysis.sentences.c_str(), a.settings.tau);
+  std::printf("%zu tokens, %d sentences (%s); tau %.3g; '-' = undefined (the head has no pairs)\n\n",
+              r.run.encoding.size(), a.sentence_count(), o.analysis.sentences.c_str(), a.settings.tau);
   for (int64_t l = first; l <= last; ++l) print_layer(a, r.run.encoding, l);
   return 0;
 }
@@ -63,9 +68,10 @@ int run_stats(const StatsOptions& o) {
 
 Action add_stats_command(CLI::App& app) {
   auto o = std::make_shared<StatsOptions>();
-  auto* cmd = app.add_subcommand("stats",
-                                 "Per-head statistics of the high-similarity pairs for a text: repeat share, same-sentence share beside "
-                                 "its chance level, mean distance, anchor token (METHOD.md)");
+  auto* cmd = app.add_subcommand(
+      "stats",
+      "Per-head statistics of the high-similarity pairs for a text: repeat share, same-sentence share beside "
+      "its chance level, mean distance, anchor token (METHOD.md)");
   add_run_options(*cmd, o->run);
   add_analysis_options(*cmd, o->analysis, "--matrix,--pairs-from");
   cmd->add_option("--layer", o->layer, "Only this layer (default: every layer)")->check(CLI::NonNegativeNumber);

@@ -26,9 +26,11 @@ int run_tokenize(const TokenizeOptions& o) {
     nlohmann::json tokens = nlohmann::json::array();
     for (size_t i = 0; i < e.tokens.size(); ++i) {
       const Token& t = e.tokens[i];
-      tokens.push_back({{"index", i}, {"id", t.id}, {"text", t.text}, {"begin", t.begin}, {"end", t.end}, {"special", t.special}});
+      tokens.push_back(
+          {{"index", i}, {"id", t.id}, {"text", t.text}, {"begin", t.begin}, {"end", t.end}, {"special", t.special}});
     }
-    std::cout << nlohmann::json{{"tokens", tokens}, {"truncated", e.truncated}, {"full_length", e.full_length}}.dump() << "\n";
+    std::cout << nlohmann::json{{"tokens", tokens}, {"truncated", e.truncated}, {"full_length", e.full_length}}.dump()
+              << "\n";
     return 0;
   }
   std::printf("%5s  %6s  %-20s  %s\n", "index", "id", "token", "bytes");
@@ -37,7 +39,8 @@ int run_tokenize(const TokenizeOptions& o) {
     std::printf("%5zu  %6d  %-20s  %u-%u\n", i, t.id, t.text.c_str(), t.begin, t.end);
   }
   if (e.truncated)
-    std::printf("truncated: the text has %zu tokens, the first %zu are kept (--max-len)\n", e.full_length, e.tokens.size());
+    std::printf("truncated: the text has %zu tokens, the first %zu are kept (--max-len)\n", e.full_length,
+                e.tokens.size());
   return 0;
 }
 
@@ -45,11 +48,17 @@ int run_tokenize(const TokenizeOptions& o) {
 
 Action add_tokenize_command(CLI::App& app) {
   auto o = std::make_shared<TokenizeOptions>();
-  auto* cmd = app.add_subcommand("tokenize", "Split a text into the model's word pieces: ids, tokens and the byte range of each");
-  cmd->add_option("--model", o->model, "Checkpoint folder (tokenizer.json, or vocab.txt with tokenizer_config.json), or a model id in the Hugging Face cache")->required();
+  auto* cmd = app.add_subcommand("tokenize",
+                                 "Split a text into the model's word pieces: ids, tokens and the byte range of each");
+  cmd->add_option("--model", o->model,
+                  "Checkpoint folder (tokenizer.json, or vocab.txt with tokenizer_config.json), or a model id in the "
+                  "Hugging Face cache")
+      ->required();
   cmd->add_option("--text", o->input.text, "The text itself");
   cmd->add_option("--file", o->input.file, "A UTF-8 text file to read the text from");
-  cmd->add_option("--max-len", o->max_length, "Keep at most N tokens, [CLS] and [SEP] included")->capture_default_str()->check(CLI::Range(2, 1 << 20));
+  cmd->add_option("--max-len", o->max_length, "Keep at most N tokens, [CLS] and [SEP] included")
+      ->capture_default_str()
+      ->check(CLI::Range(2, 1 << 20));
   cmd->add_flag("--json", o->json, "Print JSON instead of a table");
   return [o] { return run_tokenize(*o); };
 }

@@ -30,58 +30,77 @@ struct CommandLine {
 
 void add_options(CLI::App& app, attnscope::ui::ExplorerOptions& o, CommandLine& in) {
   in.quick_run_ms = o.quick_run * 1000;
-  app.add_option("--model", o.model, "Checkpoint folder or Hugging Face model id (default: the last used, else the bundled MiniLM)");
+  app.add_option("--model", o.model,
+                 "Checkpoint folder or Hugging Face model id (default: the last used, else the bundled MiniLM)");
   app.add_option("--device", o.device, "auto (CUDA when present), cpu, cuda or cuda:N")->capture_default_str();
   app.add_option("--precision", o.precision, "float32, or float16 / bfloat16 on CUDA")->capture_default_str();
   app.add_option("--text", in.text, "Text to analyse");
   app.add_option("--file", in.file, "UTF-8 text file to analyse")->excludes("--text");
-  app.add_option("--view", in.view, "View to show: grid, head, separators, pairs, stats, layers, lines, corpus, compare")
+  app.add_option("--view", in.view,
+                 "View to show: grid, head, separators, pairs, stats, layers, lines, corpus, compare")
       ->check(CLI::IsMember({"grid", "head", "separators", "pairs", "stats", "layers", "lines", "corpus", "compare"}));
   app.add_option("--matrix", in.matrix, "attention, similarity, cosine, norm or rollout")
       ->check(CLI::IsMember({"attention", "similarity", "cosine", "norm", "rollout"}));
   app.add_option("--layer", in.layer, "Focused layer, from 0")->check(CLI::NonNegativeNumber);
   app.add_option("--head", in.head, "Focused head, from 0")->check(CLI::NonNegativeNumber);
   app.add_flag("--presentation", in.presentation, "Start in presentation mode (large fonts, high contrast)");
-  app.add_option("--download", o.download, "Download this model id into the Hugging Face cache (progress in the window), then open it");
-  app.add_option("--corpus-result", o.corpus_result, "Open a saved corpus result (attnscope-cli corpus --out) in the Corpus view");
-  app.add_option("--corpus-result-b", o.corpus_result_b, "... and compare it with this saved corpus result (B) in the Corpus view");
-  auto* compare_model = app.add_option("--compare-model", o.compare_model, "Compare mode: B is this model (folder or id) on the same text");
-  app.add_option("--compare-text", o.compare_text, "Compare mode: B is the same model on this text")->excludes(compare_model);
-  app.add_option("--compare-shown", o.compare_shown, "Compare view: side (the head, A beside B and B - A), changed (every head), stats, "
-                                                     "or A beside B for separators, pairs, layers, lines")
+  app.add_option("--download", o.download,
+                 "Download this model id into the Hugging Face cache (progress in the window), then open it");
+  app.add_option("--corpus-result", o.corpus_result,
+                 "Open a saved corpus result (attnscope-cli corpus --out) in the Corpus view");
+  app.add_option("--corpus-result-b", o.corpus_result_b,
+                 "... and compare it with this saved corpus result (B) in the Corpus view");
+  auto* compare_model = app.add_option("--compare-model", o.compare_model,
+                                       "Compare mode: B is this model (folder or id) on the same text");
+  app.add_option("--compare-text", o.compare_text, "Compare mode: B is the same model on this text")
+      ->excludes(compare_model);
+  app.add_option("--compare-shown", o.compare_shown,
+                 "Compare view: side (the head, A beside B and B - A), changed (every head), stats, "
+                 "or A beside B for separators, pairs, layers, lines")
       ->check(CLI::IsMember({"side", "changed", "stats", "separators", "pairs", "layers", "lines"}));
   app.add_option("--screenshot", o.screenshot, "Render the view once analysed, save it as this PNG, and exit");
-  app.add_option("--click", o.clicks, "With --screenshot: once the view is drawn, left-click at X Y (window pixels) first; repeatable")
+  app.add_option("--click", o.clicks,
+                 "With --screenshot: once the view is drawn, left-click at X Y (window pixels) first; repeatable")
       ->needs(app.get_option("--screenshot"));
   app.add_option("--width", o.width, "Window width in pixels")->check(CLI::Range(320, 16384));
   app.add_option("--height", o.height, "Window height in pixels")->check(CLI::Range(240, 16384));
   app.add_option("--settings", o.settings_path, "Settings file (default: $XDG_CONFIG_HOME/attnscope/settings.json)");
   app.add_option("--timeout", o.timeout, "Seconds a screenshot may wait for the analysis")->capture_default_str();
-  app.add_option("--max-len", o.max_length, "Keep at most N tokens, [CLS] and [SEP] included (default 128)")->check(CLI::Range(2, 1 << 20));
-  app.add_option("--bench-frames", o.bench_frames, "Once analysed, time this many frames (no vsync), print the median and 95th percentile, exit")
+  app.add_option("--max-len", o.max_length, "Keep at most N tokens, [CLS] and [SEP] included (default 128)")
+      ->check(CLI::Range(2, 1 << 20));
+  app.add_option("--bench-frames", o.bench_frames,
+                 "Once analysed, time this many frames (no vsync), print the median and 95th percentile, exit")
       ->check(CLI::Range(1, 100000));
-  app.add_option("--bench-typing", o.bench_typing,
-                 "Type this many bursts of keys into the editor (no vsync), print the median and 95th percentile from the last "
-                 "key of a burst to the first frame showing its analysis, beside the model's forward time, and exit")
+  app.add_option(
+         "--bench-typing", o.bench_typing,
+         "Type this many bursts of keys into the editor (no vsync), print the median and 95th percentile from the last "
+         "key of a burst to the first frame showing its analysis, beside the model's forward time, and exit")
       ->check(CLI::Range(1, 100000));
-  app.add_option("--typing-interval", in.typing_interval_ms, "Milliseconds between the scripted keys of --bench-typing (default 80)")
+  app.add_option("--typing-interval", in.typing_interval_ms,
+                 "Milliseconds between the scripted keys of --bench-typing (default 80)")
       ->check(CLI::Range(1.0, 10000.0));
-  app.add_option("--idle-check", o.idle_check, "Once analysed, stay idle this many seconds, print the frames drawn and the CPU time used, exit")
+  app.add_option("--idle-check", o.idle_check,
+                 "Once analysed, stay idle this many seconds, print the frames drawn and the CPU time used, exit")
       ->check(CLI::Range(0.1, 3600.0));
-  app.add_option("--quick-run-ms", in.quick_run_ms,
-                 "When the last run took at most this long, the frame of an edit waits for the edit's own analysis and shows "
-                 "both at once (0: an edit always shows at once)")
+  app.add_option(
+         "--quick-run-ms", in.quick_run_ms,
+         "When the last run took at most this long, the frame of an edit waits for the edit's own analysis and shows "
+         "both at once (0: an edit always shows at once)")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 600000.0));
   app.add_flag("--trace-shown", o.trace_shown,
-               "Print \"attnscope: shown <unix time> bytes <n> ...\" when a frame first shows the analysis of the editor's text, "
-               "with the worker's forward, analysis and thumbnail milliseconds, its wait from the request to the run's start and the time from "
+               "Print \"attnscope: shown <unix time> bytes <n> ...\" when a frame first shows the analysis of the "
+               "editor's text, "
+               "with the worker's forward, analysis and thumbnail milliseconds, its wait from the request to the run's "
+               "start and the time from "
                "the run's end to the frame (for latency measured from outside, bench/run_typing_x11.sh)");
-  app.add_flag("--full-frames", in.full_frames,
-               "Redraw the whole window on every frame, also when a key changed only the editor's side (for comparisons; "
-               "without a GPU a partial frame costs about half)");
-  app.add_flag("--check-partial-frames", o.check_partial_frames,
-               "Draw every partial frame in full too and count the pixels that differ (printed with --bench-typing; for tests)");
+  app.add_flag(
+      "--full-frames", in.full_frames,
+      "Redraw the whole window on every frame, also when a key changed only the editor's side (for comparisons; "
+      "without a GPU a partial frame costs about half)");
+  app.add_flag(
+      "--check-partial-frames", o.check_partial_frames,
+      "Draw every partial frame in full too and count the pixels that differ (printed with --bench-typing; for tests)");
 }
 
 attnscope::ui::ExplorerOptions resolved(attnscope::ui::ExplorerOptions o, const CommandLine& in) {
@@ -102,7 +121,9 @@ attnscope::ui::ExplorerOptions resolved(attnscope::ui::ExplorerOptions o, const 
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"attnscope: explore what the attention heads of BERT and the encoders after it do (Halevi et al., Physica A 2026). Keys: F1 in the window."};
+  CLI::App app{
+      "attnscope: explore what the attention heads of BERT and the encoders after it do (Halevi et al., Physica A "
+      "2026). Keys: F1 in the window."};
   attnscope::ui::ExplorerOptions o;
   o.examples_dir = ATTNSCOPE_EXAMPLES_DIR;
   CommandLine in;
@@ -114,7 +135,7 @@ int main(int argc, char** argv) {
   }
   try {
     const attnscope::ui::ExplorerOptions options = resolved(o, in);
-    attnscope::keep_freed_memory_for_reuse();  // every edit allocates the same large tensors again
+    attnscope::keep_freed_memory_for_reuse();                // every edit allocates the same large tensors again
     attnscope::run_tensor_operations_on_this_thread_only();  // the drawing thread: the model's threads are the worker's
     return attnscope::ui::run_explorer(options);
   } catch (const std::exception& e) {

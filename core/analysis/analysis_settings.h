@@ -35,11 +35,11 @@ struct MapChoice {
 };
 
 struct AnalysisSettings {
-  double tau = 0.3;           // high-similarity threshold on S / max S (the paper's value)
-  double tau_sep = 0.5;       // separator threshold on the max-normalised column attention
+  double tau = 0.3;             // high-similarity threshold on S / max S (the paper's value)
+  double tau_sep = 0.5;         // separator threshold on the max-normalised column attention
   bool include_special = true;  // [CLS], [SEP] (and typed specials) take part in S's analysis
   SentenceMode sentences = SentenceMode::Punctuation;
-  MapChoice segment_map;      // for segments used by statistics: the last layer's summed map
+  MapChoice segment_map;  // for segments used by statistics: the last layer's summed map
   // Separators looked for among text tokens only: special tokens ([CLS], [SEP], <s>, ...) are
   // never separators and take no part in max_j a_j. Off by default, as METHOD.md defines them;
   // on, a last layer that attends mostly to [CLS] still shows where the text's own columns are.

@@ -8,9 +8,11 @@
 namespace attnscope {
 
 at::Tensor attention_rollout(const at::Tensor& layer_maps) {
-  if (layer_maps.dim() != 3 || layer_maps.size(1) != layer_maps.size(2)) throw Error("rollout needs [layers, n, n] maps");
+  if (layer_maps.dim() != 3 || layer_maps.size(1) != layer_maps.size(2))
+    throw Error("rollout needs [layers, n, n] maps");
   c10::InferenceMode guard;
-  const at::Tensor with_residual = layer_maps.to(at::kFloat) + at::eye(layer_maps.size(1), layer_maps.options().dtype(at::kFloat));
+  const at::Tensor with_residual =
+      layer_maps.to(at::kFloat) + at::eye(layer_maps.size(1), layer_maps.options().dtype(at::kFloat));
   const at::Tensor a_hat = with_residual / with_residual.sum(-1, true);
   at::Tensor out = at::empty_like(a_hat);
   out[0].copy_(a_hat[0]);

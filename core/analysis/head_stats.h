@@ -12,27 +12,27 @@ namespace attnscope {
 
 // What the statistics need to know of the text, computed once for all heads.
 struct TextFacts {
-  std::vector<int32_t> ids;       // token ids
-  std::vector<int> sentence;      // sentence number per token
-  std::vector<bool> takes_part;   // false for tokens left out (special tokens, when excluded)
-  int participants = 0;           // tokens that take part
+  std::vector<int32_t> ids;                    // token ids
+  std::vector<int> sentence;                   // sentence number per token
+  std::vector<bool> takes_part;                // false for tokens left out (special tokens, when excluded)
+  int participants = 0;                        // tokens that take part
   std::optional<double> chance_same_sentence;  // share of all pairs i < j of participants in one sentence
 };
 
 TextFacts text_facts(std::vector<int32_t> ids, std::vector<int> sentence, std::vector<bool> takes_part);
 
 struct HeadStats {
-  int count = 0;                         // |P|
-  std::optional<double> density;         // |P| / (m (m - 1) / 2), m participants
-  std::optional<double> repeat_share;    // pairs with the same token id
+  int count = 0;                       // |P|
+  std::optional<double> density;       // |P| / (m (m - 1) / 2), m participants
+  std::optional<double> repeat_share;  // pairs with the same token id
   std::optional<double> same_sentence_repeat_share;
   std::optional<double> same_sentence_share;
   std::optional<double> chance_same_sentence;  // the text's chance level, beside the share
-  std::optional<double> mean_distance;   // mean of j - i
-  std::vector<int64_t> distance_histogram;  // [d] = pairs with j - i = d, d = 0 .. n - 1
-  std::optional<int> anchor_index;       // the position in most pairs (ties: lowest)
+  std::optional<double> mean_distance;         // mean of j - i
+  std::vector<int64_t> distance_histogram;     // [d] = pairs with j - i = d, d = 0 .. n - 1
+  std::optional<int> anchor_index;             // the position in most pairs (ties: lowest)
   std::optional<int32_t> anchor_id;
-  std::optional<double> anchor_share;    // deg(anchor) / |P|
+  std::optional<double> anchor_share;  // deg(anchor) / |P|
 };
 
 // What the statistics are made of, counted pair by pair (by the pair scan of high_similarity,

@@ -12,7 +12,8 @@ namespace {
 struct ScanFacts {
   std::vector<uint8_t> takes;
   std::vector<int32_t> ids, sentence;
-  explicit ScanFacts(const TextFacts& f) : takes(f.takes_part.begin(), f.takes_part.end()), ids(f.ids), sentence(f.sentence.begin(), f.sentence.end()) {}
+  explicit ScanFacts(const TextFacts& f)
+      : takes(f.takes_part.begin(), f.takes_part.end()), ids(f.ids), sentence(f.sentence.begin(), f.sentence.end()) {}
 };
 
 // What one row adds to a head's counts.
@@ -25,9 +26,9 @@ struct RowCounts {
 // and degree[j] count it. The loop has no branch and only sequential accesses, and the pointers
 // are restrict: the flags are bytes, which C++ lets alias anything, and without that promise GCC
 // did not vectorise the loop at all.
-RowCounts scan_row(const float* __restrict row, int i, int n, float threshold, int32_t id, int32_t sent, const uint8_t* __restrict takes,
-                   const int32_t* __restrict ids, const int32_t* __restrict sentence, uint8_t* __restrict flag, int32_t* __restrict hist,
-                   int32_t* __restrict degree) {
+RowCounts scan_row(const float* __restrict row, int i, int n, float threshold, int32_t id, int32_t sent,
+                   const uint8_t* __restrict takes, const int32_t* __restrict ids, const int32_t* __restrict sentence,
+                   uint8_t* __restrict flag, int32_t* __restrict hist, int32_t* __restrict degree) {
   RowCounts c;
   for (int j = i + 1; j < n; ++j) {
     const int32_t b = (row[j] >= threshold) & takes[j];
@@ -54,8 +55,9 @@ void scan_head(const float* s, int n, const ScanFacts& f, float threshold, HeadH
   PairCounts& c = out.counts;
   for (int i = 0; i < n; ++i) {
     if (!f.takes[static_cast<size_t>(i)]) continue;
-    const RowCounts row = scan_row(s + static_cast<int64_t>(i) * n, i, n, threshold, f.ids[static_cast<size_t>(i)], f.sentence[static_cast<size_t>(i)],
-                                   f.takes.data(), f.ids.data(), f.sentence.data(), flags.data(), histogram.data(), c.degree.data());
+    const RowCounts row = scan_row(s + static_cast<int64_t>(i) * n, i, n, threshold, f.ids[static_cast<size_t>(i)],
+                                   f.sentence[static_cast<size_t>(i)], f.takes.data(), f.ids.data(), f.sentence.data(),
+                                   flags.data(), histogram.data(), c.degree.data());
     c.degree[static_cast<size_t>(i)] += row.count;
     c.count += row.count;
     c.repeats += row.repeats;
@@ -79,7 +81,8 @@ std::vector<HeadHighSimilarity> high_similarity(const at::Tensor& similarity, co
   at::Tensor scale;
   if (part.all().item<bool>()) scale = s.amax({1, 2});
   if (!scale.defined() || !(scale > 0).all().item<bool>()) {
-    const at::Tensor allowed = part.unsqueeze(1).logical_and(part.unsqueeze(0)).logical_and(at::eye(n, part.options()).logical_not());
+    const at::Tensor allowed =
+        part.unsqueeze(1).logical_and(part.unsqueeze(0)).logical_and(at::eye(n, part.options()).logical_not());
     scale = at::where(allowed, s, -std::numeric_limits<float>::infinity()).amax({1, 2});
   }
   scale = scale.cpu();

@@ -7,10 +7,13 @@
 
 namespace attnscope {
 
-at::Tensor head_norm_maps(const TextCaptures& c) { return norm_based_attention(c.attention.to(at::kFloat), c.value_norms); }
+at::Tensor head_norm_maps(const TextCaptures& c) {
+  return norm_based_attention(c.attention.to(at::kFloat), c.value_norms);
+}
 
 at::Tensor head_norm_maps(const TextCaptures& c, int layer) {
-  return norm_based_attention(c.attention[layer].to(at::kFloat), c.value_norms.defined() ? c.value_norms[layer] : at::Tensor());
+  return norm_based_attention(c.attention[layer].to(at::kFloat),
+                              c.value_norms.defined() ? c.value_norms[layer] : at::Tensor());
 }
 
 at::Tensor layer_norm_maps(const TextCaptures& c, int first, int count) {

@@ -18,7 +18,8 @@ namespace {
 // and the Gram matrices are read from memory. a: A^0_i (head h's row h * head_stride further on);
 // g: G[0, 0] along j (the pair (h, h') (h * H + h') * n further on).
 template <int width>
-inline void layer_map_columns(const float* a, int64_t head_stride, const float* g, int64_t H, int64_t n, int64_t j0, float* out) {
+inline void layer_map_columns(const float* a, int64_t head_stride, const float* g, int64_t H, int64_t n, int64_t j0,
+                              float* out) {
   float sum[width] = {};
   for (int64_t h = 0; h < H; ++h) {
     float inner[width] = {};
@@ -54,7 +55,8 @@ void layer_map_rows(const float* a, const float* g, int64_t H, int64_t n, int64_
 at::Tensor layer_map_on_cpu(const at::Tensor& attention, const at::Tensor& value_gram) {
   const int64_t L = attention.size(0), H = attention.size(1), n = attention.size(2);
   const at::Tensor twice = at::full({H, H}, 2.0f).fill_diagonal_(1.0f).view({1, H, H, 1});
-  const at::Tensor along_j = value_gram.permute({0, 2, 3, 1}).mul(twice).contiguous();  // [L, H, H, n]: G_j[h, h'] for every j
+  const at::Tensor along_j =
+      value_gram.permute({0, 2, 3, 1}).mul(twice).contiguous();  // [L, H, H, n]: G_j[h, h'] for every j
   at::Tensor out = at::empty({L, n, n}, at::kFloat);
   const float *a = attention.data_ptr<float>(), *g = along_j.data_ptr<float>();
   float* o = out.data_ptr<float>();
@@ -65,23 +67,28 @@ at::Tensor layer_map_on_cpu(const at::Tensor& attention, const at::Tensor& value
 }  // namespace
 
 at::Tensor norm_based_attention(const at::Tensor& attention, const at::Tensor& value_norms) {
-  if (!value_norms.defined()) throw Error("the norm-based lens needs the value vectors, which this run did not capture");
+  if (!value_norms.defined())
+    throw Error("the norm-based lens needs the value vectors, which this run did not capture");
   if (attention.dim() < 3 || value_norms.sizes() != attention.sizes().slice(0, attention.dim() - 1))
     throw Error("the value norms do not match the attention maps");
   c10::InferenceMode guard;
-  return attention.to(at::kFloat) * value_norms.to(attention.device(), at::kFloat).unsqueeze(-2);  // column j scaled by ||f(x_j)||
+  return attention.to(at::kFloat) *
+         value_norms.to(attention.device(), at::kFloat).unsqueeze(-2);  // column j scaled by ||f(x_j)||
 }
 
 at::Tensor layer_norm_based_attention(const at::Tensor& attention, const at::Tensor& value_gram) {
   if (!value_gram.defined()) throw Error("the norm-based lens needs the value vectors, which this run did not capture");
-  if (attention.dim() != 4 || value_gram.dim() != 4 || value_gram.size(0) != attention.size(0) || value_gram.size(1) != attention.size(3) ||
-      value_gram.size(2) != attention.size(1) || value_gram.size(3) != attention.size(1))
+  if (attention.dim() != 4 || value_gram.dim() != 4 || value_gram.size(0) != attention.size(0) ||
+      value_gram.size(1) != attention.size(3) || value_gram.size(2) != attention.size(1) ||
+      value_gram.size(3) != attention.size(1))
     throw Error("the value Gram matrices do not match the attention maps");
   c10::InferenceMode guard;
-  if (attention.is_cpu()) return layer_map_on_cpu(attention.to(at::kFloat).contiguous(), value_gram.to(at::kCPU, at::kFloat));
-  const at::Tensor a = attention.to(at::kFloat).permute({0, 3, 2, 1});             // [L, j, i, h]
-  const at::Tensor weighted = at::matmul(a, value_gram.to(a.device(), at::kFloat));  // [L, j, i, h']: sum_h A^h_ij G_j[h, h']
-  return (weighted * a).sum(-1).clamp_min(0).sqrt().transpose(1, 2).contiguous();    // [L, i, j]
+  if (attention.is_cpu())
+    return layer_map_on_cpu(attention.to(at::kFloat).contiguous(), value_gram.to(at::kCPU, at::kFloat));
+  const at::Tensor a = attention.to(at::kFloat).permute({0, 3, 2, 1});  // [L, j, i, h]
+  const at::Tensor weighted =
+      at::matmul(a, value_gram.to(a.device(), at::kFloat));  // [L, j, i, h']: sum_h A^h_ij G_j[h, h']
+  return (weighted * a).sum(-1).clamp_min(0).sqrt().transpose(1, 2).contiguous();  // [L, i, j]
 }
 
 }  // namespace attnscope

@@ -10,10 +10,11 @@ namespace attnscope {
 
 PairMask::PairMask(int n, std::vector<uint8_t> bits) : n_(n), bits_(std::move(bits)) {
   if (n < 0 || bits_.size() != static_cast<size_t>((triangle(n) + 7) / 8))
-    throw Error("a pair mask of " + std::to_string(n) + " tokens needs " + std::to_string((triangle(std::max(n, 0)) + 7) / 8) +
-                " bytes, found " + std::to_string(bits_.size()));
+    throw Error("a pair mask of " + std::to_string(n) + " tokens needs " +
+                std::to_string((triangle(std::max(n, 0)) + 7) / 8) + " bytes, found " + std::to_string(bits_.size()));
   const int64_t used = triangle(n);
-  if (used % 8 && !bits_.empty()) bits_.back() &= static_cast<uint8_t>((1u << (used % 8)) - 1);  // bits past the end mean nothing
+  if (used % 8 && !bits_.empty())
+    bits_.back() &= static_cast<uint8_t>((1u << (used % 8)) - 1);  // bits past the end mean nothing
   for (uint8_t b : bits_) count_ += std::popcount(b);
 }
 

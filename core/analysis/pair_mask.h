@@ -25,7 +25,9 @@ class PairMask {
 
   static int64_t triangle(int n) { return static_cast<int64_t>(n) * (n - 1) / 2; }
   // Position of (i, j), i < j, in the upper triangle.
-  static int64_t index(int n, int i, int j) { return static_cast<int64_t>(i) * n - static_cast<int64_t>(i) * (i + 1) / 2 + (j - i - 1); }
+  static int64_t index(int n, int i, int j) {
+    return static_cast<int64_t>(i) * n - static_cast<int64_t>(i) * (i + 1) / 2 + (j - i - 1);
+  }
 
   int tokens() const { return n_; }
   int64_t count() const { return count_; }

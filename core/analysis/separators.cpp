@@ -13,7 +13,8 @@ std::vector<Separators> find_separators(const at::Tensor& attention_maps, double
   return separators_from_columns(attention_maps.sum(1), tau_sep);
 }
 
-std::vector<Separators> separators_from_columns(const at::Tensor& columns, double tau_sep, const std::vector<bool>& eligible) {
+std::vector<Separators> separators_from_columns(const at::Tensor& columns, double tau_sep,
+                                                const std::vector<bool>& eligible) {
   const at::Tensor column = columns.to(at::kFloat);  // [K, n]
   const int64_t n = column.size(1);
   at::Tensor top = column.amax(1, true);
@@ -32,7 +33,8 @@ std::vector<Separators> separators_from_columns(const at::Tensor& columns, doubl
     Separators& s = out[static_cast<size_t>(k)];
     s.column_share.assign(a, a + n);
     for (int64_t j = 0; j < n; ++j)
-      if (a[j] >= tau_sep && (all_eligible || eligible[static_cast<size_t>(j)])) s.positions.push_back(static_cast<int>(j));
+      if (a[j] >= tau_sep && (all_eligible || eligible[static_cast<size_t>(j)]))
+        s.positions.push_back(static_cast<int>(j));
   }
   return out;
 }
@@ -64,7 +66,8 @@ at::Tensor block_average(const at::Tensor& similarity, const std::vector<Segment
       const int64_t shared = std::max<int64_t>(0, std::min(a.last, b.last) - std::max(a.first, b.first) + 1);
       const int64_t count = rows * cols - shared;  // the diagonal elements i == j are left out
       if (count == 0) continue;
-      const double diagonal_sum = shared ? s.diagonal().narrow(0, std::max(a.first, b.first), shared).sum().item<double>() : 0.0;
+      const double diagonal_sum =
+          shared ? s.diagonal().narrow(0, std::max(a.first, b.first), shared).sum().item<double>() : 0.0;
       const double sum = s.narrow(0, a.first, rows).narrow(1, b.first, cols).sum().item<double>() - diagonal_sum;
       out.narrow(0, a.first, rows).narrow(1, b.first, cols).fill_(sum / static_cast<double>(count));
     }

@@ -13,8 +13,8 @@ struct Segment {
 };
 
 struct Separators {
-  std::vector<int> positions;        // ascending
-  std::vector<float> column_share;   // a_hat, one per token
+  std::vector<int> positions;       // ascending
+  std::vector<float> column_share;  // a_hat, one per token
 };
 
 // attention_maps: [K, n, n] (K maps: heads, or layer sums); one result per map.
@@ -23,7 +23,8 @@ std::vector<Separators> find_separators(const at::Tensor& attention_maps, double
 // summed map has the sum of its heads' columns, so one pass over the maps serves every choice.
 // `eligible` (empty: every position) leaves positions out of the maximum and of the separators;
 // their share is still reported, against the eligible maximum.
-std::vector<Separators> separators_from_columns(const at::Tensor& columns, double tau_sep, const std::vector<bool>& eligible = {});
+std::vector<Separators> separators_from_columns(const at::Tensor& columns, double tau_sep,
+                                                const std::vector<bool>& eligible = {});
 // [0, p1], [p1 + 1, p2], ..., and a last run after the last separator if tokens remain.
 std::vector<Segment> segments_from(const std::vector<int>& separators, int n);
 // [n, n] bool: row i and column j marked when i or j is a separator.

@@ -16,9 +16,11 @@ void check_settings(const AnalysisSettings& s, int64_t layers, int64_t heads) {
   if (!(s.tau > 0 && s.tau <= 1)) throw Error("tau must be in (0, 1], got " + std::to_string(s.tau));
   if (!(s.tau_sep > 0 && s.tau_sep <= 1)) throw Error("tau_sep must be in (0, 1], got " + std::to_string(s.tau_sep));
   if (s.segment_map.layer < -1 || s.segment_map.layer >= layers)
-    throw Error("segment map layer " + std::to_string(s.segment_map.layer) + " is not a layer of this model (0 to " + std::to_string(layers - 1) + ")");
+    throw Error("segment map layer " + std::to_string(s.segment_map.layer) + " is not a layer of this model (0 to " +
+                std::to_string(layers - 1) + ")");
   if (s.segment_map.head < -1 || s.segment_map.head >= heads)
-    throw Error("segment map head " + std::to_string(s.segment_map.head) + " is not a head of this model (0 to " + std::to_string(heads - 1) + ")");
+    throw Error("segment map head " + std::to_string(s.segment_map.head) + " is not a head of this model (0 to " +
+                std::to_string(heads - 1) + ")");
 }
 
 // Column attention of the chosen map, from the heads' column sums [L, H, n].
@@ -60,7 +62,8 @@ std::vector<TokenPair> head_pairs(const TextAnalysis& a, int64_t layer, int64_t 
   return list_pairs(h.pairs, s.data_ptr<float>(), h.scale);
 }
 
-TextAnalysis analyze_text(const Encoding& encoding, const TextCaptures& c, const AnalysisSettings& settings, const AnalysisRun& run) {
+TextAnalysis analyze_text(const Encoding& encoding, const TextCaptures& c, const AnalysisSettings& settings,
+                          const AnalysisRun& run) {
   c10::InferenceMode guard;
   return analyze_text(encoding, c.head_outputs, separator_columns(c, settings.separators_from), settings, run,
                       pair_maps(c, settings.pairs_from));
@@ -74,7 +77,9 @@ at::Tensor pair_maps(const TextCaptures& c, PairInput input) {
     case PairInput::Attention: return c.attention.to(at::kFloat);
     case PairInput::Norm: return head_norm_maps(c);
     case PairInput::Rollout: {
-      return rollout_maps(c, static_cast<int>(c.attention.size(0))).unsqueeze(1).expand({-1, c.attention.size(1), -1, -1});
+      return rollout_maps(c, static_cast<int>(c.attention.size(0)))
+          .unsqueeze(1)
+          .expand({-1, c.attention.size(1), -1, -1});
     }
   }
   return {};
@@ -92,8 +97,8 @@ at::Tensor separator_columns(const TextCaptures& c, SeparatorInput input) {
   return a.sum(-2);
 }
 
-TextAnalysis analyze_text(const Encoding& encoding, const at::Tensor& head_outputs, const at::Tensor& columns, const AnalysisSettings& settings,
-                          const AnalysisRun& run, const at::Tensor& maps) {
+TextAnalysis analyze_text(const Encoding& encoding, const at::Tensor& head_outputs, const at::Tensor& columns,
+                          const AnalysisSettings& settings, const AnalysisRun& run, const at::Tensor& maps) {
   const bool to_host = run.to_host;
   const KeepAnalysing& keep_going = run.keep_going;
   const auto check = [&] {
@@ -103,7 +108,8 @@ TextAnalysis analyze_text(const Encoding& encoding, const at::Tensor& head_outpu
     throw Error("the head outputs and column attention do not describe the same layers, heads and tokens");
   const int64_t L = head_outputs.size(0), H = head_outputs.size(1), n = head_outputs.size(2);
   if (static_cast<int64_t>(encoding.size()) != n)
-    throw Error("the captures have " + std::to_string(n) + " tokens but the encoding " + std::to_string(encoding.size()));
+    throw Error("the captures have " + std::to_string(n) + " tokens but the encoding " +
+                std::to_string(encoding.size()));
   check_settings(settings, L, H);
   const bool from_maps = settings.pairs_from != PairInput::Similarity && settings.pairs_from != PairInput::Cosine;
   if (from_maps && (!maps.defined() || maps.sizes() != at::IntArrayRef({L, H, n, n})))
@@ -126,10 +132,12 @@ TextAnalysis analyze_text(const Encoding& encoding, const at::Tensor& head_outpu
   }
 
   a.segment_separators =
-      separators_from_columns(segment_columns(columns, settings.segment_map).unsqueeze(0), settings.tau_sep, eligible).front();
+      separators_from_columns(segment_columns(columns, settings.segment_map).unsqueeze(0), settings.tau_sep, eligible)
+          .front();
   a.segments = segments_from(a.segment_separators.positions, static_cast<int>(n));
-  std::vector<int> sentence = settings.sentences == SentenceMode::Punctuation ? punctuation_sentences(encoding.tokens)
-                                                                              : segment_sentences(a.segments, static_cast<int>(n));
+  std::vector<int> sentence = settings.sentences == SentenceMode::Punctuation
+                                  ? punctuation_sentences(encoding.tokens)
+                                  : segment_sentences(a.segments, static_cast<int>(n));
   std::vector<int32_t> ids;
   for (const Token& t : encoding.tokens) ids.push_back(t.id);
   a.facts = text_facts(std::move(ids), std::move(sentence), std::move(takes_part));
@@ -138,7 +146,8 @@ TextAnalysis analyze_text(const Encoding& encoding, const at::Tensor& head_outpu
   const at::Tensor& pair_source = a.pair_matrix.defined() ? a.pair_matrix : a.similarity.similarity;
   std::vector<HeadHighSimilarity> high = high_similarity(pair_source.reshape({L * H, n, n}), a.facts, settings.tau);
   check();
-  std::vector<Separators> head_separators = separators_from_columns(columns.reshape({L * H, n}), settings.tau_sep, eligible);
+  std::vector<Separators> head_separators =
+      separators_from_columns(columns.reshape({L * H, n}), settings.tau_sep, eligible);
   std::vector<Separators> layer_separators = separators_from_columns(columns.sum(1), settings.tau_sep, eligible);
   a.heads.resize(static_cast<size_t>(L * H));
   for (size_t k = 0; k < a.heads.size(); ++k) {

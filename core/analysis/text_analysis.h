@@ -18,9 +18,10 @@
 namespace attnscope {
 
 struct HeadAnalysis {
-  float scale = 0.0f;              // max_{i != j} S_ij (or of settings.pairs_from's matrix) over participating tokens; <= 0: no pairs
-  PairMask pairs;                  // S_hat >= tau, i < j (listed with their values by head_pairs)
-  Separators separators;           // from this head's own attention map (the separator view)
+  // max_{i != j} S_ij (or of settings.pairs_from's matrix) over participating tokens; <= 0: no pairs
+  float scale = 0.0f;
+  PairMask pairs;         // S_hat >= tau, i < j (listed with their values by head_pairs)
+  Separators separators;  // from this head's own attention map (the separator view)
   HeadStats stats;
 };
 
@@ -33,15 +34,17 @@ struct LayerAnalysis {
 struct TextAnalysis {
   AnalysisSettings settings;
   int64_t num_layers = 0, num_heads = 0, length = 0;
-  ContextSimilarity similarity;   // [L, H, n, n], [L, H, n]
-  at::Tensor pair_matrix;         // [L, H, n, n] the pairs' symmetric matrix when settings.pairs_from is not S; else undefined
-  std::vector<HeadAnalysis> heads;   // layer-major: index l * H + h
+  ContextSimilarity similarity;  // [L, H, n, n], [L, H, n]
+  at::Tensor pair_matrix;  // [L, H, n, n] the pairs' symmetric matrix when settings.pairs_from is not S; else undefined
+  std::vector<HeadAnalysis> heads;  // layer-major: index l * H + h
   std::vector<LayerAnalysis> layers;
   Separators segment_separators;  // from settings.segment_map
   std::vector<Segment> segments;
-  TextFacts facts;                // ids, sentences, who takes part, chance level
+  TextFacts facts;  // ids, sentences, who takes part, chance level
 
-  const HeadAnalysis& head(int64_t layer, int64_t h) const { return heads.at(static_cast<size_t>(layer * num_heads + h)); }
+  const HeadAnalysis& head(int64_t layer, int64_t h) const {
+    return heads.at(static_cast<size_t>(layer * num_heads + h));
+  }
   int sentence_count() const { return facts.sentence.empty() ? 0 : facts.sentence.back() + 1; }
   // [n, n]: the summed similarity of a layer's heads, diagonal 0 (Fig. 12), computed when asked.
   at::Tensor summed_similarity(int64_t layer) const { return similarity.similarity[layer].sum(0); }

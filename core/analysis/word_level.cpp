@@ -14,7 +14,9 @@ namespace {
 
 bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
-bool marks_word_start(std::string_view piece) { return starts_with(piece, "\xc4\xa0") || starts_with(piece, "\xe2\x96\x81"); }  // "Ġ", "▁"
+bool marks_word_start(std::string_view piece) {
+  return starts_with(piece, "\xc4\xa0") || starts_with(piece, "\xe2\x96\x81");
+}  // "Ġ", "▁"
 
 // The vocabulary's convention: word starts marked ("Ġ", "▁": byte-level BPE, SentencePiece), else
 // continuations ("##": WordPiece). Told from the text's own pieces: a text of a single word in a
@@ -66,16 +68,19 @@ WordGroups group_words(const Encoding& pieces) {
 }
 
 TextCaptures word_captures(const TextCaptures& pieces, const WordGroups& groups) {
-  if (static_cast<int64_t>(groups.word_of_piece.size()) != pieces.length) throw Error("the word groups are not of these captures' tokens");
+  if (static_cast<int64_t>(groups.word_of_piece.size()) != pieces.length)
+    throw Error("the word groups are not of these captures' tokens");
   c10::InferenceMode guard;
   const auto device = pieces.attention.device();
-  const at::Tensor member = membership(groups, pieces.length).to(device);           // [W, n]
-  const at::Tensor mean = member / member.sum(1, true);                              // each row averages a word's pieces
+  const at::Tensor member = membership(groups, pieces.length).to(device);  // [W, n]
+  const at::Tensor mean = member / member.sum(1, true);                    // each row averages a word's pieces
   TextCaptures w = pieces;
   w.length = static_cast<int64_t>(groups.words.size());
-  w.attention = at::matmul(at::matmul(mean, pieces.attention.to(at::kFloat)), member.t()).contiguous();  // mean over rows, sum over columns
+  w.attention = at::matmul(at::matmul(mean, pieces.attention.to(at::kFloat)), member.t())
+                    .contiguous();  // mean over rows, sum over columns
   w.head_outputs = at::matmul(mean, pieces.head_outputs.to(at::kFloat)).contiguous();
-  if (pieces.hidden_states.defined()) w.hidden_states = at::matmul(mean, pieces.hidden_states.to(at::kFloat)).contiguous();
+  if (pieces.hidden_states.defined())
+    w.hidden_states = at::matmul(mean, pieces.hidden_states.to(at::kFloat)).contiguous();
   w.value_norms = w.value_gram = w.queries = w.keys = at::Tensor();
   return w;
 }

@@ -19,9 +19,9 @@
 namespace attnscope {
 
 struct WordGroups {
-  Encoding words;                 // one token per word: its text (the pieces joined, as read), bytes, an id per distinct word
-  std::vector<int> word_of_piece; // the word each piece belongs to
-  std::vector<int> first_piece;   // each word's first piece, and one past the last piece at the end
+  Encoding words;  // one token per word: its text (the pieces joined, as read), bytes, an id per distinct word
+  std::vector<int> word_of_piece;  // the word each piece belongs to
+  std::vector<int> first_piece;    // each word's first piece, and one past the last piece at the end
 };
 
 WordGroups group_words(const Encoding& pieces);

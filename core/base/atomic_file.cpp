@@ -14,7 +14,8 @@ namespace attnscope {
 
 void write_file_atomically(const std::filesystem::path& target, const std::function<void(std::ostream&)>& write) {
   const auto dir = target.parent_path().empty() ? std::filesystem::path(".") : target.parent_path();
-  if (!std::filesystem::is_directory(dir)) throw Error(target.string() + ": the folder " + dir.string() + " does not exist");
+  if (!std::filesystem::is_directory(dir))
+    throw Error(target.string() + ": the folder " + dir.string() + " does not exist");
   const auto temp = dir / (target.filename().string() + ".tmp-" + std::to_string(std::random_device{}()));
   try {
     {
@@ -39,7 +40,8 @@ void write_file_atomically(const std::filesystem::path& target, const std::funct
 }
 
 void write_file_atomically(const std::filesystem::path& target, std::string_view content) {
-  write_file_atomically(target, [&](std::ostream& out) { out.write(content.data(), static_cast<std::streamsize>(content.size())); });
+  write_file_atomically(
+      target, [&](std::ostream& out) { out.write(content.data(), static_cast<std::streamsize>(content.size())); });
 }
 
 }  // namespace attnscope

@@ -25,7 +25,8 @@ std::string base64_encode(std::span<const std::byte> bytes) {
   out.reserve((bytes.size() + 2) / 3 * 4);
   size_t i = 0;
   for (; i + 3 <= bytes.size(); i += 3) {
-    const uint32_t v = (static_cast<uint32_t>(bytes[i]) << 16) | (static_cast<uint32_t>(bytes[i + 1]) << 8) | static_cast<uint32_t>(bytes[i + 2]);
+    const uint32_t v = (static_cast<uint32_t>(bytes[i]) << 16) | (static_cast<uint32_t>(bytes[i + 1]) << 8) |
+                       static_cast<uint32_t>(bytes[i + 2]);
     out += {kAlphabet[v >> 18], kAlphabet[(v >> 12) & 63], kAlphabet[(v >> 6) & 63], kAlphabet[v & 63]};
   }
   const size_t rest = bytes.size() - i;
@@ -38,7 +39,8 @@ std::string base64_encode(std::span<const std::byte> bytes) {
 }
 
 std::vector<std::byte> base64_decode(std::string_view text) {
-  if (text.size() % 4 != 0) throw Error("base64 data has a length of " + std::to_string(text.size()) + ", not a multiple of 4");
+  if (text.size() % 4 != 0)
+    throw Error("base64 data has a length of " + std::to_string(text.size()) + ", not a multiple of 4");
   std::vector<std::byte> out;
   out.reserve(text.size() / 4 * 3);
   for (size_t i = 0; i < text.size(); i += 4) {
@@ -48,7 +50,8 @@ std::vector<std::byte> base64_decode(std::string_view text) {
     for (int k = 0; k < 4; ++k) {
       const char c = text[i + static_cast<size_t>(k)];
       const int8_t digit = (k >= 4 - pad) ? 0 : kReverse[static_cast<uint8_t>(c)];
-      if (digit < 0) throw Error("base64 data has an invalid character at position " + std::to_string(i + static_cast<size_t>(k)));
+      if (digit < 0)
+        throw Error("base64 data has an invalid character at position " + std::to_string(i + static_cast<size_t>(k)));
       v = (v << 6) | static_cast<uint32_t>(digit);
     }
     out.push_back(static_cast<std::byte>(v >> 16));

@@ -60,7 +60,8 @@ std::string hash_mismatch(const std::filesystem::path& file, const std::string& 
     const std::string found = git_blob_sha1(file);
     return found == etag ? "" : "git SHA-1 " + found;
   }
-  throw Error("the server gave \"" + etag + "\" as the hash of " + file.filename().string() + ", which is neither a SHA-256 nor a git SHA-1");
+  throw Error("the server gave \"" + etag + "\" as the hash of " + file.filename().string() +
+              ", which is neither a SHA-256 nor a git SHA-1");
 }
 
 }  // namespace attnscope

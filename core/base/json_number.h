@@ -24,7 +24,8 @@ T json_integer(const nlohmann::json& v, const std::string& what) {
   } else if (v.is_number_integer()) {
     const int64_t i = v.get<int64_t>();
     if constexpr (std::is_signed_v<T>) {
-      if (i >= static_cast<int64_t>(std::numeric_limits<T>::min()) && i <= static_cast<int64_t>(std::numeric_limits<T>::max()))
+      if (i >= static_cast<int64_t>(std::numeric_limits<T>::min()) &&
+          i <= static_cast<int64_t>(std::numeric_limits<T>::max()))
         return static_cast<T>(i);
     } else if (i >= 0 && static_cast<uint64_t>(i) <= static_cast<uint64_t>(std::numeric_limits<T>::max())) {
       return static_cast<T>(i);
@@ -39,7 +40,8 @@ T json_integer(const nlohmann::json& v, const std::string& what) {
 inline float json_float(const nlohmann::json& v, const std::string& what) {
   if (!v.is_number()) throw Error(what + " must be a number");
   const double d = v.get<double>();
-  if (std::isfinite(d) && std::abs(d) > std::numeric_limits<float>::max()) throw Error(what + " is out of float range: " + v.dump());
+  if (std::isfinite(d) && std::abs(d) > std::numeric_limits<float>::max())
+    throw Error(what + " is out of float range: " + v.dump());
   return static_cast<float>(d);
 }
 

@@ -34,8 +34,10 @@ std::vector<int> min_cost_assignment(const std::vector<double>& cost, int k) {
         if (slack[c] < step) step = slack[c], next = c;
       }
       for (int c = 0; c <= k; ++c) {
-        if (visited[c]) row_potential[row_of_col[c]] += step, col_potential[c] -= step;
-        else slack[c] -= step;
+        if (visited[c])
+          row_potential[row_of_col[c]] += step, col_potential[c] -= step;
+        else
+          slack[c] -= step;
       }
       col = next;
     } while (row_of_col[col] != 0);
@@ -54,7 +56,8 @@ std::vector<int> min_cost_assignment(const std::vector<double>& cost, int k) {
 
 std::vector<int> max_weight_matching(const std::vector<double>& score, int k) {
   if (k < 0 || score.size() != static_cast<size_t>(k) * static_cast<size_t>(k))
-    throw Error("head matching needs a square score matrix (" + std::to_string(score.size()) + " values for " + std::to_string(k) + " heads)");
+    throw Error("head matching needs a square score matrix (" + std::to_string(score.size()) + " values for " +
+                std::to_string(k) + " heads)");
   std::vector<double> cost(score.size());
   for (size_t i = 0; i < score.size(); ++i) {
     if (!std::isfinite(score[i])) throw Error("head matching needs finite scores");

@@ -22,8 +22,11 @@ at::Tensor self_norms(const at::Tensor& xc) {
 }  // namespace
 
 at::Tensor cross_linear_cka(const at::Tensor& x, const at::Tensor& y) {
-  if (x.dim() < 3 || x.dim() != y.dim()) throw Error("CKA needs [..., K, tokens, features] tensors with the same leading dimensions");
-  if (x.size(-2) != y.size(-2)) throw Error("CKA needs the same tokens on both sides (" + std::to_string(x.size(-2)) + " and " + std::to_string(y.size(-2)) + ")");
+  if (x.dim() < 3 || x.dim() != y.dim())
+    throw Error("CKA needs [..., K, tokens, features] tensors with the same leading dimensions");
+  if (x.size(-2) != y.size(-2))
+    throw Error("CKA needs the same tokens on both sides (" + std::to_string(x.size(-2)) + " and " +
+                std::to_string(y.size(-2)) + ")");
   c10::InferenceMode guard;
   const at::Tensor xc = centred(x), yc = centred(y.to(x.device())).to(xc.scalar_type());
   const int64_t k1 = x.size(-3), p = x.size(-1), k2 = y.size(-3), q = y.size(-1), m = x.size(-2);

@@ -19,13 +19,14 @@ std::vector<double> to_vector(const at::Tensor& t) {
 
 MapPairSums on_device(const at::Tensor& a, const at::Tensor& b) {
   const at::Tensor x = a.to(at::kDouble), y = b.to(at::kDouble), d = y - x;
-  return {to_vector((x * y).sum(-1)), to_vector(x.square().sum(-1)), to_vector(y.square().sum(-1)), to_vector(d.abs().amax(-1)),
-          to_vector(d.square().sum(-1))};
+  return {to_vector((x * y).sum(-1)), to_vector(x.square().sum(-1)), to_vector(y.square().sum(-1)),
+          to_vector(d.abs().amax(-1)), to_vector(d.square().sum(-1))};
 }
 
 MapPairSums on_cpu(const at::Tensor& a, const at::Tensor& b) {
   const int64_t k = a.size(0), n = a.size(1);
-  MapPairSums s{std::vector<double>(k), std::vector<double>(k), std::vector<double>(k), std::vector<double>(k), std::vector<double>(k)};
+  MapPairSums s{std::vector<double>(k), std::vector<double>(k), std::vector<double>(k), std::vector<double>(k),
+                std::vector<double>(k)};
   const float *x = a.data_ptr<float>(), *y = b.data_ptr<float>();
   at::parallel_for(0, k, 1, [&](int64_t first, int64_t last) {
     for (int64_t m = first; m < last; ++m) {

@@ -17,8 +17,9 @@ namespace {
 
 void check_run(const ComparedRun& r, const char* name) {
   const auto n = static_cast<int64_t>(r.encoding.size());
-  if (r.analysis.length != n || r.captures.length != n || !r.captures.head_outputs.defined() || r.captures.head_outputs.dim() != 4 ||
-      r.captures.head_outputs.size(2) != n || r.analysis.num_layers != r.captures.num_layers || r.analysis.num_heads != r.captures.num_heads)
+  if (r.analysis.length != n || r.captures.length != n || !r.captures.head_outputs.defined() ||
+      r.captures.head_outputs.dim() != 4 || r.captures.head_outputs.size(2) != n ||
+      r.analysis.num_layers != r.captures.num_layers || r.analysis.num_heads != r.captures.num_heads)
     throw Error(std::string("run ") + name + ": its tokens, captures and analysis do not belong together");
 }
 
@@ -36,7 +37,8 @@ StatsChange stats_change(const HeadStats& a, const HeadStats& b, const Encoding&
   c.mean_distance = difference(a.mean_distance, b.mean_distance);
   c.anchor_share = difference(a.anchor_share, b.anchor_share);
   if (a.anchor_index && b.anchor_index)  // by entry, not id: the two runs may have two vocabularies
-    c.same_anchor = ea.tokens[static_cast<size_t>(*a.anchor_index)].text == eb.tokens[static_cast<size_t>(*b.anchor_index)].text;
+    c.same_anchor =
+        ea.tokens[static_cast<size_t>(*a.anchor_index)].text == eb.tokens[static_cast<size_t>(*b.anchor_index)].text;
   return c;
 }
 
@@ -80,7 +82,8 @@ TextComparison compare_texts(const ComparedRun& a, const ComparedRun& b, const C
   c.alignment = align_tokens(a.encoding, a.text, b.encoding, b.text);
   if (c.alignment.size() == 0) throw Error("the two runs share no token: no comparison is defined");
 
-  const at::Tensor outputs_a = aligned_outputs(a, c.layers, c.alignment.a), outputs_b = aligned_outputs(b, c.layers, c.alignment.b);
+  const at::Tensor outputs_a = aligned_outputs(a, c.layers, c.alignment.a),
+                   outputs_b = aligned_outputs(b, c.layers, c.alignment.b);
   at::Tensor same_head_cka;  // [layers, heads]
   if (settings.match_heads) {
     c.layer_cka = cross_linear_cka(outputs_a, outputs_b).cpu().contiguous();
@@ -88,7 +91,8 @@ TextComparison compare_texts(const ComparedRun& a, const ComparedRun& b, const C
     if (c.same_shape())
       for (int64_t l = 0; l < c.layers; ++l) c.matching.push_back(match_layer(c.layer_cka[l]));
   } else {
-    same_head_cka = paired_linear_cka(outputs_a.slice(1, 0, c.heads), outputs_b.slice(1, 0, c.heads)).cpu().contiguous();
+    same_head_cka =
+        paired_linear_cka(outputs_a.slice(1, 0, c.heads), outputs_b.slice(1, 0, c.heads)).cpu().contiguous();
   }
   const auto cka = same_head_cka.accessor<double, 2>();
 
@@ -107,7 +111,8 @@ TextComparison compare_texts(const ComparedRun& a, const ComparedRun& b, const C
         change.attention_cosine = m.dot[k] / std::sqrt(m.norm_a[k] * m.norm_b[k]);
         change.attention_max_difference = m.max_difference[k];
       }
-      if (same->similarity.norm_a[k] > 0) change.similarity_relative_change = std::sqrt(same->similarity.difference_norm[k] / same->similarity.norm_a[k]);
+      if (same->similarity.norm_a[k] > 0)
+        change.similarity_relative_change = std::sqrt(same->similarity.difference_norm[k] / same->similarity.norm_a[k]);
       change.jaccard = jaccard_index(ha.pairs, hb.pairs);
     }
   return c;
@@ -132,10 +137,12 @@ at::Tensor all_heads_cka(const ComparedRun& a, const ComparedRun& b, const Token
   return cross_linear_cka(flat(a, alignment.a), flat(b, alignment.b)).cpu();
 }
 
-at::Tensor difference_map(const ComparedRun& a, const ComparedRun& b, ComparedMatrix matrix, int64_t layer, int64_t head) {
+at::Tensor difference_map(const ComparedRun& a, const ComparedRun& b, ComparedMatrix matrix, int64_t layer,
+                          int64_t head) {
   if (!align_tokens(a.encoding, a.text, b.encoding, b.text).identical)
     throw Error("difference maps need the same tokens in both runs");
-  if (layer < 0 || head < 0 || layer >= std::min(a.analysis.num_layers, b.analysis.num_layers) || head >= std::min(a.analysis.num_heads, b.analysis.num_heads))
+  if (layer < 0 || head < 0 || layer >= std::min(a.analysis.num_layers, b.analysis.num_layers) ||
+      head >= std::min(a.analysis.num_heads, b.analysis.num_heads))
     throw Error("layer " + std::to_string(layer) + ", head " + std::to_string(head) + " is not in both runs");
   c10::InferenceMode guard;
   const auto pick = [&](const ComparedRun& r) -> at::Tensor {
@@ -144,7 +151,8 @@ at::Tensor difference_map(const ComparedRun& a, const ComparedRun& b, ComparedMa
       case ComparedMatrix::Similarity: return r.analysis.similarity.similarity[layer][head];
       case ComparedMatrix::Cosine: break;
     }
-    return cosine_from_similarity(r.analysis.similarity.similarity[layer][head], r.analysis.similarity.norms[layer][head]);
+    return cosine_from_similarity(r.analysis.similarity.similarity[layer][head],
+                                  r.analysis.similarity.norms[layer][head]);
   };
   return (pick(b).to(at::kCPU, at::kFloat) - pick(a).to(at::kCPU, at::kFloat)).contiguous();
 }

@@ -64,7 +64,9 @@ struct TextComparison {
   // matched to head h of A in layer l (max_weight_matching of the layer's CKA; NaN counts as 0).
   std::vector<std::vector<int>> matching;
 
-  const HeadChange& change(int64_t layer, int64_t head) const { return changes.at(static_cast<size_t>(layer * heads + head)); }
+  const HeadChange& change(int64_t layer, int64_t head) const {
+    return changes.at(static_cast<size_t>(layer * heads + head));
+  }
   bool same_shape() const { return layers_a == layers_b && heads_a == heads_b; }
 };
 
@@ -85,6 +87,7 @@ enum class ComparedMatrix { Attention, Similarity, Cosine };
 
 // B - A of one head's matrix, [n, n] float32 on the host, computed when a view or a command asks.
 // Throws attnscope::Error unless both runs have the same tokens.
-at::Tensor difference_map(const ComparedRun& a, const ComparedRun& b, ComparedMatrix matrix, int64_t layer, int64_t head);
+at::Tensor difference_map(const ComparedRun& a, const ComparedRun& b, ComparedMatrix matrix, int64_t layer,
+                          int64_t head);
 
 }  // namespace attnscope

@@ -7,7 +7,9 @@ namespace attnscope {
 namespace {
 
 bool same_tokens(const Encoding& a, const Encoding& b) {
-  return a.size() == b.size() && std::equal(a.tokens.begin(), a.tokens.end(), b.tokens.begin(), [](const Token& x, const Token& y) { return x.id == y.id && x.text == y.text; });
+  return a.size() == b.size() &&
+         std::equal(a.tokens.begin(), a.tokens.end(), b.tokens.begin(),
+                    [](const Token& x, const Token& y) { return x.id == y.id && x.text == y.text; });
 }
 
 // What a token is compared by. For one text: its bytes, or for a token without bytes whether it
@@ -22,7 +24,8 @@ std::vector<std::string> keys(const Encoding& e, bool by_bytes) {
     }
     const bool has_bytes = t.end > t.begin;
     text_seen = text_seen || has_bytes;
-    out.push_back(has_bytes ? std::to_string(t.begin) + ":" + std::to_string(t.end) : (text_seen ? "\x01end" : "\x01start"));
+    out.push_back(has_bytes ? std::to_string(t.begin) + ":" + std::to_string(t.end)
+                            : (text_seen ? "\x01end" : "\x01start"));
   }
   return out;
 }
@@ -54,7 +57,8 @@ TokenAlignment align_tokens(const Encoding& a, std::string_view text_a, const En
   if (same_tokens(a, b)) {
     TokenAlignment out;
     out.identical = true;
-    for (size_t i = 0; i < a.size(); ++i) out.a.push_back(static_cast<int64_t>(i)), out.b.push_back(static_cast<int64_t>(i));
+    for (size_t i = 0; i < a.size(); ++i)
+      out.a.push_back(static_cast<int64_t>(i)), out.b.push_back(static_cast<int64_t>(i));
     return out;
   }
   const bool one_text = text_a == text_b;

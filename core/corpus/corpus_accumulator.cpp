@@ -12,13 +12,15 @@ namespace attnscope {
 namespace {
 
 int64_t bin_of(double value, double top) {
-  return std::clamp<int64_t>(static_cast<int64_t>(value / top * CorpusAccumulator::kBins), 0, CorpusAccumulator::kBins - 1);
+  return std::clamp<int64_t>(static_cast<int64_t>(value / top * CorpusAccumulator::kBins), 0,
+                             CorpusAccumulator::kBins - 1);
 }
 
 }  // namespace
 
 const char* CorpusAccumulator::stat_name(int stat) {
-  static const char* names[] = {"repeat_share", "same_sentence_repeat_share", "same_sentence_share", "anchor_share", "mean_distance"};
+  static const char* names[] = {"repeat_share", "same_sentence_repeat_share", "same_sentence_share", "anchor_share",
+                                "mean_distance"};
   return names[stat];
 }
 
@@ -44,9 +46,10 @@ CorpusAccumulator::CorpusAccumulator(int64_t layers, int64_t heads, int64_t wind
 
 void CorpusAccumulator::add_batch(const BatchCaptures& batch, const std::vector<TextAnalysis>& analyses) {
   check_batch(batch, analyses);
-  const bool on_host = attention_sum_.device().is_cpu() && std::all_of(batch.attention.begin(), batch.attention.end(), [](const at::Tensor& a) {
-    return a.device().is_cpu() && a.scalar_type() == at::kFloat && a.is_contiguous();
-  });
+  const bool on_host = attention_sum_.device().is_cpu() &&
+                       std::all_of(batch.attention.begin(), batch.attention.end(), [](const at::Tensor& a) {
+                         return a.device().is_cpu() && a.scalar_type() == at::kFloat && a.is_contiguous();
+                       });
   if (!on_host) add_attention_with_tensor_ops(batch, analyses);
   // Heads are independent: each one's sums and counters are its own slices.
   at::parallel_for(0, layers_ * heads_, 1, [&](int64_t first, int64_t last) {
@@ -58,7 +61,8 @@ void CorpusAccumulator::add_batch(const BatchCaptures& batch, const std::vector<
   for (const TextAnalysis& analysis : analyses) add_text_counts(analysis);
 }
 
-void CorpusAccumulator::add_batch_with_tensor_ops(const BatchCaptures& batch, const std::vector<TextAnalysis>& analyses) {
+void CorpusAccumulator::add_batch_with_tensor_ops(const BatchCaptures& batch,
+                                                  const std::vector<TextAnalysis>& analyses) {
   check_batch(batch, analyses);
   add_attention_with_tensor_ops(batch, analyses);
   for (int64_t lh = 0; lh < layers_ * heads_; ++lh)
@@ -68,12 +72,14 @@ void CorpusAccumulator::add_batch_with_tensor_ops(const BatchCaptures& batch, co
 
 void CorpusAccumulator::check_batch(const BatchCaptures& batch, const std::vector<TextAnalysis>& analyses) const {
   const int64_t P = batch.attention.empty() ? 0 : batch.attention.front().size(-1);
-  if (static_cast<int64_t>(batch.attention.size()) != layers_ || batch.attention.front().size(1) != heads_ || P > window_ ||
-      analyses.size() != batch.lengths.size())
-    throw Error("a batch of " + std::to_string(P) + " positions does not fit the corpus accumulators (window " + std::to_string(window_) + ")");
+  if (static_cast<int64_t>(batch.attention.size()) != layers_ || batch.attention.front().size(1) != heads_ ||
+      P > window_ || analyses.size() != batch.lengths.size())
+    throw Error("a batch of " + std::to_string(P) + " positions does not fit the corpus accumulators (window " +
+                std::to_string(window_) + ")");
 }
 
-void CorpusAccumulator::add_head_attention(const BatchCaptures& batch, const std::vector<TextAnalysis>& analyses, int64_t lh) {
+void CorpusAccumulator::add_head_attention(const BatchCaptures& batch, const std::vector<TextAnalysis>& analyses,
+                                           int64_t lh) {
   const int64_t l = lh / heads_, h = lh % heads_, N = window_;
   const at::Tensor& maps = batch.attention[static_cast<size_t>(l)];  // [B, H, P, P]
   const int64_t P = maps.size(-1);
@@ -110,7 +116,8 @@ void CorpusAccumulator::add_head_attention(const BatchCaptures& batch, const std
   }
 }
 
-void CorpusAccumulator::add_attention_with_tensor_ops(const BatchCaptures& batch, const std::vector<TextAnalysis>& analyses) {
+void CorpusAccumulator::add_attention_with_tensor_ops(const BatchCaptures& batch,
+                                                      const std::vector<TextAnalysis>& analyses) {
   const int64_t B = static_cast<int64_t>(batch.lengths.size());
   const int64_t P = batch.attention.front().size(-1);
   // Every text's removed entries as weights over its positions [B, 1, P, P], so that each layer
@@ -121,7 +128,8 @@ void CorpusAccumulator::add_attention_with_tensor_ops(const BatchCaptures& batch
   const auto real = at::TensorOptions().dtype(at::kFloat).device(device);
   std::vector<float> separator_columns(static_cast<size_t>(B * P), 0.0f);
   for (int64_t b = 0; b < B; ++b)
-    for (int j : analyses[static_cast<size_t>(b)].segment_separators.positions) separator_columns[static_cast<size_t>(b * P + j)] = 1.0f;
+    for (int j : analyses[static_cast<size_t>(b)].segment_separators.positions)
+      separator_columns[static_cast<size_t>(b * P + j)] = 1.0f;
   const at::Tensor separator = at::from_blob(separator_columns.data(), {B, 1, P}, at::kFloat).to(device);
   const at::Tensor pads = real_rows(batch);  // undefined when no text of the batch is padded
   const at::Tensor rows = pads.defined() ? pads : at::ones({B, P, 1}, real);
@@ -152,14 +160,16 @@ void CorpusAccumulator::add_head_counts(const TextAnalysis& a, int64_t lh) {
   int64_t* distances = distance_histogram.data_ptr<int64_t>() + lh * window_;
   for (int64_t d = 0; d < a.length; ++d) distances[d] += s.distance_histogram[static_cast<size_t>(d)];
   pair_count_sum.data_ptr<int64_t>()[lh] += s.count;
-  const std::optional<double> values[kStats] = {s.repeat_share, s.same_sentence_repeat_share, s.same_sentence_share, s.anchor_share,
-                                                s.mean_distance};
+  const std::optional<double> values[kStats] = {s.repeat_share, s.same_sentence_repeat_share, s.same_sentence_share,
+                                                s.anchor_share, s.mean_distance};
   for (int k = 0; k < kStats; ++k) {
     if (!values[k]) {
       ++stats[k].undefined.data_ptr<int64_t>()[lh];
       continue;
     }
-    ++stats[k].histogram.data_ptr<int64_t>()[lh * kBins + bin_of(*values[k], k == MeanDistance ? static_cast<double>(window_) : 1.0)];
+    ++stats[k]
+          .histogram
+          .data_ptr<int64_t>()[lh * kBins + bin_of(*values[k], k == MeanDistance ? static_cast<double>(window_) : 1.0)];
     stats[k].sum.data_ptr<double>()[lh] += *values[k];
   }
 }
@@ -180,19 +190,24 @@ void CorpusAccumulator::add_text_counts(const TextAnalysis& a) {
 }
 
 at::Tensor CorpusAccumulator::attention_sum() const { return attention_sum_.cpu(); }
-at::Tensor CorpusAccumulator::attention_without_separators() const { return (attention_sum_ - removed_separators_).cpu(); }
+at::Tensor CorpusAccumulator::attention_without_separators() const {
+  return (attention_sum_ - removed_separators_).cpu();
+}
 at::Tensor CorpusAccumulator::attention_without_separators_and_diagonals() const {
   return (attention_sum_ - removed_separators_ - removed_diagonals_).cpu();
 }
 at::Tensor CorpusAccumulator::mask_sum() const { return mask_sum_; }
 
 std::vector<std::pair<std::string, at::Tensor*>> CorpusAccumulator::tensors() {
-  std::vector<std::pair<std::string, at::Tensor*>> out = {
-      {"attention_sum", &attention_sum_},          {"attention_removed_separators", &removed_separators_},
-      {"attention_removed_diagonals", &removed_diagonals_}, {"mask_sum", &mask_sum_},
-      {"distance_histogram", &distance_histogram}, {"distinct_anchors", &distinct_anchors},
-      {"chance_histogram", &chance_histogram},     {"chance_sum", &chance_sum},
-      {"pair_count_sum", &pair_count_sum}};
+  std::vector<std::pair<std::string, at::Tensor*>> out = {{"attention_sum", &attention_sum_},
+                                                          {"attention_removed_separators", &removed_separators_},
+                                                          {"attention_removed_diagonals", &removed_diagonals_},
+                                                          {"mask_sum", &mask_sum_},
+                                                          {"distance_histogram", &distance_histogram},
+                                                          {"distinct_anchors", &distinct_anchors},
+                                                          {"chance_histogram", &chance_histogram},
+                                                          {"chance_sum", &chance_sum},
+                                                          {"pair_count_sum", &pair_count_sum}};
   for (int k = 0; k < kStats; ++k) {
     const std::string name = stat_name(k);
     out.push_back({name + "_histogram", &stats[k].histogram});

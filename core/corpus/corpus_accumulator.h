@@ -40,16 +40,16 @@ class CorpusAccumulator {
 
   // Sums over texts, position by position ([L, H, N, N], float64, on the host).
   at::Tensor attention_sum() const;
-  at::Tensor attention_without_separators() const;               // separator columns zeroed in each text
+  at::Tensor attention_without_separators() const;                // separator columns zeroed in each text
   at::Tensor attention_without_separators_and_diagonals() const;  // ... and j - i in {-1, 0, 1}
-  at::Tensor mask_sum() const;                                   // sum of the high-similarity masks B
+  at::Tensor mask_sum() const;                                    // sum of the high-similarity masks B
 
-  at::Tensor distance_histogram;     // [L, H, N] int64: pair distances pooled over texts
-  StatDistribution stats[kStats];    // MeanDistance's histogram has bins of window / kBins tokens
-  at::Tensor distinct_anchors;       // [L, H + 1] int64: texts with k distinct anchors in layer l
-  at::Tensor chance_histogram;       // [bins] int64: the texts' same-sentence chance levels
-  at::Tensor chance_sum;             // [] float64
-  at::Tensor pair_count_sum;         // [L, H] int64
+  at::Tensor distance_histogram;   // [L, H, N] int64: pair distances pooled over texts
+  StatDistribution stats[kStats];  // MeanDistance's histogram has bins of window / kBins tokens
+  at::Tensor distinct_anchors;     // [L, H + 1] int64: texts with k distinct anchors in layer l
+  at::Tensor chance_histogram;     // [bins] int64: the texts' same-sentence chance levels
+  at::Tensor chance_sum;           // [] float64
+  at::Tensor pair_count_sum;       // [L, H] int64
 
   // Every accumulated tensor by the name it has in the result file, for saving and resuming.
   std::vector<std::pair<std::string, at::Tensor*>> tensors();

@@ -32,7 +32,8 @@ CorpusReader::CorpusReader(const std::filesystem::path& input, size_t chunk_byte
 std::string CorpusReader::where() const {
   if (file_index_ == 0 || file_index_ > files_.size()) return "corpus";
   const auto& f = files_[file_index_ - 1];
-  return jsonl_ ? f.string() + " line " + std::to_string(line_) : f.string() + " near byte " + std::to_string(position_);
+  return jsonl_ ? f.string() + " line " + std::to_string(line_)
+                : f.string() + " near byte " + std::to_string(position_);
 }
 
 bool CorpusReader::open_next_file() {

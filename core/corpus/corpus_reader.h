@@ -39,7 +39,7 @@ class CorpusReader {
   std::ifstream in_;
   bool jsonl_ = false;
   bool document_started_ = false;
-  std::string carry_;        // text read past the last white space, kept for the next chunk
+  std::string carry_;  // text read past the last white space, kept for the next chunk
   uint64_t line_ = 0;
   uint64_t position_ = 0;    // bytes of the current file consumed
   uint64_t bytes_done_ = 0;  // bytes of the files before it

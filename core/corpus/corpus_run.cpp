@@ -17,18 +17,25 @@ uint64_t shard_share(uint64_t windows, uint64_t index, uint64_t count) {
   return windows > index ? (windows - index + count - 1) / count : 0;
 }
 
-CorpusOutcome run_corpus(const Checkpoint& checkpoint, const CorpusOptions& o, CorpusAccumulator& accumulator, uint64_t skip,
-                         const CorpusProgressCallback& progress) {
+CorpusOutcome run_corpus(const Checkpoint& checkpoint, const CorpusOptions& o, CorpusAccumulator& accumulator,
+                         uint64_t skip, const CorpusProgressCallback& progress) {
   if (o.batch == 0) throw Error("the batch size must be at least 1");
-  if (o.settings.separators_from != SeparatorInput::Attention || o.settings.pairs_from != PairInput::Similarity || o.settings.words)
-    throw Error("a corpus run takes its pairs from S and its separators from the attention maps of word pieces, as METHOD.md does "
-                "(the other matrices, lenses and words are views of one text)");
+  if (o.settings.separators_from != SeparatorInput::Attention || o.settings.pairs_from != PairInput::Similarity ||
+      o.settings.words)
+    throw Error(
+        "a corpus run takes its pairs from S and its separators from the attention maps of word pieces, as METHOD.md "
+        "does "
+        "(the other matrices, lenses and words are views of one text)");
   if (o.shard_count == 0 || o.shard_index >= o.shard_count)
-    throw Error("shard " + std::to_string(o.shard_index) + " of " + std::to_string(o.shard_count) + " does not exist (shards are 0 .. count - 1)");
+    throw Error("shard " + std::to_string(o.shard_index) + " of " + std::to_string(o.shard_count) +
+                " does not exist (shards are 0 .. count - 1)");
   if (static_cast<int64_t>(o.window) != accumulator.window())
-    throw Error("the window of " + std::to_string(o.window) + " tokens differs from the accumulators' " + std::to_string(accumulator.window()));
+    throw Error("the window of " + std::to_string(o.window) + " tokens differs from the accumulators' " +
+                std::to_string(accumulator.window()));
   const size_t positions = static_cast<size_t>(checkpoint.model().config().max_tokens());
-  if (o.window > positions) throw Error("a window of " + std::to_string(o.window) + " tokens is more than the model's " + std::to_string(positions) + " positions");
+  if (o.window > positions)
+    throw Error("a window of " + std::to_string(o.window) + " tokens is more than the model's " +
+                std::to_string(positions) + " positions");
 
   CorpusReader reader(o.input);
   WindowStream windows(reader, checkpoint.tokenizer(), o.window);
@@ -47,7 +54,11 @@ CorpusOutcome run_corpus(const Checkpoint& checkpoint, const CorpusOptions& o, C
   const uint64_t shard_limit = o.max_windows ? shard_share(o.max_windows, o.shard_index, o.shard_count) : 0;
 
   const auto report = [&] {
-    CorpusProgress p{outcome.windows, windows.documents(), windows.bytes_consumed(), reader.total_bytes(), shard_limit,
+    CorpusProgress p{outcome.windows,
+                     windows.documents(),
+                     windows.bytes_consumed(),
+                     reader.total_bytes(),
+                     shard_limit,
                      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()};
     return !progress || progress(p);
   };
@@ -75,7 +86,8 @@ CorpusOutcome run_corpus(const Checkpoint& checkpoint, const CorpusOptions& o, C
     at::parallel_for(0, static_cast<int64_t>(batch.size()), 1, [&](int64_t first, int64_t last) {
       for (int64_t i = first; i < last; ++i) {
         const auto k = static_cast<size_t>(i);
-        analyses[k] = analyze_text(batch[k], text_head_outputs(captures, k), columns[i].narrow(-1, 0, captures.lengths[k]), o.settings, {.to_host = false});
+        analyses[k] = analyze_text(batch[k], text_head_outputs(captures, k),
+                                   columns[i].narrow(-1, 0, captures.lengths[k]), o.settings, {.to_host = false});
         analyses[k].similarity = {};  // not accumulated: freed at once, its memory is the next text's
       }
     });
@@ -91,8 +103,10 @@ CorpusOutcome run_corpus(const Checkpoint& checkpoint, const CorpusOptions& o, C
   outcome.complete = true;
   outcome.documents = windows.documents();
   if (progress) {  // the end: all of the input
-    CorpusProgress p{outcome.windows, outcome.documents, reader.total_bytes(), reader.total_bytes(), shard_limit,
-                     std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()};
+    CorpusProgress p{
+        outcome.windows,      outcome.documents,
+        reader.total_bytes(), reader.total_bytes(),
+        shard_limit,          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()};
     if (o.max_windows) p.max_windows = outcome.windows;
     progress(p);
   }

@@ -15,9 +15,9 @@ namespace attnscope {
 
 struct CorpusOptions {
   std::filesystem::path input;
-  size_t window = 128;        // N: tokens per window, [CLS] and [SEP] included
-  size_t batch = 8;           // windows per forward pass
-  uint64_t max_windows = 0;   // stop after this many windows in all (0: the whole corpus)
+  size_t window = 128;       // N: tokens per window, [CLS] and [SEP] included
+  size_t batch = 8;          // windows per forward pass
+  uint64_t max_windows = 0;  // stop after this many windows in all (0: the whole corpus)
   AnalysisSettings settings;
   // A shard runs the windows whose number (in the input's order, counted before any limit of
   // max_windows is reached) leaves remainder shard_index when divided by shard_count: the same
@@ -29,18 +29,18 @@ struct CorpusOptions {
 uint64_t shard_share(uint64_t windows, uint64_t index, uint64_t count);
 
 struct CorpusProgress {
-  uint64_t windows = 0;       // done (of this shard), counting those of an earlier, resumed run
-  uint64_t documents = 0;     // started so far
+  uint64_t windows = 0;                      // done (of this shard), counting those of an earlier, resumed run
+  uint64_t documents = 0;                    // started so far
   uint64_t bytes_done = 0, bytes_total = 0;  // of the input: up to the end of the last window done
-  uint64_t max_windows = 0;   // of this shard, when the run has a limit
-  double seconds = 0;         // of this run
-  double fraction() const;    // of the whole job, from windows (with a limit) or bytes
+  uint64_t max_windows = 0;                  // of this shard, when the run has a limit
+  double seconds = 0;                        // of this run
+  double fraction() const;                   // of the whole job, from windows (with a limit) or bytes
 };
 
 using CorpusProgressCallback = std::function<bool(const CorpusProgress&)>;
 
 struct CorpusOutcome {
-  bool complete = false;      // false: stopped by the callback before the end
+  bool complete = false;  // false: stopped by the callback before the end
   uint64_t windows = 0;
   uint64_t documents = 0;
   // Where this run's time went (seconds): reading and cutting windows, the forward, the per-text

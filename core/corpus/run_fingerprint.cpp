@@ -17,7 +17,8 @@ nlohmann::json input_fingerprint(const std::filesystem::path& input) {
   nlohmann::json files = nlohmann::json::array();
   const bool folder = std::filesystem::is_directory(input);
   for (const auto& f : reader.files())
-    files.push_back(file_entry(f, folder ? std::filesystem::relative(f, input).generic_string() : f.filename().string()));
+    files.push_back(
+        file_entry(f, folder ? std::filesystem::relative(f, input).generic_string() : f.filename().string()));
   return files;
 }
 

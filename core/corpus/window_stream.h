@@ -22,12 +22,12 @@ class WindowStream {
   CorpusReader& reader_;
   const Tokenizer& tokenizer_;
   size_t window_;
-  std::vector<Token> pieces_;        // the current document's pieces not yet emitted start at first_
-  std::vector<uint64_t> ends_;       // where each piece ends in the input, in bytes
+  std::vector<Token> pieces_;   // the current document's pieces not yet emitted start at first_
+  std::vector<uint64_t> ends_;  // where each piece ends in the input, in bytes
   size_t first_ = 0;
-  bool started_ = false;             // a document has been started
-  bool current_done_ = false;        // no more chunks belong to the current document
-  bool has_next_ = false;            // next_ holds the first chunk of the next document
+  bool started_ = false;       // a document has been started
+  bool current_done_ = false;  // no more chunks belong to the current document
+  bool has_next_ = false;      // next_ holds the first chunk of the next document
   std::vector<Token> next_;
   std::vector<uint64_t> next_ends_;
   uint64_t consumed_ = 0;

@@ -8,7 +8,8 @@ namespace attnscope {
 namespace {
 
 uint32_t argb(Rgb c) {
-  return 0xFF000000u | (uint32_t(c.r * 255 + 0.5f) << 16) | (uint32_t(c.g * 255 + 0.5f) << 8) | uint32_t(c.b * 255 + 0.5f);
+  return 0xFF000000u | (uint32_t(c.r * 255 + 0.5f) << 16) | (uint32_t(c.g * 255 + 0.5f) << 8) |
+         uint32_t(c.b * 255 + 0.5f);
 }
 
 template <typename Pixel>
@@ -59,7 +60,8 @@ double CairoPainter::text_width(const std::string& text, double size) {
   return e.x_advance;
 }
 
-void CairoPainter::text(const std::string& text, double x, double y, double size, Align align, bool upwards, Rgb color) {
+void CairoPainter::text(const std::string& text, double x, double y, double size, Align align, bool upwards,
+                        Rgb color) {
   cairo_save(cr_);
   set_color(color, 1);
   cairo_translate(cr_, x, y);
@@ -117,7 +119,9 @@ void CairoPainter::paint_image(cairo_surface_t* img, const Rect& r) {
 }
 
 CairoTextMeasure::CairoTextMeasure()
-    : surface_(cairo_image_surface_create(CAIRO_FORMAT_A8, 1, 1)), cr_(cairo_create(surface_)), painter_(std::make_unique<CairoPainter>(cr_)) {}
+    : surface_(cairo_image_surface_create(CAIRO_FORMAT_A8, 1, 1)),
+      cr_(cairo_create(surface_)),
+      painter_(std::make_unique<CairoPainter>(cr_)) {}
 
 CairoTextMeasure::~CairoTextMeasure() {
   painter_.reset();

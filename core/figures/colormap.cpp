@@ -27,7 +27,8 @@ Lab oklab(Rgb c) {
   const double l = std::cbrt(0.4122214708 * r + 0.5363325363 * g + 0.0514459929 * b);
   const double m = std::cbrt(0.2119034982 * r + 0.6806995451 * g + 0.1073969566 * b);
   const double s = std::cbrt(0.0883024619 * r + 0.2817188376 * g + 0.6299787005 * b);
-  return {0.2104542553 * l + 0.7936177850 * m - 0.0040720468 * s, 1.9779984951 * l - 2.4285922050 * m + 0.4505937099 * s,
+  return {0.2104542553 * l + 0.7936177850 * m - 0.0040720468 * s,
+          1.9779984951 * l - 2.4285922050 * m + 0.4505937099 * s,
           0.0259040371 * l + 0.7827717662 * m - 0.8086757660 * s};
 }
 
@@ -184,7 +185,8 @@ float kth_smallest(const std::vector<float>& values, size_t count, size_t k, boo
 ColorScale color_scale_for(const std::vector<float>& values, ValueScale scale, bool symmetric) {
   const auto [lo, hi] = value_range(values);
   if (scale != ValueScale::Clipped) return {lo, hi, scale, symmetric};
-  const auto count = static_cast<size_t>(std::count_if(values.begin(), values.end(), [](float v) { return !std::isnan(v); }));
+  const auto count =
+      static_cast<size_t>(std::count_if(values.begin(), values.end(), [](float v) { return !std::isnan(v); }));
   if (count == 0) return {lo, hi, scale, symmetric};
   const auto k = static_cast<size_t>(std::ceil(kClipPercentile * static_cast<double>(count))) - 1;
   const double top = kth_smallest(values, count, k, symmetric);

@@ -43,7 +43,7 @@ ColormapId colormap_by_name(const std::string& name);
 // the weight, so on a linear scale the rest of the map is one dark colour; clipped, the structure
 // of the other 99% shows (chosen by looking at the heads of several texts; the legend says so).
 enum class ValueScale { Linear, Log, Clipped };
-const char* value_scale_name(ValueScale scale);            // "linear", "log", "clipped"
+const char* value_scale_name(ValueScale scale);           // "linear", "log", "clipped"
 ValueScale value_scale_by_name(const std::string& name);  // throws attnscope::Error
 inline constexpr double kClipPercentile = 0.99;
 

@@ -14,12 +14,16 @@ FigureOptions common_focus(const ComparedTextsView& r, const FigureOptions& opti
   FigureOptions o = options;
   const TextComparison& c = r.comparison;
   if (o.layer < 0) o.layer = static_cast<int>(c.layers) - 1;
-  if (o.layer >= c.layers) throw Error("layer " + std::to_string(o.layer) + " is not in both runs (0 .. " + std::to_string(c.layers - 1) + ")");
-  if (o.head < -1 || o.head >= c.heads) throw Error("head " + std::to_string(o.head) + " is not in both runs (0 .. " + std::to_string(c.heads - 1) + ")");
+  if (o.layer >= c.layers)
+    throw Error("layer " + std::to_string(o.layer) + " is not in both runs (0 .. " + std::to_string(c.layers - 1) +
+                ")");
+  if (o.head < -1 || o.head >= c.heads)
+    throw Error("head " + std::to_string(o.head) + " is not in both runs (0 .. " + std::to_string(c.heads - 1) + ")");
   return o;
 }
 
-HeatmapPanel head_grid(const std::string& title, const TextComparison& c, const std::vector<float>& values, const std::string& label) {
+HeatmapPanel head_grid(const std::string& title, const TextComparison& c, const std::vector<float>& values,
+                       const std::string& label) {
   HeatmapPanel p;
   p.title = title;
   p.rows = static_cast<int>(c.layers);
@@ -37,7 +41,8 @@ HeatmapPanel head_grid(const std::string& title, const TextComparison& c, const 
 
 // A's bars in the palette's first colour and B's in its second, in every panel.
 std::pair<BarSeries, BarSeries> series_pair(const std::string& what, const ComparedTextsView& r) {
-  return {BarSeries{what + " (" + r.name_a + ")", {}, palette_color(0), false}, BarSeries{what + " (" + r.name_b + ")", {}, palette_color(1), false}};
+  return {BarSeries{what + " (" + r.name_a + ")", {}, palette_color(0), false},
+          BarSeries{what + " (" + r.name_b + ")", {}, palette_color(1), false}};
 }
 
 }  // namespace
@@ -48,9 +53,11 @@ Figure compare_head_figure(const ComparedTextsView& r, const FigureOptions& opti
   a.title = r.name_a;  // the figure's title names the matrix and the head
   b.title = r.name_b;
   const bool same_tokens = r.comparison.alignment.identical;
-  if (same_tokens) share_color_scale(a, b, o.scale, o.matrix == MatrixKind::Similarity || o.matrix == MatrixKind::Cosine);
+  if (same_tokens)
+    share_color_scale(a, b, o.scale, o.matrix == MatrixKind::Similarity || o.matrix == MatrixKind::Cosine);
   Figure f = titled_figure("Compared: " + std::string(matrix_name(o.matrix)) + ", " +
-                               (o.head < 0 ? "layer " + std::to_string(o.layer) + " (sum of heads)" : "layer " + std::to_string(o.layer) + ", head " + std::to_string(o.head)),
+                               (o.head < 0 ? "layer " + std::to_string(o.layer) + " (sum of heads)"
+                                           : "layer " + std::to_string(o.layer) + ", head " + std::to_string(o.head)),
                            o.caption, same_tokens ? 3 : 2);
   f.panels = {a, b};
   if (same_tokens) f.panels.push_back(difference_heatmap(a, b, r.name_b + " - " + r.name_a, o.scale));
@@ -75,7 +82,8 @@ Figure what_changed_figure(const ComparedTextsView& r, const FigureOptions& o) {
 Figure compare_stats_figure(const ComparedTextsView& r, const FigureOptions& options) {
   const FigureOptions o = common_focus(r, options);
   const int heads = static_cast<int>(r.comparison.heads);
-  Figure f = titled_figure("Head statistics of layer " + std::to_string(o.layer) + ": " + r.name_a + " and " + r.name_b + " (Fig. 6, 7, 8, 11)",
+  Figure f = titled_figure("Head statistics of layer " + std::to_string(o.layer) + ": " + r.name_a + " and " +
+                               r.name_b + " (Fig. 6, 7, 8, 11)",
                            o.caption, 2);
   BarPanel repeats{"Fig. 6: repeat share", "head", "share", head_categories(heads), {}, 1, 1.0};
   BarPanel sentence{"Fig. 8: same-sentence share", "head", "share", head_categories(heads), {}, 1, 1.0};
@@ -86,12 +94,14 @@ Figure compare_stats_figure(const ComparedTextsView& r, const FigureOptions& opt
   auto [anchor_a, anchor_b] = series_pair("anchor share", r);
   auto [dist_a, dist_b] = series_pair("mean distance", r);
   const auto anchor_text = [](const AnalyzedTextView& t, const HeadStats& s) {
-    return s.anchor_index ? readable_piece(t.encoding.tokens[static_cast<size_t>(*s.anchor_index)].text) : std::string("-");
+    return s.anchor_index ? readable_piece(t.encoding.tokens[static_cast<size_t>(*s.anchor_index)].text)
+                          : std::string("-");
   };
   for (int h = 0; h < heads; ++h) {
     const HeadStats &a = r.a.analysis.head(o.layer, h).stats, &b = r.b.analysis.head(o.layer, h).stats;
     rep_a.values.push_back(value_or_nan(a.repeat_share)), rep_b.values.push_back(value_or_nan(b.repeat_share));
-    same_a.values.push_back(value_or_nan(a.same_sentence_share)), same_b.values.push_back(value_or_nan(b.same_sentence_share));
+    same_a.values.push_back(value_or_nan(a.same_sentence_share)),
+        same_b.values.push_back(value_or_nan(b.same_sentence_share));
     anchor_a.values.push_back(value_or_nan(a.anchor_share)), anchor_b.values.push_back(value_or_nan(b.anchor_share));
     dist_a.values.push_back(value_or_nan(a.mean_distance)), dist_b.values.push_back(value_or_nan(b.mean_distance));
     anchors.categories.push_back("h" + std::to_string(h) + " " + anchor_text(r.a, a) + " / " + anchor_text(r.b, b));
@@ -120,12 +130,14 @@ Figure side_by_side(const Figure& a, const Figure& b, const std::string& name_a,
 Figure compare_figure(const std::string& name, const ComparedTextsView& r, const FigureOptions& options) {
   if (name == "head") return compare_head_figure(r, options);
   if (name == "changed" || name == "grid") return what_changed_figure(r, options);
-  if (name == "stats" || name == "6" || name == "7" || name == "8" || name == "11") return compare_stats_figure(r, options);
+  if (name == "stats" || name == "6" || name == "7" || name == "8" || name == "11")
+    return compare_stats_figure(r, options);
   if (name == "4" || name == "5" || name == "9" || name == "12" || name == "13" || name == "lines") {
     const FigureOptions o = common_focus(r, options);
     return side_by_side(text_figure(name, r.a, o), text_figure(name, r.b, o), r.name_a, r.name_b);
   }
-  throw Error("no comparison figure \"" + name + "\" (compare figures: head, changed, stats, and A beside B: 4, 5, 9, 12, 13, lines)");
+  throw Error("no comparison figure \"" + name +
+              "\" (compare figures: head, changed, stats, and A beside B: 4, 5, 9, 12, 13, lines)");
 }
 
 }  // namespace attnscope

@@ -10,8 +10,8 @@
 namespace attnscope {
 
 // Building blocks, shared with the comparison of two corpus runs:
-std::vector<std::string> position_labels(int64_t count);        // "0", "1", ...
-std::vector<std::string> bin_labels(int bins, double width);    // each bin's lower edge
+std::vector<std::string> position_labels(int64_t count);                                      // "0", "1", ...
+std::vector<std::string> bin_labels(int bins, double width);                                  // each bin's lower edge
 HeatmapPanel tensor_heatmap(std::string title, const at::Tensor& m, const FigureOptions& o);  // [rows, cols]
 // An N x N map over window positions, with its colour bar label.
 HeatmapPanel corpus_position_map(std::string title, const at::Tensor& m, const FigureOptions& o, std::string bar);

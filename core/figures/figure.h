@@ -17,7 +17,7 @@ namespace attnscope {
 struct HeatmapPanel {
   std::string title;
   int rows = 0, cols = 0;
-  std::vector<float> values;  // row-major rows x cols; NaN: an empty cell (drawn as background)
+  std::vector<float> values;                        // row-major rows x cols; NaN: an empty cell (drawn as background)
   std::vector<std::string> row_labels, col_labels;  // empty, or one per row / column
   std::string x_label, y_label;
   ColormapId colormap = ColormapId::Viridis;
@@ -32,15 +32,15 @@ struct BarSeries {
   std::string name;
   std::vector<double> values;  // one per category; NaN: undefined (drawn as "n/a")
   Rgb color;
-  bool markers = false;        // drawn as a horizontal tick per category instead of a bar (chance level)
+  bool markers = false;  // drawn as a horizontal tick per category instead of a bar (chance level)
 };
 
 struct BarPanel {
   std::string title, x_label, y_label;
   std::vector<std::string> categories;
   std::vector<BarSeries> series;
-  int label_every = 1;                 // label every k-th category (long histograms)
-  std::optional<double> y_max;         // fixed axis top (1 for shares); else from the data
+  int label_every = 1;          // label every k-th category (long histograms)
+  std::optional<double> y_max;  // fixed axis top (1 for shares); else from the data
 };
 
 // For teaching (bertviz's head view): the tokens in two columns, a line from token i (left) to
@@ -57,8 +57,8 @@ struct LinesPanel {
   std::string title;
   std::vector<std::string> tokens;
   std::vector<LinesHead> heads;
-  float min_weight = 0.02f;    // lines below this are not drawn
-  int focus_side = -1;         // -1: every line; 0: the lines from token focus_index (left); 1: into it (right)
+  float min_weight = 0.02f;  // lines below this are not drawn
+  int focus_side = -1;       // -1: every line; 0: the lines from token focus_index (left); 1: into it (right)
   int focus_index = -1;
 };
 
@@ -67,7 +67,7 @@ struct LinesPanel {
 struct TokenTextPanel {
   std::string title;
   std::vector<std::string> tokens;
-  std::vector<int> color_index;                 // per token: -1 none, else an index into palette()
+  std::vector<int> color_index;  // per token: -1 none, else an index into palette()
   std::vector<std::string> table_header;
   std::vector<std::vector<std::string>> table;  // rows of cells
 };

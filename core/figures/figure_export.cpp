@@ -28,14 +28,16 @@ cairo_status_t append(void* closure, const unsigned char* data, unsigned int len
 }
 
 void check(cairo_status_t status, const char* what) {
-  if (status != CAIRO_STATUS_SUCCESS) throw Error(std::string("cairo could not ") + what + ": " + cairo_status_to_string(status));
+  if (status != CAIRO_STATUS_SUCCESS)
+    throw Error(std::string("cairo could not ") + what + ": " + cairo_status_to_string(status));
 }
 
 }  // namespace
 
 FigureFormat figure_format(const std::filesystem::path& path) {
   std::string ext = path.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   if (ext == ".png") return FigureFormat::Png;
   if (ext == ".svg") return FigureFormat::Svg;
   if (ext == ".pdf") return FigureFormat::Pdf;

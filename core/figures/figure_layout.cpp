@@ -33,7 +33,9 @@ double layout_heatmap(const HeatmapPanel& p, PanelLayout& out, double font, cons
   const double axis_titles = (p.x_label.empty() ? 0 : font * 1.3);
   const auto [top_tick, bottom_tick] = colorbar_ticks(p.color_scale);
   const double ticks_w = std::max(measure(top_tick, out.label_font), measure(bottom_tick, out.label_font));
-  const double bar_w = has_colorbar ? font * 0.8 + font * 0.9 + 3 + ticks_w + font * 0.4 + (p.colorbar_label.empty() ? 0 : out.label_font * 1.2) : 0;
+  const double bar_w = has_colorbar ? font * 0.8 + font * 0.9 + 3 + ticks_w + font * 0.4 +
+                                          (p.colorbar_label.empty() ? 0 : out.label_font * 1.2)
+                                    : 0;
   double side = c.w - row_w - bar_w - (p.y_label.empty() ? 0 : font * 1.3);
   side = std::max(side, font * 2);
   const double cell_w = side / std::max(1, p.cols), cell_h = side / std::max(1, p.rows);
@@ -55,7 +57,8 @@ double layout_bars(const BarPanel& p, PanelLayout& out, double font, const TextM
   out.label_font = font * 0.8;
   const double top = bar_axis_top(p);
   double tick_w = 0;
-  for (double f : {0.0, 0.5, 1.0}) tick_w = std::max(tick_w, measure(tick_label(top * f), out.label_font));  // as figure_painter writes them
+  for (double f : {0.0, 0.5, 1.0})
+    tick_w = std::max(tick_w, measure(tick_label(top * f), out.label_font));  // as figure_painter writes them
   tick_w += font * 0.5;
   const double y_title = p.y_label.empty() ? 0 : font * 1.3;
   const double plot_w = std::max(font * 4, c.w - tick_w - y_title - font * 0.5);
@@ -108,7 +111,8 @@ double layout_token_text(const TokenTextPanel& p, PanelLayout& out, double font,
 
 }  // namespace
 
-std::vector<std::string> wrap_words(const std::string& text, double width, double font_size, const TextMeasure& measure) {
+std::vector<std::string> wrap_words(const std::string& text, double width, double font_size,
+                                    const TextMeasure& measure) {
   std::vector<std::string> lines;
   std::string line;
   size_t p = 0;
@@ -167,7 +171,8 @@ FigureLayout layout_figure(const Figure& figure, double width, double font, cons
     }
     PanelLayout p;
     p.cell = {margin + col * (cell_w + gap), y, cell_w, 0};
-    if (!panel_title(figure.panels[i]).empty()) p.title_lines = wrap_words(panel_title(figure.panels[i]), cell_w, font, measure);
+    if (!panel_title(figure.panels[i]).empty())
+      p.title_lines = wrap_words(panel_title(figure.panels[i]), cell_w, font, measure);
     p.title = {p.cell.x, y, cell_w, font * 1.4 * static_cast<double>(p.title_lines.size())};
     const double h = std::visit(
         [&](const auto& panel) -> double {
@@ -187,7 +192,8 @@ FigureLayout layout_figure(const Figure& figure, double width, double font, cons
   return out;
 }
 
-std::pair<int, int> lines_token(const LinesPanel& panel, const PanelLayout& layout, double x, double y, const TextMeasure& measure) {
+std::pair<int, int> lines_token(const LinesPanel& panel, const PanelLayout& layout, double x, double y,
+                                const TextMeasure& measure) {
   const Rect& r = layout.plot;
   const size_t n = panel.tokens.size();
   if (n == 0 || y < r.y || y >= r.bottom()) return {-1, -1};

@@ -24,18 +24,18 @@ using TextMeasure = std::function<double(const std::string& text, double font_si
 double approximate_text_width(const std::string& text, double font_size);
 
 struct PanelLayout {
-  Rect cell;             // the whole grid cell
-  Rect title;            // the panel title's lines
-  std::vector<std::string> title_lines;  // the title wrapped to the cell's width
-  Rect plot;             // heatmap cells / bar area / the lines' columns / the text
-  Rect colorbar;         // heatmaps only (w == 0 otherwise)
-  double colorbar_label_x = 0;      // where the colour bar's (upright) label goes, past its ticks
-  std::string colorbar_label;       // the label as it fits beside the bar (a long one loses its remark)
-  double label_font = 0; // axis labels and ticks
+  Rect cell;                                     // the whole grid cell
+  Rect title;                                    // the panel title's lines
+  std::vector<std::string> title_lines;          // the title wrapped to the cell's width
+  Rect plot;                                     // heatmap cells / bar area / the lines' columns / the text
+  Rect colorbar;                                 // heatmaps only (w == 0 otherwise)
+  double colorbar_label_x = 0;                   // where the colour bar's (upright) label goes, past its ticks
+  std::string colorbar_label;                    // the label as it fits beside the bar (a long one loses its remark)
+  double label_font = 0;                         // axis labels and ticks
   int row_label_every = 1, col_label_every = 1;  // heatmaps and bars: label every k-th
-  std::vector<Rect> token_boxes;  // token text panels: where each token goes
-  Rect table;                     // token text panels: the pair table
-  int table_rows_shown = 0;       // rows that fit (the rest is summarised in one line)
+  std::vector<Rect> token_boxes;                 // token text panels: where each token goes
+  Rect table;                                    // token text panels: the pair table
+  int table_rows_shown = 0;                      // rows that fit (the rest is summarised in one line)
 };
 
 struct FigureLayout {
@@ -49,7 +49,8 @@ struct FigureLayout {
 FigureLayout layout_figure(const Figure& figure, double width, double font_size, const TextMeasure& measure);
 
 // The text cut into lines no wider than `width` at spaces (a word wider than that stays whole).
-std::vector<std::string> wrap_words(const std::string& text, double width, double font_size, const TextMeasure& measure);
+std::vector<std::string> wrap_words(const std::string& text, double width, double font_size,
+                                    const TextMeasure& measure);
 
 // The label shown for an axis entry: long labels are cut with an ellipsis.
 std::string axis_label(const std::string& label);
@@ -59,7 +60,8 @@ std::string axis_label(const std::string& label);
 inline double lines_left(const Rect& plot) { return plot.x + plot.w * 0.3; }
 inline double lines_right(const Rect& plot) { return plot.x + plot.w * 0.7; }
 // Which token of a lines panel a point is over: {0 (left) or 1 (right), index}, or {-1, -1}.
-std::pair<int, int> lines_token(const LinesPanel& panel, const PanelLayout& layout, double x, double y, const TextMeasure& measure);
+std::pair<int, int> lines_token(const LinesPanel& panel, const PanelLayout& layout, double x, double y,
+                                const TextMeasure& measure);
 
 // Which heatmap cell a point is over, or {-1, -1}.
 std::pair<int, int> heatmap_cell(const HeatmapPanel& panel, const PanelLayout& layout, double x, double y);

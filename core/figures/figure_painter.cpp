@@ -17,7 +17,8 @@ void paint_colorbar(Painter& g, const HeatmapPanel& p, const PanelLayout& l) {
   const auto [top, bottom] = colorbar_ticks(p.color_scale);
   g.text(top, r.right() + 3, r.y, l.label_font, Align::Left, false, kInk);
   g.text(bottom, r.right() + 3, r.bottom(), l.label_font, Align::Left, false, kInk);
-  if (!l.colorbar_label.empty()) g.text(l.colorbar_label, l.colorbar_label_x, r.y + r.h / 2, l.label_font, Align::Center, true, kInk);
+  if (!l.colorbar_label.empty())
+    g.text(l.colorbar_label, l.colorbar_label_x, r.y + r.h / 2, l.label_font, Align::Center, true, kInk);
 }
 
 void paint_heatmap_labels(Painter& g, const HeatmapPanel& p, const PanelLayout& l) {
@@ -46,12 +47,13 @@ void paint_bar_axes(Painter& g, const BarPanel& p, const PanelLayout& l, double 
   const Rect& r = l.plot;
   g.line(r.x, r.y, r.x, r.bottom(), kGrey, 1, 0.6);
   g.line(r.x, r.bottom(), r.right(), r.bottom(), kGrey, 1, 0.6);
-  for (double f : {0.0, 0.5, 1.0}) g.text(tick_label(top * f), r.x - 3, r.bottom() - f * r.h, l.label_font, Align::Right, false, kInk);
+  for (double f : {0.0, 0.5, 1.0})
+    g.text(tick_label(top * f), r.x - 3, r.bottom() - f * r.h, l.label_font, Align::Right, false, kInk);
   const double step = r.w / std::max<size_t>(1, p.categories.size());
   const bool upright = l.row_label_every == 0;
   for (size_t c = 0; c < p.categories.size(); c += static_cast<size_t>(std::max(1, l.col_label_every)))
-    g.text(axis_label(p.categories[c]), r.x + (c + 0.5) * step, r.bottom() + (upright ? l.label_font * 0.7 : 3), l.label_font,
-           upright ? Align::Center : Align::Right, !upright, kInk);
+    g.text(axis_label(p.categories[c]), r.x + (c + 0.5) * step, r.bottom() + (upright ? l.label_font * 0.7 : 3),
+           l.label_font, upright ? Align::Center : Align::Right, !upright, kInk);
   // An axis title longer than its side is left out rather than run into the neighbours.
   if (!p.x_label.empty() && g.text_width(p.x_label, l.label_font) <= r.w * 1.5)
     g.text(p.x_label, r.x + r.w / 2, l.cell.bottom() - l.label_font * 0.6, l.label_font, Align::Center, false, kInk);
@@ -83,12 +85,15 @@ void paint_bars(Painter& g, const BarPanel& p, const PanelLayout& l) {
       const double v = s.values[c], x0 = r.x + c * step + step * 0.1;
       if (std::isnan(v)) {
         if (!s.markers && step > l.label_font)
-          g.text("n/a", x0 + step * 0.4, r.bottom() - l.label_font * 0.6, l.label_font * 0.7, Align::Center, false, kGrey);
+          g.text("n/a", x0 + step * 0.4, r.bottom() - l.label_font * 0.6, l.label_font * 0.7, Align::Center, false,
+                 kGrey);
         continue;
       }
       const double h = std::clamp(v / top, 0.0, 1.0) * r.h;
-      if (s.markers) g.line(x0, r.bottom() - h, x0 + step * 0.8, r.bottom() - h, s.color, 1, 1.5);
-      else g.fill_rect({x0 + k * bar_w, r.bottom() - h, bar_w, h}, s.color, 1);
+      if (s.markers)
+        g.line(x0, r.bottom() - h, x0 + step * 0.8, r.bottom() - h, s.color, 1, 1.5);
+      else
+        g.fill_rect({x0 + k * bar_w, r.bottom() - h, bar_w, h}, s.color, 1);
     }
     k += !s.markers;
   }
@@ -113,8 +118,12 @@ void paint_lines(Painter& g, const LinesPanel& p, const PanelLayout& l) {
   for (size_t i = 0; i < n; ++i) {
     const bool mark_left = focused && p.focus_side == 0 && i == static_cast<size_t>(p.focus_index);
     const bool mark_right = focused && p.focus_side == 1 && i == static_cast<size_t>(p.focus_index);
-    if (mark_left) g.fill_rect({left - 6 - g.text_width(p.tokens[i], l.label_font), row_y(i) - line_h / 2, g.text_width(p.tokens[i], l.label_font) + 6, line_h}, kFocus, 0.6);
-    if (mark_right) g.fill_rect({right, row_y(i) - line_h / 2, g.text_width(p.tokens[i], l.label_font) + 6, line_h}, kFocus, 0.6);
+    if (mark_left)
+      g.fill_rect({left - 6 - g.text_width(p.tokens[i], l.label_font), row_y(i) - line_h / 2,
+                   g.text_width(p.tokens[i], l.label_font) + 6, line_h},
+                  kFocus, 0.6);
+    if (mark_right)
+      g.fill_rect({right, row_y(i) - line_h / 2, g.text_width(p.tokens[i], l.label_font) + 6, line_h}, kFocus, 0.6);
     g.text(p.tokens[i], left - 4, row_y(i), l.label_font, Align::Right, false, kInk);
     g.text(p.tokens[i], right + 4, row_y(i), l.label_font, Align::Left, false, kInk);
   }
@@ -126,7 +135,9 @@ void paint_lines(Painter& g, const LinesPanel& p, const PanelLayout& l) {
       for (size_t j = 0; j < n; ++j) {
         if (focused && p.focus_side == 1 && j != static_cast<size_t>(p.focus_index)) continue;
         const float w = h.weights[i * n + j];
-        if (w >= p.min_weight) g.line(left, row_y(i), right, row_y(j), h.color, std::min(1.0f, focused ? w : w * share), focused ? 2.0 : 1.2);
+        if (w >= p.min_weight)
+          g.line(left, row_y(i), right, row_y(j), h.color, std::min(1.0f, focused ? w : w * share),
+                 focused ? 2.0 : 1.2);
       }
     }
 }
@@ -140,14 +151,16 @@ void paint_token_text(Painter& g, const TokenTextPanel& p, const PanelLayout& l)
   const size_t cols = std::max<size_t>(1, p.table_header.size());
   const double cw = l.table.w / cols, rh = l.label_font * 1.35;
   double y = l.table.y + rh / 2;
-  for (size_t c = 0; c < p.table_header.size(); ++c) g.text(p.table_header[c], l.table.x + c * cw, y, l.label_font, Align::Left, false, kGrey);
+  for (size_t c = 0; c < p.table_header.size(); ++c)
+    g.text(p.table_header[c], l.table.x + c * cw, y, l.label_font, Align::Left, false, kGrey);
   for (int row = 0; row < l.table_rows_shown; ++row) {
     y += rh;
-    for (size_t c = 0; c < p.table[row].size(); ++c) g.text(p.table[row][c], l.table.x + c * cw, y, l.label_font, Align::Left, false, kInk);
+    for (size_t c = 0; c < p.table[row].size(); ++c)
+      g.text(p.table[row][c], l.table.x + c * cw, y, l.label_font, Align::Left, false, kInk);
   }
   if (p.table.size() > static_cast<size_t>(l.table_rows_shown))
-    g.text("... and " + std::to_string(p.table.size() - l.table_rows_shown) + " more pairs", l.table.x, y + rh, l.label_font, Align::Left,
-           false, kGrey);
+    g.text("... and " + std::to_string(p.table.size() - l.table_rows_shown) + " more pairs", l.table.x, y + rh,
+           l.label_font, Align::Left, false, kGrey);
 }
 
 }  // namespace
@@ -160,13 +173,16 @@ void paint_figure(Painter& g, const Figure& figure, const FigureLayout& layout) 
   g.fill_rect({0, 0, layout.width, layout.height}, kWhite, 1);
   const double f = layout.font_size;
   for (size_t k = 0; k < layout.title_lines.size(); ++k)
-    g.text(layout.title_lines[k], layout.title.x, layout.title.y + f * 1.6 * (static_cast<double>(k) + 0.5), f * 1.25, Align::Left, false, kInk);
+    g.text(layout.title_lines[k], layout.title.x, layout.title.y + f * 1.6 * (static_cast<double>(k) + 0.5), f * 1.25,
+           Align::Left, false, kInk);
   for (size_t k = 0; k < layout.caption_lines.size(); ++k)
-    g.text(layout.caption_lines[k], layout.caption.x, layout.caption.y + f * 1.3 * (static_cast<double>(k) + 0.5), f * 0.9, Align::Left, false, kGrey);
+    g.text(layout.caption_lines[k], layout.caption.x, layout.caption.y + f * 1.3 * (static_cast<double>(k) + 0.5),
+           f * 0.9, Align::Left, false, kGrey);
   for (size_t i = 0; i < figure.panels.size(); ++i) {
     const PanelLayout& l = layout.panels[i];
     for (size_t k = 0; k < l.title_lines.size(); ++k)
-      g.text(l.title_lines[k], l.title.x, l.title.y + f * 1.4 * (static_cast<double>(k) + 0.5), f, Align::Left, false, kInk);
+      g.text(l.title_lines[k], l.title.x, l.title.y + f * 1.4 * (static_cast<double>(k) + 0.5), f, Align::Left, false,
+             kInk);
     std::visit(
         [&](const auto& p) {
           using T = std::decay_t<decltype(p)>;

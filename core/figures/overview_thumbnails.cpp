@@ -59,12 +59,15 @@ struct LayerThumbnailSource {
   const float* head(int64_t h) const { return heads.data_ptr<float>() + h * heads.stride(0); }
 };
 
-LayerThumbnailSource thumbnail_source(const AnalyzedTextView& text, const FigureOptions& o, const at::Tensor& rollout, int layer) {
+LayerThumbnailSource thumbnail_source(const AnalyzedTextView& text, const FigureOptions& o, const at::Tensor& rollout,
+                                      int layer) {
   const int64_t n = text.analysis.length;
   at::Tensor m = rollout.defined() ? rollout[layer].unsqueeze(0).expand({text.analysis.num_heads, -1, -1})
                                    : layer_head_maps(text, layer, o.matrix, false);  // [H, n, n]
   if (o.zero_diagonal && o.matrix == MatrixKind::Attention) m = m * (1 - at::eye(n, m.options())).unsqueeze(0);
-  at::Tensor sum = (rollout.defined() ? rollout[layer] : layer_own_map(text, layer, o.matrix, m)).to(at::kCPU, at::kFloat).contiguous();
+  at::Tensor sum = (rollout.defined() ? rollout[layer] : layer_own_map(text, layer, o.matrix, m))
+                       .to(at::kCPU, at::kFloat)
+                       .contiguous();
   m = m.to(at::kCPU, at::kFloat);
   if (m.stride(2) != 1 || m.stride(1) != n) m = m.contiguous();
   return {m, sum};
@@ -83,8 +86,11 @@ std::vector<HeatmapPanel> grid_thumbnails(const AnalyzedTextView& text, const Fi
   const int64_t k = n > max_cells ? (n + max_cells - 1) / max_cells : 1, side = (n + k - 1) / k;
   const bool signed_map = o.matrix == MatrixKind::Similarity || o.matrix == MatrixKind::Cosine;
   // Rollout is one map per layer, each the product of the ones before: computed once for all.
-  const at::Tensor rollout = o.matrix == MatrixKind::Rollout ? rollout_maps(text.captures, static_cast<int>(a.num_layers), o.rollout_of_norm) : at::Tensor();
-  const int64_t group = std::max<int64_t>(1, kThumbnailSourceBytes / (a.num_heads * n * n * static_cast<int64_t>(sizeof(float))));
+  const at::Tensor rollout = o.matrix == MatrixKind::Rollout
+                                 ? rollout_maps(text.captures, static_cast<int>(a.num_layers), o.rollout_of_norm)
+                                 : at::Tensor();
+  const int64_t group =
+      std::max<int64_t>(1, kThumbnailSourceBytes / (a.num_heads * n * n * static_cast<int64_t>(sizeof(float))));
   std::vector<HeatmapPanel> out(static_cast<size_t>(a.num_layers * per_layer));
   for (int64_t first = 0; first < a.num_layers; first += group) {
     const int64_t last = std::min<int64_t>(a.num_layers, first + group);
@@ -100,8 +106,10 @@ std::vector<HeatmapPanel> grid_thumbnails(const AnalyzedTextView& text, const Fi
         HeatmapPanel& p = out[static_cast<size_t>(index)];
         p.rows = p.cols = static_cast<int>(side);
         p.values.resize(static_cast<size_t>(side * side));
-        if (k > 1) pool_by_magnitude(full, n, k, p.values.data(), high.data(), low.data());
-        else std::copy(full, full + n * n, p.values.begin());
+        if (k > 1)
+          pool_by_magnitude(full, n, k, p.values.data(), high.data(), low.data());
+        else
+          std::copy(full, full + n * n, p.values.begin());
         p.colormap = signed_map ? ColormapId::Diverging : o.colormap;
         p.color_scale = color_scale_for(p.values, o.scale, signed_map);
         p.title = h == a.num_heads ? "L" + std::to_string(l) + " sum" : std::to_string(l) + "." + std::to_string(h);
@@ -112,12 +120,13 @@ std::vector<HeatmapPanel> grid_thumbnails(const AnalyzedTextView& text, const Fi
 }
 
 ThumbnailAtlas grid_atlas(const AnalyzedTextView& text, const FigureOptions& options) {
-  return thumbnail_atlas(grid_thumbnails(text, options, kGridThumbnailCells), static_cast<int>(text.analysis.num_heads + 1));
+  return thumbnail_atlas(grid_thumbnails(text, options, kGridThumbnailCells),
+                         static_cast<int>(text.analysis.num_heads + 1));
 }
 
 std::string grid_thumbnails_key(const FigureOptions& o) {
-  return std::string(matrix_name(o.matrix)) + "|" + colormap(o.colormap).name + "|" + std::to_string(static_cast<int>(o.scale)) +
-         (o.zero_diagonal ? "|z" : "|") + (o.rollout_of_norm ? "|rn" : "|");
+  return std::string(matrix_name(o.matrix)) + "|" + colormap(o.colormap).name + "|" +
+         std::to_string(static_cast<int>(o.scale)) + (o.zero_diagonal ? "|z" : "|") + (o.rollout_of_norm ? "|rn" : "|");
 }
 
 }  // namespace attnscope

@@ -30,7 +30,8 @@ std::vector<int> chosen_layers(const FigureOptions& o, const TextAnalysis& a) {
   if (layers.empty())
     for (int l = 0; l < a.num_layers; ++l) layers.push_back(l);
   for (int l : layers)
-    if (l < 0 || l >= a.num_layers) throw Error("layer " + std::to_string(l) + " is out of range 0 .. " + std::to_string(a.num_layers - 1));
+    if (l < 0 || l >= a.num_layers)
+      throw Error("layer " + std::to_string(l) + " is out of range 0 .. " + std::to_string(a.num_layers - 1));
   return layers;
 }
 
@@ -61,13 +62,17 @@ std::string separator_list(const Encoding& e, const std::vector<int>& positions)
   return out;
 }
 
-Figure titled(std::string title, const FigureOptions& o, int columns) { return titled_figure(std::move(title), o.caption, columns); }
+Figure titled(std::string title, const FigureOptions& o, int columns) {
+  return titled_figure(std::move(title), o.caption, columns);
+}
 
 }  // namespace
 
 HeatmapPanel matrix_panel(const AnalyzedTextView& text, int layer, int head, MatrixKind kind, const FigureOptions& o) {
   HeatmapPanel p;
-  p.title = std::string(kind == MatrixKind::Rollout && o.rollout_of_norm ? "rollout of the norm-based maps" : matrix_title(kind)) + ", " + (kind == MatrixKind::Rollout ? "after layer " + std::to_string(layer) : head_name(layer, head));
+  p.title = std::string(kind == MatrixKind::Rollout && o.rollout_of_norm ? "rollout of the norm-based maps"
+                                                                         : matrix_title(kind)) +
+            ", " + (kind == MatrixKind::Rollout ? "after layer " + std::to_string(layer) : head_name(layer, head));
   p.rows = p.cols = static_cast<int>(text.encoding.size());
   p.values = head_matrix(text, layer, head, kind, o.rollout_of_norm);
   if (o.zero_diagonal)
@@ -89,9 +94,10 @@ HeatmapPanel matrix_panel(const AnalyzedTextView& text, int layer, int head, Mat
 
 Figure head_figure(const AnalyzedTextView& text, const FigureOptions& options) {
   const FigureOptions o = resolved(options, text.analysis);
-  Figure f = titled(o.matrix == MatrixKind::Rollout ? "attention rollout after layer " + std::to_string(o.layer)
-                                                   : std::string(matrix_name(o.matrix)) + " of " + head_name(o.layer, o.head),
-                    o, 1);
+  Figure f =
+      titled(o.matrix == MatrixKind::Rollout ? "attention rollout after layer " + std::to_string(o.layer)
+                                             : std::string(matrix_name(o.matrix)) + " of " + head_name(o.layer, o.head),
+             o, 1);
   f.panels.push_back(matrix_panel(text, o.layer, o.head, o.matrix, o));
   return f;
 }
@@ -142,15 +148,18 @@ Figure figure5(const AnalyzedTextView& text, const FigureOptions& options) {
   f.panels.push_back(matrix_panel(text, o.layer, head, MatrixKind::Attention, o));
   f.panels.push_back(matrix_panel(text, o.layer, head, MatrixKind::Similarity, o));
   HeatmapPanel mask = matrix_panel(text, o.layer, head, MatrixKind::Attention, o);
-  mask.title = "separator mask (tau_sep " + share_text(a.settings.tau_sep) + "): " + separator_list(text.encoding, seps.positions);
+  mask.title = "separator mask (tau_sep " + share_text(a.settings.tau_sep) +
+               "): " + separator_list(text.encoding, seps.positions);
   mask.values = tensor_values(separator_mask(seps.positions, n).to(at::kFloat));
   mask.color_scale = {0, 1, ValueScale::Linear, false};
   mask.colorbar_label = "marked";
   f.panels.push_back(std::move(mask));
   HeatmapPanel blocks = matrix_panel(text, o.layer, head, MatrixKind::Similarity, o);
   blocks.title = "block averages of S";
-  blocks.values = tensor_values(block_average(a.similarity.similarity[o.layer][head], segments_from(seps.positions, n)));
-  blocks.color_scale = color_scale_for(blocks.values, o.scale == ValueScale::Clipped ? ValueScale::Linear : o.scale, true);  // a few blocks: nothing to clip
+  blocks.values =
+      tensor_values(block_average(a.similarity.similarity[o.layer][head], segments_from(seps.positions, n)));
+  blocks.color_scale = color_scale_for(blocks.values, o.scale == ValueScale::Clipped ? ValueScale::Linear : o.scale,
+                                       true);  // a few blocks: nothing to clip
   blocks.outlined.clear();
   blocks.colorbar_label = "mean S";
   f.panels.push_back(std::move(blocks));
@@ -162,9 +171,10 @@ Figure figure9(const AnalyzedTextView& text, const FigureOptions& options) {
   const int head = std::max(0, o.head);
   const std::vector<TokenPair> pairs = head_pairs(text.analysis, o.layer, head);
   const PairInput from = text.analysis.settings.pairs_from;
-  const std::string of = from == PairInput::Similarity ? "high-similarity pairs" : std::string("pairs of ") + pair_input_name(from);
-  Figure f = titled("Fig. 9: " + of + " of " + head_name(o.layer, head) + " (tau " + share_text(text.analysis.settings.tau) + ", " +
-                        std::to_string(pairs.size()) + " pairs)",
+  const std::string of =
+      from == PairInput::Similarity ? "high-similarity pairs" : std::string("pairs of ") + pair_input_name(from);
+  Figure f = titled("Fig. 9: " + of + " of " + head_name(o.layer, head) + " (tau " +
+                        share_text(text.analysis.settings.tau) + ", " + std::to_string(pairs.size()) + " pairs)",
                     o, 1);
   TokenTextPanel p;
   p.title = "pair tokens in the text (one colour per token)";
@@ -179,7 +189,8 @@ Figure figure9(const AnalyzedTextView& text, const FigureOptions& options) {
     }
   p.table_header = {"token i", "token j", "i", "j", from == PairInput::Similarity ? "S_hat" : "M_hat"};
   for (const TokenPair& pair : pairs)
-    p.table.push_back({readable_piece(text.encoding.tokens[pair.i].text), readable_piece(text.encoding.tokens[pair.j].text), std::to_string(pair.i),
+    p.table.push_back({readable_piece(text.encoding.tokens[pair.i].text),
+                       readable_piece(text.encoding.tokens[pair.j].text), std::to_string(pair.i),
                        std::to_string(pair.j), share_text(pair.value)});
   f.panels.push_back(std::move(p));
   return f;
@@ -190,7 +201,8 @@ Figure stats_figure(const AnalyzedTextView& text, const FigureOptions& options) 
   const auto& a = text.analysis;
   Figure f = titled("Head statistics of layer " + std::to_string(o.layer) + " for this text (Fig. 6, 7, 8, 11)", o, 2);
   BarPanel repeats{"Fig. 6: repeat shares", "head", "share", head_categories(a.num_heads), {}, 1, 1.0};
-  BarPanel sentence{"Fig. 8: same-sentence share and chance", "head", "share", head_categories(a.num_heads), {}, 1, 1.0};
+  BarPanel sentence{
+      "Fig. 8: same-sentence share and chance", "head", "share", head_categories(a.num_heads), {}, 1, 1.0};
   BarPanel anchors{"Fig. 11a: anchor share (anchor token below)", "head", "share", {}, {}, 1, 1.0};
   BarPanel distance{"Fig. 7: mean pair distance", "head", "tokens", head_categories(a.num_heads), {}, 1, {}};
   BarSeries rep{"repeat", {}, palette_color(0), false}, ssrep{"same-sentence repeat", {}, palette_color(1), false};
@@ -204,7 +216,8 @@ Figure stats_figure(const AnalyzedTextView& text, const FigureOptions& options) 
     chance.values.push_back(value_or_nan(s.chance_same_sentence));
     anchor.values.push_back(value_or_nan(s.anchor_share));
     dist.values.push_back(value_or_nan(s.mean_distance));
-    anchors.categories.push_back("h" + std::to_string(h) + " " + (s.anchor_index ? readable_piece(text.encoding.tokens[*s.anchor_index].text) : "-"));
+    anchors.categories.push_back("h" + std::to_string(h) + " " +
+                                 (s.anchor_index ? readable_piece(text.encoding.tokens[*s.anchor_index].text) : "-"));
   }
   repeats.series = {rep, ssrep};
   sentence.series = {same, chance};
@@ -221,8 +234,9 @@ Figure figure12(const AnalyzedTextView& text, const FigureOptions& options) {
   const FigureOptions o = resolved(options, text.analysis);
   const std::vector<int> layers = chosen_layers(o, text.analysis);
   const bool paper = o.layer_matrix == MatrixKind::Similarity;
-  Figure f = titled(paper ? "Fig. 12: summed similarity of each layer's heads" : std::string("each layer's ") + matrix_title(o.layer_matrix) + " (as Fig. 12)", o,
-                    std::min<int>(3, static_cast<int>(layers.size())));
+  Figure f = titled(paper ? "Fig. 12: summed similarity of each layer's heads"
+                          : std::string("each layer's ") + matrix_title(o.layer_matrix) + " (as Fig. 12)",
+                    o, std::min<int>(3, static_cast<int>(layers.size())));
   for (int l : layers) f.panels.push_back(matrix_panel(text, l, -1, o.layer_matrix, o));
   return f;
 }
@@ -230,7 +244,8 @@ Figure figure12(const AnalyzedTextView& text, const FigureOptions& options) {
 Figure figure13(const AnalyzedTextView& text, const FigureOptions& options) {
   const FigureOptions o = resolved(options, text.analysis);
   const std::vector<int> layers = chosen_layers(o, text.analysis);
-  Figure f = titled("Fig. 13: pair distances pooled over each layer's heads", o, std::min<int>(3, static_cast<int>(layers.size())));
+  Figure f = titled("Fig. 13: pair distances pooled over each layer's heads", o,
+                    std::min<int>(3, static_cast<int>(layers.size())));
   for (int l : layers)
     f.panels.push_back(histogram_panel("layer " + std::to_string(l), text.analysis.layers[l].distance_histogram, true));
   return f;
@@ -241,7 +256,8 @@ Figure lines_figure(const AnalyzedTextView& text, const FigureOptions& options) 
   std::vector<int> heads = o.heads;
   if (heads.empty()) heads.push_back(o.head);
   for (int h : heads)
-    if (h < -1 || h >= text.analysis.num_heads) throw Error("head " + std::to_string(h) + " is out of range 0 .. " + std::to_string(text.analysis.num_heads - 1));
+    if (h < -1 || h >= text.analysis.num_heads)
+      throw Error("head " + std::to_string(h) + " is out of range 0 .. " + std::to_string(text.analysis.num_heads - 1));
   std::string names;
   for (int h : heads) names += (names.empty() ? "" : ", ") + (h < 0 ? std::string("sum") : std::to_string(h));
   Figure f = titled(heads.size() == 1 ? "who attends to whom: " + head_name(o.layer, heads[0])
@@ -273,7 +289,8 @@ Figure text_figure(const std::string& name, const AnalyzedTextView& text, const 
   if (name == "grid") return grid_figure(text, options);
   if (name == "lines") return lines_figure(text, options);
   if (name == "qk") return query_key_figure(text, options);
-  throw Error("figure \"" + name + "\" is not drawn from one text: expected 4, 5, 6, 7, 8, 9, 11, 12, 13, head, grid, "
+  throw Error("figure \"" + name +
+              "\" is not drawn from one text: expected 4, 5, 6, 7, 8, 9, 11, 12, 13, head, grid, "
               "lines, qk or stats (2, 3 and 10 need a corpus result: --corpus FILE)");
 }
 

@@ -58,7 +58,8 @@ at::Tensor layer_head_maps(const AnalyzedTextView& text, int layer, MatrixKind k
     case MatrixKind::Cosine: return cosine_from_similarity(sim.similarity[layer], sim.norms[layer]).to(at::kFloat);
     case MatrixKind::Norm: return head_norm_maps(text.captures, layer);
     case MatrixKind::Rollout:
-      return rollout_maps(text.captures, layer + 1, rollout_of_norm)[layer].unsqueeze(0).expand({attention.size(0), -1, -1});
+      return rollout_maps(text.captures, layer + 1, rollout_of_norm)[layer].unsqueeze(0).expand(
+          {attention.size(0), -1, -1});
   }
   return {};
 }
@@ -70,7 +71,8 @@ at::Tensor layer_own_map(const AnalyzedTextView& text, int layer, MatrixKind kin
   return heads.sum(0);
 }
 
-std::vector<float> head_matrix(const AnalyzedTextView& text, int layer, int head, MatrixKind kind, bool rollout_of_norm) {
+std::vector<float> head_matrix(const AnalyzedTextView& text, int layer, int head, MatrixKind kind,
+                               bool rollout_of_norm) {
   const auto& sim = text.analysis.similarity;
   switch (kind) {
     case MatrixKind::Attention:
@@ -98,8 +100,10 @@ std::vector<std::string> token_labels(const Encoding& encoding) {
 FigureOptions resolved(const FigureOptions& options, const TextAnalysis& a) {
   FigureOptions o = options;
   if (o.layer < 0) o.layer = static_cast<int>(a.num_layers - 1);
-  if (o.layer >= a.num_layers) throw Error("layer " + std::to_string(o.layer) + " is out of range 0 .. " + std::to_string(a.num_layers - 1));
-  if (o.head >= a.num_heads || o.head < -1) throw Error("head " + std::to_string(o.head) + " is out of range 0 .. " + std::to_string(a.num_heads - 1));
+  if (o.layer >= a.num_layers)
+    throw Error("layer " + std::to_string(o.layer) + " is out of range 0 .. " + std::to_string(a.num_layers - 1));
+  if (o.head >= a.num_heads || o.head < -1)
+    throw Error("head " + std::to_string(o.head) + " is out of range 0 .. " + std::to_string(a.num_heads - 1));
   return o;
 }
 

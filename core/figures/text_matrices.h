@@ -26,10 +26,12 @@ const char* matrix_symbol(MatrixKind kind);  // "A_ij", "S_ij", ... (a colorbar'
 
 // A head's matrix (head -1: the layer's sum), n x n row-major float on the host.
 // `rollout_of_norm`: rollout through the norm-based layer maps (docs/lenses.md) instead of the mean attention.
-std::vector<float> head_matrix(const AnalyzedTextView& text, int layer, int head, MatrixKind kind, bool rollout_of_norm = false);
+std::vector<float> head_matrix(const AnalyzedTextView& text, int layer, int head, MatrixKind kind,
+                               bool rollout_of_norm = false);
 // [H, n, n]: every head's map of one kind in one layer (rollout: the layer's map for each head).
 at::Tensor layer_head_maps(const AnalyzedTextView& text, int layer, MatrixKind kind, bool rollout_of_norm);
-// [n, n]: the layer's own map: the sum of its heads' (`heads`, from layer_head_maps), the norm-based layer map, or the rollout.
+// [n, n]: the layer's own map: the sum of its heads' (`heads`, from layer_head_maps), the norm-based layer map, or the
+// rollout.
 at::Tensor layer_own_map(const AnalyzedTextView& text, int layer, MatrixKind kind, const at::Tensor& heads);
 
 std::vector<std::string> token_labels(const Encoding& encoding);

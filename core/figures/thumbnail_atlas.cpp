@@ -26,7 +26,8 @@ void colour_tile(const HeatmapPanel& p, const std::array<Rgba, 256>& table, uint
     uint8_t* out = origin + static_cast<size_t>(i) * width * 4;
     for (int j = 0; j < p.cols; ++j) {
       if (std::isnan(row[j])) continue;  // an empty cell stays clear
-      paint(out + static_cast<size_t>(j) * 4, table, line ? row[j] * line->factor + line->offset : p.color_scale.position(row[j]));
+      paint(out + static_cast<size_t>(j) * 4, table,
+            line ? row[j] * line->factor + line->offset : p.color_scale.position(row[j]));
     }
   }
 }
@@ -38,7 +39,8 @@ ThumbnailAtlas thumbnail_atlas(const std::vector<HeatmapPanel>& panels, int colu
   if (panels.empty() || columns <= 0) return atlas;
   const HeatmapPanel& first = panels.front();
   for (const HeatmapPanel& p : panels)
-    if (p.rows != first.rows || p.cols != first.cols || p.colormap != first.colormap) throw Error("an atlas holds heatmaps of one size and colormap");
+    if (p.rows != first.rows || p.cols != first.cols || p.colormap != first.colormap)
+      throw Error("an atlas holds heatmaps of one size and colormap");
   atlas.columns = columns;
   atlas.rows = (static_cast<int>(panels.size()) + columns - 1) / columns;
   atlas.tile_w = first.cols;
@@ -48,7 +50,8 @@ ThumbnailAtlas thumbnail_atlas(const std::vector<HeatmapPanel>& panels, int colu
   const auto table = colormap(first.colormap).rgba8();  // a cell costs its position on the scale and a copy
   at::parallel_for(0, static_cast<int64_t>(panels.size()), 1, [&](int64_t begin, int64_t end) {
     for (int64_t k = begin; k < end; ++k) {
-      const size_t x0 = static_cast<size_t>(k % columns) * atlas.tile_w, y0 = static_cast<size_t>(k / columns) * atlas.tile_h;
+      const size_t x0 = static_cast<size_t>(k % columns) * atlas.tile_w,
+                   y0 = static_cast<size_t>(k / columns) * atlas.tile_h;
       colour_tile(panels[static_cast<size_t>(k)], table, &atlas.rgba[(y0 * width + x0) * 4], width);
     }
   });

@@ -10,9 +10,9 @@
 namespace attnscope {
 
 struct ThumbnailAtlas {
-  int columns = 0, rows = 0;    // tiles
-  int tile_w = 0, tile_h = 0;   // each tile's pixels (its cells)
-  std::vector<uint8_t> rgba;    // (columns * tile_w) x (rows * tile_h), row 0 at the top; an empty cell is clear
+  int columns = 0, rows = 0;   // tiles
+  int tile_w = 0, tile_h = 0;  // each tile's pixels (its cells)
+  std::vector<uint8_t> rgba;   // (columns * tile_w) x (rows * tile_h), row 0 at the top; an empty cell is clear
   int width() const { return columns * tile_w; }
   int height() const { return rows * tile_h; }
 };

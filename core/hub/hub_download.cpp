@@ -112,7 +112,8 @@ class Curl {
 std::string status_problem(long status, const std::string& what, const HubOptions& o) {
   if (status == 401 || status == 403)
     return what + ": the server refused access (HTTP " + std::to_string(status) + ")" +
-           (o.token.empty() ? "; a gated or private model needs a token: set HF_TOKEN" : "; check that HF_TOKEN may read it");
+           (o.token.empty() ? "; a gated or private model needs a token: set HF_TOKEN"
+                            : "; check that HF_TOKEN may read it");
   if (status == 404) return what + ": not found on " + o.endpoint + " (HTTP 404); check the model id and revision";
   return what + ": the server answered HTTP " + std::to_string(status);
 }
@@ -146,7 +147,8 @@ RepoInfo repo_info(const std::string& id, const HubOptions& o) {
   } catch (const std::exception& e) {
     throw Error(what + ": the server's answer is not the Hub's model information (" + e.what() + ")");
   }
-  if (info.commit.empty() || info.commit.find_first_of("/.\\") != std::string::npos) throw Error(what + ": the server gave no usable commit");
+  if (info.commit.empty() || info.commit.find_first_of("/.\\") != std::string::npos)
+    throw Error(what + ": the server gave no usable commit");
   return info;
 }
 
@@ -181,7 +183,8 @@ int on_progress(void* user, curl_off_t total, curl_off_t now, curl_off_t, curl_o
 }
 
 // One attempt: appends to `partial` from its current size. Returns the curl result.
-CURLcode fetch_into(const std::string& url, const std::filesystem::path& partial, TransferState& state, const HubOptions& o, long& status) {
+CURLcode fetch_into(const std::string& url, const std::filesystem::path& partial, TransferState& state,
+                    const HubOptions& o, long& status) {
   std::error_code ec;
   state.offset = std::filesystem::exists(partial, ec) ? std::filesystem::file_size(partial, ec) : 0;
   std::ofstream out(partial, std::ios::binary | std::ios::app);
@@ -212,7 +215,8 @@ CURLcode fetch_into(const std::string& url, const std::filesystem::path& partial
   return code;
 }
 
-void link_into_snapshot(const std::filesystem::path& repo, const std::string& commit, const std::string& file, const std::string& etag) {
+void link_into_snapshot(const std::filesystem::path& repo, const std::string& commit, const std::string& file,
+                        const std::string& etag) {
   const std::filesystem::path link = repo / "snapshots" / commit / file;
   std::filesystem::create_directories(link.parent_path());
   std::error_code ec;
@@ -226,8 +230,9 @@ void link_into_snapshot(const std::filesystem::path& repo, const std::string& co
   if (ec) throw Error(link.string() + ": cannot be created: " + ec.message());
 }
 
-void download_file(const std::string& id, const std::filesystem::path& repo, const RepoInfo& info, const std::string& file,
-                   const HubOptions& o, const DownloadCallback& callback, int index, int files) {
+void download_file(const std::string& id, const std::filesystem::path& repo, const RepoInfo& info,
+                   const std::string& file, const HubOptions& o, const DownloadCallback& callback, int index,
+                   int files) {
   const std::string url = o.endpoint + "/" + id + "/resolve/" + info.commit + "/" + file;
   const Response head = file_head(url, file, o);
   const std::filesystem::path blob = repo / "blobs" / head.etag;
@@ -240,7 +245,8 @@ void download_file(const std::string& id, const std::filesystem::path& repo, con
       long status = 0;
       const CURLcode code = fetch_into(url, partial, state, o, status);
       if (code == CURLE_OK) break;
-      if (code == CURLE_ABORTED_BY_CALLBACK) throw Error(file + ": download cancelled; run the download again to resume it");
+      if (code == CURLE_ABORTED_BY_CALLBACK)
+        throw Error(file + ": download cancelled; run the download again to resume it");
       if (code == CURLE_HTTP_RETURNED_ERROR && status != 416) throw Error(status_problem(status, file, o));
       if (attempt >= o.retries)
         throw Error(transfer_problem(code, file, o) + "; " + std::to_string(std::filesystem::file_size(partial)) +
@@ -279,13 +285,15 @@ std::vector<std::string> checkpoint_files(const std::string& id, const std::vect
     throw Error(id + " has neither tokenizer.json nor vocab.txt: attnscope reads the tokenizer from one of them");
   // tokenizer.json is what attnscope reads when there; the SentencePiece and BPE files beside it
   // are fetched too, so the cached folder is complete for other tools as well.
-  for (const char* optional : {"tokenizer.json", "vocab.txt", "tokenizer_config.json", "special_tokens_map.json", "sentencepiece.bpe.model",
-                               "spiece.model", "vocab.json", "merges.txt"})
+  for (const char* optional : {"tokenizer.json", "vocab.txt", "tokenizer_config.json", "special_tokens_map.json",
+                               "sentencepiece.bpe.model", "spiece.model", "vocab.json", "merges.txt"})
     if (has(optional)) files.push_back(optional);
   if (!has("model.safetensors")) {
     if (has("pytorch_model.bin"))
-      throw Error(id + " has only pytorch_model.bin, a Python pickle that can run code when read, which attnscope does not "
-                       "read; convert it to model.safetensors (the safetensors library's convert script) and open the folder");
+      throw Error(
+          id +
+          " has only pytorch_model.bin, a Python pickle that can run code when read, which attnscope does not "
+          "read; convert it to model.safetensors (the safetensors library's convert script) and open the folder");
     throw Error(id + " has no model.safetensors");
   }
   files.push_back("model.safetensors");
@@ -293,9 +301,11 @@ std::vector<std::string> checkpoint_files(const std::string& id, const std::vect
 }
 
 std::filesystem::path download_model(const std::string& id, const HubOptions& o, const DownloadCallback& progress) {
-  if (id.empty() || id.find("..") != std::string::npos || id.front() == '/' || std::count(id.begin(), id.end(), '/') > 1)
+  if (id.empty() || id.find("..") != std::string::npos || id.front() == '/' ||
+      std::count(id.begin(), id.end(), '/') > 1)
     throw Error("\"" + id + "\" is not a model id (expected name or org/name)");
-  if (o.offline) throw Error("HF_HUB_OFFLINE is set: not downloading " + id + " (models already in the cache are still found)");
+  if (o.offline)
+    throw Error("HF_HUB_OFFLINE is set: not downloading " + id + " (models already in the cache are still found)");
   static const bool ready = curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK;
   if (!ready) throw Error("libcurl could not start");
   const RepoInfo info = repo_info(id, o);
@@ -303,7 +313,8 @@ std::filesystem::path download_model(const std::string& id, const HubOptions& o,
   std::string folder = "models--" + id;
   for (size_t k = 0; (k = folder.find('/', k)) != std::string::npos;) folder.replace(k, 1, "--");
   const std::filesystem::path repo = o.cache / folder;
-  for (size_t k = 0; k < files.size(); ++k) download_file(id, repo, info, files[k], o, progress, static_cast<int>(k), static_cast<int>(files.size()));
+  for (size_t k = 0; k < files.size(); ++k)
+    download_file(id, repo, info, files[k], o, progress, static_cast<int>(k), static_cast<int>(files.size()));
   std::filesystem::create_directories(repo / "refs");
   if (o.revision != info.commit) std::ofstream(repo / "refs" / o.revision, std::ios::trunc) << info.commit;
   return repo / "snapshots" / info.commit;

@@ -36,10 +36,12 @@ using DownloadCallback = std::function<bool(const DownloadProgress&)>;
 
 // The files of a checkpoint that attnscope reads, chosen from the repository's file list; throws
 // attnscope::Error when a required one is missing (e.g. only pytorch_model.bin).
-std::vector<std::string> checkpoint_files(const std::string& model_id, const std::vector<std::string>& repository_files);
+std::vector<std::string> checkpoint_files(const std::string& model_id,
+                                          const std::vector<std::string>& repository_files);
 
 // Downloads what is missing and returns the snapshot folder. Throws attnscope::Error with what
 // went wrong and what to do (no such model, a token is needed, offline, hash mismatch, ...).
-std::filesystem::path download_model(const std::string& model_id, const HubOptions& options, const DownloadCallback& progress = {});
+std::filesystem::path download_model(const std::string& model_id, const HubOptions& options,
+                                     const DownloadCallback& progress = {});
 
 }  // namespace attnscope

@@ -24,8 +24,8 @@ struct EmbeddingNames {
   const char* positions = "";
   const char* token_types = "";  // read when the config has token types (type_vocab_size > 0)
   const char* norm = "";
-  const char* project = "";      // embedding width to hidden size: read when the file has it (required when they differ)
-  const char* final_norm = "";   // the last layer's output normalised (pre-norm families)
+  const char* project = "";     // embedding width to hidden size: read when the file has it (required when they differ)
+  const char* final_norm = "";  // the last layer's output normalised (pre-norm families)
 };
 
 struct LayerNames {
@@ -37,12 +37,12 @@ struct LayerNames {
   const char* attention_norm = "";  // post-norm: after attention; pre-norm: before it
   const char* ffn_in = "";
   const char* ffn_out = "";
-  const char* ffn_norm = "";        // post-norm: after the feed-forward block; pre-norm: before it
+  const char* ffn_norm = "";  // post-norm: after the feed-forward block; pre-norm: before it
 };
 
 struct Architecture {
-  std::string_view family;       // how attnscope names the family: "bert", "roberta", "modernbert", ...
-  std::string_view prefix;       // what a task model (masked LM, classifier) puts before the encoder's names
+  std::string_view family;  // how attnscope names the family: "bert", "roberta", "modernbert", ...
+  std::string_view prefix;  // what a task model (masked LM, classifier) puts before the encoder's names
   PositionScheme positions = PositionScheme::Absolute;
   NormPlacement norm = NormPlacement::Post;
   FeedForward feed_forward = FeedForward::Plain;
@@ -56,6 +56,7 @@ struct Architecture {
 // RoBERTa's); null when attnscope reads no such model type.
 const Architecture* architecture_of(std::string_view model_type);
 // The model types attnscope reads, in the words of the refusal for any other.
-inline constexpr const char* kSupportedModelTypes = "bert, distilbert, roberta, xlm-roberta, camembert, electra, albert, modernbert";
+inline constexpr const char* kSupportedModelTypes =
+    "bert, distilbert, roberta, xlm-roberta, camembert, electra, albert, modernbert";
 
 }  // namespace attnscope

@@ -10,9 +10,9 @@ namespace attnscope {
 
 // A padded batch, as the forward produced it, on the compute device.
 struct BatchCaptures {
-  std::vector<int64_t> lengths;           // real tokens of each text
-  std::vector<at::Tensor> attention;      // per layer [B, H, n, n]; empty when not captured
-  std::vector<at::Tensor> head_outputs;   // per layer [B, H, n, d]; empty when not captured
+  std::vector<int64_t> lengths;          // real tokens of each text
+  std::vector<at::Tensor> attention;     // per layer [B, H, n, n]; empty when not captured
+  std::vector<at::Tensor> head_outputs;  // per layer [B, H, n, d]; empty when not captured
   // The storage the per-layer tensors above are slices of, [L, B, H, n, n] and [L, B, H, n, d]:
   // the forward writes every layer's maps in place, so one text's captures are a view, not a copy.
   at::Tensor all_attention, all_head_outputs;

@@ -15,8 +15,9 @@ std::shared_ptr<const Checkpoint> Checkpoint::load(const std::filesystem::path& 
   checkpoint->model_ = Transformer::load(dir, device);
   const auto words = static_cast<int64_t>(checkpoint->tokenizer_->vocab_size());
   if (words > checkpoint->model_->config().vocab_size)
-    throw Error(dir.string() + ": the tokenizer has " + std::to_string(words) + " tokens, but config.json's vocab_size is " +
-                std::to_string(checkpoint->model_->config().vocab_size) + " (tokenizer and weights do not belong together)");
+    throw Error(dir.string() + ": the tokenizer has " + std::to_string(words) +
+                " tokens, but config.json's vocab_size is " + std::to_string(checkpoint->model_->config().vocab_size) +
+                " (tokenizer and weights do not belong together)");
   return checkpoint;
 }
 
@@ -45,11 +46,13 @@ std::vector<TextRun> Checkpoint::run(const std::vector<Encoding>& encodings, con
   std::vector<std::vector<int64_t>> ids;
   ids.reserve(encodings.size());
   for (const auto& e : encodings) ids.push_back(e.ids());
-  const BatchCaptures batch = model_->forward(ids, {.capture = true, .lenses = o.lenses, .last_layer = o.last_layer, .keep_going = o.keep_going});
+  const BatchCaptures batch = model_->forward(
+      ids, {.capture = true, .lenses = o.lenses, .last_layer = o.last_layer, .keep_going = o.keep_going});
   const bool hidden_states = o.last_layer == LastLayer::Complete;  // otherwise the last layer's output is missing
   std::vector<TextRun> runs;
   runs.reserve(encodings.size());
-  for (size_t i = 0; i < encodings.size(); ++i) runs.push_back({encodings[i], text_captures(batch, i, o.to_host, hidden_states)});
+  for (size_t i = 0; i < encodings.size(); ++i)
+    runs.push_back({encodings[i], text_captures(batch, i, o.to_host, hidden_states)});
   return runs;
 }
 

@@ -25,13 +25,14 @@ Activation activation_of(const nlohmann::json& json, const std::string& source, 
   if (name == "gelu") return Activation::GeluErf;
   if (name == "gelu_new" || name == "gelu_pytorch_tanh") return Activation::GeluTanh;
   if (name == "relu") return Activation::Relu;
-  throw Error(source + ": unsupported \"" + key + "\": \"" + name + "\" (supported: gelu, gelu_new, gelu_pytorch_tanh, relu)");
+  throw Error(source + ": unsupported \"" + key + "\": \"" + name +
+              "\" (supported: gelu, gelu_new, gelu_pytorch_tanh, relu)");
 }
 
 void check_heads(const ModelConfig& c, const std::string& source) {
   if (c.hidden_size % c.num_heads != 0)
-    throw Error(source + ": hidden_size " + std::to_string(c.hidden_size) + " is not a multiple of num_attention_heads " +
-                std::to_string(c.num_heads));
+    throw Error(source + ": hidden_size " + std::to_string(c.hidden_size) +
+                " is not a multiple of num_attention_heads " + std::to_string(c.num_heads));
 }
 
 // The sizes every architecture has, under the names its config.json gives them.
@@ -64,7 +65,8 @@ ModelConfig distilbert_from_json(const nlohmann::json& json, const std::string& 
 double positive_number(const nlohmann::json& json, const char* key, double fallback, const std::string& source) {
   if (!json.contains(key)) return fallback;
   const auto& v = json[key];
-  if (!v.is_number() || v.get<double>() <= 0) throw Error(source + ": \"" + key + "\" must be a positive number, found " + v.dump());
+  if (!v.is_number() || v.get<double>() <= 0)
+    throw Error(source + ": \"" + key + "\" must be a positive number, found " + v.dump());
   return v.get<double>();
 }
 
@@ -82,15 +84,18 @@ bool flag_or(const nlohmann::json& json, const char* key, bool fallback, const s
 }
 
 // A layer type's rotary base: rope_parameters (transformers 5) or the older per-kind key.
-double rope_theta(const nlohmann::json& json, const char* kind, const char* old_key, double fallback, const std::string& source) {
-  if (json.contains("rope_parameters") && json["rope_parameters"].is_object() && json["rope_parameters"].contains(kind)) {
+double rope_theta(const nlohmann::json& json, const char* kind, const char* old_key, double fallback,
+                  const std::string& source) {
+  if (json.contains("rope_parameters") && json["rope_parameters"].is_object() &&
+      json["rope_parameters"].contains(kind)) {
     const auto& p = json["rope_parameters"][kind];
     if (!p.is_object()) throw Error(source + ": rope_parameters." + kind + " must be an object");
     if (p.contains("rope_type") && p["rope_type"] != "default")
       throw Error(source + ": rope_type " + p["rope_type"].dump() + " is not supported (only \"default\")");
     return positive_number(p, "rope_theta", fallback, source);
   }
-  if (json.contains("rope_scaling") && !json["rope_scaling"].is_null()) throw Error(source + ": rope_scaling is not supported");
+  if (json.contains("rope_scaling") && !json["rope_scaling"].is_null())
+    throw Error(source + ": rope_scaling is not supported");
   return positive_number(json, old_key, fallback, source);
 }
 
@@ -104,12 +109,14 @@ std::vector<bool> local_layers(const nlohmann::json& json, int64_t layers, const
       throw Error(source + ": \"layer_types\" must list one type per layer");
     for (size_t l = 0; l < local.size(); ++l) {
       if (types[l] != "sliding_attention" && types[l] != "full_attention")
-        throw Error(source + ": layer type " + types[l].dump() + " is not supported (full_attention or sliding_attention)");
+        throw Error(source + ": layer type " + types[l].dump() +
+                    " is not supported (full_attention or sliding_attention)");
       local[l] = types[l] == "sliding_attention";
     }
     return local;
   }
-  const int64_t every = json.contains("global_attn_every_n_layers") ? positive(json, "global_attn_every_n_layers", source) : 3;
+  const int64_t every =
+      json.contains("global_attn_every_n_layers") ? positive(json, "global_attn_every_n_layers", source) : 3;
   for (size_t l = 0; l < local.size(); ++l) local[l] = static_cast<int64_t>(l) % every != 0;
   return local;
 }
@@ -137,7 +144,8 @@ ModelConfig modernbert_from_json(const nlohmann::json& json, const std::string& 
 // BERT's keys, shared by RoBERTa, ELECTRA and ALBERT, with what each adds.
 ModelConfig bert_family_from_json(const nlohmann::json& json, const std::string& type, const std::string& source) {
   if (json.contains("position_embedding_type") && json["position_embedding_type"] != "absolute")
-    throw Error(source + ": position_embedding_type " + json["position_embedding_type"].dump() + " is not supported (only \"absolute\")");
+    throw Error(source + ": position_embedding_type " + json["position_embedding_type"].dump() +
+                " is not supported (only \"absolute\")");
   ModelConfig c;
   c.architecture = architecture_of(type);
   c.model_type = type;
@@ -145,13 +153,17 @@ ModelConfig bert_family_from_json(const nlohmann::json& json, const std::string&
   read_sizes(c, json, kBertSizeKeys, source);
   c.type_vocab_size = json.contains("type_vocab_size") ? positive(json, "type_vocab_size", source) : 2;
   c.layer_norm_eps = positive_number(json, "layer_norm_eps", c.layer_norm_eps, source);
-  c.activation = activation_of(json, source, "hidden_act", family == "albert" ? Activation::GeluTanh : Activation::GeluErf);
+  c.activation =
+      activation_of(json, source, "hidden_act", family == "albert" ? Activation::GeluTanh : Activation::GeluErf);
   c.pad_token_id = integer_or(json, "pad_token_id", family == "roberta" ? 1 : 0, source);
   if (family == "roberta") c.position_offset = c.pad_token_id + 1;
   if (c.position_offset >= c.max_positions)
-    throw Error(source + ": pad_token_id " + std::to_string(c.pad_token_id) + " leaves no positions of the " + std::to_string(c.max_positions));
+    throw Error(source + ": pad_token_id " + std::to_string(c.pad_token_id) + " leaves no positions of the " +
+                std::to_string(c.max_positions));
   if (family == "electra" || family == "albert")
-    c.embedding_size = json.contains("embedding_size") ? positive(json, "embedding_size", source) : family == "albert" ? 128 : c.hidden_size;
+    c.embedding_size = json.contains("embedding_size") ? positive(json, "embedding_size", source)
+                       : family == "albert"            ? 128
+                                                       : c.hidden_size;
   if (c.architecture->shared_layers) {
     c.weight_groups = json.contains("num_hidden_groups") ? positive(json, "num_hidden_groups", source) : 1;
     c.inner_layers = json.contains("inner_group_num") ? positive(json, "inner_group_num", source) : 1;
@@ -169,11 +181,14 @@ ModelConfig ModelConfig::from_json(const nlohmann::json& json, const std::string
   if (!json.is_object()) throw Error(source + ": expected a JSON object");
   std::string type = "bert";
   if (json.contains("model_type")) {
-    if (!json["model_type"].is_string()) throw Error(source + ": model_type " + json["model_type"].dump() + " is not supported; attnscope reads " + kSupportedModelTypes);
+    if (!json["model_type"].is_string())
+      throw Error(source + ": model_type " + json["model_type"].dump() + " is not supported; attnscope reads " +
+                  kSupportedModelTypes);
     type = json["model_type"].get<std::string>();
   }
   const Architecture* architecture = architecture_of(type);
-  if (!architecture) throw Error(source + ": model_type \"" + type + "\" is not supported; attnscope reads " + kSupportedModelTypes);
+  if (!architecture)
+    throw Error(source + ": model_type \"" + type + "\" is not supported; attnscope reads " + kSupportedModelTypes);
   // Each family's config.json names its numbers its own way.
   ModelConfig c = architecture->family == "distilbert"   ? distilbert_from_json(json, source)
                   : architecture->family == "modernbert" ? modernbert_from_json(json, source)
@@ -190,15 +205,24 @@ bool ModelConfig::has_local_layers() const {
 }
 
 ModelConfig ModelConfig::load(const std::filesystem::path& file) {
-  return from_json(read_json_file(file, "missing or unreadable (a BERT checkpoint folder needs config.json)"), file.string());
+  return from_json(read_json_file(file, "missing or unreadable (a BERT checkpoint folder needs config.json)"),
+                   file.string());
 }
 
 nlohmann::json ModelConfig::to_json() const {
   if (!source_json_.empty()) return nlohmann::json::parse(source_json_);
-  const char* act = activation == Activation::GeluErf ? "gelu" : activation == Activation::GeluTanh ? "gelu_new" : "relu";
+  const char* act = activation == Activation::GeluErf    ? "gelu"
+                    : activation == Activation::GeluTanh ? "gelu_new"
+                                                         : "relu";
   if (architecture->family == "distilbert")
-    return {{"model_type", "distilbert"}, {"vocab_size", vocab_size}, {"dim", hidden_size}, {"n_layers", num_layers}, {"n_heads", num_heads},
-            {"hidden_dim", intermediate_size}, {"max_position_embeddings", max_positions}, {"activation", act}};
+    return {{"model_type", "distilbert"},
+            {"vocab_size", vocab_size},
+            {"dim", hidden_size},
+            {"n_layers", num_layers},
+            {"n_heads", num_heads},
+            {"hidden_dim", intermediate_size},
+            {"max_position_embeddings", max_positions},
+            {"activation", act}};
   return {{"model_type", "bert"},
           {"vocab_size", vocab_size},
           {"hidden_size", hidden_size},

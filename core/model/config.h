@@ -37,12 +37,12 @@ struct ModelConfig {
   Activation activation = Activation::GeluErf;
   const Architecture* architecture = architecture_of("bert");  // never null
   std::string model_type = "bert";                             // as config.json names it (xlm-roberta, camembert, ...)
-  int64_t embedding_size = 0;    // ELECTRA, ALBERT: the embeddings' width, projected to hidden_size
+  int64_t embedding_size = 0;  // ELECTRA, ALBERT: the embeddings' width, projected to hidden_size
   int64_t pad_token_id = 0;
-  int64_t position_offset = 0;   // RoBERTa family: padding_idx + 1, the first position a token takes
-  int64_t weight_groups = 1;     // ALBERT: num_hidden_groups, the distinct layer groups...
-  int64_t inner_layers = 1;      // ...of inner_group_num layers each; num_layers counts every layer run
-  RotaryLayers rotary;           // ModernBERT; no local layers elsewhere
+  int64_t position_offset = 0;                // RoBERTa family: padding_idx + 1, the first position a token takes
+  int64_t weight_groups = 1;                  // ALBERT: num_hidden_groups, the distinct layer groups...
+  int64_t inner_layers = 1;                   // ...of inner_group_num layers each; num_layers counts every layer run
+  RotaryLayers rotary;                        // ModernBERT; no local layers elsewhere
   bool norm_bias = true, linear_bias = true;  // ModernBERT: layer norms and projections without biases
 
   int64_t head_dim() const { return hidden_size / num_heads; }

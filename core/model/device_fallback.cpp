@@ -4,7 +4,8 @@
 
 namespace attnscope {
 
-ComputeDevice run_with_cpu_fallback(const ComputeDevice& device, const std::function<void(const ComputeDevice&)>& attempt,
+ComputeDevice run_with_cpu_fallback(const ComputeDevice& device,
+                                    const std::function<void(const ComputeDevice&)>& attempt,
                                     const std::function<void(const std::string&)>& notice) {
   try {
     attempt(device);

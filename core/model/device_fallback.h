@@ -11,7 +11,8 @@ namespace attnscope {
 // Runs `attempt(device)`. If it throws c10::OutOfMemoryError and `device` is not the CPU, calls
 // `notice` with a message for the user and runs `attempt` on the CPU. Returns the device that did
 // the work. Other errors, and running out of memory on the CPU, propagate.
-ComputeDevice run_with_cpu_fallback(const ComputeDevice& device, const std::function<void(const ComputeDevice&)>& attempt,
+ComputeDevice run_with_cpu_fallback(const ComputeDevice& device,
+                                    const std::function<void(const ComputeDevice&)>& attempt,
                                     const std::function<void(const std::string&)>& notice);
 
 }  // namespace attnscope

@@ -27,8 +27,10 @@ bool looks_like_id(const std::string& s) {
 std::string cache_folder_name(const std::string& id) {
   std::string out = "models--";
   for (char c : id) {
-    if (c == '/') out += "--";
-    else out += c;
+    if (c == '/')
+      out += "--";
+    else
+      out += c;
   }
   return out;
 }
@@ -37,7 +39,8 @@ std::string cache_folder_name(const std::string& id) {
 std::filesystem::path snapshot_of(const std::filesystem::path& repo) {
   std::ifstream ref(repo / "refs" / "main");
   std::string revision;
-  if (ref && std::getline(ref, revision) && !revision.empty() && std::filesystem::is_directory(repo / "snapshots" / revision))
+  if (ref && std::getline(ref, revision) && !revision.empty() &&
+      std::filesystem::is_directory(repo / "snapshots" / revision))
     return repo / "snapshots" / revision;
   std::vector<std::filesystem::path> snapshots;
   if (std::filesystem::is_directory(repo / "snapshots"))
@@ -50,7 +53,8 @@ std::filesystem::path snapshot_of(const std::filesystem::path& repo) {
     if (!names.empty()) names += ", ";
     names += s.filename().string();
   }
-  throw Error(repo.string() + ": several snapshots (" + names + ") and no refs/main; give the snapshot folder itself as --model");
+  throw Error(repo.string() + ": several snapshots (" + names +
+              ") and no refs/main; give the snapshot folder itself as --model");
 }
 
 }  // namespace
@@ -59,7 +63,8 @@ std::filesystem::path hub_cache_dir() {
   if (const std::string hub = env("HF_HUB_CACHE"); !hub.empty()) return hub;
   if (const std::string home = env("HF_HOME"); !home.empty()) return std::filesystem::path(home) / "hub";
   const std::string xdg = env("XDG_CACHE_HOME");
-  const std::filesystem::path cache = !xdg.empty() ? std::filesystem::path(xdg) : std::filesystem::path(env("HOME")) / ".cache";
+  const std::filesystem::path cache =
+      !xdg.empty() ? std::filesystem::path(xdg) : std::filesystem::path(env("HOME")) / ".cache";
   return cache / "huggingface" / "hub";
 }
 
@@ -76,7 +81,8 @@ std::vector<std::string> cached_repo_names(const std::string& id) {
 
 std::filesystem::path locate_model(const std::string& model) {
   if (std::filesystem::is_directory(model)) return model;
-  if (!looks_like_id(model)) throw Error(model + ": not a folder (expected a BERT checkpoint folder or a model id such as bert-base-uncased)");
+  if (!looks_like_id(model))
+    throw Error(model + ": not a folder (expected a BERT checkpoint folder or a model id such as bert-base-uncased)");
   const auto cache = hub_cache_dir();
   for (const std::string& name : cached_repo_names(model)) {
     const auto snapshot = snapshot_of(cache / cache_folder_name(name));

@@ -13,9 +13,21 @@ namespace attnscope {
 namespace {
 
 constexpr std::array<std::pair<std::string_view, DType>, 15> kDTypes = {{
-    {"BOOL", DType::BOOL}, {"U8", DType::U8}, {"I8", DType::I8}, {"I16", DType::I16}, {"U16", DType::U16},
-    {"F16", DType::F16}, {"BF16", DType::BF16}, {"I32", DType::I32}, {"U32", DType::U32}, {"F32", DType::F32},
-    {"F64", DType::F64}, {"I64", DType::I64}, {"U64", DType::U64}, {"F8_E4M3", DType::F8_E4M3}, {"F8_E5M2", DType::F8_E5M2},
+    {"BOOL", DType::BOOL},
+    {"U8", DType::U8},
+    {"I8", DType::I8},
+    {"I16", DType::I16},
+    {"U16", DType::U16},
+    {"F16", DType::F16},
+    {"BF16", DType::BF16},
+    {"I32", DType::I32},
+    {"U32", DType::U32},
+    {"F32", DType::F32},
+    {"F64", DType::F64},
+    {"I64", DType::I64},
+    {"U64", DType::U64},
+    {"F8_E4M3", DType::F8_E4M3},
+    {"F8_E5M2", DType::F8_E5M2},
 }};
 
 // Headers beyond this are not safetensors files written by any real tool; refuse before parsing.
@@ -35,7 +47,8 @@ TensorInfo parse_entry(const std::string& name, const nlohmann::json& entry, siz
   t.name = name;
   const auto dtype = entry.find("dtype");
   if (dtype == entry.end() || !dtype->is_string()) throw fail("missing \"dtype\"");
-  const auto found = std::find_if(kDTypes.begin(), kDTypes.end(), [&](const auto& d) { return d.first == dtype->get<std::string>(); });
+  const auto found =
+      std::find_if(kDTypes.begin(), kDTypes.end(), [&](const auto& d) { return d.first == dtype->get<std::string>(); });
   if (found == kDTypes.end()) throw fail("unknown dtype " + dtype->dump());
   t.dtype = found->second;
 
@@ -43,9 +56,11 @@ TensorInfo parse_entry(const std::string& name, const nlohmann::json& entry, siz
   if (shape == entry.end() || !shape->is_array()) throw fail("missing \"shape\"");
   uint64_t numel = 1;
   for (const auto& dim : *shape) {
-    if (!dim.is_number_unsigned() || dim.get<uint64_t>() > (uint64_t{1} << 40)) throw fail("shape " + shape->dump() + " is not a list of sizes");
+    if (!dim.is_number_unsigned() || dim.get<uint64_t>() > (uint64_t{1} << 40))
+      throw fail("shape " + shape->dump() + " is not a list of sizes");
     const uint64_t d = dim.get<uint64_t>();
-    if (d != 0 && numel > std::numeric_limits<uint64_t>::max() / d / 8) throw fail("shape " + shape->dump() + " is too large");
+    if (d != 0 && numel > std::numeric_limits<uint64_t>::max() / d / 8)
+      throw fail("shape " + shape->dump() + " is too large");
     numel *= d;
     t.shape.push_back(static_cast<int64_t>(d));
   }
@@ -71,10 +86,21 @@ TensorInfo parse_entry(const std::string& name, const nlohmann::json& entry, siz
 
 size_t dtype_size(DType dtype) {
   switch (dtype) {
-    case DType::BOOL: case DType::U8: case DType::I8: case DType::F8_E4M3: case DType::F8_E5M2: return 1;
-    case DType::I16: case DType::U16: case DType::F16: case DType::BF16: return 2;
-    case DType::I32: case DType::U32: case DType::F32: return 4;
-    case DType::F64: case DType::I64: case DType::U64: return 8;
+    case DType::BOOL:
+    case DType::U8:
+    case DType::I8:
+    case DType::F8_E4M3:
+    case DType::F8_E5M2: return 1;
+    case DType::I16:
+    case DType::U16:
+    case DType::F16:
+    case DType::BF16: return 2;
+    case DType::I32:
+    case DType::U32:
+    case DType::F32: return 4;
+    case DType::F64:
+    case DType::I64:
+    case DType::U64: return 8;
   }
   return 1;
 }
@@ -91,8 +117,10 @@ int64_t TensorInfo::numel() const {
   return n;
 }
 
-std::vector<TensorInfo> parse_safetensors(std::span<const std::byte> file, const std::string& source, SafetensorsMetadata* metadata) {
-  if (file.size() < 8) throw Error(source + ": too short to be a safetensors file (" + std::to_string(file.size()) + " bytes)");
+std::vector<TensorInfo> parse_safetensors(std::span<const std::byte> file, const std::string& source,
+                                          SafetensorsMetadata* metadata) {
+  if (file.size() < 8)
+    throw Error(source + ": too short to be a safetensors file (" + std::to_string(file.size()) + " bytes)");
   const uint64_t header_size = read_le64(file.data());
   if (header_size > kMaxHeaderBytes || header_size > file.size() - 8)
     throw Error(source + ": header length " + std::to_string(header_size) + " does not fit in the file of " +

@@ -35,7 +35,8 @@ using SafetensorsMetadata = std::map<std::string, std::string>;
 // Parses and validates the header of a safetensors file held in `file`; `source` names it in
 // error messages. The optional "__metadata__" (string to string) goes to `metadata` when given.
 // Throws attnscope::Error.
-std::vector<TensorInfo> parse_safetensors(std::span<const std::byte> file, const std::string& source, SafetensorsMetadata* metadata = nullptr);
+std::vector<TensorInfo> parse_safetensors(std::span<const std::byte> file, const std::string& source,
+                                          SafetensorsMetadata* metadata = nullptr);
 
 class SafetensorsFile {
  public:

@@ -62,7 +62,8 @@ void stop_if_stale(const KeepGoing& keep_going) {
 
 // Runs product(first, count) over [0, total) in slices of about kSliceFlops, checking between
 // them; without keep_going (corpus runs, the command line), in one piece.
-void in_slices(int64_t total, double flops_each, const KeepGoing& keep_going, const std::function<void(int64_t, int64_t)>& product) {
+void in_slices(int64_t total, double flops_each, const KeepGoing& keep_going,
+               const std::function<void(int64_t, int64_t)>& product) {
   int64_t step = total;
   if (keep_going) {
     const auto slices = static_cast<int64_t>(std::ceil(static_cast<double>(total) * flops_each / kSliceFlops));
@@ -85,8 +86,10 @@ at::Tensor linear(const at::Tensor& x, const at::Tensor& weight, const at::Tenso
   in_slices(N, 2.0 * static_cast<double>(rows.size(0) * K), keep_going, [&](int64_t first, int64_t count) {
     at::Tensor part = out.narrow(1, first, count);
     const at::Tensor weight_t = weight.narrow(0, first, count).t();
-    if (bias.defined()) at::addmm_out(part, bias.narrow(0, first, count), rows, weight_t);
-    else at::mm_out(part, rows, weight_t);
+    if (bias.defined())
+      at::addmm_out(part, bias.narrow(0, first, count), rows, weight_t);
+    else
+      at::mm_out(part, rows, weight_t);
   });
   std::vector<int64_t> shape = x.sizes().vec();
   shape.back() = N;
@@ -103,11 +106,16 @@ at::Tensor rotate_half_rows(const at::Tensor& t) {  // [.., d, n]: (x1, x2) -> (
 at::Tensor Transformer::embed(const at::Tensor& ids, const at::Tensor& positions) const {
   const int64_t n = ids.size(1);
   at::Tensor x = at::embedding(weights_.word_embeddings, ids);
-  if (positions.defined()) x = x + at::embedding(weights_.position_embeddings, positions);
-  else if (weights_.position_embeddings.defined()) x = x + weights_.position_embeddings.narrow(0, 0, n);
-  if (weights_.token_type_embeddings.defined()) x = x + weights_.token_type_embeddings[0];  // DistilBERT and ModernBERT have none
-  x = at::layer_norm(x, {config_.embedding_width()}, weights_.embed_norm_weight, weights_.embed_norm_bias, config_.layer_norm_eps);
-  if (weights_.embed_project_weight.defined()) x = at::linear(x, weights_.embed_project_weight, weights_.embed_project_bias);
+  if (positions.defined())
+    x = x + at::embedding(weights_.position_embeddings, positions);
+  else if (weights_.position_embeddings.defined())
+    x = x + weights_.position_embeddings.narrow(0, 0, n);
+  if (weights_.token_type_embeddings.defined())
+    x = x + weights_.token_type_embeddings[0];  // DistilBERT and ModernBERT have none
+  x = at::layer_norm(x, {config_.embedding_width()}, weights_.embed_norm_weight, weights_.embed_norm_bias,
+                     config_.layer_norm_eps);
+  if (weights_.embed_project_weight.defined())
+    x = at::linear(x, weights_.embed_project_weight, weights_.embed_project_bias);
   return x;
 }
 
@@ -131,8 +139,8 @@ at::Tensor Transformer::activate(at::Tensor x) const {
   return x;
 }
 
-at::Tensor Transformer::attend(const LayerWeights& w, const at::Tensor& x, const at::Tensor& mask, BatchCaptures* keep, const Rotary* rotary,
-                             const KeepGoing& keep_going) const {
+at::Tensor Transformer::attend(const LayerWeights& w, const at::Tensor& x, const at::Tensor& mask, BatchCaptures* keep,
+                               const Rotary* rotary, const KeepGoing& keep_going) const {
   const int64_t B = x.size(0), n = x.size(1), H = config_.num_heads, d = config_.head_dim(), D = config_.hidden_size;
   // A pre-norm layer normalises before attending (where it has that norm: ModernBERT's first does not).
   const at::Tensor input = config_.architecture->norm == NormPlacement::Pre && w.attn_norm_weight.defined()
@@ -145,7 +153,8 @@ at::Tensor Transformer::attend(const LayerWeights& w, const at::Tensor& x, const
   const at::Tensor input_t = input.transpose(1, 2);
   in_slices(3 * D, 2.0 * static_cast<double>(B * n * D), keep_going, [&](int64_t first, int64_t count) {
     at::Tensor part = qkv_t.narrow(1, first, count);
-    at::baddbmm_out(part, w.qkv_bias.narrow(0, first, count).view({1, count, 1}), w.qkv_weight.narrow(0, first, count).expand({B, count, D}), input_t);
+    at::baddbmm_out(part, w.qkv_bias.narrow(0, first, count).view({1, count, 1}),
+                    w.qkv_weight.narrow(0, first, count).expand({B, count, D}), input_t);
   });
   const at::Tensor heads = qkv_t.view({B * H, 3, d, n});
   at::Tensor q_t = heads.select(1, 0), k_t = heads.select(1, 1);
@@ -195,10 +204,12 @@ const std::vector<at::Tensor>& Transformer::output_products() const {
 
 void Transformer::keep_value_vectors(const at::Tensor& v_t, int64_t l, BatchCaptures& keep) const {
   const int64_t H = config_.num_heads, d = config_.head_dim(), n = v_t.size(2), B = v_t.size(0) / H;
-  value_gram_into(output_products()[static_cast<size_t>(l)], v_t.view({B, H, d, n}), keep.all_value_gram[l], keep.all_value_norms[l]);
+  value_gram_into(output_products()[static_cast<size_t>(l)], v_t.view({B, H, d, n}), keep.all_value_gram[l],
+                  keep.all_value_norms[l]);
 }
 
-at::Tensor Transformer::finish(const LayerWeights& w, const at::Tensor& context, const at::Tensor& x, const KeepGoing& keep_going) const {
+at::Tensor Transformer::finish(const LayerWeights& w, const at::Tensor& context, const at::Tensor& x,
+                               const KeepGoing& keep_going) const {
   const int64_t B = x.size(0), n = x.size(1), D = config_.hidden_size;
   // Residual sums and the activation are done in place on the fresh products: no extra tensors
   // of activations to allocate and write.
@@ -236,12 +247,17 @@ at::Tensor Transformer::feed_forward(const LayerWeights& w, const at::Tensor& x,
 at::Tensor Transformer::band_mask(int64_t n, const at::Tensor& padding) const {
   const at::Tensor index = at::arange(n, at::kLong);
   const at::Tensor outside = (index.unsqueeze(0) - index.unsqueeze(1)).abs() > config_.rotary.local_window;
-  at::Tensor band = at::zeros({n, n}, at::kFloat).masked_fill_(outside, lowest_value()).to(device_.device, device_.dtype).view({1, 1, n, n});
+  at::Tensor band = at::zeros({n, n}, at::kFloat)
+                        .masked_fill_(outside, lowest_value())
+                        .to(device_.device, device_.dtype)
+                        .view({1, 1, n, n});
   return padding.defined() ? at::minimum(band, padding) : band;
 }
 
 double Transformer::lowest_value() const {
-  return device_.dtype == at::kFloat ? std::numeric_limits<float>::lowest() : device_.dtype == at::kHalf ? -65504.0 : -3.38953139e38;
+  return device_.dtype == at::kFloat  ? std::numeric_limits<float>::lowest()
+         : device_.dtype == at::kHalf ? -65504.0
+                                      : -3.38953139e38;
 }
 
 // The batch checked (no empty text, none longer than the positions, ids inside the vocabulary) and
@@ -254,14 +270,16 @@ Transformer::Batch Transformer::checked_batch(const std::vector<std::vector<int6
     batch.n = std::max<int64_t>(batch.n, static_cast<int64_t>(text.size()));
   }
   if (batch.n > config_.max_tokens())
-    throw Error("a text has " + std::to_string(batch.n) + " tokens; the model takes at most " + std::to_string(config_.max_tokens()));
+    throw Error("a text has " + std::to_string(batch.n) + " tokens; the model takes at most " +
+                std::to_string(config_.max_tokens()));
   const int64_t B = static_cast<int64_t>(ids.size());
   batch.ids = at::zeros({B, batch.n}, at::kLong);
   for (int64_t b = 0; b < B; ++b) {
     const auto& text = ids[static_cast<size_t>(b)];
     for (int64_t id : text)
       if (id < 0 || id >= config_.vocab_size)
-        throw Error("token id " + std::to_string(id) + " is outside the model's vocabulary of " + std::to_string(config_.vocab_size));
+        throw Error("token id " + std::to_string(id) + " is outside the model's vocabulary of " +
+                    std::to_string(config_.vocab_size));
     std::copy(text.begin(), text.end(), batch.ids[b].data_ptr<int64_t>());
     batch.lengths.push_back(static_cast<int64_t>(text.size()));
     batch.padded |= static_cast<int64_t>(text.size()) < batch.n;
@@ -296,7 +314,8 @@ BatchCaptures Transformer::forward(const std::vector<std::vector<int64_t>>& ids,
   const bool capture = options.capture;
   const LastLayer last = options.last_layer;
   const KeepGoing& keep_going = options.keep_going;
-  if (last == LastLayer::HeadOutputsOnly && !capture) throw Error("a forward pass without captures needs its last layer complete");
+  if (last == LastLayer::HeadOutputsOnly && !capture)
+    throw Error("a forward pass without captures needs its last layer complete");
   const Batch batch = checked_batch(ids);
   const int64_t n = batch.n;
   BatchCaptures out;
@@ -305,7 +324,8 @@ BatchCaptures Transformer::forward(const std::vector<std::vector<int64_t>>& ids,
   const at::Tensor device_ids = batch.ids.to(device_.device);
   const at::Tensor mask = padding_mask(batch);
   if (capture) allocate_captures(out, batch.ids.size(0), n, options.lenses);
-  const at::Tensor positions = config_.position_offset > 0 ? offset_positions(ids, n, config_.pad_token_id).to(device_.device) : at::Tensor();
+  const at::Tensor positions =
+      config_.position_offset > 0 ? offset_positions(ids, n, config_.pad_token_id).to(device_.device) : at::Tensor();
   at::Tensor x = embed(device_ids, positions);
   out.hidden_states.push_back(x);
   const bool rotary = config_.architecture->positions == PositionScheme::Rotary;
@@ -320,14 +340,17 @@ BatchCaptures Transformer::forward(const std::vector<std::vector<int64_t>>& ids,
     const LayerWeights& w = weights_.layers[l];
     const bool is_local = config_.is_local_layer(l);
     const Rotary* positions = rotary ? (is_local ? &local : &global) : nullptr;
-    const at::Tensor context = attend(w, x, is_local ? local_mask : mask, capture ? &out : nullptr, positions, keep_going);
+    const at::Tensor context =
+        attend(w, x, is_local ? local_mask : mask, capture ? &out : nullptr, positions, keep_going);
     if (last == LastLayer::HeadOutputsOnly && l + 1 == weights_.layers.size()) break;
     stop_if_stale(keep_going);
     x = finish(w, context, x, keep_going);
     out.hidden_states.push_back(x);
   }
-  if (weights_.final_norm_weight.defined() && out.hidden_states.size() > weights_.layers.size())  // a pre-norm family's last output is normalised
-    out.hidden_states.back() = at::layer_norm(x, {config_.hidden_size}, weights_.final_norm_weight, weights_.final_norm_bias, config_.layer_norm_eps);
+  if (weights_.final_norm_weight.defined() &&
+      out.hidden_states.size() > weights_.layers.size())  // a pre-norm family's last output is normalised
+    out.hidden_states.back() = at::layer_norm(x, {config_.hidden_size}, weights_.final_norm_weight,
+                                              weights_.final_norm_bias, config_.layer_norm_eps);
   return out;
 }
 

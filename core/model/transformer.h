@@ -52,7 +52,7 @@ class Transformer {
   struct Batch {
     at::Tensor ids;  // [B, n] on the host, pads 0
     std::vector<int64_t> lengths;
-    int64_t n = 0;   // the longest text
+    int64_t n = 0;  // the longest text
     bool padded = false;
   };
   Batch checked_batch(const std::vector<std::vector<int64_t>>& ids) const;
@@ -69,9 +69,10 @@ class Transformer {
   // A layer in two steps: self-attention to the head outputs (kept in `keep` when given; rotary
   // positions applied to queries and keys when given), then the output projection and feed-forward
   // block to the layer's output.
-  at::Tensor attend(const LayerWeights& w, const at::Tensor& x, const at::Tensor& mask, BatchCaptures* keep, const Rotary* rotary,
+  at::Tensor attend(const LayerWeights& w, const at::Tensor& x, const at::Tensor& mask, BatchCaptures* keep,
+                    const Rotary* rotary, const KeepGoing& keep_going) const;
+  at::Tensor finish(const LayerWeights& w, const at::Tensor& context, const at::Tensor& x,
                     const KeepGoing& keep_going) const;
-  at::Tensor finish(const LayerWeights& w, const at::Tensor& context, const at::Tensor& x, const KeepGoing& keep_going) const;
   at::Tensor feed_forward(const LayerWeights& w, const at::Tensor& x, const KeepGoing& keep_going) const;
   // f_h(x_j) = v_j^h W_O^h of every head and token of layer l, kept as norms and per-token Gram
   // matrices in `keep` (v_t: the values as attend computed them, [B * H, d, n]).

@@ -25,9 +25,11 @@ class WeightReader {
   at::Tensor get(const std::string& name, const std::vector<int64_t>& shape) const {
     const TensorInfo* info = find(name);
     if (!info)
-      throw Error(file_.source() + ": tensor " + name + " is missing (looked for it with and without the \"" + prefix_ + "\" prefix)");
+      throw Error(file_.source() + ": tensor " + name + " is missing (looked for it with and without the \"" + prefix_ +
+                  "\" prefix)");
     if (info->shape != shape)
-      throw Error(file_.source() + ": tensor " + info->name + " has shape " + shape_text(info->shape) + ", expected " + shape_text(shape));
+      throw Error(file_.source() + ": tensor " + info->name + " has shape " + shape_text(info->shape) + ", expected " +
+                  shape_text(shape));
     return to_device(*info);
   }
 
@@ -92,7 +94,9 @@ LayerWeights load_layer(const WeightReader& r, const ModelConfig& c, const std::
   const LayerNames& n = c.architecture->layer;
   const int64_t D = c.hidden_size, I = c.intermediate_size;
   const int64_t ffn_in_rows = c.architecture->feed_forward == FeedForward::Gated ? 2 * I : I;  // gated: input and gate
-  const auto weight = [&](const char* name, const std::vector<int64_t>& shape) { return r.get(p + name + ".weight", shape); };
+  const auto weight = [&](const char* name, const std::vector<int64_t>& shape) {
+    return r.get(p + name + ".weight", shape);
+  };
   const auto bias = [&](const char* name, int64_t size, bool present) {
     return present ? r.get(p + name + ".bias", {size}) : at::Tensor();
   };
@@ -141,7 +145,8 @@ std::vector<LayerWeights> load_shared_layers(const WeightReader& r, const ModelC
   std::vector<LayerWeights> layers;
   const int64_t runs = c.num_layers / c.inner_layers;
   for (int64_t i = 0; i < runs; ++i) {
-    const auto g = static_cast<size_t>(static_cast<double>(i) / (static_cast<double>(runs) / static_cast<double>(c.weight_groups)));
+    const auto g = static_cast<size_t>(static_cast<double>(i) /
+                                       (static_cast<double>(runs) / static_cast<double>(c.weight_groups)));
     for (const LayerWeights& layer : groups[g]) layers.push_back(layer);
   }
   return layers;
@@ -153,7 +158,8 @@ void load_embeddings(const WeightReader& r, const ModelConfig& c, TransformerWei
   const auto name = [](const char* base, const char* part) { return std::string(base) + "." + part; };
   w.word_embeddings = r.get(name(n.words, "weight"), {c.vocab_size, E});
   if (*n.positions) w.position_embeddings = r.get(name(n.positions, "weight"), {c.max_positions, E});
-  if (*n.token_types && c.type_vocab_size > 0) w.token_type_embeddings = r.get(name(n.token_types, "weight"), {c.type_vocab_size, E});
+  if (*n.token_types && c.type_vocab_size > 0)
+    w.token_type_embeddings = r.get(name(n.token_types, "weight"), {c.type_vocab_size, E});
   w.embed_norm_weight = r.get(name(n.norm, "weight"), {E});
   if (c.norm_bias) w.embed_norm_bias = r.get(name(n.norm, "bias"), {E});
   // Embeddings narrower than the hidden size are projected to it (ELECTRA, ALBERT; ALBERT's file

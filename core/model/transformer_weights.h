@@ -16,11 +16,11 @@
 namespace attnscope {
 
 struct LayerWeights {
-  at::Tensor qkv_weight, qkv_bias;        // [3D, D], [3D]: per head its query, key and value rows
+  at::Tensor qkv_weight, qkv_bias;  // [3D, D], [3D]: per head its query, key and value rows
   at::Tensor attn_out_weight, attn_out_bias;
   at::Tensor attn_norm_weight, attn_norm_bias;
-  at::Tensor ffn_in_weight, ffn_in_bias;   // [I, D]; ModernBERT: [2I, D], the GeGLU's input and gate
-  at::Tensor ffn_out_weight, ffn_out_bias; // [D, I]
+  at::Tensor ffn_in_weight, ffn_in_bias;      // [I, D]; ModernBERT: [2I, D], the GeGLU's input and gate
+  at::Tensor ffn_out_weight, ffn_out_bias;    // [D, I]
   at::Tensor ffn_norm_weight, ffn_norm_bias;  // ModernBERT: the norm before the feed-forward block
 };
 

@@ -13,11 +13,12 @@ namespace {
 
 // Any device and dtype: one product of every head's values by its columns of W_O^T W_O ([B, H, D, n],
 // the size of the f_h(x_j)), then each head's d values summed against it.
-void value_gram_by_tensor_ops(const at::Tensor& product, const at::Tensor& values, at::Tensor& gram, at::Tensor& norms) {
+void value_gram_by_tensor_ops(const at::Tensor& product, const at::Tensor& values, at::Tensor& gram,
+                              at::Tensor& norms) {
   const int64_t B = values.size(0), H = values.size(1), d = values.size(2), n = values.size(3), D = H * d;
-  const at::Tensor columns = product.view({D, H, d}).permute({1, 0, 2});                     // [H, D, d]
-  const at::Tensor through = at::matmul(columns, values);                                     // [B, H, D, n]
-  const at::Tensor pairs = through.view({B, H, H, d, n}).mul_(values.unsqueeze(1)).sum(3);    // [B, H, H', n]
+  const at::Tensor columns = product.view({D, H, d}).permute({1, 0, 2});                    // [H, D, d]
+  const at::Tensor through = at::matmul(columns, values);                                   // [B, H, D, n]
+  const at::Tensor pairs = through.view({B, H, H, d, n}).mul_(values.unsqueeze(1)).sum(3);  // [B, H, H', n]
   gram.copy_(pairs.permute({0, 3, 1, 2}));
   norms.copy_(pairs.diagonal(0, 1, 2).clamp_min(0).sqrt().permute({0, 2, 1}));
 }
@@ -30,8 +31,15 @@ void value_gram_by_tensor_ops(const at::Tensor& product, const at::Tensor& value
 class GramOnCpu {
  public:
   GramOnCpu(const at::Tensor& product, const at::Tensor& values, at::Tensor& gram, at::Tensor& norms)
-      : product_(product), values_(values), B_(values.size(0)), H_(values.size(1)), d_(values.size(2)), n_(values.size(3)),
-        value_data_(values.data_ptr<float>()), gram_(gram.data_ptr<float>()), norms_(norms.data_ptr<float>()) {}
+      : product_(product),
+        values_(values),
+        B_(values.size(0)),
+        H_(values.size(1)),
+        d_(values.size(2)),
+        n_(values.size(3)),
+        value_data_(values.data_ptr<float>()),
+        gram_(gram.data_ptr<float>()),
+        norms_(norms.data_ptr<float>()) {}
 
   void run() {
     const int64_t pairs = (H_ + 1) / 2, slices = (n_ + kSlice - 1) / kSlice;
@@ -94,11 +102,14 @@ void value_gram_into(const at::Tensor& output_product, const at::Tensor& values,
   if (output_product.sizes() != at::IntArrayRef{H * d, H * d} || gram.sizes() != at::IntArrayRef{B, n, H, H} ||
       norms.sizes() != at::IntArrayRef{B, H, n})
     throw Error("value Gram matrices: the values, W_O^T W_O and the outputs do not match");
-  const bool kernel = values.is_cpu() && values.scalar_type() == at::kFloat && output_product.scalar_type() == at::kFloat &&
-                      output_product.is_contiguous() && values.stride(3) == 1 && gram.scalar_type() == at::kFloat && gram.is_contiguous() &&
+  const bool kernel = values.is_cpu() && values.scalar_type() == at::kFloat &&
+                      output_product.scalar_type() == at::kFloat && output_product.is_contiguous() &&
+                      values.stride(3) == 1 && gram.scalar_type() == at::kFloat && gram.is_contiguous() &&
                       norms.scalar_type() == at::kFloat && norms.is_contiguous();
-  if (kernel) GramOnCpu(output_product, values, gram, norms).run();
-  else value_gram_by_tensor_ops(output_product, values, gram, norms);
+  if (kernel)
+    GramOnCpu(output_product, values, gram, norms).run();
+  else
+    value_gram_by_tensor_ops(output_product, values, gram, norms);
 }
 
 }  // namespace attnscope

@@ -41,9 +41,9 @@ struct TextPipelineOptions {
 struct TextPipelineResult {
   Encoding encoding;
   TextCaptures captures;
-  TextAnalysis analysis;  // empty without TextPipelineOptions::analyze
-  ComputeDevice device;   // the device that did the work
-  double forward_seconds = 0;   // encoding, forward and words
+  TextAnalysis analysis;       // empty without TextPipelineOptions::analyze
+  ComputeDevice device;        // the device that did the work
+  double forward_seconds = 0;  // encoding, forward and words
   double analysis_seconds = 0;
 };
 
@@ -60,7 +60,8 @@ class TextPipeline {
 
   // Throws attnscope::Error (a text with no word pieces, a length out of range) or Cancelled.
   // `encoder`, when given, tokenises again only what changed since the text it saw last.
-  TextPipelineResult run(std::string_view text, const TextPipelineOptions& options, IncrementalEncoder* encoder = nullptr);
+  TextPipelineResult run(std::string_view text, const TextPipelineOptions& options,
+                         IncrementalEncoder* encoder = nullptr);
 
   std::shared_ptr<const Checkpoint> checkpoint() const;
   const std::string& model() const { return model_; }

@@ -23,11 +23,15 @@ nlohmann::json settings_to_json(const AnalysisSettings& s) {
           {"tau_sep", s.tau_sep},
           {"include_special", s.include_special},
           {"separators_text_only", s.separators_text_only},
-          {"separators_from", s.separators_from == SeparatorInput::Norm ? "norm" : s.separators_from == SeparatorInput::Rollout ? "rollout" : "attention"},
+          {"separators_from", s.separators_from == SeparatorInput::Norm      ? "norm"
+                              : s.separators_from == SeparatorInput::Rollout ? "rollout"
+                                                                             : "attention"},
           {"pairs_from", pair_input_name(s.pairs_from)},
           {"units", s.words ? "words" : "pieces"},
           {"sentences", s.sentences == SentenceMode::Punctuation ? "punct" : "segments"},
-          {"segment_map", {{"layer", s.segment_map.layer}, {"head", s.segment_map.head < 0 ? nlohmann::json("sum") : nlohmann::json(s.segment_map.head)}}}};
+          {"segment_map",
+           {{"layer", s.segment_map.layer},
+            {"head", s.segment_map.head < 0 ? nlohmann::json("sum") : nlohmann::json(s.segment_map.head)}}}};
 }
 
 nlohmann::json head_stats_to_json(const HeadStats& s) {
@@ -47,8 +51,11 @@ nlohmann::json head_stats_to_json(const HeadStats& s) {
 nlohmann::json pairs_to_json(const std::vector<TokenPair>& pairs, const Encoding& e) {
   nlohmann::json out = nlohmann::json::array();
   for (const TokenPair& p : pairs)
-    out.push_back({{"token_i", e.tokens[static_cast<size_t>(p.i)].text}, {"token_j", e.tokens[static_cast<size_t>(p.j)].text},
-                   {"index_i", p.i}, {"index_j", p.j}, {"value", p.value}});
+    out.push_back({{"token_i", e.tokens[static_cast<size_t>(p.i)].text},
+                   {"token_j", e.tokens[static_cast<size_t>(p.j)].text},
+                   {"index_i", p.i},
+                   {"index_j", p.j},
+                   {"value", p.value}});
   return out;
 }
 

@@ -19,14 +19,18 @@ nlohmann::json optional(const std::optional<T>& v) {
 nlohmann::json finite(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
 
 nlohmann::json run_json(const ComparedRun& r, const ComparedRunLabel& label) {
-  return {{"model", label.model}, {"text", label.text}, {"tokens", r.encoding.size()}, {"layers", r.analysis.num_layers},
+  return {{"model", label.model},
+          {"text", label.text},
+          {"tokens", r.encoding.size()},
+          {"layers", r.analysis.num_layers},
           {"heads", r.analysis.num_heads}};
 }
 
 nlohmann::json stats_json(const HeadStats& s, const Encoding& e) {
   nlohmann::json out = head_stats_to_json(s);
   out.erase("distance_histogram");
-  out["anchor_token"] = s.anchor_index ? nlohmann::json(e.tokens[static_cast<size_t>(*s.anchor_index)].text) : nlohmann::json(nullptr);
+  out["anchor_token"] =
+      s.anchor_index ? nlohmann::json(e.tokens[static_cast<size_t>(*s.anchor_index)].text) : nlohmann::json(nullptr);
   return out;
 }
 
@@ -62,7 +66,8 @@ nlohmann::json head_json(const TextComparison& c, const ComparedRun& a, const Co
   return out;
 }
 
-void flatten(const nlohmann::json& value, const std::string& prefix, std::vector<std::pair<std::string, std::string>>& cells) {
+void flatten(const nlohmann::json& value, const std::string& prefix,
+             std::vector<std::pair<std::string, std::string>>& cells) {
   if (value.is_object()) {
     for (const auto& [key, item] : value.items()) flatten(item, prefix.empty() ? key : prefix + "." + key, cells);
     return;
@@ -78,8 +83,9 @@ void flatten(const nlohmann::json& value, const std::string& prefix, std::vector
 
 }  // namespace
 
-nlohmann::json comparison_to_json(const TextComparison& c, const ComparedRun& a, const ComparedRun& b, const ComparedRunLabel& label_a,
-                                  const ComparedRunLabel& label_b, const at::Tensor& all_heads_cka) {
+nlohmann::json comparison_to_json(const TextComparison& c, const ComparedRun& a, const ComparedRun& b,
+                                  const ComparedRunLabel& label_a, const ComparedRunLabel& label_b,
+                                  const at::Tensor& all_heads_cka) {
   nlohmann::json heads = nlohmann::json::array();
   for (int64_t l = 0; l < c.layers; ++l)
     for (int64_t h = 0; h < c.heads; ++h) heads.push_back(head_json(c, a, b, l, h));
@@ -107,9 +113,11 @@ std::string comparison_csv(const nlohmann::json& comparison) {
   for (const nlohmann::json& head : comparison.at("heads")) {
     std::vector<std::pair<std::string, std::string>> cells;
     flatten(head, "", cells);
-    std::stable_partition(cells.begin(), cells.end(), [](const auto& cell) { return cell.first == "layer" || cell.first == "head"; });
+    std::stable_partition(cells.begin(), cells.end(),
+                          [](const auto& cell) { return cell.first == "layer" || cell.first == "head"; });
     if (cells.size() > 1 && cells[0].first == "head") std::swap(cells[0], cells[1]);  // layer, then head
-    for (size_t k = 0; header && k < cells.size(); ++k) out << (k ? "," : "") << cells[k].first << (k + 1 == cells.size() ? "\n" : "");
+    for (size_t k = 0; header && k < cells.size(); ++k)
+      out << (k ? "," : "") << cells[k].first << (k + 1 == cells.size() ? "\n" : "");
     header = false;
     for (size_t k = 0; k < cells.size(); ++k) out << (k ? "," : "") << cells[k].second;
     out << "\n";

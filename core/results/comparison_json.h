@@ -17,8 +17,9 @@ struct ComparedRunLabel {
   std::string model, text;  // what the run was: the model's folder and the text's source
 };
 
-nlohmann::json comparison_to_json(const TextComparison& c, const ComparedRun& a, const ComparedRun& b, const ComparedRunLabel& label_a,
-                                  const ComparedRunLabel& label_b, const at::Tensor& all_heads_cka = {});
+nlohmann::json comparison_to_json(const TextComparison& c, const ComparedRun& a, const ComparedRun& b,
+                                  const ComparedRunLabel& label_a, const ComparedRunLabel& label_b,
+                                  const at::Tensor& all_heads_cka = {});
 
 // The "heads" of comparison_to_json as CSV, one row per head, nested keys joined by "." (a.count,
 // change.repeat_share, ...), empty cells for null; the distance histograms are left out.

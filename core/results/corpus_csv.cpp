@@ -59,9 +59,11 @@ void write_corpus_csv(const std::filesystem::path& dir, CorpusAccumulator& a) {
     for (int64_t d = 1; d < N; ++d) {
       distance_sum += static_cast<double>(d * pooled[static_cast<size_t>(d)]);
       distance_count += static_cast<double>(pooled[static_cast<size_t>(d)]);
-      if (pooled[static_cast<size_t>(d)]) layer_distances << l << "," << d << "," << pooled[static_cast<size_t>(d)] << "\n";
+      if (pooled[static_cast<size_t>(d)])
+        layer_distances << l << "," << d << "," << pooled[static_cast<size_t>(d)] << "\n";
     }
-    layer << l << "," << texts << "," << mean(anchor_sum, texts) << "," << mean(distance_sum, static_cast<int64_t>(distance_count)) << "\n";
+    layer << l << "," << texts << "," << mean(anchor_sum, texts) << ","
+          << mean(distance_sum, static_cast<int64_t>(distance_count)) << "\n";
   }
   write_file_atomically(dir / "per_head.csv", head.str());
   write_file_atomically(dir / "per_layer.csv", layer.str());

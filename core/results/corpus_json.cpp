@@ -22,7 +22,8 @@ AnalysisSettings settings_from_json(const nlohmann::json& j, const std::string& 
     s.tau = j.at("tau").get<double>();
     s.tau_sep = j.at("tau_sep").get<double>();
     s.include_special = j.at("include_special").get<bool>();
-    s.sentences = j.at("sentences").get<std::string>() == "segments" ? SentenceMode::Segments : SentenceMode::Punctuation;
+    s.sentences =
+        j.at("sentences").get<std::string>() == "segments" ? SentenceMode::Segments : SentenceMode::Punctuation;
     s.segment_map.layer = json_integer<int>(j.at("segment_map").at("layer"), where + ": segment_map.layer");
     const auto& head = j.at("segment_map").at("head");
     s.segment_map.head = head.is_string() ? -1 : json_integer<int>(head, where + ": segment_map.head");
@@ -37,30 +38,32 @@ AnalysisSettings settings_from_json(const nlohmann::json& j, const std::string& 
 void save_corpus(const std::filesystem::path& path, const CorpusFile& f) {
   nlohmann::json accumulators = nlohmann::json::object();
   for (const auto& [name, tensor] : f.accumulator->tensors()) accumulators[name] = tensor_to_json(*tensor);
-  const nlohmann::json json = {
-      {"format", kFormat},
-      {"version", 2},
-      {"model", {{"path", f.model_path}, {"config", f.model_config}}},
-      {"device", f.device},
-      {"input", f.options.input.string()},
-      {"window", f.options.window},
-      {"batch", f.options.batch},
-      {"max_windows", f.options.max_windows},
-      {"shard", {{"index", f.options.shard_index}, {"count", f.options.shard_count}}},
-      {"input_fingerprint", f.input_fingerprint},
-      {"model_fingerprint", f.model_fingerprint},
-      {"settings", settings_to_json(f.options.settings)},
-      {"partial", f.partial},
-      {"windows", f.windows},
-      {"documents", f.documents},
-      {"accumulators", std::move(accumulators)}};
+  const nlohmann::json json = {{"format", kFormat},
+                               {"version", 2},
+                               {"model", {{"path", f.model_path}, {"config", f.model_config}}},
+                               {"device", f.device},
+                               {"input", f.options.input.string()},
+                               {"window", f.options.window},
+                               {"batch", f.options.batch},
+                               {"max_windows", f.options.max_windows},
+                               {"shard", {{"index", f.options.shard_index}, {"count", f.options.shard_count}}},
+                               {"input_fingerprint", f.input_fingerprint},
+                               {"model_fingerprint", f.model_fingerprint},
+                               {"settings", settings_to_json(f.options.settings)},
+                               {"partial", f.partial},
+                               {"windows", f.windows},
+                               {"documents", f.documents},
+                               {"accumulators", std::move(accumulators)}};
   write_file_atomically(path, json.dump() + "\n");
 }
 
-CorpusFile load_corpus(const std::filesystem::path& path) { return corpus_from_json(read_json_file(path), path.string()); }
+CorpusFile load_corpus(const std::filesystem::path& path) {
+  return corpus_from_json(read_json_file(path), path.string());
+}
 
 CorpusFile corpus_from_json(const nlohmann::json& j, const std::string& where) {
-  if (!j.is_object() || !j.contains("format") || j["format"] != kFormat || !j.contains("version") || (j["version"] != 1 && j["version"] != 2))
+  if (!j.is_object() || !j.contains("format") || j["format"] != kFormat || !j.contains("version") ||
+      (j["version"] != 1 && j["version"] != 2))
     throw Error(where + ": not an attnscope corpus result (format \"" + std::string(kFormat) + "\", version 1 or 2)");
   CorpusFile f;
   try {
@@ -84,7 +87,8 @@ CorpusFile corpus_from_json(const nlohmann::json& j, const std::string& where) {
     throw Error(where + ": a field is missing or has the wrong type (" + e.what() + ")");
   }
   if (f.options.shard_count == 0 || f.options.shard_index >= f.options.shard_count)
-    throw Error(where + ": shard " + std::to_string(f.options.shard_index) + " of " + std::to_string(f.options.shard_count) + " does not exist");
+    throw Error(where + ": shard " + std::to_string(f.options.shard_index) + " of " +
+                std::to_string(f.options.shard_count) + " does not exist");
   f.options.settings = settings_from_json(j.value("settings", nlohmann::json::object()), where);
   const ModelConfig config = ModelConfig::from_json(f.model_config, where + ": model.config");
   if (f.options.window < 3 || f.options.window > static_cast<size_t>(config.max_tokens()))
@@ -95,14 +99,16 @@ CorpusFile corpus_from_json(const nlohmann::json& j, const std::string& where) {
   const double cells = static_cast<double>(config.num_layers) * static_cast<double>(config.num_heads) *
                        static_cast<double>(f.options.window) * static_cast<double>(f.options.window);
   const double base64_length = std::ceil(cells * 8 / 3) * 4;  // float64 cells in base64
-  const bool holds = saved.is_object() && saved.contains("attention_sum") && saved["attention_sum"].is_object() &&
-                     saved["attention_sum"].contains("data") && saved["attention_sum"]["data"].is_string() &&
-                     static_cast<double>(saved["attention_sum"]["data"].get_ref<const std::string&>().size()) == base64_length;
+  const bool holds =
+      saved.is_object() && saved.contains("attention_sum") && saved["attention_sum"].is_object() &&
+      saved["attention_sum"].contains("data") && saved["attention_sum"]["data"].is_string() &&
+      static_cast<double>(saved["attention_sum"]["data"].get_ref<const std::string&>().size()) == base64_length;
   if (!holds)
-    throw Error(where + ": accumulator \"attention_sum\" is missing or does not hold " + std::to_string(config.num_layers) + " x " +
-                std::to_string(config.num_heads) + " x " + std::to_string(f.options.window) + " x " + std::to_string(f.options.window) +
-                " values");
-  f.accumulator = std::make_shared<CorpusAccumulator>(config.num_layers, config.num_heads, static_cast<int64_t>(f.options.window));
+    throw Error(where + ": accumulator \"attention_sum\" is missing or does not hold " +
+                std::to_string(config.num_layers) + " x " + std::to_string(config.num_heads) + " x " +
+                std::to_string(f.options.window) + " x " + std::to_string(f.options.window) + " values");
+  f.accumulator =
+      std::make_shared<CorpusAccumulator>(config.num_layers, config.num_heads, static_cast<int64_t>(f.options.window));
   for (const auto& [name, tensor] : f.accumulator->tensors()) {
     if (!saved.contains(name)) throw Error(where + ": accumulator \"" + name + "\" is missing");
     *tensor = tensor_from_json(saved[name], *tensor, where + ": accumulators." + name);

@@ -41,13 +41,16 @@ at::Tensor matrix_from_json(const nlohmann::json& json, int64_t rows, int64_t co
       throw Error(where + ": " + e.what());
     }
     if (bytes.size() != static_cast<size_t>(rows * cols) * sizeof(float))
-      throw Error(where + ": data holds " + std::to_string(bytes.size()) + " bytes, expected " + std::to_string(rows * cols * 4));
+      throw Error(where + ": data holds " + std::to_string(bytes.size()) + " bytes, expected " +
+                  std::to_string(rows * cols * 4));
     if (!bytes.empty()) std::memcpy(m.data_ptr<float>(), bytes.data(), bytes.size());
   } else if (encoding == "decimal") {
-    if (!data.is_array() || static_cast<int64_t>(data.size()) != rows) throw Error(where + ": \"data\" must be " + std::to_string(rows) + " rows");
+    if (!data.is_array() || static_cast<int64_t>(data.size()) != rows)
+      throw Error(where + ": \"data\" must be " + std::to_string(rows) + " rows");
     float* out = m.data_ptr<float>();
     for (const auto& row : data) {
-      if (!row.is_array() || static_cast<int64_t>(row.size()) != cols) throw Error(where + ": every row must have " + std::to_string(cols) + " numbers");
+      if (!row.is_array() || static_cast<int64_t>(row.size()) != cols)
+        throw Error(where + ": every row must have " + std::to_string(cols) + " numbers");
       for (const auto& v : row) {
         *out++ = json_float(v, where + ": a matrix entry");
       }
@@ -73,20 +76,23 @@ TextRunFile text_run_header(const nlohmann::json& json, const std::string& sourc
   e.full_length = json_typed<size_t>(json, "full_length", source);
   const auto& tokens = json_field(json, "tokens", source);
   if (!tokens.is_array() || tokens.empty()) throw Error(source + ": \"tokens\" must be a non-empty list");
-  for (size_t i = 0; i < tokens.size(); ++i) e.tokens.push_back(token_from_json(tokens[i], source + ": tokens[" + std::to_string(i) + "]"));
+  for (size_t i = 0; i < tokens.size(); ++i)
+    e.tokens.push_back(token_from_json(tokens[i], source + ": tokens[" + std::to_string(i) + "]"));
 
   return file;
 }
 
 TextRunFile text_run_from_v1_json(const nlohmann::json& json, const std::string& source) {
-  if (!json.is_object() || !json.contains("format") || json["format"] != kFormat)  // value() would throw on a non-string
+  if (!json.is_object() || !json.contains("format") ||
+      json["format"] != kFormat)  // value() would throw on a non-string
     throw Error(source + ": not an attnscope result (\"format\" must be \"" + kFormat + "\")");
   if (json_typed<int>(json, "version", source) != 1) throw Error(source + ": not a version 1 result");
   TextRunFile file = text_run_header(json, source);
   file.version = 1;
   const ModelConfig config = ModelConfig::from_json(file.model_config, source + ": model.config");
   const Encoding& e = file.run.encoding;
-  const int64_t n = static_cast<int64_t>(e.tokens.size()), L = config.num_layers, H = config.num_heads, d = config.head_dim();
+  const int64_t n = static_cast<int64_t>(e.tokens.size()), L = config.num_layers, H = config.num_heads,
+                d = config.head_dim();
   const auto& layers = json_field(json, "layers", source);
   if (!layers.is_array() || static_cast<int64_t>(layers.size()) != L)
     throw Error(source + ": \"layers\" must list the model's " + std::to_string(L) + " layers");
@@ -96,7 +102,8 @@ TextRunFile text_run_from_v1_json(const nlohmann::json& json, const std::string&
   for (int64_t l = 0; l < L; ++l) {
     const std::string lw = source + ": layers[" + std::to_string(l) + "]";
     const auto& heads = json_field(layers[static_cast<size_t>(l)], "heads", lw);
-    if (!heads.is_array() || static_cast<int64_t>(heads.size()) != H) throw Error(lw + ": \"heads\" must list " + std::to_string(H) + " heads");
+    if (!heads.is_array() || static_cast<int64_t>(heads.size()) != H)
+      throw Error(lw + ": \"heads\" must list " + std::to_string(H) + " heads");
     for (int64_t h = 0; h < H; ++h) {
       const std::string hw = lw + ".heads[" + std::to_string(h) + "]";
       const auto& head = heads[static_cast<size_t>(h)];

@@ -23,7 +23,8 @@ const char* dtype_tag(at::ScalarType type) {
 
 }  // namespace
 
-void write_safetensors(const std::filesystem::path& path, const NamedTensors& tensors, const std::map<std::string, std::string>& metadata) {
+void write_safetensors(const std::filesystem::path& path, const NamedTensors& tensors,
+                       const std::map<std::string, std::string>& metadata) {
   std::vector<at::Tensor> host;
   nlohmann::json header = nlohmann::json::object();
   if (!metadata.empty()) header["__metadata__"] = metadata;
@@ -32,7 +33,9 @@ void write_safetensors(const std::filesystem::path& path, const NamedTensors& te
     if (name == "__metadata__") throw Error("a tensor cannot be named __metadata__");
     host.push_back(tensor.cpu().contiguous());
     const uint64_t bytes = static_cast<uint64_t>(host.back().nbytes());
-    header[name] = {{"dtype", dtype_tag(tensor.scalar_type())}, {"shape", tensor.sizes().vec()}, {"data_offsets", {offset, offset + bytes}}};
+    header[name] = {{"dtype", dtype_tag(tensor.scalar_type())},
+                    {"shape", tensor.sizes().vec()},
+                    {"data_offsets", {offset, offset + bytes}}};
     offset += bytes;
   }
   std::string text = header.dump();
@@ -43,7 +46,8 @@ void write_safetensors(const std::filesystem::path& path, const NamedTensors& te
     for (int i = 0; i < 8; ++i) length[i] = static_cast<char>(size >> (8 * i) & 0xff);
     out.write(length, 8);
     out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    for (const at::Tensor& t : host) out.write(static_cast<const char*>(t.data_ptr()), static_cast<std::streamsize>(t.nbytes()));
+    for (const at::Tensor& t : host)
+      out.write(static_cast<const char*>(t.data_ptr()), static_cast<std::streamsize>(t.nbytes()));
   });
 }
 

@@ -17,6 +17,7 @@ using NamedTensors = std::vector<std::pair<std::string, at::Tensor>>;
 
 // Tensors of float32, float64, int32, int64, uint8 or bool, on any device (copied to the host).
 // Written atomically (see atomic_file.h). Throws attnscope::Error.
-void write_safetensors(const std::filesystem::path& path, const NamedTensors& tensors, const std::map<std::string, std::string>& metadata);
+void write_safetensors(const std::filesystem::path& path, const NamedTensors& tensors,
+                       const std::map<std::string, std::string>& metadata);
 
 }  // namespace attnscope

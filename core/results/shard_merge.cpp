@@ -19,7 +19,8 @@ void require_fingerprints(const CorpusFile& f, const std::filesystem::path& file
 }
 
 // Everything but the shard number and the progress must agree for two shards of one run.
-void check_same_run(const CorpusFile& first, const std::filesystem::path& first_file, const CorpusFile& f, const std::filesystem::path& file) {
+void check_same_run(const CorpusFile& first, const std::filesystem::path& first_file, const CorpusFile& f,
+                    const std::filesystem::path& file) {
   const auto differ = [&](const char* what) {
     return Error(file.string() + " is not a shard of the same run as " + first_file.string() + ": different " + what);
   };
@@ -28,7 +29,8 @@ void check_same_run(const CorpusFile& first, const std::filesystem::path& first_
   if (f.model_fingerprint != first.model_fingerprint || f.model_config != first.model_config) throw differ("model");
   if (f.options.window != first.options.window) throw differ("window");
   if (f.options.max_windows != first.options.max_windows) throw differ("window limit (--max-windows)");
-  if (settings_to_json(f.options.settings) != settings_to_json(first.options.settings)) throw differ("analysis settings");
+  if (settings_to_json(f.options.settings) != settings_to_json(first.options.settings))
+    throw differ("analysis settings");
 }
 
 std::string list(const std::vector<uint64_t>& numbers) {
@@ -80,13 +82,15 @@ CorpusFile merge_shards(const std::vector<std::filesystem::path>& files) {
   for (uint64_t k = 0; k < count; ++k)
     if (!seen.count(k)) missing.push_back(k);
   if (!missing.empty())
-    throw Error(std::string(missing.size() == 1 ? "shard " : "shards ") + list(missing) + " of " + std::to_string(count) +
-                (missing.size() == 1 ? " is" : " are") + " missing: run " + (missing.size() == 1 ? "it" : "them") + " and merge again");
+    throw Error(std::string(missing.size() == 1 ? "shard " : "shards ") + list(missing) + " of " +
+                std::to_string(count) + (missing.size() == 1 ? " is" : " are") + " missing: run " +
+                (missing.size() == 1 ? "it" : "them") + " and merge again");
   if (!partial.empty()) {
     std::sort(partial.begin(), partial.end());
-    throw Error(std::string(partial.size() == 1 ? "shard " : "shards ") + list(partial) + " of " + std::to_string(count) +
-                (partial.size() == 1 ? " is" : " are") + " partial (" + seen[partial.front()].string() +
-                (partial.size() == 1 ? "" : ", ...") + "): finish with corpus --resume, then merge again");
+    throw Error(std::string(partial.size() == 1 ? "shard " : "shards ") + list(partial) + " of " +
+                std::to_string(count) + (partial.size() == 1 ? " is" : " are") + " partial (" +
+                seen[partial.front()].string() + (partial.size() == 1 ? "" : ", ...") +
+                "): finish with corpus --resume, then merge again");
   }
   merged.accumulator->set_texts(static_cast<int64_t>(merged.windows));
   merged.options.shard_index = 0;

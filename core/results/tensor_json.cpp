@@ -30,8 +30,10 @@ nlohmann::json tensor_to_json(const at::Tensor& tensor, bool decimal) {
   nlohmann::json out = {{"shape", t.sizes().vec()}, {"dtype", dtype_name(t.scalar_type())}};
   if (decimal && is_float(t.scalar_type())) {
     out["encoding"] = "decimal";
-    if (t.scalar_type() == at::kFloat) out["data"] = std::vector<float>(t.data_ptr<float>(), t.data_ptr<float>() + t.numel());
-    else out["data"] = std::vector<double>(t.data_ptr<double>(), t.data_ptr<double>() + t.numel());
+    if (t.scalar_type() == at::kFloat)
+      out["data"] = std::vector<float>(t.data_ptr<float>(), t.data_ptr<float>() + t.numel());
+    else
+      out["data"] = std::vector<double>(t.data_ptr<double>(), t.data_ptr<double>() + t.numel());
     return out;
   }
   out["encoding"] = "base64-le";
@@ -44,24 +46,32 @@ at::Tensor tensor_from_json(const nlohmann::json& json, const at::Tensor& like, 
   const bool decimal_allowed = is_float(like.scalar_type());
   // Compared as JSON values: value() would throw nlohmann's own error for a field of another type.
   const bool base64 = json.is_object() && json.contains("encoding") && json["encoding"] == "base64-le";
-  const bool decimal = decimal_allowed && json.is_object() && json.contains("encoding") && json["encoding"] == "decimal";
-  if (!json.is_object() || !json.contains("dtype") || json["dtype"] != dtype || !(base64 || decimal) || !json.contains("shape") ||
-      !json.contains("data") || (base64 && !json["data"].is_string()) || (decimal && !json["data"].is_array()))
-    throw Error(where + ": expected a " + std::string(dtype) + " tensor in base64-le" + (decimal_allowed ? " or decimal" : ""));
+  const bool decimal =
+      decimal_allowed && json.is_object() && json.contains("encoding") && json["encoding"] == "decimal";
+  if (!json.is_object() || !json.contains("dtype") || json["dtype"] != dtype || !(base64 || decimal) ||
+      !json.contains("shape") || !json.contains("data") || (base64 && !json["data"].is_string()) ||
+      (decimal && !json["data"].is_array()))
+    throw Error(where + ": expected a " + std::string(dtype) + " tensor in base64-le" +
+                (decimal_allowed ? " or decimal" : ""));
   if (!json["shape"].is_array()) throw Error(where + ": \"shape\" must be a list of sizes");
   std::vector<int64_t> shape;
   for (const auto& size : json["shape"]) shape.push_back(json_integer<int64_t>(size, where + ": a size in \"shape\""));
   if (shape != like.sizes().vec())
-    throw Error(where + ": shape " + json["shape"].dump() + " does not match " + c10::str(like.sizes()) + " (this model and text)");
+    throw Error(where + ": shape " + json["shape"].dump() + " does not match " + c10::str(like.sizes()) +
+                " (this model and text)");
   at::Tensor out = at::empty(like.sizes(), like.options().device(at::kCPU));
   const auto& data = json["data"];
   if (decimal) {
     if (static_cast<int64_t>(data.size()) != out.numel())
-      throw Error(where + ": holds " + std::to_string(data.size()) + " numbers, expected " + std::to_string(out.numel()));
+      throw Error(where + ": holds " + std::to_string(data.size()) + " numbers, expected " +
+                  std::to_string(out.numel()));
     for (size_t k = 0; k < data.size(); ++k) {
-      if (out.scalar_type() == at::kFloat) out.data_ptr<float>()[k] = json_float(data[k], where + ": an entry");
-      else if (data[k].is_number()) out.data_ptr<double>()[k] = data[k].get<double>();
-      else throw Error(where + ": an entry must be a number");
+      if (out.scalar_type() == at::kFloat)
+        out.data_ptr<float>()[k] = json_float(data[k], where + ": an entry");
+      else if (data[k].is_number())
+        out.data_ptr<double>()[k] = data[k].get<double>();
+      else
+        throw Error(where + ": an entry must be a number");
     }
     return out.to(like.device());
   }

@@ -43,7 +43,8 @@ void add_pairs(const TextAnalysis& a, bool with_values, NamedTensors& tensors) {
   int64_t total = 0;
   for (size_t k = 0; k < a.heads.size(); ++k) {
     const auto& bits = a.heads[k].pairs.bits();
-    if (!bits.empty()) std::memcpy(masks.data_ptr<uint8_t>() + static_cast<int64_t>(k) * bytes, bits.data(), bits.size());
+    if (!bits.empty())
+      std::memcpy(masks.data_ptr<uint8_t>() + static_cast<int64_t>(k) * bytes, bits.data(), bits.size());
     total += a.heads[k].pairs.count();
   }
   tensors.emplace_back("pair_mask", masks);
@@ -60,7 +61,8 @@ void add_pairs(const TextAnalysis& a, bool with_values, NamedTensors& tensors) {
 // the layers' norm-based maps, every layer's rollout, and the queries and keys.
 void add_lenses(const TextCaptures& c, NamedTensors& tensors) {
   tensors.emplace_back("value_norms", c.value_norms.to(at::kCPU, at::kFloat).contiguous());
-  tensors.emplace_back("norm_layer_maps", layer_norm_maps(c, 0, static_cast<int>(c.attention.size(0))).to(at::kCPU).contiguous());
+  tensors.emplace_back("norm_layer_maps",
+                       layer_norm_maps(c, 0, static_cast<int>(c.attention.size(0))).to(at::kCPU).contiguous());
   tensors.emplace_back("rollout", rollout_maps(c, static_cast<int>(c.attention.size(0))).to(at::kCPU).contiguous());
   tensors.emplace_back("queries", c.queries.to(at::kCPU, at::kFloat).contiguous());
   tensors.emplace_back("keys", c.keys.to(at::kCPU, at::kFloat).contiguous());
@@ -69,7 +71,8 @@ void add_lenses(const TextCaptures& c, NamedTensors& tensors) {
 ResultContent content_of(const TextRunFile& file, const TextAnalysis* analysis, CaptureSet captures) {
   ResultContent r;
   nlohmann::json tokens = nlohmann::json::array();
-  for (size_t i = 0; i < file.run.encoding.tokens.size(); ++i) tokens.push_back(token_to_json(file.run.encoding.tokens[i], i));
+  for (size_t i = 0; i < file.run.encoding.tokens.size(); ++i)
+    tokens.push_back(token_to_json(file.run.encoding.tokens[i], i));
   r.document = {{"format", kFormat},
                 {"version", kVersion},
                 {"model", {{"path", file.model_path}, {"config", file.model_config}}},
@@ -87,7 +90,8 @@ ResultContent content_of(const TextRunFile& file, const TextAnalysis* analysis, 
   if (analysis) {
     r.document["analysis"] = analysis_to_json(*analysis, file.run.encoding);
     // With the head outputs the values of pairs of S follow from them; pairs of another matrix keep theirs.
-    add_pairs(*analysis, captures != CaptureSet::All || analysis->settings.pairs_from != PairInput::Similarity, r.tensors);
+    add_pairs(*analysis, captures != CaptureSet::All || analysis->settings.pairs_from != PairInput::Similarity,
+              r.tensors);
   }
   return r;
 }
@@ -101,14 +105,16 @@ nlohmann::json as_json(ResultContent content, bool decimal) {
 
 // Reading: the tensors of either container, looked up by name and checked against the shape and
 // dtype the document implies.
-using TensorSource = std::function<at::Tensor(const std::string& name, const at::Tensor& like)>;  // undefined when absent
+using TensorSource =
+    std::function<at::Tensor(const std::string& name, const at::Tensor& like)>;  // undefined when absent
 
 TextRunFile from_document(const nlohmann::json& doc, const TensorSource& tensor, const std::string& source) {
   TextRunFile file = text_run_header(doc, source);
   file.version = kVersion;
   const ModelConfig config = ModelConfig::from_json(file.model_config, source + ": model.config");
   file.captures = capture_set_by_name(json_typed<std::string>(doc, "captures", source));
-  const int64_t n = static_cast<int64_t>(file.run.encoding.size()), L = config.num_layers, H = config.num_heads, d = config.head_dim();
+  const int64_t n = static_cast<int64_t>(file.run.encoding.size()), L = config.num_layers, H = config.num_heads,
+                d = config.head_dim();
   TextCaptures& c = file.run.captures;
   c.num_layers = L;
   c.num_heads = H;
@@ -117,7 +123,9 @@ TextRunFile from_document(const nlohmann::json& doc, const TensorSource& tensor,
   c.hidden_size = config.hidden_size;
   const auto required = [&](const char* name, const at::Tensor& like) {
     at::Tensor t = tensor(name, like);
-    if (!t.defined()) throw Error(source + ": tensor \"" + name + "\" is missing (captures \"" + capture_set_name(file.captures) + "\")");
+    if (!t.defined())
+      throw Error(source + ": tensor \"" + name + "\" is missing (captures \"" + capture_set_name(file.captures) +
+                  "\")");
     return t;
   };
   if (file.captures != CaptureSet::None) c.attention = required("attention", at::empty({L, H, n, n}, at::kFloat));
@@ -127,12 +135,15 @@ TextRunFile from_document(const nlohmann::json& doc, const TensorSource& tensor,
   StoredAnalysis stored;
   stored.summary = doc["analysis"];
   const auto& layers = json_field(stored.summary, "layers", source + ": analysis");
-  if (!layers.is_array() || static_cast<int64_t>(layers.size()) != L) throw Error(source + ": analysis: \"layers\" must list " + std::to_string(L) + " layers");
+  if (!layers.is_array() || static_cast<int64_t>(layers.size()) != L)
+    throw Error(source + ": analysis: \"layers\" must list " + std::to_string(L) + " layers");
   for (int64_t l = 0; l < L; ++l) {
     const std::string where = source + ": analysis.layers[" + std::to_string(l) + "]";
     const auto& heads = json_field(layers[static_cast<size_t>(l)], "heads", where);
-    if (!heads.is_array() || static_cast<int64_t>(heads.size()) != H) throw Error(where + ": \"heads\" must list " + std::to_string(H) + " heads");
-    for (const auto& head : heads) stored.scales.push_back(json_float(json_field(head, "scale", where), where + ": \"scale\""));
+    if (!heads.is_array() || static_cast<int64_t>(heads.size()) != H)
+      throw Error(where + ": \"heads\" must list " + std::to_string(H) + " heads");
+    for (const auto& head : heads)
+      stored.scales.push_back(json_float(json_field(head, "scale", where), where + ": \"scale\""));
   }
   const int64_t bytes = (PairMask::triangle(static_cast<int>(n)) + 7) / 8;
   const at::Tensor masks = required("pair_mask", at::empty({L, H, bytes}, at::kByte));
@@ -146,13 +157,15 @@ TextRunFile from_document(const nlohmann::json& doc, const TensorSource& tensor,
   const auto settings = stored.summary.find("settings");
   const bool of_s = settings == stored.summary.end() || !settings->is_object() || !settings->contains("pairs_from") ||
                     (*settings)["pairs_from"] == "similarity";
-  if (file.captures != CaptureSet::All || !of_s) stored.pair_values = required("pair_value", at::empty({total}, at::kFloat));
+  if (file.captures != CaptureSet::All || !of_s)
+    stored.pair_values = required("pair_value", at::empty({total}, at::kFloat));
   file.analysis = std::move(stored);
   return file;
 }
 
 void check_format(const nlohmann::json& format, const std::string& source) {
-  if (format != kFormat) throw Error(source + ": not an attnscope result (\"format\" must be \"" + std::string(kFormat) + "\")");
+  if (format != kFormat)
+    throw Error(source + ": not an attnscope result (\"format\" must be \"" + std::string(kFormat) + "\")");
 }
 
 TextRunFile from_json(const nlohmann::json& json, const std::string& source) {
@@ -161,13 +174,15 @@ TextRunFile from_json(const nlohmann::json& json, const std::string& source) {
   const int version = json_typed<int>(json, "version", source);
   if (version == 1) return text_run_from_v1_json(json, source);
   if (version != kVersion)
-    throw Error(source + ": result version " + std::to_string(version) + " is not supported (this attnscope reads versions 1 and 2)");
+    throw Error(source + ": result version " + std::to_string(version) +
+                " is not supported (this attnscope reads versions 1 and 2)");
   const auto& tensors = json_field(json, "tensors", source);
   if (!tensors.is_object()) throw Error(source + ": \"tensors\" must be an object");
   return from_document(
       json,
       [&](const std::string& name, const at::Tensor& like) {
-        return tensors.contains(name) ? tensor_from_json(tensors[name], like, source + ": tensors." + name) : at::Tensor();
+        return tensors.contains(name) ? tensor_from_json(tensors[name], like, source + ": tensors." + name)
+                                      : at::Tensor();
       },
       source);
 }
@@ -186,7 +201,8 @@ TextRunFile from_binary(std::span<const std::byte> bytes, const std::string& sou
   if (!metadata.contains("format")) check_format(nullptr, source);
   check_format(metadata["format"], source);
   if (metadata["version"] != std::to_string(kVersion))
-    throw Error(source + ": result version " + metadata["version"] + " is not supported (this attnscope reads versions 1 and 2)");
+    throw Error(source + ": result version " + metadata["version"] +
+                " is not supported (this attnscope reads versions 1 and 2)");
   nlohmann::json doc = nlohmann::json::parse(metadata["document"], nullptr, false);
   if (doc.is_discarded() || !doc.is_object()) throw Error(source + ": the result's document is not a JSON object");
   return from_document(
@@ -195,8 +211,9 @@ TextRunFile from_binary(std::span<const std::byte> bytes, const std::string& sou
         const auto info = std::find_if(infos.begin(), infos.end(), [&](const TensorInfo& t) { return t.name == name; });
         if (info == infos.end()) return at::Tensor();
         if (scalar_type_of(info->dtype) != like.scalar_type() || info->shape != like.sizes().vec())
-          throw Error(source + ": tensor \"" + name + "\" is " + std::string(dtype_name(info->dtype)) + " " + c10::str(at::IntArrayRef(info->shape)) +
-                      ", expected " + c10::toString(like.scalar_type()) + " " + c10::str(like.sizes()) + " (this model and text)");
+          throw Error(source + ": tensor \"" + name + "\" is " + std::string(dtype_name(info->dtype)) + " " +
+                      c10::str(at::IntArrayRef(info->shape)) + ", expected " + c10::toString(like.scalar_type()) + " " +
+                      c10::str(like.sizes()) + " (this model and text)");
         at::Tensor out = at::empty_like(like);
         if (info->size) std::memcpy(out.data_ptr(), bytes.data() + info->offset, info->size);
         return out;
@@ -225,13 +242,16 @@ nlohmann::json text_run_to_json(const TextRunFile& file, const TextAnalysis* ana
   return as_json(content_of(file, analysis, o.captures), o.decimal);
 }
 
-void save_text_run(const std::filesystem::path& path, const TextRunFile& file, const TextAnalysis* analysis, const ResultWriteOptions& o) {
+void save_text_run(const std::filesystem::path& path, const TextRunFile& file, const TextAnalysis* analysis,
+                   const ResultWriteOptions& o) {
   ResultContent content = content_of(file, analysis, o.captures);
   if (o.container == ResultContainer::Json) {
     write_file_atomically(path, as_json(std::move(content), o.decimal).dump() + "\n");
     return;
   }
-  write_safetensors(path, content.tensors, {{"format", kFormat}, {"version", std::to_string(kVersion)}, {"document", content.document.dump()}});
+  write_safetensors(
+      path, content.tensors,
+      {{"format", kFormat}, {"version", std::to_string(kVersion)}, {"document", content.document.dump()}});
 }
 
 TextRunFile text_run_from_bytes(std::span<const std::byte> bytes, const std::string& source) {

@@ -23,16 +23,16 @@ namespace attnscope {
 enum class CaptureSet { All, Attention, None };
 enum class ResultContainer { Binary, Json };
 
-const char* capture_set_name(CaptureSet set);            // "all", "attention", "none"
+const char* capture_set_name(CaptureSet set);             // "all", "attention", "none"
 CaptureSet capture_set_by_name(const std::string& name);  // throws attnscope::Error
 
 // The analysis as a file holds it: the summary (settings, sentences, segments, and per layer and
 // head the scale, separators and statistics) and every head's pairs.
 struct StoredAnalysis {
-  nlohmann::json summary;        // as analysis_to_json
-  std::vector<float> scales;     // per head, layer-major: max S (from the summary)
-  std::vector<PairMask> pairs;   // per head, layer-major
-  at::Tensor pair_values;        // [P] float32 S_hat in mask order; undefined when the file has the head outputs
+  nlohmann::json summary;       // as analysis_to_json
+  std::vector<float> scales;    // per head, layer-major: max S (from the summary)
+  std::vector<PairMask> pairs;  // per head, layer-major
+  at::Tensor pair_values;       // [P] float32 S_hat in mask order; undefined when the file has the head outputs
 };
 
 struct TextRunFile {
@@ -41,9 +41,9 @@ struct TextRunFile {
   std::string device;           // e.g. "cpu float32"
   std::string text;
   size_t max_length = 0;
-  TextRun run;                  // captures as CPU float32; attention / head_outputs undefined when not kept
+  TextRun run;  // captures as CPU float32; attention / head_outputs undefined when not kept
   CaptureSet captures = CaptureSet::All;
-  int version = 2;              // as read
+  int version = 2;                         // as read
   std::optional<StoredAnalysis> analysis;  // version 2 files that were written with one
 };
 
@@ -54,9 +54,11 @@ struct ResultWriteOptions {
 };
 
 // `analysis` may be null (captures only). Written atomically. Throws attnscope::Error.
-void save_text_run(const std::filesystem::path& path, const TextRunFile& file, const TextAnalysis* analysis, const ResultWriteOptions& options);
+void save_text_run(const std::filesystem::path& path, const TextRunFile& file, const TextAnalysis* analysis,
+                   const ResultWriteOptions& options);
 // The JSON container as a value (for standard output).
-nlohmann::json text_run_to_json(const TextRunFile& file, const TextAnalysis* analysis, const ResultWriteOptions& options);
+nlohmann::json text_run_to_json(const TextRunFile& file, const TextAnalysis* analysis,
+                                const ResultWriteOptions& options);
 
 // Any version and container; throws attnscope::Error naming what is wrong.
 TextRunFile load_text_run(const std::filesystem::path& path);

@@ -53,7 +53,8 @@ BertTokenizer::BertTokenizer(Vocab vocab, NormalizerOptions options)
 
 std::unique_ptr<BertTokenizer> BertTokenizer::from_folder(const std::filesystem::path& dir) {
   const auto vocab_file = dir / "vocab.txt";
-  if (!std::filesystem::exists(vocab_file)) throw Error(vocab_file.string() + ": missing (a BERT checkpoint folder needs vocab.txt)");
+  if (!std::filesystem::exists(vocab_file))
+    throw Error(vocab_file.string() + ": missing (a BERT checkpoint folder needs vocab.txt)");
   return std::make_unique<BertTokenizer>(Vocab::load(vocab_file), read_tokenizer_config(dir / "tokenizer_config.json"));
 }
 
@@ -66,7 +67,8 @@ void BertTokenizer::tokenize_chunk(const CharString& chars, size_t first, size_t
   for (size_t begin = first; begin < last;) {
     size_t end = std::min(last, begin + kSegmentChars);
     while (end < last && !is_bert_whitespace(chars[end - 1].cp)) ++end;
-    const CharString segment(chars.begin() + static_cast<std::ptrdiff_t>(begin), chars.begin() + static_cast<std::ptrdiff_t>(end));
+    const CharString segment(chars.begin() + static_cast<std::ptrdiff_t>(begin),
+                             chars.begin() + static_cast<std::ptrdiff_t>(end));
     const CharString normalized = normalize_bert(segment, options_);
     for (const CharSpan& word : split_words(normalized))
       wordpiece_.tokenize(normalized.data() + word.first, normalized.data() + word.last, out);
@@ -97,7 +99,8 @@ std::vector<Token> BertTokenizer::tokenize(std::string_view text) const {
 }
 
 Encoding BertTokenizer::wrap(std::vector<Token> pieces, size_t max_length) const {
-  if (max_length < 2) throw Error("the maximum length must be at least 2 (for [CLS] and [SEP]), got " + std::to_string(max_length));
+  if (max_length < 2)
+    throw Error("the maximum length must be at least 2 (for [CLS] and [SEP]), got " + std::to_string(max_length));
   Encoding encoding;
   encoding.full_length = pieces.size() + 2;
   encoding.truncated = encoding.full_length > max_length;

@@ -7,19 +7,21 @@
 
 namespace attnscope {
 
-Bpe::Bpe(std::vector<std::string> tokens, const std::vector<std::pair<std::string, std::string>>& merges, const std::string& source,
-         BpeOptions options)
+Bpe::Bpe(std::vector<std::string> tokens, const std::vector<std::pair<std::string, std::string>>& merges,
+         const std::string& source, BpeOptions options)
     : tokens_(std::move(tokens)), options_(options) {
   for (size_t i = 0; i < tokens_.size(); ++i) ids_.emplace(tokens_[i], static_cast<int32_t>(i));
   const auto id_of = [&](const std::string& t, size_t rank) {
     const auto it = ids_.find(t);
-    if (it == ids_.end()) throw Error(source + ": merge " + std::to_string(rank) + " names \"" + t + "\", which is not in the vocabulary");
+    if (it == ids_.end())
+      throw Error(source + ": merge " + std::to_string(rank) + " names \"" + t + "\", which is not in the vocabulary");
     return it->second;
   };
   for (size_t rank = 0; rank < merges.size(); ++rank) {
     const auto& [a, b] = merges[rank];
     const int32_t joined = id_of(a + b, rank);
-    merges_.emplace(key(id_of(a, rank), id_of(b, rank)), Merge{static_cast<int32_t>(rank), joined});  // the first rank of a pair wins
+    merges_.emplace(key(id_of(a, rank), id_of(b, rank)),
+                    Merge{static_cast<int32_t>(rank), joined});  // the first rank of a pair wins
   }
 }
 
@@ -55,19 +57,23 @@ void Bpe::tokenize(const CharString& word, std::vector<Token>& out) const {
       }
     }
     if (!options_.unk_id) continue;  // no unknown piece: the character is dropped
-    if (options_.fuse_unk && last_unknown) symbols.back().end = c.end;
-    else symbols.push_back({*options_.unk_id, c.begin, c.end});
+    if (options_.fuse_unk && last_unknown)
+      symbols.back().end = c.end;
+    else
+      symbols.push_back({*options_.unk_id, c.begin, c.end});
     last_unknown = true;
   }
   if (options_.ignore_merges)
-    if (const auto it = ids_.find(text); it != ids_.end()) symbols = {{it->second, word.front().begin, word.back().end}};
+    if (const auto it = ids_.find(text); it != ids_.end())
+      symbols = {{it->second, word.front().begin, word.back().end}};
   // The lowest-ranked adjacent pair is merged first, the leftmost among equals: the reference's order.
   while (symbols.size() > 1) {
     int32_t best_rank = std::numeric_limits<int32_t>::max(), best_id = 0;
     size_t best = 0;
     for (size_t i = 0; i + 1 < symbols.size(); ++i) {
       const auto it = merges_.find(key(symbols[i].id, symbols[i + 1].id));
-      if (it != merges_.end() && it->second.rank < best_rank) best_rank = it->second.rank, best_id = it->second.id, best = i;
+      if (it != merges_.end() && it->second.rank < best_rank)
+        best_rank = it->second.rank, best_id = it->second.id, best = i;
     }
     if (best_rank == std::numeric_limits<int32_t>::max()) break;
     symbols[best] = {best_id, symbols[best].begin, symbols[best + 1].end};

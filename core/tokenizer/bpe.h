@@ -25,8 +25,8 @@ class Bpe {
  public:
   // merges: pairs of vocabulary entries, in rank order. Throws naming `source` when a merge names
   // an entry the vocabulary lacks.
-  Bpe(std::vector<std::string> tokens, const std::vector<std::pair<std::string, std::string>>& merges, const std::string& source,
-      BpeOptions options = {});
+  Bpe(std::vector<std::string> tokens, const std::vector<std::pair<std::string, std::string>>& merges,
+      const std::string& source, BpeOptions options = {});
 
   // The pieces of one word, with the source ranges of their characters.
   void tokenize(const CharString& word, std::vector<Token>& out) const;
@@ -39,7 +39,9 @@ class Bpe {
   struct Merge {
     int32_t rank, id;
   };
-  static uint64_t key(int32_t a, int32_t b) { return (static_cast<uint64_t>(static_cast<uint32_t>(a)) << 32) | static_cast<uint32_t>(b); }
+  static uint64_t key(int32_t a, int32_t b) {
+    return (static_cast<uint64_t>(static_cast<uint32_t>(a)) << 32) | static_cast<uint32_t>(b);
+  }
 
   std::vector<std::string> tokens_;
   std::unordered_map<std::string, int32_t> ids_;

@@ -11,9 +11,7 @@
 namespace attnscope {
 namespace {
 
-utf8proc_category_t category(char32_t cp) {
-  return utf8proc_category(static_cast<utf8proc_int32_t>(cp));
-}
+utf8proc_category_t category(char32_t cp) { return utf8proc_category(static_cast<utf8proc_int32_t>(cp)); }
 
 bool in_ranges(const CodepointRange* first, const CodepointRange* last, char32_t cp) {
   const auto* it = std::upper_bound(first, last, cp, [](char32_t c, const CodepointRange& r) { return c < r.first; });
@@ -83,9 +81,7 @@ bool is_nonspacing_mark(char32_t cp) {
   return (category(cp) == UTF8PROC_CATEGORY_MN) != in_ranges(kNonspacingMarkExceptions, cp);
 }
 
-int combining_class(char32_t cp) {
-  return utf8proc_get_property(static_cast<utf8proc_int32_t>(cp))->combining_class;
-}
+int combining_class(char32_t cp) { return utf8proc_get_property(static_cast<utf8proc_int32_t>(cp))->combining_class; }
 
 void append_canonical_decomposition(std::u32string& out, char32_t cp) {
   if (in_ranges(kNotDecomposedByReference, cp)) {
@@ -94,7 +90,8 @@ void append_canonical_decomposition(std::u32string& out, char32_t cp) {
   }
   utf8proc_int32_t buf[8];  // the longest canonical decomposition has 4 code points
   utf8proc_int32_t last_boundclass = 0;
-  const auto n = utf8proc_decompose_char(static_cast<utf8proc_int32_t>(cp), buf, 8, UTF8PROC_DECOMPOSE, &last_boundclass);
+  const auto n =
+      utf8proc_decompose_char(static_cast<utf8proc_int32_t>(cp), buf, 8, UTF8PROC_DECOMPOSE, &last_boundclass);
   if (n <= 0 || n > 8) {
     out.push_back(cp);
     return;

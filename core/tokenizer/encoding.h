@@ -8,8 +8,8 @@ namespace attnscope {
 
 struct Token {
   int32_t id = 0;
-  std::string text;     // the vocabulary entry, e.g. "##ing" or "[CLS]"
-  uint32_t begin = 0;   // byte range [begin, end) of the original text; empty for added [CLS]/[SEP]
+  std::string text;    // the vocabulary entry, e.g. "##ing" or "[CLS]"
+  uint32_t begin = 0;  // byte range [begin, end) of the original text; empty for added [CLS]/[SEP]
   uint32_t end = 0;
   bool special = false;  // a special token ([CLS], [SEP], [MASK], ...) added or typed literally
 };

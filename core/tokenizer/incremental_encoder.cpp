@@ -10,8 +10,9 @@ namespace {
 bool is_space_byte(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
 size_t common_prefix(std::string_view a, std::string_view b) {
-  return static_cast<size_t>(std::mismatch(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(std::min(a.size(), b.size())), b.begin()).first -
-                             a.begin());
+  return static_cast<size_t>(
+      std::mismatch(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(std::min(a.size(), b.size())), b.begin()).first -
+      a.begin());
 }
 
 // Common suffix of a and b that does not reach into their first `skip` bytes.
@@ -55,13 +56,15 @@ Encoding IncrementalEncoder::encode(const Tokenizer& tokenizer, std::string_view
 
   // Only the pieces that can be kept are wrapped; the count of the rest is added after.
   const size_t keep = std::min(pieces_.size(), max_length);
-  Encoding e = tokenizer.wrap(std::vector<Token>(pieces_.begin(), pieces_.begin() + static_cast<std::ptrdiff_t>(keep)), max_length);
+  Encoding e = tokenizer.wrap(std::vector<Token>(pieces_.begin(), pieces_.begin() + static_cast<std::ptrdiff_t>(keep)),
+                              max_length);
   e.full_length += pieces_.size() - keep;
   e.truncated = e.full_length > max_length;
   return e;
 }
 
-void IncrementalEncoder::retokenise(const Tokenizer& tokenizer, std::string_view text, size_t begin, size_t end, size_t old_end) {
+void IncrementalEncoder::retokenise(const Tokenizer& tokenizer, std::string_view text, size_t begin, size_t end,
+                                    size_t old_end) {
   std::vector<Token> fresh = tokenizer.tokenize(text.substr(begin, end - begin));
   for (Token& t : fresh) t.begin += static_cast<uint32_t>(begin), t.end += static_cast<uint32_t>(begin);
   last_tokenised_ = end - begin;
@@ -71,8 +74,10 @@ void IncrementalEncoder::retokenise(const Tokenizer& tokenizer, std::string_view
   const auto first = std::lower_bound(pieces_.begin(), pieces_.end(), begin, starts_before);
   const auto last = std::lower_bound(first, pieces_.end(), old_end, starts_before);
   const auto at = static_cast<size_t>(first - pieces_.begin()), removed = static_cast<size_t>(last - first);
-  if (fresh.size() > removed) pieces_.insert(last, fresh.size() - removed, Token{});
-  else pieces_.erase(first + static_cast<std::ptrdiff_t>(fresh.size()), last);
+  if (fresh.size() > removed)
+    pieces_.insert(last, fresh.size() - removed, Token{});
+  else
+    pieces_.erase(first + static_cast<std::ptrdiff_t>(fresh.size()), last);
   std::move(fresh.begin(), fresh.end(), pieces_.begin() + static_cast<std::ptrdiff_t>(at));
   // The pieces after the stretch keep their text and move with it (unsigned arithmetic wraps
   // to the right offsets when the text got shorter).

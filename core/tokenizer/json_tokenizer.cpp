@@ -21,7 +21,8 @@ namespace attnscope {
 namespace {
 
 std::string type_of(const nlohmann::json& j, const std::string& what, const std::string& source) {
-  if (!j.is_object() || !j.contains("type") || !j["type"].is_string()) throw Error(source + ": " + what + " has no \"type\"");
+  if (!j.is_object() || !j.contains("type") || !j["type"].is_string())
+    throw Error(source + ": " + what + " has no \"type\"");
   return j["type"].get<std::string>();
 }
 
@@ -33,21 +34,28 @@ bool flag(const nlohmann::json& j, const char* key, bool fallback) {
 void read_pre_tokenizer(const nlohmann::json& j, JsonTokenizer::Settings& s, const std::string& source) {
   if (j.is_null()) return;
   const std::string type = type_of(j, "the pre-tokenizer", source);
-  if (type == "Sequence" && json_member(j, "pretokenizers").is_array() && j["pretokenizers"].size() == 1) return read_pre_tokenizer(j["pretokenizers"][0], s, source);
+  if (type == "Sequence" && json_member(j, "pretokenizers").is_array() && j["pretokenizers"].size() == 1)
+    return read_pre_tokenizer(j["pretokenizers"][0], s, source);
   if (type == "ByteLevel") {
     s.pre_tokenizer = JsonTokenizer::PreTokenizer::ByteLevel;
     s.add_prefix_space = flag(j, "add_prefix_space", true);
     s.use_regex = flag(j, "use_regex", true);
   } else if (type == "Metaspace") {
     s.pre_tokenizer = JsonTokenizer::PreTokenizer::Metaspace;
-    const CharString replacement = decode_utf8(json_optional<std::string>(j, "replacement", "\u2581", source + ": Metaspace"));
+    const CharString replacement =
+        decode_utf8(json_optional<std::string>(j, "replacement", "\u2581", source + ": Metaspace"));
     if (replacement.size() != 1) throw Error(source + ": Metaspace's replacement must be one character");
     s.replacement = replacement.front().cp;
-    const std::string scheme = json_optional<std::string>(j, "prepend_scheme", flag(j, "add_prefix_space", true) ? "always" : "never", source + ": Metaspace");
-    if (scheme == "always") s.prepend = JsonTokenizer::Prepend::Always;
-    else if (scheme == "first") s.prepend = JsonTokenizer::Prepend::First;
-    else if (scheme == "never") s.prepend = JsonTokenizer::Prepend::Never;
-    else throw Error(source + ": Metaspace's prepend_scheme \"" + scheme + "\" is not one of always, first, never");
+    const std::string scheme = json_optional<std::string>(
+        j, "prepend_scheme", flag(j, "add_prefix_space", true) ? "always" : "never", source + ": Metaspace");
+    if (scheme == "always")
+      s.prepend = JsonTokenizer::Prepend::Always;
+    else if (scheme == "first")
+      s.prepend = JsonTokenizer::Prepend::First;
+    else if (scheme == "never")
+      s.prepend = JsonTokenizer::Prepend::Never;
+    else
+      throw Error(source + ": Metaspace's prepend_scheme \"" + scheme + "\" is not one of always, first, never");
     s.split = flag(j, "split", true);
   } else {
     throw Error(source + ": pre-tokenizer \"" + type + "\" is not supported (supported: ByteLevel, Metaspace)");
@@ -56,14 +64,16 @@ void read_pre_tokenizer(const nlohmann::json& j, JsonTokenizer::Settings& s, con
 
 Unigram read_unigram(const nlohmann::json& model, const std::string& source) {
   if (flag(model, "byte_fallback", false)) throw Error(source + ": Unigram with byte_fallback is not supported");
-  if (!model.contains("vocab") || !model["vocab"].is_array()) throw Error(source + ": the Unigram model has no vocab list");
+  if (!model.contains("vocab") || !model["vocab"].is_array())
+    throw Error(source + ": the Unigram model has no vocab list");
   std::vector<std::pair<std::string, double>> pieces;
   for (const auto& p : model["vocab"]) {
     if (!p.is_array() || p.size() != 2 || !p[0].is_string() || !p[1].is_number())
       throw Error(source + ": Unigram vocabulary entry " + std::to_string(pieces.size()) + " is not [piece, score]");
     pieces.push_back({p[0].get<std::string>(), p[1].get<double>()});
   }
-  if (!model.contains("unk_id") || !model["unk_id"].is_number_integer()) throw Error(source + ": the Unigram model has no unk_id");
+  if (!model.contains("unk_id") || !model["unk_id"].is_number_integer())
+    throw Error(source + ": the Unigram model has no unk_id");
   return Unigram(std::move(pieces), model["unk_id"].get<int64_t>(), source);
 }
 
@@ -71,11 +81,14 @@ std::pair<std::string, std::string> merge_of(const nlohmann::json& m, size_t ran
   if (m.is_string()) {
     const std::string text = m.get<std::string>();
     const size_t space = text.find(' ');
-    if (space == std::string::npos || space == 0 || space + 1 == text.size() || text.find(' ', space + 1) != std::string::npos)
-      throw Error(source + ": merge " + std::to_string(rank) + " (\"" + text + "\") is not two entries separated by a space");
+    if (space == std::string::npos || space == 0 || space + 1 == text.size() ||
+        text.find(' ', space + 1) != std::string::npos)
+      throw Error(source + ": merge " + std::to_string(rank) + " (\"" + text +
+                  "\") is not two entries separated by a space");
     return {text.substr(0, space), text.substr(space + 1)};
   }
-  if (m.is_array() && m.size() == 2 && m[0].is_string() && m[1].is_string()) return {m[0].get<std::string>(), m[1].get<std::string>()};
+  if (m.is_array() && m.size() == 2 && m[0].is_string() && m[1].is_string())
+    return {m[0].get<std::string>(), m[1].get<std::string>()};
   throw Error(source + ": merge " + std::to_string(rank) + " is neither \"a b\" nor [\"a\", \"b\"]");
 }
 
@@ -83,12 +96,15 @@ Bpe read_bpe(const nlohmann::json& model, const std::string& source) {
   for (const char* unsupported : {"continuing_subword_prefix", "end_of_word_suffix"})
     if (model.contains(unsupported) && !model[unsupported].is_null() && model[unsupported] != "")
       throw Error(source + ": BPE with a " + unsupported + " is not supported");
-  if (!model.contains("vocab") || !model["vocab"].is_object()) throw Error(source + ": the BPE model has no vocab object");
-  if (!model.contains("merges") || !model["merges"].is_array()) throw Error(source + ": the BPE model has no merges list");
+  if (!model.contains("vocab") || !model["vocab"].is_object())
+    throw Error(source + ": the BPE model has no vocab object");
+  if (!model.contains("merges") || !model["merges"].is_array())
+    throw Error(source + ": the BPE model has no merges list");
   std::vector<std::string> tokens;
   for (const auto& [text, id] : model["vocab"].items()) {
     if (!id.is_number_integer() || id.get<int64_t>() < 0 || id.get<int64_t>() > 10'000'000)
-      throw Error(source + ": vocabulary entry \"" + text + "\" has id " + id.dump() + ", expected a non-negative integer");
+      throw Error(source + ": vocabulary entry \"" + text + "\" has id " + id.dump() +
+                  ", expected a non-negative integer");
     const auto i = static_cast<size_t>(id.get<int64_t>());
     if (i >= tokens.size()) tokens.resize(i + 1);
     if (!tokens[i].empty()) throw Error(source + ": vocabulary id " + std::to_string(i) + " is given twice");
@@ -96,10 +112,12 @@ Bpe read_bpe(const nlohmann::json& model, const std::string& source) {
   }
   std::vector<std::pair<std::string, std::string>> merges;
   for (size_t r = 0; r < model["merges"].size(); ++r) merges.push_back(merge_of(model["merges"][r], r, source));
-  BpeOptions options{std::nullopt, flag(model, "fuse_unk", false), flag(model, "byte_fallback", false), flag(model, "ignore_merges", false)};
+  BpeOptions options{std::nullopt, flag(model, "fuse_unk", false), flag(model, "byte_fallback", false),
+                     flag(model, "ignore_merges", false)};
   if (model.contains("unk_token") && model["unk_token"].is_string()) {
     const auto unk = std::find(tokens.begin(), tokens.end(), model["unk_token"].get<std::string>());
-    if (unk == tokens.end()) throw Error(source + ": the BPE model's unk_token " + model["unk_token"].dump() + " is not in its vocabulary");
+    if (unk == tokens.end())
+      throw Error(source + ": the BPE model's unk_token " + model["unk_token"].dump() + " is not in its vocabulary");
     options.unk_id = static_cast<int32_t>(unk - tokens.begin());
   }
   return Bpe(std::move(tokens), merges, source, options);
@@ -110,36 +128,40 @@ std::vector<AddedToken> read_added(const nlohmann::json& j, const std::string& s
   if (j.is_null()) return out;
   if (!j.is_array()) throw Error(source + ": \"added_tokens\" must be a list");
   for (const auto& t : j) {
-    if (!t.is_object() || !t.contains("id") || !t["id"].is_number_integer() || !t.contains("content") || !t["content"].is_string() ||
-        t["content"].get<std::string>().empty())
+    if (!t.is_object() || !t.contains("id") || !t["id"].is_number_integer() || !t.contains("content") ||
+        !t["content"].is_string() || t["content"].get<std::string>().empty())
       throw Error(source + ": an added token needs an integer \"id\" and a non-empty \"content\"");
-    out.push_back({t["content"].get<std::string>(), t["id"].get<int32_t>(), flag(t, "special", false), flag(t, "lstrip", false),
-                   flag(t, "rstrip", false), flag(t, "single_word", false)});
+    out.push_back({t["content"].get<std::string>(), t["id"].get<int32_t>(), flag(t, "special", false),
+                   flag(t, "lstrip", false), flag(t, "rstrip", false), flag(t, "single_word", false)});
   }
   return out;
 }
 
 Token special_token(const nlohmann::json& pair_or_name, const nlohmann::json& specials, const std::string& source) {
-  if (pair_or_name.is_array() && pair_or_name.size() == 2 && pair_or_name[0].is_string() && pair_or_name[1].is_number_integer())
+  if (pair_or_name.is_array() && pair_or_name.size() == 2 && pair_or_name[0].is_string() &&
+      pair_or_name[1].is_number_integer())
     return {pair_or_name[1].get<int32_t>(), pair_or_name[0].get<std::string>(), 0, 0, true};
   if (pair_or_name.is_string()) {
     const nlohmann::json& special = json_member(specials, pair_or_name.get<std::string>());
     const nlohmann::json &ids = json_member(special, "ids"), &tokens = json_member(special, "tokens");
-    if (ids.is_array() && ids.size() == 1 && ids[0].is_number_integer() && tokens.is_array() && tokens.size() == 1 && tokens[0].is_string())
+    if (ids.is_array() && ids.size() == 1 && ids[0].is_number_integer() && tokens.is_array() && tokens.size() == 1 &&
+        tokens[0].is_string())
       return {ids[0].get<int32_t>(), tokens[0].get<std::string>(), 0, 0, true};
   }
   throw Error(source + ": the post-processor's special token " + pair_or_name.dump() + " is not defined");
 }
 
 void read_template(const nlohmann::json& j, JsonTokenizer::Settings& s, const std::string& source) {
-  if (!j.contains("single") || !j["single"].is_array()) throw Error(source + ": TemplateProcessing without a \"single\" template");
+  if (!j.contains("single") || !j["single"].is_array())
+    throw Error(source + ": TemplateProcessing without a \"single\" template");
   bool seen_sequence = false;
   for (const auto& item : j["single"]) {
     if (item.contains("Sequence")) {
       if (seen_sequence) throw Error(source + ": a single template with the sequence twice is not supported");
       seen_sequence = true;
     } else if (item.contains("SpecialToken")) {
-      (seen_sequence ? s.after : s.before).push_back(special_token(json_member(item["SpecialToken"], "id"), json_member(j, "special_tokens"), source));
+      (seen_sequence ? s.after : s.before)
+          .push_back(special_token(json_member(item["SpecialToken"], "id"), json_member(j, "special_tokens"), source));
     } else {
       throw Error(source + ": template item " + item.dump() + " is not supported");
     }
@@ -161,7 +183,8 @@ void read_post_processor(const nlohmann::json& j, JsonTokenizer::Settings& s, co
   } else if (type == "Sequence" && j.contains("processors") && j["processors"].is_array()) {
     for (const auto& p : j["processors"]) read_post_processor(p, s, source);
   } else {
-    throw Error(source + ": post-processor \"" + type + "\" is not supported (supported: RobertaProcessing, BertProcessing, TemplateProcessing, ByteLevel)");
+    throw Error(source + ": post-processor \"" + type +
+                "\" is not supported (supported: RobertaProcessing, BertProcessing, TemplateProcessing, ByteLevel)");
   }
 }
 
@@ -183,8 +206,11 @@ void trim(std::span<Token> pieces, bool added_prefix_space, std::string_view tex
     const CharString chars = decode_utf8(t.text);
     size_t lead = 0, trail = 0;
     while (lead < chars.size() && (chars[lead].cp == space || is_unicode_space(chars[lead].cp))) ++lead;
-    while (trail < chars.size() && (chars[chars.size() - 1 - trail].cp == space || is_unicode_space(chars[chars.size() - 1 - trail].cp))) ++trail;
-    if (lead > 0 && !(added_prefix_space && lead == 1 && t.begin == 0)) t.begin = std::min(t.begin + static_cast<uint32_t>(lead), t.end);
+    while (trail < chars.size() &&
+           (chars[chars.size() - 1 - trail].cp == space || is_unicode_space(chars[chars.size() - 1 - trail].cp)))
+      ++trail;
+    if (lead > 0 && !(added_prefix_space && lead == 1 && t.begin == 0))
+      t.begin = std::min(t.begin + static_cast<uint32_t>(lead), t.end);
     if (trail > 0 && t.end >= trail) t.end = std::max(t.end - static_cast<uint32_t>(trail), t.begin);
     while (inside_character(text, t.begin)) ++t.begin;
     while (inside_character(text, t.end)) --t.end;
@@ -194,12 +220,14 @@ void trim(std::span<Token> pieces, bool added_prefix_space, std::string_view tex
 
 bool is_word_char(char32_t cp) {
   const auto c = utf8proc_category(static_cast<utf8proc_int32_t>(cp));
-  return cp == U'_' || (c >= UTF8PROC_CATEGORY_LU && c <= UTF8PROC_CATEGORY_LO) || (c >= UTF8PROC_CATEGORY_ND && c <= UTF8PROC_CATEGORY_NO);
+  return cp == U'_' || (c >= UTF8PROC_CATEGORY_LU && c <= UTF8PROC_CATEGORY_LO) ||
+         (c >= UTF8PROC_CATEGORY_ND && c <= UTF8PROC_CATEGORY_NO);
 }
 
 }  // namespace
 
-JsonTokenizer::JsonTokenizer(Model model, Settings settings) : model_(std::move(model)), settings_(std::move(settings)) {
+JsonTokenizer::JsonTokenizer(Model model, Settings settings)
+    : model_(std::move(model)), settings_(std::move(settings)) {
   for (const AddedToken& a : settings_.added)
     if (!a.content.empty()) starts_added_[static_cast<unsigned char>(a.content.front())] = true;
 }
@@ -228,7 +256,9 @@ size_t JsonTokenizer::vocab_size() const {
   return n;
 }
 
-std::unique_ptr<Tokenizer> JsonTokenizer::load(const std::filesystem::path& file) { return from_json(read_json_file(file), file.string()); }
+std::unique_ptr<Tokenizer> JsonTokenizer::load(const std::filesystem::path& file) {
+  return from_json(read_json_file(file), file.string());
+}
 
 // Metaspace: spaces become the replacement, one is put before the segment (as the scheme says),
 // and each replacement starts a new word.
@@ -236,8 +266,10 @@ std::vector<CharString> JsonTokenizer::metaspace_words(CharString chars) const {
   const char32_t mark = settings_.replacement;
   for (SourceChar& c : chars)
     if (c.cp == U' ') c.cp = mark;
-  const bool prepend = settings_.prepend == Prepend::Always || (settings_.prepend == Prepend::First && chars.front().begin == 0);
-  if (prepend && chars.front().cp != mark) chars.insert(chars.begin(), SourceChar{mark, chars.front().begin, chars.front().end});
+  const bool prepend =
+      settings_.prepend == Prepend::Always || (settings_.prepend == Prepend::First && chars.front().begin == 0);
+  if (prepend && chars.front().cp != mark)
+    chars.insert(chars.begin(), SourceChar{mark, chars.front().begin, chars.front().end});
   std::vector<CharString> words;
   for (const SourceChar& c : chars) {
     if (words.empty() || (settings_.split && c.cp == mark)) words.emplace_back();
@@ -250,13 +282,16 @@ void JsonTokenizer::tokenize_segment(std::string_view text, CharString chars, st
   chars = settings_.normalizer.apply(std::move(chars));
   if (chars.empty()) return;
   if (settings_.pre_tokenizer == PreTokenizer::Metaspace) {  // SentencePiece: Unigram, or BPE on characters
-    for (const CharString& word : metaspace_words(std::move(chars))) std::visit([&](const auto& model) { model.tokenize(word, out); }, model_);
+    for (const CharString& word : metaspace_words(std::move(chars)))
+      std::visit([&](const auto& model) { model.tokenize(word, out); }, model_);
     return;
   }
   const Bpe& bpe = std::get<Bpe>(model_);
   // The added space takes the range of the character it goes before, as in the reference.
-  if (settings_.add_prefix_space && chars.front().cp != U' ') chars.insert(chars.begin(), SourceChar{U' ', chars.front().begin, chars.front().end});
-  const std::vector<CharRange> words = settings_.use_regex ? split_gpt2_words(chars) : std::vector<CharRange>{{0, chars.size()}};
+  if (settings_.add_prefix_space && chars.front().cp != U' ')
+    chars.insert(chars.begin(), SourceChar{U' ', chars.front().begin, chars.front().end});
+  const std::vector<CharRange> words =
+      settings_.use_regex ? split_gpt2_words(chars) : std::vector<CharRange>{{0, chars.size()}};
   const size_t first_piece = out.size();
   for (const CharRange& w : words) bpe.tokenize(to_byte_level(chars.data() + w.first, chars.data() + w.last), out);
   if (settings_.trim_offsets) trim(std::span<Token>(out).subspan(first_piece), settings_.add_prefix_space, text);
@@ -276,7 +311,9 @@ std::vector<Token> JsonTokenizer::tokenize(std::string_view text) const {
     if (!match) continue;
     size_t last = i;  // the char after the match
     while (last < chars.size() && chars[last].begin < chars[i].begin + match->content.size()) ++last;
-    if (match->single_word && ((i > 0 && is_word_char(chars[i - 1].cp)) || (last < chars.size() && is_word_char(chars[last].cp)))) continue;
+    if (match->single_word &&
+        ((i > 0 && is_word_char(chars[i - 1].cp)) || (last < chars.size() && is_word_char(chars[last].cp))))
+      continue;
     // The spaces lstrip and rstrip take belong to the token's range, until trim_offsets takes
     // them out again (as it does for any piece that starts or ends with spaces).
     size_t first = i;
@@ -285,10 +322,14 @@ std::vector<Token> JsonTokenizer::tokenize(std::string_view text) const {
       while (first > segment && is_unicode_space(chars[first - 1].cp)) --first;
     if (match->rstrip)
       while (last < chars.size() && is_unicode_space(chars[last].cp)) ++last;
-    tokenize_segment(text, CharString(chars.begin() + static_cast<std::ptrdiff_t>(segment), chars.begin() + static_cast<std::ptrdiff_t>(first)), out);
+    tokenize_segment(text,
+                     CharString(chars.begin() + static_cast<std::ptrdiff_t>(segment),
+                                chars.begin() + static_cast<std::ptrdiff_t>(first)),
+                     out);
     Token token{match->id, match->content, chars[first].begin, chars[last - 1].end, match->special};
     if (settings_.trim_offsets) {
-      if (first < i && !(settings_.add_prefix_space && i - first == 1 && token.begin == 0)) token.begin = chars[i].begin;
+      if (first < i && !(settings_.add_prefix_space && i - first == 1 && token.begin == 0))
+        token.begin = chars[i].begin;
       if (last > content_end) token.end = chars[content_end - 1].end;
     }
     out.push_back(token);
@@ -302,7 +343,8 @@ std::vector<Token> JsonTokenizer::tokenize(std::string_view text) const {
 Encoding JsonTokenizer::wrap(std::vector<Token> pieces, size_t max_length) const {
   const size_t added = settings_.before.size() + settings_.after.size();
   if (max_length < std::max<size_t>(added, 1))
-    throw Error("the maximum length must be at least " + std::to_string(std::max<size_t>(added, 1)) + ", got " + std::to_string(max_length));
+    throw Error("the maximum length must be at least " + std::to_string(std::max<size_t>(added, 1)) + ", got " +
+                std::to_string(max_length));
   Encoding e;
   e.full_length = pieces.size() + added;
   e.truncated = e.full_length > max_length;

@@ -48,13 +48,15 @@ CharString map_chars(const CharString& text, Ascii ascii, Expand expand) {
 // NFD: decompose every character, then put each run of combining marks in canonical order
 // (a stable sort by combining class), then drop the non-spacing marks.
 CharString strip_accents(const CharString& text) {
-  CharString decomposed = map_chars(text, [](char32_t cp) { return cp; }, append_canonical_decomposition);
+  CharString decomposed = map_chars(
+      text, [](char32_t cp) { return cp; }, append_canonical_decomposition);
   for (size_t i = 0; i < decomposed.size();) {
     size_t j = i;
     while (j < decomposed.size() && decomposed[j].cp >= 0x300 && combining_class(decomposed[j].cp) != 0) ++j;
     if (j - i > 1)
-      std::stable_sort(decomposed.begin() + static_cast<std::ptrdiff_t>(i), decomposed.begin() + static_cast<std::ptrdiff_t>(j),
-                       [](const SourceChar& a, const SourceChar& b) { return combining_class(a.cp) < combining_class(b.cp); });
+      std::stable_sort(
+          decomposed.begin() + static_cast<std::ptrdiff_t>(i), decomposed.begin() + static_cast<std::ptrdiff_t>(j),
+          [](const SourceChar& a, const SourceChar& b) { return combining_class(a.cp) < combining_class(b.cp); });
     i = (j == i) ? i + 1 : j;
   }
   std::erase_if(decomposed, [](const SourceChar& c) { return c.cp >= 0x300 && is_nonspacing_mark(c.cp); });
@@ -62,7 +64,8 @@ CharString strip_accents(const CharString& text) {
 }
 
 CharString lowercase(const CharString& text) {
-  return map_chars(text, [](char32_t cp) { return (cp >= U'A' && cp <= U'Z') ? cp + 32 : cp; }, append_lowercase);
+  return map_chars(
+      text, [](char32_t cp) { return (cp >= U'A' && cp <= U'Z') ? cp + 32 : cp; }, append_lowercase);
 }
 
 }  // namespace

@@ -17,7 +17,8 @@ bool byte_level_bytes(std::string_view piece, std::string& bytes) {
     std::u32string map(324, U'\0');
     std::string seen(324, 0);
     const auto& table = byte_level_chars();
-    for (int b = 0; b < 256; ++b) map[table[static_cast<size_t>(b)]] = static_cast<char32_t>(b), seen[table[static_cast<size_t>(b)]] = 1;
+    for (int b = 0; b < 256; ++b)
+      map[table[static_cast<size_t>(b)]] = static_cast<char32_t>(b), seen[table[static_cast<size_t>(b)]] = 1;
     return std::make_pair(map, seen);
   }();
   bool marked = false;
@@ -31,7 +32,8 @@ bool byte_level_bytes(std::string_view piece, std::string& bytes) {
   } catch (...) {
     return false;
   }
-  return marked && utf8proc_decompose(reinterpret_cast<const utf8proc_uint8_t*>(bytes.data()), static_cast<utf8proc_ssize_t>(bytes.size()), nullptr, 0,
+  return marked && utf8proc_decompose(reinterpret_cast<const utf8proc_uint8_t*>(bytes.data()),
+                                      static_cast<utf8proc_ssize_t>(bytes.size()), nullptr, 0,
                                       static_cast<utf8proc_option_t>(0)) >= 0;
 }
 

@@ -34,7 +34,8 @@ PrecompiledCharsmap::PrecompiledCharsmap(const std::vector<std::byte>& blob, con
   uint32_t trie_bytes = 0;
   std::memcpy(&trie_bytes, blob.data(), 4);
   if (trie_bytes % 4 != 0 || trie_bytes > blob.size() - 4 || trie_bytes == 0)
-    throw Error(source + ": precompiled_charsmap's trie size " + std::to_string(trie_bytes) + " does not fit its " + std::to_string(blob.size()) + " bytes");
+    throw Error(source + ": precompiled_charsmap's trie size " + std::to_string(trie_bytes) + " does not fit its " +
+                std::to_string(blob.size()) + " bytes");
   trie_.resize(trie_bytes / 4);
   std::memcpy(trie_.data(), blob.data() + 4, trie_bytes);
   replacements_.assign(reinterpret_cast<const char*>(blob.data()) + 4 + trie_bytes, blob.size() - 4 - trie_bytes);
@@ -56,7 +57,8 @@ std::optional<std::string_view> PrecompiledCharsmap::transform(std::string_view 
       const size_t begin = value_of(trie_[pos]);
       if (begin >= replacements_.size()) return std::nullopt;
       const size_t end = replacements_.find('\0', begin);
-      return std::string_view(replacements_).substr(begin, (end == std::string::npos ? replacements_.size() : end) - begin);
+      return std::string_view(replacements_)
+          .substr(begin, (end == std::string::npos ? replacements_.size() : end) - begin);
     }
   }
   return std::nullopt;
@@ -68,7 +70,9 @@ CharString PrecompiledCharsmap::normalize(const CharString& chars) const {
   utf8proc_int32_t state = 0;
   for (size_t i = 0; i < chars.size();) {
     size_t j = i + 1;  // the grapheme cluster [i, j)
-    while (j < chars.size() && !utf8proc_grapheme_break_stateful(static_cast<utf8proc_int32_t>(chars[j - 1].cp), static_cast<utf8proc_int32_t>(chars[j].cp), &state)) ++j;
+    while (j < chars.size() && !utf8proc_grapheme_break_stateful(static_cast<utf8proc_int32_t>(chars[j - 1].cp),
+                                                                 static_cast<utf8proc_int32_t>(chars[j].cp), &state))
+      ++j;
     const std::string cluster = encode_utf8(chars.data() + i, chars.data() + j);
     if (cluster.size() < 6)
       if (const auto norm = transform(cluster)) {
@@ -98,7 +102,9 @@ CharString apply_changes(const CharString& in, const std::vector<std::pair<char3
   size_t next = 0;  // the source character the next kept or replaced character stands on
   for (const auto& [cp, change] : changes) {
     if (change > 0) {
-      const SourceChar before = out.empty() ? SourceChar{cp, in.empty() ? 0 : in.front().begin, in.empty() ? 0 : in.front().begin} : out.back();
+      const SourceChar before =
+          out.empty() ? SourceChar{cp, in.empty() ? 0 : in.front().begin, in.empty() ? 0 : in.front().begin}
+                      : out.back();
       out.push_back({cp, before.begin, before.end});
       continue;
     }

@@ -34,8 +34,9 @@ CharString decompose(const CharString& chars, bool compatibility) {
     size_t j = i;
     while (j < out.size() && combining_class(out[j].cp) != 0) ++j;
     if (j - i > 1)
-      std::stable_sort(out.begin() + static_cast<std::ptrdiff_t>(i), out.begin() + static_cast<std::ptrdiff_t>(j),
-                       [](const SourceChar& a, const SourceChar& b) { return combining_class(a.cp) < combining_class(b.cp); });
+      std::stable_sort(
+          out.begin() + static_cast<std::ptrdiff_t>(i), out.begin() + static_cast<std::ptrdiff_t>(j),
+          [](const SourceChar& a, const SourceChar& b) { return combining_class(a.cp) < combining_class(b.cp); });
     i = j == i ? i + 1 : j;
   }
   return out;
@@ -56,16 +57,20 @@ CharString compose(const CharString& chars, bool compatibility) {
     }
     const std::string run = encode_utf8(chars.data() + i, chars.data() + j);
     utf8proc_uint8_t* composed = nullptr;
-    const auto len = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(run.data()), static_cast<utf8proc_ssize_t>(run.size()), &composed,
-                                  static_cast<utf8proc_option_t>(UTF8PROC_STABLE | UTF8PROC_COMPOSE | (compatibility ? UTF8PROC_COMPAT : 0)));
+    const auto len = utf8proc_map(
+        reinterpret_cast<const utf8proc_uint8_t*>(run.data()), static_cast<utf8proc_ssize_t>(run.size()), &composed,
+        static_cast<utf8proc_option_t>(UTF8PROC_STABLE | UTF8PROC_COMPOSE | (compatibility ? UTF8PROC_COMPAT : 0)));
     if (len < 0) throw Error("text cannot be normalised: " + std::string(utf8proc_errmsg(len)));
-    const CharString made = decode_utf8(std::string_view(reinterpret_cast<const char*>(composed), static_cast<size_t>(len)));
+    const CharString made =
+        decode_utf8(std::string_view(reinterpret_cast<const char*>(composed), static_cast<size_t>(len)));
     std::free(composed);
     const size_t in = j - i;
     for (size_t k = 0; k < made.size(); ++k) {
       // More made than given (a compatibility expansion such as "..." for U+2026): the extra
       // characters stand on the last given one, as insertions do in the reference.
-      const SourceChar& from = made.size() >= in ? chars[i + std::min(k, in - 1)] : k == 0 ? chars[i] : chars[j - (made.size() - k)];
+      const SourceChar& from = made.size() >= in ? chars[i + std::min(k, in - 1)]
+                               : k == 0          ? chars[i]
+                                                 : chars[j - (made.size() - k)];
       out.push_back({made[k].cp, from.begin, from.end});
     }
     i = j;
@@ -88,7 +93,8 @@ std::string string_of(const nlohmann::json& j, const char* key, const std::strin
 // "c{n,}": one literal character (not a regular-expression operator), at least n times.
 void TextNormalizer::read_repeat(const std::string& regex, Step& s, const std::string& source) {
   const auto refuse = [&] {
-    return Error(source + ": the Replace pattern /" + regex + "/ is not supported (attnscope reads a character repeated, such as / {2,}/)");
+    return Error(source + ": the Replace pattern /" + regex +
+                 "/ is not supported (attnscope reads a character repeated, such as / {2,}/)");
   };
   const size_t brace = regex.find('{');
   if (brace == std::string::npos || !regex.ends_with(",}") || brace + 3 > regex.size()) throw refuse();
@@ -98,10 +104,14 @@ void TextNormalizer::read_repeat(const std::string& regex, Step& s, const std::s
   } catch (const Error&) {
     throw refuse();
   }
-  const bool operator_char = c.size() == 1 && c[0].cp < 0x80 && std::string_view("\\^$.|?*+()[]{}").find(static_cast<char>(c[0].cp)) != std::string_view::npos;
+  const bool operator_char =
+      c.size() == 1 && c[0].cp < 0x80 &&
+      std::string_view("\\^$.|?*+()[]{}").find(static_cast<char>(c[0].cp)) != std::string_view::npos;
   if (c.size() != 1 || operator_char) throw refuse();
   const std::string count = regex.substr(brace + 1, regex.size() - brace - 3);
-  if (count.empty() || count.size() > 4 || count.find_first_not_of("0123456789") != std::string::npos || std::stoul(count) == 0) throw refuse();
+  if (count.empty() || count.size() > 4 || count.find_first_not_of("0123456789") != std::string::npos ||
+      std::stoul(count) == 0)
+    throw refuse();
   s.repeated = c[0].cp;
   s.at_least = std::stoul(count);
 }
@@ -113,20 +123,28 @@ TextNormalizer TextNormalizer::from_json(const nlohmann::json& json, const std::
 }
 
 void TextNormalizer::add(const nlohmann::json& j, const std::string& source) {
-  if (!j.is_object() || !j.contains("type") || !j["type"].is_string()) throw Error(source + ": a normalizer has no \"type\"");
+  if (!j.is_object() || !j.contains("type") || !j["type"].is_string())
+    throw Error(source + ": a normalizer has no \"type\"");
   const std::string type = j["type"].get<std::string>();
   Step s;
   if (type == "Sequence") {
-    if (!j.contains("normalizers") || !j["normalizers"].is_array()) throw Error(source + ": a Sequence normalizer needs a \"normalizers\" list");
+    if (!j.contains("normalizers") || !j["normalizers"].is_array())
+      throw Error(source + ": a Sequence normalizer needs a \"normalizers\" list");
     for (const auto& inner : j["normalizers"]) add(inner, source);
     return;
   }
-  if (type == "NFC") s.kind = Kind::Nfc;
-  else if (type == "NFKC") s.kind = Kind::Nfkc;
-  else if (type == "NFD") s.kind = Kind::Nfd;
-  else if (type == "NFKD") s.kind = Kind::Nfkd;
-  else if (type == "Lowercase") s.kind = Kind::Lowercase;
-  else if (type == "StripAccents") s.kind = Kind::StripAccents;
+  if (type == "NFC")
+    s.kind = Kind::Nfc;
+  else if (type == "NFKC")
+    s.kind = Kind::Nfkc;
+  else if (type == "NFD")
+    s.kind = Kind::Nfd;
+  else if (type == "NFKD")
+    s.kind = Kind::Nfkd;
+  else if (type == "Lowercase")
+    s.kind = Kind::Lowercase;
+  else if (type == "StripAccents")
+    s.kind = Kind::StripAccents;
   else if (type == "Strip") {
     s.kind = Kind::Strip;
     s.left = json_optional<bool>(j, "strip_left", true, source + ": Strip");
@@ -150,7 +168,8 @@ void TextNormalizer::add(const nlohmann::json& j, const std::string& source) {
     const std::string encoded = string_of(j, "precompiled_charsmap", source);
     s.charsmap = std::make_shared<const PrecompiledCharsmap>(base64_decode(encoded), source);
   } else {
-    throw Error(source + ": normalizer \"" + type + "\" is not supported (supported: NFC, NFD, NFKC, NFKD, Lowercase, StripAccents, Strip, "
+    throw Error(source + ": normalizer \"" + type +
+                "\" is not supported (supported: NFC, NFD, NFKC, NFKD, Lowercase, StripAccents, Strip, "
                 "Replace, Prepend, Precompiled, Sequence)");
   }
   steps_.push_back(std::move(s));
@@ -181,7 +200,8 @@ CharString TextNormalizer::replace(const CharString& chars, const Step& step) {
   CharString out;
   size_t next = 0;
   for (const auto& [first, last] : matches) {
-    out.insert(out.end(), chars.begin() + static_cast<std::ptrdiff_t>(next), chars.begin() + static_cast<std::ptrdiff_t>(first));
+    out.insert(out.end(), chars.begin() + static_cast<std::ptrdiff_t>(next),
+               chars.begin() + static_cast<std::ptrdiff_t>(first));
     for (const SourceChar& c : content) out.push_back({c.cp, chars[last - 1].begin, chars[last - 1].end});
     next = last;
   }
@@ -215,13 +235,15 @@ CharString TextNormalizer::apply(CharString chars) const {
           while (a < b && is_unicode_space(chars[a].cp)) ++a;
         if (s.right)
           while (b > a && is_unicode_space(chars[b - 1].cp)) --b;
-        chars = CharString(chars.begin() + static_cast<std::ptrdiff_t>(a), chars.begin() + static_cast<std::ptrdiff_t>(b));
+        chars =
+            CharString(chars.begin() + static_cast<std::ptrdiff_t>(a), chars.begin() + static_cast<std::ptrdiff_t>(b));
         break;
       }
       case Kind::Replace: chars = replace(chars, s); break;
       case Kind::Prepend: {
         CharString added;
-        for (const SourceChar& c : decode_utf8(s.content)) added.push_back({c.cp, chars.front().begin, chars.front().end});
+        for (const SourceChar& c : decode_utf8(s.content))
+          added.push_back({c.cp, chars.front().begin, chars.front().end});
         chars.insert(chars.begin(), added.begin(), added.end());
         break;
       }

@@ -25,11 +25,11 @@ class TextNormalizer {
   enum class Kind { Nfc, Nfkc, Nfd, Nfkd, Lowercase, StripAccents, Strip, Replace, Prepend, Precompiled };
   struct Step {
     Kind kind;
-    bool left = false, right = false;         // Strip
-    std::string content;                      // Replace, Prepend
-    std::string literal;                      // Replace: a string pattern...
-    char32_t repeated = 0;                    // ...or a run of this character...
-    size_t at_least = 0;                      // ...this long or longer
+    bool left = false, right = false;  // Strip
+    std::string content;               // Replace, Prepend
+    std::string literal;               // Replace: a string pattern...
+    char32_t repeated = 0;             // ...or a run of this character...
+    size_t at_least = 0;               // ...this long or longer
     std::shared_ptr<const PrecompiledCharsmap> charsmap;
   };
   void add(const nlohmann::json& json, const std::string& source);

@@ -12,7 +12,8 @@ namespace attnscope {
 namespace {
 
 std::string model_type(const nlohmann::json& json) {
-  if (json.is_object() && json.contains("model") && json["model"].is_object() && json["model"].contains("type") && json["model"]["type"].is_string())
+  if (json.is_object() && json.contains("model") && json["model"].is_object() && json["model"].contains("type") &&
+      json["model"]["type"].is_string())
     return json["model"]["type"].get<std::string>();
   return {};
 }
@@ -24,13 +25,15 @@ std::unique_ptr<Tokenizer> wordpiece_from_json(const nlohmann::json& json, const
   std::vector<std::string> tokens(vocab.size());
   for (const auto& [text, id] : vocab.items()) {
     if (!id.is_number_integer() || id.get<int64_t>() < 0 || static_cast<size_t>(id.get<int64_t>()) >= tokens.size())
-      throw Error(source + ": vocabulary entry \"" + text + "\" has id " + id.dump() + " (ids must run from 0 to the vocabulary's size - 1)");
+      throw Error(source + ": vocabulary entry \"" + text + "\" has id " + id.dump() +
+                  " (ids must run from 0 to the vocabulary's size - 1)");
     tokens[static_cast<size_t>(id.get<int64_t>())] = text;
   }
   NormalizerOptions options;
   const auto& n = json.value("normalizer", nlohmann::json());
   if (json_member(n, "type") != "BertNormalizer")
-    throw Error(source + ": a WordPiece model needs the BertNormalizer (found " + (n.is_object() ? json_member(n, "type") : n).dump() + ")");
+    throw Error(source + ": a WordPiece model needs the BertNormalizer (found " +
+                (n.is_object() ? json_member(n, "type") : n).dump() + ")");
   const std::string where = source + ": the BertNormalizer";
   options.lowercase = json_optional<bool>(n, "lowercase", true, where);
   options.strip_accents = json_optional<bool>(n, "strip_accents", options.lowercase, where);  // null: as lowercase
@@ -47,13 +50,15 @@ std::unique_ptr<Tokenizer> load_tokenizer(const std::filesystem::path& dir) {
     if (has_vocab) return BertTokenizer::from_folder(dir);
     for (const char* model : {"spiece.model", "sentencepiece.bpe.model", "tokenizer.model"})
       if (std::filesystem::exists(dir / model))
-        throw Error(dir.string() + ": has " + model + " but no tokenizer.json; attnscope reads SentencePiece tokenizers from tokenizer.json "
+        throw Error(dir.string() + ": has " + model +
+                    " but no tokenizer.json; attnscope reads SentencePiece tokenizers from tokenizer.json "
                     "(transformers writes one: AutoTokenizer.from_pretrained(folder).save_pretrained(folder))");
     throw Error(dir.string() + ": no tokenizer.json or vocab.txt (a checkpoint folder needs one of them)");
   }
   const nlohmann::json json = read_json_file(json_file);
   const std::string type = model_type(json);
-  if (type == "WordPiece") return has_vocab ? BertTokenizer::from_folder(dir) : wordpiece_from_json(json, json_file.string());
+  if (type == "WordPiece")
+    return has_vocab ? BertTokenizer::from_folder(dir) : wordpiece_from_json(json, json_file.string());
   return JsonTokenizer::from_json(json, json_file.string());
 }
 

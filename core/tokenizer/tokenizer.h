@@ -20,7 +20,9 @@ class Tokenizer {
   virtual std::vector<Token> tokenize(std::string_view text) const = 0;
   // The start token, pieces, the end token; truncated to max_length tokens (at least 2).
   virtual Encoding wrap(std::vector<Token> pieces, size_t max_length) const = 0;
-  Encoding encode(std::string_view text, size_t max_length = kDefaultMaxLength) const { return wrap(tokenize(text), max_length); }
+  Encoding encode(std::string_view text, size_t max_length = kDefaultMaxLength) const {
+    return wrap(tokenize(text), max_length);
+  }
   virtual size_t vocab_size() const = 0;
   // True when the pieces of a stretch of text that begins and ends just after whitespace are the
   // same wherever it stands (no piece spans whitespace, none depends on the text before it): then

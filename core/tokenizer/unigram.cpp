@@ -8,13 +8,16 @@
 
 namespace attnscope {
 
-Unigram::Unigram(std::vector<std::pair<std::string, double>> pieces, int64_t unk_id, const std::string& source) : pieces_(std::move(pieces)) {
+Unigram::Unigram(std::vector<std::pair<std::string, double>> pieces, int64_t unk_id, const std::string& source)
+    : pieces_(std::move(pieces)) {
   if (unk_id < 0 || static_cast<size_t>(unk_id) >= pieces_.size())
-    throw Error(source + ": the Unigram model's unk_id " + std::to_string(unk_id) + " is not one of its " + std::to_string(pieces_.size()) + " pieces");
+    throw Error(source + ": the Unigram model's unk_id " + std::to_string(unk_id) + " is not one of its " +
+                std::to_string(pieces_.size()) + " pieces");
   unk_id_ = static_cast<int32_t>(unk_id);
   double lowest = std::numeric_limits<double>::infinity();
   for (size_t id = 0; id < pieces_.size(); ++id) {
-    ids_[pieces_[id].first] = static_cast<int32_t>(id);  // a piece listed twice: the later id, as the reference's map keeps it
+    ids_[pieces_[id].first] =
+        static_cast<int32_t>(id);  // a piece listed twice: the later id, as the reference's map keeps it
     lowest = std::min(lowest, pieces_[id].second);
     longest_ = std::max(longest_, pieces_[id].first.size());
   }

@@ -18,8 +18,7 @@ CharString decode_utf8(std::string_view text) {
   while (pos < text.size()) {
     utf8proc_int32_t cp = 0;
     const auto len = utf8proc_iterate(bytes + pos, static_cast<utf8proc_ssize_t>(text.size() - pos), &cp);
-    if (len <= 0)
-      throw Error("invalid UTF-8 at byte " + std::to_string(pos) + " of the text");
+    if (len <= 0) throw Error("invalid UTF-8 at byte " + std::to_string(pos) + " of the text");
     out.push_back({static_cast<char32_t>(cp), static_cast<uint32_t>(pos), static_cast<uint32_t>(pos + len)});
     pos += static_cast<size_t>(len);
   }

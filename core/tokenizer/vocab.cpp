@@ -55,7 +55,8 @@ int32_t Vocab::required_id(std::string_view token) const {
 
 const std::string& Vocab::token(int32_t id) const {
   if (id < 0 || static_cast<size_t>(id) >= tokens_.size())
-    throw Error("token id " + std::to_string(id) + " is outside the vocabulary (" + std::to_string(tokens_.size()) + " tokens)");
+    throw Error("token id " + std::to_string(id) + " is outside the vocabulary (" + std::to_string(tokens_.size()) +
+                " tokens)");
   return tokens_[static_cast<size_t>(id)];
 }
 

@@ -21,7 +21,8 @@ TEST(ContextSimilarity, HandComputed) {
   EXPECT_TRUE(at::equal(r.similarity, matrix({{0, 0, 1, -1}, {0, 0, 2, 0}, {1, 2, 0, -1}, {-1, 0, -1, 0}})));
   EXPECT_TRUE(at::allclose(r.norms, at::tensor({1.0f, 2.0f, std::sqrt(2.0f), 1.0f})));
   const float h = 1.0f / std::sqrt(2.0f);  // cos 45 degrees
-  EXPECT_TRUE(at::allclose(cosine_from_similarity(r.similarity, r.norms), matrix({{0, 0, h, -1}, {0, 0, h, 0}, {h, h, 0, -h}, {-1, 0, -h, 0}})));
+  EXPECT_TRUE(at::allclose(cosine_from_similarity(r.similarity, r.norms),
+                           matrix({{0, 0, h, -1}, {0, 0, h, 0}, {h, h, 0, -h}, {-1, 0, -h, 0}})));
 }
 
 TEST(ContextSimilarity, ZeroVectorsHaveCosineZeroNotNaN) {

@@ -18,10 +18,10 @@ TEST(HeadStats, EveryStatisticByHand) {
   // pairs: (1,4) the-the, (1,2), (2,5), (1,5)
   const HeadStats s = head_stats({{1, 2, 0.5f}, {1, 4, 1.0f}, {1, 5, 0.4f}, {2, 5, 0.3f}}, facts());
   EXPECT_EQ(s.count, 4);
-  EXPECT_DOUBLE_EQ(*s.density, 4.0 / 21.0);            // 7 tokens: 21 pairs
-  EXPECT_DOUBLE_EQ(*s.repeat_share, 1.0 / 4.0);         // (1,4)
-  EXPECT_DOUBLE_EQ(*s.same_sentence_repeat_share, 0.0);  // "the" and "the" are in different sentences
-  EXPECT_DOUBLE_EQ(*s.same_sentence_share, 1.0 / 4.0);  // only (1,2)
+  EXPECT_DOUBLE_EQ(*s.density, 4.0 / 21.0);                       // 7 tokens: 21 pairs
+  EXPECT_DOUBLE_EQ(*s.repeat_share, 1.0 / 4.0);                   // (1,4)
+  EXPECT_DOUBLE_EQ(*s.same_sentence_repeat_share, 0.0);           // "the" and "the" are in different sentences
+  EXPECT_DOUBLE_EQ(*s.same_sentence_share, 1.0 / 4.0);            // only (1,2)
   EXPECT_DOUBLE_EQ(*s.chance_same_sentence, (6.0 + 3.0) / 21.0);  // C(4,2) + C(3,2) of 21
   EXPECT_DOUBLE_EQ(*s.mean_distance, (1 + 3 + 4 + 3) / 4.0);
   EXPECT_EQ(s.distance_histogram[1], 1);

@@ -53,7 +53,8 @@ TEST(HighSimilarity, NormalisedByTheOffDiagonalMaximum) {
 
 TEST(HighSimilarity, TiesAtTheMaximumAreAllPairs) {
   const at::Tensor s = symmetric(3, {{0, 1, 5}, {1, 2, 5}, {0, 2, 1}});
-  EXPECT_EQ(positions(pairs_of(s, high_similarity(s, facts(3), 0.5)[0])), (std::vector<std::pair<int, int>>{{0, 1}, {1, 2}}));
+  EXPECT_EQ(positions(pairs_of(s, high_similarity(s, facts(3), 0.5)[0])),
+            (std::vector<std::pair<int, int>>{{0, 1}, {1, 2}}));
 }
 
 TEST(HighSimilarity, NegativeSimilaritiesNeverPass) {
@@ -156,7 +157,8 @@ TEST(PairMask, RowsSetFromFlagsHoldExactlyThoseFlags) {
   }
   EXPECT_EQ(m.count(), expected);
   for (int i = 0; i < n; ++i)
-    for (int j = i + 1; j < n; ++j) EXPECT_EQ(m.test(i, j), flags[i][static_cast<size_t>(j - i - 1)] == 1) << i << "," << j;
+    for (int j = i + 1; j < n; ++j)
+      EXPECT_EQ(m.test(i, j), flags[i][static_cast<size_t>(j - i - 1)] == 1) << i << "," << j;
 }
 
 TEST(PairMask, BitsPastTheEndAreIgnoredAndWrongSizesRefused) {

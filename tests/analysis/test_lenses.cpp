@@ -40,8 +40,8 @@ TEST(Lenses, NormBasedLayerMapByHand) {
 }
 
 TEST(Lenses, RolloutByHand) {
-  // M_0 = [[0.5, 0.5], [0, 1]] -> R_0 = [[0.75, 0.25], [0, 1]]; M_1 = [[1, 0], [0.5, 0.5]] -> Ahat_1 = [[1, 0], [0.25, 0.75]]
-  // R_1 = Ahat_1 R_0 = [[0.75, 0.25], [0.1875, 0.8125]]
+  // M_0 = [[0.5, 0.5], [0, 1]] -> R_0 = [[0.75, 0.25], [0, 1]]; M_1 = [[1, 0], [0.5, 0.5]] -> Ahat_1 = [[1, 0], [0.25,
+  // 0.75]] R_1 = Ahat_1 R_0 = [[0.75, 0.25], [0.1875, 0.8125]]
   const at::Tensor r = attention_rollout(values({0.5f, 0.5f, 0, 1, 1, 0, 0.5f, 0.5f}, {2, 2, 2}));
   EXPECT_TRUE(at::allclose(r, values({0.75f, 0.25f, 0, 1, 0.75f, 0.25f, 0.1875f, 0.8125f}, {2, 2, 2})));
   EXPECT_THROW(attention_rollout(at::ones({2, 2, 3})), Error);
@@ -55,7 +55,8 @@ TEST(Lenses, MatchTheReferenceOnMiniLM) {
     ASSERT_TRUE(t.value_norms.defined() && t.value_gram.defined());
     const at::Tensor norms = test::nested_tensor(c["value_norms"]), layer = test::nested_tensor(c["layer_norm"]);
     const at::Tensor rollout = test::nested_tensor(c["rollout"]);
-    EXPECT_LT((t.value_norms.to(at::kDouble) - norms).abs().max().item<double>(), 1e-4 * std::max(1.0, norms.abs().max().item<double>()));
+    EXPECT_LT((t.value_norms.to(at::kDouble) - norms).abs().max().item<double>(),
+              1e-4 * std::max(1.0, norms.abs().max().item<double>()));
     const at::Tensor ours = layer_norm_based_attention(t.attention, t.value_gram).to(at::kDouble);
     EXPECT_LT((ours - layer).abs().max().item<double>(), 1e-4 * std::max(1.0, layer.abs().max().item<double>()));
     const at::Tensor r = attention_rollout(t.attention.mean(1)).to(at::kDouble);
@@ -69,7 +70,8 @@ TEST(Lenses, QueriesAndKeysMakeTheAttention) {
   const TextRun run = test::minilm_checkpoint().run("The keeper lit the lamp. The lamp shone.", 128, {.lenses = true});
   const TextCaptures& t = run.captures;
   ASSERT_TRUE(t.queries.defined() && t.keys.defined());
-  const at::Tensor scores = at::matmul(t.queries, t.keys.transpose(-1, -2)) / std::sqrt(static_cast<double>(t.head_dim));
+  const at::Tensor scores =
+      at::matmul(t.queries, t.keys.transpose(-1, -2)) / std::sqrt(static_cast<double>(t.head_dim));
   EXPECT_LT((at::softmax(scores, -1) - t.attention).abs().max().item<double>(), 1e-5);
 }
 
@@ -95,7 +97,8 @@ TEST(Lenses, SeparatorsFromTheNormBasedMaps) {
   c.head_outputs = at::randn({1, 1, 3, 2});
   c.value_norms = at::tensor({1.0f, 1.0f, 10.0f}).reshape({1, 1, 3});
   EXPECT_TRUE(at::allclose(separator_columns(c, SeparatorInput::Attention), at::ones({1, 1, 3})));
-  EXPECT_TRUE(at::allclose(separator_columns(c, SeparatorInput::Norm), at::tensor({1.0f, 1.0f, 10.0f}).reshape({1, 1, 3})));
+  EXPECT_TRUE(
+      at::allclose(separator_columns(c, SeparatorInput::Norm), at::tensor({1.0f, 1.0f, 10.0f}).reshape({1, 1, 3})));
   const Encoding e{{Token{1, "a", 0, 1}, Token{2, "b", 2, 3}, Token{3, "c", 4, 5}}};
   AnalysisSettings s;
   EXPECT_EQ(analyze_text(e, c, s).head(0, 0).separators.positions, (std::vector<int>{0, 1, 2}));
@@ -111,7 +114,8 @@ TEST(Lenses, SeparatorsFromRolloutAreTheLayersForEveryHead) {
   s.separators_from = SeparatorInput::Rollout;
   const TextAnalysis a = analyze_text(run.encoding, run.captures, s);
   for (int64_t l = 0; l < a.num_layers; ++l)
-    for (int64_t h = 1; h < a.num_heads; ++h) EXPECT_EQ(a.head(l, h).separators.positions, a.head(l, 0).separators.positions);
+    for (int64_t h = 1; h < a.num_heads; ++h)
+      EXPECT_EQ(a.head(l, h).separators.positions, a.head(l, 0).separators.positions);
 }
 
 }  // namespace
@@ -125,11 +129,13 @@ TEST(Lenses, RolloutThroughTheNormBasedMaps) {
   const TextRun run = test::minilm_checkpoint().run("The keeper lit the lamp. The lamp shone.", 128, {.lenses = true});
   const TextAnalysis a = analyze_text(run.encoding, run.captures, {});
   const AnalyzedTextView view{run.encoding, run.captures, a};
-  const at::Tensor of_norm = attention_rollout(layer_norm_based_attention(run.captures.attention, run.captures.value_gram));
+  const at::Tensor of_norm =
+      attention_rollout(layer_norm_based_attention(run.captures.attention, run.captures.value_gram));
   const std::vector<float> shown = head_matrix(view, 3, 0, MatrixKind::Rollout, true);
   EXPECT_TRUE(at::allclose(at::tensor(shown).reshape(of_norm[3].sizes()), of_norm[3], 1e-5, 1e-6));
   const std::vector<float> plain = head_matrix(view, 3, 0, MatrixKind::Rollout);
-  EXPECT_FALSE(at::allclose(at::tensor(plain).reshape(of_norm[3].sizes()), of_norm[3], 1e-3, 1e-3)) << "the option changes the map";
+  EXPECT_FALSE(at::allclose(at::tensor(plain).reshape(of_norm[3].sizes()), of_norm[3], 1e-3, 1e-3))
+      << "the option changes the map";
 }
 
 }  // namespace

@@ -98,12 +98,14 @@ TEST(PairSourcesOnMiniLM, RolloutPairsAreTheLayersForEveryHeadAndAttentionPairsD
   s.pairs_from = PairInput::Rollout;
   const TextAnalysis rollout = analyze_text(run.encoding, run.captures, s);
   for (int64_t l = 0; l < rollout.num_layers; ++l)
-    for (int64_t h = 1; h < rollout.num_heads; ++h) EXPECT_EQ(rollout.head(l, h).pairs.bits(), rollout.head(l, 0).pairs.bits());
+    for (int64_t h = 1; h < rollout.num_heads; ++h)
+      EXPECT_EQ(rollout.head(l, h).pairs.bits(), rollout.head(l, 0).pairs.bits());
   s.pairs_from = PairInput::Attention;
   const TextAnalysis attention = analyze_text(run.encoding, run.captures, s);
   const TextAnalysis similarity = analyze_text(run.encoding, run.captures, {});
   int differing = 0;
-  for (size_t k = 0; k < attention.heads.size(); ++k) differing += attention.heads[k].pairs.bits() != similarity.heads[k].pairs.bits();
+  for (size_t k = 0; k < attention.heads.size(); ++k)
+    differing += attention.heads[k].pairs.bits() != similarity.heads[k].pairs.bits();
   EXPECT_GT(differing, 0);
   EXPECT_TRUE(at::allclose(attention.pair_matrix, attention.pair_matrix.transpose(-1, -2)));
 }

@@ -9,7 +9,9 @@ namespace {
 
 TEST(Separators, ColumnAttentionNormalisedAndThresholded) {
   // columns sum to (0.5, 2.0, 0.3, 1.2): a_hat = (0.25, 1, 0.15, 0.6)
-  const at::Tensor a = at::tensor({0.1f, 0.5f, 0.1f, 0.3f, 0.1f, 0.5f, 0.1f, 0.3f, 0.2f, 0.5f, 0.0f, 0.3f, 0.1f, 0.5f, 0.1f, 0.3f}).view({1, 4, 4});
+  const at::Tensor a =
+      at::tensor({0.1f, 0.5f, 0.1f, 0.3f, 0.1f, 0.5f, 0.1f, 0.3f, 0.2f, 0.5f, 0.0f, 0.3f, 0.1f, 0.5f, 0.1f, 0.3f})
+          .view({1, 4, 4});
   const auto s = find_separators(a, 0.5).front();
   EXPECT_EQ(s.positions, (std::vector<int>{1, 3}));
   EXPECT_NEAR(s.column_share[0], 0.25, 1e-6);
@@ -54,9 +56,9 @@ TEST(Separators, BlockAveragesLeaveOutTheDiagonalAndOneTokenBlocksAreUndefined) 
   // segments [0, 1] and [2, 2]
   const at::Tensor s = at::tensor({0.0f, 4.0f, 1.0f, 4.0f, 0.0f, 3.0f, 1.0f, 3.0f, 0.0f}).view({3, 3});
   const at::Tensor r = block_average(s, segments_from({1}, 3));
-  EXPECT_FLOAT_EQ(r[0][1].item<float>(), 4.0f);   // (S01 + S10) / 2: the diagonal is not counted
+  EXPECT_FLOAT_EQ(r[0][1].item<float>(), 4.0f);  // (S01 + S10) / 2: the diagonal is not counted
   EXPECT_FLOAT_EQ(r[0][0].item<float>(), 4.0f);
-  EXPECT_FLOAT_EQ(r[0][2].item<float>(), 2.0f);   // (S02 + S12) / 2
+  EXPECT_FLOAT_EQ(r[0][2].item<float>(), 2.0f);  // (S02 + S12) / 2
   EXPECT_FLOAT_EQ(r[2][1].item<float>(), 2.0f);
   EXPECT_TRUE(std::isnan(r[2][2].item<float>()));  // a one-token segment with itself has no element
 }

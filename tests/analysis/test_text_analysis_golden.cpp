@@ -38,7 +38,8 @@ void expect_stats(const HeadStats& s, const nlohmann::json& ref, const std::stri
   EXPECT_EQ(s.count, ref["count"].get<int>()) << where;
   expect_optional(s.density, ref["density"], where + " density");
   expect_optional(s.repeat_share, ref["repeat_share"], where + " repeat share");
-  expect_optional(s.same_sentence_repeat_share, ref["same_sentence_repeat_share"], where + " same-sentence repeat share");
+  expect_optional(s.same_sentence_repeat_share, ref["same_sentence_repeat_share"],
+                  where + " same-sentence repeat share");
   expect_optional(s.same_sentence_share, ref["same_sentence_share"], where + " same-sentence share");
   expect_optional(s.chance_same_sentence, ref["chance_same_sentence"], where + " chance level");
   expect_optional(s.mean_distance, ref["mean_distance"], where + " mean distance");
@@ -47,7 +48,8 @@ void expect_stats(const HeadStats& s, const nlohmann::json& ref, const std::stri
     EXPECT_EQ(s.anchor_index, ref["anchor_index"].get<int>()) << where;
     EXPECT_EQ(s.anchor_id, ref["anchor_id"].get<int32_t>()) << where;
   }
-  for (const auto& [d, count] : ref["distance_histogram"].items()) EXPECT_EQ(s.distance_histogram[std::stoul(d)], count.get<int64_t>()) << where;
+  for (const auto& [d, count] : ref["distance_histogram"].items())
+    EXPECT_EQ(s.distance_histogram[std::stoul(d)], count.get<int64_t>()) << where;
 }
 
 class AnalysisGolden : public ::testing::Test {
@@ -74,10 +76,12 @@ TEST_F(AnalysisGolden, AgreesWithTheIndependentReference) {
       const int l = ref["layer"], h = ref["head"];
       const std::string where = "layer " + std::to_string(l) + " head " + std::to_string(h);
       const HeadAnalysis& head = a.head(l, h);
-      EXPECT_NEAR(head.scale, ref["scale"].get<double>(), 1e-4 * std::max(1.0, std::abs(ref["scale"].get<double>()))) << where;
+      EXPECT_NEAR(head.scale, ref["scale"].get<double>(), 1e-4 * std::max(1.0, std::abs(ref["scale"].get<double>())))
+          << where;
       EXPECT_NEAR(a.similarity.norms[l][h].sum().item<double>(), ref["norms_sum"].get<double>(), 1e-3) << where;
-      EXPECT_NEAR(a.similarity.similarity[l][h].to(at::kDouble).sum().item<double>(), ref["similarity_sum"].get<double>(),
-                  1e-5 * std::abs(ref["similarity_sum"].get<double>()) + 1e-2) << where;
+      EXPECT_NEAR(a.similarity.similarity[l][h].to(at::kDouble).sum().item<double>(),
+                  ref["similarity_sum"].get<double>(), 1e-5 * std::abs(ref["similarity_sum"].get<double>()) + 1e-2)
+          << where;
 
       // Pairs clear of the threshold: same set (count and checksums of i * n + j).
       std::map<std::pair<int, int>, float> ours;
@@ -99,21 +103,28 @@ TEST_F(AnalysisGolden, AgreesWithTheIndependentReference) {
       if (ref.contains("pairs"))
         for (const auto& p : ref["pairs"]) {
           const auto it = ours.find({p[0].get<int>(), p[1].get<int>()});
-          if (it != ours.end()) EXPECT_NEAR(it->second, p[2].get<double>(), 1e-5) << where;
-          else EXPECT_TRUE(borderline.count({p[0].get<int>(), p[1].get<int>()})) << where << ": missing pair " << p.dump();
+          if (it != ours.end())
+            EXPECT_NEAR(it->second, p[2].get<double>(), 1e-5) << where;
+          else
+            EXPECT_TRUE(borderline.count({p[0].get<int>(), p[1].get<int>()})) << where << ": missing pair " << p.dump();
         }
 
       std::set<int> sep_borderline;
       for (const auto& j : ref["separator_borderline"]) sep_borderline.insert(j.get<int>());
       std::vector<int> ours_clear, ref_clear;
-      for (int j : head.separators.positions) if (!sep_borderline.count(j)) ours_clear.push_back(j);
-      for (const auto& j : ref["separators"]) if (!sep_borderline.count(j.get<int>())) ref_clear.push_back(j.get<int>());
+      for (int j : head.separators.positions)
+        if (!sep_borderline.count(j)) ours_clear.push_back(j);
+      for (const auto& j : ref["separators"])
+        if (!sep_borderline.count(j.get<int>())) ref_clear.push_back(j.get<int>());
       EXPECT_EQ(ours_clear, ref_clear) << where;
       if (sep_borderline.empty()) {
-        const at::Tensor blocks = block_average(a.similarity.similarity[l][h], segments_from(head.separators.positions, static_cast<int>(n)));
-        EXPECT_EQ(at::isnan(blocks).logical_not().sum().item<int64_t>(), ref["block_average_defined"].get<int64_t>()) << where;
+        const at::Tensor blocks =
+            block_average(a.similarity.similarity[l][h], segments_from(head.separators.positions, static_cast<int>(n)));
+        EXPECT_EQ(at::isnan(blocks).logical_not().sum().item<int64_t>(), ref["block_average_defined"].get<int64_t>())
+            << where;
         EXPECT_NEAR(at::nansum(blocks.to(at::kDouble)).item<double>(), ref["block_average_sum"].get<double>(),
-                    1e-5 * std::abs(ref["block_average_sum"].get<double>()) + 1e-2) << where;
+                    1e-5 * std::abs(ref["block_average_sum"].get<double>()) + 1e-2)
+            << where;
       }
       // Statistics follow from the pairs: compared where no pair sits on the threshold.
       if (ref["borderline"].empty()) {
@@ -121,17 +132,20 @@ TEST_F(AnalysisGolden, AgreesWithTheIndependentReference) {
         ++stats_compared;
       }
     }
-    EXPECT_GT(stats_compared, static_cast<int>(c["heads"].size()) / 2) << "too few heads clear of the threshold to compare";
+    EXPECT_GT(stats_compared, static_cast<int>(c["heads"].size()) / 2)
+        << "too few heads clear of the threshold to compare";
     for (const auto& ref : c["layers"]) {
       const int l = ref["layer"];
       bool clear = true;
       for (int h = 0; h < a.num_heads; ++h) clear &= c["heads"][l * a.num_heads + h]["borderline"].empty();
-      EXPECT_NEAR(a.summed_similarity(l).to(at::kDouble).sum().item<double>(), ref["summed_similarity_sum"].get<double>(),
+      EXPECT_NEAR(a.summed_similarity(l).to(at::kDouble).sum().item<double>(),
+                  ref["summed_similarity_sum"].get<double>(),
                   1e-5 * std::abs(ref["summed_similarity_sum"].get<double>()) + 1e-2);
       if (!clear) continue;
       EXPECT_EQ(a.layers[static_cast<size_t>(l)].distinct_anchors, ref["distinct_anchors"].get<int>()) << "layer " << l;
       for (const auto& [d, count] : ref["distance_histogram"].items())
-        EXPECT_EQ(a.layers[static_cast<size_t>(l)].distance_histogram[std::stoul(d)], count.get<int64_t>()) << "layer " << l;
+        EXPECT_EQ(a.layers[static_cast<size_t>(l)].distance_histogram[std::stoul(d)], count.get<int64_t>())
+            << "layer " << l;
     }
   }
 }

@@ -14,12 +14,14 @@ namespace attnscope {
 namespace {
 
 Token special(int32_t id, const std::string& text) { return Token{id, text, 0, 0, true}; }
-Token piece(int32_t id, const std::string& text, uint32_t begin, uint32_t end) { return Token{id, text, begin, end, false}; }
+Token piece(int32_t id, const std::string& text, uint32_t begin, uint32_t end) {
+  return Token{id, text, begin, end, false};
+}
 
 TEST(WordLevel, WordPieceContinuationsJoinTheirWord) {
   // "playing ball." -> [CLS] play ##ing ball . [SEP]
-  const Encoding e{{special(1, "[CLS]"), piece(5, "play", 0, 4), piece(6, "##ing", 4, 7), piece(7, "ball", 8, 12), piece(8, ".", 12, 13),
-                    special(2, "[SEP]")}};
+  const Encoding e{{special(1, "[CLS]"), piece(5, "play", 0, 4), piece(6, "##ing", 4, 7), piece(7, "ball", 8, 12),
+                    piece(8, ".", 12, 13), special(2, "[SEP]")}};
   const WordGroups g = group_words(e);
   ASSERT_EQ(g.words.size(), 5u);
   EXPECT_EQ(g.words.tokens[1].text, "playing");
@@ -32,9 +34,18 @@ TEST(WordLevel, WordPieceContinuationsJoinTheirWord) {
 
 TEST(WordLevel, WordStartMarksOfBpeAndSentencePiece) {
   // byte-level BPE "<s> Play ing Ġball </s>" and SentencePiece "▁play ing ▁ball"
-  const Encoding bpe{{special(0, "<s>"), piece(5, "Play", 0, 4), piece(6, "ing", 4, 7), piece(7, "\xc4\xa0" "ball", 7, 12), special(2, "</s>")}};
+  const Encoding bpe{{special(0, "<s>"), piece(5, "Play", 0, 4), piece(6, "ing", 4, 7),
+                      piece(7,
+                            "\xc4\xa0"
+                            "ball",
+                            7, 12),
+                      special(2, "</s>")}};
   EXPECT_EQ(group_words(bpe).word_of_piece, (std::vector<int>{0, 1, 1, 2, 3}));
-  const Encoding sp{{piece(5, "\xe2\x96\x81play", 0, 4), piece(6, "ing", 4, 7), piece(7, "\xe2\x96\x81" "ball", 7, 12)}};
+  const Encoding sp{{piece(5, "\xe2\x96\x81play", 0, 4), piece(6, "ing", 4, 7),
+                     piece(7,
+                           "\xe2\x96\x81"
+                           "ball",
+                           7, 12)}};
   EXPECT_EQ(group_words(sp).word_of_piece, (std::vector<int>{0, 0, 1}));
   EXPECT_EQ(group_words(sp).words.tokens[0].text, "playing");
 }
@@ -64,7 +75,8 @@ TEST(WordLevel, ATextWithoutSplitWordsKeepsItsMaps) {
   EXPECT_TRUE(at::allclose(words.captures.head_outputs, run.captures.head_outputs, 1e-6, 1e-7));
   AnalysisSettings settings;
   settings.words = true;
-  const TextAnalysis a = analyze_text(words.encoding, words.captures, settings), b = analyze_text(run.encoding, run.captures, {});
+  const TextAnalysis a = analyze_text(words.encoding, words.captures, settings),
+                     b = analyze_text(run.encoding, run.captures, {});
   for (size_t k = 0; k < a.heads.size(); ++k) EXPECT_EQ(a.heads[k].stats.count, b.heads[k].stats.count);
 }
 
@@ -75,7 +87,8 @@ TEST(WordLevel, MatchTheReferenceOnMiniLM) {
     ASSERT_EQ(words.encoding.size(), sizes.size()) << c["text"];
     const at::Tensor attention = test::nested_tensor(c["word_attention"]);
     EXPECT_LT((words.captures.attention - attention).abs().max().item<double>(), 1e-4);
-    EXPECT_TRUE(at::allclose(words.captures.attention.sum(-1), at::ones({6, 12, static_cast<int64_t>(sizes.size())}), 1e-5, 1e-5));
+    EXPECT_TRUE(at::allclose(words.captures.attention.sum(-1), at::ones({6, 12, static_cast<int64_t>(sizes.size())}),
+                             1e-5, 1e-5));
     const at::Tensor sums = test::nested_tensor(c["word_outputs_sum"]);
     EXPECT_LT((words.captures.head_outputs.sum({2, 3}) - sums).abs().max().item<double>(), 1e-3);
   }

@@ -28,10 +28,11 @@ TEST(AtomicFile, WritesAndReplaces) {
 TEST(AtomicFile, AFailedWriteLeavesTheOldFileAndNoTemporary) {
   const test::TempDir dir;
   write_file_atomically(dir / "a.json", "old");
-  EXPECT_THROW(write_file_atomically(dir / "a.json", [](std::ostream& out) {
-                 out << "half of the new";
-                 throw Error("the writer failed half way");
-               }),
+  EXPECT_THROW(write_file_atomically(dir / "a.json",
+                                     [](std::ostream& out) {
+                                       out << "half of the new";
+                                       throw Error("the writer failed half way");
+                                     }),
                Error);
   EXPECT_EQ(read(dir / "a.json"), "old");
   EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path()), std::filesystem::directory_iterator()), 1);

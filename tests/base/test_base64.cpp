@@ -6,15 +6,21 @@
 namespace attnscope {
 namespace {
 
-std::string encode(const std::string& s) { return base64_encode({reinterpret_cast<const std::byte*>(s.data()), s.size()}); }
+std::string encode(const std::string& s) {
+  return base64_encode({reinterpret_cast<const std::byte*>(s.data()), s.size()});
+}
 std::string decode(const std::string& s) {
   const auto bytes = base64_decode(s);
   return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
 }
 
 TEST(Base64, Rfc4648Vectors) {
-  const std::pair<const char*, const char*> vectors[] = {{"", ""},         {"f", "Zg=="},         {"fo", "Zm8="},
-                                                         {"foo", "Zm9v"}, {"foob", "Zm9vYg=="}, {"fooba", "Zm9vYmE="},
+  const std::pair<const char*, const char*> vectors[] = {{"", ""},
+                                                         {"f", "Zg=="},
+                                                         {"fo", "Zm8="},
+                                                         {"foo", "Zm9v"},
+                                                         {"foob", "Zm9vYg=="},
+                                                         {"fooba", "Zm9vYmE="},
                                                          {"foobar", "Zm9vYmFy"}};
   for (const auto& [plain, coded] : vectors) {
     EXPECT_EQ(encode(plain), coded);

@@ -19,8 +19,13 @@ namespace {
 using namespace test;
 
 TEST_F(Cli, HelpForEveryCommand) {
-  for (const std::vector<std::string> args : {std::vector<std::string>{"--help"}, {"tokenize", "--help"}, {"analyze", "--help"},
-                                              {"pairs", "--help"}, {"stats", "--help"}, {"compare", "--help"}, {"figure", "--help"}}) {
+  for (const std::vector<std::string> args : {std::vector<std::string>{"--help"},
+                                              {"tokenize", "--help"},
+                                              {"analyze", "--help"},
+                                              {"pairs", "--help"},
+                                              {"stats", "--help"},
+                                              {"compare", "--help"},
+                                              {"figure", "--help"}}) {
     const Outcome o = run_cli(args);
     EXPECT_EQ(o.status, 0);
     EXPECT_NE(o.out.find("--"), std::string::npos);
@@ -39,7 +44,8 @@ TEST_F(Cli, TokenizePrintsIdsAndByteRanges) {
 
 TEST_F(Cli, AnalyzeWritesAResultTheCoreReadsBack) {
   const auto out = dir_ / "r.json";
-  const Outcome o = run_cli({"analyze", "--model", tiny(), "--text", "The cat sat on the mat.", "--device", "cpu", "--out", out.string()});
+  const Outcome o = run_cli(
+      {"analyze", "--model", tiny(), "--text", "The cat sat on the mat.", "--device", "cpu", "--out", out.string()});
   ASSERT_EQ(o.status, 0) << o.err;
   const TextRunFile file = load_text_run(out);
   EXPECT_EQ(file.run.captures.num_layers, 2);
@@ -49,18 +55,23 @@ TEST_F(Cli, AnalyzeWritesAResultTheCoreReadsBack) {
 
 TEST_F(Cli, AnalyzeKeepsTheLensesWhenAsked) {
   const auto out = dir_ / "lenses.safetensors";
-  ASSERT_EQ(run_cli({"analyze", "--model", tiny(), "--text", "The cat sat on the mat.", "--lenses", "--out", out.string()}).status, 0);
+  ASSERT_EQ(
+      run_cli({"analyze", "--model", tiny(), "--text", "The cat sat on the mat.", "--lenses", "--out", out.string()})
+          .status,
+      0);
   const SafetensorsFile file(out);
-  for (const char* name : {"value_norms", "norm_layer_maps", "rollout", "queries", "keys"}) EXPECT_NE(file.find(name), nullptr) << name;
+  for (const char* name : {"value_norms", "norm_layer_maps", "rollout", "queries", "keys"})
+    EXPECT_NE(file.find(name), nullptr) << name;
   const auto plain = dir_ / "plain.safetensors";
-  ASSERT_EQ(run_cli({"analyze", "--model", tiny(), "--text", "The cat sat on the mat.", "--out", plain.string()}).status, 0);
+  ASSERT_EQ(
+      run_cli({"analyze", "--model", tiny(), "--text", "The cat sat on the mat.", "--out", plain.string()}).status, 0);
   EXPECT_EQ(SafetensorsFile(plain).find("rollout"), nullptr);
 }
 
 TEST_F(Cli, AnalyzeIncludesTheAnalysis) {
   const auto out = dir_ / "r.json";
-  ASSERT_EQ(run_cli({"analyze", "--model", tiny(), "--text", "The cat sat. The dog sat.", "--out", out.string(), "--tau", "0.5",
-                     "--no-special", "--sentences", "segments", "--segments-from", "1:0"})
+  ASSERT_EQ(run_cli({"analyze", "--model", tiny(), "--text", "The cat sat. The dog sat.", "--out", out.string(),
+                     "--tau", "0.5", "--no-special", "--sentences", "segments", "--segments-from", "1:0"})
                 .status,
             0);
   const auto json = test::read_json(out);  // a .json name gives the JSON container
@@ -90,8 +101,11 @@ TEST_F(Cli, BinaryResultOpensInPythonWithThePairsOfThePairsCommand) {
   const std::string text = "The keeper climbed the stairs. The keeper lit the lamp.";
   for (const char* captures : {"all", "none"}) {
     const auto out = dir_ / (std::string("r-") + captures + ".safetensors");
-    ASSERT_EQ(run_cli({"analyze", "--model", tiny(), "--text", text, "--out", out.string(), "--captures", captures}).status, 0);
-    const Outcome pairs = run_cli({"pairs", "--model", tiny(), "--text", text, "--layer", "1", "--head", "0", "--json"});
+    ASSERT_EQ(
+        run_cli({"analyze", "--model", tiny(), "--text", text, "--out", out.string(), "--captures", captures}).status,
+        0);
+    const Outcome pairs =
+        run_cli({"pairs", "--model", tiny(), "--text", text, "--layer", "1", "--head", "0", "--json"});
     ASSERT_EQ(pairs.status, 0) << pairs.err;
     const std::string script = R"PY(
 import json, sys
@@ -127,19 +141,23 @@ print(json.dumps([[int(a), int(b), float(v)] for a, b, v in zip(i[keep], j[keep]
 }
 
 TEST_F(Cli, PairsAndStatsForOneHead) {
-  const Outcome pairs = run_cli({"pairs", "--model", tiny(), "--text", "the cat sat on the mat", "--layer", "1", "--head", "1", "--json"});
+  const Outcome pairs = run_cli(
+      {"pairs", "--model", tiny(), "--text", "the cat sat on the mat", "--layer", "1", "--head", "1", "--json"});
   ASSERT_EQ(pairs.status, 0) << pairs.err;
   const auto p = nlohmann::json::parse(pairs.out);
   EXPECT_EQ(p["layer"], 1);
   for (const auto& pair : p["pairs"]) EXPECT_LT(pair["index_i"].get<int>(), pair["index_j"].get<int>());
-  const Outcome table = run_cli({"pairs", "--model", tiny(), "--text", "the cat sat on the mat", "--layer", "0", "--head", "0"});
+  const Outcome table =
+      run_cli({"pairs", "--model", tiny(), "--text", "the cat sat on the mat", "--layer", "0", "--head", "0"});
   EXPECT_NE(table.out.find("Layer 0, head 0"), std::string::npos);
   const Outcome stats = run_cli({"stats", "--model", tiny(), "--text", "the cat sat. the dog sat.", "--json"});
   ASSERT_EQ(stats.status, 0) << stats.err;
   const auto st = nlohmann::json::parse(stats.out);
   EXPECT_EQ(st["layers"].size(), 2u);
   EXPECT_TRUE(st["layers"][0]["heads"][0].contains("chance_same_sentence"));
-  EXPECT_NE(run_cli({"stats", "--model", tiny(), "--text", "the cat", "--layer", "1"}).out.find("distinct anchor tokens"), std::string::npos);
+  EXPECT_NE(
+      run_cli({"stats", "--model", tiny(), "--text", "the cat", "--layer", "1"}).out.find("distinct anchor tokens"),
+      std::string::npos);
 }
 
 TEST_F(Cli, CorpusRunsResumesAndWritesCsv) {
@@ -147,14 +165,15 @@ TEST_F(Cli, CorpusRunsResumesAndWritesCsv) {
   for (int i = 0; i < 30; ++i) text += "the cat sat on the mat . a dog sat . ";
   test::write_text(dir_ / "corpus.txt", text);
   const auto out = (dir_ / "c.json").string();
-  const Outcome first = run_cli({"corpus", "--model", tiny(), "--input", (dir_ / "corpus.txt").string(), "--max-len", "16", "--batch", "4",
-                                 "--max-windows", "8", "--out", out});
+  const Outcome first = run_cli({"corpus", "--model", tiny(), "--input", (dir_ / "corpus.txt").string(), "--max-len",
+                                 "16", "--batch", "4", "--max-windows", "8", "--out", out});
   ASSERT_EQ(first.status, 0) << first.err;
   EXPECT_NE(first.err.find("corpus: 100.0%"), std::string::npos) << first.err;  // plain progress lines off a terminal
   EXPECT_NE(first.err.find(" s forward passes, "), std::string::npos) << first.err;  // where the time went
   EXPECT_TRUE(std::filesystem::exists(dir_ / "c-csv" / "per_head.csv"));
   // The tables load in pandas with numeric columns and one row per head / layer.
-  const std::string check = test::venv_python().string() + " -c \"import pandas as pd, sys; d = sys.argv[1]; "
+  const std::string check = test::venv_python().string() +
+                            " -c \"import pandas as pd, sys; d = sys.argv[1]; "
                             "h = pd.read_csv(d + '/per_head.csv'); l = pd.read_csv(d + '/per_layer.csv'); "
                             "pd.read_csv(d + '/head_distances.csv'); pd.read_csv(d + '/layer_distances.csv'); "
                             "assert len(h) == 4 and len(l) == 2, (len(h), len(l)); "
@@ -164,14 +183,17 @@ TEST_F(Cli, CorpusRunsResumesAndWritesCsv) {
   const auto json = test::read_json(out);
   EXPECT_EQ(json["windows"], 8);
   EXPECT_EQ(json["partial"], false);
-  const Outcome again = run_cli({"corpus", "--model", tiny(), "--input", (dir_ / "corpus.txt").string(), "--max-len", "16", "--batch", "4",
-                                 "--max-windows", "8", "--out", out, "--resume"});
+  const Outcome again = run_cli({"corpus", "--model", tiny(), "--input", (dir_ / "corpus.txt").string(), "--max-len",
+                                 "16", "--batch", "4", "--max-windows", "8", "--out", out, "--resume"});
   EXPECT_EQ(again.status, 0);
   EXPECT_NE(again.out.find("already complete"), std::string::npos);
-  expect_one_line_error({"corpus", "--model", tiny(), "--input", (dir_ / "corpus.txt").string(), "--max-len", "12", "--out", out, "--resume"},
+  expect_one_line_error({"corpus", "--model", tiny(), "--input", (dir_ / "corpus.txt").string(), "--max-len", "12",
+                         "--out", out, "--resume"},
                         "another model, input, window");
-  expect_one_line_error({"corpus", "--model", tiny(), "--input", (dir_ / "nothing").string()}, "no such file or folder");
-  expect_one_line_error({"corpus", "--model", tiny(), "--input", (dir_ / "corpus.txt").string(), "--out", (dir_ / "none.json").string(), "--resume"},
+  expect_one_line_error({"corpus", "--model", tiny(), "--input", (dir_ / "nothing").string()},
+                        "no such file or folder");
+  expect_one_line_error({"corpus", "--model", tiny(), "--input", (dir_ / "corpus.txt").string(), "--out",
+                         (dir_ / "none.json").string(), "--resume"},
                         "cannot open");
 }
 
@@ -188,7 +210,8 @@ TEST_F(Cli, CorpusShardsMergeIntoTheWholeRun) {
   ASSERT_EQ(corpus({"--out", (dir_ / "whole.json").string()}).status, 0);
   std::filesystem::create_directories(dir_ / "shards");
   for (int k = 0; k < 3; ++k) {
-    const Outcome o = corpus({"--shard", std::to_string(k) + "/3", "--out", (dir_ / "shards" / ("s" + std::to_string(k) + ".json")).string()});
+    const Outcome o = corpus({"--shard", std::to_string(k) + "/3", "--out",
+                              (dir_ / "shards" / ("s" + std::to_string(k) + ".json")).string()});
     ASSERT_EQ(o.status, 0) << o.err;
   }
   const Outcome merged = run_cli({"merge", (dir_ / "merged.json").string(), (dir_ / "shards").string()});
@@ -198,18 +221,25 @@ TEST_F(Cli, CorpusShardsMergeIntoTheWholeRun) {
   EXPECT_EQ(sum["accumulators"]["distance_histogram"], whole["accumulators"]["distance_histogram"]);
   EXPECT_EQ(sum["accumulators"]["pair_count_sum"], whole["accumulators"]["pair_count_sum"]);
   EXPECT_TRUE(std::filesystem::exists(dir_ / "merged-csv" / "per_head.csv"));
-  EXPECT_EQ(run_cli({"figure", "--corpus", (dir_ / "merged.json").string(), "--fig", "2", "--out", (dir_ / "f2.svg").string()}).status, 0);
+  EXPECT_EQ(run_cli({"figure", "--corpus", (dir_ / "merged.json").string(), "--fig", "2", "--out",
+                     (dir_ / "f2.svg").string()})
+                .status,
+            0);
   // A Slurm array task finds its shard in the environment.
-  const Outcome task = run({"env", "SLURM_ARRAY_TASK_ID=5", "SLURM_ARRAY_TASK_MIN=4", "SLURM_ARRAY_TASK_COUNT=3", test::cli_path().string(), "corpus",
-                            "--model", tiny(), "--input", input, "--max-len", "16", "--shard", "auto", "--out", (dir_ / "auto.json").string()});
+  const Outcome task = run({"env", "SLURM_ARRAY_TASK_ID=5", "SLURM_ARRAY_TASK_MIN=4", "SLURM_ARRAY_TASK_COUNT=3",
+                            test::cli_path().string(), "corpus", "--model", tiny(), "--input", input, "--max-len", "16",
+                            "--shard", "auto", "--out", (dir_ / "auto.json").string()});
   ASSERT_EQ(task.status, 0) << task.err;
   EXPECT_EQ(test::read_json(dir_ / "auto.json")["shard"], (nlohmann::json{{"index", 1}, {"count", 3}}));
-  expect_one_line_error({"merge", (dir_ / "m2.json").string(), (dir_ / "shards" / "s0.json").string(), (dir_ / "shards" / "s2.json").string()},
+  expect_one_line_error({"merge", (dir_ / "m2.json").string(), (dir_ / "shards" / "s0.json").string(),
+                         (dir_ / "shards" / "s2.json").string()},
                         "shard 1 of 3 is missing");
   EXPECT_FALSE(std::filesystem::exists(dir_ / "m2.json"));
-  expect_one_line_error({"corpus", "--model", tiny(), "--input", input, "--shard", "3/3"}, "shard 3 of 3 does not exist");
+  expect_one_line_error({"corpus", "--model", tiny(), "--input", input, "--shard", "3/3"},
+                        "shard 3 of 3 does not exist");
   expect_one_line_error({"corpus", "--model", tiny(), "--input", input, "--shard", "half"}, "is not K/N");
-  expect_one_line_error({"corpus", "--model", tiny(), "--input", input, "--shard", "auto"}, "--shard auto needs SLURM_ARRAY_TASK_ID");
+  expect_one_line_error({"corpus", "--model", tiny(), "--input", input, "--shard", "auto"},
+                        "--shard auto needs SLURM_ARRAY_TASK_ID");
 }
 
 TEST_F(Cli, CorpusFailingHalfWayKeepsWhatWasDone) {
@@ -219,7 +249,8 @@ TEST_F(Cli, CorpusFailingHalfWayKeepsWhatWasDone) {
   test::write_text(dir_ / "texts" / "a.txt", good);
   test::write_text(dir_ / "texts" / "b.txt", "the dog \xff sat");
   const auto out = (dir_ / "c.json").string();
-  const Outcome o = run_cli({"corpus", "--model", tiny(), "--input", (dir_ / "texts").string(), "--max-len", "16", "--batch", "2", "--out", out});
+  const Outcome o = run_cli({"corpus", "--model", tiny(), "--input", (dir_ / "texts").string(), "--max-len", "16",
+                             "--batch", "2", "--out", out});
   EXPECT_EQ(o.status, 1);
   // Progress lines, then exactly one error line naming the file and where the done part is.
   EXPECT_EQ(o.err.find("attnscope-cli: error: "), o.err.rfind("attnscope-cli:"));
@@ -235,15 +266,18 @@ TEST_F(Cli, CorpusFailingHalfWayKeepsWhatWasDone) {
 // that --resume completes with the same totals as an uninterrupted run.
 TEST_F(Cli, CorpusInterruptedByCtrlCResumes) {
   std::string text;
-  while (text.size() < 400000) text += "The keeper climbed the stairs every evening, and wrote the weather in his book. ";
+  while (text.size() < 400000)
+    text += "The keeper climbed the stairs every evening, and wrote the weather in his book. ";
   test::write_text(dir_ / "big.txt", text);
   const std::string model = test::minilm_dir().string(), input = (dir_ / "big.txt").string();
-  const std::string base = test::cli_path().string() + " corpus --model " + model + " --input " + input + " --batch 4 --max-windows 120 --threads 1";
+  const std::string base = test::cli_path().string() + " corpus --model " + model + " --input " + input +
+                           " --batch 4 --max-windows 120 --threads 1";
   const auto partial = dir_ / "p.json", whole = dir_ / "w.json";
   // Start in the background, interrupt once its first progress line (10%) is out, wait for it.
   const std::string log = (dir_ / "log").string();
-  const std::string interrupted = base + " --out " + partial.string() + " > " + log + " 2>&1 & pid=$!; for i in $(seq 1200); do grep -q corpus: " +
-                                  log + " && break; sleep 0.05; done; kill -INT $pid; wait $pid; echo $?";
+  const std::string interrupted = base + " --out " + partial.string() + " > " + log +
+                                  " 2>&1 & pid=$!; for i in $(seq 1200); do grep -q corpus: " + log +
+                                  " && break; sleep 0.05; done; kill -INT $pid; wait $pid; echo $?";
   FILE* shell = popen(interrupted.c_str(), "r");
   ASSERT_NE(shell, nullptr);
   char status[16] = {0};
@@ -267,7 +301,8 @@ TEST_F(Cli, ModelIdsComeFromTheHuggingFaceCache) {
   std::filesystem::create_directories(snapshot.parent_path());
   std::filesystem::copy(dir_ / "tiny", snapshot, std::filesystem::copy_options::recursive);
   ::setenv("HF_HUB_CACHE", (dir_ / "hub").string().c_str(), 1);
-  const Outcome o = run_cli({"analyze", "--model", "someone/tiny-bert", "--text", "the cat", "--out", (dir_ / "r.json").string()});
+  const Outcome o =
+      run_cli({"analyze", "--model", "someone/tiny-bert", "--text", "the cat", "--out", (dir_ / "r.json").string()});
   const Outcome missing = run_cli({"tokenize", "--model", "someone/other", "--text", "the cat"});
   ::unsetenv("HF_HUB_CACHE");
   EXPECT_EQ(o.status, 0) << o.err;
@@ -295,13 +330,16 @@ TEST_F(Cli, BadInputsGetOneClearLine) {
   expect_one_line_error({"analyze", "--model", tiny(), "--file", (dir_ / "nope.txt").string()}, "cannot open");
   expect_one_line_error({"analyze", "--model", tiny(), "--file", dir_.path().string()}, "is a folder");
   expect_one_line_error({"analyze", "--model", tiny(), "--file", (dir_ / "empty.txt").string()}, "empty");
-  expect_one_line_error({"analyze", "--model", tiny(), "--file", (dir_ / "invalid.txt").string()}, "invalid UTF-8 at byte 3");
+  expect_one_line_error({"analyze", "--model", tiny(), "--file", (dir_ / "invalid.txt").string()},
+                        "invalid UTF-8 at byte 3");
   expect_one_line_error({"analyze", "--model", tiny(), "--text", " \t "}, "no word pieces");
   expect_one_line_error({"analyze", "--model", tiny(), "--text", "x", "--max-len", "17"}, "out of range");
   expect_one_line_error({"analyze", "--model", tiny(), "--text", "x", "--max-len", "abc"}, "max-len");
   expect_one_line_error({"analyze", "--model", tiny(), "--text", "x", "--device", "tpu"}, "unknown device");
-  expect_one_line_error({"analyze", "--model", tiny(), "--text", "x", "--device", "cpu", "--precision", "float16"}, "CUDA only");
-  expect_one_line_error({"analyze", "--model", tiny(), "--text", "x", "--out", (dir_ / "no" / "r.json").string()}, "does not exist");
+  expect_one_line_error({"analyze", "--model", tiny(), "--text", "x", "--device", "cpu", "--precision", "float16"},
+                        "CUDA only");
+  expect_one_line_error({"analyze", "--model", tiny(), "--text", "x", "--out", (dir_ / "no" / "r.json").string()},
+                        "does not exist");
   expect_one_line_error({"analyze", "--model", tiny(), "--text", "x", "--encoding", "hex"}, "encoding");
   expect_one_line_error({"analyze", "--model", tiny(), "--text", "x", "--tau", "0"}, "tau");
   expect_one_line_error({"analyze", "--model", tiny(), "--text", "x", "--tau-sep", "2"}, "tau-sep");
@@ -309,20 +347,23 @@ TEST_F(Cli, BadInputsGetOneClearLine) {
   expect_one_line_error({"analyze", "--model", tiny(), "--text", "x", "--segments-from", "one"}, "--segments-from");
   expect_one_line_error({"analyze", "--model", tiny(), "--text", "x", "--segments-from", "7"}, "not a layer");
   expect_one_line_error({"pairs", "--model", tiny(), "--text", "x", "--layer", "0"}, "--head is required");
-  expect_one_line_error({"pairs", "--model", tiny(), "--text", "x", "--layer", "2", "--head", "0"}, "not in this model");
+  expect_one_line_error({"pairs", "--model", tiny(), "--text", "x", "--layer", "2", "--head", "0"},
+                        "not in this model");
   expect_one_line_error({"pairs", "--model", tiny(), "--text", "x", "--layer", "-1", "--head", "0"}, "layer");
   expect_one_line_error({"stats", "--model", tiny(), "--text", "x", "--layer", "5"}, "not in this model");
 
   test::write_text(bad / "vocab.txt", "[PAD]\n[UNK]\n[CLS]\n[SEP]\n");
   test::write_text(bad / "config.json", "{\"hidden_size\": 8,");
   expect_one_line_error({"analyze", "--model", bad.string(), "--text", "x"}, "config.json: not valid JSON");
-  std::filesystem::copy_file(dir_.path() / "tiny" / "config.json", bad / "config.json", std::filesystem::copy_options::overwrite_existing);
+  std::filesystem::copy_file(dir_.path() / "tiny" / "config.json", bad / "config.json",
+                             std::filesystem::copy_options::overwrite_existing);
   test::write_text(bad / "model.safetensors", std::string("\x10\0\0\0\0\0\0\0{\"a\":", 13));
   expect_one_line_error({"analyze", "--model", bad.string(), "--text", "x"}, "does not fit in the file");
   test::write_text(bad / "model.safetensors", std::string("\xff\xff\xff\xff\0\0\0\0{}", 10));
   expect_one_line_error({"analyze", "--model", bad.string(), "--text", "x"}, "model.safetensors: header length");
 
-  const Outcome big_run = run_cli({"analyze", "--model", tiny(), "--file", (dir_ / "big.txt").string(), "--max-len", "16", "--out", (dir_ / "big.json").string()});
+  const Outcome big_run = run_cli({"analyze", "--model", tiny(), "--file", (dir_ / "big.txt").string(), "--max-len",
+                                   "16", "--out", (dir_ / "big.json").string()});
   EXPECT_EQ(big_run.status, 0) << big_run.err;
   EXPECT_NE(big_run.out.find("--max-len 16 kept the first"), std::string::npos) << big_run.out;
 }
@@ -341,9 +382,11 @@ TEST_F(Cli, DownloadThenUseTheModelById) {
   const Outcome used = run_cli({"stats", "--model", "test-org/model", "--text", "The cat sat.", "--layer", "0"});
   EXPECT_EQ(used.status, 0) << used.err;
   expect_one_line_error({"download", "test-org/model"}, "HF_HUB_OFFLINE");
-  expect_one_line_error({"stats", "--model", "test-org/absent", "--text", "x", "--layer", "0"}, "HF_HUB_OFFLINE is set");
+  expect_one_line_error({"stats", "--model", "test-org/absent", "--text", "x", "--layer", "0"},
+                        "HF_HUB_OFFLINE is set");
   unsetenv("HF_HUB_OFFLINE");
-  expect_one_line_error({"stats", "--model", "test-org/absent", "--text", "x", "--layer", "0"}, "attnscope-cli download test-org/absent");
+  expect_one_line_error({"stats", "--model", "test-org/absent", "--text", "x", "--layer", "0"},
+                        "attnscope-cli download test-org/absent");
   unsetenv("HF_HUB_CACHE");
 }
 
@@ -357,7 +400,8 @@ TEST_F(Cli, DownloadFailuresGetOneLine) {
   const std::string last = corrupt.err.substr(corrupt.err.rfind('\n', corrupt.err.size() - 2) + 1);
   EXPECT_EQ(last.rfind("attnscope-cli: error: model.safetensors:", 0), 0u) << corrupt.err;
   EXPECT_NE(last.find("SHA-256"), std::string::npos) << corrupt.err;
-  expect_one_line_error({"download", "test-org/pickle", "--endpoint", hub.endpoint(), "--cache", cache}, "pytorch_model.bin");
+  expect_one_line_error({"download", "test-org/pickle", "--endpoint", hub.endpoint(), "--cache", cache},
+                        "pytorch_model.bin");
   expect_one_line_error({"download", "test-org/private", "--endpoint", hub.endpoint(), "--cache", cache}, "HF_TOKEN");
   expect_one_line_error({"download", "a/b/c", "--cache", cache}, "not a model id");
 }

@@ -14,7 +14,8 @@ using namespace test;
 class CliCompare : public Cli {};
 
 TEST_F(CliCompare, TwoTextsAsATableJsonAndCsv) {
-  const std::vector<std::string> runs{"compare", "--model", tiny(), "--text", "the cat sat. the dog sat.", "--text-b", "the cat ran. the dog sat."};
+  const std::vector<std::string> runs{
+      "compare", "--model", tiny(), "--text", "the cat sat. the dog sat.", "--text-b", "the cat ran. the dog sat."};
   const Outcome table = run_cli(runs);
   ASSERT_EQ(table.status, 0) << table.err;
   EXPECT_NE(table.out.find("share 9 tokens"), std::string::npos) << table.out;
@@ -35,27 +36,31 @@ TEST_F(CliCompare, TwoTextsAsATableJsonAndCsv) {
   EXPECT_EQ(csv.out.rfind("layer,head,", 0), 0u) << csv.out.substr(0, 80);
   EXPECT_EQ(std::count(csv.out.begin(), csv.out.end(), '\n'), 5);
   test::write_text(dir_ / "compare.csv", csv.out);
-  const std::string check = test::venv_python().string() + " -c \"import pandas as pd, sys; t = pd.read_csv(sys.argv[1]); "
-                            "assert len(t) == 4 and t['cka'].between(0, 1.000001).all() and t['attention_cosine'].isna().all()\" " +
-                            (dir_ / "compare.csv").string();
+  const std::string check =
+      test::venv_python().string() +
+      " -c \"import pandas as pd, sys; t = pd.read_csv(sys.argv[1]); "
+      "assert len(t) == 4 and t['cka'].between(0, 1.000001).all() and t['attention_cosine'].isna().all()\" " +
+      (dir_ / "compare.csv").string();
   EXPECT_EQ(std::system(check.c_str()), 0) << check;
 }
 
 TEST_F(CliCompare, BadInputsGetOneClearLine) {
   expect_one_line_error({"compare", "--model", tiny(), "--text", "x"}, "second run");
-  expect_one_line_error({"compare", "--model", tiny(), "--text", "x", "--model-b", (dir_ / "absent").string()}, "not a folder");
+  expect_one_line_error({"compare", "--model", tiny(), "--text", "x", "--model-b", (dir_ / "absent").string()},
+                        "not a folder");
   expect_one_line_error({"compare", "--model", tiny(), "--text", "x", "--text-b", "y", "--file-b", "z"}, "not both");
   expect_one_line_error({"compare", "--model", tiny(), "--text", "x", "--text-b", "y", "--json", "--csv"}, "excludes");
   expect_one_line_error({"compare", "--model", tiny(), "--text", "x", "--text-b", "y", "--layer", "9"}, "not in both");
-  expect_one_line_error({"figure", "--model", tiny(), "--text", "x", "--text-b", "y", "--fig", "10", "--out", (dir_ / "f.svg").string()},
-                        "no comparison figure");
+  expect_one_line_error(
+      {"figure", "--model", tiny(), "--text", "x", "--text-b", "y", "--fig", "10", "--out", (dir_ / "f.svg").string()},
+      "no comparison figure");
 }
 
 TEST_F(CliCompare, FiguresOfTwoRuns) {
   for (const char* fig : {"head", "changed", "stats", "5", "9", "12", "lines"}) {
     const std::string out = (dir_ / (std::string(fig) + ".svg")).string();
-    const Outcome o = run_cli({"figure", "--model", tiny(), "--text", "the cat sat. the dog sat.", "--text-b", "the cat sat. the dog ran.",
-                               "--fig", fig, "--layer", "1", "--head", "0", "--out", out});
+    const Outcome o = run_cli({"figure", "--model", tiny(), "--text", "the cat sat. the dog sat.", "--text-b",
+                               "the cat sat. the dog ran.", "--fig", fig, "--layer", "1", "--head", "0", "--out", out});
     ASSERT_EQ(o.status, 0) << fig << ": " << o.err;
   }
   EXPECT_NE(slurp(dir_ / "head.svg").find("Compared: attention, layer 1, head 0"), std::string::npos);
@@ -63,10 +68,16 @@ TEST_F(CliCompare, FiguresOfTwoRuns) {
   EXPECT_NE(slurp(dir_ / "stats.svg").find("repeat (text B)"), std::string::npos);
   EXPECT_NE(slurp(dir_ / "5.svg").find("text B: "), std::string::npos) << "B's separators beside A's";
   const std::string same = (dir_ / "same.svg").string();  // the same tokens: the difference map too
-  ASSERT_EQ(run_cli({"figure", "--model", tiny(), "--text", "the cat sat.", "--model-b", tiny(), "--fig", "head", "--out", same}).status, 0);
+  ASSERT_EQ(run_cli({"figure", "--model", tiny(), "--text", "the cat sat.", "--model-b", tiny(), "--fig", "head",
+                     "--out", same})
+                .status,
+            0);
   EXPECT_NE(slurp(same).find(">B - A<"), std::string::npos);
   const std::string pdf = (dir_ / "head.pdf").string();
-  ASSERT_EQ(run_cli({"figure", "--model", tiny(), "--text", "the cat sat.", "--model-b", tiny(), "--fig", "head", "--out", pdf}).status, 0);
+  ASSERT_EQ(run_cli({"figure", "--model", tiny(), "--text", "the cat sat.", "--model-b", tiny(), "--fig", "head",
+                     "--out", pdf})
+                .status,
+            0);
   EXPECT_GT(std::filesystem::file_size(pdf), 1000u);
 }
 
@@ -74,13 +85,16 @@ TEST_F(CliCompare, FiguresOfTwoRuns) {
 // tools/reference_compare.py, written from docs/compare.md on transformers' outputs (1e-5).
 TEST_F(CliCompare, AgreesWithAnIndependentImplementation) {
   test::write_modified_checkpoint(test::minilm_dir(), dir_ / "noisy", test::add_noise(0.05, 3));
-  const std::string text = "The keeper lit the lamp. Ships passed the rocks, and the keeper wrote their names in the log.";
-  const Outcome o = run_cli({"compare", "--model", test::minilm_dir().string(), "--model-b", (dir_ / "noisy").string(), "--text", text, "--json"});
+  const std::string text =
+      "The keeper lit the lamp. Ships passed the rocks, and the keeper wrote their names in the log.";
+  const Outcome o = run_cli({"compare", "--model", test::minilm_dir().string(), "--model-b", (dir_ / "noisy").string(),
+                             "--text", text, "--json"});
   ASSERT_EQ(o.status, 0) << o.err;
   test::write_text(dir_ / "compare.json", o.out);
-  const Outcome reference = run({test::venv_python().string(), (test::source_dir() / "tools" / "reference_compare.py").string(), "--model-a",
-                                 test::minilm_dir().string(), "--model-b", (dir_ / "noisy").string(), "--text", text, "--json",
-                                 (dir_ / "compare.json").string()});
+  const Outcome reference =
+      run({test::venv_python().string(), (test::source_dir() / "tools" / "reference_compare.py").string(), "--model-a",
+           test::minilm_dir().string(), "--model-b", (dir_ / "noisy").string(), "--text", text, "--json",
+           (dir_ / "compare.json").string()});
   EXPECT_EQ(reference.status, 0) << reference.out << reference.err;
   const nlohmann::json c = nlohmann::json::parse(o.out);
   double change = 0;
@@ -92,20 +106,23 @@ class CliCorpusCompare : public Cli {};
 
 TEST_F(CliCorpusCompare, TwoCorpusResultsSideBySideAsPdfAndSvg) {
   std::string text_a, text_b;
-  for (int k = 0; k < 20; ++k) text_a += "The cat sat on the mat. The dog ran. ", text_b += "A bird flew over the old house, and it sang. ";
+  for (int k = 0; k < 20; ++k)
+    text_a += "The cat sat on the mat. The dog ran. ", text_b += "A bird flew over the old house, and it sang. ";
   test::write_text(dir_ / "a.txt", text_a);
   test::write_text(dir_ / "b.txt", text_b);
   for (const char* name : {"a", "b"})
-    ASSERT_EQ(run_cli({"corpus", "--model", tiny(), "--input", (dir_ / (std::string(name) + ".txt")).string(), "--max-len", "16", "--out",
-                       (dir_ / (std::string(name) + ".json")).string()})
+    ASSERT_EQ(run_cli({"corpus", "--model", tiny(), "--input", (dir_ / (std::string(name) + ".txt")).string(),
+                       "--max-len", "16", "--out", (dir_ / (std::string(name) + ".json")).string()})
                   .status,
               0);
   const std::string a = (dir_ / "a.json").string(), b = (dir_ / "b.json").string();
   for (const char* fig : {"2", "3", "6", "7", "8", "10", "11", "13"}) {
-    const Outcome o = run_cli({"figure", "--corpus", a, "--corpus-b", b, "--fig", fig, "--layer", "1", "--out", (dir_ / "c.svg").string()});
+    const Outcome o = run_cli(
+        {"figure", "--corpus", a, "--corpus-b", b, "--fig", fig, "--layer", "1", "--out", (dir_ / "c.svg").string()});
     EXPECT_EQ(o.status, 0) << fig << ": " << o.err;
   }
-  ASSERT_EQ(run_cli({"figure", "--corpus", a, "--corpus-b", b, "--fig", "6", "--out", (dir_ / "c.svg").string()}).status, 0);
+  ASSERT_EQ(
+      run_cli({"figure", "--corpus", a, "--corpus-b", b, "--fig", "6", "--out", (dir_ / "c.svg").string()}).status, 0);
   const std::string svg = slurp(dir_ / "c.svg");
   EXPECT_NE(svg.find(">A ("), std::string::npos) << "A's legend";
   EXPECT_NE(svg.find(">B ("), std::string::npos) << "B's legend";
@@ -113,7 +130,8 @@ TEST_F(CliCorpusCompare, TwoCorpusResultsSideBySideAsPdfAndSvg) {
   ASSERT_EQ(run_cli({"figure", "--corpus", a, "--corpus-b", b, "--fig", "2", "--out", pdf}).status, 0);
   EXPECT_EQ(slurp(pdf).rfind("%PDF", 0), 0u);
   expect_one_line_error({"figure", "--corpus-b", b, "--fig", "6", "--out", pdf}, "give both");
-  expect_one_line_error({"figure", "--corpus", a, "--corpus-b", b, "--fig", "9", "--out", pdf}, "does not compare corpus runs");
+  expect_one_line_error({"figure", "--corpus", a, "--corpus-b", b, "--fig", "9", "--out", pdf},
+                        "does not compare corpus runs");
 }
 
 }  // namespace

@@ -32,31 +32,39 @@ TEST_P(CliEncoders, TokenizeStatsPairsFigureAndCorpus) {
   EXPECT_EQ(pairs.out.find("\u0120"), std::string::npos) << "a byte-level marker was printed:\n" << pairs.out;
   EXPECT_EQ(pairs.out.find("\u2581"), std::string::npos) << "a SentencePiece marker was printed:\n" << pairs.out;
   const std::string svg = (dir_ / "lines.svg").string();
-  const Outcome figure = run_cli({"figure", "--model", model(), "--text", text, "--fig", "5", "--layer", "2", "--head", "1", "--out", svg});
+  const Outcome figure = run_cli(
+      {"figure", "--model", model(), "--text", text, "--fig", "5", "--layer", "2", "--head", "1", "--out", svg});
   ASSERT_EQ(figure.status, 0) << figure.err;
   EXPECT_NE(slurp(svg).find(">keeper</text>"), std::string::npos);  // "Ġkeeper" shown as the word it starts
   std::string corpus;
   for (int k = 0; k < 20; ++k) corpus += text + " ";
   test::write_text(dir_ / "corpus.txt", corpus);
-  const Outcome run = run_cli({"corpus", "--model", model(), "--input", (dir_ / "corpus.txt").string(), "--max-len", "24", "--batch", "4",
-                               "--out", (dir_ / "c.json").string()});
+  const Outcome run = run_cli({"corpus", "--model", model(), "--input", (dir_ / "corpus.txt").string(), "--max-len",
+                               "24", "--batch", "4", "--out", (dir_ / "c.json").string()});
   ASSERT_EQ(run.status, 0) << run.err;
-  const Outcome fig2 = run_cli({"figure", "--corpus", (dir_ / "c.json").string(), "--fig", "2", "--out", (dir_ / "c2.svg").string()});
+  const Outcome fig2 =
+      run_cli({"figure", "--corpus", (dir_ / "c.json").string(), "--fig", "2", "--out", (dir_ / "c2.svg").string()});
   EXPECT_EQ(fig2.status, 0) << fig2.err;
 }
 
-INSTANTIATE_TEST_SUITE_P(Architectures, CliEncoders, ::testing::Values("roberta", "modernbert", "xlm-roberta", "albert"),
+INSTANTIATE_TEST_SUITE_P(Architectures, CliEncoders,
+                         ::testing::Values("roberta", "modernbert", "xlm-roberta", "albert"),
                          [](const auto& info) { return test::test_name(info.param); });
 
 TEST(CliEncoderErrors, AnUnsupportedModelTypeIsOneLine) {
   const test::TempDir dir;
-  std::filesystem::copy(test::golden_dir() / "checkpoints" / "roberta", dir.path(), std::filesystem::copy_options::recursive);
+  std::filesystem::copy(test::golden_dir() / "checkpoints" / "roberta", dir.path(),
+                        std::filesystem::copy_options::recursive);
   test::write_text(dir / "config.json", R"({"model_type": "deberta-v2", "hidden_size": 32})");
-  expect_one_line_error({"stats", "--model", dir.path().string(), "--text", "hello"}, "model_type \"deberta-v2\" is not supported; attnscope reads bert, distilbert, roberta");
+  expect_one_line_error({"stats", "--model", dir.path().string(), "--text", "hello"},
+                        "model_type \"deberta-v2\" is not supported; attnscope reads bert, distilbert, roberta");
   std::filesystem::copy_file(test::golden_dir() / "checkpoints" / "roberta" / "config.json", dir / "config.json",
                              std::filesystem::copy_options::overwrite_existing);
-  test::write_text(dir / "tokenizer.json", R"({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": ["a"]}, "pre_tokenizer": {"type": "ByteLevel"}})");
-  expect_one_line_error({"stats", "--model", dir.path().string(), "--text", "hello"}, "merge 0 (\"a\") is not two entries");
+  test::write_text(
+      dir / "tokenizer.json",
+      R"({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": ["a"]}, "pre_tokenizer": {"type": "ByteLevel"}})");
+  expect_one_line_error({"stats", "--model", dir.path().string(), "--text", "hello"},
+                        "merge 0 (\"a\") is not two entries");
 }
 
 }  // namespace

@@ -10,7 +10,9 @@
 namespace attnscope {
 namespace {
 
-at::Tensor matrix(std::vector<double> values, int64_t rows, int64_t cols) { return at::tensor(values, at::kDouble).reshape({rows, cols}); }
+at::Tensor matrix(std::vector<double> values, int64_t rows, int64_t cols) {
+  return at::tensor(values, at::kDouble).reshape({rows, cols});
+}
 
 TEST(LinearCka, OneFeatureIsTheSquaredCorrelation) {
   // centred: x = (-1, 0, 1), y = (-1, 1, 0); (x.y)^2 / (|x|^2 |y|^2) = 1 / 4
@@ -20,7 +22,8 @@ TEST(LinearCka, OneFeatureIsTheSquaredCorrelation) {
 TEST(LinearCka, TwoFeaturesAgainstOneByHand) {
   // Xc^T Xc = [[2/3, -1/3], [-1/3, 2/3]] (Frobenius sqrt(10) / 3), Yc^T Yc = 2/3, Yc^T Xc = (2/3, -1/3)
   // CKA = (5/9) / (sqrt(10) / 3 * 2/3) = 5 / (2 sqrt(10))
-  EXPECT_NEAR(linear_cka(matrix({1, 0, 0, 1, 0, 0}, 3, 2), matrix({1, 0, 0}, 3, 1)), 5.0 / (2.0 * std::sqrt(10.0)), 1e-12);
+  EXPECT_NEAR(linear_cka(matrix({1, 0, 0, 1, 0, 0}, 3, 2), matrix({1, 0, 0}, 3, 1)), 5.0 / (2.0 * std::sqrt(10.0)),
+              1e-12);
 }
 
 TEST(LinearCka, IsOneUnderRotationScaleAndShift) {

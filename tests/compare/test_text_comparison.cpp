@@ -53,7 +53,8 @@ TEST(TextComparison, AModelAgainstItselfChangesNothing) {
     if (h.stats.repeat_share) EXPECT_EQ(*h.stats.repeat_share, 0.0);
     if (h.stats.same_anchor) EXPECT_TRUE(*h.stats.same_anchor);
   }
-  for (const std::vector<int>& layer : c.matching) EXPECT_EQ(layer, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}));
+  for (const std::vector<int>& layer : c.matching)
+    EXPECT_EQ(layer, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}));
   for (const ComparedMatrix m : {ComparedMatrix::Attention, ComparedMatrix::Similarity, ComparedMatrix::Cosine})
     EXPECT_EQ(difference_map(a.view(), a.view(), m, 5, 3).abs().max().item<float>(), 0.0f);
 }
@@ -70,7 +71,8 @@ TEST(TextComparison, TheMatchingFindsHeadsPermutedInTheWeights) {
   test::write_modified_checkpoint(test::minilm_dir(), dir / "permuted", test::permute_heads(permutation, 12));
   const auto permuted = Checkpoint::load(dir / "permuted", test::test_device());
   const Analysed a = analyse(test::minilm_checkpoint(), kText), b = analyse(*permuted, kText);
-  EXPECT_TRUE(at::allclose(a.run.captures.hidden_states[6], b.run.captures.hidden_states[6], 1e-4, 1e-5)) << "the permuted copy computes something else";
+  EXPECT_TRUE(at::allclose(a.run.captures.hidden_states[6], b.run.captures.hidden_states[6], 1e-4, 1e-5))
+      << "the permuted copy computes something else";
   const TextComparison c = compare_texts(a.view(), b.view());
   for (int l = 0; l < 6; ++l)
     for (int j = 0; j < 12; ++j) {
@@ -100,7 +102,8 @@ TEST(TextComparison, ChangesGrowWithTheNoiseInTheWeights) {
 
 TEST(TextComparison, TwoTextsCompareOnTheTokensTheyShare) {
   const Analysed a = analyse(test::minilm_checkpoint(), kText);
-  const Analysed b = analyse(test::minilm_checkpoint(), "The cat sat on the rug. The dog saw the cat, and the cat ran away from the dog.");
+  const Analysed b = analyse(test::minilm_checkpoint(),
+                             "The cat sat on the rug. The dog saw the cat, and the cat ran away from the dog.");
   const TextComparison c = compare_texts(a.view(), b.view());
   EXPECT_FALSE(c.alignment.identical);
   EXPECT_EQ(c.alignment.size(), a.run.encoding.size() - 1);  // all but "mat" / "rug"

@@ -7,7 +7,9 @@ namespace attnscope {
 namespace {
 
 Token special(int32_t id, const std::string& text) { return Token{id, text, 0, 0, true}; }
-Token piece(int32_t id, const std::string& text, uint32_t begin, uint32_t end) { return Token{id, text, begin, end, false}; }
+Token piece(int32_t id, const std::string& text, uint32_t begin, uint32_t end) {
+  return Token{id, text, begin, end, false};
+}
 
 TEST(TokenAlignment, TheSameTokensMatchThemselves) {
   const Encoding e{{special(1, "[CLS]"), piece(5, "hi", 0, 2), special(2, "[SEP]")}};
@@ -20,8 +22,14 @@ TEST(TokenAlignment, TheSameTokensMatchThemselves) {
 TEST(TokenAlignment, TwoTokenizersOfOneTextMatchByBytes) {
   // "playing ball": BERT [CLS] play ##ing ball [SEP]; a BPE <s> playing Ġball </s>
   const std::string text = "playing ball";
-  const Encoding bert{{special(101, "[CLS]"), piece(2377, "play", 0, 4), piece(2075, "##ing", 4, 7), piece(3608, "ball", 8, 12), special(102, "[SEP]")}};
-  const Encoding bpe{{special(0, "<s>"), piece(816, "playing", 0, 7), piece(1011, "\xc4\xa0" "ball", 8, 12), special(2, "</s>")}};
+  const Encoding bert{{special(101, "[CLS]"), piece(2377, "play", 0, 4), piece(2075, "##ing", 4, 7),
+                       piece(3608, "ball", 8, 12), special(102, "[SEP]")}};
+  const Encoding bpe{{special(0, "<s>"), piece(816, "playing", 0, 7),
+                      piece(1011,
+                            "\xc4\xa0"
+                            "ball",
+                            8, 12),
+                      special(2, "</s>")}};
   const TokenAlignment t = align_tokens(bert, text, bpe, text);
   EXPECT_FALSE(t.identical);
   EXPECT_EQ(t.a, (std::vector<int64_t>{0, 3, 4}));
@@ -29,8 +37,10 @@ TEST(TokenAlignment, TwoTokenizersOfOneTextMatchByBytes) {
 }
 
 TEST(TokenAlignment, TwoTextsMatchTheirLongestCommonRun) {
-  const Encoding a{{special(1, "[CLS]"), piece(10, "the", 0, 3), piece(11, "cat", 4, 7), piece(12, "sat", 8, 11), special(2, "[SEP]")}};
-  const Encoding b{{special(1, "[CLS]"), piece(10, "the", 0, 3), piece(13, "dog", 4, 7), piece(12, "sat", 8, 11), special(2, "[SEP]")}};
+  const Encoding a{{special(1, "[CLS]"), piece(10, "the", 0, 3), piece(11, "cat", 4, 7), piece(12, "sat", 8, 11),
+                    special(2, "[SEP]")}};
+  const Encoding b{{special(1, "[CLS]"), piece(10, "the", 0, 3), piece(13, "dog", 4, 7), piece(12, "sat", 8, 11),
+                    special(2, "[SEP]")}};
   const TokenAlignment t = align_tokens(a, "the cat sat", b, "the dog sat");
   EXPECT_FALSE(t.identical);
   EXPECT_EQ(t.a, (std::vector<int64_t>{0, 1, 3, 4}));

@@ -45,8 +45,8 @@ TEST(AllocatorTuning, FreedLargeBlocksAreReusedWithoutPageFaults) {
   constexpr size_t kBytes = size_t{64} << 20;  // 16,384 pages, above glibc's largest default mmap threshold
   EXPECT_GT(faults_for_block(kBytes), 8000);   // by default the block is mapped and unmapped each time
   keep_freed_memory_for_reuse();
-  faults_for_block(kBytes);                    // the first time in the heap, its pages come from the kernel
-  EXPECT_LT(faults_for_block(kBytes), 1000);   // then they are the heap's own
+  faults_for_block(kBytes);                   // the first time in the heap, its pages come from the kernel
+  EXPECT_LT(faults_for_block(kBytes), 1000);  // then they are the heap's own
 }
 
 // The explorer's worker thread allocates a 512-token text's captures (about 100 MB for MiniLM):

@@ -97,7 +97,7 @@ TEST_F(Windows, DocumentsAreCutIntoWindowsOfNMinusTwoPieces) {
   }
   EXPECT_EQ(w[0].size(), 6u);
   EXPECT_EQ(w[1].tokens[2].text, "mat");  // the second window: the mat . the
-  EXPECT_EQ(w[3].size(), 4u);  // the last, shorter window is kept
+  EXPECT_EQ(w[3].size(), 4u);             // the last, shorter window is kept
 }
 
 TEST_F(Windows, WindowsNeverCrossDocumentsAndChunkingChangesNothing) {

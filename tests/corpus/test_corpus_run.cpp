@@ -60,7 +60,8 @@ TEST_P(CorpusRunBatches, AccumulatorsAreTheSumOfPerTextResults) {
   CorpusReader reader(options_.input);
   WindowStream stream(reader, checkpoint_->tokenizer(), 12);
   const int64_t N = 12;
-  at::Tensor plain = at::zeros({2, 2, N, N}, at::kDouble), no_sep = plain.clone(), no_diag = plain.clone(), masks = plain.clone();
+  at::Tensor plain = at::zeros({2, 2, N, N}, at::kDouble), no_sep = plain.clone(), no_diag = plain.clone(),
+             masks = plain.clone();
   at::Tensor distances = at::zeros({2, 2, N}, at::kLong);
   double repeat_sum = 0;
   int64_t texts = 0, repeat_undefined = 0;
@@ -75,7 +76,8 @@ TEST_P(CorpusRunBatches, AccumulatorsAreTheSumOfPerTextResults) {
     for (int j : a.segment_separators.positions) zeroed.select(3, j).zero_();
     no_sep.narrow(2, 0, n).narrow(3, 0, n) += zeroed;
     for (int64_t i = 0; i < n; ++i)
-      for (int64_t j = std::max<int64_t>(0, i - 1); j <= std::min(n - 1, i + 1); ++j) zeroed.select(2, i).select(2, j).zero_();
+      for (int64_t j = std::max<int64_t>(0, i - 1); j <= std::min(n - 1, i + 1); ++j)
+        zeroed.select(2, i).select(2, j).zero_();
     no_diag.narrow(2, 0, n).narrow(3, 0, n) += zeroed;
     for (int64_t l = 0; l < 2; ++l)
       for (int64_t h = 0; h < 2; ++h) {
@@ -86,8 +88,10 @@ TEST_P(CorpusRunBatches, AccumulatorsAreTheSumOfPerTextResults) {
         });
         for (int64_t d = 0; d < n; ++d) distances[l][h][d] += s.distance_histogram[static_cast<size_t>(d)];
         if (l == 1 && h == 0) {
-          if (s.repeat_share) repeat_sum += *s.repeat_share;
-          else ++repeat_undefined;
+          if (s.repeat_share)
+            repeat_sum += *s.repeat_share;
+          else
+            ++repeat_undefined;
         }
       }
     ++texts;
@@ -122,10 +126,12 @@ TEST_F(CorpusRun, HostAndTensorOperationsAgree) {
   for (size_t first = 0; first + 3 <= windows.size(); first += 3) {
     std::vector<std::vector<int64_t>> ids;
     std::vector<TextAnalysis> analyses;
-    const std::vector<Encoding> batch(windows.begin() + static_cast<std::ptrdiff_t>(first), windows.begin() + static_cast<std::ptrdiff_t>(first + 3));
+    const std::vector<Encoding> batch(windows.begin() + static_cast<std::ptrdiff_t>(first),
+                                      windows.begin() + static_cast<std::ptrdiff_t>(first + 3));
     for (const Encoding& e : batch) ids.push_back(e.ids());
     const BatchCaptures captures = checkpoint_->model().forward(ids);
-    for (size_t i = 0; i < batch.size(); ++i) analyses.push_back(analyze_text(batch[i], text_captures(captures, i, true), options_.settings));
+    for (size_t i = 0; i < batch.size(); ++i)
+      analyses.push_back(analyze_text(batch[i], text_captures(captures, i, true), options_.settings));
     host.add_batch(captures, analyses);
     ops.add_batch_with_tensor_ops(captures, analyses);
   }
@@ -135,7 +141,8 @@ TEST_F(CorpusRun, HostAndTensorOperationsAgree) {
   auto a = host.tensors(), b = ops.tensors();
   for (size_t i = 0; i < a.size(); ++i) EXPECT_TRUE(at::allclose(*a[i].second, *b[i].second, 0, 1e-6)) << a[i].first;
   EXPECT_GT(host.attention_sum().sum().item<double>(), 0);
-  EXPECT_GT(host.attention_without_separators().sum().item<double>(), host.attention_without_separators_and_diagonals().sum().item<double>());
+  EXPECT_GT(host.attention_without_separators().sum().item<double>(),
+            host.attention_without_separators_and_diagonals().sum().item<double>());
 }
 
 TEST_F(CorpusRun, InterruptedAndResumedEqualsUninterrupted) {
@@ -145,11 +152,20 @@ TEST_F(CorpusRun, InterruptedAndResumedEqualsUninterrupted) {
 
   CorpusAccumulator first = fresh();
   int batches = 0;
-  const CorpusOutcome stopped = run_corpus(*checkpoint_, options_, first, 0, [&](const CorpusProgress&) { return ++batches < 2; });
+  const CorpusOutcome stopped =
+      run_corpus(*checkpoint_, options_, first, 0, [&](const CorpusProgress&) { return ++batches < 2; });
   EXPECT_FALSE(stopped.complete);
   EXPECT_EQ(stopped.windows, 6u);
   const auto& config = checkpoint_->model().config();
-  save_corpus(dir_ / "partial.json", {"model", config.to_json(), {}, {}, "cpu float32", options_, true, stopped.windows, stopped.documents,
+  save_corpus(dir_ / "partial.json", {"model",
+                                      config.to_json(),
+                                      {},
+                                      {},
+                                      "cpu float32",
+                                      options_,
+                                      true,
+                                      stopped.windows,
+                                      stopped.documents,
                                       std::make_shared<CorpusAccumulator>(first)});
   CorpusFile saved = load_corpus(dir_ / "partial.json");
   EXPECT_TRUE(saved.partial);
@@ -218,7 +234,15 @@ TEST_F(CorpusRun, DamagedResultFilesAreRefused) {
   test::write_text(dir_ / "y.json", "[]");
   EXPECT_THROW(load_corpus(dir_ / "y.json"), Error);
   CorpusAccumulator acc = fresh();
-  save_corpus(dir_ / "z.json", {"model", checkpoint_->model().config().to_json(), {}, {}, "cpu", options_, false, 0, 0,
+  save_corpus(dir_ / "z.json", {"model",
+                                checkpoint_->model().config().to_json(),
+                                {},
+                                {},
+                                "cpu",
+                                options_,
+                                false,
+                                0,
+                                0,
                                 std::make_shared<CorpusAccumulator>(acc)});
   auto json = test::read_json(dir_ / "z.json");
   json["accumulators"]["mask_sum"]["shape"] = {2, 2, 12, 11};

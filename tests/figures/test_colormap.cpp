@@ -110,14 +110,16 @@ TEST(ColorScale, StraightScalesHaveAnAffineFormThatAgreesWithPosition) {
   EXPECT_EQ(factor_offset({2, 6, ValueScale::Linear, false}), (std::pair<double, double>{0.25, -0.5}));
   EXPECT_EQ(factor_offset({2, 6, ValueScale::Clipped, false}), (std::pair<double, double>{0.25, -0.5}));
   EXPECT_EQ(factor_offset({-1, 4, ValueScale::Linear, true}), (std::pair<double, double>{0.125, 0.5}));
-  EXPECT_EQ(factor_offset({1, 1, ValueScale::Linear, false}), (std::pair<double, double>{0, 0.5}));  // constant map: mid-scale
+  EXPECT_EQ(factor_offset({1, 1, ValueScale::Linear, false}),
+            (std::pair<double, double>{0, 0.5}));  // constant map: mid-scale
   EXPECT_EQ(factor_offset({0, 0, ValueScale::Linear, true}), (std::pair<double, double>{0, 0.5}));
   // Log scales, and the symmetric log that symmetric Clipped uses, are not straight lines.
   EXPECT_FALSE((ColorScale{0, 1, ValueScale::Log, false}.affine()));
   EXPECT_FALSE((ColorScale{-2, 2, ValueScale::Log, true}.affine()));
   EXPECT_FALSE((ColorScale{-2, 2, ValueScale::Clipped, true}.affine()));
-  for (const ColorScale& s : {ColorScale{2, 6, ValueScale::Linear, false}, ColorScale{-3, 0.5, ValueScale::Clipped, false},
-                              ColorScale{-1, 4, ValueScale::Linear, true}, ColorScale{7, 7, ValueScale::Clipped, false}})
+  for (const ColorScale& s :
+       {ColorScale{2, 6, ValueScale::Linear, false}, ColorScale{-3, 0.5, ValueScale::Clipped, false},
+        ColorScale{-1, 4, ValueScale::Linear, true}, ColorScale{7, 7, ValueScale::Clipped, false}})
     for (double v = -8; v <= 8; v += 0.37) {
       const auto a = s.affine();
       ASSERT_TRUE(a);
@@ -152,8 +154,10 @@ TEST(ColorScale, ClippedTopIsTheNearestRankPercentileOfAnySizedMap) {
       std::sort(sorted.begin(), sorted.end());
       const auto k = static_cast<size_t>(std::ceil(0.99 * static_cast<double>(sorted.size()))) - 1;
       const ColorScale c = color_scale_for(values, ValueScale::Clipped, symmetric);
-      if (symmetric) EXPECT_DOUBLE_EQ(c.hi, sorted[k]) << n;
-      else EXPECT_DOUBLE_EQ(c.hi, sorted[k] > sorted.front() ? sorted[k] : sorted.back()) << n;
+      if (symmetric)
+        EXPECT_DOUBLE_EQ(c.hi, sorted[k]) << n;
+      else
+        EXPECT_DOUBLE_EQ(c.hi, sorted[k] > sorted.front() ? sorted[k] : sorted.back()) << n;
     }
   }
 }

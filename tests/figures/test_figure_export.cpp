@@ -52,12 +52,14 @@ TEST(FigureExport, PngIsRenderedAtTheAskedScale) {
     o.png_scale = scale;
     const std::string png = render_figure(f, FigureFormat::Png, o);
     int w = 0, h = 0, channels = 0;
-    unsigned char* pixels = stbi_load_from_memory(reinterpret_cast<const unsigned char*>(png.data()), static_cast<int>(png.size()), &w, &h, &channels, 3);
+    unsigned char* pixels = stbi_load_from_memory(reinterpret_cast<const unsigned char*>(png.data()),
+                                                  static_cast<int>(png.size()), &w, &h, &channels, 3);
     ASSERT_NE(pixels, nullptr);
     EXPECT_EQ(w, static_cast<int>(400 * scale));
     // Not blank: white background, dark text, coloured cells.
     int white = 0, other = 0;
-    for (int k = 0; k < w * h; ++k) (pixels[3 * k] > 250 && pixels[3 * k + 1] > 250 && pixels[3 * k + 2] > 250 ? white : other)++;
+    for (int k = 0; k < w * h; ++k)
+      (pixels[3 * k] > 250 && pixels[3 * k + 1] > 250 && pixels[3 * k + 2] > 250 ? white : other)++;
     EXPECT_GT(white, w * h / 2);
     EXPECT_GT(other, w * h / 50);
     stbi_image_free(pixels);
@@ -69,8 +71,8 @@ TEST(FigureExport, SvgCarriesTheLabelsAsText) {
   EXPECT_EQ(svg.rfind("<?xml", 0), 0u);
   EXPECT_NE(svg.find(">Sample figure</text>"), std::string::npos);
   EXPECT_NE(svg.find(">lighthouse</text>"), std::string::npos);
-  EXPECT_NE(svg.find("rotate(-90)"), std::string::npos);              // column labels read upwards
-  EXPECT_NE(svg.find("data:image/png;base64,"), std::string::npos);   // the cells, embedded exactly
+  EXPECT_NE(svg.find("rotate(-90)"), std::string::npos);                             // column labels read upwards
+  EXPECT_NE(svg.find("data:image/png;base64,"), std::string::npos);                  // the cells, embedded exactly
   EXPECT_NE(svg.find("<path fill=\"none\" stroke=\"#000000\""), std::string::npos);  // the outlined cell
   EXPECT_EQ(svg.substr(svg.size() - 7), "</svg>\n");
 }

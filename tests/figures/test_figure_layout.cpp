@@ -20,7 +20,9 @@ HeatmapPanel heatmap(int n, bool labels) {
   return p;
 }
 
-bool overlap(const Rect& a, const Rect& b) { return a.x < b.right() && b.x < a.right() && a.y < b.bottom() && b.y < a.bottom(); }
+bool overlap(const Rect& a, const Rect& b) {
+  return a.x < b.right() && b.x < a.right() && a.y < b.bottom() && b.y < a.bottom();
+}
 
 TEST(FigureLayout, PanelsFillAGridWithoutOverlapping) {
   Figure f;
@@ -61,7 +63,7 @@ TEST(FigureLayout, LabelsAreThinnedWhenCellsAreSmallerThanText) {
   const PanelLayout p = layout_figure(many, 400, 10, approximate_text_width).panels[0];
   const double cell = p.plot.h / 128;
   EXPECT_GT(p.row_label_every, 1);
-  EXPECT_GE(p.row_label_every * cell, p.label_font);  // labels no longer overlap
+  EXPECT_GE(p.row_label_every * cell, p.label_font);               // labels no longer overlap
   EXPECT_LT((p.row_label_every - 1) * cell, p.label_font * 1.15);  // ... and not thinned more than needed
 }
 
@@ -101,7 +103,7 @@ TEST(FigureLayout, TokenTextWrapsWithinTheCell) {
   ASSERT_EQ(l.token_boxes.size(), 60u);
   for (const Rect& b : l.token_boxes) EXPECT_LE(b.right(), l.cell.right() + 1e-9);
   EXPECT_GT(l.token_boxes.back().y, l.token_boxes.front().y);  // wrapped onto later lines
-  EXPECT_EQ(l.table_rows_shown, 40);                            // the rest is summarised
+  EXPECT_EQ(l.table_rows_shown, 40);                           // the rest is summarised
   EXPECT_GE(l.table.y, l.plot.bottom());
 }
 

@@ -69,7 +69,8 @@ TEST(TextFigures, CosineIsSimilarityOverNorms) {
   const int n = cosine.rows;
   for (int i = 0; i < n; i += 3)
     for (int j = 0; j < n; j += 2) {
-      const double expected = i == j ? 0.0 : s[i][j].item<double>() / (norms[i].item<double>() * norms[j].item<double>());
+      const double expected =
+          i == j ? 0.0 : s[i][j].item<double>() / (norms[i].item<double>() * norms[j].item<double>());
       EXPECT_NEAR(cosine.value(i, j), expected, 1e-5) << i << "," << j;
     }
 }
@@ -88,8 +89,10 @@ TEST(TextFigures, Figure5PanelsAreAttentionSimilarityMaskAndBlocks) {
   const auto expected = floats(block_average(a.analysis.similarity.similarity[5][2], segments_from(seps, mask.rows)));
   ASSERT_EQ(blocks.values.size(), expected.size());
   for (size_t k = 0; k < expected.size(); ++k)
-    if (std::isnan(expected[k])) EXPECT_TRUE(std::isnan(blocks.values[k]));
-    else EXPECT_FLOAT_EQ(blocks.values[k], expected[k]);
+    if (std::isnan(expected[k]))
+      EXPECT_TRUE(std::isnan(blocks.values[k]));
+    else
+      EXPECT_FLOAT_EQ(blocks.values[k], expected[k]);
 }
 
 TEST(TextFigures, Figure9ColoursOneColourPerTokenValueAndListsEveryPair) {
@@ -119,8 +122,10 @@ TEST(TextFigures, StatisticsFigureShowsUndefinedAsNan) {
   ASSERT_EQ(repeats.categories.size(), 12u);
   for (int h = 0; h < 12; ++h) {
     const auto& s = a.analysis.head(4, h).stats;
-    if (s.repeat_share) EXPECT_DOUBLE_EQ(repeats.series[0].values[h], *s.repeat_share);
-    else EXPECT_TRUE(std::isnan(repeats.series[0].values[h]));
+    if (s.repeat_share)
+      EXPECT_DOUBLE_EQ(repeats.series[0].values[h], *s.repeat_share);
+    else
+      EXPECT_TRUE(std::isnan(repeats.series[0].values[h]));
   }
   const auto& sentence = std::get<BarPanel>(f.panels[1]);
   EXPECT_TRUE(sentence.series[1].markers);  // the chance level is a marker beside the bar
@@ -176,7 +181,8 @@ std::vector<float> shown_map(const AnalyzedTextView& text, int l, int h, const F
 
 void expect_thumbnails_are_pooled_maps(const AnalyzedTextView& text, const FigureOptions& o, int max_cells) {
   const auto thumbnails = grid_thumbnails(text, o, max_cells);
-  const int n = static_cast<int>(text.analysis.length), k = (n + max_cells - 1) / max_cells, per_layer = text.analysis.num_heads + 1;
+  const int n = static_cast<int>(text.analysis.length), k = (n + max_cells - 1) / max_cells,
+            per_layer = text.analysis.num_heads + 1;
   ASSERT_EQ(thumbnails.size(), static_cast<size_t>(text.analysis.num_layers * per_layer));
   for (int index = 0; index < static_cast<int>(thumbnails.size()); ++index) {
     const HeatmapPanel& p = thumbnails[static_cast<size_t>(index)];
@@ -184,7 +190,8 @@ void expect_thumbnails_are_pooled_maps(const AnalyzedTextView& text, const Figur
     ASSERT_EQ(p.rows, (n + k - 1) / k);
     ASSERT_EQ(p.values.size(), expected.size());
     for (size_t c = 0; c < expected.size(); ++c)
-      ASSERT_NEAR(p.values[c], expected[c], 1e-5 * (1 + std::abs(expected[c]))) << matrix_name(o.matrix) << " panel " << index << " cell " << c;
+      ASSERT_NEAR(p.values[c], expected[c], 1e-5 * (1 + std::abs(expected[c])))
+          << matrix_name(o.matrix) << " panel " << index << " cell " << c;
     EXPECT_EQ(p.color_scale.hi, color_scale_for(p.values, o.scale, p.colormap == ColormapId::Diverging).hi);
   }
 }
@@ -201,7 +208,8 @@ TEST(TextFigures, GridThumbnailsAreTheShownMapsPooledByLargestMagnitude) {
   const Analysed a = analysed_with_lenses("The cat sat. The dog ran to the cat! A bird sang.", 128);
   const int n = static_cast<int>(a.analysis.length);
   ASSERT_EQ(n % 2, 1);
-  for (MatrixKind kind : {MatrixKind::Attention, MatrixKind::Similarity, MatrixKind::Cosine, MatrixKind::Norm, MatrixKind::Rollout})
+  for (MatrixKind kind :
+       {MatrixKind::Attention, MatrixKind::Similarity, MatrixKind::Cosine, MatrixKind::Norm, MatrixKind::Rollout})
     // Full size, then pooled in blocks of 2 (the overview's own shortcut; n is odd, so its last
     // cell is ragged), then of 3.
     for (int max_cells : {1024, (n + 1) / 2, 8}) {
@@ -218,7 +226,8 @@ TEST(TextFigures, GridThumbnailsAreTheShownMapsPooledByLargestMagnitude) {
 TEST(TextFigures, GridThumbnailsOfALongTextTakeTheLayersAFewAtATime) {
   // 512 tokens: a layer's zeroed maps are 12 MB, so the layers are pooled two or three at a time.
   std::string text;
-  for (const char* name : {"classroom.txt", "lighthouse.txt", "classroom.txt", "lighthouse.txt", "classroom.txt", "lighthouse.txt"}) {
+  for (const char* name :
+       {"classroom.txt", "lighthouse.txt", "classroom.txt", "lighthouse.txt", "classroom.txt", "lighthouse.txt"}) {
     std::ifstream in(test::source_dir() / "assets/examples" / name);
     text += std::string(std::istreambuf_iterator<char>(in), {}) + " ";
   }
@@ -242,7 +251,8 @@ TEST(TextFigures, GridAtlasIsTheThumbnailsColouredAndItsKeyIgnoresTheFocus) {
   // The focused head does not change the thumbnails; each option they are coloured by does.
   EXPECT_EQ(grid_thumbnails_key(focus(3, 7)), grid_thumbnails_key(o));
   for (const auto& change : std::vector<std::function<void(FigureOptions&)>>{
-           [](FigureOptions& x) { x.matrix = MatrixKind::Similarity; }, [](FigureOptions& x) { x.colormap = ColormapId::Magma; },
+           [](FigureOptions& x) { x.matrix = MatrixKind::Similarity; },
+           [](FigureOptions& x) { x.colormap = ColormapId::Magma; },
            [](FigureOptions& x) { x.scale = ValueScale::Log; }, [](FigureOptions& x) { x.zero_diagonal = true; },
            [](FigureOptions& x) { x.rollout_of_norm = true; }}) {
     FigureOptions other = o;
@@ -271,14 +281,16 @@ TEST(TextFigures, AttentionLinesForSeveralHeadsAndOneToken) {
   lines.focus_index = 4;
   size_t expected = 0;
   for (const LinesHead& h : lines.heads)
-    for (size_t j = 0; j < lines.tokens.size(); ++j) expected += h.weights[4 * lines.tokens.size() + j] >= lines.min_weight;
+    for (size_t j = 0; j < lines.tokens.size(); ++j)
+      expected += h.weights[4 * lines.tokens.size() + j] >= lines.min_weight;
   const size_t from_token = count_lines();
   EXPECT_EQ(from_token, expected);
   EXPECT_LT(from_token, all);
   lines.focus_side = 1;  // into token 4 on the right: who attends to it
   expected = 0;
   for (const LinesHead& h : lines.heads)
-    for (size_t i = 0; i < lines.tokens.size(); ++i) expected += h.weights[i * lines.tokens.size() + 4] >= lines.min_weight;
+    for (size_t i = 0; i < lines.tokens.size(); ++i)
+      expected += h.weights[i * lines.tokens.size() + 4] >= lines.min_weight;
   EXPECT_EQ(count_lines(), expected);
 }
 

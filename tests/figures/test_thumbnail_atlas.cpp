@@ -28,13 +28,15 @@ std::array<int, 4> pixel(const ThumbnailAtlas& a, int x, int y) {
 
 std::array<int, 4> table(int index) {
   const Rgb c = colormap(ColormapId::Viridis).table[static_cast<size_t>(index)];
-  return {static_cast<int>(c.r * 255 + 0.5f), static_cast<int>(c.g * 255 + 0.5f), static_cast<int>(c.b * 255 + 0.5f), 255};
+  return {static_cast<int>(c.r * 255 + 0.5f), static_cast<int>(c.g * 255 + 0.5f), static_cast<int>(c.b * 255 + 0.5f),
+          255};
 }
 
 TEST(ThumbnailAtlas, TilesGoLeftToRightThenDownEachCellOnePixelThroughItsOwnScale) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   // Three tiles, two to a row: the second row holds one tile and a clear one.
-  const auto a = thumbnail_atlas({panel({0, 1, 0.5f, nan}, 0, 1), panel({2, 4, 3, 4}, 2, 4), panel({1, 1, 1, 1}, 0, 2)}, 2);
+  const auto a =
+      thumbnail_atlas({panel({0, 1, 0.5f, nan}, 0, 1), panel({2, 4, 3, 4}, 2, 4), panel({1, 1, 1, 1}, 0, 2)}, 2);
   ASSERT_EQ(a.columns, 2);
   ASSERT_EQ(a.rows, 2);
   ASSERT_EQ(a.width(), 4);
@@ -42,12 +44,12 @@ TEST(ThumbnailAtlas, TilesGoLeftToRightThenDownEachCellOnePixelThroughItsOwnScal
   ASSERT_EQ(a.rgba.size(), 4u * 4 * 4);
   EXPECT_EQ(pixel(a, 0, 0), table(0));
   EXPECT_EQ(pixel(a, 1, 0), table(255));
-  EXPECT_EQ(pixel(a, 0, 1), table(128));  // 0.5 * 255 rounds to 128
+  EXPECT_EQ(pixel(a, 0, 1), table(128));                        // 0.5 * 255 rounds to 128
   EXPECT_EQ(pixel(a, 1, 1), (std::array<int, 4>{0, 0, 0, 0}));  // NaN: left clear
-  EXPECT_EQ(pixel(a, 2, 0), table(0));    // the second tile, on its own range 2 .. 4
+  EXPECT_EQ(pixel(a, 2, 0), table(0));                          // the second tile, on its own range 2 .. 4
   EXPECT_EQ(pixel(a, 3, 0), table(255));
   EXPECT_EQ(pixel(a, 2, 1), table(128));
-  EXPECT_EQ(pixel(a, 0, 2), table(128));  // the third tile, second row: 1 on 0 .. 2
+  EXPECT_EQ(pixel(a, 0, 2), table(128));                        // the third tile, second row: 1 on 0 .. 2
   EXPECT_EQ(pixel(a, 3, 3), (std::array<int, 4>{0, 0, 0, 0}));  // no fourth tile
 }
 

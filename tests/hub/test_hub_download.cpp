@@ -73,7 +73,8 @@ TEST_F(HubDownload, FillsTheHubCacheLayoutAndIsFoundOffline) {
 
 TEST_F(HubDownload, ACheckpointWithTokenizerJsonAndNoVocabTxtDownloadsAndOpens) {
   const auto snapshot = download_model("test-org/roberta", options(), nullptr);
-  for (const char* f : {"config.json", "tokenizer.json", "model.safetensors"}) EXPECT_TRUE(std::filesystem::exists(snapshot / f)) << f;
+  for (const char* f : {"config.json", "tokenizer.json", "model.safetensors"})
+    EXPECT_TRUE(std::filesystem::exists(snapshot / f)) << f;
   EXPECT_FALSE(std::filesystem::exists(snapshot / "vocab.txt"));
   const auto checkpoint = Checkpoint::load(snapshot, ComputeDevice{});
   EXPECT_EQ(checkpoint->model().config().architecture->family, "roberta");
@@ -117,7 +118,8 @@ TEST_F(HubDownload, RejectsACorruptedFile) {
   EXPECT_NE(message.find("SHA-256"), std::string::npos) << message;
   for (const auto& e : std::filesystem::directory_iterator(repo("corrupt") / "blobs"))
     EXPECT_NE(e.path().extension(), ".incomplete") << "the damaged download was kept";
-  EXPECT_FALSE(std::filesystem::exists(repo("corrupt") / "snapshots" / "0123456789abcdef0123456789abcdef01234567" / "model.safetensors"));
+  EXPECT_FALSE(std::filesystem::exists(repo("corrupt") / "snapshots" / "0123456789abcdef0123456789abcdef01234567" /
+                                       "model.safetensors"));
 }
 
 TEST_F(HubDownload, UnknownModelIsA404WithAMessage) {
@@ -143,7 +145,8 @@ TEST_F(HubDownload, PrivateModelsNeedAToken) {
 }
 
 TEST_F(HubDownload, RefusesPicklesAndOfflineAndBadIds) {
-  EXPECT_NE(expect_error([&] { download_model("test-org/pickle", options()); }).find("pytorch_model.bin"), std::string::npos);
+  EXPECT_NE(expect_error([&] { download_model("test-org/pickle", options()); }).find("pytorch_model.bin"),
+            std::string::npos);
   HubOptions o = options();
   o.offline = true;
   EXPECT_NE(expect_error([&] { download_model("test-org/model", o); }).find("HF_HUB_OFFLINE"), std::string::npos);

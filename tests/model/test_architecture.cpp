@@ -40,10 +40,13 @@ TEST(Architecture, EachDescriptionIsCoherentWithTheForward) {
     EXPECT_EQ(a.positions == PositionScheme::Absolute, static_cast<bool>(*a.embeddings.positions));
     // A pre-norm stack leaves its residual sum unnormalised: its last output needs a final norm.
     EXPECT_EQ(a.norm == NormPlacement::Pre, static_cast<bool>(*a.embeddings.final_norm));
-    EXPECT_TRUE(a.first_layer_attention_norm || a.norm == NormPlacement::Pre) << "a post-norm layer always normalises its attention";
+    EXPECT_TRUE(a.first_layer_attention_norm || a.norm == NormPlacement::Pre)
+        << "a post-norm layer always normalises its attention";
     const std::string layer = n.layer;
-    if (a.shared_layers) EXPECT_TRUE(layer.find("{group}") != std::string::npos && layer.find("{inner}") != std::string::npos);
-    else EXPECT_NE(layer.find("{}"), std::string::npos);
+    if (a.shared_layers)
+      EXPECT_TRUE(layer.find("{group}") != std::string::npos && layer.find("{inner}") != std::string::npos);
+    else
+      EXPECT_NE(layer.find("{}"), std::string::npos);
     EXPECT_TRUE(!a.prefix.empty() && a.prefix.back() == '.');
   }
 }

@@ -39,8 +39,16 @@ TEST(Config, TheRealMiniLMConfig) {
 
 TEST(Config, BadConfigsNameTheProblem) {
   auto base = test::tiny_bert_config({});
-  auto without = [&](const char* key) { auto j = base; j.erase(key); return j; };
-  auto with = [&](const char* key, nlohmann::json v) { auto j = base; j[key] = v; return j; };
+  auto without = [&](const char* key) {
+    auto j = base;
+    j.erase(key);
+    return j;
+  };
+  auto with = [&](const char* key, nlohmann::json v) {
+    auto j = base;
+    j[key] = v;
+    return j;
+  };
   EXPECT_EQ(config_error(without("hidden_size")), "config.json: missing \"hidden_size\"");
   EXPECT_NE(config_error(with("num_hidden_layers", 0)).find("positive integer"), std::string::npos);
   EXPECT_NE(config_error(with("num_hidden_layers", "6")).find("positive integer"), std::string::npos);

@@ -13,9 +13,7 @@ TEST(Device, CpuIsAlwaysThere) {
   EXPECT_EQ(d.describe(), "cpu float32");
 }
 
-TEST(Device, AutoTakesCudaExactlyWhenPresent) {
-  EXPECT_EQ(select_device("auto").device.is_cuda(), cuda_available());
-}
+TEST(Device, AutoTakesCudaExactlyWhenPresent) { EXPECT_EQ(select_device("auto").device.is_cuda(), cuda_available()); }
 
 TEST(Device, CudaWithoutAGpuIsAClearError) {
   if (cuda_available()) {

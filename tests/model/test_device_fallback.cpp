@@ -36,7 +36,8 @@ TEST(DeviceFallback, OutOfMemoryOnTheGpuRunsOnTheCpu) {
 
 TEST(DeviceFallback, NoFallbackWithoutTheNeed) {
   int calls = 0, notices = 0;
-  const ComputeDevice used = run_with_cpu_fallback(cuda(), [&](const ComputeDevice&) { ++calls; }, [&](const std::string&) { ++notices; });
+  const ComputeDevice used = run_with_cpu_fallback(
+      cuda(), [&](const ComputeDevice&) { ++calls; }, [&](const std::string&) { ++notices; });
   EXPECT_EQ(used.device.type(), c10::kCUDA);
   EXPECT_EQ(calls, 1);
   EXPECT_EQ(notices, 0);
@@ -45,7 +46,8 @@ TEST(DeviceFallback, NoFallbackWithoutTheNeed) {
 TEST(DeviceFallback, OtherErrorsAndCpuOutOfMemoryPropagate) {
   const auto oom = [](const ComputeDevice&) { TORCH_CHECK_WITH(OutOfMemoryError, false, "out of memory"); };
   EXPECT_THROW(run_with_cpu_fallback(ComputeDevice{}, oom, {}), c10::OutOfMemoryError);
-  EXPECT_THROW(run_with_cpu_fallback(cuda(), [](const ComputeDevice&) { throw std::runtime_error("bad weights"); }, {}), std::runtime_error);
+  EXPECT_THROW(run_with_cpu_fallback(cuda(), [](const ComputeDevice&) { throw std::runtime_error("bad weights"); }, {}),
+               std::runtime_error);
 }
 
 }  // namespace

@@ -43,7 +43,8 @@ TEST(DistilBert, MatchesTransformers) {
     }
     for (int64_t l = 0; l <= 2; ++l) {
       const at::Tensor expected = test::nested_tensor(c["hidden_states"][l]);
-      EXPECT_LT((run.captures.hidden_states[l] - expected).abs().max().item<double>(), 1e-4) << c["text"] << " hidden " << l;
+      EXPECT_LT((run.captures.hidden_states[l] - expected).abs().max().item<double>(), 1e-4)
+          << c["text"] << " hidden " << l;
     }
   }
 }

@@ -33,12 +33,14 @@ void expect_case(const TextCaptures& got, const nlohmann::json& expected, const 
   for (size_t l = 0; l < attention.size(); ++l) {
     const auto layer = static_cast<int64_t>(l);
     EXPECT_LT(gap(got.attention[layer], test::nested_tensor(attention[l])), 1e-5) << what << " attention, layer " << l;
-    EXPECT_LT(gap(got.head_outputs[layer], test::nested_tensor(expected["head_outputs"][l])), 1e-5) << what << " head outputs, layer " << l;
+    EXPECT_LT(gap(got.head_outputs[layer], test::nested_tensor(expected["head_outputs"][l])), 1e-5)
+        << what << " head outputs, layer " << l;
   }
   const auto& hidden = expected["hidden_states"];
   ASSERT_EQ(got.hidden_states.size(0), static_cast<int64_t>(hidden.size())) << what;
   for (size_t l = 0; l < hidden.size(); ++l)
-    EXPECT_LT(gap(got.hidden_states[static_cast<int64_t>(l)], test::nested_tensor(hidden[l])), 1e-4) << what << " hidden state " << l;
+    EXPECT_LT(gap(got.hidden_states[static_cast<int64_t>(l)], test::nested_tensor(hidden[l])), 1e-4)
+        << what << " hidden state " << l;
 }
 
 TEST_P(Encoder, MatchesTransformersAloneAndBatchedWithPadding) {
@@ -51,15 +53,20 @@ TEST_P(Encoder, MatchesTransformersAloneAndBatchedWithPadding) {
     const BatchCaptures alone = model->forward({ids});
     expect_case(text_captures(alone, 0, true), c, GetParam() + " alone, " + std::to_string(ids.size()) + " tokens");
     // As the explorer runs it: checking between the slices of its products.
-    const BatchCaptures checked = model->forward({ids}, {.last_layer = LastLayer::Complete, .keep_going = [] { return true; }});
-    expect_case(text_captures(checked, 0, true), c, GetParam() + " with checks, " + std::to_string(ids.size()) + " tokens");
+    const BatchCaptures checked =
+        model->forward({ids}, {.last_layer = LastLayer::Complete, .keep_going = [] { return true; }});
+    expect_case(text_captures(checked, 0, true), c,
+                GetParam() + " with checks, " + std::to_string(ids.size()) + " tokens");
   }
   const BatchCaptures together = model->forward(batch);
   for (size_t b = 0; b < batch.size(); ++b)
-    expect_case(text_captures(together, b, true), expected["cases"][b], GetParam() + " batched, text " + std::to_string(b));
+    expect_case(text_captures(together, b, true), expected["cases"][b],
+                GetParam() + " batched, text " + std::to_string(b));
 }
 
-INSTANTIATE_TEST_SUITE_P(Architectures, Encoder, ::testing::Values("bert-large-shape", "roberta", "xlm-roberta", "electra", "albert", "albert-groups", "modernbert"),
+INSTANTIATE_TEST_SUITE_P(Architectures, Encoder,
+                         ::testing::Values("bert-large-shape", "roberta", "xlm-roberta", "electra", "albert",
+                                           "albert-groups", "modernbert"),
                          [](const auto& info) { return test::test_name(info.param); });
 
 // Whole checkpoints, text in: the tokenizer.json beside the weights gives transformers' ids, and
@@ -77,14 +84,16 @@ TEST_P(WholeCheckpoint, TextInMapsOutAsTransformers) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Architectures, WholeCheckpoint, ::testing::Values("roberta", "modernbert", "xlm-roberta", "albert"),
+INSTANTIATE_TEST_SUITE_P(Architectures, WholeCheckpoint,
+                         ::testing::Values("roberta", "modernbert", "xlm-roberta", "albert"),
                          [](const auto& info) { return test::test_name(info.param); });
 
 TEST(WholeCheckpoint, ATokenizerLargerThanTheEmbeddingsIsRefused) {
   const test::TempDir tmp;
-  std::filesystem::copy(test::golden_dir() / "checkpoints" / "roberta", tmp.path(), std::filesystem::copy_options::recursive);
-  std::filesystem::copy_file(test::golden_dir() / "encoders" / "roberta" / "model.safetensors", tmp / "model.safetensors",
-                             std::filesystem::copy_options::overwrite_existing);
+  std::filesystem::copy(test::golden_dir() / "checkpoints" / "roberta", tmp.path(),
+                        std::filesystem::copy_options::recursive);
+  std::filesystem::copy_file(test::golden_dir() / "encoders" / "roberta" / "model.safetensors",
+                             tmp / "model.safetensors", std::filesystem::copy_options::overwrite_existing);
   nlohmann::json config = test::read_json(tmp / "config.json");
   config["vocab_size"] = 96;  // the weights of the small fixture, the tokenizer of the large one
   config["max_position_embeddings"] = 40;
@@ -94,12 +103,16 @@ TEST(WholeCheckpoint, ATokenizerLargerThanTheEmbeddingsIsRefused) {
     Checkpoint::load(tmp.path(), test::test_device());
     FAIL() << "loaded";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("the tokenizer has 1201 tokens, but config.json's vocab_size is 96"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("the tokenizer has 1201 tokens, but config.json's vocab_size is 96"),
+              std::string::npos)
+        << e.what();
   }
 }
 
 TEST(EncoderConfig, EachArchitectureIsReadFromItsOwnKeys) {
-  const auto load = [](const char* name) { return ModelConfig::load(test::golden_dir() / "encoders" / name / "config.json"); };
+  const auto load = [](const char* name) {
+    return ModelConfig::load(test::golden_dir() / "encoders" / name / "config.json");
+  };
   const ModelConfig roberta = load("roberta");
   EXPECT_EQ(roberta.architecture->family, "roberta");
   EXPECT_EQ(roberta.position_offset, 2);
@@ -145,13 +158,15 @@ TEST(EncoderConfig, OlderModernBertKeysAndRefusals) {
   nlohmann::json bad_types = test::read_json(test::golden_dir() / "encoders" / "modernbert" / "config.json");
   bad_types["layer_types"] = {"full_attention"};
   EXPECT_NE(error(bad_types).find("one type per layer"), std::string::npos);
-  EXPECT_EQ(error({{"model_type", "deberta-v2"}}),
-            "config.json: model_type \"deberta-v2\" is not supported; attnscope reads " + std::string(kSupportedModelTypes));
+  EXPECT_EQ(
+      error({{"model_type", "deberta-v2"}}),
+      "config.json: model_type \"deberta-v2\" is not supported; attnscope reads " + std::string(kSupportedModelTypes));
 }
 
 TEST(EncoderWeights, AMissingTensorNamesItAndThePrefixTried) {
   const test::TempDir tmp;
-  std::filesystem::copy(test::golden_dir() / "encoders" / "electra", tmp.path(), std::filesystem::copy_options::recursive);
+  std::filesystem::copy(test::golden_dir() / "encoders" / "electra", tmp.path(),
+                        std::filesystem::copy_options::recursive);
   nlohmann::json config = test::read_json(tmp / "config.json");
   config["embedding_size"] = 32;  // the file's embeddings are 16 wide
   test::write_text(tmp / "config.json", config.dump());

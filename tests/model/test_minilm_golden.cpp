@@ -57,7 +57,8 @@ TEST_F(MiniLMGolden, EachTextAloneMatchesTheReference) {
 
 TEST_F(MiniLMGolden, TextsBatchedWithPadsMatchTheReference) {
   std::vector<Encoding> encodings;
-  for (const auto& expected : golden_["texts"]) encodings.push_back(checkpoint_.encode(expected["text"].get<std::string>(), 128));
+  for (const auto& expected : golden_["texts"])
+    encodings.push_back(checkpoint_.encode(expected["text"].get<std::string>(), 128));
   const auto runs = checkpoint_.run(encodings);
   for (size_t i = 0; i < runs.size(); ++i) expect_matches(golden_["texts"][i], runs[i]);
 }
@@ -74,14 +75,17 @@ TEST_F(MiniLMGolden, TheExplorersSlicedForwardIsTheSameForward) {
   const Transformer& model = checkpoint_.model();
   const BatchCaptures whole = model.forward({ids});
   int checks = 0;
-  const BatchCaptures sliced = model.forward({ids}, {.last_layer = LastLayer::Complete, .keep_going = [&] { return ++checks > 0; }});
+  const BatchCaptures sliced =
+      model.forward({ids}, {.last_layer = LastLayer::Complete, .keep_going = [&] { return ++checks > 0; }});
   EXPECT_GT(checks, 4 * static_cast<int>(model.config().num_layers)) << "the products were cut into slices";
   EXPECT_TRUE(at::equal(sliced.all_attention, whole.all_attention));
   EXPECT_TRUE(at::equal(sliced.all_head_outputs, whole.all_head_outputs));
   EXPECT_TRUE(at::equal(sliced.hidden_states.back(), whole.hidden_states.back()));
   for (int allowed : {5, 6, 7}) {  // checks between slices of the first layer's feed-forward products
     int asked = 0;
-    EXPECT_THROW(model.forward({ids}, {.last_layer = LastLayer::Complete, .keep_going = [&] { return asked++ < allowed; }}), Cancelled);
+    EXPECT_THROW(
+        model.forward({ids}, {.last_layer = LastLayer::Complete, .keep_going = [&] { return asked++ < allowed; }}),
+        Cancelled);
     EXPECT_EQ(asked, allowed + 1) << "nothing more is computed once a check says stop";
   }
 }

@@ -21,8 +21,10 @@ class ScopedEnv {
     ::setenv(name, value.c_str(), 1);
   }
   ~ScopedEnv() {
-    if (old_) ::setenv(name_, old_->c_str(), 1);
-    else ::unsetenv(name_);
+    if (old_)
+      ::setenv(name_, old_->c_str(), 1);
+    else
+      ::unsetenv(name_);
   }
 
  private:
@@ -31,7 +33,8 @@ class ScopedEnv {
 };
 
 // models--ORG--NAME/{blobs, snapshots/REV/<links>, refs/main}, holding the tiny BERT.
-std::filesystem::path cache_repo(const std::filesystem::path& hub, const std::string& folder, const std::string& revision, bool with_ref) {
+std::filesystem::path cache_repo(const std::filesystem::path& hub, const std::string& folder,
+                                 const std::string& revision, bool with_ref) {
   const test::TempDir source;
   test::write_tiny_bert(source.path(), {});
   const auto repo = hub / folder;
@@ -40,7 +43,8 @@ std::filesystem::path cache_repo(const std::filesystem::path& hub, const std::st
   for (const char* name : {"config.json", "vocab.txt", "model.safetensors"}) {
     const auto blob = repo / "blobs" / (std::string(name) + "-" + revision);
     std::filesystem::copy_file(source.path() / name, blob);
-    std::filesystem::create_symlink(std::filesystem::path("../../blobs") / blob.filename(), repo / "snapshots" / revision / name);
+    std::filesystem::create_symlink(std::filesystem::path("../../blobs") / blob.filename(),
+                                    repo / "snapshots" / revision / name);
   }
   if (with_ref) {
     std::filesystem::create_directories(repo / "refs");
@@ -63,8 +67,10 @@ TEST(ModelLocator, CacheFolderFollowsHfHubCacheThenHfHome) {
 }
 
 TEST(ModelLocator, ClassicIdsAlsoMatchTheirGoogleBertNames) {
-  EXPECT_EQ(cached_repo_names("bert-base-uncased"), (std::vector<std::string>{"bert-base-uncased", "google-bert/bert-base-uncased"}));
-  EXPECT_EQ(cached_repo_names("google-bert/bert-base-cased"), (std::vector<std::string>{"google-bert/bert-base-cased", "bert-base-cased"}));
+  EXPECT_EQ(cached_repo_names("bert-base-uncased"),
+            (std::vector<std::string>{"bert-base-uncased", "google-bert/bert-base-uncased"}));
+  EXPECT_EQ(cached_repo_names("google-bert/bert-base-cased"),
+            (std::vector<std::string>{"google-bert/bert-base-cased", "bert-base-cased"}));
   EXPECT_EQ(cached_repo_names("org/name"), (std::vector<std::string>{"org/name"}));
 }
 

@@ -9,7 +9,9 @@
 namespace attnscope {
 namespace {
 
-std::span<const std::byte> as_bytes(const std::string& s) { return {reinterpret_cast<const std::byte*>(s.data()), s.size()}; }
+std::span<const std::byte> as_bytes(const std::string& s) {
+  return {reinterpret_cast<const std::byte*>(s.data()), s.size()};
+}
 
 std::string parse_error(const std::string& file) {
   try {
@@ -25,10 +27,11 @@ nlohmann::json entry(const char* dtype, nlohmann::json shape, nlohmann::json off
 }
 
 TEST(Safetensors, ReadsNamesShapesDtypesAndOffsets) {
-  const std::string file = test::safetensors_bytes(
-      {{"__metadata__", {{"format", "pt"}}}, {"a", entry("F32", {2, 2}, {0, 16})}, {"b", entry("BF16", {3}, {16, 22})},
-       {"ids", entry("I64", {1}, {22, 30})}},
-      std::string(30, '\0'));
+  const std::string file = test::safetensors_bytes({{"__metadata__", {{"format", "pt"}}},
+                                                    {"a", entry("F32", {2, 2}, {0, 16})},
+                                                    {"b", entry("BF16", {3}, {16, 22})},
+                                                    {"ids", entry("I64", {1}, {22, 30})}},
+                                                   std::string(30, '\0'));
   const auto tensors = parse_safetensors(as_bytes(file), "x");
   ASSERT_EQ(tensors.size(), 3u);
   const size_t data_start = file.size() - 30;
@@ -41,8 +44,9 @@ TEST(Safetensors, ReadsNamesShapesDtypesAndOffsets) {
 }
 
 TEST(Safetensors, ScalarsAndEmptyTensorsAreValid) {
-  const std::string file = test::safetensors_bytes({{"s", entry("F32", nlohmann::json::array(), {0, 4})}, {"e", entry("F16", {0, 5}, {4, 4})}},
-                                                   std::string(4, '\0'));
+  const std::string file = test::safetensors_bytes(
+      {{"s", entry("F32", nlohmann::json::array(), {0, 4})}, {"e", entry("F16", {0, 5}, {4, 4})}},
+      std::string(4, '\0'));
   const auto tensors = parse_safetensors(as_bytes(file), "x");
   EXPECT_EQ(tensors.size(), 2u);
 }
@@ -57,8 +61,10 @@ TEST(Safetensors, BadFilesAreRefusedWithAMessage) {
   lying[1] = '\xff';
   EXPECT_NE(parse_error(lying).find("does not fit"), std::string::npos);
   EXPECT_NE(parse_error(std::string("\x08\0\0\0\0\0\0\0{\"a\":tru", 16)).find("not valid JSON"), std::string::npos);
-  EXPECT_NE(parse_error(test::safetensors_bytes(nlohmann::json::array({1, 2}), "")).find("not a JSON object"), std::string::npos);
-  EXPECT_NE(parse_error(with({{"shape", {4}}, {"data_offsets", {0, 16}}})).find("tensor t: missing \"dtype\""), std::string::npos);
+  EXPECT_NE(parse_error(test::safetensors_bytes(nlohmann::json::array({1, 2}), "")).find("not a JSON object"),
+            std::string::npos);
+  EXPECT_NE(parse_error(with({{"shape", {4}}, {"data_offsets", {0, 16}}})).find("tensor t: missing \"dtype\""),
+            std::string::npos);
   EXPECT_NE(parse_error(with(entry("F33", {4}, {0, 16}))).find("unknown dtype"), std::string::npos);
   EXPECT_NE(parse_error(with(entry("F32", {-4}, {0, 16}))).find("not a list of sizes"), std::string::npos);
   EXPECT_NE(parse_error(with(entry("F32", {"4"}, {0, 16}))).find("not a list of sizes"), std::string::npos);
@@ -66,12 +72,15 @@ TEST(Safetensors, BadFilesAreRefusedWithAMessage) {
   EXPECT_NE(parse_error(with(entry("F32", {4}, {16, 0}))).find("lie outside"), std::string::npos);
   EXPECT_NE(parse_error(with(entry("F32", {4}, {0, 20}))).find("lie outside"), std::string::npos);
   EXPECT_NE(parse_error(with(entry("F32", {4}, {0}))).find("two byte offsets"), std::string::npos);
-  EXPECT_NE(parse_error(with(entry("F32", {3}, {0, 16}))).find("holds 16 bytes, but shape [3] of F32 needs 12"), std::string::npos);
-  EXPECT_NE(parse_error(with(entry("F32", {1099511627776, 1099511627776}, {0, 16}))).find("too large"), std::string::npos);
-  EXPECT_NE(parse_error(with("not an object")).find("not an object"), std::string::npos);
-  EXPECT_NE(parse_error(test::safetensors_bytes({{"a", entry("F32", {3}, {0, 12})}, {"b", entry("F32", {2}, {8, 16})}}, data))
-                .find("overlap"),
+  EXPECT_NE(parse_error(with(entry("F32", {3}, {0, 16}))).find("holds 16 bytes, but shape [3] of F32 needs 12"),
             std::string::npos);
+  EXPECT_NE(parse_error(with(entry("F32", {1099511627776, 1099511627776}, {0, 16}))).find("too large"),
+            std::string::npos);
+  EXPECT_NE(parse_error(with("not an object")).find("not an object"), std::string::npos);
+  EXPECT_NE(
+      parse_error(test::safetensors_bytes({{"a", entry("F32", {3}, {0, 12})}, {"b", entry("F32", {2}, {8, 16})}}, data))
+          .find("overlap"),
+      std::string::npos);
 }
 
 TEST(Safetensors, FilesThatAreNotThereOrNotFiles) {

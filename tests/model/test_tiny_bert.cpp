@@ -25,11 +25,14 @@ double max_difference(const at::Tensor& ours, const std::vector<std::vector<doub
 
 void expect_matches_reference(const test::TinyBertSpec& spec, const TextCaptures& c, const std::vector<int64_t>& ids) {
   const auto ref = test::reference_forward(spec, ids);
-  ASSERT_EQ(c.attention.sizes(), (std::vector<int64_t>{spec.layers, spec.heads, static_cast<int64_t>(ids.size()), static_cast<int64_t>(ids.size())}));
+  ASSERT_EQ(c.attention.sizes(), (std::vector<int64_t>{spec.layers, spec.heads, static_cast<int64_t>(ids.size()),
+                                                       static_cast<int64_t>(ids.size())}));
   for (int64_t l = 0; l < spec.layers; ++l)
     for (int64_t h = 0; h < spec.heads; ++h) {
-      EXPECT_LT(max_difference(c.attention[l][h], ref.attention[static_cast<size_t>(l)][static_cast<size_t>(h)]), 1e-5) << "layer " << l << " head " << h;
-      EXPECT_LT(max_difference(c.head_outputs[l][h], ref.outputs[static_cast<size_t>(l)][static_cast<size_t>(h)]), 1e-5) << "layer " << l << " head " << h;
+      EXPECT_LT(max_difference(c.attention[l][h], ref.attention[static_cast<size_t>(l)][static_cast<size_t>(h)]), 1e-5)
+          << "layer " << l << " head " << h;
+      EXPECT_LT(max_difference(c.head_outputs[l][h], ref.outputs[static_cast<size_t>(l)][static_cast<size_t>(h)]), 1e-5)
+          << "layer " << l << " head " << h;
     }
   EXPECT_LT(max_difference(c.hidden_states[spec.layers], ref.last_hidden), 1e-4);
 }
@@ -112,14 +115,16 @@ TEST(TinyBert, StoppingAtTheLastHeadOutputsKeepsEveryCapture) {
   const test::TempDir dir;
   const auto model = load_tiny(dir, {});
   const std::vector<std::vector<int64_t>> texts = {kIds, {2, 12, 7, 3}};
-  const BatchCaptures whole = model->forward(texts), cut = model->forward(texts, {.last_layer = LastLayer::HeadOutputsOnly});
+  const BatchCaptures whole = model->forward(texts),
+                      cut = model->forward(texts, {.last_layer = LastLayer::HeadOutputsOnly});
   ASSERT_EQ(cut.attention.size(), whole.attention.size());
   for (size_t l = 0; l < whole.attention.size(); ++l) {
     EXPECT_TRUE(at::equal(cut.attention[l], whole.attention[l]));
     EXPECT_TRUE(at::equal(cut.head_outputs[l], whole.head_outputs[l]));
   }
   ASSERT_EQ(cut.hidden_states.size(), whole.hidden_states.size() - 1);  // all but the last layer's output
-  for (size_t l = 0; l < cut.hidden_states.size(); ++l) EXPECT_TRUE(at::equal(cut.hidden_states[l], whole.hidden_states[l]));
+  for (size_t l = 0; l < cut.hidden_states.size(); ++l)
+    EXPECT_TRUE(at::equal(cut.hidden_states[l], whole.hidden_states[l]));
   EXPECT_THROW(model->forward(texts, {.capture = false, .last_layer = LastLayer::HeadOutputsOnly}), Error);
 }
 
@@ -135,7 +140,9 @@ TEST(TinyBert, AStaleRunStopsAtTheNextOfFourChecksALayer) {
   EXPECT_EQ(checks, 4 * layers);
   for (int allowed : {0, 1, 2, 4}) {
     int asked = 0;
-    EXPECT_THROW(model->forward({kIds}, {.last_layer = LastLayer::Complete, .keep_going = [&] { return asked++ < allowed; }}), Cancelled);
+    EXPECT_THROW(
+        model->forward({kIds}, {.last_layer = LastLayer::Complete, .keep_going = [&] { return asked++ < allowed; }}),
+        Cancelled);
     EXPECT_EQ(asked, allowed + 1) << "nothing more is computed once a check says stop";
   }
 }
@@ -148,7 +155,8 @@ TEST(TinyBert, PlainForwardAgreesWithCapturingForward) {
   EXPECT_TRUE(plain.attention.empty());
   for (int64_t b = 0; b < 2; ++b) {
     const int64_t n = captured.lengths[static_cast<size_t>(b)];
-    EXPECT_TRUE(at::allclose(captured.hidden_states.back()[b].narrow(0, 0, n), plain.hidden_states.back()[b].narrow(0, 0, n), 0, 1e-5));
+    EXPECT_TRUE(at::allclose(captured.hidden_states.back()[b].narrow(0, 0, n),
+                             plain.hidden_states.back()[b].narrow(0, 0, n), 0, 1e-5));
   }
 }
 
@@ -157,7 +165,7 @@ TEST(TinyBert, BadBatchesAreRefused) {
   const auto model = load_tiny(dir, {});
   EXPECT_THROW(model->forward({}), Error);
   EXPECT_THROW(model->forward({{}}), Error);
-  EXPECT_THROW(model->forward({{2, 99, 3}}), Error);             // id outside the vocabulary
+  EXPECT_THROW(model->forward({{2, 99, 3}}), Error);                   // id outside the vocabulary
   EXPECT_THROW(model->forward({std::vector<int64_t>(17, 5)}), Error);  // longer than 16 positions
 }
 
@@ -173,7 +181,8 @@ void expect_load_error(const std::function<void(const std::filesystem::path&)>& 
   }
 }
 
-void rewrite_tensor(const std::filesystem::path& dir, const std::string& name, std::vector<int64_t> shape, DType dtype) {
+void rewrite_tensor(const std::filesystem::path& dir, const std::string& name, std::vector<int64_t> shape,
+                    DType dtype) {
   auto tensors = test::tiny_bert_tensors({});
   for (auto& t : tensors)
     if (t.name == name) {
@@ -188,23 +197,40 @@ void rewrite_tensor(const std::filesystem::path& dir, const std::string& name, s
 
 TEST(TinyBert, DamagedCheckpointsGiveMessagesNamingWhatIsWrong) {
   const std::string q = "encoder.layer.1.attention.self.query.weight";
-  expect_load_error([&](auto d) { rewrite_tensor(d, q, {8, 7}, DType::F32); }, q + " has shape [8, 7], expected [8, 8]");
-  expect_load_error([&](auto d) { rewrite_tensor(d, q, {8, 8}, DType::F64); }, q + " has dtype F64, expected F32, F16 or BF16");
+  expect_load_error(
+      [&](auto d) {
+        rewrite_tensor(d, q, {8, 7}, DType::F32);
+      },
+      q + " has shape [8, 7], expected [8, 8]");
+  expect_load_error(
+      [&](auto d) {
+        rewrite_tensor(d, q, {8, 8}, DType::F64);
+      },
+      q + " has dtype F64, expected F32, F16 or BF16");
   expect_load_error([](auto d) { std::filesystem::remove(d / "config.json"); }, "config.json");
   expect_load_error([](auto d) { std::filesystem::remove(d / "vocab.txt"); }, "vocab.txt");
   expect_load_error([](auto d) { std::filesystem::remove(d / "model.safetensors"); }, "model.safetensors: missing");
   expect_load_error([](auto d) { test::write_text(d / "config.json", "{\"hidden_size\": 8"); }, "not valid JSON");
-  expect_load_error([](auto d) { test::write_text(d / "vocab.txt", "[PAD]\n[UNK]\n[CLS]\n[SEP]\n" + std::string(20, 'x') + "\na\nb\nc\nd\ne\nf\ng\nh\ni\nj\nk\n"); },
-                    "vocab_size is 14");
-  expect_load_error([](auto d) {
-    auto tensors = test::tiny_bert_tensors({});
-    tensors.erase(tensors.begin() + 3);  // embeddings.LayerNorm.weight
-    test::write_safetensors(d / "model.safetensors", tensors, DType::F32);
-  }, "tensor embeddings.LayerNorm.weight is missing");
-  expect_load_error([](auto d) {
-    std::string bytes = test::safetensors_bytes({{"a", {{"dtype", "F32"}, {"shape", {4}}, {"data_offsets", {0, 16}}}}}, "0123456789abcdef");
-    test::write_text(d / "model.safetensors", bytes.substr(0, bytes.size() - 4));
-  }, "outside the");
+  expect_load_error(
+      [](auto d) {
+        test::write_text(d / "vocab.txt",
+                         "[PAD]\n[UNK]\n[CLS]\n[SEP]\n" + std::string(20, 'x') + "\na\nb\nc\nd\ne\nf\ng\nh\ni\nj\nk\n");
+      },
+      "vocab_size is 14");
+  expect_load_error(
+      [](auto d) {
+        auto tensors = test::tiny_bert_tensors({});
+        tensors.erase(tensors.begin() + 3);  // embeddings.LayerNorm.weight
+        test::write_safetensors(d / "model.safetensors", tensors, DType::F32);
+      },
+      "tensor embeddings.LayerNorm.weight is missing");
+  expect_load_error(
+      [](auto d) {
+        std::string bytes = test::safetensors_bytes(
+            {{"a", {{"dtype", "F32"}, {"shape", {4}}, {"data_offsets", {0, 16}}}}}, "0123456789abcdef");
+        test::write_text(d / "model.safetensors", bytes.substr(0, bytes.size() - 4));
+      },
+      "outside the");
 }
 
 TEST(TinyBert, CheckpointRunsTextEndToEnd) {

@@ -27,7 +27,7 @@ Case random_case(int64_t B, int64_t H, int64_t d, int64_t n, at::ScalarType dtyp
 at::Tensor explicit_gram(const Case& c) {
   const int64_t B = c.values.size(0), H = c.values.size(1), d = c.values.size(2), n = c.values.size(3), D = H * d;
   const at::Tensor w = c.w_o.to(at::kDouble).view({D, H, d}).permute({1, 0, 2});  // [H, D, d]: head h's columns of W_O
-  const at::Tensor f = at::matmul(w, c.values.to(at::kDouble));                    // [B, H, D, n]: f_h(x_j) as columns
+  const at::Tensor f = at::matmul(w, c.values.to(at::kDouble));                   // [B, H, D, n]: f_h(x_j) as columns
   const at::Tensor f_tokens = f.permute({0, 3, 1, 2});                            // [B, n, H, D]
   return at::matmul(f_tokens, f_tokens.transpose(2, 3));                          // [B, n, H, H]
 }
@@ -43,7 +43,8 @@ void expect_matches(const Case& c, double tolerance) {
   const at::Tensor expected_norms = expected.diagonal(0, 2, 3).sqrt().permute({0, 2, 1});
   EXPECT_LT((norms.to(at::kDouble) - expected_norms).abs().max().item<double>(), tolerance * std::sqrt(scale));
   if (c.values.scalar_type() == at::kFloat)
-    EXPECT_TRUE(at::equal(gram, gram.transpose(2, 3))) << "the kernel writes each pair it computes on both sides of the diagonal";
+    EXPECT_TRUE(at::equal(gram, gram.transpose(2, 3)))
+        << "the kernel writes each pair it computes on both sides of the diagonal";
 }
 
 TEST(ValueGram, MiniLMShapedOnTheCpuKernel) { expect_matches(random_case(1, 12, 32, 128, at::kFloat), 1e-5); }

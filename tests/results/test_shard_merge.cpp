@@ -37,11 +37,13 @@ class ShardMerge : public ::testing::Test {
     auto acc = std::make_shared<CorpusAccumulator>(2, 2, 12);
     const CorpusOutcome outcome = run_corpus(*checkpoint_, o, *acc);
     const auto file = dir_ / name;
-    save_corpus(file, {"model", checkpoint_->model().config().to_json(), input_fingerprint(o.input), model_fingerprint(dir_ / "model"), "cpu",
-                       o, !outcome.complete, outcome.windows, outcome.documents, acc});
+    save_corpus(file, {"model", checkpoint_->model().config().to_json(), input_fingerprint(o.input),
+                       model_fingerprint(dir_ / "model"), "cpu", o, !outcome.complete, outcome.windows,
+                       outcome.documents, acc});
     return file;
   }
-  std::vector<std::filesystem::path> shards(uint64_t count, const CorpusOptions& o, const std::string& prefix = "shard") {
+  std::vector<std::filesystem::path> shards(uint64_t count, const CorpusOptions& o,
+                                            const std::string& prefix = "shard") {
     std::vector<std::filesystem::path> files;
     for (uint64_t k = 0; k < count; ++k) files.push_back(run(k, count, prefix + std::to_string(k) + ".json", o));
     return files;
@@ -110,23 +112,29 @@ TEST_F(ShardMerge, ShardsThatDoNotBelongTogetherAreRefusedByName) {
   CorpusOptions other = options_;
   other.settings.tau = 0.5;
   const auto other_settings = run(2, 3, "tau.json", other);
-  EXPECT_NE(refusal({files[0], files[1], other_settings}).find("tau.json is not a shard of the same run as"), std::string::npos);
+  EXPECT_NE(refusal({files[0], files[1], other_settings}).find("tau.json is not a shard of the same run as"),
+            std::string::npos);
   EXPECT_NE(refusal({files[0], files[1], other_settings}).find("different analysis settings"), std::string::npos);
   EXPECT_NE(refusal({files[0], run(1, 2, "of2.json", options_)}).find("different shard count"), std::string::npos);
 
   auto other_model = test::read_json(files[2]);
   other_model["model_fingerprint"][0]["sha256"] = std::string(64, '0');  // another checkpoint's config.json
   test::write_text(dir_ / "model.json", other_model.dump());
-  EXPECT_NE(refusal({files[0], files[1], dir_ / "model.json"}).find("model.json is not a shard of the same run as"), std::string::npos);
+  EXPECT_NE(refusal({files[0], files[1], dir_ / "model.json"}).find("model.json is not a shard of the same run as"),
+            std::string::npos);
   EXPECT_NE(refusal({files[0], files[1], dir_ / "model.json"}).find("different model"), std::string::npos);
 
   test::write_text(dir_ / "corpus.txt", "another corpus . it has other words !");
-  EXPECT_NE(refusal({files[0], files[1], run(2, 3, "input.json", options_)}).find("different input (files, sizes or contents)"), std::string::npos);
+  EXPECT_NE(refusal({files[0], files[1], run(2, 3, "input.json", options_)})
+                .find("different input (files, sizes or contents)"),
+            std::string::npos);
 
   auto damaged = test::read_json(files[2]);
   damaged["accumulators"].erase("mask_sum");
   test::write_text(dir_ / "damaged.json", damaged.dump());
-  EXPECT_NE(refusal({files[0], files[1], dir_ / "damaged.json"}).find("damaged.json: accumulator \"mask_sum\" is missing"), std::string::npos);
+  EXPECT_NE(
+      refusal({files[0], files[1], dir_ / "damaged.json"}).find("damaged.json: accumulator \"mask_sum\" is missing"),
+      std::string::npos);
 }
 
 TEST_F(ShardMerge, APartialShardIsNamed) {
@@ -134,7 +142,8 @@ TEST_F(ShardMerge, APartialShardIsNamed) {
   auto partial = test::read_json(files[1]);
   partial["partial"] = true;
   test::write_text(files[1], partial.dump());
-  EXPECT_EQ(refusal(files), "shard 1 of 2 is partial (" + files[1].string() + "): finish with corpus --resume, then merge again");
+  EXPECT_EQ(refusal(files),
+            "shard 1 of 2 is partial (" + files[1].string() + "): finish with corpus --resume, then merge again");
 }
 
 TEST_F(ShardMerge, AShardThatDoesNotExistIsRefused) {

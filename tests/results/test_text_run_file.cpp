@@ -68,7 +68,8 @@ TEST_F(TextRunFileTest, EveryContainerAndEncodingRoundTripsExactly) {
       EXPECT_TRUE(at::equal(back.run.captures.head_outputs, file_.run.captures.head_outputs));
       EXPECT_EQ(back.run.captures.num_layers, 2);
       EXPECT_FALSE(back.analysis->pair_values.defined());  // they follow from the head outputs
-      for (size_t k = 0; k < analysis_.heads.size(); ++k) EXPECT_EQ(back.analysis->pairs[k].bits(), analysis_.heads[k].pairs.bits());
+      for (size_t k = 0; k < analysis_.heads.size(); ++k)
+        EXPECT_EQ(back.analysis->pairs[k].bits(), analysis_.heads[k].pairs.bits());
       EXPECT_EQ(back.analysis->summary["layers"][1]["heads"][0]["stats"]["count"], analysis_.head(1, 0).stats.count);
       expect_pairs_as_analysed(back, 1e-6f);
     }
@@ -108,7 +109,8 @@ TEST_F(TextRunFileTest, TheBinaryFileIsTheRawCapturesAndADocument) {
   const auto size = static_cast<int64_t>(std::filesystem::file_size(dir_ / "r.safetensors"));
   // No encoding overhead: the header (with the document) is all that comes on top.
   EXPECT_LE(size, raw + masks + static_cast<int64_t>(f.metadata().at("document").size()) + 2048);
-  EXPECT_EQ(f.find("attention")->shape, (std::vector<int64_t>{2, 2, static_cast<int64_t>(file_.run.encoding.size()), static_cast<int64_t>(file_.run.encoding.size())}));
+  EXPECT_EQ(f.find("attention")->shape, (std::vector<int64_t>{2, 2, static_cast<int64_t>(file_.run.encoding.size()),
+                                                              static_cast<int64_t>(file_.run.encoding.size())}));
 }
 
 TEST(TextRunFileV1, OldFilesStillLoadWithTheirCaptures) {
@@ -143,20 +145,33 @@ TEST(TextRunFileV1, DamagedFilesNameWhatIsWrong) {
   };
   EXPECT_NE(error([](auto&) {}).find("(no error)"), std::string::npos);
   EXPECT_NE(error([](auto& j) { j["format"] = "other"; }).find("not an attnscope result"), std::string::npos);
-  EXPECT_NE(error([](auto& j) { j["format"] = nlohmann::json::array(); }).find("not an attnscope result"), std::string::npos);
+  EXPECT_NE(error([](auto& j) { j["format"] = nlohmann::json::array(); }).find("not an attnscope result"),
+            std::string::npos);
   EXPECT_NE(error([](auto& j) { j["version"] = 9; }).find("version 9"), std::string::npos);
   EXPECT_NE(error([](auto& j) { j.erase("tokens"); }).find("missing \"tokens\""), std::string::npos);
-  EXPECT_NE(error([](auto& j) { j["tokens"][1]["id"] = "x"; }).find("tokens[1]: \"id\" must be an integer"), std::string::npos);
+  EXPECT_NE(error([](auto& j) { j["tokens"][1]["id"] = "x"; }).find("tokens[1]: \"id\" must be an integer"),
+            std::string::npos);
   // Numbers that do not fit their field are refused, not converted (undefined behaviour in nlohmann).
-  EXPECT_NE(error([](auto& j) { j["max_length"] = 1e30; }).find("\"max_length\" must be an integer"), std::string::npos);
+  EXPECT_NE(error([](auto& j) { j["max_length"] = 1e30; }).find("\"max_length\" must be an integer"),
+            std::string::npos);
   EXPECT_NE(error([](auto& j) { j["tokens"][1]["begin"] = -4; }).find("\"begin\" is out of range"), std::string::npos);
   EXPECT_NE(error([](auto& j) { j["layers"].erase(1); }).find("6 layers"), std::string::npos);
-  EXPECT_NE(error([](auto& j) { j["layers"][0]["heads"][1]["attention"]["rows"] = 3; }).find("layers[0].heads[1].attention"), std::string::npos);
-  EXPECT_NE(error([](auto& j) { j["layers"][1]["heads"][0]["output"]["data"] = "AAAA"; }).find("bytes, expected"), std::string::npos);
-  EXPECT_NE(error([](auto& j) { j["layers"][1]["heads"][0]["output"]["data"] = "A?AA"; }).find("invalid character"), std::string::npos);
-  EXPECT_NE(error([](auto& j) { j["layers"][1]["heads"][0]["output"]["encoding"] = "hex"; }).find("unknown matrix encoding"), std::string::npos);
-  EXPECT_NE(error([](auto& j) { j["layers"][0]["heads"][0]["attention"]["data"] = 1e300; }).find("layers[0].heads[0].attention"), std::string::npos);
-  EXPECT_NE(error([](auto& j) { j["model"]["config"]["num_attention_heads"] = 0; }).find("model.config"), std::string::npos);
+  EXPECT_NE(
+      error([](auto& j) { j["layers"][0]["heads"][1]["attention"]["rows"] = 3; }).find("layers[0].heads[1].attention"),
+      std::string::npos);
+  EXPECT_NE(error([](auto& j) { j["layers"][1]["heads"][0]["output"]["data"] = "AAAA"; }).find("bytes, expected"),
+            std::string::npos);
+  EXPECT_NE(error([](auto& j) { j["layers"][1]["heads"][0]["output"]["data"] = "A?AA"; }).find("invalid character"),
+            std::string::npos);
+  EXPECT_NE(
+      error([](auto& j) { j["layers"][1]["heads"][0]["output"]["encoding"] = "hex"; }).find("unknown matrix encoding"),
+      std::string::npos);
+  EXPECT_NE(error([](auto& j) {
+              j["layers"][0]["heads"][0]["attention"]["data"] = 1e300;
+            }).find("layers[0].heads[0].attention"),
+            std::string::npos);
+  EXPECT_NE(error([](auto& j) { j["model"]["config"]["num_attention_heads"] = 0; }).find("model.config"),
+            std::string::npos);
 }
 
 TEST_F(TextRunFileTest, DamagedVersion2FilesNameWhatIsWrong) {
@@ -170,22 +185,32 @@ TEST_F(TextRunFileTest, DamagedVersion2FilesNameWhatIsWrong) {
   EXPECT_EQ(error([](auto&) {}), "(no error)");
   EXPECT_NE(error([](auto& j) { j["version"] = 3; }).find("version 3 is not supported"), std::string::npos);
   EXPECT_NE(error([](auto& j) { j["captures"] = "some"; }).find("unknown captures"), std::string::npos);
-  EXPECT_NE(error([](auto& j) { j["tensors"].erase("head_outputs"); }).find("\"head_outputs\" is missing"), std::string::npos);
-  EXPECT_NE(error([](auto& j) { j["tensors"]["attention"]["shape"][2] = 3; }).find("tensors.attention: shape"), std::string::npos);
-  EXPECT_NE(error([](auto& j) { j["tensors"]["attention"]["data"][0] = 1e300; }).find("out of float range"), std::string::npos);
-  EXPECT_NE(error([](auto& j) { j["tensors"]["pair_mask"]["dtype"] = "float32"; }).find("expected a uint8 tensor"), std::string::npos);
+  EXPECT_NE(error([](auto& j) { j["tensors"].erase("head_outputs"); }).find("\"head_outputs\" is missing"),
+            std::string::npos);
+  EXPECT_NE(error([](auto& j) { j["tensors"]["attention"]["shape"][2] = 3; }).find("tensors.attention: shape"),
+            std::string::npos);
+  EXPECT_NE(error([](auto& j) { j["tensors"]["attention"]["data"][0] = 1e300; }).find("out of float range"),
+            std::string::npos);
+  EXPECT_NE(error([](auto& j) { j["tensors"]["pair_mask"]["dtype"] = "float32"; }).find("expected a uint8 tensor"),
+            std::string::npos);
   EXPECT_NE(error([](auto& j) { j["analysis"]["layers"].erase(0); }).find("must list 2 layers"), std::string::npos);
-  EXPECT_NE(error([](auto& j) { j["analysis"]["layers"][0]["heads"][1]["scale"] = "big"; }).find("\"scale\" must be a number"), std::string::npos);
+  EXPECT_NE(error([](auto& j) {
+              j["analysis"]["layers"][0]["heads"][1]["scale"] = "big";
+            }).find("\"scale\" must be a number"),
+            std::string::npos);
 
   // The binary container: a cut file, another safetensors file, a wrong tensor.
   save_text_run(dir_ / "r.safetensors", file_, &analysis_, {});
   std::ifstream in(dir_ / "r.safetensors", std::ios::binary);
   const std::string bytes{std::istreambuf_iterator<char>(in), {}};
-  const auto binary_error = [&](const std::string& b) { return error_of([&] { text_run_from_bytes(std::as_bytes(std::span(b)), "r.safetensors"); }); };
+  const auto binary_error = [&](const std::string& b) {
+    return error_of([&] { text_run_from_bytes(std::as_bytes(std::span(b)), "r.safetensors"); });
+  };
   EXPECT_EQ(binary_error(bytes), "(no error)");
   EXPECT_NE(binary_error(bytes.substr(0, bytes.size() - 10)).find("outside the"), std::string::npos);
   EXPECT_NE(binary_error(bytes.substr(0, 5)).find("too short"), std::string::npos);
-  EXPECT_NE(error_of([&] { load_text_run(dir_ / "model" / "model.safetensors"); }).find("not an attnscope result"), std::string::npos);
+  EXPECT_NE(error_of([&] { load_text_run(dir_ / "model" / "model.safetensors"); }).find("not an attnscope result"),
+            std::string::npos);
   std::string renamed = bytes;
   renamed.replace(renamed.find("\"head_outputs\""), 14, "\"head_outputz\"");
   EXPECT_NE(binary_error(renamed).find("\"head_outputs\" is missing"), std::string::npos);

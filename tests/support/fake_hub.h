@@ -16,8 +16,8 @@ class FakeHub {
   FakeHub& operator=(const FakeHub&) = delete;
 
   std::string endpoint() const { return "http://127.0.0.1:" + std::to_string(port_); }
-  void stop();                    // the network is gone
-  std::string requests() const;   // the request log so far, one JSON object per line
+  void stop();                   // the network is gone
+  std::string requests() const;  // the request log so far, one JSON object per line
 
  private:
   pid_t pid_ = -1;

@@ -14,11 +14,13 @@ namespace fs = std::filesystem;
 void write_modified_checkpoint(const fs::path& from, const fs::path& to, const TensorEdit& edit) {
   fs::create_directories(to);
   for (const auto& entry : fs::directory_iterator(from))
-    if (entry.is_regular_file() && entry.path().filename() != "model.safetensors") fs::copy_file(entry.path(), to / entry.path().filename());
+    if (entry.is_regular_file() && entry.path().filename() != "model.safetensors")
+      fs::copy_file(entry.path(), to / entry.path().filename());
   const SafetensorsFile file(from / "model.safetensors");
   NamedTensors tensors;
   for (const TensorInfo& info : file.tensors()) {
-    if (info.dtype != DType::F32 && info.dtype != DType::I64) throw std::runtime_error("only float32 and int64 tensors are edited: " + info.name);
+    if (info.dtype != DType::F32 && info.dtype != DType::I64)
+      throw std::runtime_error("only float32 and int64 tensors are edited: " + info.name);
     const auto type = info.dtype == DType::F32 ? at::kFloat : at::kLong;
     const at::Tensor value = at::from_blob(const_cast<std::byte*>(file.data(info).data()), info.shape, type).clone();
     tensors.emplace_back(info.name, edit(info.name, value).contiguous());
@@ -28,7 +30,8 @@ void write_modified_checkpoint(const fs::path& from, const fs::path& to, const T
 
 TensorEdit permute_heads(std::vector<std::vector<int>> permutation, int64_t heads) {
   return [permutation = std::move(permutation), heads](const std::string& name, const at::Tensor& value) {
-    static const std::regex projection(R"(layer\.(\d+)\.attention\.(self\.(query|key|value)\.(weight|bias)|output\.dense\.weight)$)");
+    static const std::regex projection(
+        R"(layer\.(\d+)\.attention\.(self\.(query|key|value)\.(weight|bias)|output\.dense\.weight)$)");
     std::smatch m;
     if (!std::regex_search(name, m, projection)) return value;
     const std::vector<int>& order = permutation.at(std::stoul(m[1]));

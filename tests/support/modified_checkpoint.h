@@ -16,7 +16,8 @@ using TensorEdit = std::function<at::Tensor(const std::string& name, const at::T
 
 // Writes `to` (a new folder) as `from` with every tensor of model.safetensors passed through
 // `edit`; the other files (config, tokenizer) are copied. float32 and int64 tensors only.
-void write_modified_checkpoint(const std::filesystem::path& from, const std::filesystem::path& to, const TensorEdit& edit);
+void write_modified_checkpoint(const std::filesystem::path& from, const std::filesystem::path& to,
+                               const TensorEdit& edit);
 
 // The edit that permutes the heads of every layer of a BERT checkpoint with `heads` heads:
 // head j of layer l of the copy is head permutation[l][j] of the original (query, key and value

@@ -16,7 +16,8 @@ at::Tensor nested_tensor(const nlohmann::json& nested) {
   const std::function<void(const nlohmann::json&)> walk = [&](const nlohmann::json& j) {
     if (j.is_array())
       for (const auto& x : j) walk(x);
-    else flat.push_back(j.get<float>());
+    else
+      flat.push_back(j.get<float>());
   };
   walk(nested);
   return at::tensor(flat).reshape(shape);

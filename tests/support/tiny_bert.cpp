@@ -46,7 +46,8 @@ Matrix linear(const Matrix& x, const NamedTensor& weight, const NamedTensor& bia
   for (size_t i = 0; i < x.size(); ++i)
     for (int64_t o = 0; o < out; ++o) {
       double s = bias.values[static_cast<size_t>(o)];
-      for (int64_t k = 0; k < in; ++k) s += x[i][static_cast<size_t>(k)] * weight.values[static_cast<size_t>(o * in + k)];
+      for (int64_t k = 0; k < in; ++k)
+        s += x[i][static_cast<size_t>(k)] * weight.values[static_cast<size_t>(o * in + k)];
       y[i][static_cast<size_t>(o)] = s;
     }
   return y;
@@ -60,7 +61,8 @@ Matrix layer_norm(const Matrix& x, const NamedTensor& gamma, const NamedTensor& 
     mean /= static_cast<double>(row.size());
     for (double v : row) var += (v - mean) * (v - mean);
     var /= static_cast<double>(row.size());
-    for (size_t k = 0; k < row.size(); ++k) row[k] = (row[k] - mean) / std::sqrt(var + eps) * gamma.values[k] + beta.values[k];
+    for (size_t k = 0; k < row.size(); ++k)
+      row[k] = (row[k] - mean) / std::sqrt(var + eps) * gamma.values[k] + beta.values[k];
   }
   return y;
 }
@@ -80,9 +82,15 @@ const std::vector<std::string>& tiny_vocab() {
 }
 
 nlohmann::json tiny_bert_config(const TinyBertSpec& s) {
-  return {{"model_type", "bert"},           {"vocab_size", tiny_vocab().size()}, {"hidden_size", s.hidden},
-          {"num_hidden_layers", s.layers},  {"num_attention_heads", s.heads},    {"intermediate_size", s.intermediate},
-          {"max_position_embeddings", s.max_positions}, {"type_vocab_size", s.type_vocab}, {"layer_norm_eps", 1e-12},
+  return {{"model_type", "bert"},
+          {"vocab_size", tiny_vocab().size()},
+          {"hidden_size", s.hidden},
+          {"num_hidden_layers", s.layers},
+          {"num_attention_heads", s.heads},
+          {"intermediate_size", s.intermediate},
+          {"max_position_embeddings", s.max_positions},
+          {"type_vocab_size", s.type_vocab},
+          {"layer_norm_eps", 1e-12},
           {"hidden_act", "gelu"}};
 }
 
@@ -142,7 +150,9 @@ void write_safetensors(const std::filesystem::path& file, const std::vector<Name
   for (const auto& t : tensors) {
     const DType stored = t.dtype.value_or(dtype);
     const std::string bytes = encode_values(t.values, stored);
-    header[t.name] = {{"dtype", std::string(dtype_name(stored))}, {"shape", t.shape}, {"data_offsets", {data.size(), data.size() + bytes.size()}}};
+    header[t.name] = {{"dtype", std::string(dtype_name(stored))},
+                      {"shape", t.shape},
+                      {"data_offsets", {data.size(), data.size() + bytes.size()}}};
     data += bytes;
   }
   write_text(file, safetensors_bytes(header, data));
@@ -201,8 +211,9 @@ ReferenceForward reference_forward(const TinyBertSpec& spec, const std::vector<i
       ref.attention.back().push_back(a);
       ref.outputs.back().push_back(c);
     }
-    const Matrix attended = layer_norm(add(linear(merged, get(w, p + "attention.output.dense.weight"), get(w, p + "attention.output.dense.bias")), x),
-                                       get(w, p + "attention.output.LayerNorm.weight"), get(w, p + "attention.output.LayerNorm.bias"), 1e-12);
+    const Matrix attended = layer_norm(
+        add(linear(merged, get(w, p + "attention.output.dense.weight"), get(w, p + "attention.output.dense.bias")), x),
+        get(w, p + "attention.output.LayerNorm.weight"), get(w, p + "attention.output.LayerNorm.bias"), 1e-12);
     Matrix inner = linear(attended, get(w, p + "intermediate.dense.weight"), get(w, p + "intermediate.dense.bias"));
     for (auto& row : inner)
       for (double& u : row) u = 0.5 * u * (1.0 + std::erf(u / std::sqrt(2.0)));

@@ -17,16 +17,16 @@ namespace attnscope::test {
 
 struct TinyBertSpec {
   int64_t layers = 2, heads = 2, hidden = 8, intermediate = 16, max_positions = 16, type_vocab = 2;
-  DType dtype = DType::F32;     // F32, F16 or BF16
-  bool bert_prefix = false;     // names as "bert.embeddings..." (and a "cls." head to be ignored)
-  bool gamma_beta = false;      // LayerNorm parameters named gamma/beta, as old checkpoints do
+  DType dtype = DType::F32;  // F32, F16 or BF16
+  bool bert_prefix = false;  // names as "bert.embeddings..." (and a "cls." head to be ignored)
+  bool gamma_beta = false;   // LayerNorm parameters named gamma/beta, as old checkpoints do
   uint32_t seed = 7;
 };
 
 struct NamedTensor {
   std::string name;
   std::vector<int64_t> shape;
-  std::vector<float> values;  // as stored (already rounded to the spec's dtype)
+  std::vector<float> values;                  // as stored (already rounded to the spec's dtype)
   std::optional<DType> dtype = std::nullopt;  // stored as this instead of the file's dtype
 };
 
@@ -44,7 +44,7 @@ void write_tiny_bert(const std::filesystem::path& dir, const TinyBertSpec& spec)
 struct ReferenceForward {
   std::vector<std::vector<std::vector<std::vector<double>>>> attention;  // [L][H][n][n]
   std::vector<std::vector<std::vector<std::vector<double>>>> outputs;    // [L][H][n][d]
-  std::vector<std::vector<double>> last_hidden;                           // [n][D]
+  std::vector<std::vector<double>> last_hidden;                          // [n][D]
 };
 ReferenceForward reference_forward(const TinyBertSpec& spec, const std::vector<int64_t>& ids);
 

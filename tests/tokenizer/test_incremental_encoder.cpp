@@ -38,10 +38,30 @@ std::string examples() {
 
 // What a typist or a paste may put anywhere: words, every kind of white space, accents split into
 // combining marks, CJK, special tokens whole and cut, control characters, punctuation.
-const std::vector<std::string> kSnippets = {"a",      " ",          "word ",     "\n",         "\t",        "\r\n",     "e\xCC\x81",
-                                            "\xCC\x81", "caf\xC3\xA9 ", "\xE4\xB8\xAD\xE6\x96\x87", "[SEP]",     "[SE",      "P]",
-                                            "[MASK] x", "\xE2\x80\x8B", ".",          "!?",        "  ",        "un",       "##",
-                                            "\xC2\xA0",  "\xE3\x80\x80", "Hello,",    "ed"};
+const std::vector<std::string> kSnippets = {"a",
+                                            " ",
+                                            "word ",
+                                            "\n",
+                                            "\t",
+                                            "\r\n",
+                                            "e\xCC\x81",
+                                            "\xCC\x81",
+                                            "caf\xC3\xA9 ",
+                                            "\xE4\xB8\xAD\xE6\x96\x87",
+                                            "[SEP]",
+                                            "[SE",
+                                            "P]",
+                                            "[MASK] x",
+                                            "\xE2\x80\x8B",
+                                            ".",
+                                            "!?",
+                                            "  ",
+                                            "un",
+                                            "##",
+                                            "\xC2\xA0",
+                                            "\xE3\x80\x80",
+                                            "Hello,",
+                                            "ed"};
 
 TEST(IncrementalEncoder, EveryEditGivesWhatTheWholeTextGives) {
   const BertTokenizer tokenizer(Vocab::load(test::minilm_dir() / "vocab.txt"), NormalizerOptions{});
@@ -62,7 +82,8 @@ TEST(IncrementalEncoder, EveryEditGivesWhatTheWholeTextGives) {
       default: text.replace(at, cut, kSnippets[random() % kSnippets.size()]);
     }
     const size_t max_length = edit % 2 ? 512 : 8;
-    expect_same(encoder.encode(tokenizer, text, max_length), tokenizer.encode(text, max_length), "edit " + std::to_string(edit));
+    expect_same(encoder.encode(tokenizer, text, max_length), tokenizer.encode(text, max_length),
+                "edit " + std::to_string(edit));
     if (HasFatalFailure()) return;
   }
 }

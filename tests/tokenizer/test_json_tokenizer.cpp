@@ -36,8 +36,10 @@ size_t expect_reference(const Tokenizer& tokenizer, const nlohmann::json& expect
       // special tokens typed in the text too (they are left out of the analysis alike).
       const bool added_by_template = c["special"][i] == 1;
       if (added_by_template) EXPECT_TRUE(e.tokens[i].special) << "text: \"" << text << "\" token " << i;
-      if (added_by_template) continue;  // the reference puts them at (0, 0); attnscope's end token sits at the text's end
-      EXPECT_EQ((std::vector<uint32_t>{e.tokens[i].begin, e.tokens[i].end}), range) << "text: \"" << text << "\" token " << i << " " << e.tokens[i].text;
+      if (added_by_template)
+        continue;  // the reference puts them at (0, 0); attnscope's end token sits at the text's end
+      EXPECT_EQ((std::vector<uint32_t>{e.tokens[i].begin, e.tokens[i].end}), range)
+          << "text: \"" << text << "\" token " << i << " " << e.tokens[i].text;
       ++checked;
     }
   }
@@ -58,13 +60,17 @@ TEST_P(JsonTokenizerGolden, HeldOutRandomStringsMatchTheReference) {
   const auto file = test::golden_dir() / "tokenizers" / GetParam() / "tokenizer.json";
   const char* seed = std::getenv("ATTNSCOPE_PARITY_SEED");
   const test::TempDir tmp;
-  const std::string command = test::venv_python().string() + " " + (test::source_dir() / "tools" / "tokenizer_parity.py").string() + " " +
-                              file.string() + " " + (seed ? seed : "20261123") + " 300 > " + (tmp / "cases.json").string();
+  const std::string command = test::venv_python().string() + " " +
+                              (test::source_dir() / "tools" / "tokenizer_parity.py").string() + " " + file.string() +
+                              " " + (seed ? seed : "20261123") + " 300 > " + (tmp / "cases.json").string();
   ASSERT_EQ(std::system(command.c_str()), 0) << command;
   EXPECT_GT(expect_reference(*load_tokenizer(file.parent_path()), test::read_json(tmp / "cases.json")), 1000u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Trained, JsonTokenizerGolden, ::testing::Values("bert_cased_wordpiece", "sentencepiece_bpe", "byte_fallback_bpe", "roberta_bpe", "modernbert_bpe", "prefix_space_bpe", "xlmr_unigram", "albert_unigram"));
+INSTANTIATE_TEST_SUITE_P(Trained, JsonTokenizerGolden,
+                         ::testing::Values("bert_cased_wordpiece", "sentencepiece_bpe", "byte_fallback_bpe",
+                                           "roberta_bpe", "modernbert_bpe", "prefix_space_bpe", "xlmr_unigram",
+                                           "albert_unigram"));
 
 std::string load_error(const nlohmann::json& json) {
   try {
@@ -83,22 +89,39 @@ TEST(JsonTokenizer, BadFilesSayWhatIsWrongInOneLine) {
     return load_error(j);
   };
   EXPECT_EQ(load_error(nlohmann::json::object()), "tokenizer.json: not a tokenizer.json (no \"model\")");
-  EXPECT_NE(with("/model/type"_json_pointer, "WordLevel").find("tokenizer model \"WordLevel\" is not supported"), std::string::npos);
-  EXPECT_NE(with("/normalizer"_json_pointer, {{"type", "BertNormalizer"}}).find("normalizer \"BertNormalizer\" is not supported"), std::string::npos);
-  EXPECT_NE(with("/normalizer"_json_pointer, {{"type", "Precompiled"}, {"precompiled_charsmap", "AAAA"}}).find("precompiled_charsmap"), std::string::npos);
-  EXPECT_NE(with("/pre_tokenizer"_json_pointer, {{"type", "Whitespace"}}).find("pre-tokenizer \"Whitespace\" is not supported"), std::string::npos);
-  EXPECT_NE(with("/post_processor"_json_pointer, {{"type", "Mystery"}}).find("post-processor \"Mystery\" is not supported"), std::string::npos);
+  EXPECT_NE(with("/model/type"_json_pointer, "WordLevel").find("tokenizer model \"WordLevel\" is not supported"),
+            std::string::npos);
+  EXPECT_NE(with("/normalizer"_json_pointer, {{"type", "BertNormalizer"}})
+                .find("normalizer \"BertNormalizer\" is not supported"),
+            std::string::npos);
+  EXPECT_NE(with("/normalizer"_json_pointer, {{"type", "Precompiled"}, {"precompiled_charsmap", "AAAA"}})
+                .find("precompiled_charsmap"),
+            std::string::npos);
+  EXPECT_NE(with("/pre_tokenizer"_json_pointer, {{"type", "Whitespace"}})
+                .find("pre-tokenizer \"Whitespace\" is not supported"),
+            std::string::npos);
+  EXPECT_NE(
+      with("/post_processor"_json_pointer, {{"type", "Mystery"}}).find("post-processor \"Mystery\" is not supported"),
+      std::string::npos);
   // Special tokens missing or malformed (a BertProcessing without "cls" read freed memory).
-  EXPECT_NE(with("/post_processor"_json_pointer, {{"type", "BertProcessing"}, {"sep", {"</s>", 2}}}).find("special token null is not defined"), std::string::npos);
-  EXPECT_NE(with("/post_processor"_json_pointer, {{"type", "RobertaProcessing"}, {"cls", 5}, {"sep", {"</s>", 2}}}).find("special token 5 is not defined"), std::string::npos);
-  const nlohmann::json bad_template = {{"type", "TemplateProcessing"},
-                                       {"single", {{{"SpecialToken", {{"type_id", 0}}}}, {{"Sequence", {{"id", "A"}}}}}},
-                                       {"special_tokens", {{"<s>", {{"ids", {"zero"}}, {"tokens", {"<s>"}}}}}}};
-  EXPECT_NE(with("/post_processor"_json_pointer, bad_template).find("special token null is not defined"), std::string::npos);
+  EXPECT_NE(with("/post_processor"_json_pointer, {{"type", "BertProcessing"}, {"sep", {"</s>", 2}}})
+                .find("special token null is not defined"),
+            std::string::npos);
+  EXPECT_NE(with("/post_processor"_json_pointer, {{"type", "RobertaProcessing"}, {"cls", 5}, {"sep", {"</s>", 2}}})
+                .find("special token 5 is not defined"),
+            std::string::npos);
+  const nlohmann::json bad_template = {
+      {"type", "TemplateProcessing"},
+      {"single", {{{"SpecialToken", {{"type_id", 0}}}}, {{"Sequence", {{"id", "A"}}}}}},
+      {"special_tokens", {{"<s>", {{"ids", {"zero"}}, {"tokens", {"<s>"}}}}}}};
+  EXPECT_NE(with("/post_processor"_json_pointer, bad_template).find("special token null is not defined"),
+            std::string::npos);
   nlohmann::json wrong_ids = bad_template;
   wrong_ids["single"][0]["SpecialToken"]["id"] = "<s>";
-  EXPECT_NE(with("/post_processor"_json_pointer, wrong_ids).find("special token \"<s>\" is not defined"), std::string::npos);
-  EXPECT_NE(with("/model/merges/0"_json_pointer, "nospace").find("merge 0 (\"nospace\") is not two entries"), std::string::npos);
+  EXPECT_NE(with("/post_processor"_json_pointer, wrong_ids).find("special token \"<s>\" is not defined"),
+            std::string::npos);
+  EXPECT_NE(with("/model/merges/0"_json_pointer, "nospace").find("merge 0 (\"nospace\") is not two entries"),
+            std::string::npos);
   EXPECT_NE(with("/model/merges/1"_json_pointer, "zzqq xxyy").find("not in the vocabulary"), std::string::npos);
   EXPECT_NE(with("/model/vocab"_json_pointer, {{"a", -1}}).find("has id -1"), std::string::npos);
   EXPECT_NE(with("/added_tokens"_json_pointer, {{{"id", 1}}}).find("an added token needs"), std::string::npos);
@@ -112,13 +135,21 @@ TEST(JsonTokenizer, NormalizersAndUnigramRefuseWhatTheyCannotRead) {
     return load_error(j);
   };
   // A general regular expression is refused: a downloaded file must not hang the tokenizer.
-  EXPECT_NE(with("/normalizer/normalizers/2/pattern"_json_pointer, {{"Regex", "(a+)+$"}}).find("pattern /(a+)+$/ is not supported"), std::string::npos);
-  EXPECT_NE(with("/normalizer/normalizers/2/pattern"_json_pointer, {{"Regex", "*{2,}"}}).find("is not supported"), std::string::npos);
-  EXPECT_NE(with("/normalizer/normalizers/0/precompiled_charsmap"_json_pointer, "////").find("precompiled_charsmap"), std::string::npos);
-  EXPECT_NE(with("/model/unk_id"_json_pointer, 5000).find("unk_id 5000 is not one of its 802 pieces"), std::string::npos);
+  EXPECT_NE(with("/normalizer/normalizers/2/pattern"_json_pointer, {{"Regex", "(a+)+$"}})
+                .find("pattern /(a+)+$/ is not supported"),
+            std::string::npos);
+  EXPECT_NE(with("/normalizer/normalizers/2/pattern"_json_pointer, {{"Regex", "*{2,}"}}).find("is not supported"),
+            std::string::npos);
+  EXPECT_NE(with("/normalizer/normalizers/0/precompiled_charsmap"_json_pointer, "////").find("precompiled_charsmap"),
+            std::string::npos);
+  EXPECT_NE(with("/model/unk_id"_json_pointer, 5000).find("unk_id 5000 is not one of its 802 pieces"),
+            std::string::npos);
   EXPECT_NE(with("/model/vocab/7"_json_pointer, {"x"}).find("entry 7 is not [piece, score]"), std::string::npos);
-  EXPECT_NE(with("/pre_tokenizer/prepend_scheme"_json_pointer, "sometimes").find("prepend_scheme \"sometimes\""), std::string::npos);
-  EXPECT_NE(with("/pre_tokenizer"_json_pointer, {{"type", "ByteLevel"}}).find("Unigram model is read with the Metaspace pre-tokenizer only"), std::string::npos);
+  EXPECT_NE(with("/pre_tokenizer/prepend_scheme"_json_pointer, "sometimes").find("prepend_scheme \"sometimes\""),
+            std::string::npos);
+  EXPECT_NE(with("/pre_tokenizer"_json_pointer, {{"type", "ByteLevel"}})
+                .find("Unigram model is read with the Metaspace pre-tokenizer only"),
+            std::string::npos);
 }
 
 // Optional fields of the wrong type are refused with the file's message, not nlohmann's own
@@ -130,12 +161,16 @@ TEST(JsonTokenizer, OptionalFieldsOfTheWrongTypeAreRefusedWithTheFilesMessage) {
     j[where] = value;
     return load_error(j);
   };
-  EXPECT_EQ(with("/pre_tokenizer/replacement"_json_pointer, 5), "tokenizer.json: Metaspace: \"replacement\" has the wrong type (5)");
-  EXPECT_EQ(with("/pre_tokenizer/prepend_scheme"_json_pointer, true), "tokenizer.json: Metaspace: \"prepend_scheme\" has the wrong type (true)");
-  EXPECT_EQ(with("/normalizer"_json_pointer, {{"type", "Strip"}, {"strip_left", "yes"}}), "tokenizer.json: Strip: \"strip_left\" has the wrong type (\"yes\")");
+  EXPECT_EQ(with("/pre_tokenizer/replacement"_json_pointer, 5),
+            "tokenizer.json: Metaspace: \"replacement\" has the wrong type (5)");
+  EXPECT_EQ(with("/pre_tokenizer/prepend_scheme"_json_pointer, true),
+            "tokenizer.json: Metaspace: \"prepend_scheme\" has the wrong type (true)");
+  EXPECT_EQ(with("/normalizer"_json_pointer, {{"type", "Strip"}, {"strip_left", "yes"}}),
+            "tokenizer.json: Strip: \"strip_left\" has the wrong type (\"yes\")");
   // A Sequence whose one pre-tokenizer is not in a list (a string has size 1 for nlohmann).
   nlohmann::json sequence = {{"type", "Sequence"}, {"pretokenizers", "M"}};
-  EXPECT_NE(with("/pre_tokenizer"_json_pointer, sequence).find("pre-tokenizer \"Sequence\" is not supported"), std::string::npos);
+  EXPECT_NE(with("/pre_tokenizer"_json_pointer, sequence).find("pre-tokenizer \"Sequence\" is not supported"),
+            std::string::npos);
   // Absent or null: the defaults, as the reference reads them.
   nlohmann::json j = unigram;
   j["pre_tokenizer"]["replacement"] = nullptr;
@@ -144,7 +179,8 @@ TEST(JsonTokenizer, OptionalFieldsOfTheWrongTypeAreRefusedWithTheFilesMessage) {
 }
 
 TEST(JsonTokenizer, AWordPieceTokenizerJsonWithBadNormalizerFieldsSaysWhich) {
-  const nlohmann::json good = test::read_json(test::golden_dir() / "tokenizers" / "bert_cased_wordpiece" / "tokenizer.json");
+  const nlohmann::json good =
+      test::read_json(test::golden_dir() / "tokenizers" / "bert_cased_wordpiece" / "tokenizer.json");
   const auto folder_error = [&](const nlohmann::json::json_pointer& where, const nlohmann::json& value) {
     const test::TempDir tmp;
     nlohmann::json j = good;
@@ -157,12 +193,19 @@ TEST(JsonTokenizer, AWordPieceTokenizerJsonWithBadNormalizerFieldsSaysWhich) {
     }
     return std::string("(loaded)");
   };
-  const auto ends = [](const std::string& s, const std::string& end) { return s.size() >= end.size() && s.compare(s.size() - end.size(), end.size(), end) == 0; };
-  EXPECT_TRUE(ends(folder_error("/normalizer/lowercase"_json_pointer, "no"), "tokenizer.json: the BertNormalizer: \"lowercase\" has the wrong type (\"no\")"));
-  EXPECT_TRUE(ends(folder_error("/normalizer/strip_accents"_json_pointer, 1), "\"strip_accents\" has the wrong type (1)"));
-  EXPECT_TRUE(ends(folder_error("/normalizer/type"_json_pointer, 7), "a WordPiece model needs the BertNormalizer (found 7)"));
-  EXPECT_TRUE(ends(folder_error("/normalizer"_json_pointer, "BertNormalizer"), "a WordPiece model needs the BertNormalizer (found \"BertNormalizer\")"));
-  EXPECT_EQ(folder_error("/normalizer/strip_accents"_json_pointer, nullptr), "(loaded)");  // null: as lowercase, as in the reference
+  const auto ends = [](const std::string& s, const std::string& end) {
+    return s.size() >= end.size() && s.compare(s.size() - end.size(), end.size(), end) == 0;
+  };
+  EXPECT_TRUE(ends(folder_error("/normalizer/lowercase"_json_pointer, "no"),
+                   "tokenizer.json: the BertNormalizer: \"lowercase\" has the wrong type (\"no\")"));
+  EXPECT_TRUE(
+      ends(folder_error("/normalizer/strip_accents"_json_pointer, 1), "\"strip_accents\" has the wrong type (1)"));
+  EXPECT_TRUE(
+      ends(folder_error("/normalizer/type"_json_pointer, 7), "a WordPiece model needs the BertNormalizer (found 7)"));
+  EXPECT_TRUE(ends(folder_error("/normalizer"_json_pointer, "BertNormalizer"),
+                   "a WordPiece model needs the BertNormalizer (found \"BertNormalizer\")"));
+  EXPECT_EQ(folder_error("/normalizer/strip_accents"_json_pointer, nullptr),
+            "(loaded)");  // null: as lowercase, as in the reference
 }
 
 TEST(JsonTokenizer, ReplaceOfARepeatedCharacterKeepsTheLastReplacedCharactersRange) {
@@ -196,7 +239,8 @@ TEST(JsonTokenizer, AFolderWithoutATokenizerSaysWhatItNeeds) {
 
 TEST(JsonTokenizer, AFolderWithTokenizerJsonIsReadThroughIt) {
   const test::TempDir tmp;
-  std::filesystem::copy_file(test::golden_dir() / "tokenizers" / "roberta_bpe" / "tokenizer.json", tmp / "tokenizer.json");
+  std::filesystem::copy_file(test::golden_dir() / "tokenizers" / "roberta_bpe" / "tokenizer.json",
+                             tmp / "tokenizer.json");
   const auto tokenizer = load_tokenizer(tmp.path());
   const Encoding e = tokenizer->encode("The harbour town", 16);
   ASSERT_GE(e.size(), 3u);
@@ -206,16 +250,16 @@ TEST(JsonTokenizer, AFolderWithTokenizerJsonIsReadThroughIt) {
 }
 
 TEST(ReadablePiece, MarkersOfAWordsStartGoAndBytesBecomeCharacters) {
-  EXPECT_EQ(readable_piece("\u0120hello"), "hello");             // Ġhello
-  EXPECT_EQ(readable_piece("caf\u00c3\u00a9"), "caf\u00e9");     // byte-level "café"
+  EXPECT_EQ(readable_piece("\u0120hello"), "hello");          // Ġhello
+  EXPECT_EQ(readable_piece("caf\u00c3\u00a9"), "caf\u00e9");  // byte-level "café"
   EXPECT_EQ(readable_piece("\u0120\u00c3\u00a9t\u00c3\u00a9"), "\u00e9t\u00e9");
-  EXPECT_EQ(readable_piece("\u2581word"), "word");               // ▁word
+  EXPECT_EQ(readable_piece("\u2581word"), "word");  // ▁word
   EXPECT_EQ(readable_piece("\u2581"), "\u2423");
   EXPECT_EQ(readable_piece("##ing"), "##ing");
   EXPECT_EQ(readable_piece("[CLS]"), "[CLS]");
-  EXPECT_EQ(readable_piece("caf\u00e9"), "caf\u00e9");           // a WordPiece entry stays as it is
-  EXPECT_EQ(readable_piece("\u0120"), "\u2423");                 // a lone space is shown, not blank
-  EXPECT_EQ(readable_piece("\u010a"), "\u21b5");                 // Ċ, a line break
+  EXPECT_EQ(readable_piece("caf\u00e9"), "caf\u00e9");  // a WordPiece entry stays as it is
+  EXPECT_EQ(readable_piece("\u0120"), "\u2423");        // a lone space is shown, not blank
+  EXPECT_EQ(readable_piece("\u010a"), "\u21b5");        // Ċ, a line break
 }
 
 TEST(ReadablePiece, SentencesOfByteLevelPiecesEndAtTheirFullStops) {

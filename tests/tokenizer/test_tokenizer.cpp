@@ -54,7 +54,8 @@ TEST(Tokenizer, TruncationKeepsClsFirstAndSepLastAndSaysSo) {
 
 TEST(Tokenizer, TypedSpecialTokensStayWhole) {
   const Encoding e = minilm().encode("the [MASK] sat[SEP]x [mask]");
-  EXPECT_EQ(texts(e), (std::vector<std::string>{"[CLS]", "the", "[MASK]", "sat", "[SEP]", "x", "[", "mask", "]", "[SEP]"}));
+  EXPECT_EQ(texts(e),
+            (std::vector<std::string>{"[CLS]", "the", "[MASK]", "sat", "[SEP]", "x", "[", "mask", "]", "[SEP]"}));
   EXPECT_TRUE(e.tokens[2].special);
   EXPECT_EQ(e.tokens[2].begin, 4u);
   EXPECT_EQ(e.tokens[2].end, 10u);
@@ -75,8 +76,11 @@ TEST(Tokenizer, EmptyAndBlankTextsGiveOnlyClsAndSep) {
 }
 
 TEST(Tokenizer, InvalidUtf8NamesTheByte) {
-  const std::pair<std::string, std::string> cases[] = {
-      {"ab\xff", "byte 2"}, {"\xc0\xaf", "byte 0"}, {"ok \xed\xa0\x80", "byte 3"}, {"x\xe2\x82", "byte 1"}, {"\x80", "byte 0"}};
+  const std::pair<std::string, std::string> cases[] = {{"ab\xff", "byte 2"},
+                                                       {"\xc0\xaf", "byte 0"},
+                                                       {"ok \xed\xa0\x80", "byte 3"},
+                                                       {"x\xe2\x82", "byte 1"},
+                                                       {"\x80", "byte 0"}};
   for (const auto& [text, where] : cases) {
     try {
       minilm().encode(text);
@@ -105,7 +109,8 @@ TEST(Tokenizer, CasedVocabulariesAreNotLowercased) {
   EXPECT_FALSE(cased->options().strip_accents);
   EXPECT_EQ(texts(cased->encode("The cat")), (std::vector<std::string>{"[CLS]", "[UNK]", "cat", "[SEP]"}));
   std::filesystem::remove(dir / "tokenizer_config.json");
-  EXPECT_EQ(texts(BertTokenizer::from_folder(dir.path())->encode("The cat")), (std::vector<std::string>{"[CLS]", "the", "cat", "[SEP]"}));
+  EXPECT_EQ(texts(BertTokenizer::from_folder(dir.path())->encode("The cat")),
+            (std::vector<std::string>{"[CLS]", "the", "cat", "[SEP]"}));
 }
 
 TEST(Tokenizer, BadTokenizerConfigIsAClearError) {

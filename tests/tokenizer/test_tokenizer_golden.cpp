@@ -11,7 +11,8 @@ namespace {
 
 std::string printable(const std::string& text) {
   std::string out;
-  for (unsigned char c : text) out += (c < 32 || c == 127) ? "\\x" + std::to_string(c) : std::string(1, static_cast<char>(c));
+  for (unsigned char c : text)
+    out += (c < 32 || c == 127) ? "\\x" + std::to_string(c) : std::string(1, static_cast<char>(c));
   return out;
 }
 
@@ -32,13 +33,15 @@ TEST(TokenizerGolden, IdsAndByteRangesMatchTheReference) {
     bool ok = e.ids() == ids;
     for (size_t i = 0; ok && i < ids.size(); ++i) {
       if (c["added"][i].get<bool>()) continue;  // the reference gives added [CLS]/[SEP] no range
-      ok = e.tokens[i].begin == c["offsets"][i][0].get<uint32_t>() && e.tokens[i].end == c["offsets"][i][1].get<uint32_t>();
+      ok = e.tokens[i].begin == c["offsets"][i][0].get<uint32_t>() &&
+           e.tokens[i].end == c["offsets"][i][1].get<uint32_t>();
     }
     if (!ok && ++failures <= 10) {
       std::string ours;
-      for (const Token& t : e.tokens) ours += " " + std::to_string(t.id) + "@" + std::to_string(t.begin) + "-" + std::to_string(t.end);
-      ADD_FAILURE() << "\"" << printable(text) << "\" (lowercase " << c["lowercase"] << ")\n  reference " << c["ids"].dump()
-                    << " " << c["offsets"].dump() << "\n  ours     " << ours;
+      for (const Token& t : e.tokens)
+        ours += " " + std::to_string(t.id) + "@" + std::to_string(t.begin) + "-" + std::to_string(t.end);
+      ADD_FAILURE() << "\"" << printable(text) << "\" (lowercase " << c["lowercase"] << ")\n  reference "
+                    << c["ids"].dump() << " " << c["offsets"].dump() << "\n  ours     " << ours;
     }
   }
   EXPECT_EQ(failures, 0);

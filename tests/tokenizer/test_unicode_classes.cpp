@@ -13,7 +13,6 @@ namespace {
 
 class UnicodeClasses : public ::testing::Test {
  protected:
-
   static std::vector<bool> membership(const char* name) {
     std::vector<bool> in(0x110000, false);
     for (const auto& r : golden()[name])
@@ -66,13 +65,15 @@ TEST_F(UnicodeClasses, ControlCharactersAsTheReference) {
 }
 
 TEST_F(UnicodeClasses, WhitespaceAsTheReference) {
-  EXPECT_EQ(mismatches("whitespace", [](char32_t cp) { return !is_removed_control(cp) && is_bert_whitespace(cp); }), "");
+  EXPECT_EQ(mismatches("whitespace", [](char32_t cp) { return !is_removed_control(cp) && is_bert_whitespace(cp); }),
+            "");
 }
 
 TEST_F(UnicodeClasses, PunctuationAsTheReference) {
-  EXPECT_EQ(mismatches("punctuation", [](char32_t cp) {
-              return !is_removed_control(cp) && !is_bert_whitespace(cp) && is_bert_punctuation(cp);
-            }),
+  EXPECT_EQ(mismatches("punctuation",
+                       [](char32_t cp) {
+                         return !is_removed_control(cp) && !is_bert_whitespace(cp) && is_bert_punctuation(cp);
+                       }),
             "");
 }
 

@@ -41,9 +41,11 @@ std::string quote(const std::string& s) { return "'" + s + "'"; }
 class Gui : public ::testing::Test {
  protected:
   // Runs the explorer to a screenshot; returns the decoded image.
-  Image shot(const std::string& name, const std::vector<std::string>& args, bool with_model = true, int width = kWidth, int height = kHeight) {
+  Image shot(const std::string& name, const std::vector<std::string>& args, bool with_model = true, int width = kWidth,
+             int height = kHeight) {
     const auto png = dir_ / (name + ".png");
-    std::vector<std::string> all = {"--width", std::to_string(width), "--height", std::to_string(height), "--screenshot", png.string()};
+    std::vector<std::string> all = {"--width",      std::to_string(width), "--height", std::to_string(height),
+                                    "--screenshot", png.string()};
     all.insert(all.end(), args.begin(), args.end());
     run_explorer(all, with_model);
     Image img;
@@ -62,8 +64,8 @@ class Gui : public ::testing::Test {
   // output alone in dir_ / "out".
   void run_explorer(const std::vector<std::string>& args, bool with_model = true) {
     std::string command = "xvfb-run -a -s '-screen 0 2000x1200x24' " + quote(ATTNSCOPE_GUI) +
-                          (with_model ? " --model " + quote(test::minilm_dir().string()) : std::string()) + " --settings " +
-                          quote((dir_ / "settings.json").string());
+                          (with_model ? " --model " + quote(test::minilm_dir().string()) : std::string()) +
+                          " --settings " + quote((dir_ / "settings.json").string());
     for (const auto& a : args) command += " " + quote(a);
     command += " > " + quote((dir_ / "out").string()) + " 2> " + quote((dir_ / "log").string()) + " < /dev/null";
     const int raw = std::system(command.c_str());
@@ -143,7 +145,8 @@ TEST_F(Gui, EveryViewRendersSomething) {
     // Inside the window's padding: its background, now the frame's clear colour, looks as when it
     // was a quad (the dark style's background over the former clear colour).
     const unsigned char* background = img.at(2, img.h / 2);
-    EXPECT_EQ((std::array<int, 3>{background[0], background[1], background[2]}), (std::array<int, 3>{16, 16, 16})) << view;
+    EXPECT_EQ((std::array<int, 3>{background[0], background[1], background[2]}), (std::array<int, 3>{16, 16, 16}))
+        << view;
   }
 }
 
@@ -152,7 +155,8 @@ TEST_F(Gui, EveryViewRendersSomething) {
 TEST_F(Gui, EveryViewOfAModernBertCheckpointRendersSomething) {
   const std::string model = (test::golden_dir() / "checkpoints" / "modernbert").string();
   for (const char* view : {"grid", "head", "separators", "pairs", "stats", "layers", "lines"}) {
-    const Image img = shot(std::string("modern-") + view, {"--model", model, "--file", text_, "--view", view, "--layer", "1", "--head", "2"}, false);
+    const Image img = shot(std::string("modern-") + view,
+                           {"--model", model, "--file", text_, "--view", view, "--layer", "1", "--head", "2"}, false);
     ASSERT_EQ(img.w, kWidth) << view;
     EXPECT_GT(distinct_colours(img), 60u) << view;
     EXPECT_GT(coloured_share(img), 0.01) << view;
@@ -182,7 +186,8 @@ TEST_F(Gui, FocusingAnotherHeadChangesTheHeatmap) {
 
 TEST_F(Gui, PresentationModeChangesTheLook) {
   const Image normal = shot("normal", {"--file", text_, "--view", "head", "--layer", "2", "--head", "5"});
-  const Image presenting = shot("presenting", {"--file", text_, "--view", "head", "--layer", "2", "--head", "5", "--presentation"});
+  const Image presenting =
+      shot("presenting", {"--file", text_, "--view", "head", "--layer", "2", "--head", "5", "--presentation"});
   EXPECT_GT(mean_difference(normal, presenting, Box{0, 0, kWidth, kHeight}), 10.0);
   EXPECT_GT(distinct_colours(presenting), 60u);
 }
@@ -222,7 +227,8 @@ TEST_F(Gui, ClickingAThumbnailOpensItsHead) {
   // sum; the focused one's outline is 4 pixels wider) is layer 0's; the tabs are of many widths.
   const auto thumbnails = [](const std::vector<Box>& runs) {
     if (runs.size() != 13) return false;
-    const auto [narrow, wide] = std::minmax_element(runs.begin(), runs.end(), [](const Box& a, const Box& b) { return a.w() < b.w(); });
+    const auto [narrow, wide] =
+        std::minmax_element(runs.begin(), runs.end(), [](const Box& a, const Box& b) { return a.w() < b.w(); });
     return wide->w() - narrow->w() <= 5;
   };
   std::vector<Box> columns;
@@ -230,9 +236,10 @@ TEST_F(Gui, ClickingAThumbnailOpensItsHead) {
   ASSERT_TRUE(thumbnails(columns));
   const int x = (columns[5].x0 + columns[5].x1) / 2;  // head 5
   const std::vector<Box> rows = thumbnail_runs(grid, false, x, columns[5].y0, 20);
-  ASSERT_GE(rows.size(), 6u);  // MiniLM's 6 layers
+  ASSERT_GE(rows.size(), 6u);                   // MiniLM's 6 layers
   const int y = (rows[2].y0 + rows[2].y1) / 2;  // layer 2
-  const Image clicked = shot("clicked", {"--file", text_, "--view", "grid", "--click", std::to_string(x), std::to_string(y)});
+  const Image clicked =
+      shot("clicked", {"--file", text_, "--view", "grid", "--click", std::to_string(x), std::to_string(y)});
   const Image asked = shot("asked", {"--file", text_, "--view", "head", "--layer", "2", "--head", "5"});
   const Image neighbour = shot("neighbour", {"--file", text_, "--view", "head", "--layer", "2", "--head", "6"});
   const Box right_pane{kWidth * 3 / 10, 0, kWidth, kHeight};  // the left one says how long the run took
@@ -251,20 +258,25 @@ TEST_F(Gui, CorpusViewShowsASavedRunAndAMergedOne) {
     const std::string command = quote(test::cli_path().string()) + " " + args + " > /dev/null 2>&1";
     return std::system(command.c_str());
   };
-  const std::string run = "corpus --model " + quote(test::minilm_dir().string()) + " --input " + quote(corpus_in.string()) + " --max-windows 3";
+  const std::string run = "corpus --model " + quote(test::minilm_dir().string()) + " --input " +
+                          quote(corpus_in.string()) + " --max-windows 3";
   const auto result = dir_ / "corpus.json";
   ASSERT_EQ(cli(run + " --out " + quote(result.string())), 0);
   const Image img = shot("corpus", {"--view", "corpus", "--corpus-result", result.string(), "--text", "A short text."});
   EXPECT_GT(coloured_share(img), 0.05);
   std::filesystem::create_directories(dir_ / "shards");
-  for (const char* k : {"0", "1"}) ASSERT_EQ(cli(run + " --shard " + k + "/2 --out " + quote((dir_ / "shards" / (std::string(k) + ".json")).string())), 0);
+  for (const char* k : {"0", "1"})
+    ASSERT_EQ(cli(run + " --shard " + k + "/2 --out " + quote((dir_ / "shards" / (std::string(k) + ".json")).string())),
+              0);
   const auto merged = dir_ / "merged.json";
   ASSERT_EQ(cli("merge " + quote(merged.string()) + " " + quote((dir_ / "shards").string())), 0);
-  const Image merged_img = shot("merged", {"--view", "corpus", "--corpus-result", merged.string(), "--text", "A short text."});
+  const Image merged_img =
+      shot("merged", {"--view", "corpus", "--corpus-result", merged.string(), "--text", "A short text."});
   EXPECT_GT(coloured_share(merged_img), 0.05);
   EXPECT_LT(mean_difference(img, merged_img, Box{0, 0, img.w, img.h}), 1.0);  // the same run, the same picture
   // The run beside the merged one: A, B and B - A (three maps where one run showed two).
-  const Image both = shot("compared", {"--view", "corpus", "--corpus-result", result.string(), "--corpus-result-b", merged.string(), "--text", "A short text."});
+  const Image both = shot("compared", {"--view", "corpus", "--corpus-result", result.string(), "--corpus-result-b",
+                                       merged.string(), "--text", "A short text."});
   EXPECT_GT(mean_difference(img, both, Box{0, kHeight / 3, img.w, img.h}), 3.0);
   EXPECT_EQ(slurp(dir_ / "log").find("layout:"), std::string::npos) << slurp(dir_ / "log");
 }
@@ -282,13 +294,15 @@ TEST_F(Gui, DownloadsAModelFromTheWindowAndOpensIt) {
   test::FakeHub hub;
   setenv("HF_ENDPOINT", hub.endpoint().c_str(), 1);
   setenv("HF_HUB_CACHE", (dir_ / "hub").c_str(), 1);
-  const Image img = shot("downloaded", {"--download", "test-org/model", "--text", "The cat sat on the mat.", "--view", "grid"});
+  const Image img =
+      shot("downloaded", {"--download", "test-org/model", "--text", "The cat sat on the mat.", "--view", "grid"});
   unsetenv("HF_ENDPOINT");
   unsetenv("HF_HUB_CACHE");
   EXPECT_TRUE(std::filesystem::exists(dir_ / "hub" / "models--test-org--model" / "refs" / "main"));
   EXPECT_NE(hub.requests().find("model.safetensors"), std::string::npos);
   EXPECT_GT(coloured_share(img), 0.05);  // the downloaded model's overview is drawn
-  EXPECT_NE(slurp(dir_ / "log").find("attnscope: opened test-org/model (6 layers x 12 heads"), std::string::npos) << slurp(dir_ / "log");
+  EXPECT_NE(slurp(dir_ / "log").find("attnscope: opened test-org/model (6 layers x 12 heads"), std::string::npos)
+      << slurp(dir_ / "log");
 }
 
 // Nothing changes: the window waits for events and draws no frame, and uses next to no CPU.
@@ -302,7 +316,8 @@ TEST_F(Gui, AnIdleWindowDrawsNoFrames) {
 // Keys typed faster than the model runs: the stale runs are abandoned, and every burst ends with
 // the views showing the analysis of the text as it stands after its last key.
 TEST_F(Gui, AnEditDuringARunEndsWithTheViewsOfTheLastText) {
-  run_explorer({"--file", text_, "--view", "grid", "--max-len", "256", "--bench-typing", "3", "--typing-interval", "5"});
+  run_explorer(
+      {"--file", text_, "--view", "grid", "--max-len", "256", "--bench-typing", "3", "--typing-interval", "5"});
   const auto report = nlohmann::json::parse(slurp(dir_ / "out"));
   EXPECT_EQ(report["bursts"], 3) << report;
   EXPECT_GE(report["abandoned_runs"].get<int>(), 1) << report;
@@ -319,13 +334,15 @@ TEST_F(Gui, AKeysFrameRedrawsTheEditorsSideAloneAndLooksAsIfWhole) {
   const std::string longer = (test::source_dir() / "assets/examples/lighthouse.txt").string();
   for (const char* view : {"grid", "head", "pairs", "lines"}) {
     SCOPED_TRACE(view);
-    run_explorer({"--file", longer, "--view", view, "--bench-typing", "2", "--typing-interval", "5", "--quick-run-ms", "0", "--check-partial-frames"});
+    run_explorer({"--file", longer, "--view", view, "--bench-typing", "2", "--typing-interval", "5", "--quick-run-ms",
+                  "0", "--check-partial-frames"});
     const auto report = nlohmann::json::parse(slurp(dir_ / "out"));
     EXPECT_GE(report["partial_frames"].get<int>(), 1) << report;
     EXPECT_EQ(report["partial_frame_mismatched_pixels"], 0) << report;
     EXPECT_TRUE(report["last_text_shown"].get<bool>()) << report;
   }
-  run_explorer({"--file", longer, "--view", "grid", "--bench-typing", "2", "--typing-interval", "5", "--quick-run-ms", "0", "--full-frames"});
+  run_explorer({"--file", longer, "--view", "grid", "--bench-typing", "2", "--typing-interval", "5", "--quick-run-ms",
+                "0", "--full-frames"});
   const auto whole = nlohmann::json::parse(slurp(dir_ / "out"));
   EXPECT_EQ(whole["partial_frames"], 0) << whole;
   EXPECT_EQ(whole["whole_frames"], whole["frames"]) << whole;
@@ -338,11 +355,13 @@ TEST_F(Gui, AKeysFrameRedrawsTheEditorsSideAloneAndLooksAsIfWhole) {
 // key that comes first ends the hold, and the answer of the run it made stale is then drawn as a
 // frame of its own; under AddressSanitizer on a slow phase of this machine a run took 320 ms.)
 TEST_F(Gui, AQuickRunShowsTheEditAndItsAnalysisInOneFrame) {
-  run_explorer({"--file", text_, "--view", "grid", "--bench-typing", "1", "--typing-interval", "1000", "--quick-run-ms", "600000"});
+  run_explorer({"--file", text_, "--view", "grid", "--bench-typing", "1", "--typing-interval", "1000", "--quick-run-ms",
+                "600000"});
   const auto held = nlohmann::json::parse(slurp(dir_ / "out"));
   EXPECT_EQ(held["frames_to_show_max"], 1) << held;
   EXPECT_TRUE(held["last_text_shown"].get<bool>()) << held;
-  run_explorer({"--file", text_, "--view", "grid", "--bench-typing", "2", "--typing-interval", "300", "--quick-run-ms", "0"});
+  run_explorer(
+      {"--file", text_, "--view", "grid", "--bench-typing", "2", "--typing-interval", "300", "--quick-run-ms", "0"});
   const auto at_once = nlohmann::json::parse(slurp(dir_ / "out"));
   EXPECT_GE(at_once["frames_to_show_min"].get<int>(), 2) << at_once;
 }
@@ -353,7 +372,8 @@ int text_rows(const Image& img, int x0, int x1, int y0, int y1) {
   bool in_text = false;
   for (int y = y0; y < y1; ++y) {
     bool bright = false;
-    for (int x = x0; x < x1 && !bright; ++x) bright = img.at(x, y)[0] > 200 && img.at(x, y)[1] > 200 && img.at(x, y)[2] > 200;
+    for (int x = x0; x < x1 && !bright; ++x)
+      bright = img.at(x, y)[0] > 200 && img.at(x, y)[1] > 200 && img.at(x, y)[2] > 200;
     rows += bright && !in_text;
     in_text = bright;
   }
@@ -381,7 +401,9 @@ TEST_F(Gui, NothingIsCutAtProjectorSizes) {
         const Image img = shot(std::string(view) + "-" + std::to_string(w), args, true, w, h);
         EXPECT_EQ(img.w, w);
         const std::string log = slurp(dir_ / "log");
-        EXPECT_EQ(log.find("layout:"), std::string::npos) << w << "x" << h << (presentation ? " presentation " : " ") << view << "\n" << log;
+        EXPECT_EQ(log.find("layout:"), std::string::npos)
+            << w << "x" << h << (presentation ? " presentation " : " ") << view << "\n"
+            << log;
       }
 }
 
@@ -402,12 +424,14 @@ TEST_F(Gui, EveryLensRendersInTheOverviewAndTheHeadView) {
     const Image grid = shot(std::string("grid-") + lens, {"--file", text_, "--view", "grid", "--matrix", lens});
     EXPECT_GT(coloured_share(grid), 0.05) << lens;
     EXPECT_GT(mean_difference(grid, attention, Box{kWidth / 3, kHeight / 8, kWidth, kHeight * 3 / 4}), 3.0) << lens;
-    const Image head = shot(std::string("head-") + lens, {"--file", text_, "--view", "head", "--matrix", lens, "--layer", "4", "--head", "2"});
+    const Image head = shot(std::string("head-") + lens,
+                            {"--file", text_, "--view", "head", "--matrix", lens, "--layer", "4", "--head", "2"});
     EXPECT_GT(coloured_share(head), 0.05) << lens;
   }
   // The overview's rollout through the norm-based maps (a setting kept with the matrix) is a grid of its own.
   const Image rollout = shot("grid-rollout-again", {"--file", text_, "--view", "grid", "--matrix", "rollout"});
-  test::write_text(dir_ / "settings.json", R"({"format": "attnscope.settings", "version": 1, "rollout_of_norm": true})");
+  test::write_text(dir_ / "settings.json",
+                   R"({"format": "attnscope.settings", "version": 1, "rollout_of_norm": true})");
   const Image of_norm = shot("grid-rollout-of-norm", {"--file", text_, "--view", "grid", "--matrix", "rollout"});
   EXPECT_GT(coloured_share(of_norm), 0.05);
   EXPECT_GT(mean_difference(of_norm, rollout, Box{kWidth / 3, kHeight / 8, kWidth, kHeight * 3 / 4}), 1.0);
@@ -418,7 +442,8 @@ TEST_F(Gui, EveryLensRendersInTheOverviewAndTheHeadView) {
 TEST_F(Gui, PairsFromAnotherMatrixChangeThePairsView) {
   const std::vector<std::string> args = {"--file", text_, "--view", "pairs", "--layer", "2", "--head", "1"};
   const Image of_s = shot("pairs-similarity", args);
-  test::write_text(dir_ / "settings.json", R"({"format": "attnscope.settings", "version": 1, "pairs_from": "attention"})");
+  test::write_text(dir_ / "settings.json",
+                   R"({"format": "attnscope.settings", "version": 1, "pairs_from": "attention"})");
   const Image of_attention = shot("pairs-attention", args);
   EXPECT_GT(mean_difference(of_s, of_attention, Box{0, kHeight / 8, kWidth, kHeight}), 1.0);
 }
@@ -431,7 +456,8 @@ TEST_F(Gui, ALensWithoutItsCapturesSaysSo) {
   const Image words = shot("norm-words", {"--file", text_, "--view", "grid", "--matrix", "norm"});
   test::write_text(dir_ / "settings.json", R"({"format": "attnscope.settings", "version": 1, "words": false})");
   const Image pieces = shot("norm-pieces", {"--file", text_, "--view", "grid", "--matrix", "norm"});
-  EXPECT_GT(coloured_share(pieces), coloured_share(words) + 0.05) << "words: a line saying why, no thumbnails; pieces: the thumbnails";
+  EXPECT_GT(coloured_share(pieces), coloured_share(words) + 0.05)
+      << "words: a line saying why, no thumbnails; pieces: the thumbnails";
 }
 
 // Compare mode: MiniLM beside a copy with noise in its weights. Side by side shows A, B and B - A;
@@ -444,14 +470,19 @@ TEST_F(Gui, CompareModeShowsAModelBesideAPerturbedCopy) {
     extra.insert(extra.begin(), base.begin(), base.end());
     return extra;
   };
-  const Image side = shot("compare-side", with({"--compare-model", (dir_ / "noisy").string(), "--compare-shown", "side"}));
+  const Image side =
+      shot("compare-side", with({"--compare-model", (dir_ / "noisy").string(), "--compare-shown", "side"}));
   EXPECT_GT(coloured_share(side), 0.08) << "A, B and B - A should fill the view";
-  const Image changed = shot("compare-changed", with({"--compare-model", (dir_ / "noisy").string(), "--compare-shown", "changed"}));
-  const Image unchanged = shot("compare-same", with({"--compare-model", test::minilm_dir().string(), "--compare-shown", "changed"}));
+  const Image changed =
+      shot("compare-changed", with({"--compare-model", (dir_ / "noisy").string(), "--compare-shown", "changed"}));
+  const Image unchanged =
+      shot("compare-same", with({"--compare-model", test::minilm_dir().string(), "--compare-shown", "changed"}));
   const Box grid{kWidth / 3, kHeight / 4, kWidth, kHeight * 3 / 4};
-  EXPECT_GT(mean_difference(changed, unchanged, grid), 3.0) << "the grid of a model against itself should differ from one against a noisy copy";
+  EXPECT_GT(mean_difference(changed, unchanged, grid), 3.0)
+      << "the grid of a model against itself should differ from one against a noisy copy";
   for (bool presentation : {false, true}) {
-    std::vector<std::string> args = with({"--compare-text", "The keeper climbed the stairs.", "--compare-shown", "stats"});
+    std::vector<std::string> args =
+        with({"--compare-text", "The keeper climbed the stairs.", "--compare-shown", "stats"});
     if (presentation) args.push_back("--presentation");
     const Image img = shot("compare-text", args, true, 1280, 800);
     EXPECT_GT(coloured_share(img), 0.02);
@@ -462,9 +493,10 @@ TEST_F(Gui, CompareModeShowsAModelBesideAPerturbedCopy) {
 
 TEST_F(Gui, BadModelEndsWithOneClearLine) {
   const auto png = dir_ / "never.png";
-  const std::string command = "xvfb-run -a " + quote(ATTNSCOPE_GUI) + " --model " + quote((dir_ / "no-model").string()) + " --settings " +
-                              quote((dir_ / "s.json").string()) + " --screenshot " + quote(png.string()) + " > " +
-                              quote((dir_ / "log").string()) + " 2>&1 < /dev/null";
+  const std::string command = "xvfb-run -a " + quote(ATTNSCOPE_GUI) + " --model " +
+                              quote((dir_ / "no-model").string()) + " --settings " + quote((dir_ / "s.json").string()) +
+                              " --screenshot " + quote(png.string()) + " > " + quote((dir_ / "log").string()) +
+                              " 2>&1 < /dev/null";
   const int raw = std::system(command.c_str());
   EXPECT_TRUE(WIFEXITED(raw) && WEXITSTATUS(raw) == 1);
   EXPECT_NE(slurp(dir_ / "log").find("attnscope: error:"), std::string::npos) << slurp(dir_ / "log");

@@ -38,9 +38,9 @@ void expect_rect(ImVec4 got, ImVec4 want) {
 
 TEST(PartialFrames, CommandsAreClippedToTheSideAndNothingOutsideIsLeft) {
   Frame f(ImVec2(1, 1));
-  f.add(ImVec4(0, 0, 640, 400));      // the main window: cut to the side
-  f.add(ImVec4(10, 20, 100, 50));     // inside the side: unchanged
-  f.add(ImVec4(300, 0, 640, 400));    // the views: nothing left to draw
+  f.add(ImVec4(0, 0, 640, 400));    // the main window: cut to the side
+  f.add(ImVec4(10, 20, 100, 50));   // inside the side: unchanged
+  f.add(ImVec4(300, 0, 640, 400));  // the views: nothing left to draw
   const PixelRect r = clip_draw_data(f.data, ImVec4(8, 8, 192.4f, 392), 400);
   expect_rect(f.clip(0), ImVec4(8, 8, 193, 392));  // widened to whole pixels
   expect_rect(f.clip(1), ImVec4(10, 20, 100, 50));

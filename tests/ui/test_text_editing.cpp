@@ -121,11 +121,13 @@ std::vector<std::string> lines_of(const std::string& text, float width) {
 }
 
 TEST(TextLayout, WrapsAtSpacesKeepsParagraphsAndCutsLongWords) {
-  EXPECT_EQ(lines_of("the keeper climbed the stairs", 10), (std::vector<std::string>{"the keeper ", "climbed ", "the stairs"}));
+  EXPECT_EQ(lines_of("the keeper climbed the stairs", 10),
+            (std::vector<std::string>{"the keeper ", "climbed ", "the stairs"}));
   EXPECT_EQ(lines_of("a\n\nb", 10), (std::vector<std::string>{"a", "", "b"}));
   EXPECT_EQ(lines_of("abcdefghijklmnopqrstuvwxy", 10), (std::vector<std::string>{"abcdefghij", "klmnopqrst", "uvwxy"}));
   EXPECT_EQ(lines_of("", 10), (std::vector<std::string>{""}));
-  EXPECT_EQ(lines_of("caf\u00e9 caf\u00e9 caf\u00e9", 9), (std::vector<std::string>{"caf\u00e9 caf\u00e9 ", "caf\u00e9"}));  // width in characters, not bytes
+  EXPECT_EQ(lines_of("caf\u00e9 caf\u00e9 caf\u00e9", 9),
+            (std::vector<std::string>{"caf\u00e9 caf\u00e9 ", "caf\u00e9"}));  // width in characters, not bytes
 }
 
 TEST(TextLayout, PositionsAndPointsMapBothWays) {
@@ -153,7 +155,7 @@ TEST(TypingBench, MeasuresFromTheLastKeyOfABurstToTheFrameThatShowsItsText) {
   bench.analysis_shown(0.1, 0.02, 0.003);
   bench.frame_presented(0.45, 0.01, true);
   EXPECT_FALSE(bench.waiting());
-  EXPECT_EQ(bench.keys_due(0.5), "");   // pausing
+  EXPECT_EQ(bench.keys_due(0.5), "");          // pausing
   EXPECT_EQ(bench.keys_due(0.96).size(), 1u);  // the next burst
   EXPECT_FALSE(bench.done());
   const auto s = bench.summary(7, 2, true);
@@ -285,7 +287,8 @@ ImVec2 menu_item(int index, int separators_before) {
   const ImGuiStyle& style = ImGui::GetStyle();
   const float line = g.FontSize + style.ItemSpacing.y, separator = 1 + style.ItemSpacing.y;
   return ImVec2(popup->Pos.x + popup->Size.x / 2,
-                popup->Pos.y + style.WindowPadding.y + static_cast<float>(index) * line + static_cast<float>(separators_before) * separator + g.FontSize / 2);
+                popup->Pos.y + style.WindowPadding.y + static_cast<float>(index) * line +
+                    static_cast<float>(separators_before) * separator + g.FontSize / 2);
 }
 
 TEST(TextEditorWidget, ARightClicksMenuSelectsCutsPastesAndUndoes) {

@@ -14,8 +14,10 @@ namespace {
 void toggle_layer(ViewState& s, int l, bool on, int layers) {
   if (s.layers_shown.empty())
     for (int k = 0; k < layers; ++k) s.layers_shown.push_back(k);
-  if (on) s.layers_shown.push_back(l);
-  else std::erase(s.layers_shown, l);
+  if (on)
+    s.layers_shown.push_back(l);
+  else
+    std::erase(s.layers_shown, l);
   std::sort(s.layers_shown.begin(), s.layers_shown.end());
   s.layers_shown.erase(std::unique(s.layers_shown.begin(), s.layers_shown.end()), s.layers_shown.end());
   if (s.layers_shown.empty()) s.layers_shown.push_back(l);
@@ -35,7 +37,8 @@ void layers_controls(ViewState& s, const ModelShape& model) {
   s.layers_matrix = static_cast<MatrixKind>(matrix);
   ImGui::TextUnformatted("layers shown");
   for (int l = 0; l < model.layers; ++l) {
-    bool on = s.layers_shown.empty() || std::find(s.layers_shown.begin(), s.layers_shown.end(), l) != s.layers_shown.end();
+    bool on =
+        s.layers_shown.empty() || std::find(s.layers_shown.begin(), s.layers_shown.end(), l) != s.layers_shown.end();
     const bool was = on;
     flowing_check(std::to_string(l).c_str(), &on);
     if (on != was) toggle_layer(s, l, on, model.layers);

@@ -7,6 +7,7 @@
 namespace attnscope::ui {
 
 // `shown`: the analysis on screen, or null. True when the analysis's settings changed.
-bool separators_controls(ViewState& s, const ModelShape& model, AnalysisSettings& analysis, const AnalysisSnapshot* shown);
+bool separators_controls(ViewState& s, const ModelShape& model, AnalysisSettings& analysis,
+                         const AnalysisSnapshot* shown);
 
 }  // namespace attnscope::ui

@@ -50,11 +50,12 @@ std::optional<int> input_combo(const char* label, int current, const char* items
 }
 
 bool pair_source_control(AnalysisSettings& analysis) {
-  const auto from = input_combo("pairs from", static_cast<int>(analysis.pairs_from), "similarity\0cosine\0attention\0norm\0rollout\0",
-                                ImGui::GetFontSize() * 13,
-                                "The matrix whose high elements (>= tau times its largest) are the pairs: S (METHOD.md), cosine, "
-                                "attention, the norm-based map (Kobayashi et al. 2020) or the layer's rollout (Abnar and Zuidema "
-                                "2020); attention, norm and rollout averaged with their transpose first.");
+  const auto from =
+      input_combo("pairs from", static_cast<int>(analysis.pairs_from), "similarity\0cosine\0attention\0norm\0rollout\0",
+                  ImGui::GetFontSize() * 13,
+                  "The matrix whose high elements (>= tau times its largest) are the pairs: S (METHOD.md), cosine, "
+                  "attention, the norm-based map (Kobayashi et al. 2020) or the layer's rollout (Abnar and Zuidema "
+                  "2020); attention, norm and rollout averaged with their transpose first.");
   if (from) analysis.pairs_from = static_cast<PairInput>(*from);
   return from.has_value();
 }

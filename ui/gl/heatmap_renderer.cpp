@@ -15,7 +15,8 @@ HeatmapRenderer::HeatmapRenderer() : program_(make_program(kHeatmapVertexShader,
   glGenVertexArrays(1, &vao);
   quad_ = VertexArray(vao);
   for (ColormapId id : all_colormaps())
-    luts_[static_cast<size_t>(id)] = make_texture(GL_RGBA8, 256, 1, GL_RGBA, GL_UNSIGNED_BYTE, colormap(id).rgba8().data());
+    luts_[static_cast<size_t>(id)] =
+        make_texture(GL_RGBA8, 256, 1, GL_RGBA, GL_UNSIGNED_BYTE, colormap(id).rgba8().data());
 }
 
 HeatmapImage HeatmapRenderer::render(const HeatmapPanel& p, int target_px) const {
@@ -49,7 +50,8 @@ HeatmapAtlas HeatmapRenderer::upload(const ThumbnailAtlas& cpu) {
   return atlas;
 }
 
-HeatmapImage HeatmapRenderer::colour(const float* positions, const uint8_t* marks, int cols, int rows, int cell_px, ColormapId colormap) const {
+HeatmapImage HeatmapRenderer::colour(const float* positions, const uint8_t* marks, int cols, int rows, int cell_px,
+                                     ColormapId colormap) const {
   HeatmapImage out;
   out.width = std::min(16384, cols * cell_px);
   out.height = std::min(16384, rows * cell_px);
@@ -76,7 +78,8 @@ HeatmapImage HeatmapRenderer::colour(const float* positions, const uint8_t* mark
   glDisable(GL_SCISSOR_TEST);
   glUseProgram(program_.get());
   const GLuint prog = program_.get();
-  const GLuint textures[] = {values.get(), luts_[static_cast<size_t>(colormap)].get(), marks ? outline.get() : values.get()};
+  const GLuint textures[] = {values.get(), luts_[static_cast<size_t>(colormap)].get(),
+                             marks ? outline.get() : values.get()};
   const char* names[] = {"positions", "lut", "outline"};
   for (int unit = 0; unit < 3; ++unit) {
     glActiveTexture(GL_TEXTURE0 + unit);

@@ -39,7 +39,8 @@ class HeatmapRenderer {
 
  private:
   // Colours a rows x cols grid of colormap positions (and outline marks, may be null) into a new texture.
-  HeatmapImage colour(const float* positions, const uint8_t* marks, int cols, int rows, int cell_px, ColormapId colormap) const;
+  HeatmapImage colour(const float* positions, const uint8_t* marks, int cols, int rows, int cell_px,
+                      ColormapId colormap) const;
 
   Program program_;
   VertexArray quad_;

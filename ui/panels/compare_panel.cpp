@@ -35,7 +35,8 @@ void ComparePanel::set_choice(CompareChoice choice) {
   if (choice_.text != text_b_.text()) text_b_.buffer().set_text(choice_.text);
 }
 
-std::optional<CompareChoice> ComparePanel::draw_choice(const std::string& a_model, const std::vector<std::string>& recent, bool& edited) {
+std::optional<CompareChoice> ComparePanel::draw_choice(const std::string& a_model,
+                                                       const std::vector<std::string>& recent, bool& edited) {
   int mode = choice_.other_model ? 0 : 1;
   ImGui::TextUnformatted("B is");
   ImGui::SameLine();
@@ -45,8 +46,9 @@ std::optional<CompareChoice> ComparePanel::draw_choice(const std::string& a_mode
   choice_.other_model = mode == 0;
   if (choice_.other_model) {
     if (choice_.model.empty()) choice_.model = a_model;
-    ImGui::SetNextItemWidth(std::max(ImGui::GetFontSize() * 10, ImGui::GetContentRegionAvail().x - button_width("Compare") -
-                                                                     ImGui::GetFrameHeight() - ImGui::GetStyle().ItemSpacing.x * 2));
+    ImGui::SetNextItemWidth(std::max(ImGui::GetFontSize() * 10, ImGui::GetContentRegionAvail().x -
+                                                                    button_width("Compare") - ImGui::GetFrameHeight() -
+                                                                    ImGui::GetStyle().ItemSpacing.x * 2));
     ImGui::InputTextWithHint("##model b", "B's checkpoint folder or model id", &choice_.model);
     ImGui::SameLine();
     if (ImGui::BeginCombo("##recent b", "recent", ImGuiComboFlags_NoPreview)) {
@@ -65,11 +67,15 @@ std::optional<CompareChoice> ComparePanel::draw_choice(const std::string& a_mode
 
 void ComparePanel::draw_status(const CompareStatus& s) const {
   ImGui::PushTextWrapPos(0);
-  if (!s.model.error.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "B: %s", s.model.error.c_str());
-  else if (!s.model.loaded) ImGui::TextDisabled("B: loading the model...");
-  else if (!s.error.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "B: %s", s.error.c_str());
-  else ImGui::TextDisabled("B: %s, %d layers x %d heads on %s%s", s.model.name.c_str(), s.model.layers, s.model.heads, s.model.device.c_str(),
-                           s.busy ? " - analysing..." : "");
+  if (!s.model.error.empty())
+    ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "B: %s", s.model.error.c_str());
+  else if (!s.model.loaded)
+    ImGui::TextDisabled("B: loading the model...");
+  else if (!s.error.empty())
+    ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "B: %s", s.error.c_str());
+  else
+    ImGui::TextDisabled("B: %s, %d layers x %d heads on %s%s", s.model.name.c_str(), s.model.layers, s.model.heads,
+                        s.model.device.c_str(), s.busy ? " - analysing..." : "");
   ImGui::PopTextWrapPos();
 }
 
@@ -77,16 +83,19 @@ void ComparePanel::rebuild(const ComparisonSnapshot& s, const FigureOptions& opt
   const TextComparison& c = *s.comparison;
   const bool two_models = s.a->analysis.num_layers != s.b->analysis.num_layers || choice_.other_model;
   const std::string name_a = two_models ? "A" : "text A", name_b = two_models ? "B" : "text B";
-  const ComparedTextsView view{{s.a->encoding, s.a->captures, s.a->analysis}, {s.b->encoding, s.b->captures, s.b->analysis}, c, name_a, name_b};
+  const ComparedTextsView view{
+      {s.a->encoding, s.a->captures, s.a->analysis}, {s.b->encoding, s.b->captures, s.b->analysis}, c, name_a, name_b};
   FigureOptions o = options;
   o.caption = c.alignment.identical ? "the same " + std::to_string(s.a->encoding.size()) + " tokens in A and B"
-                                    : std::to_string(c.alignment.size()) + " tokens shared by A (" + std::to_string(s.a->encoding.size()) +
-                                          ") and B (" + std::to_string(s.b->encoding.size()) + "): CKA on those; no difference map";
+                                    : std::to_string(c.alignment.size()) + " tokens shared by A (" +
+                                          std::to_string(s.a->encoding.size()) + ") and B (" +
+                                          std::to_string(s.b->encoding.size()) + "): CKA on those; no difference map";
   canvas_.set(compare_figure(kFigureNames[shown_], view, o));
 }
 
-CompareActions ComparePanel::draw(const PanelContext& c, const ComparisonSnapshot* s, const CompareStatus& status, const std::string& a_model,
-                                  const std::vector<std::string>& recent, const std::function<void(ViewState&)>& controls) {
+CompareActions ComparePanel::draw(const PanelContext& c, const ComparisonSnapshot* s, const CompareStatus& status,
+                                  const std::string& a_model, const std::vector<std::string>& recent,
+                                  const std::function<void(ViewState&)>& controls) {
   CompareActions actions;
   // Once B is chosen its choice folds away, leaving the room to the figure.
   bool edited = false;
@@ -95,7 +104,8 @@ CompareActions ComparePanel::draw(const PanelContext& c, const ComparisonSnapsho
   } else {
     ImGui::SetNextItemOpen(false, ImGuiCond_Appearing);
     const std::string b = choice_.other_model ? short_name(choice_.model) : "this model on another text";
-    if (ImGui::CollapsingHeader(("B: " + b + " (open to change)###choose b").c_str())) actions.start = draw_choice(a_model, recent, edited);
+    if (ImGui::CollapsingHeader(("B: " + b + " (open to change)###choose b").c_str()))
+      actions.start = draw_choice(a_model, recent, edited);
   }
   if (edited && status.active && !choice_.other_model) actions.text_b = choice_.text;
   if (!status.active) {
@@ -111,8 +121,10 @@ CompareActions ComparePanel::draw(const PanelContext& c, const ComparisonSnapsho
   if (controls) controls(state);
   if (!(state == c.state)) actions.panel.state = state;
   if (!s || !s->comparison) {
-    if (s && !s->error.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", s->error.c_str());
-    else ImGui::TextDisabled("Waiting for both analyses...");
+    if (s && !s->error.empty())
+      ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", s->error.c_str());
+    else
+      ImGui::TextDisabled("Waiting for both analyses...");
     return actions;
   }
   const FigureOptions options = figure_options(state);

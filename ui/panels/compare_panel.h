@@ -24,10 +24,10 @@ struct CompareChoice {
 
 // What the panel shows of B's side while it loads and runs.
 struct CompareStatus {
-  bool active = false;      // a B has been chosen
-  ModelStatus model;        // B's worker's model
-  bool busy = false;        // B's analysis or the comparison is under way
-  std::string error;        // B's last analysis failed, or the comparison did
+  bool active = false;  // a B has been chosen
+  ModelStatus model;    // B's worker's model
+  bool busy = false;    // B's analysis or the comparison is under way
+  std::string error;    // B's last analysis failed, or the comparison did
 };
 
 struct CompareActions {
@@ -50,13 +50,14 @@ class ComparePanel {
 
  private:
   // Returns the choice when the user asks to compare; `edited` when B's text changed.
-  std::optional<CompareChoice> draw_choice(const std::string& a_model, const std::vector<std::string>& recent_models, bool& edited);
+  std::optional<CompareChoice> draw_choice(const std::string& a_model, const std::vector<std::string>& recent_models,
+                                           bool& edited);
   void draw_status(const CompareStatus& status) const;
   void rebuild(const ComparisonSnapshot& comparison, const FigureOptions& options);
 
   CompareChoice choice_;
-  TextEditor text_b_;       // wraps like A's editor, so a pasted paragraph reads as one
-  int shown_ = 0;           // an index into the figures offered (compare_panel.cpp)
+  TextEditor text_b_;  // wraps like A's editor, so a pasted paragraph reads as one
+  int shown_ = 0;      // an index into the figures offered (compare_panel.cpp)
   FigureCanvas canvas_;
   std::string key_, error_;
 };

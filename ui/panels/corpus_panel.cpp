@@ -15,8 +15,10 @@ const char* kFigures[] = {"2", "3", "6", "7", "8", "10", "11", "13"};
 std::string duration(double seconds) {
   char buf[32];
   const int s = static_cast<int>(seconds + 0.5);
-  if (s >= 3600) std::snprintf(buf, sizeof buf, "%dh%02dm", s / 3600, (s / 60) % 60);
-  else std::snprintf(buf, sizeof buf, "%dm%02ds", s / 60, s % 60);
+  if (s >= 3600)
+    std::snprintf(buf, sizeof buf, "%dh%02dm", s / 3600, (s / 60) % 60);
+  else
+    std::snprintf(buf, sizeof buf, "%dm%02ds", s / 60, s % 60);
   return buf;
 }
 
@@ -26,8 +28,8 @@ void draw_progress(const CorpusJobState& s) {
   const double rate = p.seconds > 0 ? p.windows / p.seconds : 0;
   const double left = f > 0 ? p.seconds * (1 - f) / f : 0;
   char overlay[160];
-  std::snprintf(overlay, sizeof overlay, "%llu windows, %.1f / s, %s left", static_cast<unsigned long long>(p.windows), rate,
-                f > 0 ? duration(left).c_str() : "?");
+  std::snprintf(overlay, sizeof overlay, "%llu windows, %.1f / s, %s left", static_cast<unsigned long long>(p.windows),
+                rate, f > 0 ? duration(left).c_str() : "?");
   ImGui::ProgressBar(static_cast<float>(f), ImVec2(-1, 0), overlay);
 }
 

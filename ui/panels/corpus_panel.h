@@ -18,9 +18,11 @@ class CorpusPanel {
   // `controls` draws the layer and head choice (the explorer's, shared with the other views).
   PanelActions draw(const PanelContext& context, std::shared_ptr<const Checkpoint> checkpoint,
                     const std::function<void(ViewState&)>& controls);
-  void open(const std::string& saved_result);  // also used by --corpus-result
+  void open(const std::string& saved_result);    // also used by --corpus-result
   void open_b(const std::string& saved_result);  // compare with this one (--corpus-result-b)
-  bool has_result() const { return job_.state().result != nullptr && (!comparing_ || job_b_.state().result != nullptr); }
+  bool has_result() const {
+    return job_.state().result != nullptr && (!comparing_ || job_b_.state().result != nullptr);
+  }
   bool busy() const { return job_.state().running || job_b_.state().running; }
 
  private:

@@ -8,7 +8,8 @@ namespace attnscope::ui {
 
 std::string figure_key(uint64_t serial, const FigureOptions& o) {
   std::string key = std::to_string(serial) + "|" + std::to_string(o.layer) + "|" + std::to_string(o.head) + "|" +
-                    matrix_name(o.matrix) + "|" + colormap(o.colormap).name + "|" + std::to_string(static_cast<int>(o.scale)) + "|";
+                    matrix_name(o.matrix) + "|" + colormap(o.colormap).name + "|" +
+                    std::to_string(static_cast<int>(o.scale)) + "|";
   for (int l : o.layers) key += std::to_string(l) + ",";
   key += o.zero_diagonal ? "|z|" : "||";
   key += std::string(matrix_name(o.layer_matrix)) + (o.rollout_of_norm ? "|rn|" : "|");
@@ -45,9 +46,11 @@ PanelActions FigurePanel::draw(const PanelContext& c, const std::function<void(V
   ViewState state = c.state;
   if (controls) {
     controls(state);
-    if (state.layer != c.state.layer || state.head != c.state.head || state.layer_sum != c.state.layer_sum || state.matrix != c.state.matrix ||
-        state.layers_shown != c.state.layers_shown || state.heads_shown != c.state.heads_shown || state.scale != c.state.scale || state.colormap != c.state.colormap ||
-        state.zero_diagonal != c.state.zero_diagonal || state.query_key != c.state.query_key || state.query != c.state.query ||
+    if (state.layer != c.state.layer || state.head != c.state.head || state.layer_sum != c.state.layer_sum ||
+        state.matrix != c.state.matrix || state.layers_shown != c.state.layers_shown ||
+        state.heads_shown != c.state.heads_shown || state.scale != c.state.scale ||
+        state.colormap != c.state.colormap || state.zero_diagonal != c.state.zero_diagonal ||
+        state.query_key != c.state.query_key || state.query != c.state.query ||
         state.layers_matrix != c.state.layers_matrix || state.rollout_of_norm != c.state.rollout_of_norm)
       actions.state = state;
   }
@@ -74,7 +77,8 @@ PanelActions FigurePanel::draw(const PanelContext& c, const std::function<void(V
   const CanvasHover hover = draw_zoomable_figure(canvas_, zoom, c, actions, highlights);
   lines_hovered_ = {hover.lines_side, hover.lines_token};
   if (hover.clicked && hover.lines_token >= 0)
-    lines_pinned_ = lines_pinned_ == lines_hovered_ ? std::pair<int, int>{-1, -1} : lines_hovered_;  // a second click lets go
+    lines_pinned_ =
+        lines_pinned_ == lines_hovered_ ? std::pair<int, int>{-1, -1} : lines_hovered_;  // a second click lets go
   return actions;
 }
 

@@ -52,12 +52,14 @@ void GridPanel::draw_controls(const PanelContext& c, ViewState& state, PanelActi
     same_line_if_fits(ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label).x);
     if (ImGui::Checkbox(label, &state.rollout_of_norm)) actions.state = state;
     if (ImGui::IsItemHovered())
-      ImGui::SetTooltip("Roll out the layers' norm-based maps (Kobayashi et al. 2020) instead of their mean attention.");
+      ImGui::SetTooltip(
+          "Roll out the layers' norm-based maps (Kobayashi et al. 2020) instead of their mean attention.");
   }
   same_line_if_fits(button_width("Export..."));
   if (c.snapshot && ImGui::Button("Export...")) {
     try {
-      figure_ = grid_figure(AnalyzedTextView{c.snapshot->encoding, c.snapshot->captures, c.snapshot->analysis}, figure_options(c.state));
+      figure_ = grid_figure(AnalyzedTextView{c.snapshot->encoding, c.snapshot->captures, c.snapshot->analysis},
+                            figure_options(c.state));
       actions.export_figure = &figure_;
     } catch (const std::exception& e) {
       error_ = e.what();
@@ -107,15 +109,18 @@ PanelActions GridPanel::draw(const PanelContext& c) {
   ImGui::Dummy(ImVec2(label_w, 0));
   for (int h = 0; h < columns; ++h) {
     ImGui::SameLine(label_w + h * (side + spacing + 4) + 4);
-    if (h == heads_) ImGui::TextUnformatted("sum");
-    else ImGui::Text("h%d", h);
+    if (h == heads_)
+      ImGui::TextUnformatted("sum");
+    else
+      ImGui::Text("h%d", h);
   }
   const std::vector<Tile> tiles = draw_tile_frames(c, state, actions, label_w, side + spacing + 4, side);
   // After the frames, in one draw of the atlas, without blending (the thumbnails are opaque).
   ImDrawList* draw = ImGui::GetWindowDrawList();
   begin_opaque_draws(draw);
   const auto texture = reinterpret_cast<ImTextureID>(static_cast<intptr_t>(thumbnails_.image.texture.get()));
-  for (const auto& [at, uv] : tiles) draw->AddImage(texture, at, ImVec2(at.x + side, at.y + side), ImVec2(uv[0], uv[1]), ImVec2(uv[2], uv[3]));
+  for (const auto& [at, uv] : tiles)
+    draw->AddImage(texture, at, ImVec2(at.x + side, at.y + side), ImVec2(uv[0], uv[1]), ImVec2(uv[2], uv[3]));
   end_opaque_draws(draw);
   ImGui::EndChild();
   return actions;
@@ -123,8 +128,8 @@ PanelActions GridPanel::draw(const PanelContext& c) {
 
 // Each thumbnail's place as an invisible button with a frame (a click focuses its head in the
 // Head view); returns where each thumbnail goes and its part of the atlas.
-std::vector<GridPanel::Tile> GridPanel::draw_tile_frames(const PanelContext& c, ViewState& state, PanelActions& actions, float label_w,
-                                                         float pitch, float side) {
+std::vector<GridPanel::Tile> GridPanel::draw_tile_frames(const PanelContext& c, ViewState& state, PanelActions& actions,
+                                                         float label_w, float pitch, float side) {
   const int columns = heads_ + 1, layers = thumbnails_.rows;
   std::vector<Tile> tiles;
   tiles.reserve(static_cast<size_t>(layers * columns));
@@ -133,7 +138,8 @@ std::vector<GridPanel::Tile> GridPanel::draw_tile_frames(const PanelContext& c, 
     ImGui::Text("L%d", l);
     for (int h = 0; h < columns; ++h) {
       ImGui::SameLine(label_w + h * pitch);
-      const bool focused = l == c.state.layer && (h == heads_ ? c.state.layer_sum : (!c.state.layer_sum && h == c.state.head));
+      const bool focused =
+          l == c.state.layer && (h == heads_ ? c.state.layer_sum : (!c.state.layer_sum && h == c.state.head));
       ImGui::PushID(l * columns + h);
       // An outline and the image, not an ImageButton: its filled frame under the image doubled the
       // pixels a software rasteriser shades for the overview (the frame drawn while a run is under
@@ -147,7 +153,7 @@ std::vector<GridPanel::Tile> GridPanel::draw_tile_frames(const PanelContext& c, 
         state.view = View::Head;
         actions.state = state;
       }
-      const ImU32 border = focused ? IM_COL32(255, 191, 0, 255)
+      const ImU32 border = focused                  ? IM_COL32(255, 191, 0, 255)
                            : ImGui::IsItemActive()  ? ImGui::GetColorU32(ImGuiCol_ButtonActive)
                            : ImGui::IsItemHovered() ? ImGui::GetColorU32(ImGuiCol_ButtonHovered)
                                                     : IM_COL32(51, 51, 51, 255);

@@ -22,8 +22,8 @@ class GridPanel {
   };
   void draw_controls(const PanelContext& context, ViewState& state, PanelActions& actions);
   bool thumbnails_ready(const PanelContext& context);
-  std::vector<Tile> draw_tile_frames(const PanelContext& context, ViewState& state, PanelActions& actions, float label_w, float pitch,
-                                     float side);
+  std::vector<Tile> draw_tile_frames(const PanelContext& context, ViewState& state, PanelActions& actions,
+                                     float label_w, float pitch, float side);
   void rebuild(const PanelContext& context);
   HeatmapAtlas thumbnails_;  // layer-major, H + 1 per layer (the last: the sum), one tile each
   std::string key_;

@@ -25,9 +25,10 @@ void ModelPicker::draw_download_progress() {
   if (s.running) {
     const DownloadProgress& p = s.progress;
     char overlay[160];
-    std::snprintf(overlay, sizeof overlay, "%s %d/%d: %.1f of %.1f MB, %.1f MB/s", p.file.c_str(), p.file_index + 1, p.files, p.done / 1e6,
-                  p.total / 1e6, p.seconds > 0 ? p.done / 1e6 / p.seconds : 0.0);
-    ImGui::ProgressBar(p.total ? static_cast<float>(p.done) / static_cast<float>(p.total) : 0.0f, ImVec2(-1, 0), overlay);
+    std::snprintf(overlay, sizeof overlay, "%s %d/%d: %.1f of %.1f MB, %.1f MB/s", p.file.c_str(), p.file_index + 1,
+                  p.files, p.done / 1e6, p.total / 1e6, p.seconds > 0 ? p.done / 1e6 / p.seconds : 0.0);
+    ImGui::ProgressBar(p.total ? static_cast<float>(p.done) / static_cast<float>(p.total) : 0.0f, ImVec2(-1, 0),
+                       overlay);
     if (ImGui::Button("Cancel download")) download_.cancel();
   }
   if (!s.error.empty()) ImGui::TextColored(ImVec4(1, 0.5f, 0.4f, 1), "%s", s.error.c_str());
@@ -50,7 +51,8 @@ std::optional<std::string> ModelPicker::draw_picker(const std::vector<std::strin
   for (const auto& m : cached_)
     if (ImGui::Selectable(m.id.c_str())) picked = m.id;
   ImGui::Separator();
-  ImGui::InputTextWithHint("##folder", "checkpoint folder (config.json, tokenizer.json or vocab.txt, model.safetensors)", &folder_);
+  ImGui::InputTextWithHint("##folder",
+                           "checkpoint folder (config.json, tokenizer.json or vocab.txt, model.safetensors)", &folder_);
   ImGui::SameLine();
   if (ImGui::Button("Open folder") && !folder_.empty()) picked = folder_;
   ImGui::InputTextWithHint("##id", "model id, e.g. bert-base-uncased", &id_);
@@ -74,7 +76,8 @@ std::optional<std::string> ModelPicker::draw_first_run() {
   if (!ImGui::BeginPopupModal("Welcome to attnscope", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return picked;
   ImGui::TextUnformatted("The paper's model, bert-base-uncased, is not on this computer yet.");
   ImGui::BeginDisabled(download_.state().running);
-  if (ImGui::Button("Download bert-base-uncased (440 MB)")) download_.start("bert-base-uncased", hub_options_from_environment());
+  if (ImGui::Button("Download bert-base-uncased (440 MB)"))
+    download_.start("bert-base-uncased", hub_options_from_environment());
   ImGui::EndDisabled();
   ImGui::SameLine();
   if (ImGui::Button("Use the small model already installed (MiniLM, 90 MB)")) picked = installed_;

@@ -15,8 +15,8 @@ namespace attnscope::ui {
 class ModelPicker {
  public:
   explicit ModelPicker(std::string installed_model) : installed_(std::move(installed_model)) {}
-  void open();             // shows the picker
-  void offer_first_run();  // shows the first-run choice
+  void open();                           // shows the picker
+  void offer_first_run();                // shows the first-run choice
   void download(const std::string& id);  // opens the picker and starts downloading `id`
   bool downloading() const { return download_.state().running || !download_.state().finished.empty(); }
   // Draws whatever is open; returns the model the user picked (folder or id).

@@ -15,7 +15,8 @@ Figure PairsPanel::pairs_view_figure(const AnalyzedTextView& text, const FigureO
   Figure f = figure9(text, o);
   std::get<TokenTextPanel>(f.panels[0]).table.clear();  // the table is the interactive one beside
   std::get<TokenTextPanel>(f.panels[0]).table_header.clear();
-  f.panels.push_back(matrix_panel(text, resolved(o, text.analysis).layer, o.head, pairs_matrix(text.analysis.settings.pairs_from), o));
+  f.panels.push_back(
+      matrix_panel(text, resolved(o, text.analysis).layer, o.head, pairs_matrix(text.analysis.settings.pairs_from), o));
   return f;
 }
 
@@ -30,11 +31,26 @@ void PairsPanel::sort_rows(const std::vector<TokenPair>& pairs, const Encoding& 
     const TokenPair &p = pairs[a], &q = pairs[b];
     bool less = false, greater = false;
     switch (s.ColumnIndex) {
-      case 0: less = e.tokens[p.i].text < e.tokens[q.i].text; greater = e.tokens[q.i].text < e.tokens[p.i].text; break;
-      case 1: less = e.tokens[p.j].text < e.tokens[q.j].text; greater = e.tokens[q.j].text < e.tokens[p.j].text; break;
-      case 2: less = p.i < q.i; greater = q.i < p.i; break;
-      case 3: less = p.j < q.j; greater = q.j < p.j; break;
-      default: less = p.value < q.value; greater = q.value < p.value; break;
+      case 0:
+        less = e.tokens[p.i].text < e.tokens[q.i].text;
+        greater = e.tokens[q.i].text < e.tokens[p.i].text;
+        break;
+      case 1:
+        less = e.tokens[p.j].text < e.tokens[q.j].text;
+        greater = e.tokens[q.j].text < e.tokens[p.j].text;
+        break;
+      case 2:
+        less = p.i < q.i;
+        greater = q.i < p.i;
+        break;
+      case 3:
+        less = p.j < q.j;
+        greater = q.j < p.j;
+        break;
+      default:
+        less = p.value < q.value;
+        greater = q.value < p.value;
+        break;
     }
     return up ? less : greater;
   });
@@ -44,7 +60,8 @@ void PairsPanel::sort_rows(const std::vector<TokenPair>& pairs, const Encoding& 
 int PairsPanel::draw_table(const Encoding& e, bool of_s) {
   const std::vector<TokenPair>& pairs = pairs_;
   int hovered = -1;
-  const ImGuiTableFlags flags = ImGuiTableFlags_Sortable | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_BordersInnerV;
+  const ImGuiTableFlags flags =
+      ImGuiTableFlags_Sortable | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_BordersInnerV;
   if (!ImGui::BeginTable("pairs", 5, flags)) return hovered;
   ImGui::TableSetupScrollFreeze(0, 1);
   ImGui::TableSetupColumn("token i");
@@ -53,7 +70,8 @@ int PairsPanel::draw_table(const Encoding& e, bool of_s) {
   ImGui::TableSetupColumn("j");
   ImGui::TableSetupColumn(of_s ? "S_hat" : "M_hat");
   ImGui::TableHeadersRow();
-  if (ImGuiTableSortSpecs* specs = ImGui::TableGetSortSpecs(); specs && (specs->SpecsDirty || order_.size() != pairs.size())) {
+  if (ImGuiTableSortSpecs* specs = ImGui::TableGetSortSpecs();
+      specs && (specs->SpecsDirty || order_.size() != pairs.size())) {
     sort_rows(pairs, e);
     specs->SpecsDirty = false;
   }
@@ -66,7 +84,8 @@ int PairsPanel::draw_table(const Encoding& e, bool of_s) {
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
       ImGui::PushID(row);
-      ImGui::Selectable(readable_piece(e.tokens[p.i].text).c_str(), hovered_ == order_[row], ImGuiSelectableFlags_SpanAllColumns);
+      ImGui::Selectable(readable_piece(e.tokens[p.i].text).c_str(), hovered_ == order_[row],
+                        ImGuiSelectableFlags_SpanAllColumns);
       if (ImGui::IsItemHovered()) hovered = order_[row];
       ImGui::PopID();
       ImGui::TableNextColumn();
@@ -85,7 +104,8 @@ int PairsPanel::draw_table(const Encoding& e, bool of_s) {
 PanelActions PairsPanel::draw(const PanelContext& c) {
   if (!c.snapshot) return figure_.draw(c);
   const int head = std::max(0, c.state.head);
-  const std::string key = std::to_string(c.snapshot->serial) + "|" + std::to_string(c.state.layer) + "|" + std::to_string(head);
+  const std::string key =
+      std::to_string(c.snapshot->serial) + "|" + std::to_string(c.state.layer) + "|" + std::to_string(head);
   if (key != pairs_key_) {  // only the shown head's pairs are ever listed
     pairs_key_ = key;
     pairs_ = head_pairs(c.snapshot->analysis, c.state.layer, head);
@@ -94,9 +114,13 @@ PanelActions PairsPanel::draw(const PanelContext& c) {
   }
   const AnalysisSettings& settings = c.snapshot->analysis.settings;
   const bool of_s = settings.pairs_from == PairInput::Similarity;
-  if (of_s) ImGui::Text("Layer %d, head %d: %zu pairs with S_hat >= %.3g", c.state.layer, head, pairs_.size(), settings.tau);
-  else ImGui::Text("Layer %d, head %d: %zu pairs with M_hat >= %.3g, M = %s", c.state.layer, head, pairs_.size(), settings.tau, pair_input_name(settings.pairs_from));
-  ImGui::BeginChild("pair table", ImVec2(std::min(ImGui::GetFontSize() * 24, ImGui::GetContentRegionAvail().x * 0.45f), 0), true);
+  if (of_s)
+    ImGui::Text("Layer %d, head %d: %zu pairs with S_hat >= %.3g", c.state.layer, head, pairs_.size(), settings.tau);
+  else
+    ImGui::Text("Layer %d, head %d: %zu pairs with M_hat >= %.3g, M = %s", c.state.layer, head, pairs_.size(),
+                settings.tau, pair_input_name(settings.pairs_from));
+  ImGui::BeginChild("pair table",
+                    ImVec2(std::min(ImGui::GetFontSize() * 24, ImGui::GetContentRegionAvail().x * 0.45f), 0), true);
   hovered_ = draw_table(c.snapshot->encoding, of_s);
   ImGui::EndChild();
   ImGui::SameLine();

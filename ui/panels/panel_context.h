@@ -18,7 +18,7 @@ struct PanelContext {
 };
 
 struct PanelActions {
-  std::optional<ViewState> state;        // focus, matrix, view ... changed
+  std::optional<ViewState> state;         // focus, matrix, view ... changed
   const Figure* export_figure = nullptr;  // the user asked to export this figure
 };
 

@@ -20,7 +20,6 @@ void coloured_wrapped(const ImVec4& colour, const std::string& text) {
   ImGui::PopStyleColor();
 }
 
-
 }  // namespace
 
 TextPanel::TextPanel(std::string examples_dir) : examples_dir_(std::move(examples_dir)) {
@@ -45,7 +44,8 @@ bool TextPanel::load_file(const std::string& path) {
 void TextPanel::draw_tokens(const AnalysisSnapshot& s) {
   const Encoding& e = s.encoding;
   if (e.truncated)
-    coloured_wrapped(ImVec4(1, 0.7f, 0.2f, 1), "Truncated: " + std::to_string(e.size()) + " of " + std::to_string(e.full_length) +
+    coloured_wrapped(ImVec4(1, 0.7f, 0.2f, 1), "Truncated: " + std::to_string(e.size()) + " of " +
+                                                   std::to_string(e.full_length) +
                                                    " tokens are shown (N = " + std::to_string(e.size()) + ").");
   ImGui::BeginChild("tokens", ImVec2(0, ImGui::GetFontSize() * 7), true);
   const float right = ImGui::GetContentRegionAvail().x;
@@ -53,8 +53,10 @@ void TextPanel::draw_tokens(const AnalysisSnapshot& s) {
   for (size_t i = 0; i < e.size(); ++i) {
     const std::string label = std::to_string(i) + " " + readable_piece(e.tokens[i].text);
     const float w = ImGui::CalcTextSize(label.c_str()).x + ImGui::GetStyle().ItemSpacing.x * 2;
-    if (i > 0 && x + w < right) ImGui::SameLine();
-    else x = 0;
+    if (i > 0 && x + w < right)
+      ImGui::SameLine();
+    else
+      x = 0;
     x += w;
     ImGui::TextColored(e.tokens[i].special ? ImVec4(0.6f, 0.8f, 1, 1) : ImVec4(1, 1, 1, 1), "%s", label.c_str());
   }
@@ -65,7 +67,8 @@ bool TextPanel::draw_settings(Settings& s) {
   bool changed = false;
   // Each control as wide as the panel leaves beside its label, so nothing runs past the edge.
   const auto width_for = [](const char* label) {
-    ImGui::SetNextItemWidth(std::max(40.0f, ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize(label).x - ImGui::GetStyle().ItemInnerSpacing.x));
+    ImGui::SetNextItemWidth(std::max(
+        40.0f, ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize(label).x - ImGui::GetStyle().ItemInnerSpacing.x));
   };
   float tau = static_cast<float>(s.analysis.tau), tau_sep = static_cast<float>(s.analysis.tau_sep);
   width_for("tau_sep");
@@ -83,8 +86,9 @@ bool TextPanel::draw_settings(Settings& s) {
   bool words = s.analysis.words;
   if (ImGui::Checkbox("words, not word pieces", &words)) changed = true;
   if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("Every view on words: attention to a word summed over its pieces and averaged over the querying word's pieces, "
-                      "a word's head output the mean of its pieces' (Clark et al. 2019). The norm lens stays on pieces.");
+    ImGui::SetTooltip(
+        "Every view on words: attention to a word summed over its pieces and averaged over the querying word's pieces, "
+        "a word's head output the mean of its pieces' (Clark et al. 2019). The norm lens stays on pieces.");
   s.analysis.words = words;
   int sentences = s.analysis.sentences == SentenceMode::Segments;
   width_for("sentences");
@@ -92,20 +96,26 @@ bool TextPanel::draw_settings(Settings& s) {
   s.analysis.sentences = sentences ? SentenceMode::Segments : SentenceMode::Punctuation;
   int cmap = static_cast<int>(s.view.colormap);
   width_for("colormap");
-  if (ImGui::Combo("colormap", &cmap, "viridis\0magma\0diverging\0high-contrast\0")) s.view.colormap = static_cast<ColormapId>(cmap);
+  if (ImGui::Combo("colormap", &cmap, "viridis\0magma\0diverging\0high-contrast\0"))
+    s.view.colormap = static_cast<ColormapId>(cmap);
   int scale = static_cast<int>(s.view.scale);
   width_for("colormap");
-  if (ImGui::Combo("scale", &scale, "linear\0log\0clipped at 99th percentile\0")) s.view.scale = static_cast<ValueScale>(scale);
+  if (ImGui::Combo("scale", &scale, "linear\0log\0clipped at 99th percentile\0"))
+    s.view.scale = static_cast<ValueScale>(scale);
   return changed;
 }
 
-TextPanelResult TextPanel::draw(Settings& settings, const ModelStatus& model, const AnalysisSnapshot* shown, const AnalysisSnapshot* latest,
-                                bool busy) {
+TextPanelResult TextPanel::draw(Settings& settings, const ModelStatus& model, const AnalysisSnapshot* shown,
+                                const AnalysisSnapshot* latest, bool busy) {
   TextPanelResult r;
   // Wrapped: a long model id or message must not run past a narrow panel.
-  if (!model.error.empty()) coloured_wrapped(ImVec4(1, 0.4f, 0.4f, 1), "Model not loaded: " + model.error);
-  else if (!model.loaded) ImGui::TextWrapped("Loading the model %s...", settings.model.c_str());
-  else ImGui::TextWrapped("%s: %d layers x %d heads on %s", model.name.c_str(), model.layers, model.heads, model.device.c_str());
+  if (!model.error.empty())
+    coloured_wrapped(ImVec4(1, 0.4f, 0.4f, 1), "Model not loaded: " + model.error);
+  else if (!model.loaded)
+    ImGui::TextWrapped("Loading the model %s...", settings.model.c_str());
+  else
+    ImGui::TextWrapped("%s: %d layers x %d heads on %s", model.name.c_str(), model.layers, model.heads,
+                       model.device.c_str());
   if (!model.notice.empty()) coloured_wrapped(ImVec4(1, 0.7f, 0.2f, 1), model.notice);
   if (!examples_.empty()) {
     ImGui::SetNextItemWidth(ImGui::CalcTextSize("Example texts").x + ImGui::GetFrameHeight() * 1.6f);
@@ -115,20 +125,25 @@ TextPanelResult TextPanel::draw(Settings& settings, const ModelStatus& model, co
       ImGui::EndCombo();
     }
   }
-  ImGui::SetNextItemWidth(std::max(60.0f, ImGui::GetContentRegionAvail().x - button_width("Open") - ImGui::GetStyle().ItemSpacing.x));
+  ImGui::SetNextItemWidth(
+      std::max(60.0f, ImGui::GetContentRegionAvail().x - button_width("Open") - ImGui::GetStyle().ItemSpacing.x));
   ImGui::InputTextWithHint("##open", "a .txt file's path", &open_path_);
   if (flowing_button("Open") && load_file(open_path_)) r.text_edited = true;
   if (editor_.draw("##text", ImGui::GetFontSize() * 9)) r.text_edited = true;
   // Said without an animation: a spinner would redraw the window while the model runs, and on a
   // machine without a GPU every frame takes CPU from the model.
-  if (busy) ImGui::TextUnformatted("Analysing...");
-  else if (shown) coloured_wrapped(ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled), std::to_string(shown->encoding.size()) + " tokens, model " +
-                                   std::to_string(static_cast<int>(shown->forward_seconds * 1000)) + " ms, analysis " +
-                                   std::to_string(static_cast<int>(shown->analysis_seconds * 1000)) + " ms");
+  if (busy)
+    ImGui::TextUnformatted("Analysing...");
+  else if (shown)
+    coloured_wrapped(ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled),
+                     std::to_string(shown->encoding.size()) + " tokens, model " +
+                         std::to_string(static_cast<int>(shown->forward_seconds * 1000)) + " ms, analysis " +
+                         std::to_string(static_cast<int>(shown->analysis_seconds * 1000)) + " ms");
   if (latest && !latest->error.empty()) coloured_wrapped(ImVec4(1, 0.6f, 0.3f, 1), latest->error);
   if (!message_.empty()) coloured_wrapped(ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled), message_);
   if (shown) draw_tokens(*shown);
-  if (!settings.view.presentation && draw_settings(settings)) r.settings_changed = true;  // fewer panels when presenting
+  if (!settings.view.presentation && draw_settings(settings))
+    r.settings_changed = true;  // fewer panels when presenting
   return r;
 }
 

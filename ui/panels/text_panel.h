@@ -11,16 +11,16 @@
 namespace attnscope::ui {
 
 struct TextPanelResult {
-  bool text_edited = false;      // rerun (every edit does: the newest request wins)
-  bool settings_changed = false; // rerun
+  bool text_edited = false;       // rerun (every edit does: the newest request wins)
+  bool settings_changed = false;  // rerun
 };
 
 class TextPanel {
  public:
   explicit TextPanel(std::string examples_dir);
   // `busy`: a run is under way (said in words, not animated: see text_panel.cpp).
-  TextPanelResult draw(Settings& settings, const ModelStatus& model, const AnalysisSnapshot* shown, const AnalysisSnapshot* latest,
-                       bool busy);
+  TextPanelResult draw(Settings& settings, const ModelStatus& model, const AnalysisSnapshot* shown,
+                       const AnalysisSnapshot* latest, bool busy);
   // Reads a UTF-8 text file into the editor (one undo step); false with a message on failure.
   bool load_file(const std::string& path);
   const std::string& text() const { return editor_.text(); }
