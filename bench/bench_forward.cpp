@@ -28,6 +28,7 @@
 #include "corpus/allocator_tuning.h"
 #include "figures/text_figures.h"
 #include "model/checkpoint.h"
+#include "pipeline/text_pipeline.h"
 
 namespace {
 
@@ -109,6 +110,7 @@ int main(int argc, char** argv) {
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - first_start).count();
   // Every lens of issue 14 for the whole text: each head's norm-based map, each layer's, and the rollout.
   const int layers = static_cast<int>(checkpoint->model().config().num_layers);
+  attnscope::TextPipeline pipeline(checkpoint, model);
   const auto lens_maps = [&] {
     const attnscope::TextCaptures& c = lensed.captures;
     attnscope::head_norm_maps(c);
@@ -136,7 +138,9 @@ int main(int argc, char** argv) {
        [&] {
          checkpoint->model().forward(
              {ids}, {.last_layer = attnscope::LastLayer::HeadOutputsOnly, .keep_going = [] { return true; }});
-       }},
+       },
+       // The core's whole pipeline, text to analysis, as the explorer and the command line run it.
+       [&] { pipeline.run(text, {.max_length = max_length}); }},
       checkpoint->model().device().device, std::chrono::milliseconds(idle_ms));
   const double analyze = m[0], forward = m[1], plain = m[2], analysis = m[3], tokenize = m[4], forward_lenses = m[5],
                lenses = m[6];
@@ -156,7 +160,8 @@ int main(int argc, char** argv) {
                               {"rollout_ms", m[9]},
                               {"thumbnails_ms", m[10]},
                               {"forward_sliced_ms", m[11]},
-                              {"forward_explorer_ms", m[12]}}
+                              {"forward_explorer_ms", m[12]},
+                              {"pipeline_ms", m[13]}}
                    .dump()
             << "\n";
   return 0;

@@ -4,7 +4,7 @@
 //   3. model switching, panel actions and keyboard shortcuts
 //   4. the frame (draw_frame) and when to draw one (wait_for_work)
 //   5. the loop (run) and run_explorer
-// The views are drawn in explorer_views.cpp, the scripted runs in explorer_scripts.cpp.
+// The views are drawn in explorer_views.cpp; the scripted runs are a WindowScript (window_script.h).
 #include "explorer_app.h"
 
 #include <glad/gl.h>
@@ -80,6 +80,7 @@ ImVec4 window_background() {
 
 Explorer::Explorer(const ExplorerOptions& o, Settings settings, std::string warning)
     : options_(o),
+      script_(o),
       settings_(std::move(settings)),
       settings_path_(o.settings_path.empty() ? default_settings_path().string() : o.settings_path),
       status_(std::move(warning)),
@@ -100,14 +101,9 @@ Explorer::Explorer(const ExplorerOptions& o, Settings settings, std::string warn
   if (o.max_length) settings_.max_length = o.max_length;
   if (o.bench_frames > 0 || o.bench_typing > 0) glfwSwapInterval(0);  // time the frames, not the display
   if (o.partial_frames) back_buffer_kept_ = back_buffer_kept_after_swap(window_.get(), window_background());
-  if (o.bench_typing > 0) {
-    TypingBenchOptions typing{o.bench_typing};
-    if (o.typing_interval > 0) typing.key_interval = o.typing_interval;
-    typing_.emplace(typing);
-  }
   worker_ = make_worker(settings_.model);
   ImGui::GetIO().ConfigInputTextCursorBlink = false;  // a blinking cursor would keep an idle window drawing
-  if (scripted()) ImGui::GetIO().ConfigFlags |= ImGuiConfigFlags_NoMouse;  // no stray tooltips in screenshots
+  if (script_.active()) ImGui::GetIO().ConfigFlags |= ImGuiConfigFlags_NoMouse;  // no stray tooltips in screenshots
   if (o.text)
     text_panel_.set_text(*o.text);
   else if (!text_panel_.load_file(o.examples_dir + "/lighthouse.txt"))
@@ -329,19 +325,17 @@ bool Explorer::wait_for_work() {
   // The held frame is drawn when the run answers, input that draws comes (not a key's release; a
   // scripted key), or the hold ends.
   if (hold_until_ > 0) {
-    const double key = typing_ && typing_->next_moment() > 0 ? typing_->next_moment() : hold_until_;
+    const double key = script_.next_key() > 0 ? script_.next_key() : hold_until_;
     const double until = std::min(hold_until_, key);
     while (glfwGetTime() < until && serial_of(worker_->latest()) == seen_ && !window_.has_events())
       glfwWaitEventsTimeout(until - glfwGetTime());
     hold_until_ = 0;
     settle_frames_ = std::max(settle_frames_, 1);
   }
-  const bool idle_checking = idle_until_ > 0;
   // Screenshots and the frame benchmark draw as fast as they can; the typing benchmark and the
   // idle check wait as a user's window does, until their next scripted moment.
-  const bool polling =
-      !options_.screenshot.empty() || options_.bench_frames > 0 || (options_.idle_check > 0 && !idle_checking);
-  const double scripted_wake = typing_ ? typing_->next_moment() : idle_checking ? idle_until_ : 0;
+  const bool polling = script_.polling();
+  const double scripted_wake = script_.wake_at();
   if (polling || settle_frames_ > 0)
     glfwPollEvents();
   else if (animating())
@@ -359,7 +353,7 @@ bool Explorer::wait_for_work() {
   if (serial_of(worker_->latest()) != seen_ || m.loaded != was_loaded_) settle_frames_ = std::max(settle_frames_, 1);
   if (worker_b_ && (serial_of(worker_b_->latest()) != seen_b_ || serial_of(comparison_.latest()) != seen_comparison_))
     settle_frames_ = std::max(settle_frames_, 1);
-  return settle_frames_ > 0 || animating() || polling || (typing_ && glfwGetTime() >= typing_->next_moment());
+  return settle_frames_ > 0 || animating() || polling || script_.key_due(glfwGetTime());
 }
 
 bool Explorer::text_side_only(const ViewState& view_before) const {
@@ -400,7 +394,7 @@ void Explorer::rasterise(int width, int height, bool text_side_only) {
     const PixelRect scissor = clip_draw_data(data, text_side_, height);
     draw_data(width, height, &scissor);
     ++partial_frames_;
-    if (options_.check_partial_frames) check_partial_frame(width, height, whole_clips);
+    if (options_.check_partial_frames) script_.add_mismatched_pixels(check_partial_frame(width, height, whole_clips));
   } else {
     draw_data(width, height, nullptr);
   }
@@ -409,25 +403,37 @@ void Explorer::rasterise(int width, int height, bool text_side_only) {
   full_frames_due_ = std::max(0, full_frames_due_ - 1);
 }
 
+// --check-partial-frames: the partial frame just drawn in the back buffer against the same frame
+// then drawn whole there (the frame presented); every pixel must be the same: what the text side
+// did not redraw is the frame before, which must not have changed.
+long long Explorer::check_partial_frame(int width, int height, const std::vector<ImVec4>& whole_clips) {
+  const std::vector<uint8_t> partial = read_back_buffer(width, height);
+  ImDrawData& data = *ImGui::GetDrawData();
+  size_t i = 0;
+  for (int k = 0; k < data.CmdListsCount; ++k)
+    for (ImDrawCmd& c : data.CmdLists[k]->CmdBuffer) c.ClipRect = whole_clips[i++];
+  draw_data(width, height, nullptr);
+  const std::vector<uint8_t> whole = read_back_buffer(width, height);
+  long long mismatched = 0;
+  for (size_t p = 0; p + 3 < whole.size(); p += 4) mismatched += !std::equal(&whole[p], &whole[p] + 3, &partial[p]);
+  return mismatched;
+}
+
+ScriptedFrame Explorer::scripted_frame(int width, int height, double frame_seconds) const {
+  return {*worker_, text_panel_.text(), screenshot_ready(), settings_.view.view, width,
+          height,   frame_seconds,      last_frame_whole_,  partial_frames_,     audit_};
+}
+
 int Explorer::run() {
   while (!window_.should_close()) {
     if (!wait_for_work()) {
-      if (idle_until_ > 0 && idle_step()) return 0;
+      if (script_.idle_checking() && script_.idle_step(glfwGetTime(), frames_drawn_, settle_frames_)) return 0;
       continue;
     }
     const double frame_start = glfwGetTime();
     for (const std::string& path : window_.take_dropped_files())
       if (text_panel_.load_file(path)) submit();
-    if (typing_ && worker_->model_status().loaded) {
-      const std::string keys = typing_->keys_due(glfwGetTime());
-      if (!keys.empty()) {
-        if (!text_panel_.editor().focused()) {
-          text_panel_.editor().focus();
-          text_panel_.editor().buffer().move_to_start(false);  // type at the start: every edit changes the tokens shown
-        }
-        text_panel_.editor().type(keys);
-      }
-    }
+    script_.type_due_keys(text_panel_, worker_->model_status().loaded, glfwGetTime());
     seen_ = serial_of(worker_->latest());
     if (worker_b_) seen_b_ = serial_of(worker_b_->latest()), seen_comparison_ = serial_of(comparison_.latest());
     was_loaded_ = worker_->model_status().loaded;
@@ -435,7 +441,7 @@ int Explorer::run() {
     const ViewState view_before = settings_.view;
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
-    scripted_mouse();
+    script_.mouse();
     ImGui::NewFrame();
     draw_frame();
     ImGui::Render();
@@ -448,15 +454,18 @@ int Explorer::run() {
     int w = 0, h = 0;
     window_.framebuffer_size(w, h);
     rasterise(w, h, text_side_only(view_before));
-    if (options_.bench_frames > 0 || typing_) glFinish();  // count the GL work of the frame too
+    if (script_.times_frames()) glFinish();  // count the GL work of the frame too
     ++frames_drawn_;
     settle_frames_ = std::max(0, settle_frames_ - 1);
     if (!(settings_.view == view_before) || select_tab_ > 0)
       settle_frames_ = std::max(settle_frames_, 1);  // show what this frame changed
-    if (!typing_ && scripted_step(w, h, glfwGetTime() - frame_start)) return 0;
+    if (!script_.typing() &&
+        script_.step(scripted_frame(w, h, glfwGetTime() - frame_start), glfwGetTime(), frames_drawn_, settle_frames_))
+      return 0;
     glfwSwapBuffers(window_.get());
-    trace_shown();
-    if (typing_ && scripted_step(w, h, glfwGetTime() - frame_start))
+    script_.trace_shown(*worker_, text_panel_.text());
+    if (script_.typing() &&
+        script_.step(scripted_frame(w, h, glfwGetTime() - frame_start), glfwGetTime(), frames_drawn_, settle_frames_))
       return 0;  // latency: up to the frame's presentation
   }
   window_.size(settings_.window_width, settings_.window_height);

@@ -1,7 +1,8 @@
 #pragma once
 // The explorer's window and the state it owns, shared by its parts: explorer.cpp (requests, model
-// switching, shortcuts, the frame and the loop), explorer_views.cpp (the tab bar and each
-// view's panel with its controls) and explorer_scripts.cpp (screenshots, benchmarks, the idle check, --trace-shown).
+// switching, shortcuts, the frame and the loop) and explorer_views.cpp (the tab bar and each
+// view's panel with its controls). What tests and benchmarks drive the window with (screenshots,
+// benchmarks, the idle check, --trace-shown) is a WindowScript of its own (window_script.h).
 #include <glad/gl.h>  // before GLFW, which must not bring its own OpenGL header
 #include <GLFW/glfw3.h>
 
@@ -29,8 +30,8 @@
 #include "panels/pairs_panel.h"
 #include "panels/text_panel.h"
 #include "settings_store.h"
-#include "typing_bench.h"
 #include "window.h"
+#include "window_script.h"
 
 namespace attnscope::ui {
 
@@ -88,25 +89,9 @@ class Explorer {
   void draw_frame();
   bool screenshot_ready() const;
   bool animating() const;
-  bool scripted() const {
-    return !options_.screenshot.empty() || options_.bench_frames > 0 || typing_ || options_.idle_check > 0;
-  }
   // Waits for something to draw; false when woken with nothing to show (the idle check's end).
   bool wait_for_work();
-  // --screenshot / --bench-frames / --idle-check: true when the scripted run is over.
-  bool scripted_step(int width, int height, double frame_seconds);
-  bool typing_step(double frame_seconds);
-  bool idle_step();
-  // --click: starts the next click; true while one is under way (its press, then its release,
-  // given to ImGui by scripted_mouse).
-  bool click_step();
-  void scripted_mouse();
-  size_t clicks_done_ = 0;
-  int click_frames_ = 0;  // frames of the click under way still to come
-  void trace_shown();
-  uint64_t traced_ = 0;
-  int ready_frames_ = 0;
-  std::vector<double> frame_ms_;
+  ScriptedFrame scripted_frame(int width, int height, double frame_seconds) const;
   int settle_frames_ = kSettleFrames;
   // What was already drawn, by serial: a raw pointer could be a new snapshot at a freed one's address.
   uint64_t seen_ = 0;  // the newest snapshot already drawn
@@ -120,7 +105,8 @@ class Explorer {
   bool text_side_only(const ViewState& view_before) const;
   void rasterise(int width, int height, bool text_side_only);
   void draw_data(int width, int height, const PixelRect* scissor);
-  void check_partial_frame(int width, int height, const std::vector<ImVec4>& whole_clips);  // --check-partial-frames
+  // --check-partial-frames: the pixels of the partial frame just drawn that differ from the same frame drawn whole.
+  long long check_partial_frame(int width, int height, const std::vector<ImVec4>& whole_clips);
   bool back_buffer_kept_ = false;
   int drawn_width_ = 0, drawn_height_ = 0;
   ImVec4 text_side_{};                   // where this frame's text side is
@@ -129,14 +115,10 @@ class Explorer {
   uint64_t drawn_good_ = 0, drawn_latest_ = 0;  // ... and those of the frame before
   int partial_frames_ = 0;
   bool last_frame_whole_ = true;
-  long long partial_mismatched_pixels_ = 0;
-  std::optional<TypingBench> typing_;
-  uint64_t typing_seen_ = 0;
-  double idle_until_ = 0, idle_cpu_start_ = 0;
-  uint64_t idle_frames_start_ = 0;
   LayoutAudit audit_;
 
   ExplorerOptions options_;
+  WindowScript script_;  // screenshots, benchmarks, the idle check (tests and bench/ only)
   Settings settings_;
   std::string settings_path_, status_;
   Window window_;

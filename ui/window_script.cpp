@@ -1,0 +1,163 @@
+#include "window_script.h"
+
+#include <sys/resource.h>
+
+#include <imgui.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+#include "base/error.h"
+#include "screenshot.h"
+
+namespace attnscope::ui {
+
+WindowScript::WindowScript(const ExplorerOptions& options) : options_(options) {
+  if (options.bench_typing > 0) {
+    TypingBenchOptions typing{options.bench_typing};
+    if (options.typing_interval > 0) typing.key_interval = options.typing_interval;
+    typing_.emplace(typing);
+  }
+}
+
+bool WindowScript::active() const {
+  return !options_.screenshot.empty() || options_.bench_frames > 0 || typing_ || options_.idle_check > 0;
+}
+
+bool WindowScript::polling() const {
+  return !options_.screenshot.empty() || options_.bench_frames > 0 || (options_.idle_check > 0 && !idle_checking());
+}
+
+double WindowScript::wake_at() const { return typing_ ? typing_->next_moment() : idle_checking() ? idle_until_ : 0; }
+
+double WindowScript::next_key() const { return typing_ && typing_->next_moment() > 0 ? typing_->next_moment() : 0; }
+
+bool WindowScript::key_due(double now) const { return typing_ && now >= typing_->next_moment(); }
+
+void WindowScript::type_due_keys(TextPanel& text, bool model_loaded, double now) {
+  if (!typing_ || !model_loaded) return;
+  const std::string keys = typing_->keys_due(now);
+  if (keys.empty()) return;
+  if (!text.editor().focused()) {
+    text.editor().focus();
+    text.editor().buffer().move_to_start(false);  // type at the start: every edit changes the tokens shown
+  }
+  text.editor().type(keys);
+}
+
+// --trace-shown: when a presented frame first shows the analysis of the editor's current text,
+// one line with the wall-clock time, so a script typing from outside (bench/run_typing_x11.sh)
+// measures the latency with the window's own clock on one side only, and what the worker measured.
+void WindowScript::trace_shown(const AnalysisWorker& worker, const std::string& text) {
+  if (!options_.trace_shown) return;
+  const auto shown = worker.latest_good();
+  if (!shown || shown->serial == traced_ || shown->text != text) return;
+  traced_ = shown->serial;
+  const auto now = std::chrono::system_clock::now().time_since_epoch();
+  const double drawn = std::chrono::duration<double>(std::chrono::steady_clock::now() - shown->finished).count();
+  std::fprintf(
+      stderr,
+      "attnscope: shown %.6f bytes %zu forward_ms %.2f analysis_ms %.2f thumbnails_ms %.2f waited_ms %.2f drawn_ms "
+      "%.2f\n",
+      std::chrono::duration<double>(now).count(), shown->text.size(), shown->forward_seconds * 1e3,
+      shown->analysis_seconds * 1e3, shown->grid_seconds * 1e3, shown->waited_seconds * 1e3, drawn * 1e3);
+}
+
+bool WindowScript::typing_step(const ScriptedFrame& f, double now) {
+  const auto shown = f.worker.latest_good();
+  const bool current = shown && shown->text == f.text && !f.worker.busy();
+  if (shown && shown->serial != typing_seen_ && current)
+    typing_->analysis_shown(shown->forward_seconds, shown->analysis_seconds, shown->grid_seconds);
+  if (current) typing_seen_ = shown->serial;
+  typing_->frame_presented(now, f.seconds, current, f.whole);
+  if (!typing_->done()) return false;
+  nlohmann::json summary = typing_->summary(shown ? shown->encoding.size() : 0, f.worker.abandoned(), current);
+  summary["partial_frames"] = f.partial_frames;
+  if (options_.check_partial_frames) summary["partial_frame_mismatched_pixels"] = mismatched_pixels_;
+  std::printf("%s\n", summary.dump().c_str());
+  return true;
+}
+
+bool WindowScript::idle_step(double now, uint64_t frames_drawn, int& settle_frames) {
+  const auto cpu_seconds = [] {
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+           static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
+  };
+  if (idle_until_ == 0) {  // the analysis is shown: from now on nothing changes
+    idle_until_ = now + options_.idle_check;
+    idle_frames_start_ = frames_drawn;
+    idle_cpu_start_ = cpu_seconds();
+    settle_frames = 0;
+    return false;
+  }
+  if (now < idle_until_) return false;
+  const double cpu = cpu_seconds() - idle_cpu_start_;
+  std::printf(
+      "{\"idle_seconds\": %.3f, \"frames_drawn\": %llu, \"cpu_seconds\": %.4f, \"cpu_share_of_one_core\": %.5f}\n",
+      options_.idle_check, static_cast<unsigned long long>(frames_drawn - idle_frames_start_), cpu,
+      cpu / options_.idle_check);
+  return true;
+}
+
+bool WindowScript::click_step() {
+  ImGuiIO& io = ImGui::GetIO();
+  if (click_frames_ > 0) return true;          // under way (mouse)
+  io.ConfigFlags |= ImGuiConfigFlags_NoMouse;  // scripted runs ignore the pointer: no hover left in the screenshot
+  if (clicks_done_ == options_.clicks.size()) return false;
+  io.ConfigFlags &= ~ImGuiConfigFlags_NoMouse;
+  click_frames_ = 2;
+  ready_frames_ = 0;  // what the click opens is analysed and settled again before the screenshot
+  return true;
+}
+
+// ImGui 1.86 takes the buttons' state as it stands each frame: the press in the click's first
+// frame, the release in its second.
+void WindowScript::mouse() {
+  if (click_frames_ == 0) return;
+  ImGuiIO& io = ImGui::GetIO();
+  const auto [x, y] = options_.clicks[clicks_done_];
+  io.MousePos = ImVec2(x, y);
+  io.MouseDown[ImGuiMouseButton_Left] = click_frames_ == 2;
+  if (--click_frames_ == 0) ++clicks_done_;
+}
+
+// --bench-frames: false until enough frames are timed, then their figures printed.
+bool WindowScript::frames_step(const ScriptedFrame& f) {
+  if (ready_frames_ > 4) frame_ms_.push_back(f.seconds * 1000);
+  if (static_cast<int>(frame_ms_.size()) < options_.bench_frames) return false;
+  std::sort(frame_ms_.begin(), frame_ms_.end());
+  const auto at = [this](double q) { return frame_ms_[static_cast<size_t>(q * (frame_ms_.size() - 1))]; };
+  std::printf(
+      "{\"view\": \"%s\", \"tokens\": %zu, \"frames\": %zu, \"median_ms\": %.3f, \"p95_ms\": %.3f, \"max_ms\": %.3f}\n",
+      view_name(f.view), f.worker.latest()->encoding.size(), frame_ms_.size(), at(0.5), at(0.95), frame_ms_.back());
+  return true;
+}
+
+bool WindowScript::step(const ScriptedFrame& f, double now, uint64_t frames_drawn, int& settle_frames) {
+  if (!active()) return false;
+  if (const ModelStatus m = f.worker.model_status(); !m.error.empty()) throw Error(m.error);
+  if (typing_ && f.worker.model_status().loaded) return typing_step(f, now);
+  // A few frames after the analysis is in: textures are made and the layout has settled.
+  ready_frames_ = f.ready ? ready_frames_ + 1 : 0;
+  if (ready_frames_ < 4) {
+    if (now > options_.timeout) throw Error("the analysis did not finish within the timeout (--timeout)");
+    return false;
+  }
+  if (click_step()) return false;
+  if (options_.idle_check > 0) return idle_step(now, frames_drawn, settle_frames);
+  if (options_.bench_frames > 0 && !frames_step(f)) return false;
+  if (!options_.screenshot.empty()) {
+    save_screenshot(options_.screenshot, f.width, f.height);
+    for (const std::string& finding : f.audit.findings())
+      std::fprintf(stderr, "attnscope: layout: %s\n", finding.c_str());
+  }
+  if (const auto latest = f.worker.latest(); latest && !latest->error.empty())
+    std::fprintf(stderr, "attnscope: %s\n", latest->error.c_str());
+  return true;
+}
+
+}  // namespace attnscope::ui

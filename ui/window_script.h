@@ -1,0 +1,83 @@
+#pragma once
+// What the tests and the benchmarks drive the real window with, apart from the explorer itself:
+// the screenshot (after scripted clicks), the frame and typing benchmarks, the idle check and
+// --trace-shown. The explorer asks it when to wake and hands it each frame it draws; it keeps
+// its own bookkeeping and prints its figures. Nothing here runs in an ordinary session.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis_worker.h"
+#include "explorer.h"
+#include "layout_audit.h"
+#include "panels/text_panel.h"
+#include "typing_bench.h"
+#include "view_state.h"
+
+namespace attnscope::ui {
+
+// A frame just drawn, as a scripted step reads it.
+struct ScriptedFrame {
+  const AnalysisWorker& worker;
+  const std::string& text;  // the editor's
+  bool ready = false;       // the analysis of the shown view is in and drawn (Explorer::screenshot_ready)
+  View view = View::Grid;
+  int width = 0, height = 0;
+  double seconds = 0;  // the frame's time
+  bool whole = true;   // drawn whole, not only its text side
+  int partial_frames = 0;
+  const LayoutAudit& audit;
+};
+
+class WindowScript {
+ public:
+  explicit WindowScript(const ExplorerOptions& options);
+
+  // A scripted run: the window ignores the pointer (no stray tooltips) and exits when done.
+  bool active() const;
+  bool typing() const { return typing_.has_value(); }
+  // Frames are timed: their GL work is finished before the clock is read.
+  bool times_frames() const { return options_.bench_frames > 0 || typing_; }
+
+  // When to wake: screenshots and the frame benchmark draw as fast as they can (polling); the
+  // typing benchmark and the idle check wait as a user's window does, until their next moment.
+  bool polling() const;
+  double wake_at() const;   // 0: no scripted moment
+  double next_key() const;  // the next scripted key's moment, 0 when none
+  bool key_due(double now) const;
+  bool idle_checking() const { return idle_until_ > 0; }
+
+  // The typing benchmark's keys that are due, typed into the editor (at its start: every edit then changes the tokens
+  // shown).
+  void type_due_keys(TextPanel& text, bool model_loaded, double now);
+  // Between the backend's reading of the pointer and ImGui's frame: the scripted click's press, then its release.
+  void mouse();
+  void trace_shown(const AnalysisWorker& worker, const std::string& text);        // --trace-shown
+  void add_mismatched_pixels(long long pixels) { mismatched_pixels_ += pixels; }  // --check-partial-frames
+
+  // After a frame: true when the scripted run is over (its figures printed, its screenshot saved).
+  // Throws attnscope::Error when the model failed or the analysis did not come in time.
+  bool step(const ScriptedFrame& frame, double now, uint64_t frames_drawn, int& settle_frames);
+  // The idle check, also when woken with nothing to draw: true when it is over.
+  bool idle_step(double now, uint64_t frames_drawn, int& settle_frames);
+
+ private:
+  bool typing_step(const ScriptedFrame& frame, double now);
+  bool click_step();
+  bool frames_step(const ScriptedFrame& frame);
+
+  ExplorerOptions options_;
+  std::optional<TypingBench> typing_;
+  uint64_t typing_seen_ = 0;
+  size_t clicks_done_ = 0;
+  int click_frames_ = 0;  // frames of the click under way still to come
+  uint64_t traced_ = 0;
+  int ready_frames_ = 0;
+  std::vector<double> frame_ms_;
+  double idle_until_ = 0, idle_cpu_start_ = 0;
+  uint64_t idle_frames_start_ = 0;
+  long long mismatched_pixels_ = 0;
+};
+
+}  // namespace attnscope::ui
