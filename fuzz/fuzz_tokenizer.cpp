@@ -11,15 +11,15 @@
 
 namespace {
 
-const attnscope::BertTokenizer& tokenizer(uint8_t flags) {
-  static std::unique_ptr<attnscope::BertTokenizer> made[8];
+const attnscope::Tokenizer& tokenizer(uint8_t flags) {
+  static std::unique_ptr<attnscope::TokenizerPipeline> made[8];
   auto& t = made[flags & 7];
   if (!t) {
     attnscope::NormalizerOptions o;
     o.lowercase = flags & 1;
     o.strip_accents = (flags & 2) != 0;
     o.handle_cjk = (flags & 4) != 0;
-    t = std::make_unique<attnscope::BertTokenizer>(attnscope::Vocab::load(ATTNSCOPE_FUZZ_VOCAB), o);
+    t = attnscope::bert_tokenizer(attnscope::Vocab::load(ATTNSCOPE_FUZZ_VOCAB), o);
   }
   return *t;
 }

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/error.h"
-#include "tokenizer/json_tokenizer.h"
+#include "tokenizer/tokenizer_pipeline.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view all(reinterpret_cast<const char*>(data), size);
@@ -20,7 +20,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const auto json = nlohmann::json::parse(file, nullptr, false);
   if (json.is_discarded()) return 0;
   try {
-    const auto tokenizer = attnscope::JsonTokenizer::from_json(json, "tokenizer.json");
+    const auto tokenizer = attnscope::TokenizerPipeline::from_json(json, "tokenizer.json");
     const attnscope::Encoding e = tokenizer->encode(text, 1 << 16);
     for (const attnscope::Token& t : e.tokens)
       if (t.id < 0 || static_cast<size_t>(t.id) >= tokenizer->vocab_size() || t.begin > t.end || t.end > text.size())

@@ -12,14 +12,15 @@ if [ -z "$clang_format" ]; then
   exit 2
 fi
 # Tracked files and new ones git does not ignore; build folders and .venv are ignored.
-mapfile -t files < <(git ls-files --cached --others --exclude-standard -- '*.cpp' '*.h' | sort -u)
+# (A file deleted but not yet staged is still listed: only the ones that exist are read.)
+mapfile -t files < <(git ls-files --cached --others --exclude-standard -- '*.cpp' '*.h' | sort -u |
+  while IFS= read -r f; do [ -f "$f" ] && printf '%s\n' "$f"; done)
 if [ "${1:-}" != --check ]; then
   printf '%s\0' "${files[@]}" | xargs -0 -P "$(nproc)" -n 20 "$clang_format" -i
   exit 0
 fi
 unformatted=()
 for f in "${files[@]}"; do
-  [ -f "$f" ] || continue
   "$clang_format" "$f" | cmp -s - "$f" || unformatted+=("$f")
 done
 if [ ${#unformatted[@]} -gt 0 ]; then

@@ -1,13 +1,9 @@
 #include "tokenizer/bert_tokenizer.h"
 
-#include <algorithm>
-
 #include <nlohmann/json.hpp>
 
 #include "base/error.h"
 #include "base/json_file.h"
-#include "tokenizer/char_classes.h"
-#include "tokenizer/pre_tokenizer.h"
 
 namespace attnscope {
 namespace {
@@ -33,84 +29,24 @@ NormalizerOptions read_tokenizer_config(const std::filesystem::path& file) {
 
 }  // namespace
 
-std::vector<int64_t> Encoding::ids() const {
-  std::vector<int64_t> out;
-  out.reserve(tokens.size());
-  for (const Token& t : tokens) out.push_back(t.id);
-  return out;
-}
-
-BertTokenizer::BertTokenizer(Vocab vocab, NormalizerOptions options)
-    : vocab_(std::move(vocab)),
-      options_(options),
-      wordpiece_(vocab_),
-      cls_id_(vocab_.required_id("[CLS]")),
-      sep_id_(vocab_.required_id("[SEP]")),
-      pad_id_(vocab_.required_id("[PAD]")) {
+std::unique_ptr<TokenizerPipeline> bert_tokenizer(Vocab vocab, const NormalizerOptions& options) {
+  TokenizerPipeline::Settings s;
+  s.normalizer = TextNormalizer::bert(options);
+  s.pre_tokenizer = TokenizerPipeline::PreTokenizer::Bert;
   for (std::string_view name : kSpecialNames)
-    if (vocab_.find(name)) specials_.emplace_back(name);
+    if (const auto id = vocab.find(name)) s.added.push_back({std::string(name), *id, true});
+  const int32_t cls = vocab.required_id("[CLS]"), sep = vocab.required_id("[SEP]");
+  vocab.required_id("[PAD]");  // the model's padding: a vocabulary without it is not BERT's
+  s.before = {{cls, "[CLS]", 0, 0, true}};
+  s.after = {{sep, "[SEP]", 0, 0, true}};
+  return std::make_unique<TokenizerPipeline>(WordPiece(std::move(vocab)), std::move(s));
 }
 
-std::unique_ptr<BertTokenizer> BertTokenizer::from_folder(const std::filesystem::path& dir) {
+std::unique_ptr<TokenizerPipeline> load_bert_tokenizer(const std::filesystem::path& dir) {
   const auto vocab_file = dir / "vocab.txt";
   if (!std::filesystem::exists(vocab_file))
     throw Error(vocab_file.string() + ": missing (a BERT checkpoint folder needs vocab.txt)");
-  return std::make_unique<BertTokenizer>(Vocab::load(vocab_file), read_tokenizer_config(dir / "tokenizer_config.json"));
-}
-
-void BertTokenizer::tokenize_chunk(const CharString& chars, size_t first, size_t last, std::vector<Token>& out) const {
-  // A long text is normalised and split a segment at a time, each ending just after a whitespace
-  // character: the same pieces (a word never spans whitespace, and the normalisation works
-  // character by character, reordering accents only within a run of combining marks, which
-  // whitespace ends), without three full-length copies of the text's characters at once
-  // (`attnscope-cli tokenize` of 10 MB peaked at 1.06 GB in one piece, 0.79 GB in segments).
-  for (size_t begin = first; begin < last;) {
-    size_t end = std::min(last, begin + kSegmentChars);
-    while (end < last && !is_bert_whitespace(chars[end - 1].cp)) ++end;
-    const CharString segment(chars.begin() + static_cast<std::ptrdiff_t>(begin),
-                             chars.begin() + static_cast<std::ptrdiff_t>(end));
-    const CharString normalized = normalize_bert(segment, options_);
-    for (const CharSpan& word : split_words(normalized))
-      wordpiece_.tokenize(normalized.data() + word.first, normalized.data() + word.last, out);
-    begin = end;
-  }
-}
-
-std::vector<Token> BertTokenizer::tokenize(std::string_view text) const {
-  const CharString chars = decode_utf8(text);
-  std::vector<Token> out;
-  // Special tokens are matched in the raw text, leftmost and longest first, before normalisation.
-  size_t chunk_start = 0;
-  for (size_t i = 0; i < chars.size(); ++i) {
-    if (chars[i].cp != U'[') continue;
-    const std::string_view rest = text.substr(chars[i].begin);
-    const std::string* match = nullptr;
-    for (const std::string& s : specials_)
-      if (rest.starts_with(s) && (!match || s.size() > match->size())) match = &s;
-    if (!match) continue;
-    tokenize_chunk(chars, chunk_start, i, out);
-    const auto begin = chars[i].begin;
-    out.push_back({*vocab_.find(*match), *match, begin, static_cast<uint32_t>(begin + match->size()), true});
-    i += match->size() - 1;  // special tokens are ASCII: one character per byte
-    chunk_start = i + 1;
-  }
-  tokenize_chunk(chars, chunk_start, chars.size(), out);
-  return out;
-}
-
-Encoding BertTokenizer::wrap(std::vector<Token> pieces, size_t max_length) const {
-  if (max_length < 2)
-    throw Error("the maximum length must be at least 2 (for [CLS] and [SEP]), got " + std::to_string(max_length));
-  Encoding encoding;
-  encoding.full_length = pieces.size() + 2;
-  encoding.truncated = encoding.full_length > max_length;
-  if (encoding.truncated) pieces.resize(max_length - 2);
-  const uint32_t end = pieces.empty() ? 0 : pieces.back().end;
-  encoding.tokens.reserve(pieces.size() + 2);
-  encoding.tokens.push_back({cls_id_, "[CLS]", 0, 0, true});
-  for (Token& t : pieces) encoding.tokens.push_back(std::move(t));
-  encoding.tokens.push_back({sep_id_, "[SEP]", end, end, true});
-  return encoding;
+  return bert_tokenizer(Vocab::load(vocab_file), read_tokenizer_config(dir / "tokenizer_config.json"));
 }
 
 }  // namespace attnscope

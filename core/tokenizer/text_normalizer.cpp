@@ -209,6 +209,14 @@ CharString TextNormalizer::replace(const CharString& chars, const Step& step) {
   return out;
 }
 
+TextNormalizer TextNormalizer::bert(const NormalizerOptions& options) {
+  TextNormalizer n;
+  Step step{Kind::Bert};
+  step.bert = options;
+  n.steps_.push_back(std::move(step));
+  return n;
+}
+
 CharString TextNormalizer::apply(CharString chars) const {
   for (const Step& s : steps_) {
     if (chars.empty()) break;
@@ -248,6 +256,7 @@ CharString TextNormalizer::apply(CharString chars) const {
         break;
       }
       case Kind::Precompiled: chars = s.charsmap->normalize(chars); break;
+      case Kind::Bert: chars = normalize_bert(chars, s.bert); break;
     }
   }
   return chars;

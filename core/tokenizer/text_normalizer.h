@@ -3,7 +3,8 @@
 // range the way the reference's alignments do: NFC, NFD, NFKC, NFKD, Lowercase, StripAccents,
 // Strip, Replace (a string, or the one kind of regular expression tokenizer.json files use:
 // a character repeated, "c{n,}"), Prepend, Precompiled (SentencePiece's charsmap), and Sequence
-// of these. Anything else is refused in one line naming it. (A general regex engine is left out
+// of these, and BERT's normalizer (normalizer.h: clean-up, CJK spacing, accents, lower case).
+// Anything else is refused in one line naming it. (A general regex engine is left out
 // on purpose: a pattern from a downloaded file must not be able to hang or overflow the stack.)
 #include <memory>
 #include <string>
@@ -11,6 +12,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "tokenizer/normalizer.h"
 #include "tokenizer/precompiled_charsmap.h"
 #include "tokenizer/utf8.h"
 
@@ -19,10 +21,12 @@ namespace attnscope {
 class TextNormalizer {
  public:
   static TextNormalizer from_json(const nlohmann::json& json, const std::string& source);
+  // BERT's normalizer alone (vocab.txt with tokenizer_config.json, or a BertNormalizer).
+  static TextNormalizer bert(const NormalizerOptions& options);
   CharString apply(CharString chars) const;
 
  private:
-  enum class Kind { Nfc, Nfkc, Nfd, Nfkd, Lowercase, StripAccents, Strip, Replace, Prepend, Precompiled };
+  enum class Kind { Nfc, Nfkc, Nfd, Nfkd, Lowercase, StripAccents, Strip, Replace, Prepend, Precompiled, Bert };
   struct Step {
     Kind kind;
     bool left = false, right = false;  // Strip
@@ -31,6 +35,7 @@ class TextNormalizer {
     char32_t repeated = 0;             // ...or a run of this character...
     size_t at_least = 0;               // ...this long or longer
     std::shared_ptr<const PrecompiledCharsmap> charsmap;
+    NormalizerOptions bert;  // Bert
   };
   void add(const nlohmann::json& json, const std::string& source);
   static void read_repeat(const std::string& regex, Step& step, const std::string& source);

@@ -6,9 +6,17 @@
 #include "base/json_fields.h"
 #include "base/json_file.h"
 #include "tokenizer/bert_tokenizer.h"
-#include "tokenizer/json_tokenizer.h"
+#include "tokenizer/tokenizer_pipeline.h"
 
 namespace attnscope {
+
+std::vector<int64_t> Encoding::ids() const {
+  std::vector<int64_t> out;
+  out.reserve(tokens.size());
+  for (const Token& t : tokens) out.push_back(t.id);
+  return out;
+}
+
 namespace {
 
 std::string model_type(const nlohmann::json& json) {
@@ -38,7 +46,7 @@ std::unique_ptr<Tokenizer> wordpiece_from_json(const nlohmann::json& json, const
   options.lowercase = json_optional<bool>(n, "lowercase", true, where);
   options.strip_accents = json_optional<bool>(n, "strip_accents", options.lowercase, where);  // null: as lowercase
   options.handle_cjk = json_optional<bool>(n, "handle_chinese_chars", true, where);
-  return std::make_unique<BertTokenizer>(Vocab::from_tokens(std::move(tokens)), options);
+  return bert_tokenizer(Vocab::from_tokens(std::move(tokens)), options);
 }
 
 }  // namespace
@@ -47,7 +55,7 @@ std::unique_ptr<Tokenizer> load_tokenizer(const std::filesystem::path& dir) {
   const auto json_file = dir / "tokenizer.json";
   const bool has_vocab = std::filesystem::exists(dir / "vocab.txt");
   if (!std::filesystem::exists(json_file)) {
-    if (has_vocab) return BertTokenizer::from_folder(dir);
+    if (has_vocab) return load_bert_tokenizer(dir);
     for (const char* model : {"spiece.model", "sentencepiece.bpe.model", "tokenizer.model"})
       if (std::filesystem::exists(dir / model))
         throw Error(dir.string() + ": has " + model +
@@ -57,9 +65,8 @@ std::unique_ptr<Tokenizer> load_tokenizer(const std::filesystem::path& dir) {
   }
   const nlohmann::json json = read_json_file(json_file);
   const std::string type = model_type(json);
-  if (type == "WordPiece")
-    return has_vocab ? BertTokenizer::from_folder(dir) : wordpiece_from_json(json, json_file.string());
-  return JsonTokenizer::from_json(json, json_file.string());
+  if (type == "WordPiece") return has_vocab ? load_bert_tokenizer(dir) : wordpiece_from_json(json, json_file.string());
+  return TokenizerPipeline::from_json(json, json_file.string());
 }
 
 }  // namespace attnscope

@@ -1,7 +1,8 @@
 #pragma once
 // What the rest of attnscope asks of a tokenizer, whatever its kind: the pieces of a text, each
 // with its id and the bytes of the text it came from, and those pieces wrapped in the model's
-// start and end tokens. BertTokenizer (vocab.txt) and JsonTokenizer (tokenizer.json) provide it.
+// start and end tokens. Every tokenizer is a configuration of the one TokenizerPipeline
+// (tokenizer_pipeline.h): read from tokenizer.json, or BERT's from vocab.txt (bert_tokenizer.h).
 #include <filesystem>
 #include <memory>
 #include <string_view>

@@ -4,8 +4,8 @@
 
 namespace attnscope {
 
-WordPiece::WordPiece(const Vocab& vocab, size_t max_word_chars)
-    : vocab_(vocab), max_word_chars_(max_word_chars), unk_id_(vocab.required_id("[UNK]")) {}
+WordPiece::WordPiece(Vocab vocab, size_t max_word_chars)
+    : vocab_(std::move(vocab)), max_word_chars_(max_word_chars), unk_id_(vocab_.required_id("[UNK]")) {}
 
 void WordPiece::tokenize(const SourceChar* first, const SourceChar* last, std::vector<Token>& out) const {
   const size_t n = static_cast<size_t>(last - first);

@@ -73,7 +73,7 @@ class Windows : public ::testing::Test {
  protected:
   void SetUp() override {
     test::write_tiny_bert(dir_.path(), {});
-    tokenizer_ = BertTokenizer::from_folder(dir_.path());
+    tokenizer_ = load_bert_tokenizer(dir_.path());
   }
   std::vector<Encoding> windows(const std::filesystem::path& input, size_t window, size_t chunk = 1 << 16) {
     CorpusReader reader(input, chunk);
@@ -84,7 +84,7 @@ class Windows : public ::testing::Test {
     return out;
   }
   test::TempDir dir_;
-  std::unique_ptr<BertTokenizer> tokenizer_;
+  std::unique_ptr<TokenizerPipeline> tokenizer_;
 };
 
 TEST_F(Windows, DocumentsAreCutIntoWindowsOfNMinusTwoPieces) {

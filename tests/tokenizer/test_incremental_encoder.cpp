@@ -64,7 +64,8 @@ const std::vector<std::string> kSnippets = {"a",
                                             "ed"};
 
 TEST(IncrementalEncoder, EveryEditGivesWhatTheWholeTextGives) {
-  const BertTokenizer tokenizer(Vocab::load(test::minilm_dir() / "vocab.txt"), NormalizerOptions{});
+  const auto tokenizer_made = bert_tokenizer(Vocab::load(test::minilm_dir() / "vocab.txt"), NormalizerOptions{});
+  const Tokenizer& tokenizer = *tokenizer_made;
   IncrementalEncoder encoder;
   std::mt19937 random(7);
   std::string text = examples();
@@ -89,7 +90,8 @@ TEST(IncrementalEncoder, EveryEditGivesWhatTheWholeTextGives) {
 }
 
 TEST(IncrementalEncoder, AnEditTokenisesOnlyItsOwnStretchAgain) {
-  const BertTokenizer tokenizer(Vocab::load(test::minilm_dir() / "vocab.txt"), NormalizerOptions{});
+  const auto tokenizer_made = bert_tokenizer(Vocab::load(test::minilm_dir() / "vocab.txt"), NormalizerOptions{});
+  const Tokenizer& tokenizer = *tokenizer_made;
   IncrementalEncoder encoder;
   std::string text;
   for (int k = 0; k < 8; ++k) text += examples();
@@ -126,10 +128,12 @@ TEST(IncrementalEncoder, AnEditTokenisesOnlyItsOwnStretchAgain) {
 }
 
 TEST(IncrementalEncoder, AnotherTokenizerOrOneWhosePiecesDependOnContextTokenisesTheWholeText) {
-  const BertTokenizer lower(Vocab::load(test::minilm_dir() / "vocab.txt"), NormalizerOptions{});
+  const auto lower_made = bert_tokenizer(Vocab::load(test::minilm_dir() / "vocab.txt"), NormalizerOptions{});
+  const Tokenizer& lower = *lower_made;
   NormalizerOptions cased_options;
   cased_options.lowercase = cased_options.strip_accents = false;
-  const BertTokenizer cased(Vocab::load(test::minilm_dir() / "vocab.txt"), cased_options);
+  const auto cased_made = bert_tokenizer(Vocab::load(test::minilm_dir() / "vocab.txt"), cased_options);
+  const Tokenizer& cased = *cased_made;
   IncrementalEncoder encoder;
   const std::string text = examples();
   encoder.encode(lower, text, 64);

@@ -9,7 +9,7 @@
 
 #include "base/error.h"
 #include "analysis/sentences.h"
-#include "tokenizer/json_tokenizer.h"
+#include "tokenizer/tokenizer_pipeline.h"
 #include "tokenizer/piece_text.h"
 #include "tokenizer/tokenizer.h"
 #include "support/paths.h"
@@ -48,7 +48,7 @@ size_t expect_reference(const Tokenizer& tokenizer, const nlohmann::json& expect
 
 TEST_P(JsonTokenizerGolden, IdsAndByteRangesAreTheReferences) {
   const auto dir = test::golden_dir() / "tokenizers" / GetParam();
-  const auto tokenizer = load_tokenizer(dir);  // WordPiece goes to BertTokenizer, the others to JsonTokenizer
+  const auto tokenizer = load_tokenizer(dir);  // WordPiece as BERT's configuration, the others as the file says
   const nlohmann::json expected = test::read_json(dir / "expected.json");
   ASSERT_GE(expected["cases"].size(), 300u);
   EXPECT_GT(expect_reference(*tokenizer, expected), 5000u);
@@ -74,14 +74,14 @@ INSTANTIATE_TEST_SUITE_P(Trained, JsonTokenizerGolden,
 
 std::string load_error(const nlohmann::json& json) {
   try {
-    JsonTokenizer::from_json(json, "tokenizer.json");
+    TokenizerPipeline::from_json(json, "tokenizer.json");
   } catch (const Error& e) {
     return e.what();
   }
   return "(no error)";
 }
 
-TEST(JsonTokenizer, BadFilesSayWhatIsWrongInOneLine) {
+TEST(TokenizerPipeline, BadFilesSayWhatIsWrongInOneLine) {
   const nlohmann::json good = test::read_json(test::golden_dir() / "tokenizers" / "roberta_bpe" / "tokenizer.json");
   const auto with = [&](const nlohmann::json::json_pointer& where, const nlohmann::json& value) {
     nlohmann::json j = good;
@@ -127,7 +127,7 @@ TEST(JsonTokenizer, BadFilesSayWhatIsWrongInOneLine) {
   EXPECT_NE(with("/added_tokens"_json_pointer, {{{"id", 1}}}).find("an added token needs"), std::string::npos);
 }
 
-TEST(JsonTokenizer, NormalizersAndUnigramRefuseWhatTheyCannotRead) {
+TEST(TokenizerPipeline, NormalizersAndUnigramRefuseWhatTheyCannotRead) {
   const nlohmann::json good = test::read_json(test::golden_dir() / "tokenizers" / "xlmr_unigram" / "tokenizer.json");
   const auto with = [&](const nlohmann::json::json_pointer& where, const nlohmann::json& value) {
     nlohmann::json j = good;
@@ -154,7 +154,7 @@ TEST(JsonTokenizer, NormalizersAndUnigramRefuseWhatTheyCannotRead) {
 
 // Optional fields of the wrong type are refused with the file's message, not nlohmann's own
 // exception (which named no file and, in the fuzzer, ended the process).
-TEST(JsonTokenizer, OptionalFieldsOfTheWrongTypeAreRefusedWithTheFilesMessage) {
+TEST(TokenizerPipeline, OptionalFieldsOfTheWrongTypeAreRefusedWithTheFilesMessage) {
   const nlohmann::json unigram = test::read_json(test::golden_dir() / "tokenizers" / "xlmr_unigram" / "tokenizer.json");
   const auto with = [&](const nlohmann::json::json_pointer& where, const nlohmann::json& value) {
     nlohmann::json j = unigram;
@@ -175,10 +175,10 @@ TEST(JsonTokenizer, OptionalFieldsOfTheWrongTypeAreRefusedWithTheFilesMessage) {
   nlohmann::json j = unigram;
   j["pre_tokenizer"]["replacement"] = nullptr;
   j["pre_tokenizer"].erase("prepend_scheme");
-  EXPECT_EQ(JsonTokenizer::from_json(j, "tokenizer.json")->tokenize("a b").front().text, "\u2581a");
+  EXPECT_EQ(TokenizerPipeline::from_json(j, "tokenizer.json")->tokenize("a b").front().text, "\u2581a");
 }
 
-TEST(JsonTokenizer, AWordPieceTokenizerJsonWithBadNormalizerFieldsSaysWhich) {
+TEST(TokenizerPipeline, AWordPieceTokenizerJsonWithBadNormalizerFieldsSaysWhich) {
   const nlohmann::json good =
       test::read_json(test::golden_dir() / "tokenizers" / "bert_cased_wordpiece" / "tokenizer.json");
   const auto folder_error = [&](const nlohmann::json::json_pointer& where, const nlohmann::json& value) {
@@ -208,12 +208,12 @@ TEST(JsonTokenizer, AWordPieceTokenizerJsonWithBadNormalizerFieldsSaysWhich) {
             "(loaded)");  // null: as lowercase, as in the reference
 }
 
-TEST(JsonTokenizer, ReplaceOfARepeatedCharacterKeepsTheLastReplacedCharactersRange) {
+TEST(TokenizerPipeline, ReplaceOfARepeatedCharacterKeepsTheLastReplacedCharactersRange) {
   const nlohmann::json j = nlohmann::json::parse(R"({
     "model": {"type": "Unigram", "unk_id": 0, "vocab": [["<unk>", 0.0], ["\u2581a", -1.0], ["\u2581b", -1.0], ["\u2581", -2.0]]},
     "normalizer": {"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": " "},
     "pre_tokenizer": {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always", "split": true}})");
-  const auto tokenizer = JsonTokenizer::from_json(j, "tokenizer.json");
+  const auto tokenizer = TokenizerPipeline::from_json(j, "tokenizer.json");
   const auto pieces = tokenizer->tokenize("a    b");  // four spaces become one, standing on the last of them
   ASSERT_EQ(pieces.size(), 2u);
   EXPECT_EQ(pieces[0].text, "\u2581a");
@@ -222,7 +222,7 @@ TEST(JsonTokenizer, ReplaceOfARepeatedCharacterKeepsTheLastReplacedCharactersRan
   EXPECT_EQ((std::vector<uint32_t>{pieces[1].begin, pieces[1].end}), (std::vector<uint32_t>{4, 6}));
 }
 
-TEST(JsonTokenizer, AFolderWithoutATokenizerSaysWhatItNeeds) {
+TEST(TokenizerPipeline, AFolderWithoutATokenizerSaysWhatItNeeds) {
   const test::TempDir tmp;
   const auto message = [&] {
     try {
@@ -237,7 +237,7 @@ TEST(JsonTokenizer, AFolderWithoutATokenizerSaysWhatItNeeds) {
   EXPECT_NE(message().find("has spiece.model but no tokenizer.json"), std::string::npos);
 }
 
-TEST(JsonTokenizer, AFolderWithTokenizerJsonIsReadThroughIt) {
+TEST(TokenizerPipeline, AFolderWithTokenizerJsonIsReadThroughIt) {
   const test::TempDir tmp;
   std::filesystem::copy_file(test::golden_dir() / "tokenizers" / "roberta_bpe" / "tokenizer.json",
                              tmp / "tokenizer.json");
@@ -263,7 +263,7 @@ TEST(ReadablePiece, MarkersOfAWordsStartGoAndBytesBecomeCharacters) {
 }
 
 TEST(ReadablePiece, SentencesOfByteLevelPiecesEndAtTheirFullStops) {
-  const auto tokenizer = JsonTokenizer::load(test::golden_dir() / "tokenizers" / "roberta_bpe" / "tokenizer.json");
+  const auto tokenizer = TokenizerPipeline::load(test::golden_dir() / "tokenizers" / "roberta_bpe" / "tokenizer.json");
   const Encoding e = tokenizer->encode("The boats left. The bells rang six .", 64);
   const std::vector<int> sentence = punctuation_sentences(e.tokens);
   EXPECT_EQ(sentence.front(), 0);

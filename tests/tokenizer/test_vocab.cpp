@@ -32,7 +32,7 @@ TEST(Vocab, MissingEmptyOrIncompleteVocabularies) {
   test::write_text(dir / "vocab.txt", "");
   EXPECT_THROW(Vocab::load(dir / "vocab.txt"), Error);
   try {
-    BertTokenizer(Vocab::from_tokens({"[PAD]", "[CLS]", "[SEP]", "a"}), {});
+    bert_tokenizer(Vocab::from_tokens({"[PAD]", "[CLS]", "[SEP]", "a"}), {});
     FAIL() << "a vocabulary without [UNK] was accepted";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("[UNK]"), std::string::npos);
