@@ -70,7 +70,6 @@ TextPipelineResult TextPipeline::run(std::string_view text, const TextPipelineOp
     r.captures = std::move(words.captures);
   }
   r.forward_seconds = seconds_since(start);
-  if (!o.analyze) return r;
   if (o.keep_going && !o.keep_going()) throw Cancelled();
   const auto analysis_start = std::chrono::steady_clock::now();
   r.analysis = analyze_text(r.encoding, r.captures, o.settings, {o.to_host, o.keep_going});

@@ -29,7 +29,6 @@ struct TextPipelineOptions {
   size_t max_length = 0;       // 0: the checkpoint's default (checked: 2 .. the model's positions)
   AnalysisSettings settings;   // settings.words: every capture and result on words
   bool lens_captures = false;  // take the lenses' captures even where needs_lens_captures says no
-  bool analyze = true;         // false: tokens and captures only
   bool to_host = true;         // captures and analysis as contiguous CPU float32
   // Nothing the analysis, a view or a result file reads comes after the last layer's head outputs.
   LastLayer last_layer = LastLayer::HeadOutputsOnly;
@@ -41,7 +40,7 @@ struct TextPipelineOptions {
 struct TextPipelineResult {
   Encoding encoding;
   TextCaptures captures;
-  TextAnalysis analysis;       // empty without TextPipelineOptions::analyze
+  TextAnalysis analysis;
   ComputeDevice device;        // the device that did the work
   double forward_seconds = 0;  // encoding, forward and words
   double analysis_seconds = 0;

@@ -1,0 +1,120 @@
+// The core's one text pipeline (pipeline/text_pipeline.h): what it returns is what its parts give
+// when called one after another, a run can be abandoned, and the rule for the lenses' captures.
+#include <gtest/gtest.h>
+
+#include <ATen/ATen.h>
+
+#include "analysis/word_level.h"
+#include "base/error.h"
+#include "pipeline/text_pipeline.h"
+#include "support/paths.h"
+#include "support/test_device.h"
+#include "support/tiny_bert.h"
+
+namespace attnscope {
+namespace {
+
+constexpr const char* kText = "The cat sat on the mat. The dog sat.";
+
+class TextPipelineTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    test::write_tiny_bert(dir_.path(), {});
+    pipeline_ = std::make_unique<TextPipeline>(dir_.path().string(), test::test_device());
+  }
+  test::TempDir dir_;
+  std::unique_ptr<TextPipeline> pipeline_;
+};
+
+TEST_F(TextPipelineTest, GivesWhatItsPartsGiveOneAfterAnother) {
+  const auto checkpoint = pipeline_->checkpoint();
+  const TextPipelineResult r = pipeline_->run(kText, {});
+  const TextRun run = checkpoint->run(kText, checkpoint->default_max_length());
+  const TextAnalysis a = analyze_text(run.encoding, run.captures, {});
+  EXPECT_EQ(r.encoding.ids(), run.encoding.ids());
+  EXPECT_TRUE(at::equal(r.captures.attention, run.captures.attention));
+  EXPECT_TRUE(at::equal(r.captures.head_outputs, run.captures.head_outputs));
+  EXPECT_FALSE(r.captures.hidden_states.defined());  // stopped at the last head outputs by default
+  EXPECT_FALSE(r.captures.value_norms.defined());    // no lens asked for
+  ASSERT_EQ(r.analysis.heads.size(), a.heads.size());
+  for (size_t k = 0; k < a.heads.size(); ++k) EXPECT_EQ(r.analysis.heads[k].pairs.count(), a.heads[k].pairs.count());
+  EXPECT_EQ(r.device.describe(), test::test_device().describe());
+}
+
+TEST_F(TextPipelineTest, OptionsReachTheirStages) {
+  TextPipelineOptions o;
+  o.max_length = 6;
+  o.lens_captures = true;
+  o.last_layer = LastLayer::Complete;
+  const TextPipelineResult r = pipeline_->run(kText, o);
+  EXPECT_EQ(r.encoding.size(), 6u);
+  EXPECT_TRUE(r.encoding.truncated);
+  EXPECT_TRUE(r.captures.value_norms.defined());
+  EXPECT_TRUE(r.captures.hidden_states.defined());
+  o = {};
+  o.settings.words = true;  // "##s" of "cats" joins its word
+  const TextPipelineResult words = pipeline_->run("The cats sat.", o);
+  const TextPipelineResult pieces = pipeline_->run("The cats sat.", {});
+  EXPECT_EQ(words.encoding.size() + 1, pieces.encoding.size());
+  EXPECT_EQ(words.analysis.length, static_cast<int64_t>(words.encoding.size()));
+}
+
+TEST_F(TextPipelineTest, ATextWithNoWordPiecesIsOneClearError) {
+  try {
+    pipeline_->run(" \t\n ", {});
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "the text has no word pieces (only white space or control characters)");
+  }
+  EXPECT_NO_THROW(pipeline_->run("[MASK]", {}));  // a special token typed in the text is a piece of it
+  TextPipelineOptions o;
+  o.max_length = 1000;  // beyond the model's 16 positions
+  EXPECT_THROW(pipeline_->run(kText, o), Error);
+}
+
+TEST_F(TextPipelineTest, ARunIsAbandonedWhenKeepGoingSaysNo) {
+  // A run allowed k checks is abandoned at check k + 1, in the forward or between the analysis's
+  // stages, until k covers every check a whole run makes.
+  int checks_of_a_whole_run = 0;
+  TextPipelineOptions counting;
+  counting.keep_going = [&] { return ++checks_of_a_whole_run > 0; };
+  pipeline_->run(kText, counting);
+  // The analysis asks too, not only the forward.
+  int checks_of_the_forward = 0;
+  const auto checkpoint = pipeline_->checkpoint();
+  checkpoint->run(
+      {checkpoint->encode(kText, checkpoint->default_max_length())},
+      {.last_layer = LastLayer::HeadOutputsOnly, .keep_going = [&] { return ++checks_of_the_forward > 0; }});
+  ASSERT_GT(checks_of_the_forward, 0);
+  ASSERT_GT(checks_of_a_whole_run, checks_of_the_forward + 1);
+  for (int allowed = 0; allowed < checks_of_a_whole_run; ++allowed) {
+    int asked = 0;
+    TextPipelineOptions o;
+    o.keep_going = [&] { return asked++ < allowed; };
+    EXPECT_THROW(pipeline_->run(kText, o), Cancelled) << allowed << " checks allowed";
+  }
+  int asked = 0;
+  TextPipelineOptions o;
+  o.keep_going = [&] { return asked++ < checks_of_a_whole_run; };
+  EXPECT_NO_THROW(pipeline_->run(kText, o));
+}
+
+TEST(NeedsLensCaptures, WhenTheAnalysisOrSomethingShownReadsThem) {
+  AnalysisSettings s;
+  EXPECT_FALSE(needs_lens_captures(s));
+  EXPECT_TRUE(needs_lens_captures(s, {.norm = true}));
+  EXPECT_TRUE(needs_lens_captures(s, {.rollout_of_norm = true}));
+  EXPECT_TRUE(needs_lens_captures(s, {.query_key = true}));
+  s.separators_from = SeparatorInput::Rollout;  // rollout of the mean attention needs none
+  EXPECT_FALSE(needs_lens_captures(s));
+  s.separators_from = SeparatorInput::Norm;
+  EXPECT_TRUE(needs_lens_captures(s));
+  s = {};
+  s.pairs_from = PairInput::Norm;
+  EXPECT_TRUE(needs_lens_captures(s));
+  s.pairs_from = PairInput::Attention;
+  EXPECT_FALSE(needs_lens_captures(s));
+}
+
+}  // namespace
+}  // namespace attnscope
