@@ -424,6 +424,15 @@ ScriptedFrame Explorer::scripted_frame(int width, int height, double frame_secon
           height,   frame_seconds,      last_frame_whole_,  partial_frames_,     audit_};
 }
 
+// After a frame: true when a scripted run is over. An ordinary session builds nothing here. The
+// typing benchmark's latency runs up to the frame's presentation; the other scripts see the frame
+// before it is presented (a screenshot reads the back buffer).
+bool Explorer::script_over(int width, int height, double frame_start, bool presented) {
+  if (!script_.active() || script_.typing() != presented) return false;
+  return script_.step(scripted_frame(width, height, glfwGetTime() - frame_start), glfwGetTime(), frames_drawn_,
+                      settle_frames_);
+}
+
 int Explorer::run() {
   while (!window_.should_close()) {
     if (!wait_for_work()) {
@@ -433,7 +442,7 @@ int Explorer::run() {
     const double frame_start = glfwGetTime();
     for (const std::string& path : window_.take_dropped_files())
       if (text_panel_.load_file(path)) submit();
-    script_.type_due_keys(text_panel_, worker_->model_status().loaded, glfwGetTime());
+    if (script_.typing()) script_.type_due_keys(text_panel_, worker_->model_status().loaded, glfwGetTime());
     seen_ = serial_of(worker_->latest());
     if (worker_b_) seen_b_ = serial_of(worker_b_->latest()), seen_comparison_ = serial_of(comparison_.latest());
     was_loaded_ = worker_->model_status().loaded;
@@ -459,14 +468,10 @@ int Explorer::run() {
     settle_frames_ = std::max(0, settle_frames_ - 1);
     if (!(settings_.view == view_before) || select_tab_ > 0)
       settle_frames_ = std::max(settle_frames_, 1);  // show what this frame changed
-    if (!script_.typing() &&
-        script_.step(scripted_frame(w, h, glfwGetTime() - frame_start), glfwGetTime(), frames_drawn_, settle_frames_))
-      return 0;
+    if (script_over(w, h, frame_start, false)) return 0;
     glfwSwapBuffers(window_.get());
     script_.trace_shown(*worker_, text_panel_.text());
-    if (script_.typing() &&
-        script_.step(scripted_frame(w, h, glfwGetTime() - frame_start), glfwGetTime(), frames_drawn_, settle_frames_))
-      return 0;  // latency: up to the frame's presentation
+    if (script_over(w, h, frame_start, true)) return 0;
   }
   window_.size(settings_.window_width, settings_.window_height);
   try {

@@ -92,6 +92,7 @@ class Explorer {
   // Waits for something to draw; false when woken with nothing to show (the idle check's end).
   bool wait_for_work();
   ScriptedFrame scripted_frame(int width, int height, double frame_seconds) const;
+  bool script_over(int width, int height, double frame_start, bool presented);
   int settle_frames_ = kSettleFrames;
   // What was already drawn, by serial: a raw pointer could be a new snapshot at a freed one's address.
   uint64_t seen_ = 0;  // the newest snapshot already drawn

@@ -56,7 +56,7 @@ class WindowScript {
   void trace_shown(const AnalysisWorker& worker, const std::string& text);        // --trace-shown
   void add_mismatched_pixels(long long pixels) { mismatched_pixels_ += pixels; }  // --check-partial-frames
 
-  // After a frame: true when the scripted run is over (its figures printed, its screenshot saved).
+  // After a frame of an active script: true when it is over (its figures printed, its screenshot saved).
   // Throws attnscope::Error when the model failed or the analysis did not come in time.
   bool step(const ScriptedFrame& frame, double now, uint64_t frames_drawn, int& settle_frames);
   // The idle check, also when woken with nothing to draw: true when it is over.

@@ -87,14 +87,14 @@ at::Tensor pair_maps(const TextCaptures& c, PairInput input) {
 
 at::Tensor separator_columns(const TextCaptures& c, SeparatorInput input) {
   c10::InferenceMode guard;
-  const at::Tensor a = c.attention.to(at::kFloat);
+  const int64_t L = c.attention.size(0), H = c.attention.size(1);
   switch (input) {
     case SeparatorInput::Attention: break;
     case SeparatorInput::Norm: return head_norm_maps(c).sum(-2);
     case SeparatorInput::Rollout:
-      return rollout_maps(c, static_cast<int>(a.size(0))).sum(-2).unsqueeze(1).expand({-1, a.size(1), -1}).contiguous();
+      return rollout_maps(c, static_cast<int>(L)).sum(-2).unsqueeze(1).expand({-1, H, -1}).contiguous();
   }
-  return a.sum(-2);
+  return c.attention.to(at::kFloat).sum(-2);
 }
 
 TextAnalysis analyze_text(const Encoding& encoding, const at::Tensor& head_outputs, const at::Tensor& columns,

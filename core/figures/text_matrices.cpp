@@ -2,6 +2,8 @@
 
 #include <ATen/ATen.h>
 
+#include <iterator>
+
 #include "analysis/lens_maps.h"
 #include "base/error.h"
 #include "figures/tensor_values.h"
@@ -9,38 +11,33 @@
 
 namespace attnscope {
 
-const char* matrix_title(MatrixKind kind) {
-  switch (kind) {
-    case MatrixKind::Attention: return "attention A";
-    case MatrixKind::Similarity: return "similarity S";
-    case MatrixKind::Cosine: return "cosine";
-    case MatrixKind::Norm: return "norm-based |A f|";
-    case MatrixKind::Rollout: return "attention rollout R";
-  }
-  return "?";
+namespace {
+
+// Each kind's words, in MatrixKind's order: its name (the command line's and the settings'), its
+// title over a figure, and its symbol on a colorbar.
+struct MatrixWords {
+  const char *name, *title, *symbol;
+};
+constexpr MatrixWords kMatrixWords[] = {
+    {"attention", "attention A", "A_ij"},
+    {"similarity", "similarity S", "S_ij"},
+    {"cosine", "cosine", "cos"},
+    {"norm", "norm-based |A f|", "A_ij |f(x_j)|"},
+    {"rollout", "attention rollout R", "R_ij"},
+};
+static_assert(std::size(kMatrixWords) == kMatrixKinds, "one row per MatrixKind");
+
+const MatrixWords& words_of(MatrixKind kind) {
+  static constexpr MatrixWords kUnknown{"?", "?", "?"};
+  const auto k = static_cast<size_t>(kind);
+  return k < std::size(kMatrixWords) ? kMatrixWords[k] : kUnknown;
 }
 
-const char* matrix_symbol(MatrixKind kind) {
-  switch (kind) {
-    case MatrixKind::Attention: return "A_ij";
-    case MatrixKind::Similarity: return "S_ij";
-    case MatrixKind::Cosine: return "cos";
-    case MatrixKind::Norm: return "A_ij |f(x_j)|";
-    case MatrixKind::Rollout: return "R_ij";
-  }
-  return "?";
-}
+}  // namespace
 
-const char* matrix_name(MatrixKind kind) {
-  switch (kind) {
-    case MatrixKind::Attention: return "attention";
-    case MatrixKind::Similarity: return "similarity";
-    case MatrixKind::Cosine: return "cosine";
-    case MatrixKind::Norm: return "norm";
-    case MatrixKind::Rollout: return "rollout";
-  }
-  return "?";
-}
+const char* matrix_title(MatrixKind kind) { return words_of(kind).title; }
+const char* matrix_symbol(MatrixKind kind) { return words_of(kind).symbol; }
+const char* matrix_name(MatrixKind kind) { return words_of(kind).name; }
 
 MatrixKind matrix_by_name(const std::string& name) {
   for (int k = 0; k < kMatrixKinds; ++k)
