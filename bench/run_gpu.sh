@@ -4,35 +4,40 @@
 # MiniLM and a random BERT-base-sized model; prints Markdown for bench/RESULTS.md. Where libtorch
 # sees no GPU it says so and exits with status 77 (nothing measured). ATTNSCOPE_BENCH_DEVICE=cpu
 # runs the same plumbing on the CPU at float32 only, as a dry run.
+# On a machine prepared otherwise (tools/gpu_check.sh): ATTNSCOPE_NO_SETUP=1 skips tools/setup.sh,
+# ATTNSCOPE_PYTHON names the Python with torch and transformers, ATTNSCOPE_BUILD_DIR the build, and
+# ATTNSCOPE_BENCH_MODELS the checkpoint folders (separated by ':').
 #   bench/run_gpu.sh [runs] [corpus windows]
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 runs=${1:-30}
 windows=${2:-2000}
 device=${ATTNSCOPE_BENCH_DEVICE:-cuda}
-"$root/tools/setup.sh" >&2
-py=$root/.venv/bin/python
+build=${ATTNSCOPE_BUILD_DIR:-$root/build}
+[ "${ATTNSCOPE_NO_SETUP:-0}" = 1 ] || "$root/tools/setup.sh" >&2
+py=${ATTNSCOPE_PYTHON:-$root/.venv/bin/python}
 if [ "$device" != cpu ] && ! "$py" -c "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)"; then
   echo "bench/run_gpu.sh: libtorch sees no GPU here; nothing measured (ATTNSCOPE_BENCH_DEVICE=cpu runs a dry run on the CPU)" >&2
   exit 77
 fi
-"$py" "$root/tools/make_random_bert.py" >&2
+[ -n "${ATTNSCOPE_BENCH_MODELS:-}" ] || "$py" "$root/tools/make_random_bert.py" >&2
 precisions=(float32 float16 bfloat16)
 [ "$device" = cpu ] && precisions=(float32)
 text=$root/assets/examples/lighthouse.txt
-corpus=$root/build/bench-corpus.txt
+corpus=$build/bench-corpus.txt
 : > "$corpus"
 for _ in $(seq 400); do cat "$root"/assets/examples/*.txt >> "$corpus"; done
 
 "$py" -c "import torch; print('device:', torch.cuda.get_device_name(0) if torch.cuda.is_available() and '$device' != 'cpu' else 'cpu')"
 echo "| model | precision | ours: forward with captures | transformers: forward | ratio | ours: corpus windows/s | transformers: windows/s (forward only) | ratio |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
-for model in all-MiniLM-L6-v2 random-bert-base; do
-  dir=$root/models/$model
+IFS=: read -ra models <<<"${ATTNSCOPE_BENCH_MODELS:-$root/models/all-MiniLM-L6-v2:$root/models/random-bert-base}"
+for dir in "${models[@]}"; do
+  model=$(basename "$dir")
   for precision in "${precisions[@]}"; do
-    ours=$("$root/build/bench/bench_forward" --model "$dir" --text-file "$text" --runs "$runs" --device "$device" --precision "$precision")
+    ours=$("$build/bench/bench_forward" --model "$dir" --text-file "$text" --runs "$runs" --device "$device" --precision "$precision")
     ref=$("$py" "$root/bench/reference_forward.py" --model "$dir" --text-file "$text" --runs "$runs" --device "$device" --dtype "$precision" 2>/dev/null)
-    ours_corpus=$("$root/build/bench/bench_corpus" --model "$dir" --input "$corpus" --windows "$windows" --batch 32 --device "$device" --precision "$precision")
+    ours_corpus=$("$build/bench/bench_corpus" --model "$dir" --input "$corpus" --windows "$windows" --batch 32 --device "$device" --precision "$precision")
     ref_corpus=$("$py" "$root/bench/reference_corpus.py" --model "$dir" --input "$corpus" --windows "$windows" --batch 32 --device "$device" --dtype "$precision" 2>/dev/null)
     "$py" - "$model" "$precision" "$ours" "$ref" "$ours_corpus" "$ref_corpus" <<'PY'
 import json, sys

@@ -1,0 +1,237 @@
+#!/usr/bin/env bash
+# Build, test and measure attnscope on a bare GPU machine, in one command and under 10 minutes:
+#
+#   tools/gpu_check.sh OUT_DIR
+#
+# The machine needs nothing fetched: a C++ compiler, CMake, ninja (or make), dpkg-deb and a Python
+# with torch and transformers (its libtorch is the one built against); the Debian libraries the
+# build needs travel in .gpu/, made on the development machine by tools/gpu_prepare.sh and unpacked
+# here into a prefix of their own (never into /). Stages, each timed and logged, each going on
+# whatever the one before it gave:
+#   probe      the GPU, torch, compilers, what the window would need
+#   unpack     .gpu/debs into the prefix, glad2 beside it
+#   configure  CMake against the machine's libtorch and the prefix (binaries find the prefix's
+#              libraries through their rpath, so nothing else on the machine changes)
+#   build      the command line, the window, the suites below and the benchmarks
+#   models     random checkpoints of MiniLM's and of BERT-base's shape (MiniLM's weights, 87 MiB,
+#              cannot travel); transformers writes them
+#   suites     model, analysis, pipeline, compare and corpus suites on ATTNSCOPE_TEST_DEVICE (cuda);
+#              GpuParity compares A and C on the GPU with the CPU's on every fixture and both models
+#   bench      bench/run_gpu.sh: forward with captures and corpus throughput at float32, float16
+#              and bfloat16 against transformers on the same GPU
+#   corpus     a 20,000-window corpus run of the MiniLM-shaped model through attnscope-cli
+#   typing     the explorer's typing benchmark under Xvfb with NVIDIA's GLX (where an Xvfb is
+#              found: the machine's, or one carried by tools/gpu_prepare.sh --window)
+# OUT_DIR receives summary.md (each stage, its time and its outcome; rewritten after every
+# stage, so a run stopped at its limit still reports), results.md (the tables for
+# bench/RESULTS.md) and logs.tar.gz.
+#
+# Environment: ATTNSCOPE_PYTHON (python3), ATTNSCOPE_TEST_DEVICE (cuda), ATTNSCOPE_BENCH_DEVICE
+# (cuda), ATTNSCOPE_BUILD_DIR (build-gpu), ATTNSCOPE_GPU_DEADLINE (seconds for the whole run, 540),
+# ATTNSCOPE_CORPUS_WINDOWS (20000), ATTNSCOPE_GLX_VENDOR (nvidia), ATTNSCOPE_GPU_SLOWER (each
+# stage's limit multiplied by it, 1), ATTNSCOPE_GPU_STAGES (the stages to run, all). A dry run on a machine without a GPU:
+#   ATTNSCOPE_TEST_DEVICE=cpu ATTNSCOPE_BENCH_DEVICE=cpu ATTNSCOPE_PYTHON=.venv/bin/python tools/gpu_check.sh OUT
+# (tools/gpu_dry_run.sh runs it so, with the system's development packages hidden).
+set -uo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+self=$root/tools/gpu_check.sh
+# Each stage runs as `gpu_check.sh --stage NAME` under timeout(1), with the run's folders passed
+# down in the environment.
+if [ "${1:-}" = --stage ]; then
+  stage_name=$2
+else
+  [ $# -eq 1 ] || { echo "usage: tools/gpu_check.sh OUT_DIR" >&2; exit 2; }
+  mkdir -p "$1" && out=$(cd "$1" && pwd)
+  ATTNSCOPE_GPU_WORK=$(mktemp -d /tmp/attnscope-gpu.XXXXXX)
+  ATTNSCOPE_GPU_RESULTS=$out/results.md
+  export ATTNSCOPE_GPU_WORK ATTNSCOPE_GPU_RESULTS
+  : >"$ATTNSCOPE_GPU_RESULTS"
+fi
+py=${ATTNSCOPE_PYTHON:-python3}
+test_device=${ATTNSCOPE_TEST_DEVICE:-cuda}
+bench_device=${ATTNSCOPE_BENCH_DEVICE:-cuda}
+build=${ATTNSCOPE_BUILD_DIR:-$root/build-gpu}
+deadline=${ATTNSCOPE_GPU_DEADLINE:-540}
+corpus_windows=${ATTNSCOPE_CORPUS_WINDOWS:-20000}
+glx_vendor=${ATTNSCOPE_GLX_VENDOR:-nvidia}
+slower=${ATTNSCOPE_GPU_SLOWER:-1}
+carried=$root/.gpu
+work=$ATTNSCOPE_GPU_WORK
+# The unpacked packages and the random models live in the build folder, so that a second call on
+# the same machine (ATTNSCOPE_GPU_STAGES) finds them, as CMake's cache does.
+prefix=$build/deps
+models=$build/models
+logs=$work/logs
+mkdir -p "$logs" "$models"
+libdirs="$prefix/usr/lib/x86_64-linux-gnu:$prefix/lib/x86_64-linux-gnu"
+results=$ATTNSCOPE_GPU_RESULTS
+rows=()
+
+report() {
+  {
+    echo "# tools/gpu_check.sh, $(date -u '+%Y-%m-%d %H:%M UTC'), ${SECONDS} s so far"
+    echo
+    echo "| stage | outcome | seconds |"
+    echo "| --- | --- | --- |"
+    printf '%s\n' "${rows[@]}"
+  } >"$out/summary.md"
+  tar -czf "$out/logs.tar.gz" -C "$work" logs 2>/dev/null
+}
+
+# stage NAME LIMIT FUNCTION: runs FUNCTION with its output in logs/NAME.log, stopped after LIMIT
+# seconds or at the run's deadline, whichever comes first; a row in the summary either way.
+stage() {
+  local name=$1 limit=$(($2 * slower)) function=$3
+  local left=$((deadline - SECONDS))
+  [ "$limit" -le "$left" ] || limit=$left
+  if [ "$limit" -le 5 ]; then
+    rows+=("| $name | not run: the run's deadline (${deadline} s) was reached | 0 |")
+    report
+    return 124
+  fi
+  echo "[gpu_check] $name (at ${SECONDS} s, at most ${limit} s)"
+  local start=$SECONDS rc
+  timeout "$limit" bash "$self" --stage "$function" >"$logs/$name.log" 2>&1
+  rc=$?
+  local outcome="ok"
+  [ $rc -eq 0 ] || outcome="failed (exit $rc$([ $rc -eq 124 ] && echo ", stopped after ${limit} s")); last lines: $(tail -3 "$logs/$name.log" | tr '\n|' '  ' | cut -c1-300)"
+  [ $rc -eq 77 ] && outcome="skipped: $(tail -1 "$logs/$name.log" | tr '|' ' ')"
+  rows+=("| $name | $outcome | $((SECONDS - start)) |")
+  report
+  return $rc
+}
+
+probe() {
+  nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader || echo "nvidia-smi: none"
+  "$py" -c "import torch, transformers; c = torch.cuda.is_available(); print('torch', torch.__version__, 'cuda', torch.version.cuda, 'gpu', torch.cuda.get_device_name(0) if c else 'none'); print('transformers', transformers.__version__)"
+  c++ --version | head -1
+  cmake --version | head -1
+  command -v ninja && ninja --version
+  echo "cores $(nproc)"
+  free -g | head -2
+  echo "Xvfb: $(command -v Xvfb || echo none)"
+  ldconfig -p | grep -E 'libGLX_nvidia|libGLX_mesa|libLLVM' || echo "no GLX vendor library in ld.so.cache"
+  ls /usr/local/nvidia/lib64 2>/dev/null | grep -E '^libGLX_nvidia' || true
+}
+
+unpack() {
+  [ -d "$carried/debs" ] || { echo "no $carried/debs: run tools/gpu_prepare.sh on the development machine first"; return 1; }
+  rm -rf "$prefix"
+  for deb in "$carried"/debs/*.deb; do dpkg-deb -x "$deb" "$prefix" || return 1; done
+  # Links that point at /usr/... or /lib/... point into the prefix instead.
+  find "$prefix" -type l -lname '/*' | while read -r link; do ln -sfn "$prefix$(readlink "$link")" "$link"; done
+  "$py" -m pip install -q --no-index --no-deps --disable-pip-version-check --target "$prefix/site" "$carried"/wheels/*.whl
+  cat >"$prefix/pkg-config" <<EOF
+#!/bin/sh
+export PKG_CONFIG_LIBDIR=$prefix/usr/lib/x86_64-linux-gnu/pkgconfig:$prefix/usr/share/pkgconfig:$prefix/usr/lib/pkgconfig
+export PKG_CONFIG_SYSROOT_DIR=$prefix
+LD_LIBRARY_PATH=$libdirs exec $prefix/usr/bin/pkgconf "\$@"
+EOF
+  chmod +x "$prefix/pkg-config"
+  "$prefix/pkg-config" --modversion cairo libutf8proc imgui glfw3 fontconfig libcurl
+}
+
+configure() {
+  local torch_prefix generator=()
+  torch_prefix=$("$py" -c 'import torch; print(torch.utils.cmake_prefix_path)') || return 1
+  command -v ninja >/dev/null && generator=(-G Ninja)
+  local rpath="-Wl,--disable-new-dtags -Wl,-rpath,$libdirs -Wl,-rpath-link,$libdirs"
+  # The prefix's headers come before the machine's own, so that what is compiled against is what
+  # is linked; DT_RPATH (not RUNPATH) so that the prefix's libraries find theirs too.
+  PYTHONPATH=$prefix/site cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_PREFIX_PATH="$torch_prefix;$prefix/usr" -DCMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit=ON \
+    -DPKG_CONFIG_EXECUTABLE="$prefix/pkg-config" -DATTNSCOPE_PYTHON="$(command -v "$py")" \
+    -DCMAKE_LIBRARY_PATH="$prefix/usr/lib/x86_64-linux-gnu;$prefix/lib/x86_64-linux-gnu" \
+    "-DCMAKE_CXX_FLAGS=-isystem $prefix/usr/include -isystem $prefix/usr/include/x86_64-linux-gnu" \
+    "-DCMAKE_C_FLAGS=-isystem $prefix/usr/include" \
+    "-DCMAKE_EXE_LINKER_FLAGS=$rpath" "-DCMAKE_SHARED_LINKER_FLAGS=$rpath" -DOPENSSL_ROOT_DIR="$prefix/usr"
+}
+
+suites=(test_model test_analysis test_pipeline test_compare test_corpus)
+build_all() {
+  cmake --build "$build" -j "$(nproc)" --target attnscope-cli attnscope bench_forward bench_corpus "${suites[@]}"
+}
+
+make_models() {
+  "$py" "$root/tools/make_random_bert.py" "$models/minilm-shape" --like "$carried/minilm-shape" &&
+    "$py" "$root/tools/make_random_bert.py" "$models/random-bert-base" --vocab-from "$carried/minilm-shape"
+}
+
+# The suites in parallel (each spends most of its time starting CUDA and waiting on it), then one
+# table of their outcomes. MiniLM's golden tests fail here for want of its weights: counted apart.
+run_suites() {
+  local pids=()
+  for t in "${suites[@]}"; do
+    ATTNSCOPE_TEST_DEVICE=$test_device ATTNSCOPE_GPU_PARITY_MODELS="$models/minilm-shape:$models/random-bert-base" \
+      "$build/tests/$t" --gtest_brief=1 --gtest_output="json:$logs/$t.json" >"$logs/$t.out" 2>&1 &
+    pids+=($!)
+  done
+  for p in "${pids[@]}"; do wait "$p"; done
+  "$py" "$root/tools/gtest_summary.py" "$logs" "${suites[@]}" | tee -a "$results"
+}
+
+run_bench() {
+  local list="$models/minilm-shape:$models/random-bert-base"
+  echo "## Forward with captures and corpus throughput (bench/run_gpu.sh 20 2000)" >>"$results"
+  ATTNSCOPE_NO_SETUP=1 ATTNSCOPE_PYTHON=$py ATTNSCOPE_BUILD_DIR=$build ATTNSCOPE_BENCH_MODELS=$list \
+    ATTNSCOPE_BENCH_DEVICE=$bench_device "$root/bench/run_gpu.sh" 20 2000 | tee -a "$results"
+}
+
+run_corpus() {
+  local text=$work/corpus.txt
+  for _ in $(seq 9000); do cat "$root"/assets/examples/*.txt; done >"$text"
+  local start end
+  start=$(date +%s.%N)
+  "$build/app/attnscope-cli" corpus --model "$models/minilm-shape" --input "$text" --max-windows "$corpus_windows" \
+    --batch 64 --device "$bench_device" --out "$work/corpus-result.json" || return 1
+  end=$(date +%s.%N)
+  "$py" - "$start" "$end" "$work/corpus-result.json" <<'PY' | tee -a "$results"
+import json, sys
+start, end, result = float(sys.argv[1]), float(sys.argv[2]), json.load(open(sys.argv[3]))
+windows = next((result[k] for k in ("windows", "num_windows", "window_count") if k in result), None)
+print("## Corpus run (attnscope-cli corpus, MiniLM-shaped, 128 tokens, batch 64)")
+print(f"{windows} windows in {end - start:.1f} s: {windows / (end - start):.0f} windows/s, the process's start and the model's load included")
+PY
+}
+
+run_typing() {
+  local server_env=() xvfb
+  if [ -x "$prefix/usr/bin/Xvfb" ]; then  # carried, with Mesa for its GLX (gpu_prepare.sh --window)
+    xvfb=$prefix/usr/bin/Xvfb
+    server_env=(LD_LIBRARY_PATH="$libdirs" LIBGL_DRIVERS_PATH="$prefix/usr/lib/x86_64-linux-gnu/dri")
+  else
+    xvfb=$(command -v Xvfb) || { echo "no Xvfb on this machine and none carried (tools/gpu_prepare.sh --window): skipped"; return 77; }
+  fi
+  local text=$work/long.txt
+  for _ in 1 2; do cat "$root"/assets/examples/*.txt; done >"$text"
+  env "${server_env[@]}" "$xvfb" :77 -screen 0 1600x1000x24 >"$logs/xvfb.log" 2>&1 &
+  local server=$!
+  sleep 2
+  echo "## Typing in the explorer (--bench-typing 20, grid view, 1280 x 800, Xvfb, GLX of $glx_vendor)" >>"$results"
+  local rc=0
+  for len in 128 512; do
+    DISPLAY=:77 __GLX_VENDOR_LIBRARY_NAME=$glx_vendor LD_LIBRARY_PATH=/usr/local/nvidia/lib64:/usr/local/nvidia/lib \
+      "$build/app/attnscope" --settings "$work/settings.json" --width 1280 --height 800 --model "$models/minilm-shape" \
+      --file "$text" --max-len "$len" --view grid --device "$bench_device" --bench-typing 20 | tail -1 | tee -a "$results" || rc=1
+  done
+  kill "$server"
+  return $rc
+}
+
+if [ -n "${stage_name:-}" ]; then
+  "$stage_name"
+  exit
+fi
+trap 'report; rm -rf "$work"; echo "[gpu_check] done in ${SECONDS} s: $out/summary.md"' EXIT
+# ATTNSCOPE_GPU_STAGES: only these (e.g. "build suites" on a machine a first run left warm).
+wanted() { [[ " ${ATTNSCOPE_GPU_STAGES:-probe unpack configure build models suites corpus bench typing} " == *" $1 "* ]]; }
+run_stage() { wanted "$1" || return 0; stage "$@"; }
+run_stage probe 60 probe
+run_stage unpack 120 unpack || exit 1
+run_stage configure 120 configure || exit 1
+run_stage build 420 build_all || exit 1
+run_stage models 90 make_models
+run_stage suites 240 run_suites
+run_stage corpus 120 run_corpus
+run_stage bench 240 run_bench
+run_stage typing 90 run_typing
