@@ -17,9 +17,9 @@
 #              cannot travel); transformers writes them
 #   suites     model, analysis, pipeline, compare and corpus suites on ATTNSCOPE_TEST_DEVICE (cuda);
 #              GpuParity compares A and C on the GPU with the CPU's on every fixture and both models
+#   corpus     a 20,000-window corpus run of the MiniLM-shaped model through attnscope-cli
 #   bench      bench/run_gpu.sh: forward with captures and corpus throughput at float32, float16
 #              and bfloat16 against transformers on the same GPU
-#   corpus     a 20,000-window corpus run of the MiniLM-shaped model through attnscope-cli
 #   typing     the explorer's typing benchmark under Xvfb with NVIDIA's GLX (where an Xvfb is
 #              found: the machine's, or one carried by tools/gpu_prepare.sh --window)
 # OUT_DIR receives summary.md (each stage, its time and its outcome; rewritten after every
@@ -29,7 +29,8 @@
 # Environment: ATTNSCOPE_PYTHON (python3), ATTNSCOPE_TEST_DEVICE (cuda), ATTNSCOPE_BENCH_DEVICE
 # (cuda), ATTNSCOPE_BUILD_DIR (build-gpu), ATTNSCOPE_GPU_DEADLINE (seconds for the whole run, 540),
 # ATTNSCOPE_CORPUS_WINDOWS (20000), ATTNSCOPE_GLX_VENDOR (nvidia), ATTNSCOPE_GPU_SLOWER (each
-# stage's limit multiplied by it, 1), ATTNSCOPE_GPU_STAGES (the stages to run, all). A dry run on a machine without a GPU:
+# stage's limit multiplied by it, 1), ATTNSCOPE_GPU_STAGES (the stages to run, all).
+# A dry run on a machine without a GPU:
 #   ATTNSCOPE_TEST_DEVICE=cpu ATTNSCOPE_BENCH_DEVICE=cpu ATTNSCOPE_PYTHON=.venv/bin/python tools/gpu_check.sh OUT
 # (tools/gpu_dry_run.sh runs it so, with the system's development packages hidden).
 set -uo pipefail
@@ -162,8 +163,9 @@ make_models() {
 run_suites() {
   local pids=()
   for t in "${suites[@]}"; do
+    # Line-buffered, so that a program that crashes leaves the name of the test it was in.
     ATTNSCOPE_TEST_DEVICE=$test_device ATTNSCOPE_GPU_PARITY_MODELS="$models/minilm-shape:$models/random-bert-base" \
-      "$build/tests/$t" --gtest_brief=1 --gtest_output="json:$logs/$t.json" >"$logs/$t.out" 2>&1 &
+      stdbuf -oL -eL "$build/tests/$t" --gtest_output="json:$logs/$t.json" >"$logs/$t.out" 2>&1 &
     pids+=($!)
   done
   for p in "${pids[@]}"; do wait "$p"; done

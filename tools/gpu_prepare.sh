@@ -51,6 +51,12 @@ mapfile -t closure < <(apt-cache depends --recurse --no-recommends --no-suggests
   --no-replaces --no-enhances "${packages[@]}" | grep -v '^[ <]' | sort -u | grep -Ev "$not_carried" \
   | grep -vxF -f <(printf '%s\n' "$required"))
 say "${#closure[@]} Debian packages (${packages[*]} and what they pull in)"
+# Packages of an earlier closure (another version, or --window before) go.
+for deb in "$dest"/debs/*.deb; do
+  [ -e "$deb" ] || continue
+  name=$(basename "$deb")
+  printf '%s\n' "${closure[@]}" | grep -qxF "${name%%_*}" || rm -f "$deb"
+done
 missing=()
 for p in "${closure[@]}"; do compgen -G "$dest/debs/${p}_*.deb" >/dev/null || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then

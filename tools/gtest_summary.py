@@ -37,7 +37,9 @@ def main():
     for program in programs:
         path = logs / f"{program}.json"
         if not path.exists():
-            print(f"| {program} | - | - | - | - | no report: the program did not finish (see {program}.out) |")
+            started = [l for l in (logs / f"{program}.out").read_text(errors="replace").splitlines() if l.startswith("[ RUN")]
+            last = f"; it stopped in {started[-1].split()[-1]}" if started else ""
+            print(f"| {program} | - | - | - | - | no report: the program did not finish{last} (see {program}.out) |")
             bad = True
             continue
         passed, skipped, failed, missing = outcomes(json.loads(path.read_text()))

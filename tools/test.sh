@@ -55,6 +55,19 @@ fi
 say "the command line of the build without a CUDA toolkit, on --device auto"
 env "${sanitizer_env[@]}" "$no_toolkit_build/app/attnscope-cli" analyze --model "$root/models/all-MiniLM-L6-v2" \
   --file "$root/assets/examples/classroom.txt" --device auto --out "$no_toolkit_build/classroom.json"
+# What tools/gpu_check.sh would build on a bare GPU machine from .gpu/ alone still configures
+# (tools/gpu_dry_run.sh hides the system's development files); the whole dry run, which builds
+# everything again, is run by hand before a GPU session.
+say "the GPU machine's configuration from .gpu/ alone (tools/gpu_prepare.sh, tools/gpu_dry_run.sh: unpack, configure)"
+"$root/tools/gpu_prepare.sh" >/dev/null
+gpu_rc=0
+ATTNSCOPE_GPU_STAGES="unpack configure" "$root/tools/gpu_dry_run.sh" "$root/build-gpu-dry/out" || gpu_rc=$?
+if [ $gpu_rc -eq 77 ]; then
+  say "skipped: the dry run needs root"
+elif [ $gpu_rc -ne 0 ]; then
+  cat "$root/build-gpu-dry/out/summary.md" >&2
+  exit 1
+fi
 say "fuzzing the readers (libFuzzer, ${fuzz_seconds}s per target)"
 "$root/tools/fuzz.sh" "$fuzz_seconds" ${fuzz_build:+"$fuzz_build"}
 say "all passed"

@@ -98,16 +98,16 @@ TEST(TinyBert, ColumnAttentionOfABatchLeavesPadRowsOut) {
   const auto model = load_tiny(dir, {});
   const std::vector<std::vector<int64_t>> texts = {kIds, {2, 12, 7, 3}};
   const BatchCaptures batch = model->forward(texts);
-  const at::Tensor columns = column_attention(batch);  // [B, L, H, n]
+  const at::Tensor columns = column_attention(batch).cpu();  // [B, L, H, n], computed on the model's device
   ASSERT_EQ(columns.sizes(), (std::vector<int64_t>{2, 2, 2, 9}));
   for (size_t i = 0; i < texts.size(); ++i) {
     const auto text = text_captures(batch, i, true);
     const auto n = static_cast<int64_t>(texts[i].size());
     EXPECT_TRUE(at::allclose(columns[static_cast<int64_t>(i)].narrow(-1, 0, n), text.attention.sum(-2), 0, 1e-6));
-    EXPECT_TRUE(at::equal(text_head_outputs(batch, i), text.head_outputs));
+    EXPECT_TRUE(at::equal(text_head_outputs(batch, i).cpu(), text.head_outputs));
   }
   EXPECT_EQ(columns[1].narrow(-1, 4, 5).abs().sum().item<float>(), 0.0f);  // pad columns receive nothing
-  EXPECT_TRUE(at::equal(real_rows(batch).squeeze(2)[1], at::tensor({1, 1, 1, 1, 0, 0, 0, 0, 0}, at::kFloat)));
+  EXPECT_TRUE(at::equal(real_rows(batch).squeeze(2)[1].cpu(), at::tensor({1, 1, 1, 1, 0, 0, 0, 0, 0}, at::kFloat)));
   EXPECT_FALSE(real_rows(model->forward({kIds})).defined());  // nothing padded
 }
 
