@@ -35,6 +35,16 @@ def tokenizer_seeds():
     write("tokenizer", "specials", b"\x01[CLS] a [MASK] b [SEP] [UNK]")
 
 
+def gguf_seeds():
+    # The golden file of every metadata kind and converted type (tools/make_gguf_golden.py), the
+    # same as version 2, cut inside its tensor table, and cut inside its data.
+    good = (ROOT / "tests" / "golden" / "gguf" / "types.gguf").read_bytes()
+    write("gguf", "types", good)
+    write("gguf", "version2", good[:4] + struct.pack("<I", 2) + good[8:])
+    write("gguf", "cut-table", good[:900])
+    write("gguf", "cut-data", good[:-100])
+
+
 def safetensors_seeds():
     tensors = {"a": np.arange(6, dtype=np.float32).reshape(2, 3), "b": np.ones((3,), dtype=np.float16),
                "c": np.zeros((1, 2, 2), dtype=np.int64)}
@@ -115,6 +125,7 @@ if __name__ == "__main__":
     corpus_seeds()
     tokenizer_seeds()
     safetensors_seeds()
+    gguf_seeds()
     config_seeds()
     result_seeds()
     for d in sorted(OUT.iterdir()):
