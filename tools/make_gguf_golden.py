@@ -6,9 +6,14 @@ gguf package reads back: the metadata, each tensor's shape, type and offset, and
 dequantised to float32 by gguf.quants.dequantize. Also gguf's table of block sizes, which
 core/model/ggml_types.cpp must equal.
 
-Writes tests/golden/gguf/{types.gguf, expected.json, expected.f32}.
-Run: .venv/bin/python tools/make_gguf_golden.py
+Writes tests/golden/gguf/{types.gguf, expected.json, expected.f32}. With --real, also
+tests/golden/gguf/real.json: for the two real decoders tools/setup.sh fetches, every tensor's name,
+type, dimensions and offset, and the SHA-256 of its values dequantised to float32 by the gguf
+package, with the metadata the decoders are built from.
+Run: .venv/bin/python tools/make_gguf_golden.py [--real]
 """
+import hashlib
+import sys
 import json
 from pathlib import Path
 
@@ -103,5 +108,35 @@ def main():
     print(f"wrote {OUT}: {len(expected['tensors'])} tensors")
 
 
+REAL = {"smollm2": ROOT / "models" / "SmolLM2-135M-Instruct" / "SmolLM2-135M-Instruct.Q4_1.gguf",
+        "gemma3": ROOT / "models" / "gemma-3-270m" / "gemma-3-270m-q4_k_m.gguf"}
+
+
+def scalar_metadata(reader):
+    out = {}
+    for field in reader.fields.values():
+        if field.types and field.types[0] != gguf.GGUFValueType.ARRAY:
+            out[field.name] = field.contents()
+        elif field.types:
+            out[field.name + "#length"] = len(field.data)
+    return out
+
+
+def real_files():
+    result = {}
+    for key, path in REAL.items():
+        reader = gguf.GGUFReader(path)
+        tensors = []
+        for t in reader.tensors:
+            values = gguf.quants.dequantize(np.asarray(t.data), t.tensor_type).astype("<f4")
+            tensors.append({"name": t.name, "type": t.tensor_type.name, "dims": [int(d) for d in t.shape],
+                            "offset": int(t.data_offset), "sha256": hashlib.sha256(values.tobytes()).hexdigest()})
+        result[key] = {"file": str(path.relative_to(ROOT)), "metadata": scalar_metadata(reader), "tensors": tensors}
+        print(f"{key}: {len(tensors)} tensors")
+    (OUT / "real.json").write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
+
+
 if __name__ == "__main__":
     main()
+    if "--real" in sys.argv:
+        real_files()

