@@ -9,7 +9,8 @@ core/model/ggml_types.cpp must equal.
 Writes tests/golden/gguf/{types.gguf, expected.json, expected.f32}. With --real, also
 tests/golden/gguf/real.json: for the two real decoders tools/setup.sh fetches, every tensor's name,
 type, dimensions and offset, and the SHA-256 of its values dequantised to float32 by the gguf
-package, with the metadata the decoders are built from.
+package, with the metadata the decoders are built from; and tests/golden/gguf/tokens.json: the ids
+transformers' tokenizer for each file gives some written texts and 300 random strings.
 Run: .venv/bin/python tools/make_gguf_golden.py [--real]
 """
 import hashlib
@@ -136,7 +137,48 @@ def real_files():
     (OUT / "real.json").write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
 
 
+TEXTS = [
+    "The keeper climbed the stairs at dusk, as he had for thirty years.",
+    "  Two  spaces,\tTabs\tand\nnew lines\n\n\nthree of them.  ",
+    "Grüße aus Köln! Ça va? ¿Qué tal? Привет, мир. 你好，世界。こんにちは 🌍🚀👩‍👩‍👧",
+    "def f(x):\n    return x ** 2  # squares 1234567890 and 3.14159",
+    "<|im_start|>user\nHi<|im_end|> <start_of_turn>model\n<end_of_turn><bos>",
+    "He said \"don't\" -- isn't it? I'LL go; we'd've gone.",
+    "",
+    " ",
+    "\u2581already\u2581marked \u00a0non-breaking\u3000ideographic",
+]
+
+
+def random_strings(rng, n):
+    pools = ["abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", "0123456789", " \t\n\r  ", ".,;:!?'\"()[]{}<>-_/\\|@#$%^&*+=~`",
+             "éèêëàâäôöûüçñßøåæœ", "αβγδεζηθ", "абвгдеёжз", "的一是不了人我在有他这", "あいうえおカタカナ", "한국어",
+             "😀🎉🌍🚀❤️", "\u00a0\u2009\u200b\u3000\u2581", "<|im_start|><|im_end|><bos><eos><start_of_turn>"]
+    out = []
+    for _ in range(n):
+        length = int(rng.integers(1, 40))
+        chars = []
+        for _ in range(length):
+            pool = pools[int(rng.integers(0, len(pools)))]
+            chars.append(pool[int(rng.integers(0, len(pool)))])
+        out.append("".join(chars))
+    return out
+
+
+def tokens():
+    from transformers import AutoTokenizer
+    rng = np.random.default_rng(300)
+    texts = TEXTS + random_strings(rng, 300)
+    result = {}
+    for key, path in REAL.items():
+        tok = AutoTokenizer.from_pretrained(path.parent, gguf_file=path.name)
+        result[key] = [{"text": t, "ids": tok(t)["input_ids"]} for t in texts]
+        print(f"{key}: {len(texts)} texts")
+    (OUT / "tokens.json").write_text(json.dumps(result, ensure_ascii=False) + "\n")
+
+
 if __name__ == "__main__":
     main()
     if "--real" in sys.argv:
         real_files()
+        tokens()

@@ -59,8 +59,11 @@ void read_pre_tokenizer(const nlohmann::json& j, TokenizerPipeline::Settings& s,
     else
       throw Error(source + ": Metaspace's prepend_scheme \"" + scheme + "\" is not one of always, first, never");
     s.split = flag(j, "split", true);
+  } else if (type == "Split") {
+    s.pre_tokenizer = TokenizerPipeline::PreTokenizer::Split;
+    s.split_pattern = SplitPreTokenizer::from_json(j, source);
   } else {
-    throw Error(source + ": pre-tokenizer \"" + type + "\" is not supported (supported: ByteLevel, Metaspace)");
+    throw Error(source + ": pre-tokenizer \"" + type + "\" is not supported (supported: ByteLevel, Metaspace, Split)");
   }
 }
 
@@ -243,7 +246,7 @@ std::unique_ptr<Tokenizer> TokenizerPipeline::from_json(const nlohmann::json& js
   s.normalizer = TextNormalizer::from_json(json.value("normalizer", nlohmann::json()), source);
   read_pre_tokenizer(json.value("pre_tokenizer", nlohmann::json()), s, source);
   if (model == "BPE" && s.pre_tokenizer == PreTokenizer::None)
-    throw Error(source + ": a BPE model is read with the ByteLevel or the Metaspace pre-tokenizer");
+    throw Error(source + ": a BPE model is read with the ByteLevel, Metaspace or Split pre-tokenizer");
   if (model == "Unigram" && s.pre_tokenizer != PreTokenizer::Metaspace)
     throw Error(source + ": a Unigram model is read with the Metaspace pre-tokenizer only");
   s.added = read_added(json.value("added_tokens", nlohmann::json()), source);
@@ -299,23 +302,27 @@ void TokenizerPipeline::tokenize_bert_words(std::span<const SourceChar> chars, s
   }
 }
 
+// The model on each word's characters as they are (no byte-level spelling).
+void TokenizerPipeline::tokenize_words(const std::vector<CharString>& words, std::vector<Token>& out) const {
+  for (const CharString& word : words)
+    std::visit(
+        [&](const auto& model) {
+          if constexpr (std::is_same_v<std::decay_t<decltype(model)>, WordPiece>)
+            model.tokenize(word.data(), word.data() + word.size(), out);
+          else
+            model.tokenize(word, out);
+        },
+        model_);
+}
+
 void TokenizerPipeline::tokenize_segment(std::string_view text, std::span<const SourceChar> segment,
                                          std::vector<Token>& out) const {
   if (settings_.pre_tokenizer == PreTokenizer::Bert) return tokenize_bert_words(segment, out);
   CharString chars = settings_.normalizer.apply(CharString(segment.begin(), segment.end()));
   if (chars.empty()) return;
-  if (settings_.pre_tokenizer == PreTokenizer::Metaspace) {  // SentencePiece: Unigram, or BPE on characters
-    for (const CharString& word : metaspace_words(std::move(chars)))
-      std::visit(
-          [&](const auto& model) {
-            if constexpr (std::is_same_v<std::decay_t<decltype(model)>, WordPiece>)
-              model.tokenize(word.data(), word.data() + word.size(), out);
-            else
-              model.tokenize(word, out);
-          },
-          model_);
-    return;
-  }
+  if (settings_.pre_tokenizer == PreTokenizer::Metaspace)  // SentencePiece: Unigram, or BPE on characters
+    return tokenize_words(metaspace_words(std::move(chars)), out);
+  if (settings_.pre_tokenizer == PreTokenizer::Split) return tokenize_words(settings_.split_pattern.words(chars), out);
   const Bpe& bpe = std::get<Bpe>(model_);
   // The added space takes the range of the character it goes before, as in the reference.
   if (settings_.add_prefix_space && chars.front().cp != U' ')

