@@ -5,7 +5,7 @@ vocabularies trained here with the PyPI `tokenizers` trainers on text written fo
 theirs (SentencePiece models through transformers' slow-to-fast converters), and the reference's ids and byte ranges for several hundred strings (accents, CJK, emoji,
 control and zero-width characters, spaces, very long words, special tokens typed in the text).
 
-  .venv/bin/python tools/make_tokenizer_golden.py
+  .venv/bin/python tools/make_tokenizer_golden.py [NAME...]
 """
 import io
 import json
@@ -13,7 +13,9 @@ import pathlib
 import random
 import tempfile
 
-from tokenizers import AddedToken, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
+import sys
+
+from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 OUT = ROOT / "tests" / "golden" / "tokenizers"
@@ -94,9 +96,35 @@ def byte_fallback_bpe():
     return tok
 
 
+LLAMA3_SPLIT = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+"
+                r"|\s+(?!\S)|\s+")
+QWEN2_SPLIT = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)"
+               r"|\s+")
+
+
+def split_byte_level_bpe(pattern, normalizer, start):
+    """Llama 3's and Qwen's byte-level BPE: a Regex Split cuts the words, then ByteLevel spells each
+    in bytes without splitting again; a template that adds a start token only (Llama 3), or none."""
+    tok = Tokenizer(models.BPE())
+    tok.normalizer = normalizer
+    tok.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.Split(Regex(pattern), behavior="isolated"),
+                                                 pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
+    tok.decoder = decoders.ByteLevel()
+    specials = ["<|begin_of_text|>", "<|end_of_text|>"]
+    trainer = trainers.BpeTrainer(vocab_size=1200, min_frequency=1, special_tokens=specials,
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    tok.train_from_iterator(training_lines(), trainer)
+    if start:
+        tok.post_processor = processors.TemplateProcessing(single="<|begin_of_text|> $A",
+                                                           special_tokens=[("<|begin_of_text|>", tok.token_to_id("<|begin_of_text|>"))])
+    return tok
+
+
 def tokenizers_to_write():
     from transformers import AlbertTokenizer, XLMRobertaTokenizer
     return {
+        "llama3_split_bpe": split_byte_level_bpe(LLAMA3_SPLIT, None, True),
+        "qwen2_split_bpe": split_byte_level_bpe(QWEN2_SPLIT, normalizers.NFC(), False),
         "byte_fallback_bpe": byte_fallback_bpe(),
         "sentencepiece_bpe": sentencepiece_bpe(),
         "bert_cased_wordpiece": cased_wordpiece(),
@@ -151,7 +179,10 @@ def byte_offsets(text, offsets):
 
 def main():
     cases = strings()
+    only = set(sys.argv[1:])  # names to write again; all when none is given
     for name, tok in tokenizers_to_write().items():
+        if only and name not in only:
+            continue
         folder = OUT / name
         folder.mkdir(parents=True, exist_ok=True)
         tok.save(str(folder / "tokenizer.json"))

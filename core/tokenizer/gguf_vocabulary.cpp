@@ -30,14 +30,38 @@ std::string encode_utf8(std::u32string_view cps) {
   return out;
 }
 
-// The names of tokenizer.ggml.pre whose text transformers splits by a pattern before the bytes
-// (gguf_tokenizer_mapping.py's GGUF_PRE_TOKENIZER_SPLITS).
-bool needs_split_pattern(const std::string& pre) {
-  static const std::vector<std::string> names = {
-      "llama3",       "llama-v3", "llama-bpe", "falcon3", "falcon-h1", "pixtral",          "midm-2.0",  "lfm2",
-      "jina-v5-nano", "dbrx",     "smaug-bpe", "tekken",  "qwen2",     "deepseek-r1-qwen", "kormo",     "f2llmv2",
-      "megrez",       "qwen35",   "gpt-4o",    "llama4",  "kanana2",   "talkie",           "minimax-m2"};
-  return std::find(names.begin(), names.end(), pre) != names.end();
+// The pattern by which transformers splits the text of a byte-level file before its bytes, by
+// tokenizer.ggml.pre (its gguf_tokenizer_mapping.py); empty for GPT-2's own pre-tokenizer. The
+// pre-tokenizers with other patterns are refused by name.
+std::string split_pattern_of(const std::string& pre, const std::string& source) {
+  static const std::string llama3 =
+      R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
+  static const std::string qwen2 =
+      R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
+  static const std::vector<std::string> llama3_names = {"llama3",       "llama-v3", "llama-bpe", "falcon3",
+                                                        "falcon-h1",    "pixtral",  "midm-2.0",  "lfm2",
+                                                        "jina-v5-nano", "dbrx",     "smaug-bpe"};
+  static const std::vector<std::string> qwen2_names = {"qwen2", "deepseek-r1-qwen", "kormo", "f2llmv2", "megrez"};
+  static const std::vector<std::string> other_names = {"tekken",  "qwen35", "gpt-4o",    "llama4",
+                                                       "kanana2", "talkie", "minimax-m2"};
+  const auto among = [&](const std::vector<std::string>& names) {
+    return std::find(names.begin(), names.end(), pre) != names.end();
+  };
+  if (among(llama3_names)) return llama3;
+  if (among(qwen2_names)) return qwen2;
+  if (among(other_names))
+    throw Error(source + ": pre-tokenizer \"" + pre +
+                "\" (tokenizer.ggml.pre) is not read yet (Llama 3's and Qwen 2's are)");
+  return "";
+}
+
+nlohmann::json byte_level_pre_tokenizer(const std::string& pattern) {
+  if (pattern.empty())
+    return {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"trim_offsets", true}, {"use_regex", true}};
+  return {{"type", "Sequence"},
+          {"pretokenizers",
+           {{{"type", "Split"}, {"pattern", {{"Regex", pattern}}}, {"behavior", "Isolated"}, {"invert", false}},
+            {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"trim_offsets", true}, {"use_regex", false}}}}};
 }
 
 bool byte_level_spelled(const std::string& token) {
@@ -143,17 +167,14 @@ nlohmann::json start_template(const GgufVocabulary& v, const std::vector<std::st
 }
 
 nlohmann::json byte_level_document(const GgufVocabulary& v, const std::string& source) {
-  if (needs_split_pattern(v.pre))
-    throw Error(source + ": pre-tokenizer \"" + v.pre +
-                "\" (tokenizer.ggml.pre) splits by a pattern, which is not read yet");
+  const nlohmann::json pre_tokenizer = byte_level_pre_tokenizer(split_pattern_of(v.pre, source));
   std::vector<std::string> spelled;
   spelled.reserve(v.tokens.size());
   for (const std::string& t : v.tokens) spelled.push_back(byte_level_spelling(t));
   nlohmann::json merges = nlohmann::json::array();
   for (const std::string& m : v.merges) merges.push_back(m);
   return {{"normalizer", nullptr},
-          {"pre_tokenizer",
-           {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"trim_offsets", true}, {"use_regex", true}}},
+          {"pre_tokenizer", pre_tokenizer},
           {"model",
            {{"type", "BPE"},
             {"vocab", vocab_object(spelled)},

@@ -3,8 +3,8 @@
 // tokenizer.ggml.* keys: the kind of model, the vocabulary with each token's type (and score),
 // merges, and the special tokens' ids. This builds from them the tokenizer.json that transformers
 // builds for the same file (its integrations/gguf/gguf_tokenizer_mapping.py), and so the same ids:
-//   gpt2   byte-level BPE: the file's merges, GPT-2's pre-tokenizer (or, for the pre-tokenizer
-//          names that need one, a Split pattern, which is not read yet and refused by name);
+//   gpt2   byte-level BPE: the file's merges, GPT-2's pre-tokenizer, or for the names of
+//          tokenizer.ggml.pre that need one, Llama 3's or Qwen 2's Split pattern (others refused);
 //   llama  SentencePiece BPE with byte fallback; Gemma's files (general.architecture gemma,
 //          gemma2, gemma3) with spaces as U+2581 and merges rebuilt from the vocabulary's order.
 // Control tokens (type 3) become special added tokens, user-defined ones (type 4) plain added

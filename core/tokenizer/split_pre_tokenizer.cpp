@@ -6,73 +6,114 @@
 #include "base/json_fields.h"
 
 namespace attnscope {
+namespace {
 
-SplitPreTokenizer::SplitPreTokenizer(std::u32string pattern, Behavior behavior)
-    : pattern_(std::move(pattern)), behavior_(behavior) {}
-
-SplitPreTokenizer SplitPreTokenizer::from_json(const nlohmann::json& json, const std::string& source) {
-  const nlohmann::json& pattern = json_member(json, "pattern");
-  if (!pattern.is_object() || !pattern.contains("String") || !pattern["String"].is_string())
-    throw Error(source + ": a Split pre-tokenizer with a " + (pattern.contains("Regex") ? "Regex" : "missing") +
-                " pattern is not supported (a String pattern is)");
-  if (json.value("invert", false)) throw Error(source + ": a Split pre-tokenizer with invert is not supported");
-  std::u32string literal;
-  for (const SourceChar& c : decode_utf8(pattern["String"].get<std::string>())) literal.push_back(c.cp);
-  if (literal.empty()) throw Error(source + ": a Split pre-tokenizer with an empty pattern");
-  const std::string behavior = json.value("behavior", std::string("Removed"));
-  static const std::pair<const char*, Behavior> names[] = {{"Removed", Behavior::Removed},
-                                                           {"Isolated", Behavior::Isolated},
-                                                           {"MergedWithPrevious", Behavior::MergedWithPrevious},
-                                                           {"MergedWithNext", Behavior::MergedWithNext},
-                                                           {"Contiguous", Behavior::Contiguous}};
+SplitPreTokenizer::Behavior behavior_named(const std::string& behavior, const std::string& source) {
+  using B = SplitPreTokenizer::Behavior;
+  static const std::pair<const char*, B> names[] = {{"Removed", B::Removed},
+                                                    {"Isolated", B::Isolated},
+                                                    {"MergedWithPrevious", B::MergedWithPrevious},
+                                                    {"MergedWithNext", B::MergedWithNext},
+                                                    {"Contiguous", B::Contiguous}};
   for (const auto& [name, value] : names)
-    if (behavior == name) return {std::move(literal), value};
+    if (behavior == name) return value;
   throw Error(source + ": Split behavior \"" + behavior + "\" is not one of Removed, Isolated, MergedWithPrevious, " +
               "MergedWithNext, Contiguous");
 }
 
+CharString slice(const CharString& chars, size_t first, size_t last) {
+  return {chars.begin() + static_cast<std::ptrdiff_t>(first), chars.begin() + static_cast<std::ptrdiff_t>(last)};
+}
+
+}  // namespace
+
+SplitPreTokenizer SplitPreTokenizer::from_json(const nlohmann::json& json, const std::string& source) {
+  const nlohmann::json& pattern = json_member(json, "pattern");
+  if (json.value("invert", false)) throw Error(source + ": a Split pre-tokenizer with invert is not supported");
+  SplitPreTokenizer split;
+  if (pattern.is_object() && pattern.contains("Regex") && pattern["Regex"].is_string()) {
+    split.regex_ = std::make_shared<const UnicodeRegex>(pattern["Regex"].get<std::string>(), source);
+  } else if (pattern.is_object() && pattern.contains("String") && pattern["String"].is_string()) {
+    for (const SourceChar& c : decode_utf8(pattern["String"].get<std::string>())) split.literal_.push_back(c.cp);
+    if (split.literal_.empty()) throw Error(source + ": a Split pre-tokenizer with an empty pattern");
+  } else {
+    throw Error(source + ": a Split pre-tokenizer needs a String or a Regex pattern");
+  }
+  split.behavior_ = behavior_named(json.value("behavior", std::string("Removed")), source);
+  return split;
+}
+
+std::vector<std::pair<size_t, size_t>> SplitPreTokenizer::matches(const CharString& chars) const {
+  std::vector<std::pair<size_t, size_t>> found;
+  if (regex_) {
+    // The regex runs on the chars' own UTF-8; byte offsets map back to chars.
+    std::string text;
+    std::vector<size_t> char_at;  // byte -> char
+    for (size_t i = 0; i < chars.size(); ++i) {
+      append_utf8(text, chars[i].cp);
+      char_at.resize(text.size(), i);
+    }
+    char_at.push_back(chars.size());
+    for (const auto& [first, last] : regex_->find_all(text)) found.emplace_back(char_at[first], char_at[last]);
+    return found;
+  }
+  for (size_t i = 0; i + literal_.size() <= chars.size();) {
+    bool match = true;
+    for (size_t k = 0; match && k < literal_.size(); ++k) match = chars[i + k].cp == literal_[k];
+    if (match) {
+      found.emplace_back(i, i + literal_.size());
+      i += literal_.size();
+    } else {
+      ++i;
+    }
+  }
+  return found;
+}
+
 std::vector<CharString> SplitPreTokenizer::words(const CharString& chars) const {
   std::vector<CharString> words;
-  CharString current;
-  bool last_was_match = false;  // Contiguous: the word before is a run of matches
-  const auto flush = [&] {
-    if (!current.empty()) words.push_back(std::move(current));
-    current.clear();
+  const auto push = [&](CharString word) {
+    if (!word.empty()) words.push_back(std::move(word));
   };
-  for (size_t i = 0; i < chars.size();) {
-    bool match = i + pattern_.size() <= chars.size();
-    for (size_t k = 0; match && k < pattern_.size(); ++k) match = chars[i + k].cp == pattern_[k];
-    if (!match) {
-      if (last_was_match && behavior_ == Behavior::Contiguous) flush();  // the run of matches ends
-      current.push_back(chars[i++]);
-      last_was_match = false;
-      continue;
-    }
-    const CharString occurrence(chars.begin() + static_cast<std::ptrdiff_t>(i),
-                                chars.begin() + static_cast<std::ptrdiff_t>(i + pattern_.size()));
-    i += pattern_.size();
+  CharString pending;          // MergedWithNext: the match that starts the next word
+  size_t at = 0;               // the first char not yet in a word
+  bool match_ends_at = false;  // Contiguous: the last word is a match that ends at `at`
+  for (const auto& [first, last] : matches(chars)) {
+    CharString gap = slice(chars, at, first);
+    const CharString match = slice(chars, first, last);
     switch (behavior_) {
-      case Behavior::Removed: flush(); break;
+      case Behavior::Removed: push(std::move(gap)); break;
       case Behavior::Isolated:
-        flush();
-        words.push_back(occurrence);
+        push(std::move(gap));
+        words.push_back(match);
         break;
       case Behavior::MergedWithPrevious:
-        current.insert(current.end(), occurrence.begin(), occurrence.end());
-        flush();
+        gap.insert(gap.end(), match.begin(), match.end());
+        words.push_back(std::move(gap));
         break;
       case Behavior::MergedWithNext:
-        flush();
-        current = occurrence;
+        pending.insert(pending.end(), gap.begin(), gap.end());
+        push(std::move(pending));
+        pending = match;
         break;
       case Behavior::Contiguous:
-        if (!last_was_match) flush();
-        current.insert(current.end(), occurrence.begin(), occurrence.end());
+        if (match_ends_at && gap.empty()) {
+          words.back().insert(words.back().end(), match.begin(), match.end());
+        } else {
+          push(std::move(gap));
+          words.push_back(match);
+        }
         break;
     }
-    last_was_match = true;
+    match_ends_at = true;
+    at = last;
   }
-  flush();
+  CharString rest = slice(chars, at, chars.size());
+  if (behavior_ == Behavior::MergedWithNext) {
+    pending.insert(pending.end(), rest.begin(), rest.end());
+    rest = std::move(pending);
+  }
+  push(std::move(rest));
   return words;
 }
 

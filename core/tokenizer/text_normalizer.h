@@ -4,8 +4,9 @@
 // Strip, Replace (a string, or the one kind of regular expression tokenizer.json files use:
 // a character repeated, "c{n,}"), Prepend, Precompiled (SentencePiece's charsmap), and Sequence
 // of these, and BERT's normalizer (normalizer.h: clean-up, CJK spacing, accents, lower case).
-// Anything else is refused in one line naming it. (A general regex engine is left out
-// on purpose: a pattern from a downloaded file must not be able to hang or overflow the stack.)
+// Anything else is refused in one line naming it. (Replace's patterns stay this narrow: no
+// tokenizer.json shipped with a model needs more; the Split pre-tokenizer's do, and run on
+// Oniguruma with bounded backtracking, unicode_regex.h.)
 #include <memory>
 #include <string>
 #include <vector>

@@ -32,12 +32,25 @@ bool flag(const nlohmann::json& j, const char* key, bool fallback) {
   return j.contains(key) && j[key].is_boolean() ? j[key].get<bool>() : fallback;
 }
 
-// The pre-tokenizer's settings; a Sequence may hold one alone.
+// The pre-tokenizer's settings; a Sequence may hold one alone, or a Split then a ByteLevel that
+// does not split again (Llama 3, Qwen: the pattern cuts words, then each is spelled in bytes).
 void read_pre_tokenizer(const nlohmann::json& j, TokenizerPipeline::Settings& s, const std::string& source) {
   if (j.is_null()) return;
   const std::string type = type_of(j, "the pre-tokenizer", source);
   if (type == "Sequence" && json_member(j, "pretokenizers").is_array() && j["pretokenizers"].size() == 1)
     return read_pre_tokenizer(j["pretokenizers"][0], s, source);
+  if (type == "Sequence" && j["pretokenizers"].is_array() && j["pretokenizers"].size() == 2) {
+    const nlohmann::json& split = j["pretokenizers"][0];
+    const nlohmann::json& bytes = j["pretokenizers"][1];
+    if (type_of(split, "a pre-tokenizer", source) != "Split" ||
+        type_of(bytes, "a pre-tokenizer", source) != "ByteLevel" || flag(bytes, "use_regex", true))
+      throw Error(source +
+                  ": a Sequence of pre-tokenizers other than Split then ByteLevel (use_regex false) is not supported");
+    read_pre_tokenizer(bytes, s, source);
+    s.split_pattern = SplitPreTokenizer::from_json(split, source);
+    s.split_before_bytes = true;
+    return;
+  }
   if (type == "ByteLevel") {
     s.pre_tokenizer = TokenizerPipeline::PreTokenizer::ByteLevel;
     s.add_prefix_space = flag(j, "add_prefix_space", true);
@@ -327,10 +340,15 @@ void TokenizerPipeline::tokenize_segment(std::string_view text, std::span<const 
   // The added space takes the range of the character it goes before, as in the reference.
   if (settings_.add_prefix_space && chars.front().cp != U' ')
     chars.insert(chars.begin(), SourceChar{U' ', chars.front().begin, chars.front().end});
-  const std::vector<CharRange> words =
-      settings_.use_regex ? split_gpt2_words(chars) : std::vector<CharRange>{{0, chars.size()}};
   const size_t first_piece = out.size();
-  for (const CharRange& w : words) bpe.tokenize(to_byte_level(chars.data() + w.first, chars.data() + w.last), out);
+  if (settings_.split_before_bytes) {
+    for (const CharString& w : settings_.split_pattern.words(chars))
+      bpe.tokenize(to_byte_level(w.data(), w.data() + w.size()), out);
+  } else {
+    const std::vector<CharRange> words =
+        settings_.use_regex ? split_gpt2_words(chars) : std::vector<CharRange>{{0, chars.size()}};
+    for (const CharRange& w : words) bpe.tokenize(to_byte_level(chars.data() + w.first, chars.data() + w.last), out);
+  }
   if (settings_.trim_offsets) trim(std::span<Token>(out).subspan(first_piece), settings_.add_prefix_space, text);
 }
 

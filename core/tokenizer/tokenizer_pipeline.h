@@ -5,10 +5,10 @@
 // tokens of its template. Every tokenizer attnscope runs is a configuration of it: read from a
 // tokenizer.json (the models BPE (byte-level: RoBERTa, ModernBERT, GPT-2 style) and Unigram
 // (SentencePiece: XLM-R, ALBERT, CamemBERT), the normalizers of text_normalizer.h, the
-// pre-tokenizers ByteLevel, Metaspace and Split (a String pattern), the post-processors RobertaProcessing,
-// BertProcessing, TemplateProcessing and ByteLevel; any other component refused in one line naming it), or BERT's
-// WordPiece with its normalizer and pre-tokenizer (bert_tokenizer.h: vocab.txt, or a WordPiece
-// tokenizer.json).
+// pre-tokenizers ByteLevel, Metaspace and Split (a String or Regex pattern; Split then ByteLevel),
+// the post-processors RobertaProcessing, BertProcessing, TemplateProcessing and ByteLevel; any
+// other component refused in one line naming it), or BERT's WordPiece with its normalizer and
+// pre-tokenizer (bert_tokenizer.h: vocab.txt, or a WordPiece tokenizer.json).
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -47,7 +47,8 @@ class TokenizerPipeline : public Tokenizer {
     char32_t replacement = U'\u2581';                                       // Metaspace
     Prepend prepend = Prepend::Always;
     bool split = true;
-    SplitPreTokenizer split_pattern;  // Split
+    SplitPreTokenizer split_pattern;  // Split, and before ByteLevel when split_before_bytes
+    bool split_before_bytes = false;
     std::vector<AddedToken> added;
     std::vector<Token> before, after;  // the template's special tokens around the pieces
   };

@@ -45,13 +45,15 @@ TEST(GgufVocabularyTest, WhatCannotBeBuiltIsNamed) {
   v.model = "bert";
   EXPECT_THROW(gguf_tokenizer_json(v, "x.gguf"), Error);
   v.model = "gpt2";
-  v.pre = "llama-bpe";
+  v.pre = "tekken";
   try {
     gguf_tokenizer_json(v, "x.gguf");
     ADD_FAILURE();
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("llama-bpe"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("tekken"), std::string::npos);
   }
+  v.pre = "llama-bpe";  // Llama 3's pattern, then the bytes
+  EXPECT_EQ(gguf_tokenizer_json(v, "x.gguf")["pre_tokenizer"]["pretokenizers"][0]["type"], "Split");
   v.tokens.clear();
   EXPECT_THROW(gguf_tokenizer_json(v, "x.gguf"), Error);
 }

@@ -70,7 +70,7 @@ TEST_P(JsonTokenizerGolden, HeldOutRandomStringsMatchTheReference) {
 INSTANTIATE_TEST_SUITE_P(Trained, JsonTokenizerGolden,
                          ::testing::Values("bert_cased_wordpiece", "sentencepiece_bpe", "byte_fallback_bpe",
                                            "roberta_bpe", "modernbert_bpe", "prefix_space_bpe", "xlmr_unigram",
-                                           "albert_unigram"));
+                                           "albert_unigram", "llama3_split_bpe", "qwen2_split_bpe"));
 
 std::string load_error(const nlohmann::json& json) {
   try {
