@@ -25,6 +25,8 @@ class Tokenizer {
     return wrap(tokenize(text), max_length);
   }
   virtual size_t vocab_size() const = 0;
+  // The ids of the special tokens (the template's and those added as special), ascending.
+  virtual std::vector<int64_t> special_ids() const { return {}; }
   // True when the pieces of a stretch of text that begins and ends just after whitespace are the
   // same wherever it stands (no piece spans whitespace, none depends on the text before it): then
   // an edit needs only its own stretch tokenised again (IncrementalEncoder).

@@ -274,6 +274,17 @@ size_t TokenizerPipeline::vocab_size() const {
   return n;
 }
 
+std::vector<int64_t> TokenizerPipeline::special_ids() const {
+  std::vector<int64_t> ids;
+  for (const AddedToken& a : settings_.added)
+    if (a.special) ids.push_back(a.id);
+  for (const auto* side : {&settings_.before, &settings_.after})
+    for (const Token& t : *side) ids.push_back(t.id);
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  return ids;
+}
+
 std::unique_ptr<Tokenizer> TokenizerPipeline::load(const std::filesystem::path& file) {
   return from_json(read_json_file(file), file.string());
 }

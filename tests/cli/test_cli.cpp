@@ -24,6 +24,7 @@ TEST_F(Cli, HelpForEveryCommand) {
                                               {"analyze", "--help"},
                                               {"pairs", "--help"},
                                               {"stats", "--help"},
+                                              {"heads", "--help"},
                                               {"compare", "--help"},
                                               {"figure", "--help"}}) {
     const Outcome o = run_cli(args);

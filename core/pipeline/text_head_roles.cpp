@@ -1,0 +1,40 @@
+#include "pipeline/text_head_roles.h"
+
+#include "base/error.h"
+
+namespace attnscope {
+
+std::vector<AttentionReach> attention_reach(const ModelConfig& config) {
+  std::vector<AttentionReach> reach(static_cast<size_t>(config.num_layers));
+  for (size_t l = 0; l < reach.size(); ++l)
+    if (config.is_local_layer(l)) reach[l] = {config.rotary.local_window, config.rotary.local_window};
+  return reach;
+}
+
+HeadRoleScores text_head_roles(const Checkpoint& checkpoint, const TextRun& run, const TextHeadRolesOptions& options) {
+  const std::vector<int64_t> ids = run.encoding.ids();
+  const std::vector<AttentionReach> reach = attention_reach(checkpoint.model().config());
+  HeadRoleScores scores = head_role_scores(run.captures.attention, ids, reach);
+  if (!options.induction) return scores;
+  const Tokenizer& tokenizer = checkpoint.tokenizer();
+  const std::vector<int64_t> probe = induction_probe(checkpoint.model().config().vocab_size, tokenizer.special_ids(),
+                                                     options.induction_period, options.induction_seed);
+  std::vector<Token> pieces;
+  for (int copy = 0; copy < 2; ++copy)
+    for (const int64_t id : probe) pieces.push_back(Token{static_cast<int32_t>(id), "", 0, 0, false});
+  const size_t wanted = pieces.size() + 2;
+  const Encoding encoding = tokenizer.wrap(std::move(pieces), wanted);
+  // Where the first copy starts: after the template's tokens before the pieces.
+  size_t first = 0;
+  while (first < encoding.tokens.size() && encoding.tokens[first].special) ++first;
+  if (encoding.size() < first + 2 * static_cast<size_t>(options.induction_period) ||
+      static_cast<int64_t>(encoding.size()) > checkpoint.model().config().max_tokens())
+    throw Error("the induction probe (" + std::to_string(2 * options.induction_period) +
+                " tokens) does not fit this model's positions");
+  const std::vector<TextRun> probe_run = checkpoint.run({encoding});
+  add_induction_scores(scores, probe_run.front().captures.attention, options.induction_period,
+                       static_cast<int64_t>(first));
+  return scores;
+}
+
+}  // namespace attnscope

@@ -1,0 +1,23 @@
+#pragma once
+// The head roles of a text as the command line and the explorer show them: the roles from the
+// text's own maps, each layer with the reach its model gives it (a band in ModernBERT's local
+// layers), and induction from one more run of the model, on the probe (random tokens of its
+// vocabulary, special tokens left out, repeated twice inside the tokenizer's template).
+#include "analysis/head_roles.h"
+#include "model/checkpoint.h"
+
+namespace attnscope {
+
+struct TextHeadRolesOptions {
+  int64_t induction_period = 50;  // METHOD.md's T
+  uint64_t induction_seed = 2022;
+  bool induction = true;  // false: no probe run, induction left undefined
+};
+
+HeadRoleScores text_head_roles(const Checkpoint& checkpoint, const TextRun& run,
+                               const TextHeadRolesOptions& options = {});
+
+// Each layer's reach in this model.
+std::vector<AttentionReach> attention_reach(const ModelConfig& config);
+
+}  // namespace attnscope
