@@ -10,6 +10,8 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 [ $# -eq 1 ] || { echo "usage: tools/gpu_dry_run.sh OUT_DIR" >&2; exit 2; }
 [ "$(id -u)" -eq 0 ] || { echo "tools/gpu_dry_run.sh: needs root (it hides the system's development files in a mount namespace)" >&2; exit 77; }
+unshare --mount --propagation private true 2>/dev/null ||
+  { echo "tools/gpu_dry_run.sh: this machine allows no mount namespace (unshare --mount): skipped" >&2; exit 77; }
 [ -d "$root/.gpu/debs" ] || "$root/tools/gpu_prepare.sh"
 hidden=(
   /usr/include/nlohmann /usr/include/CLI /usr/include/gtest /usr/include/gmock /usr/include/cairo /usr/include/imgui
