@@ -19,7 +19,7 @@ hidden=(
   /usr/include/x86_64-linux-gnu/curl /usr/include/x86_64-linux-gnu/openssl
   /usr/lib/x86_64-linux-gnu/pkgconfig /usr/share/pkgconfig /usr/lib/x86_64-linux-gnu/cmake /usr/share/cmake
 )
-files=(/usr/include/utf8proc.h /usr/include/oniguruma.h)
+files=(/usr/include/utf8proc.h /usr/include/pcre2.h)
 script='set -e; for d in "$@"; do case $d in --) break;; esac; [ -d "$d" ] && mount -t tmpfs none "$d"; shift; done; shift
 for f in '"${files[*]}"'; do [ -f "$f" ] && mount --bind /dev/null "$f"; done
 exec env ATTNSCOPE_TEST_DEVICE=cpu ATTNSCOPE_BENCH_DEVICE=cpu ATTNSCOPE_PYTHON='"$root"'/.venv/bin/python \

@@ -19,7 +19,7 @@ dest=$root/.gpu
 say() { printf '[gpu_prepare] %s\n' "$*"; }
 
 build_packages=(
-  nlohmann-json3-dev libutf8proc-dev libonig-dev libgtest-dev libgmock-dev libcli11-dev libcairo2-dev libstb-dev
+  nlohmann-json3-dev libutf8proc-dev libpcre2-dev libgtest-dev libgmock-dev libcli11-dev libcairo2-dev libstb-dev
   libfontconfig-dev fonts-dejavu-core libimgui-dev libglfw3-dev libgl-dev libcurl4-openssl-dev libssl-dev pkgconf
 )
 # The window under Xvfb: the server, its GLX (Mesa's software DRI driver, which needs LLVM) and

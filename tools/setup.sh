@@ -19,7 +19,7 @@ say() { printf '[setup] %s\n' "$*"; }
 
 debian_packages=(
   cmake g++ make pkg-config git unzip ca-certificates python3 python3-venv python3-pip
-  nlohmann-json3-dev libutf8proc-dev libonig-dev libgtest-dev libgmock-dev libcli11-dev
+  nlohmann-json3-dev libutf8proc-dev libpcre2-dev libgtest-dev libgmock-dev libcli11-dev
   libcairo2-dev libstb-dev libfontconfig-dev fonts-dejavu-core poppler-utils
   libimgui-dev libglfw3-dev libgl-dev libgl1-mesa-dri xvfb xauth libcurl4-openssl-dev libssl-dev
   clang libclang-rt-14-dev clang-format

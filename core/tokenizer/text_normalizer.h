@@ -6,7 +6,7 @@
 // of these, and BERT's normalizer (normalizer.h: clean-up, CJK spacing, accents, lower case).
 // Anything else is refused in one line naming it. (Replace's patterns stay this narrow: no
 // tokenizer.json shipped with a model needs more; the Split pre-tokenizer's do, and run on
-// Oniguruma with bounded backtracking, unicode_regex.h.)
+// PCRE2 with bounded backtracking, unicode_regex.h.)
 #include <memory>
 #include <string>
 #include <vector>

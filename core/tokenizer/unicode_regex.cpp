@@ -1,30 +1,21 @@
 #include "tokenizer/unicode_regex.h"
 
-#include <oniguruma.h>
-
-#include <mutex>
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
 
 #include "base/error.h"
 
 namespace attnscope {
 namespace {
 
-// Backtracking steps allowed in one attempt at a position, and in one search over the text: far
-// above what a tokenizer's pattern needs (tens per character), far below a hang (milliseconds).
-constexpr unsigned long kRetryLimitInMatch = 1'000'000;
-constexpr unsigned long kRetryLimitInSearch = 2'000'000;
+// Backtracking steps allowed in one match attempt, and the depth of its backtracking: far above
+// what a tokenizer's pattern needs (tens per character), far below a hang (milliseconds).
+constexpr uint32_t kMatchLimit = 1'000'000;
+constexpr uint32_t kDepthLimit = 10'000;
 
-void initialise_once() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    OnigEncoding encodings[] = {ONIG_ENCODING_UTF8};
-    onig_initialize(encodings, 1);
-  });
-}
-
-std::string onig_message(int code, OnigErrorInfo* info) {
-  OnigUChar message[ONIG_MAX_ERROR_MESSAGE_LEN];
-  onig_error_code_to_str(message, code, info);
+std::string pcre2_message(int code) {
+  PCRE2_UCHAR message[256];
+  pcre2_get_error_message(code, message, sizeof message);
   return reinterpret_cast<const char*>(message);
 }
 
@@ -33,23 +24,28 @@ size_t utf8_length(unsigned char lead) { return lead < 0x80 ? 1 : lead < 0xE0 ? 
 }  // namespace
 
 struct UnicodeRegex::Compiled {
-  OnigRegex regex = nullptr;
+  pcre2_code* code = nullptr;
+  pcre2_match_context* context = nullptr;
   ~Compiled() {
-    if (regex) onig_free(regex);
+    pcre2_match_context_free(context);
+    pcre2_code_free(code);
   }
 };
 
 UnicodeRegex::UnicodeRegex(const std::string& pattern, const std::string& source)
     : compiled_(std::make_unique<Compiled>()), source_(source) {
-  initialise_once();
-  OnigErrorInfo info{};
-  const auto* p = reinterpret_cast<const OnigUChar*>(pattern.data());
-  const int code =
-      onig_new(&compiled_->regex, p, p + pattern.size(), ONIG_OPTION_NONE, ONIG_ENCODING_UTF8, ONIG_SYNTAX_RUBY, &info);
-  if (code != ONIG_NORMAL) {
-    compiled_->regex = nullptr;
-    throw Error(source + ": the pattern " + pattern + " does not compile: " + onig_message(code, &info));
-  }
+  int code = 0;
+  PCRE2_SIZE offset = 0;
+  // UTF: the pattern and texts are UTF-8; UCP: \s, \w, \d and the POSIX classes by Unicode
+  // properties, as Oniguruma (the tokenizers library's engine) reads them over UTF-8.
+  compiled_->code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(), PCRE2_UTF | PCRE2_UCP,
+                                  &code, &offset, nullptr);
+  if (!compiled_->code)
+    throw Error(source + ": the pattern " + pattern + " does not compile at character " + std::to_string(offset) +
+                ": " + pcre2_message(code));
+  compiled_->context = pcre2_match_context_create(nullptr);
+  pcre2_set_match_limit(compiled_->context, kMatchLimit);
+  pcre2_set_depth_limit(compiled_->context, kDepthLimit);
 }
 
 UnicodeRegex::~UnicodeRegex() = default;
@@ -58,23 +54,20 @@ UnicodeRegex& UnicodeRegex::operator=(UnicodeRegex&&) noexcept = default;
 
 std::vector<std::pair<size_t, size_t>> UnicodeRegex::find_all(std::string_view text) const {
   std::vector<std::pair<size_t, size_t>> matches;
-  const auto* begin = reinterpret_cast<const OnigUChar*>(text.data());
-  const auto* end = begin + text.size();
-  std::unique_ptr<OnigRegion, void (*)(OnigRegion*)> region(onig_region_new(),
-                                                            [](OnigRegion* r) { onig_region_free(r, 1); });
-  std::unique_ptr<OnigMatchParam, void (*)(OnigMatchParam*)> param(onig_new_match_param(), onig_free_match_param);
-  onig_initialize_match_param(param.get());
-  onig_set_retry_limit_in_match_of_match_param(param.get(), kRetryLimitInMatch);
-  onig_set_retry_limit_in_search_of_match_param(param.get(), kRetryLimitInSearch);
+  std::unique_ptr<pcre2_match_data, void (*)(pcre2_match_data*)> data(
+      pcre2_match_data_create_from_pattern(compiled_->code, nullptr), pcre2_match_data_free);
+  const auto* subject = reinterpret_cast<PCRE2_SPTR>(text.data());
   size_t at = 0;
   while (at < text.size()) {
-    const int found = onig_search_with_param(compiled_->regex, begin, end, begin + at, end, region.get(),
-                                             ONIG_OPTION_NONE, param.get());
-    if (found == ONIG_MISMATCH) break;
+    // The texts are UTF-8 made by the tokenizer itself: checked once, not at every start.
+    const uint32_t options = at == 0 ? 0 : PCRE2_NO_UTF_CHECK;
+    const int found = pcre2_match(compiled_->code, subject, text.size(), at, options, data.get(), compiled_->context);
+    if (found == PCRE2_ERROR_NOMATCH) break;
     if (found < 0)
-      throw Error(source_ + ": the pre-tokenizer's pattern could not be matched on this text (" +
-                  onig_message(found, nullptr) + ")");
-    const auto first = static_cast<size_t>(region->beg[0]), last = static_cast<size_t>(region->end[0]);
+      throw Error(source_ + ": the pre-tokenizer's pattern could not be matched on this text (" + pcre2_message(found) +
+                  ")");
+    const PCRE2_SIZE* range = pcre2_get_ovector_pointer(data.get());
+    const auto first = static_cast<size_t>(range[0]), last = static_cast<size_t>(range[1]);
     if (last > first) {
       matches.emplace_back(first, last);
       at = last;

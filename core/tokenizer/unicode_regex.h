@@ -1,9 +1,12 @@
 #pragma once
-// A regular expression with Unicode properties (\p{L}, \p{N}, look-ahead, (?i:...)), compiled by
-// Oniguruma with its default (Ruby) syntax over UTF-8, as the tokenizers library compiles the
-// Split patterns of tokenizer.json (Llama 3, Qwen, GPT-NeoX style). A pattern comes from a
-// downloaded file, so every search has a bound on its backtracking: past it, one line says so
-// instead of the search running on.
+// A regular expression with Unicode properties (\p{L}, \p{N}, look-ahead, (?i:...)) over UTF-8,
+// for the Split patterns of tokenizer.json (Llama 3, Qwen). The tokenizers library compiles them
+// with Oniguruma; here PCRE2 does, in UTF and Unicode-property mode, which reads these patterns
+// alike (the trained fixtures check it). Oniguruma's library was tried first and left: it exports
+// the POSIX names regcomp and regexec, which took the place of the C library's for every library
+// in the process (Mesa's configuration parser deadlocked in them under AddressSanitizer). A
+// pattern comes from a downloaded file, so every match has a bound on its backtracking: past it,
+// one line says so instead of the search running on.
 #include <memory>
 #include <string>
 #include <string_view>
@@ -14,7 +17,7 @@ namespace attnscope {
 
 class UnicodeRegex {
  public:
-  // Throws attnscope::Error with Oniguruma's message when the pattern does not compile.
+  // Throws attnscope::Error with PCRE2's message when the pattern does not compile.
   UnicodeRegex(const std::string& pattern, const std::string& source);
   ~UnicodeRegex();
   UnicodeRegex(UnicodeRegex&&) noexcept;
