@@ -28,7 +28,7 @@ fuzz_one() {
   grep -E "stat::number_of_executed_units|stat::new_units_added" "$build/fuzz-$target.log" | sed "s/^/[fuzz] $target /"
 }
 # Each fuzzer is one process on one core: as many run at once as there are cores.
-targets=(tokenizer tokenizer_json safetensors config result_json corpus_json)
+targets=(tokenizer tokenizer_json safetensors gguf config result_json corpus_json)
 jobs=$(nproc)
 for ((first = 0; first < ${#targets[@]}; first += jobs)); do
   batch=("${targets[@]:first:jobs}")
