@@ -46,6 +46,12 @@ else
 fi
 
 mkdir -p "$dest/debs" "$dest/wheels"
+# A machine whose package lists were never fetched (or were cleared) knows no package yet.
+if ! apt-cache show nlohmann-json3-dev >/dev/null 2>&1; then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+fi
 required=$(dpkg-query -W -f='${Package} ${Priority}\n' 2>/dev/null | awk '$2 == "required" {print $1}' | sort -u)
 mapfile -t closure < <(apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts --no-breaks \
   --no-replaces --no-enhances "${packages[@]}" | grep -v '^[ <]' | sort -u | grep -Ev "$not_carried" \
