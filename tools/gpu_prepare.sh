@@ -47,7 +47,7 @@ fi
 
 mkdir -p "$dest/debs" "$dest/wheels"
 # A machine whose package lists were never fetched (or were cleared) knows no package yet.
-if ! apt-cache show nlohmann-json3-dev >/dev/null 2>&1; then
+if ! compgen -G "/var/lib/apt/lists/*_Packages*" >/dev/null; then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
   $sudo apt-get update -qq
