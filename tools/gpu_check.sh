@@ -190,7 +190,7 @@ run_corpus() {
   "$py" - "$start" "$end" "$work/corpus-result.json" <<'PY' | tee -a "$results"
 import json, sys
 start, end, result = float(sys.argv[1]), float(sys.argv[2]), json.load(open(sys.argv[3]))
-windows = next((result[k] for k in ("windows", "num_windows", "window_count") if k in result), None)
+windows = result["windows"]
 print("## Corpus run (attnscope-cli corpus, MiniLM-shaped, 128 tokens, batch 64)")
 print(f"{windows} windows in {end - start:.1f} s: {windows / (end - start):.0f} windows/s, the process's start and the model's load included")
 PY

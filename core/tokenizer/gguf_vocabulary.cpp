@@ -166,24 +166,34 @@ nlohmann::json start_template(const GgufVocabulary& v, const std::vector<std::st
   return {{"type", "TemplateProcessing"}, {"single", single}, {"pair", nullptr}, {"special_tokens", specials}};
 }
 
+nlohmann::json file_merges(const GgufVocabulary& v) {
+  nlohmann::json merges = nlohmann::json::array();
+  for (const std::string& m : v.merges) merges.push_back(m);
+  return merges;
+}
+
+// The BPE model: a byte-level one has no unknown token; SentencePiece's falls back to bytes and
+// fuses unknown pieces.
+nlohmann::json bpe_model(const std::vector<std::string>& spelled, nlohmann::json merges, nlohmann::json unk,
+                         bool sentencepiece) {
+  return {{"type", "BPE"},
+          {"vocab", vocab_object(spelled)},
+          {"merges", std::move(merges)},
+          {"dropout", nullptr},
+          {"unk_token", std::move(unk)},
+          {"fuse_unk", sentencepiece},
+          {"byte_fallback", sentencepiece},
+          {"ignore_merges", false}};
+}
+
 nlohmann::json byte_level_document(const GgufVocabulary& v, const std::string& source) {
   const nlohmann::json pre_tokenizer = byte_level_pre_tokenizer(split_pattern_of(v.pre, source));
   std::vector<std::string> spelled;
   spelled.reserve(v.tokens.size());
   for (const std::string& t : v.tokens) spelled.push_back(byte_level_spelling(t));
-  nlohmann::json merges = nlohmann::json::array();
-  for (const std::string& m : v.merges) merges.push_back(m);
   return {{"normalizer", nullptr},
           {"pre_tokenizer", pre_tokenizer},
-          {"model",
-           {{"type", "BPE"},
-            {"vocab", vocab_object(spelled)},
-            {"merges", merges},
-            {"dropout", nullptr},
-            {"unk_token", nullptr},
-            {"fuse_unk", false},
-            {"byte_fallback", false},
-            {"ignore_merges", false}}},
+          {"model", bpe_model(spelled, file_merges(v), nullptr, false)},
           {"added_tokens", added_tokens(v, spelled, true)},
           {"post_processor", start_template(v, spelled, false, source)}};
 }
@@ -196,10 +206,8 @@ nlohmann::json sentencepiece_document(const GgufVocabulary& v, const std::string
   std::vector<std::string> spelled;
   spelled.reserve(v.tokens.size());
   for (const std::string& t : v.tokens) spelled.push_back(gemma_spelling(t));
-  nlohmann::json merges = nlohmann::json::array();
-  if (!v.merges.empty())
-    for (const std::string& m : v.merges) merges.push_back(m);
-  else
+  nlohmann::json merges = file_merges(v);
+  if (v.merges.empty())
     for (auto& [left, right] : merges_from_vocabulary(spelled)) merges.push_back({std::move(left), std::move(right)});
   const std::string unk = v.unk && *v.unk >= 0 && static_cast<size_t>(*v.unk) < spelled.size()
                               ? spelled[static_cast<size_t>(*v.unk)]
@@ -207,15 +215,7 @@ nlohmann::json sentencepiece_document(const GgufVocabulary& v, const std::string
   return {{"normalizer", {{"type", "Replace"}, {"pattern", {{"String", " "}}}, {"content", "\u2581"}}},
           {"pre_tokenizer",
            {{"type", "Split"}, {"pattern", {{"String", " "}}}, {"behavior", "MergedWithPrevious"}, {"invert", false}}},
-          {"model",
-           {{"type", "BPE"},
-            {"vocab", vocab_object(spelled)},
-            {"merges", merges},
-            {"dropout", nullptr},
-            {"unk_token", unk},
-            {"fuse_unk", true},
-            {"byte_fallback", true},
-            {"ignore_merges", false}}},
+          {"model", bpe_model(spelled, std::move(merges), unk, true)},
           {"added_tokens", added_tokens(v, spelled, false)},
           {"post_processor", start_template(v, spelled, true, source)}};
 }
