@@ -420,8 +420,18 @@ long long Explorer::check_partial_frame(int width, int height, const std::vector
 }
 
 ScriptedFrame Explorer::scripted_frame(int width, int height, double frame_seconds) const {
-  return {*worker_, text_panel_.text(), screenshot_ready(), settings_.view.view, width,
-          height,   frame_seconds,      last_frame_whole_,  partial_frames_,     audit_};
+  const auto* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
+  return {*worker_,
+          text_panel_.text(),
+          screenshot_ready(),
+          settings_.view.view,
+          width,
+          height,
+          frame_seconds,
+          last_frame_whole_,
+          partial_frames_,
+          audit_,
+          renderer ? renderer : ""};
 }
 
 // After a frame: true when a scripted run is over. An ordinary session builds nothing here. The

@@ -75,6 +75,7 @@ bool WindowScript::typing_step(const ScriptedFrame& f, double now) {
   if (!typing_->done()) return false;
   nlohmann::json summary = typing_->summary(shown ? shown->encoding.size() : 0, f.worker.abandoned(), current);
   summary["partial_frames"] = f.partial_frames;
+  summary["gl_renderer"] = f.renderer;
   if (options_.check_partial_frames) summary["partial_frame_mismatched_pixels"] = mismatched_pixels_;
   std::printf("%s\n", summary.dump().c_str());
   return true;

@@ -28,6 +28,7 @@ struct ScriptedFrame {
   bool whole = true;   // drawn whole, not only its text side
   int partial_frames = 0;
   const LayoutAudit& audit;
+  std::string renderer;  // the OpenGL renderer drawing the window (GL_RENDERER), for the benchmarks' reports
 };
 
 class WindowScript {

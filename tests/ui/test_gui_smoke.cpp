@@ -322,6 +322,8 @@ TEST_F(Gui, AnEditDuringARunEndsWithTheViewsOfTheLastText) {
   EXPECT_EQ(report["bursts"], 3) << report;
   EXPECT_GE(report["abandoned_runs"].get<int>(), 1) << report;
   EXPECT_TRUE(report["last_text_shown"].get<bool>()) << report;
+  // The report names what drew the window (Mesa's software renderer under Xvfb).
+  EXPECT_FALSE(report["gl_renderer"].get<std::string>().empty()) << report;
 }
 
 // A key typed during a run redraws the editor's side alone over the frame before (the back buffer
