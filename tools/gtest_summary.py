@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """One Markdown table of GoogleTest programs' outcomes, from their --gtest_output=json files:
-per program the tests passed, failed and skipped, and the failed ones named. A failure that only
-says the real test model is missing (tests/support/paths.cpp: its weights could not be had, as on
-a GPU machine they cannot travel to) is counted apart from the others.
+per program the tests passed, failed and skipped, and the failed ones named. A failure that says a
+real model is missing (tests/support/paths.cpp: its weights could not be had, as on a GPU machine
+where they did not travel) is counted apart from the others.
 
 Run: python3 tools/gtest_summary.py LOG_DIR PROGRAM...   (reads LOG_DIR/PROGRAM.json)
 """
@@ -10,7 +10,7 @@ import json
 import sys
 from pathlib import Path
 
-MISSING_MODEL = "the real test model is missing"
+MISSING_MODEL = "a real test model is missing"
 
 
 def outcomes(report):
@@ -31,7 +31,7 @@ def outcomes(report):
 
 def main():
     logs, programs = Path(sys.argv[1]), sys.argv[2:]
-    print("| suite | passed | skipped | failed | failed for want of MiniLM's weights | the other failures |")
+    print("| suite | passed | skipped | failed | failed for want of real weights | the other failures |")
     print("| --- | --- | --- | --- | --- | --- |")
     bad = False
     for program in programs:

