@@ -13,15 +13,20 @@
 #   configure  CMake against the machine's libtorch and the prefix (binaries find the prefix's
 #              libraries through their rpath, so nothing else on the machine changes)
 #   build      the command line, the window, the suites below and the benchmarks
-#   models     random checkpoints of MiniLM's and of BERT-base's shape (MiniLM's weights, 87 MiB,
-#              cannot travel); transformers writes them
+#   models     random checkpoints of MiniLM's and of BERT-base's shape (the benchmarks' models: the
+#              real weights travel only in parts, with the minilm stage); transformers writes them
 #   suites     model, analysis, pipeline, compare and corpus suites on ATTNSCOPE_TEST_DEVICE (cuda);
-#              GpuParity compares A and C on the GPU with the CPU's on every fixture and both models
+#              GpuParity compares A and C on the GPU with the CPU's on every fixture and model
 #   corpus     a 20,000-window corpus run of the MiniLM-shaped model through attnscope-cli
 #   bench      bench/run_gpu.sh: forward with captures and corpus throughput at float32, float16
 #              and bfloat16 against transformers on the same GPU
+#   window     the parts of .gpu-window/ (tools/gpu_prepare.sh --window) this call carried, kept
+#              in the build folder; once all have come, unpacked into the prefix: Xvfb and Mesa,
+#              too large to travel beside the tree in one call
+#   minilm     likewise the parts of .gpu-minilm/: all-MiniLM-L6-v2, whose golden tests the suites
+#              then run too
 #   typing     the explorer's typing benchmark under Xvfb with NVIDIA's GLX (where an Xvfb is
-#              found: the machine's, or one carried by tools/gpu_prepare.sh --window)
+#              found: the window stage's, or the machine's)
 # OUT_DIR receives summary.md (each stage, its time and its outcome; rewritten after every
 # stage, so a run stopped at its limit still reports), results.md (the tables for
 # bench/RESULTS.md) and logs.tar.gz.
@@ -57,6 +62,7 @@ corpus_windows=${ATTNSCOPE_CORPUS_WINDOWS:-20000}
 glx_vendor=${ATTNSCOPE_GLX_VENDOR:-nvidia}
 slower=${ATTNSCOPE_GPU_SLOWER:-1}
 carried=$root/.gpu
+carried_window=$root/.gpu-window
 work=$ATTNSCOPE_GPU_WORK
 # The unpacked packages and the random models live in the build folder, so that a second call on
 # the same machine (ATTNSCOPE_GPU_STAGES) finds them, as CMake's cache does.
@@ -159,12 +165,17 @@ make_models() {
 }
 
 # The suites in parallel (each spends most of its time starting CUDA and waiting on it), then one
-# table of their outcomes. MiniLM's golden tests fail here for want of its weights: counted apart.
+# table of their outcomes. The real models' golden tests fail for want of their weights where they
+# did not travel (the minilm stage): counted apart.
 run_suites() {
-  local pids=()
+  local pids=() parity="$models/minilm-shape:$models/random-bert-base" minilm=()
+  if [ -f "$models/all-MiniLM-L6-v2/model.safetensors" ]; then  # the minilm stage's
+    minilm=(ATTNSCOPE_TEST_MODEL="$models/all-MiniLM-L6-v2")
+    parity="$parity:$models/all-MiniLM-L6-v2"
+  fi
   for t in "${suites[@]}"; do
     # Line-buffered, so that a program that crashes leaves the name of the test it was in.
-    ATTNSCOPE_TEST_DEVICE=$test_device ATTNSCOPE_GPU_PARITY_MODELS="$models/minilm-shape:$models/random-bert-base" \
+    env "${minilm[@]}" ATTNSCOPE_TEST_DEVICE=$test_device ATTNSCOPE_GPU_PARITY_MODELS="$parity" \
       stdbuf -oL -eL "$build/tests/$t" --gtest_output="json:$logs/$t.json" >"$logs/$t.out" 2>&1 &
     pids+=($!)
   done
@@ -196,25 +207,63 @@ print(f"{windows} windows in {end - start:.1f} s: {windows / (end - start):.0f} 
 PY
 }
 
+# gather_parts NAME DEST: the parts of .gpu-NAME/ (tools/gpu_prepare.sh --NAME) come one call at
+# a time; each is kept in the build folder until all have come, then checked and unpacked into
+# DEST, once. Exit 77 (skipped) while some are missing.
+gather_parts() {
+  local name=$1 dest=$2 kept=$build/parts-$1 carried_parts=$root/.gpu-$1
+  mkdir -p "$kept"
+  [ -f "$carried_parts/SHA256SUMS" ] && cp "$carried_parts"/SHA256SUMS "$carried_parts/$name".tar.xz.part* "$kept/"
+  [ -f "$kept/SHA256SUMS" ] || { echo "no .gpu-$name/SHA256SUMS carried (tools/gpu_prepare.sh --$name): skipped"; return 77; }
+  local missing
+  missing=$(cd "$kept" && awk '{print $2}' SHA256SUMS | while read -r part; do [ -f "$part" ] || echo "$part"; done)
+  [ -z "$missing" ] || { echo "kept $(ls "$kept/$name".tar.xz.part* 2>/dev/null | wc -l) parts; still to come: $missing"; return 77; }
+  cmp -s "$kept/SHA256SUMS" "$kept/unpacked" && { echo "unpacked before into $dest"; return 0; }
+  (cd "$kept" && sha256sum -c --quiet SHA256SUMS) || return 1
+  mkdir -p "$dest"
+  cat "$kept/$name".tar.xz.part* | "$py" -c 'import sys, tarfile
+tarfile.open(fileobj=sys.stdin.buffer, mode="r|xz").extractall(sys.argv[1], filter="fully_trusted")' "$dest" || return 1
+  cp "$kept/SHA256SUMS" "$kept/unpacked"
+  echo "unpacked $(wc -l <"$kept/SHA256SUMS") parts into $dest"
+}
+
+gather_window() {
+  gather_parts window "$prefix" || return
+  # Links that point at /usr/... or /lib/... point into the prefix instead.
+  find "$prefix" -type l -lname '/*' | while read -r link; do ln -sfn "$prefix$(readlink "$link")" "$link"; done
+}
+
+gather_minilm() { gather_parts minilm "$models"; }
+
 run_typing() {
-  local server_env=() xvfb
-  if [ -x "$prefix/usr/bin/Xvfb" ]; then  # carried, with Mesa for its GLX (gpu_prepare.sh --window)
+  local server_env=() client_env=() xvfb
+  if [ -x "$prefix/usr/bin/Xvfb" ]; then  # carried, with Mesa for its GLX (the window stage)
     xvfb=$prefix/usr/bin/Xvfb
     server_env=(LD_LIBRARY_PATH="$libdirs" LIBGL_DRIVERS_PATH="$prefix/usr/lib/x86_64-linux-gnu/dri")
+    client_env=(LIBGL_DRIVERS_PATH="$prefix/usr/lib/x86_64-linux-gnu/dri")
+    # Xvfb runs its keyboard compiler and reads the keyboard data at fixed paths.
+    [ -e /usr/bin/xkbcomp ] || ln -s "$prefix/usr/bin/xkbcomp" /usr/bin/xkbcomp || return 1
+    [ -e /usr/share/X11/xkb ] || { mkdir -p /usr/share/X11 && ln -s "$prefix/usr/share/X11/xkb" /usr/share/X11/xkb; } || return 1
   else
-    xvfb=$(command -v Xvfb) || { echo "no Xvfb on this machine and none carried (tools/gpu_prepare.sh --window): skipped"; return 77; }
+    xvfb=$(command -v Xvfb) || { echo "no Xvfb on this machine and none carried (the window stage): skipped"; return 77; }
   fi
   local text=$work/long.txt
   for _ in 1 2; do cat "$root"/assets/examples/*.txt; done >"$text"
   env "${server_env[@]}" "$xvfb" :77 -screen 0 1600x1000x24 >"$logs/xvfb.log" 2>&1 &
   local server=$!
   sleep 2
-  echo "## Typing in the explorer (--bench-typing 20, grid view, 1280 x 800, Xvfb, GLX of $glx_vendor)" >>"$results"
-  local rc=0
-  for len in 128 512; do
-    DISPLAY=:77 __GLX_VENDOR_LIBRARY_NAME=$glx_vendor LD_LIBRARY_PATH=/usr/local/nvidia/lib64:/usr/local/nvidia/lib \
-      "$build/app/attnscope" --settings "$work/settings.json" --width 1280 --height 800 --model "$models/minilm-shape" \
-      --file "$text" --max-len "$len" --view grid --device "$bench_device" --bench-typing 20 | tail -1 | tee -a "$results" || rc=1
+  local rc=0 vendor
+  for vendor in "$glx_vendor" mesa; do
+    rc=0
+    echo "## Typing in the explorer (--bench-typing 20, grid view, 1280 x 800, Xvfb, GLX of $vendor)" >>"$results"
+    for len in 128 512; do
+      env "${client_env[@]}" DISPLAY=:77 __GLX_VENDOR_LIBRARY_NAME=$vendor \
+        LD_LIBRARY_PATH=/usr/local/nvidia/lib64:/usr/local/nvidia/lib "$build/app/attnscope" --settings "$work/settings.json" --width 1280 --height 800 --model "$models/minilm-shape" \
+        --file "$text" --max-len "$len" --view grid --device "$bench_device" --bench-typing 20 | tail -1 | tee -a "$results" || rc=1
+    done
+    # NVIDIA's GLX may refuse a server without its extension: then Mesa's (software) draws.
+    [ $rc -ne 0 ] && [ "$vendor" != mesa ] || break
+    echo "(GLX of $vendor failed: see typing.log)" >>"$results"
   done
   kill "$server"
   return $rc
@@ -226,13 +275,15 @@ if [ -n "${stage_name:-}" ]; then
 fi
 trap 'report; rm -rf "$work"; echo "[gpu_check] done in ${SECONDS} s: $out/summary.md"' EXIT
 # ATTNSCOPE_GPU_STAGES: only these (e.g. "build suites" on a machine a first run left warm).
-wanted() { [[ " ${ATTNSCOPE_GPU_STAGES:-probe unpack configure build models suites corpus bench typing} " == *" $1 "* ]]; }
+wanted() { [[ " ${ATTNSCOPE_GPU_STAGES:-probe unpack configure build models window minilm suites corpus bench typing} " == *" $1 "* ]]; }
 run_stage() { wanted "$1" || return 0; stage "$@"; }
 run_stage probe 60 probe
 run_stage unpack 120 unpack || exit 1
 run_stage configure 120 configure || exit 1
 run_stage build 420 build_all || exit 1
 run_stage models 90 make_models
+run_stage window 60 gather_window
+run_stage minilm 60 gather_minilm
 run_stage suites 240 run_suites
 run_stage corpus 120 run_corpus
 run_stage bench 240 run_bench

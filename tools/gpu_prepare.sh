@@ -2,17 +2,21 @@
 # Prepare, on the development machine (Debian 12, network), what tools/gpu_check.sh needs on a
 # bare GPU machine that can fetch nothing: one ignored folder, .gpu/, small enough to travel with
 # the working tree (the device tool sends at most 64 MiB in all). It holds
-#   debs/          the Debian packages the build and the window need, with every library they pull
+#   debs/          the Debian packages the build needs, with every library they pull
 #                  in, less what any glibc system has (Priority: required, the C/C++ toolchain,
 #                  Perl, Python); gpu_check.sh unpacks them into a prefix of its own, never into /
 #   wheels/        glad2 (generates the OpenGL loader; its Jinja2 is on the GPU machine)
 #   minilm-shape/  all-MiniLM-L6-v2's configuration and tokenizer without its weights (87 MiB, too
 #                  large to travel): gpu_check.sh gives it random weights of the same shape there
 # and prints its size. Idempotent: a second run fetches only what is missing.
-#   tools/gpu_prepare.sh [--window]
-# --window adds Xvfb and Mesa's software GLX for the typing benchmark: 55 MiB more (LLVM alone is
-# 23), which no longer fits beside the tree; without it gpu_check.sh uses the machine's own Xvfb
-# if it has one, and otherwise says the typing benchmark was skipped.
+#   tools/gpu_prepare.sh [--window] [--minilm]
+# Two things more are too large to travel beside the tree in one call; each option packs one of
+# them (one xz-packed tar) into parts that each do, in .gpu-NAME/ with SHA256SUMS, to be carried
+# one part per call to the same warm machine (the stage NAME of gpu_check.sh gathers them there;
+# README.md, "On a GPU", gives the calls):
+#   --window   what the typing benchmark's window needs on a machine with no X server: Xvfb, its
+#              keyboard compiler and Mesa's software GLX, which needs LLVM (48 MiB packed)
+#   --minilm   all-MiniLM-L6-v2 (models/, from tools/setup.sh), for its golden tests (78 MiB)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 dest=$root/.gpu
@@ -39,11 +43,9 @@ mesa_only='^(libllvm.*|libz3-.*|libicu.*|libxml2|libgl1-mesa-dri|libglx-mesa0|li
 'libxshmfence1|libxxf86vm1|libglapi-mesa|libx11-xcb1)$'
 
 packages=("${build_packages[@]}")
-if [ "${1:-}" = --window ]; then
-  packages+=("${window_packages[@]}")
-else
-  not_carried="$not_carried|$mesa_only"
-fi
+not_carried_base=$not_carried
+not_carried="$not_carried|$mesa_only"
+extras=("$@")
 
 mkdir -p "$dest/debs" "$dest/wheels"
 # A machine whose package lists were never fetched (or were cleared) knows no package yet.
@@ -53,9 +55,15 @@ if ! compgen -G "/var/lib/apt/lists/*_Packages*" >/dev/null; then
   $sudo apt-get update -qq
 fi
 required=$(dpkg-query -W -f='${Package} ${Priority}\n' 2>/dev/null | awk '$2 == "required" {print $1}' | sort -u)
-mapfile -t closure < <(apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts --no-breaks \
-  --no-replaces --no-enhances "${packages[@]}" | grep -v '^[ <]' | sort -u | grep -Ev "$not_carried" \
-  | grep -vxF -f <(printf '%s\n' "$required"))
+# closure EXCLUDED PACKAGE...: the packages and everything they pull in, less what matches EXCLUDED
+# and what any system has.
+closure_of() {
+  local excluded=$1
+  shift
+  apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts --no-breaks --no-replaces \
+    --no-enhances "$@" | grep -v '^[ <]' | sort -u | grep -Ev "$excluded" | grep -vxF -f <(printf '%s\n' "$required")
+}
+mapfile -t closure < <(closure_of "$not_carried" "${packages[@]}")
 say "${#closure[@]} Debian packages (${packages[*]} and what they pull in)"
 # Packages of an earlier closure (another version, or --window before) go.
 for deb in "$dest"/debs/*.deb; do
@@ -87,3 +95,49 @@ tree=$(cd "$root" && git ls-files -z | du -cb --files0-from=- | tail -1 | cut -f
 carried=$(du -sb "$dest" | cut -f1)
 say "$dest: $((carried / 1048576)) MiB; with the tracked tree ($((tree / 1048576)) MiB): $(((carried + tree) / 1048576)) MiB of the 64 MiB a device call sends"
 say "then, on the GPU machine: tools/gpu_check.sh OUT_DIR   (device tool: carry [\".gpu\"])"
+
+# pack_in_parts NAME ROOT PATH...: PATHs (under ROOT) as one xz-packed tar, cut into parts that
+# each travel beside the tree (half a MiB spare), in .gpu-NAME/ with their SHA256SUMS.
+pack_in_parts() {
+  local name=$1 from=$2 dest=$root/.gpu-$1 packed=$root/.cache/gpu-$1.tar.xz
+  shift 2
+  say "packing $name (xz, a minute or two)"
+  tar -C "$from" -cf - "$@" | xz -9 -T0 >"$packed"
+  local part=$((64 * 1048576 - tree - 524288))
+  rm -rf "$dest" && mkdir -p "$dest"
+  (cd "$dest" && split -b "$part" -d "$packed" "$name.tar.xz.part" && sha256sum "$name".tar.xz.part* >SHA256SUMS)
+  rm -f "$packed"
+  local parts
+  parts=$(ls "$dest/$name".tar.xz.part* | wc -l)
+  say "$dest: $parts parts of at most $((part / 1048576)) MiB; on the GPU machine, one call per part, in turn:"
+  say "  ATTNSCOPE_GPU_STAGES=$name tools/gpu_check.sh OUT_DIR   (carry [\".gpu-$name/SHA256SUMS\", \".gpu-$name/$name.tar.xz.partNN\"])"
+}
+
+# The window's packages, less what .gpu/debs holds, unpacked without their documentation.
+pack_window() {
+  local cache=$root/.cache/gpu-window
+  mkdir -p "$cache/debs"
+  local skip
+  skip="$not_carried_base|^($(printf '%s|' "${closure[@]}" | sed 's/[+.]/\\&/g; s/|$//'))\$"
+  mapfile -t wclosure < <(closure_of "$skip" "${window_packages[@]}")
+  say "the window: ${#wclosure[@]} Debian packages more (${window_packages[*]} and what they pull in)"
+  (cd "$cache/debs" && rm -f ./*.deb && apt-get download -qq "${wclosure[@]}" >/dev/null)
+  rm -rf "$cache/root"
+  for deb in "$cache"/debs/*.deb; do dpkg-deb -x "$deb" "$cache/root"; done
+  rm -rf "$cache"/root/usr/share/{doc,man,lintian,locale,bug}
+  pack_in_parts window "$cache/root" .
+  rm -rf "$cache/root"
+}
+
+pack_minilm() {
+  [ -f "$minilm/model.safetensors" ] || { say "no $minilm (tools/setup.sh fetches it): --minilm skipped"; return; }
+  pack_in_parts minilm "$root/models" --exclude=README.md --exclude=data_config.json all-MiniLM-L6-v2
+}
+
+for extra in "${extras[@]}"; do
+  case $extra in
+    --window) pack_window ;;
+    --minilm) pack_minilm ;;
+    *) say "unknown option $extra (--window, --minilm)"; exit 2 ;;
+  esac
+done
