@@ -59,7 +59,7 @@ constexpr Architecture kAlbert{
                "attention.value", "", "attention.dense", "attention.LayerNorm", "ffn", "ffn_output",
                "full_layer_layer_norm"}};
 
-// Biases only where the config asks for them (ModelConfig::linear_bias, norm_bias).
+// Biases only where the config asks for them (ModelConfig::biases, norm_bias).
 constexpr Architecture kModernBert{
     "modernbert",
     "model.",
@@ -71,7 +71,61 @@ constexpr Architecture kModernBert{
     EmbeddingNames{"embeddings.tok_embeddings", "", "", "embeddings.norm", "", "final_norm"},
     LayerNames{"layers.{}.", "", "", "", "attn.Wqkv", "attn.Wo", "attn_norm", "mlp.Wi", "mlp.Wo", "mlp_norm"}};
 
-constexpr std::array<std::pair<std::string_view, const Architecture*>, 8> kByModelType{{
+// The decoders of Llama's design: pre-norm RMSNorm layers, rotary positions, a gated feed-forward
+// block with its gate as its own matrix, the final norm; a causal mask.
+constexpr EmbeddingNames kLlamaEmbeddings{"embed_tokens", "", "", "", "", "norm"};
+constexpr LayerNames kLlamaLayer{"layers.{}.",
+                                 "self_attn.q_proj",
+                                 "self_attn.k_proj",
+                                 "self_attn.v_proj",
+                                 "",
+                                 "self_attn.o_proj",
+                                 "input_layernorm",
+                                 "mlp.up_proj",
+                                 "mlp.down_proj",
+                                 "post_attention_layernorm",
+                                 "",
+                                 "",
+                                 "",
+                                 "",
+                                 "mlp.gate_proj"};
+constexpr Architecture kLlama{
+    "llama",          "model.",    PositionScheme::Rotary,     NormPlacement::Pre, FeedForward::Gated, true, false,
+    kLlamaEmbeddings, kLlamaLayer, AttentionDirection::Causal, NormKind::Rms};
+// Qwen3: Llama's, with its queries and keys normalised per head.
+constexpr Architecture kQwen3{
+    "qwen3",
+    "model.",
+    PositionScheme::Rotary,
+    NormPlacement::Pre,
+    FeedForward::Gated,
+    true,
+    false,
+    kLlamaEmbeddings,
+    LayerNames{"layers.{}.", "self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "", "self_attn.o_proj",
+               "input_layernorm", "mlp.up_proj", "mlp.down_proj", "post_attention_layernorm", "self_attn.q_norm",
+               "self_attn.k_norm", "", "", "mlp.gate_proj"},
+    AttentionDirection::Causal,
+    NormKind::Rms};
+// Gemma 3: norms before and after each block (its post_attention_layernorm is the one after
+// attention, unlike Llama's), queries and keys normalised, RMSNorm with 1 + w, scaled embeddings.
+constexpr Architecture kGemma3{
+    "gemma3",
+    "model.",
+    PositionScheme::Rotary,
+    NormPlacement::Pre,
+    FeedForward::Gated,
+    true,
+    false,
+    kLlamaEmbeddings,
+    LayerNames{"layers.{}.", "self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "", "self_attn.o_proj",
+               "input_layernorm", "mlp.up_proj", "mlp.down_proj", "pre_feedforward_layernorm", "self_attn.q_norm",
+               "self_attn.k_norm", "post_attention_layernorm", "post_feedforward_layernorm", "mlp.gate_proj"},
+    AttentionDirection::Causal,
+    NormKind::RmsPlusOne,
+    true};
+
+constexpr std::array<std::pair<std::string_view, const Architecture*>, 13> kByModelType{{
     {"bert", &kBert},
     {"distilbert", &kDistilBert},
     {"roberta", &kRoberta},
@@ -80,6 +134,11 @@ constexpr std::array<std::pair<std::string_view, const Architecture*>, 8> kByMod
     {"electra", &kElectra},
     {"albert", &kAlbert},
     {"modernbert", &kModernBert},
+    {"llama", &kLlama},
+    {"mistral", &kLlama},
+    {"qwen2", &kLlama},
+    {"qwen3", &kQwen3},
+    {"gemma3_text", &kGemma3},
 }};
 
 }  // namespace

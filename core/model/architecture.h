@@ -14,8 +14,15 @@ enum class PositionScheme { Absolute, Rotary };
 // Post: each block's residual sum normalised (BERT). Pre: each block's input normalised, the last
 // layer's output too (ModernBERT).
 enum class NormPlacement { Post, Pre };
-// Plain: act(x W_in) W_out. Gated: W_in makes two halves, act(a) * b (ModernBERT's GeGLU).
+// Plain: act(x W_in) W_out. Gated: W_in makes two halves, act(a) * b (ModernBERT's GeGLU; the
+// decoders' gate and up projections, read as one matrix).
 enum class FeedForward { Plain, Gated };
+// Both: a token attends to the whole text (encoders). Causal: to itself and the tokens before it
+// (decoders).
+enum class AttentionDirection { Both, Causal };
+// Layer: LayerNorm (mean and variance, weight and bias). Rms: RMSNorm, x / rms(x) * w (Llama).
+// RmsPlusOne: x / rms(x) * (1 + w), in float32 (Gemma).
+enum class NormKind { Layer, Rms, RmsPlusOne };
 
 // Tensor names below the task model's prefix; each name is taken with ".weight" and ".bias" after
 // it. An empty name: the family has no such tensor.
@@ -38,6 +45,14 @@ struct LayerNames {
   const char* ffn_in = "";
   const char* ffn_out = "";
   const char* ffn_norm = "";  // post-norm: after the feed-forward block; pre-norm: before it
+  // Decoders: queries and keys normalised per head before the rotation (Qwen3, Gemma 3); the
+  // outputs of attention and of the feed-forward block normalised before their residual sums
+  // (Gemma 2 and 3); the gate of a gated block as its own matrix, read before ffn_in's rows.
+  const char* query_norm = "";
+  const char* key_norm = "";
+  const char* post_attention_norm = "";
+  const char* post_ffn_norm = "";
+  const char* ffn_gate = "";
 };
 
 struct Architecture {
@@ -50,6 +65,9 @@ struct Architecture {
   bool shared_layers = false;              // groups of layers run again and again (ALBERT)
   EmbeddingNames embeddings;
   LayerNames layer;
+  AttentionDirection direction = AttentionDirection::Both;
+  NormKind norm_kind = NormKind::Layer;
+  bool scaled_embeddings = false;  // the embeddings times sqrt(hidden size) (Gemma)
 };
 
 // The description of a family by its config.json model_type (xlm-roberta and camembert are
@@ -57,6 +75,7 @@ struct Architecture {
 const Architecture* architecture_of(std::string_view model_type);
 // The model types attnscope reads, in the words of the refusal for any other.
 inline constexpr const char* kSupportedModelTypes =
-    "bert, distilbert, roberta, xlm-roberta, camembert, electra, albert, modernbert";
+    "bert, distilbert, roberta, xlm-roberta, camembert, electra, albert, modernbert, llama, mistral, qwen2, qwen3, "
+    "gemma3_text";
 
 }  // namespace attnscope

@@ -4,7 +4,7 @@
 // token types; RoBERTa, XLM-R and CamemBERT with positions offset past the padding index; ELECTRA
 // and ALBERT with embeddings smaller than the hidden size, ALBERT with its layers shared) and
 // ModernBERT (pre-norm layers, rotary positions, a GeGLU feed-forward block, local attention in
-// most layers).
+// most layers); the decoders (model/decoder_config.h: causal, grouped key and value heads).
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -16,8 +16,9 @@
 
 namespace attnscope {
 
-enum class Activation { GeluErf, GeluTanh, Relu };
-// Which layers attend locally (a band of `local_window` tokens on either side) and which globally,
+enum class Activation { GeluErf, GeluTanh, Relu, Silu };
+// Which layers attend locally (a band of `local_window` tokens on either side; a decoder's sliding
+// window of W tokens, the query's own included, is a band of W - 1 before it) and which globally,
 // and the rotary base of each kind (rotary families).
 struct RotaryLayers {
   std::vector<bool> local;  // per layer
@@ -39,13 +40,22 @@ struct ModelConfig {
   std::string model_type = "bert";                             // as config.json names it (xlm-roberta, camembert, ...)
   int64_t embedding_size = 0;  // ELECTRA, ALBERT: the embeddings' width, projected to hidden_size
   int64_t pad_token_id = 0;
-  int64_t position_offset = 0;                // RoBERTa family: padding_idx + 1, the first position a token takes
-  int64_t weight_groups = 1;                  // ALBERT: num_hidden_groups, the distinct layer groups...
-  int64_t inner_layers = 1;                   // ...of inner_group_num layers each; num_layers counts every layer run
-  RotaryLayers rotary;                        // ModernBERT; no local layers elsewhere
-  bool norm_bias = true, linear_bias = true;  // ModernBERT: layer norms and projections without biases
+  int64_t position_offset = 0;  // RoBERTa family: padding_idx + 1, the first position a token takes
+  int64_t weight_groups = 1;    // ALBERT: num_hidden_groups, the distinct layer groups...
+  int64_t inner_layers = 1;     // ...of inner_group_num layers each; num_layers counts every layer run
+  RotaryLayers rotary;          // ModernBERT; no local layers elsewhere
+  bool norm_bias = true;        // ModernBERT, the decoders: norms without biases
+  struct ProjectionBiases {
+    bool qkv = true, attention_out = true, ffn = true;
+  } biases;                    // ModernBERT: none; Qwen2: the query, key and value projections'
+  int64_t num_kv_heads = 0;    // grouped queries: the key and value heads (0: as many as the query heads)
+  int64_t head_size = 0;       // a head's width where it is not hidden_size / num_heads (0: it is)
+  double attention_scale = 0;  // the scores' scale where it is not 1 / sqrt(head_dim) (0: it is)
 
-  int64_t head_dim() const { return hidden_size / num_heads; }
+  int64_t head_dim() const { return head_size > 0 ? head_size : hidden_size / num_heads; }
+  int64_t kv_heads() const { return num_kv_heads > 0 ? num_kv_heads : num_heads; }
+  double scores_scale() const;
+  bool causal() const { return architecture->direction == AttentionDirection::Causal; }
   int64_t embedding_width() const { return embedding_size > 0 ? embedding_size : hidden_size; }
   bool is_local_layer(size_t layer) const { return layer < rotary.local.size() && rotary.local[layer]; }
   bool has_local_layers() const;

@@ -1,8 +1,10 @@
 // The one transformer forward (transformer.h). Sections, in order:
 //   1. loading: config.json and model.safetensors into a Transformer
 //   2. products in slices with a check between them (in_slices, linear), RoBERTa's positions, rotary helpers
-//   3. a layer: embed, attend (the captures are taken here), finish and feed_forward
-//   4. masks: the local band, the padding mask; the checked batch and the captures' buffers
+//   3. a layer: embed, normalize, the projections (fused or apart), attend (the captures are taken
+//      here), finish and feed_forward
+//   4. masks: the local band, the causal and the padding masks; the checked batch and the captures'
+//      buffers
 //   5. forward
 #include "model/transformer.h"
 
@@ -112,8 +114,10 @@ at::Tensor Transformer::embed(const at::Tensor& ids, const at::Tensor& positions
     x = x + weights_.position_embeddings.narrow(0, 0, n);
   if (weights_.token_type_embeddings.defined())
     x = x + weights_.token_type_embeddings[0];  // DistilBERT and ModernBERT have none
-  x = at::layer_norm(x, {config_.embedding_width()}, weights_.embed_norm_weight, weights_.embed_norm_bias,
-                     config_.layer_norm_eps);
+  if (config_.architecture->scaled_embeddings)  // Gemma: sqrt(D), rounded to the compute dtype first
+    x = x * at::scalar_tensor(std::sqrt(static_cast<double>(config_.hidden_size)), x.options());
+  if (weights_.embed_norm_weight.defined())  // the decoders have no embedding norm
+    x = normalize(x, weights_.embed_norm_weight, weights_.embed_norm_bias);
   if (weights_.embed_project_weight.defined())
     x = at::linear(x, weights_.embed_project_weight, weights_.embed_project_bias);
   return x;
@@ -135,21 +139,38 @@ at::Tensor Transformer::activate(at::Tensor x) const {
     case Activation::GeluErf: return at::gelu_(x);
     case Activation::GeluTanh: return at::gelu_(x, "tanh");
     case Activation::Relu: return at::relu_(x);
+    case Activation::Silu: return at::silu_(x);
   }
   return x;
 }
 
-at::Tensor Transformer::attend(const LayerWeights& w, const at::Tensor& x, const at::Tensor& mask, BatchCaptures* keep,
-                               const Rotary* rotary, const KeepGoing& keep_going) const {
-  const int64_t B = x.size(0), n = x.size(1), H = config_.num_heads, d = config_.head_dim(), D = config_.hidden_size;
-  // A pre-norm layer normalises before attending (where it has that norm: ModernBERT's first does not).
-  const at::Tensor input = config_.architecture->norm == NormPlacement::Pre && w.attn_norm_weight.defined()
-                               ? at::layer_norm(x, {D}, w.attn_norm_weight, w.attn_norm_bias, config_.layer_norm_eps)
-                               : x;
-  // The projection computed transposed, [B, 3D, n], is per head [3, d, n]: q^T, k^T and v^T are
-  // plain matrices of one batch of B * H, read in place by the products (no copies of q, k, v).
-  // In slices of output rows (whole rows of q^T, k^T and v^T), checking between them.
-  const at::Tensor qkv_t = at::empty({B, 3 * D, n}, x.options());
+// Over the last dimension, as the family's reference does it: LayerNorm; Llama's RMSNorm (in
+// float32, back to the compute dtype, then the weight); Gemma's (all in float32, times 1 + w).
+at::Tensor Transformer::normalize(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias) const {
+  const double eps = config_.layer_norm_eps;
+  const auto inverse_rms = [&](const at::Tensor& f) { return at::rsqrt(f.pow(2).mean(-1, true).add_(eps)); };
+  switch (config_.architecture->norm_kind) {
+    case NormKind::Layer: return at::layer_norm(x, {x.size(-1)}, weight, bias, eps);
+    case NormKind::Rms: {
+      const at::Tensor f = x.to(at::kFloat);
+      return (f * inverse_rms(f)).to(x.scalar_type()) * weight;
+    }
+    case NormKind::RmsPlusOne: {
+      const at::Tensor f = x.to(at::kFloat);
+      return (f * inverse_rms(f) * (weight.to(at::kFloat) + 1.0)).to(x.scalar_type());
+    }
+  }
+  return x;
+}
+
+// An encoder's projection, fused and computed transposed, [B, 3D, n], is per head [3, d, n]: q^T,
+// k^T and v^T are plain matrices of one batch of B * H, read in place by the products (no copies of
+// q, k, v). In slices of output rows (whole rows of q^T, k^T and v^T), checking between them.
+Transformer::Projected Transformer::project_fused(const LayerWeights& w, const at::Tensor& input,
+                                                  const KeepGoing& keep_going) const {
+  const int64_t B = input.size(0), n = input.size(1), H = config_.num_heads, d = config_.head_dim();
+  const int64_t D = config_.hidden_size;
+  const at::Tensor qkv_t = at::empty({B, 3 * D, n}, input.options());
   const at::Tensor input_t = input.transpose(1, 2);
   in_slices(3 * D, 2.0 * static_cast<double>(B * n * D), keep_going, [&](int64_t first, int64_t count) {
     at::Tensor part = qkv_t.narrow(1, first, count);
@@ -157,13 +178,41 @@ at::Tensor Transformer::attend(const LayerWeights& w, const at::Tensor& x, const
                     w.qkv_weight.narrow(0, first, count).expand({B, count, D}), input_t);
   });
   const at::Tensor heads = qkv_t.view({B * H, 3, d, n});
-  at::Tensor q_t = heads.select(1, 0), k_t = heads.select(1, 1);
-  const at::Tensor v_t = heads.select(1, 2);  // [B * H, d, n]
+  return {heads.select(1, 0), heads.select(1, 1), heads.select(1, 2)};
+}
+
+// A decoder's projections apart, each head's queries and keys normalised where the family does
+// (before the rotation), laid out as [B * H, d, n] like the fused ones; keys and values of grouped
+// heads repeated for every query head of their group (C = A V reads the group's shared V).
+Transformer::Projected Transformer::project_apart(const LayerWeights& w, const at::Tensor& input,
+                                                  const KeepGoing& keep_going) const {
+  const int64_t B = input.size(0), n = input.size(1), H = config_.num_heads, d = config_.head_dim();
+  const int64_t G = config_.kv_heads();
+  const auto heads_t = [&](const at::Tensor& weight, const at::Tensor& bias, const at::Tensor& norm, int64_t count) {
+    at::Tensor t = linear(input, weight, bias, keep_going).view({B, n, count, d});
+    if (norm.defined()) t = normalize(t, norm, {});
+    t = t.permute({0, 2, 3, 1});  // [B, count, d, n]
+    if (count != H) t = t.unsqueeze(2).expand({B, count, H / count, d, n});
+    return t.reshape({B * H, d, n});
+  };
+  return {heads_t(w.q_weight, w.q_bias, w.q_norm_weight, H), heads_t(w.k_weight, w.k_bias, w.k_norm_weight, G),
+          heads_t(w.v_weight, w.v_bias, {}, G)};
+}
+
+at::Tensor Transformer::attend(const LayerWeights& w, const at::Tensor& x, const at::Tensor& mask, BatchCaptures* keep,
+                               const Rotary* rotary, const KeepGoing& keep_going) const {
+  const int64_t B = x.size(0), n = x.size(1), H = config_.num_heads, d = config_.head_dim();
+  // A pre-norm layer normalises before attending (where it has that norm: ModernBERT's first does not).
+  const at::Tensor input = config_.architecture->norm == NormPlacement::Pre && w.attn_norm_weight.defined()
+                               ? normalize(x, w.attn_norm_weight, w.attn_norm_bias)
+                               : x;
+  auto [q_t, k_t, v_t] =
+      w.qkv_weight.defined() ? project_fused(w, input, keep_going) : project_apart(w, input, keep_going);
   if (rotary) {
     q_t = q_t * rotary->cos + rotate_half_rows(q_t) * rotary->sin;
     k_t = k_t * rotary->cos + rotate_half_rows(k_t) * rotary->sin;
   }
-  const double scale = 1.0 / std::sqrt(static_cast<double>(d));
+  const double scale = config_.scores_scale();
   at::Tensor context;
   if (keep) {
     // Scaling q (a quarter of the scores' size at 128 tokens) instead of the scores saves a pass.
@@ -210,20 +259,20 @@ void Transformer::keep_value_vectors(const at::Tensor& v_t, int64_t l, BatchCapt
 
 at::Tensor Transformer::finish(const LayerWeights& w, const at::Tensor& context, const at::Tensor& x,
                                const KeepGoing& keep_going) const {
-  const int64_t B = x.size(0), n = x.size(1), D = config_.hidden_size;
+  const int64_t B = x.size(0), n = x.size(1);
   // Residual sums and the activation are done in place on the fresh products: no extra tensors
   // of activations to allocate and write.
-  const at::Tensor merged = context.transpose(1, 2).reshape({B, n, D});
-  const at::Tensor projected = at::linear(merged, w.attn_out_weight, w.attn_out_bias).add_(x);
-  const auto norm = [&](const at::Tensor& t, const at::Tensor& weight, const at::Tensor& bias) {
-    return at::layer_norm(t, {D}, weight, bias, config_.layer_norm_eps);
-  };
+  const at::Tensor merged = context.transpose(1, 2).reshape({B, n, config_.num_heads * config_.head_dim()});
+  at::Tensor attended = at::linear(merged, w.attn_out_weight, w.attn_out_bias);
+  if (w.post_attn_norm_weight.defined()) attended = normalize(attended, w.post_attn_norm_weight, {});  // Gemma
+  const at::Tensor projected = attended.add_(x);
   if (config_.architecture->norm == NormPlacement::Pre) {  // each block's input normalised, its residual sum not
-    const at::Tensor normed = norm(projected, w.ffn_norm_weight, w.ffn_norm_bias);
-    return feed_forward(w, normed, keep_going).add_(projected);
+    at::Tensor fed = feed_forward(w, normalize(projected, w.ffn_norm_weight, w.ffn_norm_bias), keep_going);
+    if (w.post_ffn_norm_weight.defined()) fed = normalize(fed, w.post_ffn_norm_weight, {});
+    return fed.add_(projected);
   }
-  const at::Tensor attended = norm(projected, w.attn_norm_weight, w.attn_norm_bias);
-  return norm(feed_forward(w, attended, keep_going).add_(attended), w.ffn_norm_weight, w.ffn_norm_bias);
+  const at::Tensor normed = normalize(projected, w.attn_norm_weight, w.attn_norm_bias);
+  return normalize(feed_forward(w, normed, keep_going).add_(normed), w.ffn_norm_weight, w.ffn_norm_bias);
 }
 
 // The feed-forward block without its residual: act(x W_in) W_out, or for a gated block, whose
@@ -243,7 +292,8 @@ at::Tensor Transformer::feed_forward(const LayerWeights& w, const at::Tensor& x,
 }
 
 // Local (sliding-window) layers: a key farther than local_window positions from the query is masked
-// out, on top of the padding mask when there is one. [B or 1, 1, n, n].
+// out, on top of the mask given (padding, or a decoder's causal mask) when there is one.
+// [B or 1, 1, n, n].
 at::Tensor Transformer::band_mask(int64_t n, const at::Tensor& padding) const {
   const at::Tensor index = at::arange(n, at::kLong);
   const at::Tensor outside = (index.unsqueeze(0) - index.unsqueeze(1)).abs() > config_.rotary.local_window;
@@ -252,6 +302,17 @@ at::Tensor Transformer::band_mask(int64_t n, const at::Tensor& padding) const {
                         .to(device_.device, device_.dtype)
                         .view({1, 1, n, n});
   return padding.defined() ? at::minimum(band, padding) : band;
+}
+
+// A decoder's: a key after the query is masked out, on top of the padding mask when there is one.
+// [B or 1, 1, n, n].
+at::Tensor Transformer::causal_mask(int64_t n, const at::Tensor& padding) const {
+  const at::Tensor later = at::ones({n, n}, at::kBool).triu(1);
+  at::Tensor causal = at::zeros({n, n}, at::kFloat)
+                          .masked_fill_(later, lowest_value())
+                          .to(device_.device, device_.dtype)
+                          .view({1, 1, n, n});
+  return padding.defined() ? at::minimum(causal, padding) : causal;
 }
 
 double Transformer::lowest_value() const {
@@ -322,7 +383,7 @@ BatchCaptures Transformer::forward(const std::vector<std::vector<int64_t>>& ids,
   out.lengths = batch.lengths;
   c10::InferenceMode guard;
   const at::Tensor device_ids = batch.ids.to(device_.device);
-  const at::Tensor mask = padding_mask(batch);
+  const at::Tensor mask = config_.causal() ? causal_mask(n, padding_mask(batch)) : padding_mask(batch);
   if (capture) allocate_captures(out, batch.ids.size(0), n, options.lenses);
   const at::Tensor positions =
       config_.position_offset > 0 ? offset_positions(ids, n, config_.pad_token_id).to(device_.device) : at::Tensor();
@@ -349,8 +410,7 @@ BatchCaptures Transformer::forward(const std::vector<std::vector<int64_t>>& ids,
   }
   if (weights_.final_norm_weight.defined() &&
       out.hidden_states.size() > weights_.layers.size())  // a pre-norm family's last output is normalised
-    out.hidden_states.back() = at::layer_norm(x, {config_.hidden_size}, weights_.final_norm_weight,
-                                              weights_.final_norm_bias, config_.layer_norm_eps);
+    out.hidden_states.back() = normalize(x, weights_.final_norm_weight, weights_.final_norm_bias);
   return out;
 }
 

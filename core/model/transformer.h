@@ -65,6 +65,13 @@ class Transformer {
   at::Tensor embed(const at::Tensor& ids, const at::Tensor& positions) const;
   Rotary rotary_tables(int64_t n, double theta) const;
   at::Tensor band_mask(int64_t n, const at::Tensor& padding) const;
+  at::Tensor causal_mask(int64_t n, const at::Tensor& padding) const;
+  at::Tensor normalize(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias) const;
+  struct Projected {
+    at::Tensor q_t, k_t, v_t;  // [B * H, d, n]
+  };
+  Projected project_fused(const LayerWeights& w, const at::Tensor& input, const KeepGoing& keep_going) const;
+  Projected project_apart(const LayerWeights& w, const at::Tensor& input, const KeepGoing& keep_going) const;
   double lowest_value() const;  // the additive mask's value for a key left out, in the compute dtype
   // A layer in two steps: self-attention to the head outputs (kept in `keep` when given; rotary
   // positions applied to queries and keys when given), then the output projection and feed-forward

@@ -87,46 +87,86 @@ std::string layer_prefix(std::string name, int64_t index, int64_t group = 0) {
   return name;
 }
 
+// A layer's tensors by the description's names, below the layer's prefix.
+struct LayerReader {
+  const WeightReader& r;
+  const std::string& prefix;
+  at::Tensor weight(const char* name, const std::vector<int64_t>& shape) const {
+    return r.get(prefix + name + ".weight", shape);
+  }
+  at::Tensor bias(const char* name, int64_t size, bool present) const {
+    return present ? r.get(prefix + name + ".bias", {size}) : at::Tensor();
+  }
+};
+
+// The query, key and value projections: a fused [q; k; v] matrix or three, fused (encoders), or
+// three apart with their own head counts (decoders).
+void load_projections(LayerWeights& w, const ModelConfig& c, const LayerNames& n, const LayerReader& get) {
+  const int64_t D = c.hidden_size, q_rows = c.num_heads * c.head_dim(), kv_rows = c.kv_heads() * c.head_dim();
+  const bool biased = c.biases.qkv;
+  if (*n.qkv) {
+    w.qkv_weight = get.weight(n.qkv, {3 * D, D});
+    w.qkv_bias = biased ? get.bias(n.qkv, 3 * D, true) : at::zeros({3 * D}, w.qkv_weight.options());
+  } else if (c.causal()) {
+    w.q_weight = get.weight(n.query, {q_rows, D});
+    w.k_weight = get.weight(n.key, {kv_rows, D});
+    w.v_weight = get.weight(n.value, {kv_rows, D});
+    w.q_bias = get.bias(n.query, q_rows, biased);
+    w.k_bias = get.bias(n.key, kv_rows, biased);
+    w.v_bias = get.bias(n.value, kv_rows, biased);
+    if (*n.query_norm) w.q_norm_weight = get.weight(n.query_norm, {c.head_dim()});
+    if (*n.key_norm) w.k_norm_weight = get.weight(n.key_norm, {c.head_dim()});
+  } else {
+    w.qkv_weight = at::cat({get.weight(n.query, {D, D}), get.weight(n.key, {D, D}), get.weight(n.value, {D, D})});
+    w.qkv_bias = biased ? at::cat({get.bias(n.query, D, true), get.bias(n.key, D, true), get.bias(n.value, D, true)})
+                        : at::zeros({3 * D}, w.qkv_weight.options());
+  }
+}
+
+// The feed-forward block's input: one matrix, or for a gated block with its gate apart, the gate's
+// rows and then the input's (the forward's act(gate) * input).
+void load_feed_forward(LayerWeights& w, const ModelConfig& c, const LayerNames& n, const LayerReader& get) {
+  const int64_t D = c.hidden_size, I = c.intermediate_size;
+  const bool biased = c.biases.ffn;
+  if (*n.ffn_gate) {
+    w.ffn_in_weight = at::cat({get.weight(n.ffn_gate, {I, D}), get.weight(n.ffn_in, {I, D})});
+    if (biased) w.ffn_in_bias = at::cat({get.bias(n.ffn_gate, I, true), get.bias(n.ffn_in, I, true)});
+  } else {
+    const int64_t rows = c.architecture->feed_forward == FeedForward::Gated ? 2 * I : I;  // gated: input and gate
+    w.ffn_in_weight = get.weight(n.ffn_in, {rows, D});
+    w.ffn_in_bias = get.bias(n.ffn_in, rows, biased);
+  }
+  w.ffn_out_weight = get.weight(n.ffn_out, {D, I});
+  w.ffn_out_bias = get.bias(n.ffn_out, D, biased);
+}
+
 // One layer's tensors under the description's names (each name before ".weight" and ".bias").
-// Biases only where the config has them (ModernBERT may have none); a fused [q; k; v] matrix or
-// three; no norm before the first layer's attention where the description says so.
+// Biases only where the config has them; no norm before the first layer's attention where the
+// description says so.
 LayerWeights load_layer(const WeightReader& r, const ModelConfig& c, const std::string& p, bool first) {
   const LayerNames& n = c.architecture->layer;
-  const int64_t D = c.hidden_size, I = c.intermediate_size;
-  const int64_t ffn_in_rows = c.architecture->feed_forward == FeedForward::Gated ? 2 * I : I;  // gated: input and gate
-  const auto weight = [&](const char* name, const std::vector<int64_t>& shape) {
-    return r.get(p + name + ".weight", shape);
-  };
-  const auto bias = [&](const char* name, int64_t size, bool present) {
-    return present ? r.get(p + name + ".bias", {size}) : at::Tensor();
-  };
+  const int64_t D = c.hidden_size;
+  const LayerReader get{r, p};
   LayerWeights w;
-  if (*n.qkv) {
-    w.qkv_weight = weight(n.qkv, {3 * D, D});
-    w.qkv_bias = c.linear_bias ? bias(n.qkv, 3 * D, true) : at::zeros({3 * D}, w.qkv_weight.options());
-  } else {
-    w.qkv_weight = at::cat({weight(n.query, {D, D}), weight(n.key, {D, D}), weight(n.value, {D, D})});
-    w.qkv_bias = c.linear_bias ? at::cat({bias(n.query, D, true), bias(n.key, D, true), bias(n.value, D, true)})
-                               : at::zeros({3 * D}, w.qkv_weight.options());
-  }
-  w.attn_out_weight = weight(n.attention_out, {D, D});
-  w.attn_out_bias = bias(n.attention_out, D, c.linear_bias);
+  load_projections(w, c, n, get);
+  w.attn_out_weight = get.weight(n.attention_out, {D, c.num_heads * c.head_dim()});
+  w.attn_out_bias = get.bias(n.attention_out, D, c.biases.attention_out);
   if (!first || c.architecture->first_layer_attention_norm) {
-    w.attn_norm_weight = weight(n.attention_norm, {D});
-    w.attn_norm_bias = bias(n.attention_norm, D, c.norm_bias);
+    w.attn_norm_weight = get.weight(n.attention_norm, {D});
+    w.attn_norm_bias = get.bias(n.attention_norm, D, c.norm_bias);
   }
-  w.ffn_in_weight = weight(n.ffn_in, {ffn_in_rows, D});
-  w.ffn_in_bias = bias(n.ffn_in, ffn_in_rows, c.linear_bias);
-  w.ffn_out_weight = weight(n.ffn_out, {D, I});
-  w.ffn_out_bias = bias(n.ffn_out, D, c.linear_bias);
-  w.ffn_norm_weight = weight(n.ffn_norm, {D});
-  w.ffn_norm_bias = bias(n.ffn_norm, D, c.norm_bias);
+  load_feed_forward(w, c, n, get);
+  w.ffn_norm_weight = get.weight(n.ffn_norm, {D});
+  w.ffn_norm_bias = get.bias(n.ffn_norm, D, c.norm_bias);
+  if (*n.post_attention_norm) w.post_attn_norm_weight = get.weight(n.post_attention_norm, {D});
+  if (*n.post_ffn_norm) w.post_ffn_norm_weight = get.weight(n.post_ffn_norm, {D});
   return w;
 }
 
 // Query, key and value rows regrouped head by head, [H, 3, d] rows: the fused projection then
 // leaves every head's q, k and v as plain matrices that the attention products read in place.
 void by_head(LayerWeights& w, const ModelConfig& c) {
+  if (!w.qkv_weight.defined()) return;  // a decoder's projections stay apart
   const int64_t H = c.num_heads, d = c.head_dim(), D = c.hidden_size;
   w.qkv_weight = w.qkv_weight.view({3, H, d, D}).transpose(0, 1).reshape({3 * D, D}).contiguous();
   w.qkv_bias = w.qkv_bias.view({3, H, d}).transpose(0, 1).reshape({3 * D}).contiguous();
@@ -160,8 +200,10 @@ void load_embeddings(const WeightReader& r, const ModelConfig& c, TransformerWei
   if (*n.positions) w.position_embeddings = r.get(name(n.positions, "weight"), {c.max_positions, E});
   if (*n.token_types && c.type_vocab_size > 0)
     w.token_type_embeddings = r.get(name(n.token_types, "weight"), {c.type_vocab_size, E});
-  w.embed_norm_weight = r.get(name(n.norm, "weight"), {E});
-  if (c.norm_bias) w.embed_norm_bias = r.get(name(n.norm, "bias"), {E});
+  if (*n.norm) {  // the decoders have none
+    w.embed_norm_weight = r.get(name(n.norm, "weight"), {E});
+    if (c.norm_bias) w.embed_norm_bias = r.get(name(n.norm, "bias"), {E});
+  }
   // Embeddings narrower than the hidden size are projected to it (ELECTRA, ALBERT; ALBERT's file
   // has the projection even where the widths agree).
   if (*n.project && (E != c.hidden_size || r.has(name(n.project, "weight")))) {

@@ -1,8 +1,9 @@
 #pragma once
 // A transformer's weights, loaded from model.safetensors under the names its architecture's
 // description gives (model/architecture.h), checked against the config, and placed on the compute
-// device. The query, key and value projections are fused into one matrix, grouped by head, so a
-// layer's projections are a single matrix product. Tensors an architecture lacks stay undefined (no
+// device. An encoder's query, key and value projections are fused into one matrix, grouped by head,
+// so a layer's projections are a single matrix product; a decoder's stay apart (its keys and values
+// may have fewer heads than its queries). Tensors an architecture lacks stay undefined (no
 // biases in ModernBERT, no norm before its first layer's attention); shared layers (ALBERT) are the
 // same tensors listed once per layer run.
 #include <ATen/core/Tensor.h>
@@ -16,12 +17,17 @@
 namespace attnscope {
 
 struct LayerWeights {
-  at::Tensor qkv_weight, qkv_bias;  // [3D, D], [3D]: per head its query, key and value rows
+  at::Tensor qkv_weight, qkv_bias;  // encoders: [3D, D], [3D]: per head its query, key and value rows
+  // Decoders: [H d, D], [H_kv d, D] and [H_kv d, D], biases where the family has them; the
+  // queries' and keys' norms per head [d] (Qwen3, Gemma 3).
+  at::Tensor q_weight, q_bias, k_weight, k_bias, v_weight, v_bias;
+  at::Tensor q_norm_weight, k_norm_weight;
   at::Tensor attn_out_weight, attn_out_bias;
   at::Tensor attn_norm_weight, attn_norm_bias;
-  at::Tensor ffn_in_weight, ffn_in_bias;      // [I, D]; ModernBERT: [2I, D], the GeGLU's input and gate
-  at::Tensor ffn_out_weight, ffn_out_bias;    // [D, I]
-  at::Tensor ffn_norm_weight, ffn_norm_bias;  // ModernBERT: the norm before the feed-forward block
+  at::Tensor ffn_in_weight, ffn_in_bias;                   // [I, D]; ModernBERT: [2I, D], the GeGLU's input and gate
+  at::Tensor ffn_out_weight, ffn_out_bias;                 // [D, I]
+  at::Tensor ffn_norm_weight, ffn_norm_bias;               // ModernBERT: the norm before the feed-forward block
+  at::Tensor post_attn_norm_weight, post_ffn_norm_weight;  // Gemma: the blocks' outputs normalised
 };
 
 struct TransformerWeights {

@@ -19,9 +19,9 @@ std::vector<std::string> supported_types() {
 
 TEST(Architecture, EveryModelTypeTheRefusalNamesHasADescription) {
   const auto types = supported_types();
-  ASSERT_EQ(types.size(), 8u);
+  ASSERT_EQ(types.size(), 13u);
   for (const auto& type : types) EXPECT_NE(architecture_of(type), nullptr) << type;
-  EXPECT_EQ(architecture_of("gpt2"), nullptr);
+  EXPECT_EQ(architecture_of("gpt_bigcode"), nullptr);
   EXPECT_EQ(architecture_of(""), nullptr);
   EXPECT_EQ(architecture_of("xlm-roberta"), architecture_of("roberta"));
   EXPECT_EQ(architecture_of("camembert")->family, "roberta");
@@ -35,7 +35,15 @@ TEST(Architecture, EachDescriptionIsCoherentWithTheForward) {
     const bool separate = *n.query && *n.key && *n.value;
     EXPECT_NE(separate, static_cast<bool>(*n.qkv)) << "a fused projection or three, never both";
     EXPECT_TRUE(*n.attention_out && *n.attention_norm && *n.ffn_in && *n.ffn_out && *n.ffn_norm);
-    EXPECT_TRUE(*a.embeddings.words && *a.embeddings.norm);
+    // Encoders normalise their embeddings; decoders normalise each layer's input instead.
+    EXPECT_TRUE(*a.embeddings.words);
+    EXPECT_EQ(a.direction == AttentionDirection::Both, static_cast<bool>(*a.embeddings.norm));
+    // A decoder's keys and values may have fewer heads than its queries: their projections apart.
+    EXPECT_TRUE(a.direction == AttentionDirection::Both || separate);
+    EXPECT_EQ(static_cast<bool>(*n.query_norm), static_cast<bool>(*n.key_norm)) << "queries and keys both or neither";
+    EXPECT_TRUE(!*n.ffn_gate || a.feed_forward == FeedForward::Gated) << "a gate only in a gated block";
+    EXPECT_EQ(static_cast<bool>(*n.post_attention_norm), static_cast<bool>(*n.post_ffn_norm))
+        << "norms after both blocks or neither";
     // Absolute positions need their table; rotary ones have none.
     EXPECT_EQ(a.positions == PositionScheme::Absolute, static_cast<bool>(*a.embeddings.positions));
     // A pre-norm stack leaves its residual sum unnormalised: its last output needs a final norm.

@@ -1,0 +1,117 @@
+// Every decoder family runs exactly as transformers runs it: tiny random-weight checkpoints saved
+// by transformers itself, with its eager attention maps, the head outputs C = A V (each query head
+// reading its group's shared V) and the hidden states as the golden fixture
+// (tools/make_decoder_golden.py). Each text is run alone, as the explorer runs it (with its
+// checks), and all of them as one batch padded at the end.
+#include <gtest/gtest.h>
+
+#include <ATen/ATen.h>
+#include <nlohmann/json.hpp>
+
+#include "base/error.h"
+#include "model/config.h"
+#include "model/transformer.h"
+#include "support/nested_tensor.h"
+#include "support/paths.h"
+#include "support/test_device.h"
+
+namespace attnscope {
+namespace {
+
+double gap(const at::Tensor& a, const at::Tensor& b) { return (a - b).abs().max().item<double>(); }
+
+class Decoder : public ::testing::TestWithParam<std::string> {
+ protected:
+  std::filesystem::path dir() const { return test::golden_dir() / "decoders" / GetParam(); }
+};
+
+void expect_case(const TextCaptures& got, const nlohmann::json& expected, const std::string& what) {
+  const auto& attention = expected["attention"];
+  ASSERT_EQ(got.num_layers, static_cast<int64_t>(attention.size())) << what;
+  for (size_t l = 0; l < attention.size(); ++l) {
+    const auto layer = static_cast<int64_t>(l);
+    EXPECT_LT(gap(got.attention[layer], test::nested_tensor(attention[l])), 1e-5) << what << " attention, layer " << l;
+    EXPECT_LT(gap(got.head_outputs[layer], test::nested_tensor(expected["head_outputs"][l])), 1e-5)
+        << what << " head outputs, layer " << l;
+  }
+  const auto& hidden = expected["hidden_states"];
+  ASSERT_EQ(got.hidden_states.size(0), static_cast<int64_t>(hidden.size())) << what;
+  for (size_t l = 0; l < hidden.size(); ++l)
+    EXPECT_LT(gap(got.hidden_states[static_cast<int64_t>(l)], test::nested_tensor(hidden[l])), 1e-4)
+        << what << " hidden state " << l;
+}
+
+TEST_P(Decoder, MatchesTransformersAloneAndBatchedWithPadding) {
+  const auto model = Transformer::load(dir(), test::test_device());
+  EXPECT_TRUE(model->config().causal());
+  const nlohmann::json expected = test::read_json(dir() / "expected.json");
+  std::vector<std::vector<int64_t>> batch;
+  for (const auto& c : expected["cases"]) {
+    const auto ids = c["ids"].get<std::vector<int64_t>>();
+    batch.push_back(ids);
+    const std::string tokens = std::to_string(ids.size()) + " tokens";
+    expect_case(text_captures(model->forward({ids}), 0, true), c, GetParam() + " alone, " + tokens);
+    const BatchCaptures checked =
+        model->forward({ids}, {.last_layer = LastLayer::Complete, .keep_going = [] { return true; }});
+    expect_case(text_captures(checked, 0, true), c, GetParam() + " with checks, " + tokens);
+  }
+  const BatchCaptures together = model->forward(batch);
+  for (size_t b = 0; b < batch.size(); ++b)
+    expect_case(text_captures(together, b, true), expected["cases"][b],
+                GetParam() + " batched, text " + std::to_string(b));
+}
+
+// A causal map: nothing above the diagonal, every row a distribution over the tokens up to its own.
+TEST_P(Decoder, AttentionLooksOnlyBackwards) {
+  const auto model = Transformer::load(dir(), test::test_device());
+  const nlohmann::json expected = test::read_json(dir() / "expected.json");
+  const auto ids = expected["cases"][0]["ids"].get<std::vector<int64_t>>();
+  const TextCaptures c = text_captures(model->forward({ids}), 0, false);
+  const at::Tensor a = c.attention.to(at::kCPU, at::kDouble);
+  EXPECT_EQ(a.triu(1).abs().max().item<double>(), 0.0);
+  EXPECT_LT((a.sum(-1) - 1).abs().max().item<double>(), 1e-6);
+}
+
+INSTANTIATE_TEST_SUITE_P(Families, Decoder, ::testing::Values("llama", "mistral", "qwen2", "qwen3", "gemma3"),
+                         [](const auto& info) { return test::test_name(info.param); });
+
+nlohmann::json llama_config() {
+  return {{"model_type", "llama"},    {"vocab_size", 10},
+          {"hidden_size", 8},         {"num_hidden_layers", 2},
+          {"num_attention_heads", 4}, {"num_key_value_heads", 2},
+          {"intermediate_size", 12},  {"max_position_embeddings", 32}};
+}
+
+TEST(DecoderConfig, ReadsGroupedHeadsAndTheirWidth) {
+  nlohmann::json json = llama_config();
+  json["head_dim"] = 6;
+  const ModelConfig c = ModelConfig::from_json(json, "config.json");
+  EXPECT_EQ(c.kv_heads(), 2);
+  EXPECT_EQ(c.head_dim(), 6);
+  EXPECT_EQ(c.activation, Activation::Silu);
+  EXPECT_FALSE(c.biases.qkv);
+  EXPECT_DOUBLE_EQ(c.scores_scale(), 1.0 / std::sqrt(6.0));
+}
+
+TEST(DecoderConfig, RefusesWhatItCannotRunInOneLine) {
+  const auto refused = [](nlohmann::json json, const std::string& why) {
+    try {
+      ModelConfig::from_json(json, "config.json");
+      ADD_FAILURE() << "accepted: " << json.dump();
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+    }
+  };
+  nlohmann::json json = llama_config();
+  json["num_key_value_heads"] = 3;
+  refused(json, "does not divide");
+  json = llama_config();
+  json["rope_parameters"] = {{"rope_type", "llama3"}, {"rope_theta", 500000.0}, {"factor", 8.0}};
+  refused(json, "rope type \"llama3\" is not supported yet");
+  json = llama_config();
+  json["model_type"] = "gpt_bigcode";
+  refused(json, "modernbert, llama, mistral, qwen2, qwen3, gemma3_text");
+}
+
+}  // namespace
+}  // namespace attnscope
