@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "base/error.h"
+#include "model/gguf_tokenizer.h"
 #include "model/model_locator.h"
 
 namespace attnscope {
@@ -11,8 +12,14 @@ std::shared_ptr<const Checkpoint> Checkpoint::load(const std::filesystem::path& 
   const std::filesystem::path dir = locate_model(model.string());
   auto checkpoint = std::make_shared<Checkpoint>();
   checkpoint->dir_ = dir;
-  checkpoint->tokenizer_ = load_tokenizer(dir);
-  checkpoint->model_ = Transformer::load(dir, device);
+  if (is_gguf_file(dir)) {  // one file holds the decoder's tokenizer and weights
+    const GgufFile file(dir);
+    checkpoint->tokenizer_ = load_gguf_tokenizer(file);
+    checkpoint->model_ = Transformer::load_gguf(file, device);
+  } else {
+    checkpoint->tokenizer_ = load_tokenizer(dir);
+    checkpoint->model_ = Transformer::load(dir, device);
+  }
   const auto words = static_cast<int64_t>(checkpoint->tokenizer_->vocab_size());
   if (words > checkpoint->model_->config().vocab_size)
     throw Error(dir.string() + ": the tokenizer has " + std::to_string(words) +

@@ -79,8 +79,20 @@ std::vector<std::string> cached_repo_names(const std::string& id) {
   return names;
 }
 
+bool is_gguf_file(const std::filesystem::path& path) {
+  return path.extension() == ".gguf" && std::filesystem::is_regular_file(path);
+}
+
 std::filesystem::path locate_model(const std::string& model) {
-  if (std::filesystem::is_directory(model)) return model;
+  if (is_gguf_file(model)) return model;
+  if (std::filesystem::is_directory(model)) {
+    if (std::filesystem::exists(std::filesystem::path(model) / "config.json")) return model;
+    std::vector<std::filesystem::path> ggufs;
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(model, ec))
+      if (is_gguf_file(entry.path())) ggufs.push_back(entry.path());
+    return ggufs.size() == 1 ? ggufs.front() : std::filesystem::path(model);
+  }
   if (!looks_like_id(model))
     throw Error(model + ": not a folder (expected a BERT checkpoint folder or a model id such as bert-base-uncased)");
   const auto cache = hub_cache_dir();

@@ -16,10 +16,12 @@ std::filesystem::path hub_cache_dir();
 // BERT ids that the Hub moved under google-bert/ (and distilbert/), the new name.
 std::vector<std::string> cached_repo_names(const std::string& model_id);
 
-// A folder is returned as it is. An id is looked up in the hub cache
+// A GGUF file (named *.gguf) is returned as it is, and so is a folder, unless it holds no
+// config.json and one GGUF file: then that file. An id is looked up in the hub cache
 // (models--ORG--NAME/snapshots/REVISION, the revision from refs/main, or the only snapshot).
 // Throws attnscope::Error saying where it looked and what to do.
 std::filesystem::path locate_model(const std::string& model);
+bool is_gguf_file(const std::filesystem::path& path);
 
 // A model in the hub cache that attnscope can open (its config.json names a BERT architecture).
 struct CachedModel {

@@ -1,5 +1,5 @@
 // The one transformer forward (transformer.h). Sections, in order:
-//   1. loading: config.json and model.safetensors into a Transformer
+//   1. loading: config.json and model.safetensors, or a GGUF file, into a Transformer
 //   2. products in slices with a check between them (in_slices, linear), RoBERTa's positions, rotary helpers
 //   3. a layer: embed, normalize, the projections (fused or apart), attend (the captures are taken
 //      here), finish and feed_forward
@@ -16,6 +16,8 @@
 #include <limits>
 
 #include "base/error.h"
+#include "model/gguf_model.h"
+#include "model/model_locator.h"
 #include "model/reproducible_products.h"
 #include "model/value_gram.h"
 
@@ -27,13 +29,20 @@ Transformer::Transformer(ModelConfig config, TransformerWeights weights, Compute
 }
 
 std::shared_ptr<const Transformer> Transformer::load(const std::filesystem::path& dir, const ComputeDevice& device) {
+  if (is_gguf_file(dir)) return load_gguf(GgufFile(dir), device);
   const ModelConfig config = ModelConfig::load(dir / "config.json");
   const auto weights_file = dir / "model.safetensors";
   if (!std::filesystem::exists(weights_file))
     throw Error(weights_file.string() + ": missing (attnscope reads the weights from model.safetensors)");
   const SafetensorsFile file(weights_file);
   c10::InferenceMode guard;
-  return std::make_shared<const Transformer>(config, load_weights(file, config, device), device);
+  return std::make_shared<const Transformer>(config, load_weights(SafetensorsSource(file), config, device), device);
+}
+
+std::shared_ptr<const Transformer> Transformer::load_gguf(const GgufFile& file, const ComputeDevice& device) {
+  const ModelConfig config = gguf_model_config(file);
+  c10::InferenceMode guard;
+  return std::make_shared<const Transformer>(config, load_weights(GgufSource(file, config), config, device), device);
 }
 
 namespace {

@@ -13,6 +13,7 @@
 #include "model/captures.h"
 #include "model/config.h"
 #include "model/device.h"
+#include "model/gguf_file.h"
 
 namespace attnscope {
 
@@ -39,8 +40,9 @@ struct ForwardOptions {
 class Transformer {
  public:
   Transformer(ModelConfig config, TransformerWeights weights, ComputeDevice device);
-  // config.json + model.safetensors of a checkpoint folder.
+  // config.json + model.safetensors of a checkpoint folder, or a decoder's GGUF file.
   static std::shared_ptr<const Transformer> load(const std::filesystem::path& dir, const ComputeDevice& device);
+  static std::shared_ptr<const Transformer> load_gguf(const GgufFile& file, const ComputeDevice& device);
 
   // ids: one list of token ids per text (each at most max_positions long).
   BatchCaptures forward(const std::vector<std::vector<int64_t>>& ids, const ForwardOptions& options = {}) const;

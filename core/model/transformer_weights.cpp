@@ -2,8 +2,6 @@
 
 #include <ATen/ATen.h>
 
-#include <cstring>
-
 #include "base/error.h"
 
 namespace attnscope {
@@ -17,29 +15,30 @@ std::string shape_text(const std::vector<int64_t>& shape) {
 
 class WeightReader {
  public:
-  WeightReader(const SafetensorsFile& file, const ComputeDevice& device, std::string prefix)
-      : file_(file), device_(device), prefix_(std::move(prefix)) {}
+  WeightReader(const TensorSource& source, const ComputeDevice& device, std::string prefix)
+      : source_(source), device_(device), prefix_(std::move(prefix)) {}
 
-  bool has(const std::string& name) const { return find(name) != nullptr; }
+  bool has(const std::string& name) const { return !find(name).empty(); }
 
   at::Tensor get(const std::string& name, const std::vector<int64_t>& shape) const {
-    const TensorInfo* info = find(name);
-    if (!info)
-      throw Error(file_.source() + ": tensor " + name + " is missing (looked for it with and without the \"" + prefix_ +
-                  "\" prefix)");
-    if (info->shape != shape)
-      throw Error(file_.source() + ": tensor " + info->name + " has shape " + shape_text(info->shape) + ", expected " +
+    const std::string found = find(name);
+    if (found.empty())
+      throw Error(source_.source() + ": tensor " + name + " is missing (looked for it with and without the \"" +
+                  prefix_ + "\" prefix)");
+    if (const auto stored = source_.shape(found); *stored != shape)
+      throw Error(source_.source() + ": tensor " + found + " has shape " + shape_text(*stored) + ", expected " +
                   shape_text(shape));
-    return to_device(*info);
+    return source_.read(found).to(device_.device, device_.dtype).contiguous();
   }
 
  private:
-  const TensorInfo* find(const std::string& name) const {
+  // The name the source has the tensor under, or empty.
+  std::string find(const std::string& name) const {
     for (const std::string& candidate : aliases(name)) {
-      if (const auto* t = file_.find(candidate)) return t;
-      if (const auto* t = file_.find(prefix_ + candidate)) return t;
+      if (source_.shape(candidate)) return candidate;
+      if (source_.shape(prefix_ + candidate)) return prefix_ + candidate;
     }
-    return nullptr;
+    return {};
   }
 
   static std::vector<std::string> aliases(const std::string& name) {
@@ -53,24 +52,7 @@ class WeightReader {
     return out;
   }
 
-  at::Tensor to_device(const TensorInfo& info) const {
-    at::ScalarType stored;
-    switch (info.dtype) {
-      case DType::F32: stored = at::kFloat; break;
-      case DType::F16: stored = at::kHalf; break;
-      case DType::BF16: stored = at::kBFloat16; break;
-      default:
-        throw Error(file_.source() + ": tensor " + info.name + " has dtype " + std::string(dtype_name(info.dtype)) +
-                    ", expected F32, F16 or BF16");
-    }
-    // Copy out of the map: the data need not be aligned for its type inside the file.
-    at::Tensor host = at::empty(info.shape, at::TensorOptions().dtype(stored));
-    const auto bytes = file_.data(info);
-    if (!bytes.empty()) std::memcpy(host.data_ptr(), bytes.data(), bytes.size());
-    return host.to(device_.device, device_.dtype).contiguous();
-  }
-
-  const SafetensorsFile& file_;
+  const TensorSource& source_;
   const ComputeDevice& device_;
   std::string prefix_;
 };
@@ -218,8 +200,8 @@ void load_embeddings(const WeightReader& r, const ModelConfig& c, TransformerWei
 
 }  // namespace
 
-TransformerWeights load_weights(const SafetensorsFile& file, const ModelConfig& c, const ComputeDevice& device) {
-  const WeightReader r(file, device, std::string(c.architecture->prefix));
+TransformerWeights load_weights(const TensorSource& source, const ModelConfig& c, const ComputeDevice& device) {
+  const WeightReader r(source, device, std::string(c.architecture->prefix));
   TransformerWeights w;
   load_embeddings(r, c, w);
   if (c.architecture->shared_layers) {

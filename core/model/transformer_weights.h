@@ -12,7 +12,7 @@
 
 #include "model/config.h"
 #include "model/device.h"
-#include "model/safetensors.h"
+#include "model/tensor_source.h"
 
 namespace attnscope {
 
@@ -40,6 +40,6 @@ struct TransformerWeights {
 
 // Tensor names are taken with or without the architecture's prefix ("bert.", "roberta.", "model.",
 // ...), LayerNorm as weight/bias or the older gamma/beta; task heads (cls.*, pooler) are ignored.
-TransformerWeights load_weights(const SafetensorsFile& file, const ModelConfig& config, const ComputeDevice& device);
+TransformerWeights load_weights(const TensorSource& source, const ModelConfig& config, const ComputeDevice& device);
 
 }  // namespace attnscope

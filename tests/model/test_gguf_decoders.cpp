@@ -1,0 +1,85 @@
+// The two real decoders opened from their GGUF files (tools/setup.sh fetches them) as
+// transformers opens them: the same configuration derived from the metadata, the same ids for a
+// held-out text, and the same attention maps and head outputs, against transformers' eager
+// attention on the weights it dequantised itself (tools/make_decoder_gguf_golden.py): A within
+// 1e-4, C within 1e-4 of its largest entry.
+#include <gtest/gtest.h>
+
+#include <ATen/ATen.h>
+#include <nlohmann/json.hpp>
+
+#include "model/checkpoint.h"
+#include "model/gguf_model.h"
+#include "model/safetensors.h"
+#include "model/tensor_source.h"
+#include "model/transformer.h"
+#include "support/paths.h"
+#include "support/test_device.h"
+
+namespace attnscope {
+namespace {
+
+class GgufDecoder : public ::testing::TestWithParam<std::string> {
+ protected:
+  nlohmann::json expected() const {
+    return test::read_json(test::golden_dir() / "gguf" / (GetParam() + "_decoder.json"));
+  }
+  at::Tensor reference(const std::string& name) const {
+    const SafetensorsFile file(test::golden_dir() / "gguf" / (GetParam() + "_decoder.safetensors"));
+    return SafetensorsSource(file).read(name);
+  }
+};
+
+double relative_gap(const at::Tensor& ours, const at::Tensor& theirs) {
+  return (ours - theirs).abs().max().item<double>() / theirs.abs().max().item<double>();
+}
+
+TEST_P(GgufDecoder, DerivesTheConfigurationTransformersDerives) {
+  const nlohmann::json e = expected();
+  const auto path = test::real_model_file(e["file"].get<std::string>());
+  if (!std::filesystem::exists(path)) return;
+  const ModelConfig c = gguf_model_config(GgufFile(path));
+  const nlohmann::json& t = e["config"];
+  EXPECT_EQ(c.model_type, t["model_type"]);
+  EXPECT_EQ(c.vocab_size, t["vocab_size"]);
+  EXPECT_EQ(c.hidden_size, t["hidden_size"]);
+  EXPECT_EQ(c.num_layers, t["num_hidden_layers"]);
+  EXPECT_EQ(c.num_heads, t["num_attention_heads"]);
+  EXPECT_EQ(c.kv_heads(), t["num_key_value_heads"]);
+  EXPECT_EQ(c.head_dim(), t["head_dim"]);
+  EXPECT_EQ(c.intermediate_size, t["intermediate_size"]);
+  EXPECT_EQ(c.layer_norm_eps, t["rms_norm_eps"].get<double>());
+  if (t.contains("layer_types"))
+    for (size_t l = 0; l < t["layer_types"].size(); ++l)
+      EXPECT_EQ(c.is_local_layer(l), t["layer_types"][l] == "sliding_attention") << "layer " << l;
+  if (t.contains("sliding_window")) EXPECT_EQ(c.rotary.local_window, t["sliding_window"].get<int64_t>() - 1);
+  const nlohmann::json& rope = t["rope_parameters"];
+  EXPECT_EQ(c.rotary.global_theta, (rope.contains("full_attention") ? rope["full_attention"] : rope)["rope_theta"]);
+  if (rope.contains("sliding_attention")) EXPECT_EQ(c.rotary.local_theta, rope["sliding_attention"]["rope_theta"]);
+  if (t.contains("query_pre_attn_scalar"))
+    EXPECT_DOUBLE_EQ(c.scores_scale(), 1.0 / std::sqrt(t["query_pre_attn_scalar"].get<double>()));
+}
+
+TEST_P(GgufDecoder, MapsAndHeadOutputsAreTransformers) {
+  const nlohmann::json e = expected();
+  const auto path = test::real_model_file(e["file"].get<std::string>());
+  if (!std::filesystem::exists(path)) return;
+  const auto checkpoint = Checkpoint::load(path, test::test_device());
+  const auto ids = e["ids"].get<std::vector<int64_t>>();
+  EXPECT_EQ(checkpoint->encode(e["text"].get<std::string>(), 512).ids(), ids) << "the file's own tokenizer";
+  const TextCaptures c = text_captures(checkpoint->model().forward({ids}), 0, true);
+  const at::Tensor attention = reference("attention"), outputs = reference("head_outputs");
+  for (int64_t l = 0; l < attention.size(0); ++l)
+    EXPECT_LT((c.attention[l] - attention[l]).abs().max().item<double>(), 1e-4) << "attention, layer " << l;
+  const auto kept = e["kept_layers"].get<std::vector<int64_t>>();
+  for (size_t k = 0; k < kept.size(); ++k)
+    EXPECT_LT(relative_gap(c.head_outputs[kept[k]], outputs[static_cast<int64_t>(k)]), 1e-4)
+        << "head outputs, layer " << kept[k];
+  EXPECT_LT(relative_gap(c.hidden_states[c.hidden_states.size(0) - 1], reference("last_hidden")), 1e-3)
+      << "the final norm's output";
+}
+
+INSTANTIATE_TEST_SUITE_P(Decoders, GgufDecoder, ::testing::Values("smollm2", "gemma3"));
+
+}  // namespace
+}  // namespace attnscope
