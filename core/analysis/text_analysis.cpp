@@ -90,11 +90,12 @@ at::Tensor separator_columns(const TextCaptures& c, SeparatorInput input) {
   const int64_t L = c.attention.size(0), H = c.attention.size(1);
   switch (input) {
     case SeparatorInput::Attention: break;
-    case SeparatorInput::Norm: return head_norm_maps(c).sum(-2);
+    case SeparatorInput::Norm: return column_means(head_norm_maps(c).sum(-2), c.visibility);
     case SeparatorInput::Rollout:
-      return rollout_maps(c, static_cast<int>(L)).sum(-2).unsqueeze(1).expand({-1, H, -1}).contiguous();
+      return column_means(rollout_maps(c, static_cast<int>(L)).sum(-2).unsqueeze(1).expand({-1, H, -1}).contiguous(),
+                          c.visibility);
   }
-  return c.attention.to(at::kFloat).sum(-2);
+  return column_means(c.attention.to(at::kFloat).sum(-2), c.visibility);
 }
 
 TextAnalysis analyze_text(const Encoding& encoding, const at::Tensor& head_outputs, const at::Tensor& columns,

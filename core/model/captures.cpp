@@ -8,6 +8,24 @@
 
 namespace attnscope {
 
+at::Tensor AttentionVisibility::visible_queries(int64_t layers, int64_t n, const at::Device& device) const {
+  const at::Tensor keys = at::arange(n, at::TensorOptions().dtype(at::kFloat).device(device));
+  std::vector<at::Tensor> rows;
+  for (int64_t l = 0; l < layers; ++l) {
+    const int64_t w = causal && static_cast<size_t>(l) < windows.size() ? windows[static_cast<size_t>(l)] : 0;
+    const at::Tensor last = w > 0 ? at::clamp_max(keys + static_cast<double>(w), static_cast<double>(n))
+                                  : at::full_like(keys, static_cast<double>(n));
+    rows.push_back(causal ? last - keys : at::full_like(keys, static_cast<double>(n)));
+  }
+  return at::stack(rows);
+}
+
+at::Tensor column_means(const at::Tensor& column_sums, const AttentionVisibility& visibility) {
+  if (!visibility.causal) return column_sums;
+  const int64_t L = column_sums.size(-3), n = column_sums.size(-1);
+  return column_sums / visibility.visible_queries(L, n, column_sums.device()).unsqueeze(1);
+}
+
 TextCaptures text_captures(const BatchCaptures& batch, size_t index, bool to_host, bool hidden_states) {
   if (index >= batch.lengths.size()) throw Error("text " + std::to_string(index) + " is not in the batch");
   if (batch.attention.empty()) throw Error("the forward pass was run without captures");
@@ -33,6 +51,7 @@ TextCaptures text_captures(const BatchCaptures& batch, size_t index, bool to_hos
   t.length = n;
   t.head_dim = t.head_outputs.size(3);
   t.hidden_size = batch.hidden_states.empty() ? 0 : batch.hidden_states.front().size(2);
+  t.visibility = batch.visibility;
   return t;
 }
 
@@ -74,7 +93,14 @@ at::Tensor column_attention(const BatchCaptures& batch) {
     const at::Tensor maps = a.to(at::kFloat);  // [B, H, n, n]
     layers.push_back((rows.defined() ? maps * rows.unsqueeze(1) : maps).sum(-2));
   }
-  return at::stack(layers, 1);
+  at::Tensor columns = at::stack(layers, 1);
+  if (!batch.visibility.causal) return columns;
+  for (size_t b = 0; b < batch.lengths.size(); ++b) {  // each text's own length sets its counts
+    const int64_t n = batch.lengths[b];
+    at::Tensor text = columns[static_cast<int64_t>(b)].narrow(-1, 0, n);
+    text.copy_(column_means(text, batch.visibility));
+  }
+  return columns;
 }
 
 }  // namespace attnscope

@@ -8,6 +8,22 @@
 
 namespace attnscope {
 
+// Which queries may attend to each key (METHOD.md, "Decoders"): in an encoder every query; in a
+// decoder those at or after the key, and in a layer with a sliding window of w tokens only the w
+// nearest of them (the key's own query among them).
+struct AttentionVisibility {
+  bool causal = false;
+  std::vector<int64_t> windows;  // per layer: w, or 0 where a decoder layer sees every token before it
+  // [L, n] float32 on `device`: how many of a text's n queries may attend to each key.
+  at::Tensor visible_queries(int64_t layers, int64_t n, const at::Device& device) const;
+};
+
+// Column attention as METHOD.md's separators read it: the sums a_j = sum_i A_ij [.., L, H, n] of a
+// text of n tokens as they are for an encoder (every query sees every key, so the mean would only
+// scale them), divided by the queries that may attend to j for a decoder, so that an early
+// column is not favoured for being seen by more queries.
+at::Tensor column_means(const at::Tensor& column_sums, const AttentionVisibility& visibility);
+
 // A padded batch, as the forward produced it, on the compute device.
 struct BatchCaptures {
   std::vector<int64_t> lengths;          // real tokens of each text
@@ -25,6 +41,7 @@ struct BatchCaptures {
   // as the scores use them (rotary positions applied, before the 1 / sqrt(d) scale).
   at::Tensor all_queries, all_keys;
   std::vector<at::Tensor> hidden_states;  // L + 1 entries [B, n, D]: embeddings, then each layer
+  AttentionVisibility visibility;
 };
 
 // One text with its pads cut away. Built once, then only read (it crosses threads as
@@ -37,6 +54,7 @@ struct TextCaptures {
   at::Tensor value_norms;    // [L, H, n] ||f_h(x_j)||; undefined unless the lenses were captured
   at::Tensor value_gram;     // [L, n, H, H] <f_h(x_j), f_h'(x_j)>; likewise
   at::Tensor queries, keys;  // [L, H, n, d]; likewise
+  AttentionVisibility visibility;
 };
 
 // The captures of text `index` of the batch; `to_host` makes them contiguous CPU float32,
@@ -51,7 +69,7 @@ at::Tensor text_attention(const BatchCaptures& batch, size_t index);
 at::Tensor text_head_outputs(const BatchCaptures& batch, size_t index);
 
 // [B, L, H, n] float32 on the compute device: the attention each position receives (column
-// sums a_j), summed over each text's real rows only. Computed for the whole batch at once, so
+// attention a_j, as column_means gives it), over each text's real rows only. Computed for the whole batch at once, so
 // that a corpus run never copies a text's attention maps out of the batch.
 at::Tensor column_attention(const BatchCaptures& batch);
 

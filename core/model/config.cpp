@@ -107,6 +107,14 @@ double ModelConfig::scores_scale() const {
   return attention_scale > 0 ? attention_scale : 1.0 / std::sqrt(static_cast<double>(head_dim()));
 }
 
+AttentionVisibility ModelConfig::visibility() const {
+  AttentionVisibility v{.causal = causal(), .windows = {}};
+  if (v.causal)
+    for (int64_t l = 0; l < num_layers; ++l)
+      v.windows.push_back(is_local_layer(static_cast<size_t>(l)) ? rotary.local_window + 1 : 0);
+  return v;
+}
+
 bool ModelConfig::has_local_layers() const {
   for (bool local : rotary.local)
     if (local) return true;

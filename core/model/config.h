@@ -13,6 +13,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "model/architecture.h"
+#include "model/captures.h"
 
 namespace attnscope {
 
@@ -56,6 +57,7 @@ struct ModelConfig {
   int64_t kv_heads() const { return num_kv_heads > 0 ? num_kv_heads : num_heads; }
   double scores_scale() const;
   bool causal() const { return architecture->direction == AttentionDirection::Causal; }
+  AttentionVisibility visibility() const;  // which queries may attend to each key, per layer
   int64_t embedding_width() const { return embedding_size > 0 ? embedding_size : hidden_size; }
   bool is_local_layer(size_t layer) const { return layer < rotary.local.size() && rotary.local[layer]; }
   bool has_local_layers() const;

@@ -390,6 +390,7 @@ BatchCaptures Transformer::forward(const std::vector<std::vector<int64_t>>& ids,
   const int64_t n = batch.n;
   BatchCaptures out;
   out.lengths = batch.lengths;
+  out.visibility = config_.visibility();
   c10::InferenceMode guard;
   const at::Tensor device_ids = batch.ids.to(device_.device);
   const at::Tensor mask = config_.causal() ? causal_mask(n, padding_mask(batch)) : padding_mask(batch);

@@ -121,6 +121,7 @@ TextRunFile from_document(const nlohmann::json& doc, const TensorSource& tensor,
   c.length = n;
   c.head_dim = d;
   c.hidden_size = config.hidden_size;
+  c.visibility = config.visibility();
   const auto required = [&](const char* name, const at::Tensor& like) {
     at::Tensor t = tensor(name, like);
     if (!t.defined())

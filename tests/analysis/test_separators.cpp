@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "analysis/separators.h"
+#include "model/captures.h"
 
 namespace attnscope {
 namespace {
@@ -61,6 +62,38 @@ TEST(Separators, BlockAveragesLeaveOutTheDiagonalAndOneTokenBlocksAreUndefined) 
   EXPECT_FLOAT_EQ(r[0][2].item<float>(), 2.0f);  // (S02 + S12) / 2
   EXPECT_FLOAT_EQ(r[2][1].item<float>(), 2.0f);
   EXPECT_TRUE(std::isnan(r[2][2].item<float>()));  // a one-token segment with itself has no element
+}
+
+}  // namespace
+}  // namespace attnscope
+
+namespace attnscope {
+namespace {
+
+// METHOD.md, "Decoders": a_j is the mean of A_ij over the queries that may attend to j, worked by
+// hand on 4 tokens. A causal map: column sums 1.8, 0.9, 0.6, 0.7 over 4, 3, 2 and 1 queries.
+TEST(DecoderColumns, MeanOverTheQueriesThatMaySeeEachKey) {
+  const at::Tensor causal =
+      at::tensor({1.0, 0.0, 0.0, 0.0, 0.5, 0.5, 0.0, 0.0, 0.2, 0.3, 0.5, 0.0, 0.1, 0.1, 0.1, 0.7}, at::kFloat)
+          .view({1, 1, 4, 4});
+  const AttentionVisibility decoder{.causal = true, .windows = {0}};
+  const at::Tensor means = column_means(causal.sum(-2), decoder);
+  const std::vector<float> expected{1.8f / 4, 0.9f / 3, 0.6f / 2, 0.7f};
+  for (int j = 0; j < 4; ++j) EXPECT_NEAR(means[0][0][j].item<float>(), expected[static_cast<size_t>(j)], 1e-6) << j;
+  // The first token, seen by every query, is no longer favoured for it: the last one, attended to
+  // most by the one query that may, leads the means, where the first led the sums.
+  EXPECT_EQ(separators_from_columns(means[0], 0.99)[0].positions, std::vector<int>{3});
+  EXPECT_EQ(separators_from_columns(causal.sum(-2)[0], 0.99)[0].positions, std::vector<int>{0});
+  // A window of 2 tokens: each key seen by itself and the next query only (the last by itself).
+  const at::Tensor sliding =
+      at::tensor({1.0, 0.0, 0.0, 0.0, 0.5, 0.5, 0.0, 0.0, 0.0, 0.4, 0.6, 0.0, 0.0, 0.0, 0.3, 0.7}, at::kFloat)
+          .view({1, 1, 4, 4});
+  const at::Tensor banded = column_means(sliding.sum(-2), {.causal = true, .windows = {2}});
+  const std::vector<float> banded_expected{1.5f / 2, 0.9f / 2, 0.9f / 2, 0.7f};
+  for (int j = 0; j < 4; ++j)
+    EXPECT_NEAR(banded[0][0][j].item<float>(), banded_expected[static_cast<size_t>(j)], 1e-6) << j;
+  // An encoder's columns are the sums themselves (every query sees every key: a mean would only scale).
+  EXPECT_TRUE(at::equal(column_means(causal.sum(-2), {}), causal.sum(-2)));
 }
 
 }  // namespace

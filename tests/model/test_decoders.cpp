@@ -72,6 +72,24 @@ TEST_P(Decoder, AttentionLooksOnlyBackwards) {
   EXPECT_LT((a.sum(-1) - 1).abs().max().item<double>(), 1e-6);
 }
 
+// The column attention of a padded batch (what corpus runs read) is each text's alone, means over
+// the queries that may see each key (the windows of a sliding layer included).
+TEST_P(Decoder, BatchedColumnAttentionIsEachTextsOwn) {
+  const auto model = Transformer::load(dir(), test::test_device());
+  const nlohmann::json expected = test::read_json(dir() / "expected.json");
+  std::vector<std::vector<int64_t>> batch;
+  for (const auto& c : expected["cases"]) batch.push_back(c["ids"].get<std::vector<int64_t>>());
+  const BatchCaptures together = model->forward(batch);
+  ASSERT_TRUE(together.visibility.causal);
+  const at::Tensor columns = column_attention(together).to(at::kCPU);
+  for (size_t b = 0; b < batch.size(); ++b) {
+    const TextCaptures alone = text_captures(model->forward({batch[b]}), 0, true);
+    const at::Tensor own = column_means(alone.attention.sum(-2), alone.visibility);
+    const auto n = static_cast<int64_t>(batch[b].size());
+    EXPECT_LT(gap(columns[static_cast<int64_t>(b)].narrow(-1, 0, n), own), 1e-5) << "text " << b;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Families, Decoder, ::testing::Values("llama", "mistral", "qwen2", "qwen3", "gemma3"),
                          [](const auto& info) { return test::test_name(info.param); });
 
