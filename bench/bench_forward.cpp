@@ -97,7 +97,10 @@ int main(int argc, char** argv) {
   std::stringstream buffer;
   buffer << in.rdbuf();
   const std::string text = buffer.str();
+  const auto load_start = std::chrono::steady_clock::now();
   const auto checkpoint = attnscope::Checkpoint::load(model, attnscope::select_device(device, precision));
+  const double load_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - load_start).count();
   const auto ids = checkpoint->encode(text, max_length).ids();
 
   const attnscope::TextRun run = checkpoint->run(text, max_length, {.to_host = false});
@@ -144,23 +147,15 @@ int main(int argc, char** argv) {
       checkpoint->model().device().device, std::chrono::milliseconds(idle_ms));
   const double analyze = m[0], forward = m[1], plain = m[2], analysis = m[3], tokenize = m[4], forward_lenses = m[5],
                lenses = m[6];
-  std::cout << nlohmann::json{{"tokens", ids.size()},
-                              {"threads", threads},
-                              {"runs", runs},
-                              {"analyze_ms", analyze},
-                              {"forward_capture_ms", forward},
-                              {"forward_plain_ms", plain},
-                              {"analysis_ms", analysis},
-                              {"tokenize_ms", tokenize},
-                              {"forward_lenses_ms", forward_lenses},
-                              {"lens_maps_ms", lenses},
-                              {"first_forward_lenses_ms", first_lenses},
-                              {"head_norm_maps_ms", m[7]},
-                              {"layer_norm_maps_ms", m[8]},
-                              {"rollout_ms", m[9]},
-                              {"thumbnails_ms", m[10]},
-                              {"forward_sliced_ms", m[11]},
-                              {"forward_explorer_ms", m[12]},
+  std::cout << nlohmann::json{{"tokens", ids.size()},       {"load_ms", load_ms},
+                              {"threads", threads},         {"runs", runs},
+                              {"analyze_ms", analyze},      {"forward_capture_ms", forward},
+                              {"forward_plain_ms", plain},  {"analysis_ms", analysis},
+                              {"tokenize_ms", tokenize},    {"forward_lenses_ms", forward_lenses},
+                              {"lens_maps_ms", lenses},     {"first_forward_lenses_ms", first_lenses},
+                              {"head_norm_maps_ms", m[7]},  {"layer_norm_maps_ms", m[8]},
+                              {"rollout_ms", m[9]},         {"thumbnails_ms", m[10]},
+                              {"forward_sliced_ms", m[11]}, {"forward_explorer_ms", m[12]},
                               {"pipeline_ms", m[13]}}
                    .dump()
             << "\n";

@@ -36,7 +36,8 @@ nlohmann::json gguf_config_json(const GgufFile& file) {
   const std::string type = model_type_of(file), arch = file.get_string("general.architecture");
   const auto key = [&](const std::string& k) { return arch + "." + k; };
   const auto count = [&](const std::string& k) -> nlohmann::json {
-    if (!file.find(key(k))) return nullptr;  // the reader names the missing key
+    if (!file.find(key(k)))
+      throw Error(file.source() + ": the GGUF metadata has no " + key(k) + " (the model's configuration needs it)");
     return file.get_uint(key(k), 0);
   };
   nlohmann::json c = {{"model_type", type},

@@ -8,6 +8,9 @@
 #include <ATen/ATen.h>
 #include <nlohmann/json.hpp>
 
+#include <fstream>
+
+#include "base/error.h"
 #include "model/checkpoint.h"
 #include "model/gguf_model.h"
 #include "model/safetensors.h"
@@ -80,6 +83,37 @@ TEST_P(GgufDecoder, MapsAndHeadOutputsAreTransformers) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Decoders, GgufDecoder, ::testing::Values("smollm2", "gemma3"));
+
+std::string config_error(const std::filesystem::path& file) {
+  try {
+    gguf_model_config(GgufFile(file));
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
+// A file whose architecture attnscope does not run, or whose metadata lacks a number the
+// configuration needs: one line naming it.
+TEST(GgufModel, RefusesWhatItCannotRunInOneLine) {
+  const test::TempDir dir;
+  const auto write = [&](const std::string& architecture) {
+    std::string bytes = "GGUF";
+    const auto put = [&](uint64_t value, int size) {
+      for (int i = 0; i < size; ++i) bytes.push_back(static_cast<char>((value >> (8 * i)) & 0xff));
+    };
+    const std::string key = "general.architecture";
+    put(3, 4), put(0, 8), put(1, 8);  // version, tensors, metadata entries
+    put(key.size(), 8), bytes += key, put(8, 4), put(architecture.size(), 8), bytes += architecture;
+    const auto path = dir / (architecture + ".gguf");
+    std::ofstream(path, std::ios::binary) << bytes;
+    return path;
+  };
+  EXPECT_NE(config_error(write("gpt2")).find("GGUF architecture \"gpt2\" is not supported"), std::string::npos)
+      << config_error(write("gpt2"));
+  EXPECT_NE(config_error(write("llama")).find("has no llama.embedding_length"), std::string::npos)
+      << config_error(write("llama"));
+}
 
 }  // namespace
 }  // namespace attnscope
