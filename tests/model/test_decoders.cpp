@@ -11,6 +11,7 @@
 #include "base/error.h"
 #include "model/config.h"
 #include "model/transformer.h"
+#include "support/golden_captures.h"
 #include "support/nested_tensor.h"
 #include "support/paths.h"
 #include "support/test_device.h"
@@ -25,22 +26,6 @@ class Decoder : public ::testing::TestWithParam<std::string> {
   std::filesystem::path dir() const { return test::golden_dir() / "decoders" / GetParam(); }
 };
 
-void expect_case(const TextCaptures& got, const nlohmann::json& expected, const std::string& what) {
-  const auto& attention = expected["attention"];
-  ASSERT_EQ(got.num_layers, static_cast<int64_t>(attention.size())) << what;
-  for (size_t l = 0; l < attention.size(); ++l) {
-    const auto layer = static_cast<int64_t>(l);
-    EXPECT_LT(gap(got.attention[layer], test::nested_tensor(attention[l])), 1e-5) << what << " attention, layer " << l;
-    EXPECT_LT(gap(got.head_outputs[layer], test::nested_tensor(expected["head_outputs"][l])), 1e-5)
-        << what << " head outputs, layer " << l;
-  }
-  const auto& hidden = expected["hidden_states"];
-  ASSERT_EQ(got.hidden_states.size(0), static_cast<int64_t>(hidden.size())) << what;
-  for (size_t l = 0; l < hidden.size(); ++l)
-    EXPECT_LT(gap(got.hidden_states[static_cast<int64_t>(l)], test::nested_tensor(hidden[l])), 1e-4)
-        << what << " hidden state " << l;
-}
-
 TEST_P(Decoder, MatchesTransformersAloneAndBatchedWithPadding) {
   const auto model = Transformer::load(dir(), test::test_device());
   EXPECT_TRUE(model->config().causal());
@@ -50,15 +35,15 @@ TEST_P(Decoder, MatchesTransformersAloneAndBatchedWithPadding) {
     const auto ids = c["ids"].get<std::vector<int64_t>>();
     batch.push_back(ids);
     const std::string tokens = std::to_string(ids.size()) + " tokens";
-    expect_case(text_captures(model->forward({ids}), 0, true), c, GetParam() + " alone, " + tokens);
+    test::expect_golden_case(text_captures(model->forward({ids}), 0, true), c, GetParam() + " alone, " + tokens);
     const BatchCaptures checked =
         model->forward({ids}, {.last_layer = LastLayer::Complete, .keep_going = [] { return true; }});
-    expect_case(text_captures(checked, 0, true), c, GetParam() + " with checks, " + tokens);
+    test::expect_golden_case(text_captures(checked, 0, true), c, GetParam() + " with checks, " + tokens);
   }
   const BatchCaptures together = model->forward(batch);
   for (size_t b = 0; b < batch.size(); ++b)
-    expect_case(text_captures(together, b, true), expected["cases"][b],
-                GetParam() + " batched, text " + std::to_string(b));
+    test::expect_golden_case(text_captures(together, b, true), expected["cases"][b],
+                             GetParam() + " batched, text " + std::to_string(b));
 }
 
 // A causal map: nothing above the diagonal, every row a distribution over the tokens up to its own.

@@ -13,6 +13,7 @@
 #include "model/transformer.h"
 #include "model/checkpoint.h"
 #include "model/config.h"
+#include "support/golden_captures.h"
 #include "support/nested_tensor.h"
 #include "support/paths.h"
 #include "support/test_device.h"
@@ -20,28 +21,10 @@
 namespace attnscope {
 namespace {
 
-double gap(const at::Tensor& a, const at::Tensor& b) { return (a - b).abs().max().item<double>(); }
-
 class Encoder : public ::testing::TestWithParam<std::string> {
  protected:
   std::filesystem::path dir() const { return test::golden_dir() / "encoders" / GetParam(); }
 };
-
-void expect_case(const TextCaptures& got, const nlohmann::json& expected, const std::string& what) {
-  const auto& attention = expected["attention"];
-  ASSERT_EQ(got.num_layers, static_cast<int64_t>(attention.size())) << what;
-  for (size_t l = 0; l < attention.size(); ++l) {
-    const auto layer = static_cast<int64_t>(l);
-    EXPECT_LT(gap(got.attention[layer], test::nested_tensor(attention[l])), 1e-5) << what << " attention, layer " << l;
-    EXPECT_LT(gap(got.head_outputs[layer], test::nested_tensor(expected["head_outputs"][l])), 1e-5)
-        << what << " head outputs, layer " << l;
-  }
-  const auto& hidden = expected["hidden_states"];
-  ASSERT_EQ(got.hidden_states.size(0), static_cast<int64_t>(hidden.size())) << what;
-  for (size_t l = 0; l < hidden.size(); ++l)
-    EXPECT_LT(gap(got.hidden_states[static_cast<int64_t>(l)], test::nested_tensor(hidden[l])), 1e-4)
-        << what << " hidden state " << l;
-}
 
 TEST_P(Encoder, MatchesTransformersAloneAndBatchedWithPadding) {
   const auto model = Transformer::load(dir(), test::test_device());
@@ -51,17 +34,18 @@ TEST_P(Encoder, MatchesTransformersAloneAndBatchedWithPadding) {
     const auto ids = c["ids"].get<std::vector<int64_t>>();
     batch.push_back(ids);
     const BatchCaptures alone = model->forward({ids});
-    expect_case(text_captures(alone, 0, true), c, GetParam() + " alone, " + std::to_string(ids.size()) + " tokens");
+    test::expect_golden_case(text_captures(alone, 0, true), c,
+                             GetParam() + " alone, " + std::to_string(ids.size()) + " tokens");
     // As the explorer runs it: checking between the slices of its products.
     const BatchCaptures checked =
         model->forward({ids}, {.last_layer = LastLayer::Complete, .keep_going = [] { return true; }});
-    expect_case(text_captures(checked, 0, true), c,
-                GetParam() + " with checks, " + std::to_string(ids.size()) + " tokens");
+    test::expect_golden_case(text_captures(checked, 0, true), c,
+                             GetParam() + " with checks, " + std::to_string(ids.size()) + " tokens");
   }
   const BatchCaptures together = model->forward(batch);
   for (size_t b = 0; b < batch.size(); ++b)
-    expect_case(text_captures(together, b, true), expected["cases"][b],
-                GetParam() + " batched, text " + std::to_string(b));
+    test::expect_golden_case(text_captures(together, b, true), expected["cases"][b],
+                             GetParam() + " batched, text " + std::to_string(b));
 }
 
 INSTANTIATE_TEST_SUITE_P(Architectures, Encoder,
@@ -80,7 +64,7 @@ TEST_P(WholeCheckpoint, TextInMapsOutAsTransformers) {
   for (const auto& c : expected["cases"]) {
     const TextRun run = checkpoint->run(c["text"].get<std::string>(), 128);
     ASSERT_EQ(run.encoding.ids(), c["ids"].get<std::vector<int64_t>>()) << c["text"];
-    expect_case(run.captures, c, GetParam() + ": " + c["text"].get<std::string>());
+    test::expect_golden_case(run.captures, c, GetParam() + ": " + c["text"].get<std::string>());
   }
 }
 
