@@ -4,8 +4,9 @@ Gemma 3 270M; tools/setup.sh fetches them): transformers loads each file itself 
 float32, the layouts it restores, its defaults where the file is silent), then runs one held-out
 text with eager attention. Written per model, into tests/golden/gguf/:
   <name>_decoder.json        the ids (transformers' tokenizer of the same file), the configuration
-                             transformers derived (the keys attnscope's reader must agree on), and
-                             which layers' head outputs are kept
+                             transformers derived (the keys attnscope's reader must agree on),
+                             which layers' head outputs are kept, and the model's ten most likely
+                             next tokens after the text with their probabilities and pieces
   <name>_decoder.safetensors attention [L, H, n, n] of every layer; head_outputs [3, H, n, d] of
                              the first, a middle and the last layer (C = A V, each query head
                              reading its group's V); last_hidden [n, D], the final norm's output
@@ -40,6 +41,9 @@ def write(name, relative):
     hooks = [m.register_forward_hook(lambda _m, _i, out: values.append(out)) for n, m in model.named_modules() if n.endswith("v_proj")]
     with torch.no_grad():
         out = inner(input_ids=torch.tensor([ids]), output_attentions=True)
+        logits = model(input_ids=torch.tensor([ids])).logits[0, -1]
+    probabilities = torch.softmax(logits.double(), -1)
+    top = torch.topk(probabilities, 10)
     for h in hooks:
         h.remove()
     heads, groups, d = config.num_attention_heads, config.num_key_value_heads, config.head_dim
@@ -54,7 +58,9 @@ def write(name, relative):
                "last_hidden": out.last_hidden_state[0].contiguous()}, OUT / f"{name}_decoder.safetensors")
     derived = {k: v for k, v in config.to_dict().items() if k in CONFIG_KEYS}
     (OUT / f"{name}_decoder.json").write_text(json.dumps({"file": relative, "text": TEXT, "ids": ids, "kept_layers": kept,
-                                                          "config": derived}, indent=1))
+                                                          "config": derived, "next_tokens": {"ids": top.indices.tolist(),
+                                                          "probabilities": top.values.tolist(),
+                                                          "pieces": tokenizer.convert_ids_to_tokens(top.indices.tolist())}}, indent=1))
     print(name, len(ids), "tokens", derived)
 
 

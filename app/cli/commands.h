@@ -13,6 +13,7 @@ Action add_analyze_command(CLI::App& app);
 Action add_pairs_command(CLI::App& app);
 Action add_stats_command(CLI::App& app);
 Action add_heads_command(CLI::App& app);
+Action add_next_command(CLI::App& app);
 Action add_corpus_command(CLI::App& app);
 Action add_merge_command(CLI::App& app);
 Action add_compare_command(CLI::App& app);

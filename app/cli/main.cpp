@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   add(attnscope::cli::add_pairs_command(app));
   add(attnscope::cli::add_stats_command(app));
   add(attnscope::cli::add_heads_command(app));
+  add(attnscope::cli::add_next_command(app));
   add(attnscope::cli::add_corpus_command(app));
   add(attnscope::cli::add_merge_command(app));
   add(attnscope::cli::add_compare_command(app));
@@ -30,11 +31,11 @@ int main(int argc, char** argv) {
     return false;
   };
   if (argc > 1 && argv[1][0] != '-' && !known(argv[1])) {
-    std::fprintf(
-        stderr,
-        "attnscope-cli: unknown command \"%s\" (commands: tokenize, analyze, pairs, stats, heads, compare, corpus, "
-        "merge, figure, download; see attnscope-cli --help)\n",
-        argv[1]);
+    std::fprintf(stderr,
+                 "attnscope-cli: unknown command \"%s\" (commands: tokenize, analyze, pairs, stats, heads, next, "
+                 "compare, corpus, "
+                 "merge, figure, download; see attnscope-cli --help)\n",
+                 argv[1]);
     return 2;
   }
   try {

@@ -52,6 +52,7 @@ struct ModelConfig {
   int64_t num_kv_heads = 0;    // grouped queries: the key and value heads (0: as many as the query heads)
   int64_t head_size = 0;       // a head's width where it is not hidden_size / num_heads (0: it is)
   double attention_scale = 0;  // the scores' scale where it is not 1 / sqrt(head_dim) (0: it is)
+  double output_softcap = 0;   // Gemma: next-token scores s become c tanh(s / c) (0: left as they are)
 
   int64_t head_dim() const { return head_size > 0 ? head_size : hidden_size / num_heads; }
   int64_t kv_heads() const { return num_kv_heads > 0 ? num_kv_heads : num_heads; }

@@ -75,9 +75,10 @@ ModelConfig decoder_from_json(const nlohmann::json& json, const std::string& typ
   if (family == "gemma3") {
     c.activation = activation_of(json, source, "hidden_activation", Activation::GeluTanh);
     c.attention_scale = 1.0 / std::sqrt(positive_number(json, "query_pre_attn_scalar", 256, source));
-    // (final_logit_softcapping touches only the next-token scores, which no capture reads.)
     if (json.contains("attn_logit_softcapping") && !json["attn_logit_softcapping"].is_null())
       throw Error(source + ": attn_logit_softcapping is not supported yet");
+    if (json.contains("final_logit_softcapping") && !json["final_logit_softcapping"].is_null())
+      c.output_softcap = positive_number(json, "final_logit_softcapping", 0, source);
     c.rotary.global_theta = rope_theta(json, "full_attention", "rope_theta", 1000000.0, source);
     c.rotary.local_theta = rope_theta(json, "sliding_attention", "rope_local_base_freq", 10000.0, source);
   } else {

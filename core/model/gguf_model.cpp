@@ -92,6 +92,7 @@ const GgufTensor* GgufSource::tensor_of(const std::string& name) const {
   std::string n = name.starts_with("model.") ? name.substr(6) : name;
   if (n == "embed_tokens.weight") return file_.find_tensor("token_embd.weight");
   if (n == "norm.weight") return file_.find_tensor("output_norm.weight");
+  if (n == "lm_head.weight") return file_.find_tensor("output.weight");  // absent where tied
   if (!n.starts_with("layers.")) return nullptr;
   const size_t dot = n.find('.', 7);
   if (dot == std::string::npos) return nullptr;

@@ -48,6 +48,8 @@ class Transformer {
   BatchCaptures forward(const std::vector<std::vector<int64_t>>& ids, const ForwardOptions& options = {}) const;
 
   const ModelConfig& config() const { return config_; }
+  // A decoder's next-token scores' matrix [V, D] on the compute device; undefined for an encoder.
+  const at::Tensor& output_weight() const { return weights_.output_weight; }
   const ComputeDevice& device() const { return device_; }
 
  private:

@@ -204,6 +204,9 @@ TransformerWeights load_weights(const TensorSource& source, const ModelConfig& c
   const WeightReader r(source, device, std::string(c.architecture->prefix));
   TransformerWeights w;
   load_embeddings(r, c, w);
+  if (c.causal())
+    w.output_weight =
+        r.has("lm_head.weight") ? r.get("lm_head.weight", {c.vocab_size, c.hidden_size}) : w.word_embeddings;
   if (c.architecture->shared_layers) {
     w.layers = load_shared_layers(r, c);
     return w;

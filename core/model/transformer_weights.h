@@ -35,6 +35,8 @@ struct TransformerWeights {
   at::Tensor embed_norm_weight, embed_norm_bias;
   at::Tensor embed_project_weight, embed_project_bias;  // ELECTRA, ALBERT: embedding width to hidden size
   at::Tensor final_norm_weight, final_norm_bias;        // ModernBERT
+  // Decoders: the next-token scores' matrix [V, D], lm_head's, or the word embeddings where tied.
+  at::Tensor output_weight;
   std::vector<LayerWeights> layers;
 };
 

@@ -33,6 +33,7 @@ class Bpe {
 
   size_t size() const { return tokens_.size(); }
   const std::string& token(int32_t id) const { return tokens_[static_cast<size_t>(id)]; }
+  const std::string& piece(int32_t id) const { return token(id); }
   const std::unordered_map<std::string, int32_t>& ids() const { return ids_; }
 
  private:

@@ -5,6 +5,7 @@
 // (tokenizer_pipeline.h): read from tokenizer.json, or BERT's from vocab.txt (bert_tokenizer.h).
 #include <filesystem>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -25,6 +26,8 @@ class Tokenizer {
     return wrap(tokenize(text), max_length);
   }
   virtual size_t vocab_size() const = 0;
+  // The vocabulary's spelling of an id (an added token's content); empty when no piece has it.
+  virtual std::string piece(int64_t id) const { return {}; }
   // The ids of the special tokens (the template's and those added as special), ascending.
   virtual std::vector<int64_t> special_ids() const { return {}; }
   // True when the pieces of a stretch of text that begins and ends just after whitespace are the

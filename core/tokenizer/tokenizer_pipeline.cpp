@@ -274,6 +274,16 @@ size_t TokenizerPipeline::vocab_size() const {
   return n;
 }
 
+std::string TokenizerPipeline::piece(int64_t id) const {
+  for (const AddedToken& a : settings_.added)
+    if (a.id == id) return a.content;
+  return std::visit(
+      [&](const auto& m) {
+        return id >= 0 && static_cast<size_t>(id) < m.size() ? m.piece(static_cast<int32_t>(id)) : "";
+      },
+      model_);
+}
+
 std::vector<int64_t> TokenizerPipeline::special_ids() const {
   std::vector<int64_t> ids;
   for (const AddedToken& a : settings_.added)

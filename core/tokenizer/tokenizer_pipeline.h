@@ -62,6 +62,7 @@ class TokenizerPipeline : public Tokenizer {
   std::vector<Token> tokenize(std::string_view text) const override;
   Encoding wrap(std::vector<Token> pieces, size_t max_length) const override;
   size_t vocab_size() const override;
+  std::string piece(int64_t id) const override;
   std::vector<int64_t> special_ids() const override;
   // BERT's configuration only: no piece spans whitespace and its normalizer works character by character.
   bool splits_after_whitespace() const override { return settings_.pre_tokenizer == PreTokenizer::Bert; }

@@ -21,6 +21,7 @@ class Unigram {
 
   void tokenize(const CharString& word, std::vector<Token>& out) const;
   size_t size() const { return pieces_.size(); }
+  const std::string& piece(int32_t id) const { return pieces_[static_cast<size_t>(id)].first; }
 
  private:
   std::vector<std::pair<std::string, double>> pieces_;

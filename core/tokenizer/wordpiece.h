@@ -16,6 +16,7 @@ class WordPiece {
   void tokenize(const SourceChar* first, const SourceChar* last, std::vector<Token>& out) const;
   size_t size() const { return vocab_.size(); }
   const Vocab& vocab() const { return vocab_; }
+  const std::string& piece(int32_t id) const { return vocab_.token(id); }
 
  private:
   Vocab vocab_;

@@ -10,6 +10,7 @@
 
 #include "base/error.h"
 #include "model/config.h"
+#include "model/next_tokens.h"
 #include "model/transformer.h"
 #include "support/golden_captures.h"
 #include "support/nested_tensor.h"
@@ -77,6 +78,29 @@ TEST_P(Decoder, BatchedColumnAttentionIsEachTextsOwn) {
 
 INSTANTIATE_TEST_SUITE_P(Families, Decoder, ::testing::Values("llama", "mistral", "qwen2", "qwen3", "gemma3"),
                          [](const auto& info) { return test::test_name(info.param); });
+
+// Next tokens come from the final norm's output through the output matrix (this fixture's own
+// lm_head; the real decoders' are tied, tests/model/test_gguf_decoders.cpp), as probabilities in
+// descending order that sum to at most 1; an encoder has none, nor a forward cut short.
+TEST(NextTokens, DecodersOnlyMostLikelyFirst) {
+  const auto dir = test::golden_dir() / "decoders" / "llama";
+  const auto model = Transformer::load(dir, test::test_device());
+  const TextCaptures c = text_captures(model->forward({{1, 5, 9, 14}}), 0, true);
+  const std::vector<NextToken> next = next_tokens(*model, c, 5);
+  ASSERT_EQ(next.size(), 5u);
+  double total = 0;
+  for (size_t k = 0; k < next.size(); ++k) {
+    total += next[k].probability;
+    if (k > 0) EXPECT_GE(next[k - 1].probability, next[k].probability);
+  }
+  EXPECT_LE(total, 1.0 + 1e-12);
+  const auto encoder = Transformer::load(test::golden_dir() / "encoders" / "roberta", test::test_device());
+  const TextCaptures e = text_captures(encoder->forward({{0, 5, 2}}), 0, true);
+  EXPECT_THROW(next_tokens(*encoder, e, 5), Error);
+  const TextCaptures cut =
+      text_captures(model->forward({{1, 5, 9}}, {.last_layer = LastLayer::HeadOutputsOnly}), 0, true);
+  EXPECT_THROW(next_tokens(*model, cut, 5), Error);
+}
 
 nlohmann::json llama_config() {
   return {{"model_type", "llama"},    {"vocab_size", 10},

@@ -2,7 +2,7 @@
 // transformers opens them: the same configuration derived from the metadata, the same ids for a
 // held-out text, and the same attention maps and head outputs, against transformers' eager
 // attention on the weights it dequantised itself (tools/make_decoder_gguf_golden.py): A within
-// 1e-4, C within 1e-4 of its largest entry.
+// 1e-4, C within 1e-4 of its largest entry; and the same most likely next tokens.
 #include <gtest/gtest.h>
 
 #include <ATen/ATen.h>
@@ -13,6 +13,7 @@
 #include "base/error.h"
 #include "model/checkpoint.h"
 #include "model/gguf_model.h"
+#include "model/next_tokens.h"
 #include "model/safetensors.h"
 #include "model/tensor_source.h"
 #include "model/transformer.h"
@@ -80,6 +81,25 @@ TEST_P(GgufDecoder, MapsAndHeadOutputsAreTransformers) {
         << "head outputs, layer " << kept[k];
   EXPECT_LT(relative_gap(c.hidden_states[c.hidden_states.size(0) - 1], reference("last_hidden")), 1e-3)
       << "the final norm's output";
+}
+
+// What the model would write next: transformers' ten most likely tokens after the text, in its
+// order, with its probabilities, and each spelt as its tokenizer spells it.
+TEST_P(GgufDecoder, NextTokensAreTransformers) {
+  const nlohmann::json e = expected();
+  const auto path = test::real_model_file(e["file"].get<std::string>());
+  if (!std::filesystem::exists(path)) return;
+  const auto checkpoint = Checkpoint::load(path, test::test_device());
+  const auto ids = e["ids"].get<std::vector<int64_t>>();
+  const TextCaptures c = text_captures(checkpoint->model().forward({ids}), 0, true);
+  const std::vector<NextToken> next = next_tokens(checkpoint->model(), c, 10);
+  const nlohmann::json& t = e["next_tokens"];
+  ASSERT_EQ(next.size(), t["ids"].size());
+  for (size_t k = 0; k < next.size(); ++k) {
+    EXPECT_EQ(next[k].id, t["ids"][k].get<int64_t>()) << "rank " << k;
+    EXPECT_NEAR(next[k].probability, t["probabilities"][k].get<double>(), 1e-5) << "rank " << k;
+    EXPECT_EQ(checkpoint->tokenizer().piece(next[k].id), t["pieces"][k].get<std::string>()) << "rank " << k;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Decoders, GgufDecoder, ::testing::Values("smollm2", "gemma3"));

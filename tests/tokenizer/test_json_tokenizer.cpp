@@ -3,6 +3,8 @@
 // as RoBERTa, ModernBERT and GPT-2-style checkpoints ship theirs (tools/make_tokenizer_golden.py).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include <cstdlib>
@@ -52,6 +54,38 @@ TEST_P(JsonTokenizerGolden, IdsAndByteRangesAreTheReferences) {
   const nlohmann::json expected = test::read_json(dir / "expected.json");
   ASSERT_GE(expected["cases"].size(), 300u);
   EXPECT_GT(expect_reference(*tokenizer, expected), 5000u);
+}
+
+// Every id the fixture's texts give is spelt back as the vocabulary spells it, the piece the
+// tokenizer itself reported (next-token tables name ids no text gave). The unknown piece and the
+// special tokens are left out (an unknown piece reports the text it stands for); each special id
+// has its spelling.
+int64_t unknown_id(const nlohmann::json& file) {
+  const auto& model = file["model"];
+  if (model.contains("unk_id")) return model["unk_id"].is_null() ? -1 : model["unk_id"].get<int64_t>();
+  if (!model.contains("unk_token") || model["unk_token"].is_null()) return -1;
+  const auto& vocab = model["vocab"];
+  const auto it = vocab.find(model["unk_token"].get<std::string>());
+  return it == vocab.end() ? -1 : it->get<int64_t>();
+}
+
+TEST_P(JsonTokenizerGolden, EachIdIsSpeltAsItsPiece) {
+  const auto dir = test::golden_dir() / "tokenizers" / GetParam();
+  const auto tokenizer = load_tokenizer(dir);
+  std::vector<int64_t> special = tokenizer->special_ids();
+  for (int64_t id : special) EXPECT_FALSE(tokenizer->piece(id).empty()) << "special id " << id;
+  special.push_back(unknown_id(test::read_json(dir / "tokenizer.json")));
+  size_t checked = 0;
+  const nlohmann::json expected = test::read_json(dir / "expected.json");
+  for (const auto& c : expected["cases"])
+    for (const Token& t : tokenizer->encode(c["text"].get<std::string>(), 100000).tokens) {
+      if (std::find(special.begin(), special.end(), t.id) != special.end()) continue;
+      EXPECT_EQ(tokenizer->piece(t.id), t.text) << "id " << t.id;
+      ++checked;
+    }
+  EXPECT_GT(checked, 1000u);
+  EXPECT_EQ(tokenizer->piece(-1), "");
+  EXPECT_EQ(tokenizer->piece(static_cast<int64_t>(tokenizer->vocab_size())), "");
 }
 
 // Strings in no fixture, drawn afresh by tools/tokenizer_parity.py and tokenized by the reference
