@@ -7,15 +7,19 @@ shared V), the hidden states attnscope keeps (the embeddings as the first layer 
 layer's output, the last one through the final norm).
 
 The families are chosen to cover every trait of the one forward: grouped key and value heads
-(llama, qwen3, gemma3), biases on the projections (qwen2), query and key norms (qwen3, gemma3),
-a head width apart from hidden_size / heads (qwen3, gemma3), sliding windows in every layer
-(mistral) or some (gemma3), norms around each block, RMSNorm with 1 + w and scaled embeddings
-(gemma3).
+(llama, qwen3, gemma2, gemma3), biases on the projections (qwen2, gpt2, gpt_neox), query and key
+norms (qwen3, gemma3), a head width apart from hidden_size / heads (qwen3, gemma2, gemma3), sliding
+windows in every layer (mistral) or some (gemma2, gemma3, qwen2_sliding), norms around each block, RMSNorm with
+1 + w and scaled embeddings (gemma2, gemma3), soft-capped scores (gemma2), learned positions and
+Conv1D weights stored [in, out] (gpt2), a fused projection grouped by head, rotation of part of
+each head and attention beside the feed-forward block (gpt_neox; gpt_neox_sequential without it),
+and scaled rotary frequencies (llama3_rope: Llama 3's; linear_rope: linear).
 
-  .venv/bin/python tools/make_decoder_golden.py
+  .venv/bin/python tools/make_decoder_golden.py [family ...]
 """
 import json
 import pathlib
+import sys
 
 import torch
 import transformers as tf
@@ -33,7 +37,15 @@ def common(**extra):
     return settings
 
 
+def small(**extra):  # GPT-2 and GPT-NeoX: no grouped heads
+    settings = dict(vocab_size=VOCAB, attn_implementation="eager", bos_token_id=1, eos_token_id=2, pad_token_id=0)
+    settings.update(extra)
+    return settings
+
+
 def families():
+    neox = dict(hidden_size=32, num_hidden_layers=3, num_attention_heads=4, intermediate_size=40, max_position_embeddings=64,
+                rotary_pct=0.5, rotary_emb_base=300)
     return {
         "llama": (tf.LlamaConfig(**common(rope_theta=500.0)), tf.LlamaForCausalLM),
         "mistral": (tf.MistralConfig(**common(num_key_value_heads=1, sliding_window=4)), tf.MistralForCausalLM),
@@ -42,37 +54,47 @@ def families():
         "gemma3": (tf.Gemma3TextConfig(**common(num_hidden_layers=4, head_dim=16, sliding_window=5, query_pre_attn_scalar=24,
                                                 layer_types=["sliding_attention", "full_attention", "sliding_attention", "full_attention"])),
                    tf.Gemma3ForCausalLM),
+        "gemma2": (tf.Gemma2Config(**common(num_hidden_layers=4, head_dim=16, sliding_window=5, query_pre_attn_scalar=24,
+                                            attn_logit_softcapping=1.5, final_logit_softcapping=3.0)), tf.Gemma2ForCausalLM),
+        "gpt2": (tf.GPT2Config(**small(n_embd=32, n_layer=3, n_head=4, n_positions=64)), tf.GPT2LMHeadModel),
+        "gpt_neox": (tf.GPTNeoXConfig(**small(**neox)), tf.GPTNeoXForCausalLM),
+        "gpt_neox_sequential": (tf.GPTNeoXConfig(**small(**neox, use_parallel_residual=False)), tf.GPTNeoXForCausalLM),
+        "llama3_rope": (tf.LlamaConfig(**common(rope_parameters=dict(rope_type="llama3", rope_theta=500.0, factor=8.0, low_freq_factor=1.0,
+                                                                     high_freq_factor=4.0, original_max_position_embeddings=16)
+                                             )), tf.LlamaForCausalLM),
+        "qwen2_sliding": (tf.Qwen2Config(**common(use_sliding_window=True, sliding_window=4, max_window_layers=1)), tf.Qwen2ForCausalLM),
+        "linear_rope": (tf.Qwen2Config(**common(rope_parameters=dict(rope_type="linear", rope_theta=1000.0, factor=4.0))),
+                        tf.Qwen2ForCausalLM),
     }
 
 
 def randomise(model):
     with torch.no_grad():  # norms and biases away from their defaults, so a missing or swapped one shows
         for name, p in model.named_parameters():
-            if "norm" in name or name.endswith(".bias"):
+            if "norm" in name or "ln_" in name or name.endswith(".bias"):
                 p.add_(torch.randn_like(p) * 0.2)
 
 
+OUT_PROJECTIONS = ("o_proj", "attn.c_proj", "attention.dense")  # each family's attention output projection
+
+
 def run(model, ids):
+    """A, C and the hidden states of one text. C is read where every family has it: the input of the attention's
+    output projection is the heads' A V side by side (each query head reading its group's V)."""
     config = model.config
-    values, layers, embedded = [], [], []
-    inner = model.model
-    hooks = [m.register_forward_hook(lambda _m, _i, out: values.append(out)) for n, m in model.named_modules() if n.endswith("v_proj")]
-    hooks += [layer.register_forward_hook(lambda _m, _i, out: layers.append(out[0] if isinstance(out, tuple) else out)) for layer in inner.layers]
-    hooks.append(inner.embed_tokens.register_forward_hook(lambda _m, _i, out: embedded.append(out)))
+    merged = []
+    hooks = [m.register_forward_pre_hook(lambda _m, args: merged.append(args[0])) for n, m in model.named_modules()
+             if n.endswith(OUT_PROJECTIONS)]
     with torch.no_grad():
-        out = inner(input_ids=torch.tensor([ids]), output_attentions=True)
+        out = model.base_model(input_ids=torch.tensor([ids]), output_attentions=True, output_hidden_states=True)
     for h in hooks:
         h.remove()
-    heads, groups = config.num_attention_heads, config.num_key_value_heads
-    d = getattr(config, "head_dim", None) or config.hidden_size // heads
+    heads = config.num_attention_heads
     attention = [a[0] for a in out.attentions]
-    head_outputs = []
-    for a, v in zip(attention, values):
-        v = v[0].view(len(ids), groups, d).transpose(0, 1).repeat_interleave(heads // groups, dim=0)  # [H, n, d]
-        head_outputs.append(a @ v)
-    hidden = [embedded[0][0]] + [x[0] for x in layers[:-1]] + [out.last_hidden_state[0]]
+    head_outputs = [m[0].view(len(ids), heads, -1).transpose(0, 1) for m in merged]  # [H, n, d]
+    hidden = list(out.hidden_states[:-1]) + [out.last_hidden_state]
     return {"ids": ids, "attention": [a.tolist() for a in attention], "head_outputs": [c.tolist() for c in head_outputs],
-            "hidden_states": [h.tolist() for h in hidden]}
+            "hidden_states": [h[0].tolist() for h in hidden]}
 
 
 def write(name, config, model_class):
@@ -90,8 +112,10 @@ def write(name, config, model_class):
 
 
 def main():
+    only = sys.argv[1:]  # the families to write (all when none are named)
     for name, (config, model_class) in families().items():
-        write(name, config, model_class)
+        if not only or name in only:
+            write(name, config, model_class)
 
 
 if __name__ == "__main__":

@@ -125,7 +125,59 @@ constexpr Architecture kGemma3{
     NormKind::RmsPlusOne,
     true};
 
-constexpr std::array<std::pair<std::string_view, const Architecture*>, 13> kByModelType{{
+// Gemma 2: Gemma 3's layout without the query and key norms (its scores soft-capped instead).
+constexpr Architecture kGemma2{
+    "gemma2",
+    "model.",
+    PositionScheme::Rotary,
+    NormPlacement::Pre,
+    FeedForward::Gated,
+    true,
+    false,
+    kLlamaEmbeddings,
+    LayerNames{"layers.{}.", "self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "", "self_attn.o_proj",
+               "input_layernorm", "mlp.up_proj", "mlp.down_proj", "pre_feedforward_layernorm", "", "",
+               "post_attention_layernorm", "post_feedforward_layernorm", "mlp.gate_proj"},
+    AttentionDirection::Causal,
+    NormKind::RmsPlusOne,
+    true};
+// GPT-2: learned positions, pre-norm LayerNorm layers, one fused projection, its matrices stored
+// [in, out] (Conv1D), the final norm ln_f, the output tied to the word embeddings.
+constexpr Architecture kGpt2{
+    "gpt2",
+    "transformer.",
+    PositionScheme::Absolute,
+    NormPlacement::Pre,
+    FeedForward::Plain,
+    true,
+    false,
+    EmbeddingNames{"wte", "wpe", "", "", "", "ln_f"},
+    LayerNames{"h.{}.", "", "", "", "attn.c_attn", "attn.c_proj", "ln_1", "mlp.c_fc", "mlp.c_proj", "ln_2"},
+    AttentionDirection::Causal,
+    NormKind::Layer,
+    false,
+    true};
+// GPT-NeoX (Pythia): pre-norm LayerNorm layers, one fused projection grouped by head, rotary
+// positions on part of each head (ModelConfig::rotary.dims), attention and the feed-forward block
+// side by side where the config says (ModelConfig::parallel_blocks), its own output matrix.
+constexpr Architecture kGptNeox{
+    "gpt_neox",
+    "gpt_neox.",
+    PositionScheme::Rotary,
+    NormPlacement::Pre,
+    FeedForward::Plain,
+    true,
+    false,
+    EmbeddingNames{"embed_in", "", "", "", "", "final_layer_norm", "embed_out"},
+    LayerNames{"layers.{}.", "", "", "", "attention.query_key_value", "attention.dense", "input_layernorm",
+               "mlp.dense_h_to_4h", "mlp.dense_4h_to_h", "post_attention_layernorm"},
+    AttentionDirection::Causal,
+    NormKind::Layer,
+    false,
+    false,
+    true};
+
+constexpr std::array<std::pair<std::string_view, const Architecture*>, 16> kByModelType{{
     {"bert", &kBert},
     {"distilbert", &kDistilBert},
     {"roberta", &kRoberta},
@@ -138,7 +190,10 @@ constexpr std::array<std::pair<std::string_view, const Architecture*>, 13> kByMo
     {"mistral", &kLlama},
     {"qwen2", &kLlama},
     {"qwen3", &kQwen3},
+    {"gemma2", &kGemma2},
     {"gemma3_text", &kGemma3},
+    {"gpt2", &kGpt2},
+    {"gpt_neox", &kGptNeox},
 }};
 
 }  // namespace

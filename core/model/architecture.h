@@ -33,6 +33,9 @@ struct EmbeddingNames {
   const char* norm = "";
   const char* project = "";     // embedding width to hidden size: read when the file has it (required when they differ)
   const char* final_norm = "";  // the last layer's output normalised (pre-norm families)
+  // Decoders: the next-token scores' matrix, outside the prefix (the word embeddings where the file
+  // has none: tied).
+  const char* output = "lm_head";
 };
 
 struct LayerNames {
@@ -68,6 +71,8 @@ struct Architecture {
   AttentionDirection direction = AttentionDirection::Both;
   NormKind norm_kind = NormKind::Layer;
   bool scaled_embeddings = false;  // the embeddings times sqrt(hidden size) (Gemma)
+  bool conv1d_weights = false;     // projections stored [in, out] (GPT-2's Conv1D), not [out, in]
+  bool qkv_by_head = false;        // a fused projection's rows already [H, 3, d] (GPT-NeoX), not [3, H, d]
 };
 
 // The description of a family by its config.json model_type (xlm-roberta and camembert are
@@ -76,6 +81,6 @@ const Architecture* architecture_of(std::string_view model_type);
 // The model types attnscope reads, in the words of the refusal for any other.
 inline constexpr const char* kSupportedModelTypes =
     "bert, distilbert, roberta, xlm-roberta, camembert, electra, albert, modernbert, llama, mistral, qwen2, qwen3, "
-    "gemma3_text";
+    "gemma2, gemma3_text, gpt2, gpt_neox";
 
 }  // namespace attnscope

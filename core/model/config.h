@@ -18,6 +18,13 @@
 namespace attnscope {
 
 enum class Activation { GeluErf, GeluTanh, Relu, Silu };
+// How the rotary frequencies are stretched for contexts longer than the training's
+// (model/rotary_positions.h): not at all, all divided by `factor` (linear), or Llama 3's blend.
+struct RotaryScaling {
+  enum class Kind { None, Linear, Llama3 } kind = Kind::None;
+  double factor = 1.0, low_freq_factor = 1.0, high_freq_factor = 4.0;
+  int64_t original_positions = 0;  // Llama 3: original_max_position_embeddings
+};
 // Which layers attend locally (a band of `local_window` tokens on either side; a decoder's sliding
 // window of W tokens, the query's own included, is a band of W - 1 before it) and which globally,
 // and the rotary base of each kind (rotary families).
@@ -25,6 +32,8 @@ struct RotaryLayers {
   std::vector<bool> local;  // per layer
   int64_t local_window = 0;
   double global_theta = 160000.0, local_theta = 10000.0;
+  int64_t dims = 0;  // the rotated dimensions of each head, from the first (0: all; GPT-NeoX: a part)
+  RotaryScaling scaling;
 };
 
 struct ModelConfig {
@@ -48,13 +57,16 @@ struct ModelConfig {
   bool norm_bias = true;        // ModernBERT, the decoders: norms without biases
   struct ProjectionBiases {
     bool qkv = true, attention_out = true, ffn = true;
-  } biases;                    // ModernBERT: none; Qwen2: the query, key and value projections'
-  int64_t num_kv_heads = 0;    // grouped queries: the key and value heads (0: as many as the query heads)
-  int64_t head_size = 0;       // a head's width where it is not hidden_size / num_heads (0: it is)
-  double attention_scale = 0;  // the scores' scale where it is not 1 / sqrt(head_dim) (0: it is)
-  double output_softcap = 0;   // Gemma: next-token scores s become c tanh(s / c) (0: left as they are)
+  } biases;                      // ModernBERT: none; Qwen2: the query, key and value projections'
+  int64_t num_kv_heads = 0;      // grouped queries: the key and value heads (0: as many as the query heads)
+  int64_t head_size = 0;         // a head's width where it is not hidden_size / num_heads (0: it is)
+  double attention_scale = 0;    // the scores' scale where it is not 1 / sqrt(head_dim) (0: it is)
+  double output_softcap = 0;     // Gemma: next-token scores s become c tanh(s / c) (0: left as they are)
+  double attention_softcap = 0;  // Gemma 2: attention scores likewise, before the mask and softmax
+  bool parallel_blocks = false;  // GPT-NeoX: attention and feed-forward both read the layer's input
 
   int64_t head_dim() const { return head_size > 0 ? head_size : hidden_size / num_heads; }
+  int64_t rotary_dims() const { return rotary.dims > 0 ? rotary.dims : head_dim(); }
   int64_t kv_heads() const { return num_kv_heads > 0 ? num_kv_heads : num_heads; }
   double scores_scale() const;
   bool causal() const { return architecture->direction == AttentionDirection::Causal; }

@@ -19,6 +19,7 @@
 #include "model/gguf_model.h"
 #include "model/model_locator.h"
 #include "model/reproducible_products.h"
+#include "model/rotary_positions.h"
 #include "model/value_gram.h"
 
 namespace attnscope {
@@ -107,11 +108,6 @@ at::Tensor linear(const at::Tensor& x, const at::Tensor& weight, const at::Tenso
   return out.view(shape);
 }
 
-at::Tensor rotate_half_rows(const at::Tensor& t) {  // [.., d, n]: (x1, x2) -> (-x2, x1) along d
-  const int64_t half = t.size(-2) / 2;
-  return at::cat({-t.narrow(-2, half, half), t.narrow(-2, 0, half)}, -2);
-}
-
 }  // namespace
 
 at::Tensor Transformer::embed(const at::Tensor& ids, const at::Tensor& positions) const {
@@ -132,15 +128,11 @@ at::Tensor Transformer::embed(const at::Tensor& ids, const at::Tensor& positions
   return x;
 }
 
-// Rotary tables for n positions and a base: cos and sin as [d, n], the layout of the
-// transposed queries and keys they multiply.
-Transformer::Rotary Transformer::rotary_tables(int64_t n, double theta) const {
-  const int64_t d = config_.head_dim();
-  const auto f32 = at::TensorOptions().dtype(at::kFloat);
-  const at::Tensor inv_freq = 1.0 / at::pow(theta, at::arange(0, d, 2, f32) / static_cast<double>(d));
-  const at::Tensor freqs = at::arange(n, f32).unsqueeze(1) * inv_freq.unsqueeze(0);
-  const at::Tensor angles = at::cat({freqs, freqs}, -1).t().contiguous();  // [d, n]
-  return {angles.cos().to(device_.device, device_.dtype), angles.sin().to(device_.device, device_.dtype)};
+// Rotary tables for n positions and a base, over the rotated part of each head, in the compute
+// device and dtype.
+RotaryTables Transformer::rotary_tables(int64_t n, double theta) const {
+  return attnscope::rotary_tables(n, config_.rotary_dims(), theta, config_.rotary.scaling,
+                                  at::TensorOptions().device(device_.device).dtype(device_.dtype));
 }
 
 at::Tensor Transformer::activate(at::Tensor x) const {
@@ -209,7 +201,7 @@ Transformer::Projected Transformer::project_apart(const LayerWeights& w, const a
 }
 
 at::Tensor Transformer::attend(const LayerWeights& w, const at::Tensor& x, const at::Tensor& mask, BatchCaptures* keep,
-                               const Rotary* rotary, const KeepGoing& keep_going) const {
+                               const RotaryTables* rotary, const KeepGoing& keep_going) const {
   const int64_t B = x.size(0), n = x.size(1), H = config_.num_heads, d = config_.head_dim();
   // A pre-norm layer normalises before attending (where it has that norm: ModernBERT's first does not).
   const at::Tensor input = config_.architecture->norm == NormPlacement::Pre && w.attn_norm_weight.defined()
@@ -218,34 +210,39 @@ at::Tensor Transformer::attend(const LayerWeights& w, const at::Tensor& x, const
   auto [q_t, k_t, v_t] =
       w.qkv_weight.defined() ? project_fused(w, input, keep_going) : project_apart(w, input, keep_going);
   if (rotary) {
-    q_t = q_t * rotary->cos + rotate_half_rows(q_t) * rotary->sin;
-    k_t = k_t * rotary->cos + rotate_half_rows(k_t) * rotary->sin;
+    q_t = rotate(q_t, *rotary);
+    k_t = rotate(k_t, *rotary);
   }
-  const double scale = config_.scores_scale();
-  at::Tensor context;
-  if (keep) {
-    // Scaling q (a quarter of the scores' size at 128 tokens) instead of the scores saves a pass.
-    at::Tensor scores = at::bmm((q_t * scale).transpose(1, 2), k_t).view({B, H, n, n});
-    if (mask.defined()) scores.add_(mask);
-    // Written straight into this layer's slice of the captures (softmax in place of the scores
-    // measured slower; writing out saves a copy per text later).
-    const int64_t l = static_cast<int64_t>(keep->attention.size());
-    at::Tensor attention = keep->all_attention[l];
-    at::_softmax_out(attention, scores, -1, false);
-    context = keep->all_head_outputs[l];
-    at::Tensor context_rows = context.view({B * H, n, d});
-    at::bmm_out(context_rows, attention.view({B * H, n, n}), v_t.transpose(1, 2));
-    keep->attention.push_back(attention);
-    keep->head_outputs.push_back(context);
-    if (keep->all_value_norms.defined()) {
-      keep_value_vectors(v_t, l, *keep);
-      keep->all_queries[l].copy_(q_t.view({B, H, d, n}).transpose(2, 3));
-      keep->all_keys[l].copy_(k_t.view({B, H, d, n}).transpose(2, 3));
-    }
-  } else {
-    const auto as_heads = [&](const at::Tensor& t) { return t.transpose(1, 2).view({B, H, n, d}); };
-    context = at::scaled_dot_product_attention(as_heads(q_t), as_heads(k_t), as_heads(v_t),
-                                               mask.defined() ? std::optional<at::Tensor>(mask) : std::nullopt);
+  if (keep || config_.attention_softcap > 0) return attend_explicitly({q_t, k_t, v_t}, mask, keep, B);
+  const auto as_heads = [&](const at::Tensor& t) { return t.transpose(1, 2).view({B, H, n, d}); };
+  return at::scaled_dot_product_attention(as_heads(q_t), as_heads(k_t), as_heads(v_t),
+                                          mask.defined() ? std::optional<at::Tensor>(mask) : std::nullopt, 0.0, false,
+                                          config_.scores_scale());
+}
+
+at::Tensor Transformer::attend_explicitly(const Projected& qkv, const at::Tensor& mask, BatchCaptures* keep,
+                                          int64_t B) const {
+  const auto& [q_t, k_t, v_t] = qkv;
+  const int64_t n = q_t.size(2), H = config_.num_heads, d = config_.head_dim();
+  // Scaling q (a quarter of the scores' size at 128 tokens) instead of the scores saves a pass.
+  at::Tensor scores = at::bmm((q_t * config_.scores_scale()).transpose(1, 2), k_t).view({B, H, n, n});
+  if (const double cap = config_.attention_softcap; cap > 0) scores.div_(cap).tanh_().mul_(cap);  // Gemma 2
+  if (mask.defined()) scores.add_(mask);
+  if (!keep) return at::matmul(at::_softmax(scores, -1, false), v_t.transpose(1, 2).reshape({B, H, n, d}));
+  // Written straight into this layer's slice of the captures (softmax in place of the scores
+  // measured slower; writing out saves a copy per text later).
+  const int64_t l = static_cast<int64_t>(keep->attention.size());
+  at::Tensor attention = keep->all_attention[l];
+  at::_softmax_out(attention, scores, -1, false);
+  at::Tensor context = keep->all_head_outputs[l];
+  at::Tensor context_rows = context.view({B * H, n, d});
+  at::bmm_out(context_rows, attention.view({B * H, n, n}), v_t.transpose(1, 2));
+  keep->attention.push_back(attention);
+  keep->head_outputs.push_back(context);
+  if (keep->all_value_norms.defined()) {
+    keep_value_vectors(v_t, l, *keep);
+    keep->all_queries[l].copy_(q_t.view({B, H, d, n}).transpose(2, 3));
+    keep->all_keys[l].copy_(k_t.view({B, H, d, n}).transpose(2, 3));
   }
   return context;
 }
@@ -274,6 +271,8 @@ at::Tensor Transformer::finish(const LayerWeights& w, const at::Tensor& context,
   const at::Tensor merged = context.transpose(1, 2).reshape({B, n, config_.num_heads * config_.head_dim()});
   at::Tensor attended = at::linear(merged, w.attn_out_weight, w.attn_out_bias);
   if (w.post_attn_norm_weight.defined()) attended = normalize(attended, w.post_attn_norm_weight, {});  // Gemma
+  if (config_.parallel_blocks)  // GPT-NeoX: the feed-forward block reads the layer's input, not attention's sum
+    return feed_forward(w, normalize(x, w.ffn_norm_weight, w.ffn_norm_bias), keep_going).add_(attended).add_(x);
   const at::Tensor projected = attended.add_(x);
   if (config_.architecture->norm == NormPlacement::Pre) {  // each block's input normalised, its residual sum not
     at::Tensor fed = feed_forward(w, normalize(projected, w.ffn_norm_weight, w.ffn_norm_bias), keep_going);
@@ -400,7 +399,7 @@ BatchCaptures Transformer::forward(const std::vector<std::vector<int64_t>>& ids,
   at::Tensor x = embed(device_ids, positions);
   out.hidden_states.push_back(x);
   const bool rotary = config_.architecture->positions == PositionScheme::Rotary;
-  Rotary global, local;
+  RotaryTables global, local;
   if (rotary) {
     global = rotary_tables(n, config_.rotary.global_theta);
     local = rotary_tables(n, config_.rotary.local_theta);
@@ -410,7 +409,7 @@ BatchCaptures Transformer::forward(const std::vector<std::vector<int64_t>>& ids,
     stop_if_stale(keep_going);
     const LayerWeights& w = weights_.layers[l];
     const bool is_local = config_.is_local_layer(l);
-    const Rotary* positions = rotary ? (is_local ? &local : &global) : nullptr;
+    const RotaryTables* positions = rotary ? (is_local ? &local : &global) : nullptr;
     const at::Tensor context =
         attend(w, x, is_local ? local_mask : mask, capture ? &out : nullptr, positions, keep_going);
     if (last == LastLayer::HeadOutputsOnly && l + 1 == weights_.layers.size()) break;

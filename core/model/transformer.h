@@ -14,6 +14,7 @@
 #include "model/config.h"
 #include "model/device.h"
 #include "model/gguf_file.h"
+#include "model/rotary_positions.h"
 
 namespace attnscope {
 
@@ -62,12 +63,9 @@ class Transformer {
   Batch checked_batch(const std::vector<std::vector<int64_t>>& ids) const;
   at::Tensor padding_mask(const Batch& batch) const;
   void allocate_captures(BatchCaptures& out, int64_t B, int64_t n, bool lenses) const;
-  struct Rotary {
-    at::Tensor cos, sin;  // [d, n]
-  };
   // positions: per-token position ids (RoBERTa's offsets), or undefined for 0 .. n - 1.
   at::Tensor embed(const at::Tensor& ids, const at::Tensor& positions) const;
-  Rotary rotary_tables(int64_t n, double theta) const;
+  RotaryTables rotary_tables(int64_t n, double theta) const;
   at::Tensor band_mask(int64_t n, const at::Tensor& padding) const;
   at::Tensor causal_mask(int64_t n, const at::Tensor& padding) const;
   at::Tensor normalize(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias) const;
@@ -81,7 +79,10 @@ class Transformer {
   // positions applied to queries and keys when given), then the output projection and feed-forward
   // block to the layer's output.
   at::Tensor attend(const LayerWeights& w, const at::Tensor& x, const at::Tensor& mask, BatchCaptures* keep,
-                    const Rotary* rotary, const KeepGoing& keep_going) const;
+                    const RotaryTables* rotary, const KeepGoing& keep_going) const;
+  // softmax(q k^T scale (soft-capped where the family does) + mask) V, the maps kept in `keep`
+  // when given.
+  at::Tensor attend_explicitly(const Projected& qkv, const at::Tensor& mask, BatchCaptures* keep, int64_t B) const;
   at::Tensor finish(const LayerWeights& w, const at::Tensor& context, const at::Tensor& x,
                     const KeepGoing& keep_going) const;
   at::Tensor feed_forward(const LayerWeights& w, const at::Tensor& x, const KeepGoing& keep_going) const;

@@ -69,11 +69,15 @@ std::string layer_prefix(std::string name, int64_t index, int64_t group = 0) {
   return name;
 }
 
-// A layer's tensors by the description's names, below the layer's prefix.
+// A layer's tensors by the description's names, below the layer's prefix; matrices stored
+// [in, out] (GPT-2's Conv1D) turned to [out, in] as every other family stores them.
 struct LayerReader {
   const WeightReader& r;
   const std::string& prefix;
+  bool stored_in_out = false;
   at::Tensor weight(const char* name, const std::vector<int64_t>& shape) const {
+    if (stored_in_out && shape.size() == 2)
+      return r.get(prefix + name + ".weight", {shape[1], shape[0]}).t().contiguous();
     return r.get(prefix + name + ".weight", shape);
   }
   at::Tensor bias(const char* name, int64_t size, bool present) const {
@@ -128,7 +132,7 @@ void load_feed_forward(LayerWeights& w, const ModelConfig& c, const LayerNames& 
 LayerWeights load_layer(const WeightReader& r, const ModelConfig& c, const std::string& p, bool first) {
   const LayerNames& n = c.architecture->layer;
   const int64_t D = c.hidden_size;
-  const LayerReader get{r, p};
+  const LayerReader get{r, p, c.architecture->conv1d_weights};
   LayerWeights w;
   load_projections(w, c, n, get);
   w.attn_out_weight = get.weight(n.attention_out, {D, c.num_heads * c.head_dim()});
@@ -148,7 +152,8 @@ LayerWeights load_layer(const WeightReader& r, const ModelConfig& c, const std::
 // Query, key and value rows regrouped head by head, [H, 3, d] rows: the fused projection then
 // leaves every head's q, k and v as plain matrices that the attention products read in place.
 void by_head(LayerWeights& w, const ModelConfig& c) {
-  if (!w.qkv_weight.defined()) return;  // a decoder's projections stay apart
+  // A decoder's projections apart stay apart; GPT-NeoX's fused rows come grouped by head.
+  if (!w.qkv_weight.defined() || c.architecture->qkv_by_head) return;
   const int64_t H = c.num_heads, d = c.head_dim(), D = c.hidden_size;
   w.qkv_weight = w.qkv_weight.view({3, H, d, D}).transpose(0, 1).reshape({3 * D, D}).contiguous();
   w.qkv_bias = w.qkv_bias.view({3, H, d}).transpose(0, 1).reshape({3 * D}).contiguous();
@@ -204,9 +209,8 @@ TransformerWeights load_weights(const TensorSource& source, const ModelConfig& c
   const WeightReader r(source, device, std::string(c.architecture->prefix));
   TransformerWeights w;
   load_embeddings(r, c, w);
-  if (c.causal())
-    w.output_weight =
-        r.has("lm_head.weight") ? r.get("lm_head.weight", {c.vocab_size, c.hidden_size}) : w.word_embeddings;
+  if (const std::string output = std::string(c.architecture->embeddings.output) + ".weight"; c.causal())
+    w.output_weight = r.has(output) ? r.get(output, {c.vocab_size, c.hidden_size}) : w.word_embeddings;
   if (c.architecture->shared_layers) {
     w.layers = load_shared_layers(r, c);
     return w;

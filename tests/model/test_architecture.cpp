@@ -19,7 +19,7 @@ std::vector<std::string> supported_types() {
 
 TEST(Architecture, EveryModelTypeTheRefusalNamesHasADescription) {
   const auto types = supported_types();
-  ASSERT_EQ(types.size(), 13u);
+  ASSERT_EQ(types.size(), 16u);
   for (const auto& type : types) EXPECT_NE(architecture_of(type), nullptr) << type;
   EXPECT_EQ(architecture_of("gpt_bigcode"), nullptr);
   EXPECT_EQ(architecture_of(""), nullptr);
@@ -38,8 +38,10 @@ TEST(Architecture, EachDescriptionIsCoherentWithTheForward) {
     // Encoders normalise their embeddings; decoders normalise each layer's input instead.
     EXPECT_TRUE(*a.embeddings.words);
     EXPECT_EQ(a.direction == AttentionDirection::Both, static_cast<bool>(*a.embeddings.norm));
-    // A decoder's keys and values may have fewer heads than its queries: their projections apart.
-    EXPECT_TRUE(a.direction == AttentionDirection::Both || separate);
+    // A decoder's keys and values may have fewer heads than its queries: their projections apart,
+    // unless the family never groups them (GPT-2, GPT-NeoX: one fused projection).
+    EXPECT_TRUE(a.direction == AttentionDirection::Both || separate || a.norm_kind == NormKind::Layer);
+    EXPECT_TRUE(!a.qkv_by_head || *n.qkv) << "rows grouped by head only in a fused projection";
     EXPECT_EQ(static_cast<bool>(*n.query_norm), static_cast<bool>(*n.key_norm)) << "queries and keys both or neither";
     EXPECT_TRUE(!*n.ffn_gate || a.feed_forward == FeedForward::Gated) << "a gate only in a gated block";
     EXPECT_EQ(static_cast<bool>(*n.post_attention_norm), static_cast<bool>(*n.post_ffn_norm))

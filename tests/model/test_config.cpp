@@ -54,7 +54,8 @@ TEST(Config, BadConfigsNameTheProblem) {
   EXPECT_NE(config_error(with("num_hidden_layers", "6")).find("positive integer"), std::string::npos);
   EXPECT_NE(config_error(with("num_hidden_layers", 2.5)).find("positive integer"), std::string::npos);
   EXPECT_NE(config_error(with("num_attention_heads", 3)).find("not a multiple"), std::string::npos);
-  EXPECT_NE(config_error(with("model_type", "gpt2")).find("\"gpt2\" is not supported"), std::string::npos);
+  EXPECT_NE(config_error(with("model_type", "gpt_bigcode")).find("\"gpt_bigcode\" is not supported"),
+            std::string::npos);
   EXPECT_NE(config_error(with("hidden_act", "mish")).find("unsupported \"hidden_act\""), std::string::npos);
   EXPECT_NE(config_error(with("position_embedding_type", "relative_key")).find("not supported"), std::string::npos);
   EXPECT_NE(config_error(with("layer_norm_eps", -1)).find("layer_norm_eps"), std::string::npos);

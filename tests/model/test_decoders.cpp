@@ -76,7 +76,21 @@ TEST_P(Decoder, BatchedColumnAttentionIsEachTextsOwn) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Families, Decoder, ::testing::Values("llama", "mistral", "qwen2", "qwen3", "gemma3"),
+// Without captures the forward takes other kernels (scaled dot-product attention, or the explicit
+// path where scores are soft-capped); its last hidden state is transformers' all the same.
+TEST_P(Decoder, ForwardWithoutCapturesEndsTheSame) {
+  const auto model = Transformer::load(dir(), test::test_device());
+  const nlohmann::json expected = test::read_json(dir() / "expected.json");
+  for (const auto& c : expected["cases"]) {
+    const BatchCaptures plain = model->forward({c["ids"].get<std::vector<int64_t>>()}, {.capture = false});
+    const at::Tensor last = test::nested_tensor(c["hidden_states"].back());
+    EXPECT_LT(gap(plain.hidden_states.back()[0].to(at::kCPU, at::kDouble), last), 1e-4) << c["ids"].size() << " tokens";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Families, Decoder,
+                         ::testing::Values("llama", "mistral", "qwen2", "qwen3", "gemma2", "gemma3", "gpt2", "gpt_neox",
+                                           "gpt_neox_sequential", "llama3_rope", "linear_rope", "qwen2_sliding"),
                          [](const auto& info) { return test::test_name(info.param); });
 
 // Next tokens come from the final norm's output through the output matrix (this fixture's own
@@ -133,11 +147,66 @@ TEST(DecoderConfig, RefusesWhatItCannotRunInOneLine) {
   json["num_key_value_heads"] = 3;
   refused(json, "does not divide");
   json = llama_config();
-  json["rope_parameters"] = {{"rope_type", "llama3"}, {"rope_theta", 500000.0}, {"factor", 8.0}};
-  refused(json, "rope type \"llama3\" is not supported yet");
+  json["rope_parameters"] = {{"rope_type", "yarn"}, {"rope_theta", 500000.0}, {"factor", 8.0}};
+  refused(json, "rope type \"yarn\" is not supported yet");
+  json["rope_parameters"] = {{"rope_type", 3}};
+  refused(json, "must be a string");
+  json = llama_config();
+  json["partial_rotary_factor"] = 0.3;  // 0.3 of 2 dimensions
+  refused(json, "an even number");
   json = llama_config();
   json["model_type"] = "gpt_bigcode";
-  refused(json, "modernbert, llama, mistral, qwen2, qwen3, gemma3_text");
+  refused(json, "modernbert, llama, mistral, qwen2, qwen3, gemma2, gemma3_text, gpt2, gpt_neox");
+  json = {{"model_type", "gpt2"},
+          {"vocab_size", 10},
+          {"n_embd", 8},
+          {"n_layer", 2},
+          {"n_head", 2},
+          {"n_positions", 16},
+          {"scale_attn_by_inverse_layer_idx", true}};
+  refused(json, "scale_attn_by_inverse_layer_idx");
+}
+
+// Rotary scaling as transformers 5 writes it (rope_parameters) and as 4.x did (rope_theta beside
+// rope_scaling, "type" for "rope_type"); GPT-2's feed-forward width when n_inner is null.
+TEST(DecoderConfig, ReadsRotaryScalingOldAndNewAndGpt2Sizes) {
+  nlohmann::json json = llama_config();
+  json["rope_parameters"] = {{"rope_type", "llama3"},   {"rope_theta", 500000.0},
+                             {"factor", 8.0},           {"low_freq_factor", 1.0},
+                             {"high_freq_factor", 4.0}, {"original_max_position_embeddings", 16}};
+  ModelConfig c = ModelConfig::from_json(json, "config.json");
+  EXPECT_EQ(c.rotary.scaling.kind, RotaryScaling::Kind::Llama3);
+  EXPECT_EQ(c.rotary.scaling.original_positions, 16);
+  EXPECT_DOUBLE_EQ(c.rotary.global_theta, 500000.0);
+  json = llama_config();
+  json["rope_theta"] = 7000.0;
+  json["rope_scaling"] = {{"type", "linear"}, {"factor", 2.0}};
+  c = ModelConfig::from_json(json, "config.json");
+  EXPECT_EQ(c.rotary.scaling.kind, RotaryScaling::Kind::Linear);
+  EXPECT_DOUBLE_EQ(c.rotary.scaling.factor, 2.0);
+  EXPECT_DOUBLE_EQ(c.rotary.global_theta, 7000.0);
+  EXPECT_EQ(c.rotary_dims(), c.head_dim());
+  json = {{"model_type", "gpt2"}, {"vocab_size", 10},  {"n_embd", 8},       {"n_layer", 2},
+          {"n_head", 2},          {"n_positions", 16}, {"n_inner", nullptr}};
+  c = ModelConfig::from_json(json, "config.json");
+  EXPECT_EQ(c.intermediate_size, 32);
+  EXPECT_TRUE(c.causal());
+  EXPECT_DOUBLE_EQ(c.scores_scale(), 0.5);
+}
+
+// Qwen2 slides only where use_sliding_window asks, from max_window_layers on when layer_types is
+// not written (4.x files).
+TEST(DecoderConfig, Qwen2SlidesFromMaxWindowLayersOn) {
+  nlohmann::json json = llama_config();
+  json["model_type"] = "qwen2";
+  json["sliding_window"] = 4;
+  EXPECT_FALSE(ModelConfig::from_json(json, "config.json").has_local_layers());
+  json["use_sliding_window"] = true;
+  json["max_window_layers"] = 1;
+  const ModelConfig c = ModelConfig::from_json(json, "config.json");
+  EXPECT_FALSE(c.is_local_layer(0));
+  EXPECT_TRUE(c.is_local_layer(1));
+  EXPECT_EQ(c.rotary.local_window, 3);
 }
 
 }  // namespace

@@ -121,9 +121,9 @@ TEST(ModelLocator, ListsTheCachedModelsOfEveryArchitectureItReads) {
   cache_repo(hub.path(), "models--my-model", "def", false);
   std::filesystem::create_directories(hub.path() / "models--broken" / "snapshots" / "x");  // no config.json
   std::filesystem::create_directories(hub.path() / "datasets--some--data");
-  const auto gpt = cache_repo(hub.path(), "models--openai--gpt2", "g", true);
+  const auto gpt = cache_repo(hub.path(), "models--bigcode--starcoder", "g", true);
   std::filesystem::remove(gpt / "config.json");  // a link; the blob stays
-  test::write_text(gpt / "config.json", R"({"model_type": "gpt2"})");
+  test::write_text(gpt / "config.json", R"({"model_type": "gpt_bigcode"})");
   const auto roberta = cache_repo(hub.path(), "models--FacebookAI--roberta-base", "r", true);
   std::filesystem::remove(roberta / "config.json");
   std::filesystem::copy_file(test::golden_dir() / "checkpoints" / "roberta" / "config.json", roberta / "config.json");

@@ -1,0 +1,57 @@
+#include "model/rotary_positions.h"
+
+#include <ATen/ATen.h>
+
+#include <cmath>
+#include <numbers>
+
+namespace attnscope {
+namespace {
+
+// Llama 3's: wavelengths longer than original / low_freq_factor slowed by the factor, shorter than
+// original / high_freq_factor kept, those between a blend of the two weighted by how far between.
+at::Tensor llama3_scaled(const at::Tensor& inv_freq, const RotaryScaling& s) {
+  const double original = static_cast<double>(s.original_positions);
+  const double long_wavelength = original / s.low_freq_factor, short_wavelength = original / s.high_freq_factor;
+  const at::Tensor wavelength = (2 * std::numbers::pi) / inv_freq;
+  const at::Tensor slowed = at::where(wavelength > long_wavelength, inv_freq / s.factor, inv_freq);
+  const at::Tensor blend = (original / wavelength - s.low_freq_factor) / (s.high_freq_factor - s.low_freq_factor);
+  const at::Tensor blended = (1 - blend) * slowed / s.factor + blend * slowed;
+  const at::Tensor between = (wavelength >= short_wavelength).logical_and(wavelength <= long_wavelength);
+  return at::where(between, blended, slowed);
+}
+
+at::Tensor rotate_half_rows(const at::Tensor& t) {  // [.., r, n]: (x1, x2) -> (-x2, x1) along r
+  const int64_t half = t.size(-2) / 2;
+  return at::cat({-t.narrow(-2, half, half), t.narrow(-2, 0, half)}, -2);
+}
+
+}  // namespace
+
+at::Tensor rotary_frequencies(int64_t dims, double theta, const RotaryScaling& scaling) {
+  const auto f32 = at::TensorOptions().dtype(at::kFloat);
+  const at::Tensor inv_freq = 1.0 / at::pow(theta, at::arange(0, dims, 2, f32) / static_cast<double>(dims));
+  switch (scaling.kind) {
+    case RotaryScaling::Kind::None: return inv_freq;
+    case RotaryScaling::Kind::Linear: return inv_freq / scaling.factor;
+    case RotaryScaling::Kind::Llama3: return llama3_scaled(inv_freq, scaling);
+  }
+  return inv_freq;
+}
+
+RotaryTables rotary_tables(int64_t n, int64_t dims, double theta, const RotaryScaling& scaling,
+                           const at::TensorOptions& options) {
+  const at::Tensor inv_freq = rotary_frequencies(dims, theta, scaling);
+  const at::Tensor freqs = at::arange(n, at::TensorOptions().dtype(at::kFloat)).unsqueeze(1) * inv_freq.unsqueeze(0);
+  const at::Tensor angles = at::cat({freqs, freqs}, -1).t().contiguous();  // [r, n]
+  return {angles.cos().to(options), angles.sin().to(options)};
+}
+
+at::Tensor rotate(const at::Tensor& t, const RotaryTables& tables) {
+  const int64_t r = tables.cos.size(0);
+  if (r == t.size(-2)) return t * tables.cos + rotate_half_rows(t) * tables.sin;
+  const at::Tensor turned = t.narrow(-2, 0, r);
+  return at::cat({turned * tables.cos + rotate_half_rows(turned) * tables.sin, t.narrow(-2, r, t.size(-2) - r)}, -2);
+}
+
+}  // namespace attnscope
