@@ -5,6 +5,7 @@
 
 #include "base/error.h"
 #include "figures/text_figures.h"
+#include "tokenizer/piece_text.h"
 
 namespace attnscope::ui {
 
@@ -148,8 +149,14 @@ void AnalysisWorker::answer(const AnalysisRequest& request, uint64_t serial,
     options.max_length = request.max_length;
     options.settings = request.settings;
     options.lens_captures = request.lenses;
+    options.next_tokens = request.next_tokens;
     options.keep_going = [this, serial] { return !stale(serial); };
     TextPipelineResult r = pipeline_->run(request.text, options, &encoder_);
+    const Tokenizer& tokenizer = pipeline_->checkpoint()->tokenizer();
+    for (const NextToken& t : r.next) {
+      const std::string piece = tokenizer.piece(t.id);
+      snapshot->next.push_back({readable_piece(piece), written_piece(piece), t.probability});
+    }
     snapshot->encoding = std::move(r.encoding);
     snapshot->captures = std::move(r.captures);
     snapshot->analysis = std::move(r.analysis);

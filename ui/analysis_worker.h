@@ -34,6 +34,14 @@ struct AnalysisRequest {
   // The overview is shown with these options: its thumbnails are coloured here, with the worker's
   // threads, so that the frame showing the answer only uploads them.
   std::optional<FigureOptions> grid;
+  int next_tokens = 5;  // a decoder's most likely next tokens to show (none for an encoder)
+};
+
+// A next token as the text panel offers it: its piece as people read it, the text it would add,
+// its probability.
+struct NextPiece {
+  std::string shown, written;
+  double probability = 0;
 };
 
 struct AnalysisSnapshot {
@@ -42,6 +50,7 @@ struct AnalysisSnapshot {
   Encoding encoding;
   TextCaptures captures;                             // on the host
   TextAnalysis analysis;                             // on the host
+  std::vector<NextPiece> next;                       // a decoder's, most likely first
   double seconds = 0;                                // model + analysis (+ thumbnails)
   double forward_seconds = 0, analysis_seconds = 0;  // the two parts of it
   std::optional<FigureOptions> grid_options;         // set: `grid` holds the overview's thumbnails with these options

@@ -239,11 +239,21 @@ void Explorer::handle_shortcuts() {
   if (pressed(GLFW_KEY_M)) s.matrix = next_matrix(s.matrix);
   if (pressed(GLFW_KEY_P)) s.presentation = !s.presentation;
   if (pressed(GLFW_KEY_F1) || pressed(GLFW_KEY_H)) help_open_ = !help_open_;
+  if (pressed(GLFW_KEY_N)) append_next_token();
   for (int v = 0; v < kViewCount; ++v)
     if (pressed(GLFW_KEY_1 + v)) s.view = static_cast<View>(v);
   PanelActions a;
   a.state = s;
   apply(a);
+}
+
+// N: the decoder's most likely next token after the shown text, appended, and the text analysed
+// again (nothing when the shown analysis is not of the editor's text, or the model is an encoder).
+void Explorer::append_next_token() {
+  const auto shown = worker_->latest_good();
+  if (!shown || shown->next.empty() || shown->text != text_panel_.text() || shown->next.front().written.empty()) return;
+  text_panel_.append(shown->next.front().written);
+  submit();
 }
 
 void Explorer::draw_frame() {

@@ -25,6 +25,10 @@ struct ExplorerOptions {
   // Before the screenshot, once the analysis is shown: left clicks at these window pixels, in
   // order, each given to ImGui as a mouse's press and release (what the tests click).
   std::vector<std::pair<float, float>> clicks;
+  // Then these keys (letters and digits), one at a time, each once the analysis it asks for is
+  // shown, given to ImGui as a press and a release (what a user's shortcut does); the editor's text
+  // is printed at the end ({"text": ...} on standard output).
+  std::string keys;
   std::string corpus_result;                // open this saved corpus run
   std::string corpus_result_b;              // ... and compare it with this one
   std::string compare_model, compare_text;  // compare mode: B is this model on A's text, or A's model on this text

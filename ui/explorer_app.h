@@ -82,6 +82,7 @@ class Explorer {
   bool compare_ready() const;
   void remember_model(const std::string& model);  // first in the recent list
   void handle_shortcuts();
+  void append_next_token();  // N: a decoder writes its most likely next token
   void apply(const PanelActions& actions);
   void draw_views(const PanelContext& context);
   void draw_view(View view, const PanelContext& context);

@@ -12,7 +12,7 @@ inline void same_line_if_fits(float width) {
 }
 
 inline float button_width(const char* label) {
-  return ImGui::CalcTextSize(label).x + ImGui::GetStyle().FramePadding.x * 2;
+  return ImGui::CalcTextSize(label, nullptr, true).x + ImGui::GetStyle().FramePadding.x * 2;  // "##id" not shown
 }
 
 // A button that goes beside the previous item when there is room.

@@ -2,6 +2,7 @@
 
 #include <sys/resource.h>
 
+#include <GLFW/glfw3.h>
 #include <imgui.h>
 #include <nlohmann/json.hpp>
 
@@ -115,9 +116,35 @@ bool WindowScript::click_step() {
   return true;
 }
 
-// ImGui 1.86 takes the buttons' state as it stands each frame: the press in the click's first
-// frame, the release in its second.
+bool WindowScript::key_step() {
+  if (key_frames_ > 0) return true;  // under way (mouse)
+  if (keys_done_ == options_.keys.size()) return false;
+  key_frames_ = 2;
+  ready_frames_ = 0;  // what the key asks for is analysed and settled again before the next
+  return true;
+}
+
+namespace {
+
+// GLFW's key code of a letter or digit (ImGui 1.86 indexes KeysDown by them).
+int glfw_key(char c) {
+  if (c >= 'a' && c <= 'z') return GLFW_KEY_A + (c - 'a');
+  if (c >= 'A' && c <= 'Z') return GLFW_KEY_A + (c - 'A');
+  if (c >= '0' && c <= '9') return GLFW_KEY_0 + (c - '0');
+  throw Error(std::string("--keys: '") + c + "' is not a letter or a digit");
+}
+
+}  // namespace
+
+// ImGui 1.86 takes the buttons' and keys' state as it stands each frame: the press in the first
+// frame, the release in the second.
 void WindowScript::mouse() {
+  if (key_frames_ > 0) {
+    const int key = glfw_key(options_.keys[keys_done_]);
+    ImGui::GetIO().KeysDown[key] = key_frames_ == 2;
+    if (--key_frames_ == 0) ++keys_done_;
+    return;
+  }
   if (click_frames_ == 0) return;
   ImGuiIO& io = ImGui::GetIO();
   const auto [x, y] = options_.clicks[clicks_done_];
@@ -148,7 +175,8 @@ bool WindowScript::step(const ScriptedFrame& f, double now, uint64_t frames_draw
     if (now > options_.timeout) throw Error("the analysis did not finish within the timeout (--timeout)");
     return false;
   }
-  if (click_step()) return false;
+  if (click_step() || key_step()) return false;
+  if (!options_.keys.empty()) std::printf("%s\n", nlohmann::json{{"text", f.text}}.dump().c_str());
   if (options_.idle_check > 0) return idle_step(now, frames_drawn, settle_frames);
   if (options_.bench_frames > 0 && !frames_step(f)) return false;
   if (!options_.screenshot.empty()) {

@@ -52,7 +52,8 @@ class WindowScript {
   // The typing benchmark's keys that are due, typed into the editor (at its start: every edit then changes the tokens
   // shown).
   void type_due_keys(TextPanel& text, bool model_loaded, double now);
-  // Between the backend's reading of the pointer and ImGui's frame: the scripted click's press, then its release.
+  // Between the backend's reading of the pointer and ImGui's frame: the scripted click's or key's
+  // press, then its release.
   void mouse();
   void trace_shown(const AnalysisWorker& worker, const std::string& text);        // --trace-shown
   void add_mismatched_pixels(long long pixels) { mismatched_pixels_ += pixels; }  // --check-partial-frames
@@ -66,6 +67,7 @@ class WindowScript {
  private:
   bool typing_step(const ScriptedFrame& frame, double now);
   bool click_step();
+  bool key_step();
   bool frames_step(const ScriptedFrame& frame);
 
   ExplorerOptions options_;
@@ -73,6 +75,8 @@ class WindowScript {
   uint64_t typing_seen_ = 0;
   size_t clicks_done_ = 0;
   int click_frames_ = 0;  // frames of the click under way still to come
+  size_t keys_done_ = 0;
+  int key_frames_ = 0;  // frames of the key press under way still to come
   uint64_t traced_ = 0;
   int ready_frames_ = 0;
   std::vector<double> frame_ms_;

@@ -62,6 +62,10 @@ void add_options(CLI::App& app, attnscope::ui::ExplorerOptions& o, CommandLine& 
   app.add_option("--click", o.clicks,
                  "With --screenshot: once the view is drawn, left-click at X Y (window pixels) first; repeatable")
       ->needs(app.get_option("--screenshot"));
+  app.add_option("--keys", o.keys,
+                 "With --screenshot: after the clicks, press these keys (letters, digits) one at a time, each once "
+                 "what the last asked for is shown; print the text at the end")
+      ->needs(app.get_option("--screenshot"));
   app.add_option("--width", o.width, "Window width in pixels")->check(CLI::Range(320, 16384));
   app.add_option("--height", o.height, "Window height in pixels")->check(CLI::Range(240, 16384));
   app.add_option("--settings", o.settings_path, "Settings file (default: $XDG_CONFIG_HOME/attnscope/settings.json)");

@@ -264,7 +264,10 @@ Figure lines_figure(const AnalyzedTextView& text, const FigureOptions& options) 
                                       : "who attends to whom: layer " + std::to_string(o.layer) + ", heads " + names,
                     o, 1);
   LinesPanel p;
-  p.title = "each token (left) to the tokens it attends to (right)";
+  p.title =
+      text.captures.visibility.causal
+          ? "each token (left) to the tokens it attends to (right): a decoder looks only back, at itself and before"
+          : "each token (left) to the tokens it attends to (right)";
   p.tokens = token_labels(text.encoding);
   for (size_t k = 0; k < heads.size(); ++k) {
     LinesHead line{head_name(o.layer, heads[k]), head_matrix(text, o.layer, heads[k], MatrixKind::Attention),

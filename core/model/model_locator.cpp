@@ -8,6 +8,8 @@
 
 #include "base/error.h"
 #include "model/config.h"
+#include "model/gguf_file.h"
+#include "model/gguf_model.h"
 
 namespace attnscope {
 namespace {
@@ -108,6 +110,31 @@ std::filesystem::path locate_model(const std::string& model) {
                           : "attnscope-cli download " + model + " fetches it)"));
 }
 
+namespace {
+
+// A snapshot's model: its config.json when it has one (an architecture attnscope reads, else
+// nothing), else each GGUF file whose architecture attnscope reads, named repo/file.
+void add_cached_snapshot(const std::string& id, const std::filesystem::path& snapshot, std::vector<CachedModel>& out) {
+  if (std::ifstream in(snapshot / "config.json"); in) {
+    const nlohmann::json config = nlohmann::json::parse(in);
+    ModelConfig::from_json(config, "config.json");  // throws for an architecture attnscope does not read
+    out.push_back({id, snapshot, config.value("model_type", "bert")});
+    return;
+  }
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(snapshot, ec)) {
+    if (!is_gguf_file(entry.path())) continue;
+    try {
+      const ModelConfig config = gguf_model_config(GgufFile(entry.path()));
+      out.push_back({id + "/" + entry.path().filename().string(), entry.path(), config.model_type});
+    } catch (const std::exception&) {
+      continue;  // another architecture, or a damaged file: not offered
+    }
+  }
+}
+
+}  // namespace
+
 std::vector<CachedModel> list_cached_models(const std::filesystem::path& cache) {
   std::vector<CachedModel> out;
   std::error_code ec;
@@ -117,14 +144,9 @@ std::vector<CachedModel> list_cached_models(const std::filesystem::path& cache) 
     try {
       const std::filesystem::path snapshot = snapshot_of(entry.path());
       if (snapshot.empty()) continue;
-      std::ifstream in(snapshot / "config.json");
-      if (!in) continue;
-      const nlohmann::json config = nlohmann::json::parse(in);
-      ModelConfig::from_json(config, "config.json");  // throws for an architecture attnscope does not read
-      const std::string type = config.value("model_type", "bert");
       std::string id = folder.substr(8);
       if (const auto sep = id.find("--"); sep != std::string::npos) id.replace(sep, 2, "/");
-      out.push_back({id, snapshot, type});
+      add_cached_snapshot(id, snapshot, out);
     } catch (const std::exception&) {
       continue;  // damaged or foreign entries are not offered
     }

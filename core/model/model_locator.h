@@ -23,14 +23,15 @@ std::vector<std::string> cached_repo_names(const std::string& model_id);
 std::filesystem::path locate_model(const std::string& model);
 bool is_gguf_file(const std::filesystem::path& path);
 
-// A model in the hub cache that attnscope can open (its config.json names a BERT architecture).
+// A model in the hub cache that attnscope can open: a snapshot whose config.json names an
+// architecture it reads, or a GGUF file of one in a snapshot without config.json.
 struct CachedModel {
-  std::string id;                  // "org/name" as the cache folder spells it
-  std::filesystem::path snapshot;  // the folder locate_model gives for it
-  std::string model_type;          // config.json's model_type
+  std::string id;                  // "org/name" as the cache folder spells it; a GGUF file's: "org/name/file.gguf"
+  std::filesystem::path snapshot;  // the folder locate_model gives for it, or the GGUF file
+  std::string model_type;          // config.json's model_type, or the one the GGUF file's architecture reads as
 };
-// Every cached model whose snapshot has a config.json of an architecture attnscope reads, sorted
-// by id; unreadable entries are skipped (the cache may hold anything).
+// Every cached model attnscope can open, sorted by id; unreadable entries are skipped (the cache
+// may hold anything).
 std::vector<CachedModel> list_cached_models(const std::filesystem::path& cache);
 
 }  // namespace attnscope

@@ -52,7 +52,8 @@ TextPipelineResult TextPipeline::run(std::string_view text, const TextPipelineOp
   run.to_host = o.to_host;
   run.keep_going = o.keep_going;
   run.lenses = o.lens_captures || needs_lens_captures(o.settings);
-  run.last_layer = o.last_layer;
+  const bool predicts = o.next_tokens > 0 && checkpoint->model().config().causal();
+  run.last_layer = predicts ? LastLayer::Complete : o.last_layer;
   r.device = run_with_cpu_fallback(
       checkpoint->model().device(),
       [&](const ComputeDevice& d) {
@@ -64,6 +65,7 @@ TextPipelineResult TextPipeline::run(std::string_view text, const TextPipelineOp
         r.captures = std::move(checkpoint->run({r.encoding}, run).front().captures);
       },
       notice_);
+  if (predicts) r.next = next_tokens(checkpoint->model(), r.captures, o.next_tokens);
   if (o.settings.words) {
     TextRun words = to_words({std::move(r.encoding), std::move(r.captures)});
     r.encoding = std::move(words.encoding);

@@ -10,6 +10,7 @@
 
 #include "analysis/text_analysis.h"
 #include "model/checkpoint.h"
+#include "model/next_tokens.h"
 
 namespace attnscope {
 
@@ -32,6 +33,9 @@ struct TextPipelineOptions {
   bool to_host = true;         // captures and analysis as contiguous CPU float32
   // Nothing the analysis, a view or a result file reads comes after the last layer's head outputs.
   LastLayer last_layer = LastLayer::HeadOutputsOnly;
+  // A decoder's this many most likely next tokens (its last layer then runs complete); an encoder
+  // has none and is not asked.
+  int next_tokens = 0;
   // Asked between layers, between slices of their products and between the analysis's stages:
   // false abandons the run (attnscope::Cancelled is thrown).
   std::function<bool()> keep_going;
@@ -41,8 +45,9 @@ struct TextPipelineResult {
   Encoding encoding;
   TextCaptures captures;
   TextAnalysis analysis;
-  ComputeDevice device;        // the device that did the work
-  double forward_seconds = 0;  // encoding, forward and words
+  std::vector<NextToken> next;  // TextPipelineOptions::next_tokens of them, most likely first
+  ComputeDevice device;         // the device that did the work
+  double forward_seconds = 0;   // encoding, forward and words
   double analysis_seconds = 0;
 };
 

@@ -2,6 +2,8 @@
 
 #include <utf8proc.h>
 
+#include <cstdio>
+
 #include "tokenizer/byte_level.h"
 #include "tokenizer/utf8.h"
 
@@ -32,9 +34,47 @@ bool byte_level_bytes(std::string_view piece, std::string& bytes) {
   } catch (...) {
     return false;
   }
-  return marked && utf8proc_decompose(reinterpret_cast<const utf8proc_uint8_t*>(bytes.data()),
-                                      static_cast<utf8proc_ssize_t>(bytes.size()), nullptr, 0,
-                                      static_cast<utf8proc_option_t>(0)) >= 0;
+  return marked;
+}
+
+bool whole_utf8(const std::string& bytes) {
+  return utf8proc_decompose(reinterpret_cast<const utf8proc_uint8_t*>(bytes.data()),
+                            static_cast<utf8proc_ssize_t>(bytes.size()), nullptr, 0,
+                            static_cast<utf8proc_option_t>(0)) >= 0;
+}
+
+// "<0xNN>", SentencePiece's spelling of one byte, as that byte.
+bool fallback_byte(std::string_view piece, std::string& bytes) {
+  if (piece.size() != 6 || !piece.starts_with("<0x") || piece.back() != '>') return false;
+  unsigned value = 0;
+  for (char c : piece.substr(3, 2)) {
+    const int digit = c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+    if (digit < 0) return false;
+    value = value * 16 + static_cast<unsigned>(digit);
+  }
+  bytes.assign(1, static_cast<char>(value));
+  return true;
+}
+
+// A byte-level piece whose bytes end or begin inside a character (one character split over two
+// pieces): it spells at least one remapped byte (the alphabet's characters from U+0100), which a
+// SentencePiece or WordPiece entry of Latin-1 letters does not.
+bool partial_byte_level(std::string_view piece, const std::string& bytes) {
+  if (whole_utf8(bytes)) return false;
+  for (const SourceChar& c : decode_utf8(piece))
+    if (c.cp >= 0x100) return true;
+  return false;
+}
+
+// Bytes as hexadecimal, "<E2 80>": how half a character is shown.
+std::string hex_bytes(const std::string& bytes) {
+  std::string out = "<";
+  for (size_t k = 0; k < bytes.size(); ++k) {
+    char two[4];
+    std::snprintf(two, sizeof two, "%02X", static_cast<unsigned char>(bytes[k]));
+    out += (k ? " " : "") + std::string(two);
+  }
+  return out + ">";
 }
 
 std::string visible(std::string text) {
@@ -52,8 +92,31 @@ std::string readable_piece(std::string_view piece) {
   if (piece.starts_with(kMetaspace)) piece.remove_prefix(kMetaspace.size());
   std::string bytes;
   if (!byte_level_bytes(piece, bytes)) return std::string(piece);
+  if (partial_byte_level(piece, bytes)) return hex_bytes(bytes);
+  if (!whole_utf8(bytes)) return std::string(piece);
   if (bytes.size() > 1 && bytes.front() == ' ') bytes.erase(0, 1);
   return visible(std::move(bytes));
+}
+
+std::string written_piece(std::string_view piece) {
+  std::string bytes;
+  if (fallback_byte(piece, bytes)) return whole_utf8(bytes) ? bytes : std::string();
+  // Byte-level when its bytes make whole characters, or when it is half of one (nothing whole to
+  // write); "é" alone is a SentencePiece piece, not byte 0xE9.
+  if (byte_level_bytes(piece, bytes)) {
+    if (whole_utf8(bytes)) return bytes;
+    if (partial_byte_level(piece, bytes)) return {};
+  }
+  std::string out;
+  for (size_t at = 0; at < piece.size();) {
+    if (piece.substr(at).starts_with(kMetaspace)) {
+      out += ' ';
+      at += kMetaspace.size();
+    } else {
+      out += piece[at++];
+    }
+  }
+  return out;
 }
 
 }  // namespace attnscope

@@ -137,5 +137,22 @@ TEST(ModelLocator, ListsTheCachedModelsOfEveryArchitectureItReads) {
   EXPECT_TRUE(list_cached_models(hub.path() / "missing").empty());
 }
 
+// A repository of GGUF files (no config.json) offers each file it can open, by its path, with the
+// model type its architecture reads as; a damaged one is not offered.
+TEST(ModelLocator, ListsTheCachedGgufFilesItCanOpen) {
+  const auto real = test::real_model_file("models/SmolLM2-135M-Instruct/SmolLM2-135M-Instruct.Q4_1.gguf");
+  if (!std::filesystem::exists(real)) return;
+  const test::TempDir hub;
+  const auto repo = cache_repo(hub.path(), "models--HuggingFaceTB--SmolLM2-GGUF", "s", false);
+  std::filesystem::remove(repo / "config.json");  // a GGUF repository has none
+  std::filesystem::create_symlink(std::filesystem::absolute(real), repo / "smollm2.Q4_1.gguf");
+  test::write_text(repo / "broken.gguf", "GGUF but not really");
+  const auto models = list_cached_models(hub.path());
+  ASSERT_EQ(models.size(), 1u);
+  EXPECT_EQ(models[0].id, "HuggingFaceTB/SmolLM2-GGUF/smollm2.Q4_1.gguf");
+  EXPECT_EQ(models[0].model_type, "llama");
+  EXPECT_EQ(locate_model(models[0].snapshot.string()), models[0].snapshot);
+}
+
 }  // namespace
 }  // namespace attnscope

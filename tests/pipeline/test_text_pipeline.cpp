@@ -59,6 +59,29 @@ TEST_F(TextPipelineTest, OptionsReachTheirStages) {
   EXPECT_EQ(words.analysis.length, static_cast<int64_t>(words.encoding.size()));
 }
 
+// Next tokens: none for an encoder (not asked of it); for a real decoder, those next_tokens gives
+// for the same text, with its last layer run complete, on pieces and on words alike.
+TEST_F(TextPipelineTest, NextTokensOnlyFromADecoderAsTheModelGivesThem) {
+  TextPipelineOptions o;
+  o.next_tokens = 5;
+  EXPECT_TRUE(pipeline_->run(kText, o).next.empty());
+  const auto file = test::real_model_file("models/SmolLM2-135M-Instruct/SmolLM2-135M-Instruct.Q4_1.gguf");
+  if (!std::filesystem::exists(file)) return;
+  TextPipeline decoder(file.string(), test::test_device());
+  const auto checkpoint = decoder.checkpoint();
+  const TextRun run = checkpoint->run(kText, checkpoint->default_max_length());
+  const std::vector<NextToken> expected = next_tokens(checkpoint->model(), run.captures, 5);
+  for (const bool words : {false, true}) {
+    o.settings.words = words;
+    const std::vector<NextToken> next = decoder.run(kText, o).next;
+    ASSERT_EQ(next.size(), 5u);
+    for (size_t k = 0; k < next.size(); ++k) {
+      EXPECT_EQ(next[k].id, expected[k].id) << k;
+      EXPECT_NEAR(next[k].probability, expected[k].probability, 1e-6) << k;
+    }
+  }
+}
+
 TEST_F(TextPipelineTest, ATextWithNoWordPiecesIsOneClearError) {
   try {
     pipeline_->run(" \t\n ", {});

@@ -291,9 +291,24 @@ TEST(ReadablePiece, MarkersOfAWordsStartGoAndBytesBecomeCharacters) {
   EXPECT_EQ(readable_piece("\u2581"), "\u2423");
   EXPECT_EQ(readable_piece("##ing"), "##ing");
   EXPECT_EQ(readable_piece("[CLS]"), "[CLS]");
-  EXPECT_EQ(readable_piece("caf\u00e9"), "caf\u00e9");  // a WordPiece entry stays as it is
-  EXPECT_EQ(readable_piece("\u0120"), "\u2423");        // a lone space is shown, not blank
-  EXPECT_EQ(readable_piece("\u010a"), "\u21b5");        // Ċ, a line break
+  EXPECT_EQ(readable_piece("caf\u00e9"), "caf\u00e9");   // a WordPiece entry stays as it is
+  EXPECT_EQ(readable_piece("\u0120"), "\u2423");         // a lone space is shown, not blank
+  EXPECT_EQ(readable_piece("\u010a"), "\u21b5");         // Ċ, a line break
+  EXPECT_EQ(readable_piece("\u00e2\u0122"), "<E2 80>");  // âĢ: half of a character
+}
+
+// What appending a decoder's piece writes: byte-level bytes with their space, SentencePiece's word
+// start as a space, a fallback byte as itself (none when it is half a character), "é" as itself.
+TEST(PieceText, WrittenPieceIsTheTextItAdds) {
+  EXPECT_EQ(written_piece("\u0120hello"), " hello");
+  EXPECT_EQ(written_piece("caf\u00c3\u00a9"), "caf\u00e9");
+  EXPECT_EQ(written_piece("\u010a"), "\n");  // byte-level newline
+  EXPECT_EQ(written_piece("\u2581the"), " the");
+  EXPECT_EQ(written_piece("<0x0A>"), "\n");
+  EXPECT_EQ(written_piece("<0xC3>"), "");
+  EXPECT_EQ(written_piece("\u00e9"), "\u00e9");
+  EXPECT_EQ(written_piece("\u00e2\u0122"), "");  // âĢ: the first two bytes of "—"
+  EXPECT_EQ(written_piece("plain"), "plain");
 }
 
 TEST(ReadablePiece, SentencesOfByteLevelPiecesEndAtTheirFullStops) {

@@ -1,11 +1,9 @@
 // The real window under Xvfb (Mesa's software OpenGL), on the real MiniLM checkpoint: every view
 // renders, the screenshots are not blank, the head view's heatmap is a square of the expected
-// size, and focusing another head changes the pixels. Sections, in order: helpers (running the
-// window, reading PNGs, measuring regions), then the Gui tests: every view, focus and matrices,
-// layout at projector sizes, the idle window, typing and partial frames, other encoders.
+// size, and focusing another head changes the pixels. Sections, in order: helpers (measuring
+// regions; running the window and reading PNGs are in gui_window.h), then the Gui tests: every view, focus and
+// matrices, layout at projector sizes, the idle window, typing and partial frames, other encoders.
 #include <gtest/gtest.h>
-
-#include <stb_image.h>
 
 #include <algorithm>
 #include <array>
@@ -14,90 +12,14 @@
 #include <memory>
 
 #include <nlohmann/json.hpp>
-#include <sys/wait.h>
 
+#include "gui_window.h"
 #include "support/fake_hub.h"
 #include "support/modified_checkpoint.h"
 #include "support/paths.h"
 
 namespace attnscope {
 namespace {
-
-constexpr int kWidth = 1280, kHeight = 1100;
-
-struct Image {
-  int w = 0, h = 0;
-  std::vector<unsigned char> rgb;
-  const unsigned char* at(int x, int y) const { return &rgb[3 * (static_cast<size_t>(y) * w + x)]; }
-  // Coloured, as colormap cells are; text, UI greys and the white figure background are not.
-  bool saturated(int x, int y) const {
-    const unsigned char* p = at(x, y);
-    return std::max({p[0], p[1], p[2]}) - std::min({p[0], p[1], p[2]}) > 40;
-  }
-};
-
-std::string quote(const std::string& s) { return "'" + s + "'"; }
-
-class Gui : public ::testing::Test {
- protected:
-  // Runs the explorer to a screenshot; returns the decoded image.
-  Image shot(const std::string& name, const std::vector<std::string>& args, bool with_model = true, int width = kWidth,
-             int height = kHeight) {
-    const auto png = dir_ / (name + ".png");
-    std::vector<std::string> all = {"--width",      std::to_string(width), "--height", std::to_string(height),
-                                    "--screenshot", png.string()};
-    all.insert(all.end(), args.begin(), args.end());
-    run_explorer(all, with_model);
-    Image img;
-    int channels = 0;
-    unsigned char* data = stbi_load(png.c_str(), &img.w, &img.h, &channels, 3);
-    if (!data) {
-      ADD_FAILURE() << "no screenshot at " << png;
-      return img;
-    }
-    img.rgb.assign(data, data + static_cast<size_t>(img.w) * img.h * 3);
-    stbi_image_free(data);
-    return img;
-  }
-
-  // The explorer under Xvfb with these arguments; what it printed is in dir_ / "log", its standard
-  // output alone in dir_ / "out".
-  void run_explorer(const std::vector<std::string>& args, bool with_model = true) {
-    std::string command = "xvfb-run -a -s '-screen 0 2000x1200x24' " + quote(ATTNSCOPE_GUI) +
-                          (with_model ? " --model " + quote(test::minilm_dir().string()) : std::string()) +
-                          " --settings " + quote((dir_ / "settings.json").string());
-    for (const auto& a : args) command += " " + quote(a);
-    command += " > " + quote((dir_ / "out").string()) + " 2> " + quote((dir_ / "log").string()) + " < /dev/null";
-    const int raw = std::system(command.c_str());
-    EXPECT_TRUE(WIFEXITED(raw) && WEXITSTATUS(raw) == 0) << command << "\n" << slurp(dir_ / "log");
-  }
-
-  static std::string slurp(const std::filesystem::path& p) {
-    std::ifstream in(p);
-    return {std::istreambuf_iterator<char>(in), {}};
-  }
-
-  test::TempDir dir_;
-  const std::string text_ = (test::source_dir() / "assets/examples/classroom.txt").string();
-};
-
-// Share of pixels that are not the window's background or plain UI greys.
-double coloured_share(const Image& img) {
-  size_t n = 0;
-  for (int y = 0; y < img.h; ++y)
-    for (int x = 0; x < img.w; ++x) n += img.saturated(x, y);
-  return static_cast<double>(n) / (static_cast<double>(img.w) * img.h);
-}
-
-size_t distinct_colours(const Image& img) {
-  std::vector<bool> seen(1 << 18, false);
-  size_t n = 0;
-  for (size_t k = 0; k + 2 < img.rgb.size(); k += 3) {
-    const size_t key = (img.rgb[k] >> 2) << 12 | (img.rgb[k + 1] >> 2) << 6 | (img.rgb[k + 2] >> 2);
-    if (!seen[key]) n += (seen[key] = true);
-  }
-  return n;
-}
 
 struct Box {
   int x0, y0, x1, y1;

@@ -15,6 +15,7 @@ const Shortcut* shortcuts(int& count) {
       {"1 ... 8", "overview, head, separators, pairs, statistics, layers, lines, corpus"},
       {"P", "presentation mode: large fonts, high contrast, fewer panels"},
       {"E", "export the shown figure (PNG, SVG, PDF)"},
+      {"N", "a decoder: append its most likely next token and analyse again"},
       {"F1 or H", "this help"},
       {"Ctrl + wheel", "zoom a figure; drag to pan"},
   };

@@ -48,11 +48,14 @@ std::optional<std::string> ModelPicker::draw_picker(const std::vector<std::strin
   ImGui::Separator();
   ImGui::TextDisabled("In the Hugging Face cache (%s)", hub_options_from_environment().cache.c_str());
   if (cached_.empty()) ImGui::TextUnformatted("(no models attnscope reads there yet)");
-  for (const auto& m : cached_)
-    if (ImGui::Selectable(m.id.c_str())) picked = m.id;
+  for (const auto& m : cached_) {  // a GGUF file is opened by its path; a folder by its id
+    const std::string label = m.id + "  (" + m.model_type + ")";
+    if (ImGui::Selectable(label.c_str())) picked = is_gguf_file(m.snapshot) ? m.snapshot.string() : m.id;
+  }
   ImGui::Separator();
-  ImGui::InputTextWithHint("##folder",
-                           "checkpoint folder (config.json, tokenizer.json or vocab.txt, model.safetensors)", &folder_);
+  ImGui::InputTextWithHint(
+      "##folder", "checkpoint folder (config.json, tokenizer.json or vocab.txt, model.safetensors) or .gguf file",
+      &folder_);
   ImGui::SameLine();
   if (ImGui::Button("Open folder") && !folder_.empty()) picked = folder_;
   ImGui::InputTextWithHint("##id", "model id, e.g. bert-base-uncased", &id_);

@@ -1,6 +1,7 @@
 #pragma once
-// Choosing the model: recent models, the BERT models already in the Hugging Face cache, a
-// checkpoint folder, or a download by id with its progress. On a first run without the default
+// Choosing the model: recent models, the models already in the Hugging Face cache that attnscope
+// reads (encoders and decoders, folders and GGUF files, each with its model type), a checkpoint
+// folder or GGUF file, or a download by id with its progress. On a first run without the default
 // model it offers the clear choice: download bert-base-uncased (440 MB) or use the small model
 // that is already installed.
 #include <optional>
@@ -26,7 +27,7 @@ class ModelPicker {
   std::optional<std::string> draw_picker(const std::vector<std::string>& recent);
   std::optional<std::string> draw_first_run();
   void draw_download_progress();
-  std::string installed_, folder_, id_ = "bert-base-uncased";
+  std::string installed_, folder_, id_ = "bert-base-uncased";  // folder_: a folder or a .gguf file
   std::vector<CachedModel> cached_;
   DownloadJob download_;
   bool open_picker_ = false, open_first_run_ = false;

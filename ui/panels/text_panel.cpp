@@ -63,6 +63,33 @@ void TextPanel::draw_tokens(const AnalysisSnapshot& s) {
   ImGui::EndChild();
 }
 
+void TextPanel::append(std::string_view text) {
+  TextBuffer& buffer = editor_.buffer();
+  buffer.move_to_end(false);
+  buffer.insert(text);
+}
+
+// A decoder's next tokens after the shown text, most likely first, each a button that appends it
+// (N appends the first: Explorer::handle_shortcuts), so a class can watch attention as the model writes.
+bool TextPanel::draw_next_tokens(const AnalysisSnapshot& s) {
+  if (s.next.empty()) return false;
+  ImGui::TextUnformatted("Next token (N appends the first):");
+  bool appended = false;
+  for (size_t k = 0; k < s.next.size(); ++k) {
+    const NextPiece& t = s.next[k];
+    char probability[32];
+    std::snprintf(probability, sizeof probability, "%.1f%%", 100 * t.probability);
+    const std::string label = t.shown + "  " + probability + "##next" + std::to_string(k);
+    ImGui::BeginDisabled(t.written.empty());  // half a character: nothing whole to write
+    if ((k == 0 ? ImGui::Button(label.c_str()) : flowing_button(label.c_str()))) {
+      append(t.written);
+      appended = true;
+    }
+    ImGui::EndDisabled();
+  }
+  return appended;
+}
+
 bool TextPanel::draw_settings(Settings& s) {
   bool changed = false;
   // Each control as wide as the panel leaves beside its label, so nothing runs past the edge.
@@ -142,6 +169,7 @@ TextPanelResult TextPanel::draw(Settings& settings, const ModelStatus& model, co
   if (latest && !latest->error.empty()) coloured_wrapped(ImVec4(1, 0.6f, 0.3f, 1), latest->error);
   if (!message_.empty()) coloured_wrapped(ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled), message_);
   if (shown) draw_tokens(*shown);
+  if (shown && draw_next_tokens(*shown)) r.text_edited = true;
   if (!settings.view.presentation && draw_settings(settings))
     r.settings_changed = true;  // fewer panels when presenting
   return r;

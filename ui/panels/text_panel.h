@@ -1,7 +1,9 @@
 #pragma once
 // Text in: the editor (type, paste, drop a .txt file, open a file, examples), the token strip
-// with indices and the truncation notice, the model and device in use, and the analysis settings.
+// with indices and the truncation notice, a decoder's most likely next tokens (each appended with
+// a click), the model and device in use, and the analysis settings.
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analysis_worker.h"
@@ -25,11 +27,14 @@ class TextPanel {
   bool load_file(const std::string& path);
   const std::string& text() const { return editor_.text(); }
   void set_text(std::string text) { editor_.buffer().set_text(std::move(text)); }
+  // Writes `text` at the end (one undo step), as the model would continue it.
+  void append(std::string_view text);
   TextEditor& editor() { return editor_; }
   const TextEditor& editor() const { return editor_; }
 
  private:
   void draw_tokens(const AnalysisSnapshot& shown);
+  bool draw_next_tokens(const AnalysisSnapshot& shown);  // true: one was appended
   bool draw_settings(Settings& settings);
   TextEditor editor_;
   std::string examples_dir_, open_path_, message_;

@@ -1,0 +1,54 @@
+// The real window on a real decoder (SmolLM2-135M-Instruct from its GGUF file): every view renders,
+// and the key N appends the model's most likely next token and analyses again, as a class watching
+// the model write would press it; the text it writes is the one the core predicts.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "gui_window.h"
+#include "model/checkpoint.h"
+#include "model/next_tokens.h"
+#include "tokenizer/piece_text.h"
+
+namespace attnscope {
+namespace {
+
+std::filesystem::path smollm2() {
+  return test::real_model_file("models/SmolLM2-135M-Instruct/SmolLM2-135M-Instruct.Q4_1.gguf");
+}
+
+TEST_F(Gui, EveryViewOfADecoderRendersSomething) {
+  const std::string model = smollm2().string();
+  if (!std::filesystem::exists(model)) return;  // real_model_file said how to fetch it
+  for (const char* view : {"grid", "head", "separators", "pairs", "stats", "layers", "lines"}) {
+    const Image img = shot(std::string("decoder-") + view,
+                           {"--model", model, "--file", text_, "--view", view, "--layer", "4", "--head", "2"}, false);
+    ASSERT_EQ(img.w, kWidth) << view;
+    EXPECT_GT(distinct_colours(img), 60u) << view;
+    EXPECT_GT(coloured_share(img), 0.01) << view;
+    EXPECT_EQ(slurp(dir_ / "log").find("attnscope: layout:"), std::string::npos) << view << "\n" << slurp(dir_ / "log");
+  }
+}
+
+// N twice: the text grows by the two tokens the model finds most likely, each predicted after the
+// one before was appended (what attnscope-cli next reports, written as the piece's text).
+TEST_F(Gui, TheKeyNAppendsTheMostLikelyNextToken) {
+  const auto model = smollm2();
+  if (!std::filesystem::exists(model)) return;  // real_model_file said how to fetch it
+  const std::string start = "The lighthouse keeper climbed the stairs and";
+  shot("decoder-next", {"--model", model.string(), "--text", start, "--keys", "nn"}, false);
+  const std::string out = slurp(dir_ / "out");
+  const auto printed = nlohmann::json::parse(out.substr(out.find('{')));
+  const auto checkpoint = Checkpoint::load(model.string(), ComputeDevice{});
+  std::string expected = start;
+  for (int k = 0; k < 2; ++k) {
+    const TextRun run = checkpoint->run(expected, checkpoint->default_max_length());
+    const std::vector<NextToken> next = next_tokens(checkpoint->model(), run.captures, 1);
+    expected += written_piece(checkpoint->tokenizer().piece(next.front().id));
+  }
+  EXPECT_GT(expected.size(), start.size());
+  EXPECT_EQ(printed["text"], expected) << out;
+}
+
+}  // namespace
+}  // namespace attnscope
