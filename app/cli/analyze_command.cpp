@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "pipeline/text_head_roles.h"
+#include "results/head_roles_json.h"
 #include "results/analysis_json.h"
 #include "base/atomic_file.h"
 #include "results/text_run_file.h"
@@ -53,6 +55,11 @@ int run_analyze(const AnalyzeOptions& o) {
   file.text = r.text;
   file.max_length = r.max_length;
   file.run = r.run;
+  if (!analysis.settings.words) {  // roles read token ids and positions: pieces, not words
+    TextHeadRolesOptions probe;    // induction left undefined where the probe and its template do not fit
+    probe.induction = r.checkpoint->model().config().max_tokens() >= 2 * probe.induction_period + 2;
+    file.head_roles = head_roles_to_json(text_head_roles(*r.checkpoint, r.run, probe), {}, probe.induction_period);
+  }
   ResultWriteOptions write;
   write.captures = capture_set_by_name(o.captures);
   write.decimal = o.encoding == "decimal";

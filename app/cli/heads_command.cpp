@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "base/error.h"
 #include "pipeline/text_head_roles.h"
+#include "results/head_roles_json.h"
 #include "run_options.h"
 
 namespace attnscope::cli {
@@ -63,28 +64,6 @@ void print_csv(const HeadRoleScores& s, const HeadsOptions& o) {
     }
 }
 
-nlohmann::json to_json(const HeadRoleScores& s, const HeadsOptions& o) {
-  nlohmann::json layers = nlohmann::json::array();
-  for (int64_t l = 0; l < s.layers(); ++l) {
-    nlohmann::json heads = nlohmann::json::array();
-    for (int64_t h = 0; h < s.heads(); ++h) {
-      nlohmann::json scores = nlohmann::json::object();
-      for (const HeadRole role : kHeadRoles) {
-        const auto v = s.score(role, l, h);
-        scores[std::string(head_role_name(role))] = v ? nlohmann::json(*v) : nlohmann::json();
-      }
-      const auto role = s.strongest(l, h, o.roles);
-      heads.push_back({{"scores", scores}, {"role", role ? nlohmann::json(head_role_name(*role)) : nlohmann::json()}});
-    }
-    layers.push_back({{"layer", l}, {"sink_rate", s.sink_rate(o.roles, l)}, {"heads", heads}});
-  }
-  return {{"threshold", o.roles.threshold},
-          {"sink_threshold", o.roles.sink_threshold},
-          {"induction_period", o.probe.induction_period},
-          {"sink_rate", s.sink_rate(o.roles)},
-          {"layers", layers}};
-}
-
 int run_heads(const HeadsOptions& o) {
   if (o.csv && o.json) throw Error("--csv and --json: choose one");
   ComputeDevice device;
@@ -93,7 +72,7 @@ int run_heads(const HeadsOptions& o) {
   const TextRun run = checkpoint->run(text, o.run.max_length ? o.run.max_length : checkpoint->default_max_length());
   const HeadRoleScores scores = text_head_roles(*checkpoint, run, o.probe);
   if (o.json)
-    std::cout << to_json(scores, o).dump() << "\n";
+    std::cout << head_roles_to_json(scores, o.roles, o.probe.induction_period).dump() << "\n";
   else if (o.csv)
     print_csv(scores, o);
   else
@@ -125,6 +104,8 @@ Action add_heads_command(CLI::App& app) {
       ->check(CLI::Range(2, 4096));
   cmd->add_option("--induction-seed", o->probe.induction_seed, "Seed of the probe's tokens (SplitMix64)")
       ->capture_default_str();
+  cmd->add_flag("--no-induction{false}", o->probe.induction,
+                "Leave induction undefined: no probe run (for a model whose positions the probe does not fit)");
   cmd->add_flag("--csv", o->csv, "Print CSV (one row a head) instead of a table");
   cmd->add_flag("--json", o->json, "Print JSON instead of a table");
   return [o] { return run_heads(*o); };

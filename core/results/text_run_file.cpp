@@ -1,4 +1,5 @@
 #include "results/text_run_file.h"
+#include "results/head_roles_json.h"
 
 #include <ATen/ATen.h>
 
@@ -87,6 +88,7 @@ ResultContent content_of(const TextRunFile& file, const TextAnalysis* analysis, 
   if (captures != CaptureSet::None) r.tensors.emplace_back("attention", c.attention.to(at::kCPU, at::kFloat));
   if (captures == CaptureSet::All) r.tensors.emplace_back("head_outputs", c.head_outputs.to(at::kCPU, at::kFloat));
   if (captures != CaptureSet::None && c.value_norms.defined()) add_lenses(c, r.tensors);
+  if (!file.head_roles.is_null()) r.document["head_roles"] = file.head_roles;
   if (analysis) {
     r.document["analysis"] = analysis_to_json(*analysis, file.run.encoding);
     // With the head outputs the values of pairs of S follow from them; pairs of another matrix keep theirs.
@@ -131,6 +133,10 @@ TextRunFile from_document(const nlohmann::json& doc, const TensorSource& tensor,
   };
   if (file.captures != CaptureSet::None) c.attention = required("attention", at::empty({L, H, n, n}, at::kFloat));
   if (file.captures == CaptureSet::All) c.head_outputs = required("head_outputs", at::empty({L, H, n, d}, at::kFloat));
+  if (doc.contains("head_roles")) {
+    head_roles_from_json(doc["head_roles"], L, H, source);  // checked; kept as written
+    file.head_roles = doc["head_roles"];
+  }
   if (!doc.contains("analysis")) return file;
 
   StoredAnalysis stored;

@@ -45,6 +45,7 @@ struct TextRunFile {
   CaptureSet captures = CaptureSet::All;
   int version = 2;                         // as read
   std::optional<StoredAnalysis> analysis;  // version 2 files that were written with one
+  nlohmann::json head_roles;               // results/head_roles_json.h; null when the file has none
 };
 
 struct ResultWriteOptions {

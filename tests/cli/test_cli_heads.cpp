@@ -40,6 +40,23 @@ TEST_F(Cli, HeadsAsTableCsvAndJson) {
   EXPECT_LE(scores["broad"].get<double>(), 1.0);
 }
 
+// analyze keeps the head roles in its result, the same as heads --json gives for the text (the tiny
+// model's 16 positions do not hold the probe: induction is left out by both).
+TEST_F(Cli, AnalyzeKeepsTheHeadRolesHeadsGives) {
+  const std::vector<std::string> text = {"--model", tiny(), "--text", "the cat the cat", "--max-len", "16"};
+  std::vector<std::string> analyze = {"analyze", "--out", "-", "--captures", "none"};
+  analyze.insert(analyze.end(), text.begin(), text.end());
+  std::vector<std::string> heads = {"heads", "--json", "--no-induction"};
+  heads.insert(heads.end(), text.begin(), text.end());
+  const Outcome a = run_cli(analyze), h = run_cli(heads);
+  ASSERT_EQ(a.status, 0) << a.err;
+  ASSERT_EQ(h.status, 0) << h.err;
+  const nlohmann::json kept = nlohmann::json::parse(a.out)["head_roles"];
+  EXPECT_EQ(kept, nlohmann::json::parse(h.out));
+  EXPECT_TRUE(kept["layers"][0]["heads"][0]["scores"]["induction"].is_null());
+  EXPECT_TRUE(kept["layers"][0]["heads"][0]["scores"]["previous token"].is_number());
+}
+
 TEST_F(Cli, HeadsRefusesWhatCannotBe) {
   const Outcome both = run_cli({"heads", "--model", tiny(), "--text", "a b", "--csv", "--json"});
   EXPECT_NE(both.status, 0);

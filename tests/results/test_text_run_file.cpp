@@ -6,6 +6,8 @@
 #include <fstream>
 
 #include "base/error.h"
+#include "pipeline/text_head_roles.h"
+#include "results/head_roles_json.h"
 #include "results/text_run_file.h"
 #include "support/minilm.h"
 #include "support/paths.h"
@@ -174,6 +176,23 @@ TEST(TextRunFileV1, DamagedFilesNameWhatIsWrong) {
             std::string::npos);
 }
 
+// The head roles a file keeps come back as written, their scores equal to the ones computed (null
+// where undefined), in both containers.
+TEST_F(TextRunFileTest, HeadRolesRoundTrip) {
+  const HeadRoleScores scores = text_head_roles(*checkpoint_, file_.run, {.induction = false});
+  file_.head_roles = head_roles_to_json(scores, {}, 50);
+  for (auto container : {ResultContainer::Binary, ResultContainer::Json}) {
+    const TextRunFile back = round_trip({container, CaptureSet::None}, "roles");
+    ASSERT_FALSE(back.head_roles.is_null());
+    const HeadRoleScores read = head_roles_from_json(back.head_roles, 2, 2, "r");
+    for (const HeadRole role : kHeadRoles)
+      for (int l = 0; l < 2; ++l)
+        for (int h = 0; h < 2; ++h) EXPECT_EQ(read.score(role, l, h), scores.score(role, l, h));
+  }
+  file_.head_roles = nullptr;
+  EXPECT_TRUE(round_trip({}, "no-roles").head_roles.is_null());
+}
+
 TEST_F(TextRunFileTest, DamagedVersion2FilesNameWhatIsWrong) {
   const nlohmann::json good = text_run_to_json(file_, &analysis_, {ResultContainer::Json, CaptureSet::All, true});
   const auto error = [&](const std::function<void(nlohmann::json&)>& damage) {
@@ -197,6 +216,16 @@ TEST_F(TextRunFileTest, DamagedVersion2FilesNameWhatIsWrong) {
   EXPECT_NE(error([](auto& j) {
               j["analysis"]["layers"][0]["heads"][1]["scale"] = "big";
             }).find("\"scale\" must be a number"),
+            std::string::npos);
+  EXPECT_NE(error([](auto& j) {
+              j["head_roles"] = {{"layers", nlohmann::json::array()}};
+            }).find("must list 2 layers"),
+            std::string::npos);
+  EXPECT_NE(error([](auto& j) {
+              j["head_roles"] = {{"layers",
+                                  {{{"heads", {{{"scores", {{"broad", "x"}}}}, {{"scores", {}}}}}},
+                                   {{"heads", {{{"scores", {}}}, {{"scores", {}}}}}}}}};
+            }).find("a score must be a number"),
             std::string::npos);
 
   // The binary container: a cut file, another safetensors file, a wrong tensor.
