@@ -5,6 +5,7 @@
 
 #include "base/error.h"
 #include "figures/text_figures.h"
+#include "pipeline/text_head_roles.h"
 #include "tokenizer/piece_text.h"
 
 namespace attnscope::ui {
@@ -134,6 +135,29 @@ void colour_grid(AnalysisSnapshot& snapshot, const FigureOptions& options) {
 
 }  // namespace
 
+// The text's head roles beside its analysis, induction from the probe run once per checkpoint.
+void AnalysisWorker::add_head_roles(AnalysisSnapshot& s) {
+  if (s.analysis.settings.words) {
+    s.roles_note = "Head roles are read on word pieces: turn off \"words, not word pieces\" to see them.";
+    return;
+  }
+  const auto checkpoint = pipeline_->checkpoint();
+  HeadRoleScores roles = text_head_roles(*checkpoint, {s.encoding, s.captures}, {.induction = false});
+  if (induction_of_ != checkpoint) {
+    induction_of_ = checkpoint;
+    induction_.reset();
+    induction_error_.clear();
+    try {
+      induction_ = probe_induction(*checkpoint);
+    } catch (const Error& e) {
+      induction_error_ = std::string("Induction is not scored: ") + e.what() + ".";
+    }
+  }
+  if (induction_) take_induction(roles, *induction_);
+  s.roles_note = induction_error_;
+  s.roles = std::move(roles);
+}
+
 void AnalysisWorker::answer(const AnalysisRequest& request, uint64_t serial,
                             std::chrono::steady_clock::time_point asked) {
   auto snapshot = std::make_shared<AnalysisSnapshot>();
@@ -162,6 +186,7 @@ void AnalysisWorker::answer(const AnalysisRequest& request, uint64_t serial,
     snapshot->analysis = std::move(r.analysis);
     snapshot->forward_seconds = r.forward_seconds;
     snapshot->analysis_seconds = r.analysis_seconds;
+    if (request.head_roles) add_head_roles(*snapshot);
     if (request.grid) {
       const auto grid_start = std::chrono::steady_clock::now();
       colour_grid(*snapshot, *request.grid);

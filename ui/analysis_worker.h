@@ -21,6 +21,7 @@
 #include "figures/thumbnail_atlas.h"
 #include "model/checkpoint.h"
 #include "model/device.h"
+#include "analysis/head_roles.h"
 #include "pipeline/text_pipeline.h"
 
 namespace attnscope::ui {
@@ -34,7 +35,8 @@ struct AnalysisRequest {
   // The overview is shown with these options: its thumbnails are coloured here, with the worker's
   // threads, so that the frame showing the answer only uploads them.
   std::optional<FigureOptions> grid;
-  int next_tokens = 5;  // a decoder's most likely next tokens to show (none for an encoder)
+  int next_tokens = 5;      // a decoder's most likely next tokens to show (none for an encoder)
+  bool head_roles = false;  // the overview's role grid is shown: the text's head roles too
 };
 
 // A next token as the text panel offers it: its piece as people read it, the text it would add,
@@ -51,6 +53,8 @@ struct AnalysisSnapshot {
   TextCaptures captures;                             // on the host
   TextAnalysis analysis;                             // on the host
   std::vector<NextPiece> next;                       // a decoder's, most likely first
+  std::optional<HeadRoleScores> roles;               // when asked for (on word pieces only)
+  std::string roles_note;                            // why there are none, or why induction is missing
   double seconds = 0;                                // model + analysis (+ thumbnails)
   double forward_seconds = 0, analysis_seconds = 0;  // the two parts of it
   std::optional<FigureOptions> grid_options;         // set: `grid` holds the overview's thumbnails with these options
@@ -103,6 +107,7 @@ class AnalysisWorker {
  private:
   void run(std::string model, std::string device, std::string precision, std::shared_ptr<const Checkpoint> loaded);
   void answer(const AnalysisRequest& request, uint64_t serial, std::chrono::steady_clock::time_point asked);
+  void add_head_roles(AnalysisSnapshot& snapshot);
   bool stale(uint64_t serial) const { return newest_ != serial || stop_flag_; }
 
   mutable std::mutex mutex_;
@@ -121,6 +126,11 @@ class AnalysisWorker {
   std::shared_ptr<const AnalysisSnapshot> latest_, latest_good_;
   std::unique_ptr<TextPipeline> pipeline_;  // set once, under mutex_, when the model is loaded
   IncrementalEncoder encoder_;              // the worker thread's own: the pieces of the last text, for the next edit
+  // Induction scores come from a probe that does not depend on the text: run once per checkpoint
+  // (the worker thread's own, like encoder_).
+  std::shared_ptr<const Checkpoint> induction_of_;  // held: a new checkpoint never looks like the old
+  std::optional<HeadRoleScores> induction_;
+  std::string induction_error_;
   ModelStatus status_;
   std::thread thread_;
 };

@@ -98,6 +98,7 @@ Explorer::Explorer(const ExplorerOptions& o, Settings settings, std::string warn
   if (o.layer) settings_.view.layer = *o.layer;
   if (o.head) settings_.view.head = *o.head;
   if (o.presentation) settings_.view.presentation = *o.presentation;
+  if (o.head_roles) settings_.view.head_roles = *o.head_roles;
   if (o.max_length) settings_.max_length = o.max_length;
   if (o.bench_frames > 0 || o.bench_typing > 0) glfwSwapInterval(0);  // time the frames, not the display
   if (o.partial_frames) back_buffer_kept_ = back_buffer_kept_after_swap(window_.get(), window_background());
@@ -128,6 +129,9 @@ bool Explorer::needs_lenses() const {
                               .query_key = v.query_key});
 }
 
+// The roles are worked out only while the overview shows the role grid.
+bool Explorer::needs_roles() const { return settings_.view.view == View::Grid && settings_.view.head_roles; }
+
 void Explorer::submit() {
   worker_->supersede();
   run_asked_ = true;
@@ -144,6 +148,7 @@ void Explorer::send_asked_runs() {
     lenses_asked_ = needs_lenses();
     AnalysisRequest request{text_panel_.text(), settings_.analysis, settings_.max_length, lenses_asked_, std::nullopt};
     if (settings_.view.view == View::Grid) request.grid = figure_options(settings_.view);
+    roles_asked_ = request.head_roles = needs_roles();
     const bool stale_run = worker_->busy() && worker_->model_status().loaded;  // busy loading: no run to stop
     const uint64_t serial = worker_->submit(std::move(request));
     // A stale run stops at its next check, in about a millisecond of work; beside a frame being
@@ -275,6 +280,8 @@ void Explorer::draw_frame() {
     }
   }
   feed_comparison();
+  if (needs_roles() && !roles_asked_ && !run_asked_)
+    submit();                              // the role grid was opened: the text again, with its roles
   if (needs_lenses() && !lenses_asked_) {  // a lens was chosen: the text again, with its captures
     submit();
     if (compare_choice_ && !compare_choice_->other_model) submit_b();

@@ -21,7 +21,8 @@ struct ExplorerOptions {
   std::optional<MatrixKind> matrix;
   std::optional<int> layer, head;
   std::optional<bool> presentation;
-  std::string screenshot;  // save the window here and exit
+  std::optional<bool> head_roles;  // the overview's role grid
+  std::string screenshot;          // save the window here and exit
   // Before the screenshot, once the analysis is shown: left clicks at these window pixels, in
   // order, each given to ImGui as a mouse's press and release (what the tests click).
   std::vector<std::pair<float, float>> clicks;

@@ -68,6 +68,8 @@ class Explorer {
   double hold_until_ = 0;  // > 0: a frame is held back until the run answers, input comes, or then
   bool needs_lenses() const;
   bool lenses_asked_ = false;  // the last request asked for the lenses' captures
+  bool needs_roles() const;
+  bool roles_asked_ = false;  // the last request asked for the head roles
   std::unique_ptr<AnalysisWorker> make_worker(const std::string& model) const {
     // The worker wakes the sleeping main loop when its answer is there.
     return std::make_unique<AnalysisWorker>(model, options_.device, options_.precision, [] { glfwPostEmptyEvent(); });

@@ -29,6 +29,7 @@ json to_json(const Settings& s) {
               {"view", view_name(s.view.view)},
               {"matrix", matrix_name(s.view.matrix)},
               {"rollout_of_norm", s.view.rollout_of_norm},
+              {"head_roles", s.view.head_roles},
               {"colormap", colormap(s.view.colormap).name},
               {"scale", value_scale_name(s.view.scale)},
               {"presentation", s.view.presentation},
@@ -61,6 +62,7 @@ Settings from_json(const json& j) {
   if (auto* v = field("view")) s.view.view = view_by_name(v->get<std::string>());
   if (auto* v = field("matrix")) s.view.matrix = matrix_by_name(v->get<std::string>());
   if (auto* v = field("rollout_of_norm")) s.view.rollout_of_norm = v->get<bool>();
+  if (auto* v = field("head_roles")) s.view.head_roles = v->get<bool>();
   if (auto* v = field("colormap")) s.view.colormap = colormap_by_name(v->get<std::string>());
   if (auto* v = field("scale")) s.view.scale = value_scale_by_name(v->get<std::string>());
   if (auto* v = field("presentation")) s.view.presentation = v->get<bool>();

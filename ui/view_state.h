@@ -32,8 +32,9 @@ struct ViewState {
   std::vector<int> heads_shown;            // more heads of the focused layer in the Lines view, one colour each
   MatrixKind layers_matrix = MatrixKind::Similarity;  // the Layers view's maps (Fig. 12: summed S)
   bool rollout_of_norm = false;                       // rollout through the norm-based layer maps
-  bool query_key = false;  // the Head view shows the queries and keys of one token (bertviz's neuron view)
-  int query = 0;           // ... of this token
+  bool query_key = false;   // the Head view shows the queries and keys of one token (bertviz's neuron view)
+  int query = 0;            // ... of this token
+  bool head_roles = false;  // the overview shows the role grid above the thumbnails
 
   bool operator==(const ViewState&) const = default;
 };

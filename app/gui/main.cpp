@@ -24,7 +24,7 @@ std::string read_file(const std::string& path) {
 struct CommandLine {
   std::string text, file, view, matrix;
   int layer = -1, head = -1;
-  bool presentation = false, full_frames = false;
+  bool presentation = false, full_frames = false, head_roles = false;
   double typing_interval_ms = 0, quick_run_ms = 0;
 };
 
@@ -44,6 +44,7 @@ void add_options(CLI::App& app, attnscope::ui::ExplorerOptions& o, CommandLine& 
   app.add_option("--layer", in.layer, "Focused layer, from 0")->check(CLI::NonNegativeNumber);
   app.add_option("--head", in.head, "Focused head, from 0")->check(CLI::NonNegativeNumber);
   app.add_flag("--presentation", in.presentation, "Start in presentation mode (large fonts, high contrast)");
+  app.add_flag("--head-roles", in.head_roles, "Show the role grid (every head's strongest role) in the overview");
   app.add_option("--download", o.download,
                  "Download this model id into the Hugging Face cache (progress in the window), then open it");
   app.add_option("--corpus-result", o.corpus_result,
@@ -116,6 +117,7 @@ attnscope::ui::ExplorerOptions resolved(attnscope::ui::ExplorerOptions o, const 
   if (in.layer >= 0) o.layer = in.layer;
   if (in.head >= 0) o.head = in.head;
   if (in.presentation) o.presentation = true;
+  if (in.head_roles) o.head_roles = true;
   o.typing_interval = in.typing_interval_ms / 1000;
   o.partial_frames = !in.full_frames;
   o.quick_run = in.quick_run_ms / 1000;

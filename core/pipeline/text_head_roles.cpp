@@ -11,14 +11,12 @@ std::vector<AttentionReach> attention_reach(const ModelConfig& config) {
   return reach;
 }
 
-HeadRoleScores text_head_roles(const Checkpoint& checkpoint, const TextRun& run, const TextHeadRolesOptions& options) {
-  const std::vector<int64_t> ids = run.encoding.ids();
-  const std::vector<AttentionReach> reach = attention_reach(checkpoint.model().config());
-  HeadRoleScores scores = head_role_scores(run.captures.attention, ids, reach);
-  if (!options.induction) return scores;
+HeadRoleScores probe_induction(const Checkpoint& checkpoint, const TextHeadRolesOptions& options) {
+  const ModelConfig& config = checkpoint.model().config();
+  HeadRoleScores scores(config.num_layers, config.num_heads);
   const Tokenizer& tokenizer = checkpoint.tokenizer();
-  const std::vector<int64_t> probe = induction_probe(checkpoint.model().config().vocab_size, tokenizer.special_ids(),
-                                                     options.induction_period, options.induction_seed);
+  const std::vector<int64_t> probe =
+      induction_probe(config.vocab_size, tokenizer.special_ids(), options.induction_period, options.induction_seed);
   std::vector<Token> pieces;
   for (int copy = 0; copy < 2; ++copy)
     for (const int64_t id : probe) pieces.push_back(Token{static_cast<int32_t>(id), "", 0, 0, false});
@@ -28,12 +26,26 @@ HeadRoleScores text_head_roles(const Checkpoint& checkpoint, const TextRun& run,
   size_t first = 0;
   while (first < encoding.tokens.size() && encoding.tokens[first].special) ++first;
   if (encoding.size() < first + 2 * static_cast<size_t>(options.induction_period) ||
-      static_cast<int64_t>(encoding.size()) > checkpoint.model().config().max_tokens())
+      static_cast<int64_t>(encoding.size()) > config.max_tokens())
     throw Error("the induction probe (" + std::to_string(2 * options.induction_period) +
                 " tokens) does not fit this model's positions");
   const std::vector<TextRun> probe_run = checkpoint.run({encoding});
   add_induction_scores(scores, probe_run.front().captures.attention, options.induction_period,
                        static_cast<int64_t>(first));
+  return scores;
+}
+
+void take_induction(HeadRoleScores& into, const HeadRoleScores& from) {
+  for (int64_t l = 0; l < into.layers(); ++l)
+    for (int64_t h = 0; h < into.heads(); ++h)
+      into.set(HeadRole::Induction, l, h, from.score(HeadRole::Induction, l, h));
+}
+
+HeadRoleScores text_head_roles(const Checkpoint& checkpoint, const TextRun& run, const TextHeadRolesOptions& options) {
+  const std::vector<int64_t> ids = run.encoding.ids();
+  const std::vector<AttentionReach> reach = attention_reach(checkpoint.model().config());
+  HeadRoleScores scores = head_role_scores(run.captures.attention, ids, reach);
+  if (options.induction) take_induction(scores, probe_induction(checkpoint, options));
   return scores;
 }
 

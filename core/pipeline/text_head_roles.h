@@ -16,6 +16,12 @@ struct TextHeadRolesOptions {
 
 HeadRoleScores text_head_roles(const Checkpoint& checkpoint, const TextRun& run,
                                const TextHeadRolesOptions& options = {});
+// Induction alone (every other role undefined), from one run of the probe: it does not depend on
+// the text, so the explorer runs it once per model. Throws attnscope::Error when the probe does not
+// fit the model's positions.
+HeadRoleScores probe_induction(const Checkpoint& checkpoint, const TextHeadRolesOptions& options = {});
+// `from`'s induction scores written into `into` (of the same model).
+void take_induction(HeadRoleScores& into, const HeadRoleScores& from);
 
 // Each layer's reach in this model.
 std::vector<AttentionReach> attention_reach(const ModelConfig& config);

@@ -1,6 +1,7 @@
 // The real window on a real decoder (SmolLM2-135M-Instruct from its GGUF file): every view renders,
-// and the key N appends the model's most likely next token and analyses again, as a class watching
-// the model write would press it; the text it writes is the one the core predicts.
+// the key N appends the model's most likely next token and analyses again, as a class watching the
+// model write would press it (the text it writes is the one the core predicts), and the overview's
+// role grid colours each head by its role.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -48,6 +49,27 @@ TEST_F(Gui, TheKeyNAppendsTheMostLikelyNextToken) {
   }
   EXPECT_GT(expected.size(), start.size());
   EXPECT_EQ(printed["text"], expected) << out;
+}
+
+// The role grid: SmolLM2's many sink heads show in the first-token role's colour (Okabe-Ito's
+// green, in no colormap of the thumbnails), and only when the grid is asked for.
+TEST_F(Gui, TheRoleGridColoursEachHeadByItsRole) {
+  const auto model = smollm2();
+  if (!std::filesystem::exists(model)) return;
+  const auto sink_cells = [](const Image& img) {
+    size_t n = 0;
+    for (int y = 0; y < img.h; ++y)
+      for (int x = 0; x < img.w; ++x) {
+        const unsigned char* p = img.at(x, y);
+        n += p[0] == 0 && p[1] == 158 && p[2] == 115;
+      }
+    return n;
+  };
+  const std::vector<std::string> args = {"--model", model.string(), "--file", text_, "--view", "grid"};
+  std::vector<std::string> with_roles = args;
+  with_roles.push_back("--head-roles");
+  EXPECT_GT(sink_cells(shot("roles", with_roles, false)), 500u);
+  EXPECT_EQ(sink_cells(shot("no-roles", args, false)), 0u);
 }
 
 }  // namespace

@@ -22,6 +22,7 @@ TEST(SettingsStore, RoundTrip) {
   s.view.view = View::Pairs;
   s.view.matrix = MatrixKind::Cosine;
   s.view.rollout_of_norm = true;
+  s.view.head_roles = true;
   s.view.colormap = ColormapId::Magma;
   s.view.scale = ValueScale::Log;
   s.view.presentation = true;
@@ -39,6 +40,7 @@ TEST(SettingsStore, RoundTrip) {
   EXPECT_EQ(back.settings.view.view, View::Pairs);
   EXPECT_EQ(back.settings.view.matrix, MatrixKind::Cosine);
   EXPECT_TRUE(back.settings.view.rollout_of_norm);
+  EXPECT_TRUE(back.settings.view.head_roles);
   EXPECT_EQ(back.settings.view.colormap, ColormapId::Magma);
   EXPECT_EQ(back.settings.view.scale, ValueScale::Log);
   EXPECT_TRUE(back.settings.view.presentation);

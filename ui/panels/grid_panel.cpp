@@ -55,6 +55,12 @@ void GridPanel::draw_controls(const PanelContext& c, ViewState& state, PanelActi
       ImGui::SetTooltip(
           "Roll out the layers' norm-based maps (Kobayashi et al. 2020) instead of their mean attention.");
   }
+  const char* roles = "head roles";
+  same_line_if_fits(ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(roles).x);
+  if (ImGui::Checkbox(roles, &state.head_roles)) actions.state = state;
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip(
+        "Every head's strongest role (previous token, first token or sink, induction, ...) above the maps");
   same_line_if_fits(button_width("Export..."));
   if (c.snapshot && ImGui::Button("Export...")) {
     try {
@@ -97,6 +103,7 @@ PanelActions GridPanel::draw(const PanelContext& c) {
     ImGui::TextDisabled("Waiting for the first analysis...");
     return actions;
   }
+  if (state.head_roles) roles_.draw(c, state, actions);
   if (!thumbnails_ready(c)) return actions;
   const int columns = heads_ + 1;
   const float label_w = ImGui::CalcTextSize("L00").x + 8;

@@ -1,5 +1,6 @@
 #pragma once
-// The overview: a thumbnail of the chosen matrix for every layer and head, plus each layer's sum.
+// The overview: a thumbnail of the chosen matrix for every layer and head, plus each layer's sum;
+// above them, when asked, the role grid (panels/role_grid.h).
 #include <imgui.h>
 
 #include <array>
@@ -8,6 +9,7 @@
 
 #include "gl/heatmap_renderer.h"
 #include "panels/panel_context.h"
+#include "panels/role_grid.h"
 
 namespace attnscope::ui {
 
@@ -30,6 +32,7 @@ class GridPanel {
   std::string error_;  // why the thumbnails could not be made (e.g. a lens whose captures this run lacks)
   int heads_ = 0;
   Figure figure_;  // the same grid as a figure, for export
+  RoleGrid roles_;
 };
 
 }  // namespace attnscope::ui
