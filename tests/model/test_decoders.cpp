@@ -11,6 +11,7 @@
 #include "base/error.h"
 #include "model/config.h"
 #include "model/next_tokens.h"
+#include "model/tensor_source.h"
 #include "model/transformer.h"
 #include "support/golden_captures.h"
 #include "support/nested_tensor.h"
@@ -85,6 +86,36 @@ TEST_P(Decoder, ForwardWithoutCapturesEndsTheSame) {
     const BatchCaptures plain = model->forward({c["ids"].get<std::vector<int64_t>>()}, {.capture = false});
     const at::Tensor last = test::nested_tensor(c["hidden_states"].back());
     EXPECT_LT(gap(plain.hidden_states.back()[0].to(at::kCPU, at::kDouble), last), 1e-4) << c["ids"].size() << " tokens";
+  }
+}
+
+// The lenses' value norms read each query head's group's shared V through the head's own W_O:
+// the first token attends only to itself, so C_0^h = v_0^{g(h)} and ||f_h(x_0)|| = ||C_0^h W_O^h||,
+// W_O^h the columns of the output projection for head h (read here from the file, GPT-2's Conv1D
+// turned to [out, in]).
+TEST_P(Decoder, LensValueNormsReadTheGroupsSharedValues) {
+  const auto output_projection = [&](const SafetensorsSource& file, int64_t l) {
+    const std::string layer = std::to_string(l);
+    if (GetParam() == "gpt2") return file.read("transformer.h." + layer + ".attn.c_proj.weight").t();
+    if (GetParam().starts_with("gpt_neox")) return file.read("gpt_neox.layers." + layer + ".attention.dense.weight");
+    return file.read("model.layers." + layer + ".self_attn.o_proj.weight");
+  };
+  const auto model = Transformer::load(dir(), test::test_device());
+  const nlohmann::json expected = test::read_json(dir() / "expected.json");
+  const auto ids = expected["cases"][0]["ids"].get<std::vector<int64_t>>();
+  const TextCaptures c = text_captures(model->forward({ids}, {.lenses = true}), 0, true);
+  ASSERT_TRUE(c.value_norms.defined());
+  const SafetensorsFile weights(dir() / "model.safetensors");
+  const SafetensorsSource file(weights);
+  const int64_t d = model->config().head_dim();
+  for (int64_t l = 0; l < model->config().num_layers; ++l) {
+    const at::Tensor w_o = output_projection(file, l).to(at::kDouble);
+    for (int64_t h = 0; h < model->config().num_heads; ++h) {
+      const at::Tensor c0 = c.head_outputs[l][h][0].to(at::kCPU, at::kDouble);
+      const double norm = at::mv(w_o.narrow(1, h * d, d), c0).norm().item<double>();
+      EXPECT_NEAR(c.value_norms[l][h][0].item<double>(), norm, 1e-5 * std::max(1.0, norm))
+          << "layer " << l << " head " << h;
+    }
   }
 }
 
