@@ -10,6 +10,8 @@
 # The typing run and the forward alone alternate over `rounds` rounds (this VM's speed drifts
 # 15-20% from minute to minute); each figure is the median over rounds.
 #   bench/run_typing.sh [bursts] [rounds] [view]
+# MODELS (names under models/) picks the models: by default MiniLM, a BERT-base-sized random model
+# and SmolLM2 (a decoder, from the folder holding its GGUF file).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 bursts=${1:-20}
@@ -29,7 +31,7 @@ gui() {
 
 echo "| model | tokens | view | latency median | latency p95 | forward alone | the explorer's forward alone | analysis alone | in the window: forward, analysis, thumbnails | whole frame median | target | met |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
-for model in all-MiniLM-L6-v2 random-bert-base; do
+for model in ${MODELS:-all-MiniLM-L6-v2 random-bert-base SmolLM2-135M-Instruct}; do
   for len in 128 512; do
     typings=() alones=()
     for _ in $(seq "$rounds"); do
