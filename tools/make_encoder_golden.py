@@ -10,10 +10,11 @@ tokenizer.json beside them) for the tests that go from text to maps, the command
 explorer among them. Before writing, the script checks that transformers gives the same maps for a
 padded batch as for each text alone, so the C++ tests may compare their batched runs with these.
 
-  .venv/bin/python tools/make_encoder_golden.py
+  .venv/bin/python tools/make_encoder_golden.py [name ...]
 """
 import json
 import pathlib
+import sys
 
 import torch
 import transformers as tf
@@ -49,6 +50,10 @@ def architectures():
                                            max_position_embeddings=64, local_attention=8, global_attn_every_n_layers=3, pad_token_id=0,
                                            bos_token_id=1, eos_token_id=2, cls_token_id=1, sep_token_id=2, attn_implementation="eager"),
                        tf.ModernBertModel, "Wqkv"),
+        # MPNet: RoBERTa's positions and a relative position bias shared by the layers; lengths up
+        # to 13 reach its logarithmic buckets (distances of 8 and more).
+        "mpnet": (tf.MPNetConfig(**common(pad_token_id=1, bos_token_id=0, eos_token_id=2, relative_attention_num_buckets=32)),
+                  tf.MPNetModel, "v"),
     }
 
 
@@ -79,10 +84,12 @@ def run(model, module_name, config, ids, mask=None):
 
 
 def randomise_norms(model):
-    with torch.no_grad():  # non-trivial layer norms, so a missing or swapped one shows
+    with torch.no_grad():  # non-trivial layer norms, so a missing or swapped one shows; a relative bias that matters
         for name, p in model.named_parameters():
             if "norm" in name.lower():
                 p.add_(torch.randn_like(p) * 0.1)
+            if "relative_attention_bias" in name:
+                p.add_(torch.randn_like(p))
 
 
 def write(name, config, model_class, module_name):
@@ -167,10 +174,13 @@ def checkpoints():
 
 
 def main():
+    only = sys.argv[1:]  # the fixtures to write (all when none are named)
     for name, (config, model_class, module_name) in architectures().items():
-        write(name, config, model_class, module_name)
+        if not only or name in only:
+            write(name, config, model_class, module_name)
     for name, (tokenizer_name, config, model_class, module_name) in checkpoints().items():
-        write_checkpoint(name, tokenizer_name, config, model_class, module_name)
+        if not only or name in only:
+            write_checkpoint(name, tokenizer_name, config, model_class, module_name)
 
 
 if __name__ == "__main__":

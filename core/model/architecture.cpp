@@ -71,6 +71,21 @@ constexpr Architecture kModernBert{
     EmbeddingNames{"embeddings.tok_embeddings", "", "", "embeddings.norm", "", "final_norm"},
     LayerNames{"layers.{}.", "", "", "", "attn.Wqkv", "attn.Wo", "attn_norm", "mlp.Wi", "mlp.Wo", "mlp_norm"}};
 
+// MPNet: BERT's layers under its own names, RoBERTa's positions (ModelConfig::position_offset), no
+// token types, and a relative position bias shared by the layers (ModelConfig::relative_buckets).
+constexpr Architecture kMpnet{
+    "mpnet",
+    "mpnet.",
+    PositionScheme::Absolute,
+    NormPlacement::Post,
+    FeedForward::Plain,
+    true,
+    false,
+    EmbeddingNames{"embeddings.word_embeddings", "embeddings.position_embeddings", "", "embeddings.LayerNorm", "", "",
+                   "lm_head", "encoder.relative_attention_bias"},
+    LayerNames{"encoder.layer.{}.", "attention.attn.q", "attention.attn.k", "attention.attn.v", "", "attention.attn.o",
+               "attention.LayerNorm", "intermediate.dense", "output.dense", "output.LayerNorm"}};
+
 // The decoders of Llama's design: pre-norm RMSNorm layers, rotary positions, a gated feed-forward
 // block with its gate as its own matrix, the final norm; a causal mask.
 constexpr EmbeddingNames kLlamaEmbeddings{"embed_tokens", "", "", "", "", "norm"};
@@ -177,7 +192,7 @@ constexpr Architecture kGptNeox{
     false,
     true};
 
-constexpr std::array<std::pair<std::string_view, const Architecture*>, 16> kByModelType{{
+constexpr std::array<std::pair<std::string_view, const Architecture*>, 17> kByModelType{{
     {"bert", &kBert},
     {"distilbert", &kDistilBert},
     {"roberta", &kRoberta},
@@ -186,6 +201,7 @@ constexpr std::array<std::pair<std::string_view, const Architecture*>, 16> kByMo
     {"electra", &kElectra},
     {"albert", &kAlbert},
     {"modernbert", &kModernBert},
+    {"mpnet", &kMpnet},
     {"llama", &kLlama},
     {"mistral", &kLlama},
     {"qwen2", &kLlama},

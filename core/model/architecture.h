@@ -36,6 +36,8 @@ struct EmbeddingNames {
   // Decoders: the next-token scores' matrix, outside the prefix (the word embeddings where the file
   // has none: tied).
   const char* output = "lm_head";
+  // A table of relative position biases [buckets, heads] shared by the layers (MPNet), or none.
+  const char* relative_bias = "";
 };
 
 struct LayerNames {
@@ -80,7 +82,8 @@ struct Architecture {
 const Architecture* architecture_of(std::string_view model_type);
 // The model types attnscope reads, in the words of the refusal for any other.
 inline constexpr const char* kSupportedModelTypes =
-    "bert, distilbert, roberta, xlm-roberta, camembert, electra, albert, modernbert, llama, mistral, qwen2, qwen3, "
+    "bert, distilbert, roberta, xlm-roberta, camembert, electra, albert, modernbert, mpnet, llama, mistral, qwen2, "
+    "qwen3, "
     "gemma2, gemma3_text, gpt2, gpt_neox";
 
 }  // namespace attnscope

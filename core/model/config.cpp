@@ -56,11 +56,17 @@ ModelConfig bert_family_from_json(const nlohmann::json& json, const std::string&
   const std::string_view family = c.architecture->family;
   read_sizes(c, json, kBertSizeKeys, source);
   c.type_vocab_size = json.contains("type_vocab_size") ? positive(json, "type_vocab_size", source) : 2;
-  c.layer_norm_eps = positive_number(json, "layer_norm_eps", c.layer_norm_eps, source);
+  c.layer_norm_eps = positive_number(json, "layer_norm_eps", family == "mpnet" ? 1e-5 : c.layer_norm_eps, source);
   c.activation =
       activation_of(json, source, "hidden_act", family == "albert" ? Activation::GeluTanh : Activation::GeluErf);
-  c.pad_token_id = integer_or(json, "pad_token_id", family == "roberta" ? 1 : 0, source);
-  if (family == "roberta") c.position_offset = c.pad_token_id + 1;
+  const bool offset = family == "roberta" || family == "mpnet";  // positions past the padding index
+  c.pad_token_id = integer_or(json, "pad_token_id", offset ? 1 : 0, source);
+  if (offset) c.position_offset = c.pad_token_id + 1;
+  if (family == "mpnet") {
+    c.type_vocab_size = 0;
+    c.relative_buckets =
+        json.contains("relative_attention_num_buckets") ? positive(json, "relative_attention_num_buckets", source) : 32;
+  }
   if (c.position_offset >= c.max_positions)
     throw Error(source + ": pad_token_id " + std::to_string(c.pad_token_id) + " leaves no positions of the " +
                 std::to_string(c.max_positions));

@@ -64,6 +64,9 @@ struct ModelConfig {
   double output_softcap = 0;     // Gemma: next-token scores s become c tanh(s / c) (0: left as they are)
   double attention_softcap = 0;  // Gemma 2: attention scores likewise, before the mask and softmax
   bool parallel_blocks = false;  // GPT-NeoX: attention and feed-forward both read the layer's input
+  // MPNet: the buckets of the relative position bias (model/relative_position_bias.h; 0: no bias)
+  // and the distance past which offsets share the last bucket.
+  int64_t relative_buckets = 0, relative_max_distance = 128;
 
   int64_t head_dim() const { return head_size > 0 ? head_size : hidden_size / num_heads; }
   int64_t rotary_dims() const { return rotary.dims > 0 ? rotary.dims : head_dim(); }

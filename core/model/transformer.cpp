@@ -18,6 +18,7 @@
 #include "base/error.h"
 #include "model/gguf_model.h"
 #include "model/model_locator.h"
+#include "model/relative_position_bias.h"
 #include "model/reproducible_products.h"
 #include "model/rotary_positions.h"
 #include "model/value_gram.h"
@@ -392,7 +393,13 @@ BatchCaptures Transformer::forward(const std::vector<std::vector<int64_t>>& ids,
   out.visibility = config_.visibility();
   c10::InferenceMode guard;
   const at::Tensor device_ids = batch.ids.to(device_.device);
-  const at::Tensor mask = config_.causal() ? causal_mask(n, padding_mask(batch)) : padding_mask(batch);
+  at::Tensor mask = config_.causal() ? causal_mask(n, padding_mask(batch)) : padding_mask(batch);
+  if (weights_.relative_bias.defined()) {  // MPNet: every layer's scores get the same bias, [1, H, n, n]
+    const at::Tensor buckets =
+        relative_position_buckets(n, config_.relative_buckets, config_.relative_max_distance).to(device_.device);
+    const at::Tensor bias = at::embedding(weights_.relative_bias, buckets).permute({2, 0, 1}).unsqueeze(0);
+    mask = mask.defined() ? bias + mask : bias.contiguous();
+  }
   if (capture) allocate_captures(out, batch.ids.size(0), n, options.lenses);
   const at::Tensor positions =
       config_.position_offset > 0 ? offset_positions(ids, n, config_.pad_token_id).to(device_.device) : at::Tensor();

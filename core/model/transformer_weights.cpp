@@ -197,6 +197,7 @@ void load_embeddings(const WeightReader& r, const ModelConfig& c, TransformerWei
     w.embed_project_weight = r.get(name(n.project, "weight"), {c.hidden_size, E});
     w.embed_project_bias = r.get(name(n.project, "bias"), {c.hidden_size});
   }
+  if (*n.relative_bias) w.relative_bias = r.get(name(n.relative_bias, "weight"), {c.relative_buckets, c.num_heads});
   if (*n.final_norm) {
     w.final_norm_weight = r.get(name(n.final_norm, "weight"), {E});
     if (c.norm_bias) w.final_norm_bias = r.get(name(n.final_norm, "bias"), {E});

@@ -37,6 +37,7 @@ struct TransformerWeights {
   at::Tensor final_norm_weight, final_norm_bias;        // ModernBERT
   // Decoders: the next-token scores' matrix [V, D], lm_head's, or the word embeddings where tied.
   at::Tensor output_weight;
+  at::Tensor relative_bias;  // MPNet: [buckets, H], shared by the layers
   std::vector<LayerWeights> layers;
 };
 

@@ -27,7 +27,7 @@ std::string model_type(const nlohmann::json& json) {
 }
 
 // A WordPiece tokenizer.json without vocab.txt: its vocabulary and BertNormalizer options.
-std::unique_ptr<Tokenizer> wordpiece_from_json(const nlohmann::json& json, const std::string& source) {
+std::unique_ptr<TokenizerPipeline> wordpiece_from_json(const nlohmann::json& json, const std::string& source) {
   const auto& vocab = json["model"].value("vocab", nlohmann::json());
   if (!vocab.is_object()) throw Error(source + ": the WordPiece model has no vocab object");
   std::vector<std::string> tokens(vocab.size());
@@ -65,7 +65,13 @@ std::unique_ptr<Tokenizer> load_tokenizer(const std::filesystem::path& dir) {
   }
   const nlohmann::json json = read_json_file(json_file);
   const std::string type = model_type(json);
-  if (type == "WordPiece") return has_vocab ? load_bert_tokenizer(dir) : wordpiece_from_json(json, json_file.string());
+  if (type == "WordPiece") {
+    auto wordpiece = has_vocab ? load_bert_tokenizer(dir) : wordpiece_from_json(json, json_file.string());
+    // MPNet wraps BERT's pieces in <s> and </s>, and recognises its own added tokens (<mask>).
+    if (json_member(json.value("post_processor", nlohmann::json()), "type") == "RobertaProcessing")
+      return TokenizerPipeline::with_template_of(std::move(wordpiece), json, json_file.string());
+    return wordpiece;
+  }
   return TokenizerPipeline::from_json(json, json_file.string());
 }
 

@@ -268,6 +268,17 @@ std::unique_ptr<Tokenizer> TokenizerPipeline::from_json(const nlohmann::json& js
   return std::make_unique<TokenizerPipeline>(read_unigram(json["model"], source), std::move(s));
 }
 
+std::unique_ptr<TokenizerPipeline> TokenizerPipeline::with_template_of(std::unique_ptr<TokenizerPipeline> base,
+                                                                       const nlohmann::json& json,
+                                                                       const std::string& source) {
+  Settings& s = base->settings_;
+  s.before.clear();
+  s.after.clear();
+  s.added = read_added(json.value("added_tokens", nlohmann::json()), source);
+  read_post_processor(json.value("post_processor", nlohmann::json()), s, source);
+  return std::make_unique<TokenizerPipeline>(std::move(base->model_), std::move(s));
+}
+
 size_t TokenizerPipeline::vocab_size() const {
   size_t n = std::visit([](const auto& m) { return m.size(); }, model_);
   for (const AddedToken& a : settings_.added) n = std::max(n, static_cast<size_t>(a.id) + 1);

@@ -56,6 +56,10 @@ class TokenizerPipeline : public Tokenizer {
   TokenizerPipeline(Model model, Settings settings);
 
   // `source` names the file in error messages.
+  // `base` with the added tokens and the post-processor's template of a tokenizer.json in place of
+  // its own: a WordPiece model wrapped in other tokens than BERT's (MPNet's <s> and </s>).
+  static std::unique_ptr<TokenizerPipeline> with_template_of(std::unique_ptr<TokenizerPipeline> base,
+                                                             const nlohmann::json& json, const std::string& source);
   static std::unique_ptr<Tokenizer> from_json(const nlohmann::json& json, const std::string& source);
   static std::unique_ptr<Tokenizer> load(const std::filesystem::path& file);
 

@@ -50,7 +50,7 @@ TEST_P(Encoder, MatchesTransformersAloneAndBatchedWithPadding) {
 
 INSTANTIATE_TEST_SUITE_P(Architectures, Encoder,
                          ::testing::Values("bert-large-shape", "roberta", "xlm-roberta", "electra", "albert",
-                                           "albert-groups", "modernbert"),
+                                           "albert-groups", "modernbert", "mpnet"),
                          [](const auto& info) { return test::test_name(info.param); });
 
 // Whole checkpoints, text in: the tokenizer.json beside the weights gives transformers' ids, and
