@@ -113,6 +113,12 @@ TEST(EncoderConfig, EachArchitectureIsReadFromItsOwnKeys) {
   EXPECT_EQ(modern.rotary.local_window, 4);
   EXPECT_EQ(modern.rotary.global_theta, 160000.0);
   EXPECT_FALSE(modern.norm_bias);
+  const ModelConfig mpnet = load("mpnet");
+  EXPECT_EQ(mpnet.architecture->family, "mpnet");
+  EXPECT_EQ(mpnet.position_offset, 2);
+  EXPECT_EQ(mpnet.type_vocab_size, 0);
+  EXPECT_EQ(mpnet.relative_buckets, 32);
+  EXPECT_EQ(ModelConfig::from_json(mpnet.to_json(), "again").relative_buckets, 32);
   // Written back as read, so result files and corpus runs keep the architecture.
   EXPECT_EQ(ModelConfig::from_json(modern.to_json(), "again").rotary.local, modern.rotary.local);
   EXPECT_EQ(ModelConfig::from_json(albert.to_json(), "again").num_layers, 8);
