@@ -107,21 +107,17 @@ constexpr LayerNames kLlamaLayer{"layers.{}.",
 constexpr Architecture kLlama{
     "llama",          "model.",    PositionScheme::Rotary,     NormPlacement::Pre, FeedForward::Gated, true, false,
     kLlamaEmbeddings, kLlamaLayer, AttentionDirection::Causal, NormKind::Rms};
+// A family that differs from another only by its name and its queries' and keys' norms per head
+// (empty: none).
+constexpr Architecture with_query_key_norms(Architecture a, std::string_view family, const char* query,
+                                            const char* key) {
+  a.family = family;
+  a.layer.query_norm = query;
+  a.layer.key_norm = key;
+  return a;
+}
 // Qwen3: Llama's, with its queries and keys normalised per head.
-constexpr Architecture kQwen3{
-    "qwen3",
-    "model.",
-    PositionScheme::Rotary,
-    NormPlacement::Pre,
-    FeedForward::Gated,
-    true,
-    false,
-    kLlamaEmbeddings,
-    LayerNames{"layers.{}.", "self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "", "self_attn.o_proj",
-               "input_layernorm", "mlp.up_proj", "mlp.down_proj", "post_attention_layernorm", "self_attn.q_norm",
-               "self_attn.k_norm", "", "", "mlp.gate_proj"},
-    AttentionDirection::Causal,
-    NormKind::Rms};
+constexpr Architecture kQwen3 = with_query_key_norms(kLlama, "qwen3", "self_attn.q_norm", "self_attn.k_norm");
 // Gemma 3: norms before and after each block (its post_attention_layernorm is the one after
 // attention, unlike Llama's), queries and keys normalised, RMSNorm with 1 + w, scaled embeddings.
 constexpr Architecture kGemma3{
@@ -141,21 +137,7 @@ constexpr Architecture kGemma3{
     true};
 
 // Gemma 2: Gemma 3's layout without the query and key norms (its scores soft-capped instead).
-constexpr Architecture kGemma2{
-    "gemma2",
-    "model.",
-    PositionScheme::Rotary,
-    NormPlacement::Pre,
-    FeedForward::Gated,
-    true,
-    false,
-    kLlamaEmbeddings,
-    LayerNames{"layers.{}.", "self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "", "self_attn.o_proj",
-               "input_layernorm", "mlp.up_proj", "mlp.down_proj", "pre_feedforward_layernorm", "", "",
-               "post_attention_layernorm", "post_feedforward_layernorm", "mlp.gate_proj"},
-    AttentionDirection::Causal,
-    NormKind::RmsPlusOne,
-    true};
+constexpr Architecture kGemma2 = with_query_key_norms(kGemma3, "gemma2", "", "");
 // GPT-2: learned positions, pre-norm LayerNorm layers, one fused projection, its matrices stored
 // [in, out] (Conv1D), the final norm ln_f, the output tied to the word embeddings.
 constexpr Architecture kGpt2{

@@ -15,9 +15,11 @@ void flowing_slider(const char* label, int* value, int top) {
   ImGui::SliderInt(label, value, 0, top);
 }
 
-void flowing_check(const char* label, bool* value) {
+bool flowing_check(const char* label, bool* value, const char* tooltip) {
   same_line_if_fits(ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label).x);
-  ImGui::Checkbox(label, value);
+  const bool changed = ImGui::Checkbox(label, value);
+  if (tooltip && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tooltip);
+  return changed;
 }
 
 void focus_controls(ViewState& s, const ModelShape& model) {

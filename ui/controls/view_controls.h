@@ -17,7 +17,7 @@ struct ModelShape {
 
 // A slider (0 .. top) or a check box that goes beside the previous item while it fits.
 void flowing_slider(const char* label, int* value, int top);
-void flowing_check(const char* label, bool* value);
+bool flowing_check(const char* label, bool* value, const char* tooltip = nullptr);  // true: changed
 
 // The layer, the head and "layer sum": every view that shows one head has them.
 void focus_controls(ViewState& s, const ModelShape& model);

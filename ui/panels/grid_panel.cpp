@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "figures/text_figures.h"
+#include "controls/view_controls.h"
 #include "gl/opaque_draws.h"
 #include "widgets.h"
 
@@ -47,20 +48,13 @@ void GridPanel::draw_controls(const PanelContext& c, ViewState& state, PanelActi
     ImGui::RadioButton(matrix_name(static_cast<MatrixKind>(k)), &matrix, k);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", matrix_help(static_cast<MatrixKind>(k)));
   }
-  if (state.matrix == MatrixKind::Rollout) {
-    const char* label = "through the norm-based maps";
-    same_line_if_fits(ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label).x);
-    if (ImGui::Checkbox(label, &state.rollout_of_norm)) actions.state = state;
-    if (ImGui::IsItemHovered())
-      ImGui::SetTooltip(
-          "Roll out the layers' norm-based maps (Kobayashi et al. 2020) instead of their mean attention.");
-  }
-  const char* roles = "head roles";
-  same_line_if_fits(ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(roles).x);
-  if (ImGui::Checkbox(roles, &state.head_roles)) actions.state = state;
-  if (ImGui::IsItemHovered())
-    ImGui::SetTooltip(
-        "Every head's strongest role (previous token, first token or sink, induction, ...) above the maps");
+  if (state.matrix == MatrixKind::Rollout &&
+      flowing_check("through the norm-based maps", &state.rollout_of_norm,
+                    "Roll out the layers' norm-based maps (Kobayashi et al. 2020) instead of their mean attention."))
+    actions.state = state;
+  if (flowing_check("head roles", &state.head_roles,
+                    "Every head's strongest role (previous token, first token or sink, induction, ...) above the maps"))
+    actions.state = state;
   same_line_if_fits(button_width("Export..."));
   if (c.snapshot && ImGui::Button("Export...")) {
     try {
