@@ -54,6 +54,14 @@ def architectures():
         # to 13 reach its logarithmic buckets (distances of 8 and more).
         "mpnet": (tf.MPNetConfig(**common(pad_token_id=1, bos_token_id=0, eos_token_id=2, relative_attention_num_buckets=32)),
                   tf.MPNetModel, "v"),
+        # DeBERTa v3's layout: disentangled attention (content to position and position to
+        # content, the key and query projections shared with the relative embeddings), no absolute
+        # positions; 8 log buckets (exact within 4) reach past the lengths' offsets of 12.
+        "deberta-v2": (tf.DebertaV2Config(**common(pad_token_id=0, bos_token_id=1, eos_token_id=2, relative_attention=True,
+                                                   position_buckets=8, max_relative_positions=16, share_att_key=True,
+                                                   norm_rel_ebd="layer_norm", pos_att_type=["p2c", "c2p"],
+                                                   position_biased_input=False, type_vocab_size=0, layer_norm_eps=1e-7)),
+                       tf.DebertaV2Model, "value_proj"),
     }
 
 
@@ -88,7 +96,7 @@ def randomise_norms(model):
         for name, p in model.named_parameters():
             if "norm" in name.lower():
                 p.add_(torch.randn_like(p) * 0.1)
-            if "relative_attention_bias" in name:
+            if "relative_attention_bias" in name or "rel_embeddings" in name:
                 p.add_(torch.randn_like(p))
 
 

@@ -86,6 +86,23 @@ constexpr Architecture kMpnet{
     LayerNames{"encoder.layer.{}.", "attention.attn.q", "attention.attn.k", "attention.attn.v", "", "attention.attn.o",
                "attention.LayerNorm", "intermediate.dense", "output.dense", "output.LayerNorm"}};
 
+// DeBERTa v2 and v3: BERT's post-norm layers under their names, no absolute positions, and
+// disentangled attention: relative position embeddings, normalised, projected by each layer's own
+// query and key projections (ModelConfig::disentangled).
+constexpr Architecture kDebertaV2{
+    "deberta-v2",
+    "deberta.",
+    PositionScheme::Relative,
+    NormPlacement::Post,
+    FeedForward::Plain,
+    true,
+    false,
+    EmbeddingNames{"embeddings.word_embeddings", "", "embeddings.token_type_embeddings", "embeddings.LayerNorm", "", "",
+                   "lm_head", "", "encoder.rel_embeddings", "encoder.LayerNorm"},
+    LayerNames{"encoder.layer.{}.", "attention.self.query_proj", "attention.self.key_proj", "attention.self.value_proj",
+               "", "attention.output.dense", "attention.output.LayerNorm", "intermediate.dense", "output.dense",
+               "output.LayerNorm"}};
+
 // The decoders of Llama's design: pre-norm RMSNorm layers, rotary positions, a gated feed-forward
 // block with its gate as its own matrix, the final norm; a causal mask.
 constexpr EmbeddingNames kLlamaEmbeddings{"embed_tokens", "", "", "", "", "norm"};
@@ -174,7 +191,7 @@ constexpr Architecture kGptNeox{
     false,
     true};
 
-constexpr std::array<std::pair<std::string_view, const Architecture*>, 17> kByModelType{{
+constexpr std::array<std::pair<std::string_view, const Architecture*>, 18> kByModelType{{
     {"bert", &kBert},
     {"distilbert", &kDistilBert},
     {"roberta", &kRoberta},
@@ -184,6 +201,7 @@ constexpr std::array<std::pair<std::string_view, const Architecture*>, 17> kByMo
     {"albert", &kAlbert},
     {"modernbert", &kModernBert},
     {"mpnet", &kMpnet},
+    {"deberta-v2", &kDebertaV2},
     {"llama", &kLlama},
     {"mistral", &kLlama},
     {"qwen2", &kLlama},

@@ -10,7 +10,9 @@ namespace attnscope {
 
 // Absolute: a learned table of positions, added to the embeddings (from ModelConfig::position_offset
 // on, RoBERTa's offset past the padding index). Rotary: queries and keys rotated by position.
-enum class PositionScheme { Absolute, Rotary };
+// Relative: none in the embeddings; the scores get terms of the tokens' relative positions
+// (DeBERTa's disentangled attention, ModelConfig::disentangled).
+enum class PositionScheme { Absolute, Rotary, Relative };
 // Post: each block's residual sum normalised (BERT). Pre: each block's input normalised, the last
 // layer's output too (ModernBERT).
 enum class NormPlacement { Post, Pre };
@@ -38,6 +40,9 @@ struct EmbeddingNames {
   const char* output = "lm_head";
   // A table of relative position biases [buckets, heads] shared by the layers (MPNet), or none.
   const char* relative_bias = "";
+  // DeBERTa: relative position embeddings [2 span, hidden] and their norm, shared by the layers.
+  const char* relative_embeddings = "";
+  const char* relative_norm = "";
 };
 
 struct LayerNames {
@@ -82,8 +87,9 @@ struct Architecture {
 const Architecture* architecture_of(std::string_view model_type);
 // The model types attnscope reads, in the words of the refusal for any other.
 inline constexpr const char* kSupportedModelTypes =
-    "bert, distilbert, roberta, xlm-roberta, camembert, electra, albert, modernbert, mpnet, llama, mistral, qwen2, "
-    "qwen3, "
+    "bert, distilbert, roberta, xlm-roberta, camembert, electra, albert, modernbert, mpnet, deberta-v2, llama, "
+    "mistral, "
+    "qwen2, qwen3, "
     "gemma2, gemma3_text, gpt2, gpt_neox";
 
 }  // namespace attnscope

@@ -45,6 +45,51 @@ ModelConfig modernbert_from_json(const nlohmann::json& json, const std::string& 
   return c;
 }
 
+// DeBERTa's disentangled attention: which terms (pos_att_type, a list or "p2c|c2p"), over how many
+// relative positions (position_buckets, else max_relative_positions, else the model's positions);
+// the scores' scale 1 / sqrt(d (1 + terms)). What attnscope does not run yet is refused in one line.
+void read_disentangled(ModelConfig& c, const nlohmann::json& json, const std::string& source) {
+  const auto refuse = [&](const std::string& what) {
+    throw Error(source + ": DeBERTa " + what + " is not supported yet");
+  };
+  if (!flag_or(json, "relative_attention", false, source)) refuse("without relative_attention");
+  if (!flag_or(json, "share_att_key", false, source)) refuse("with share_att_key false (its own position projections)");
+  if (flag_or(json, "position_biased_input", true, source))
+    refuse("with position_biased_input (absolute positions too)");
+  if (json.value("conv_kernel_size", 0) > 0) refuse("with a convolution layer (conv_kernel_size)");
+  const nlohmann::json types = json.value("pos_att_type", nlohmann::json::array());
+  const std::string listed = types.is_string() ? types.get<std::string>() : types.dump();
+  c.disentangled.content_to_position = listed.find("c2p") != std::string::npos;
+  c.disentangled.position_to_content = listed.find("p2c") != std::string::npos;
+  const auto signed_integer = [&](const char* key) {
+    const nlohmann::json v = json.value(key, nlohmann::json(-1));
+    if (!v.is_number_integer()) throw Error(source + ": \"" + key + "\" must be an integer");
+    return v.get<int64_t>();
+  };
+  c.disentangled.buckets = std::max<int64_t>(0, signed_integer("position_buckets"));
+  const int64_t max_relative = signed_integer("max_relative_positions");
+  c.disentangled.max_position = max_relative > 0 ? max_relative : c.max_positions;
+  c.disentangled.span = c.disentangled.buckets > 0 ? c.disentangled.buckets : c.disentangled.max_position;
+  const int terms = 1 + c.disentangled.content_to_position + c.disentangled.position_to_content;
+  c.attention_scale = 1.0 / std::sqrt(static_cast<double>(c.head_dim() * terms));
+}
+
+// DeBERTa v2 and v3: BERT's keys, token types only where type_vocab_size says, no absolute positions.
+ModelConfig deberta_from_json(const nlohmann::json& json, const std::string& source) {
+  ModelConfig c;
+  c.architecture = architecture_of("deberta-v2");
+  read_sizes(c, json, kBertSizeKeys, source);
+  check_heads(c, source);
+  c.type_vocab_size = integer_or(json, "type_vocab_size", 0, source);
+  c.layer_norm_eps = positive_number(json, "layer_norm_eps", 1e-7, source);
+  c.activation = activation_of(json, source, "hidden_act");
+  c.pad_token_id = integer_or(json, "pad_token_id", 0, source);
+  if (integer_or(json, "embedding_size", c.hidden_size, source) != c.hidden_size)
+    throw Error(source + ": DeBERTa with embedding_size apart from hidden_size is not supported yet");
+  read_disentangled(c, json, source);
+  return c;
+}
+
 // BERT's keys, shared by RoBERTa, ELECTRA and ALBERT, with what each adds.
 ModelConfig bert_family_from_json(const nlohmann::json& json, const std::string& type, const std::string& source) {
   if (json.contains("position_embedding_type") && json["position_embedding_type"] != "absolute")
@@ -103,6 +148,7 @@ ModelConfig ModelConfig::from_json(const nlohmann::json& json, const std::string
   ModelConfig c = architecture->direction == AttentionDirection::Causal ? decoder_from_json(json, type, source)
                   : architecture->family == "distilbert"                ? distilbert_from_json(json, source)
                   : architecture->family == "modernbert"                ? modernbert_from_json(json, source)
+                  : architecture->family == "deberta-v2"                ? deberta_from_json(json, source)
                                                                         : bert_family_from_json(json, type, source);
   c.model_type = type;
   if (type != "bert" && type != "distilbert") c.source_json_ = json.dump();

@@ -67,6 +67,13 @@ struct ModelConfig {
   // MPNet: the buckets of the relative position bias (model/relative_position_bias.h; 0: no bias)
   // and the distance past which offsets share the last bucket.
   int64_t relative_buckets = 0, relative_max_distance = 128;
+  // DeBERTa's disentangled attention: content-to-position and position-to-content terms over
+  // `span` relative positions either way (the embeddings' rows are 2 span), the offsets put in
+  // log buckets (model/relative_position_bias.h) when `buckets` > 0.
+  struct Disentangled {
+    bool content_to_position = false, position_to_content = false;
+    int64_t span = 0, buckets = 0, max_position = 0;
+  } disentangled;
 
   int64_t head_dim() const { return head_size > 0 ? head_size : hidden_size / num_heads; }
   int64_t rotary_dims() const { return rotary.dims > 0 ? rotary.dims : head_dim(); }

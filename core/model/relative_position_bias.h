@@ -13,4 +13,9 @@ namespace attnscope {
 // [n, n] int64 on the host: the bucket of key j for query i, as transformers' MPNet computes it.
 at::Tensor relative_position_buckets(int64_t n, int64_t buckets, int64_t max_distance);
 
+// DeBERTa's signed log buckets of i - j, [n, n] int64 on the host: offsets within buckets / 2 kept,
+// longer ones mapped to buckets / 2 + ceil(log(|i - j| / (buckets / 2)) / log((max_position - 1) /
+// (buckets / 2)) * (buckets / 2 - 1)) with their sign; the plain offsets when buckets <= 0.
+at::Tensor log_bucket_positions(int64_t n, int64_t buckets, int64_t max_position);
+
 }  // namespace attnscope

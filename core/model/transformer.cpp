@@ -202,7 +202,8 @@ Transformer::Projected Transformer::project_apart(const LayerWeights& w, const a
 }
 
 at::Tensor Transformer::attend(const LayerWeights& w, const at::Tensor& x, const at::Tensor& mask, BatchCaptures* keep,
-                               const RotaryTables* rotary, const KeepGoing& keep_going) const {
+                               const RotaryTables* rotary, const at::Tensor& relative,
+                               const KeepGoing& keep_going) const {
   const int64_t B = x.size(0), n = x.size(1), H = config_.num_heads, d = config_.head_dim();
   // A pre-norm layer normalises before attending (where it has that norm: ModernBERT's first does not).
   const at::Tensor input = config_.architecture->norm == NormPlacement::Pre && w.attn_norm_weight.defined()
@@ -214,20 +215,22 @@ at::Tensor Transformer::attend(const LayerWeights& w, const at::Tensor& x, const
     q_t = rotate(q_t, *rotary);
     k_t = rotate(k_t, *rotary);
   }
-  if (keep || config_.attention_softcap > 0) return attend_explicitly({q_t, k_t, v_t}, mask, keep, B);
+  if (keep || config_.attention_softcap > 0 || relative.defined())
+    return attend_explicitly(w, {q_t, k_t, v_t}, mask, relative, keep, B);
   const auto as_heads = [&](const at::Tensor& t) { return t.transpose(1, 2).view({B, H, n, d}); };
   return at::scaled_dot_product_attention(as_heads(q_t), as_heads(k_t), as_heads(v_t),
                                           mask.defined() ? std::optional<at::Tensor>(mask) : std::nullopt, 0.0, false,
                                           config_.scores_scale());
 }
 
-at::Tensor Transformer::attend_explicitly(const Projected& qkv, const at::Tensor& mask, BatchCaptures* keep,
-                                          int64_t B) const {
+at::Tensor Transformer::attend_explicitly(const LayerWeights& w, const Projected& qkv, const at::Tensor& mask,
+                                          const at::Tensor& relative, BatchCaptures* keep, int64_t B) const {
   const auto& [q_t, k_t, v_t] = qkv;
   const int64_t n = q_t.size(2), H = config_.num_heads, d = config_.head_dim();
   // Scaling q (a quarter of the scores' size at 128 tokens) instead of the scores saves a pass.
   at::Tensor scores = at::bmm((q_t * config_.scores_scale()).transpose(1, 2), k_t).view({B, H, n, n});
   if (const double cap = config_.attention_softcap; cap > 0) scores.div_(cap).tanh_().mul_(cap);  // Gemma 2
+  if (relative.defined()) scores.add_(disentangled_scores(w, qkv, relative, B));
   if (mask.defined()) scores.add_(mask);
   if (!keep) return at::matmul(at::_softmax(scores, -1, false), v_t.transpose(1, 2).reshape({B, H, n, d}));
   // Written straight into this layer's slice of the captures (softmax in place of the scores
@@ -246,6 +249,29 @@ at::Tensor Transformer::attend_explicitly(const Projected& qkv, const at::Tensor
     keep->all_keys[l].copy_(k_t.view({B, H, d, n}).transpose(2, 3));
   }
   return context;
+}
+
+// Query i and key j of one head meet at row r = relative[i][j] of the relative embeddings: the
+// content-to-position term q_i . K_rel[r], the position-to-content term k_j . Q_rel[r] (K_rel,
+// Q_rel: the embeddings through this layer's key and query projections), both scaled as q . k.
+at::Tensor Transformer::disentangled_scores(const LayerWeights& w, const Projected& qkv, const at::Tensor& relative,
+                                            int64_t B) const {
+  const int64_t H = config_.num_heads, d = config_.head_dim(), n = qkv.q_t.size(2);
+  const auto rows = [&](const at::Tensor& t) { return t.transpose(1, 2).reshape({B, H, n, d}); };
+  at::Tensor terms = at::zeros({B, H, n, n}, qkv.q_t.options());
+  const at::Tensor index = relative.expand({B, H, n, n});
+  if (config_.disentangled.content_to_position)
+    terms.add_(at::matmul(rows(qkv.q_t), w.relative_key_t).gather(-1, index));
+  if (config_.disentangled.position_to_content)  // gathered by key, then turned to [query, key]
+    terms.add_(at::matmul(rows(qkv.k_t), w.relative_query_t).gather(-1, index.transpose(-1, -2)).transpose(-1, -2));
+  return terms.mul_(config_.scores_scale());
+}
+
+at::Tensor Transformer::relative_index(int64_t n) const {
+  const int64_t span = config_.disentangled.span;
+  return at::clamp(log_bucket_positions(n, config_.disentangled.buckets, config_.disentangled.max_position) + span, 0,
+                   2 * span - 1)
+      .to(device_.device);
 }
 
 const std::vector<at::Tensor>& Transformer::output_products() const {
@@ -412,13 +438,14 @@ BatchCaptures Transformer::forward(const std::vector<std::vector<int64_t>>& ids,
     local = rotary_tables(n, config_.rotary.local_theta);
   }
   const at::Tensor local_mask = config_.has_local_layers() ? band_mask(n, mask) : at::Tensor();
+  const at::Tensor relative = weights_.relative_embeddings.defined() ? relative_index(n) : at::Tensor();
   for (size_t l = 0; l < weights_.layers.size(); ++l) {
     stop_if_stale(keep_going);
     const LayerWeights& w = weights_.layers[l];
     const bool is_local = config_.is_local_layer(l);
     const RotaryTables* positions = rotary ? (is_local ? &local : &global) : nullptr;
     const at::Tensor context =
-        attend(w, x, is_local ? local_mask : mask, capture ? &out : nullptr, positions, keep_going);
+        attend(w, x, is_local ? local_mask : mask, capture ? &out : nullptr, positions, relative, keep_going);
     if (last == LastLayer::HeadOutputsOnly && l + 1 == weights_.layers.size()) break;
     stop_if_stale(keep_going);
     x = finish(w, context, x, keep_going);

@@ -78,11 +78,17 @@ class Transformer {
   // A layer in two steps: self-attention to the head outputs (kept in `keep` when given; rotary
   // positions applied to queries and keys when given), then the output projection and feed-forward
   // block to the layer's output.
+  // `relative`: DeBERTa's [n, n] index into the relative embeddings' 2 span rows, or undefined.
   at::Tensor attend(const LayerWeights& w, const at::Tensor& x, const at::Tensor& mask, BatchCaptures* keep,
-                    const RotaryTables* rotary, const KeepGoing& keep_going) const;
+                    const RotaryTables* rotary, const at::Tensor& relative, const KeepGoing& keep_going) const;
   // softmax(q k^T scale (soft-capped where the family does) + mask) V, the maps kept in `keep`
   // when given.
-  at::Tensor attend_explicitly(const Projected& qkv, const at::Tensor& mask, BatchCaptures* keep, int64_t B) const;
+  at::Tensor attend_explicitly(const LayerWeights& w, const Projected& qkv, const at::Tensor& mask,
+                               const at::Tensor& relative, BatchCaptures* keep, int64_t B) const;
+  // DeBERTa's content-to-position and position-to-content terms of the scores, [B, H, n, n], scaled.
+  at::Tensor disentangled_scores(const LayerWeights& w, const Projected& qkv, const at::Tensor& relative,
+                                 int64_t B) const;
+  at::Tensor relative_index(int64_t n) const;  // DeBERTa's, on the device
   at::Tensor finish(const LayerWeights& w, const at::Tensor& context, const at::Tensor& x,
                     const KeepGoing& keep_going) const;
   at::Tensor feed_forward(const LayerWeights& w, const at::Tensor& x, const KeepGoing& keep_going) const;

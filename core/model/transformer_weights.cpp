@@ -198,9 +198,32 @@ void load_embeddings(const WeightReader& r, const ModelConfig& c, TransformerWei
     w.embed_project_bias = r.get(name(n.project, "bias"), {c.hidden_size});
   }
   if (*n.relative_bias) w.relative_bias = r.get(name(n.relative_bias, "weight"), {c.relative_buckets, c.num_heads});
+  if (*n.relative_embeddings) {  // normalised once here: the layers only ever read them so
+    const int64_t D = c.hidden_size;
+    w.relative_embeddings = r.get(name(n.relative_embeddings, "weight"), {2 * c.disentangled.span, D});
+    if (*n.relative_norm)
+      w.relative_embeddings = at::layer_norm(w.relative_embeddings, {D}, r.get(name(n.relative_norm, "weight"), {D}),
+                                             r.get(name(n.relative_norm, "bias"), {D}), c.layer_norm_eps);
+  }
   if (*n.final_norm) {
     w.final_norm_weight = r.get(name(n.final_norm, "weight"), {E});
     if (c.norm_bias) w.final_norm_bias = r.get(name(n.final_norm, "bias"), {E});
+  }
+}
+
+// DeBERTa: the relative embeddings projected by each layer's own query and key projections (their
+// biases too), per head, from the fused rows grouped by head ([H, 3, d]).
+void project_relative_embeddings(TransformerWeights& w, const ModelConfig& c) {
+  const int64_t H = c.num_heads, d = c.head_dim(), D = c.hidden_size;
+  for (LayerWeights& layer : w.layers) {
+    const at::Tensor rows = layer.qkv_weight.view({H, 3, d, D}), bias = layer.qkv_bias.view({H, 3, 1, d});
+    const auto project = [&](int64_t part) {  // [H, 2 span, d] -> [H, d, 2 span]
+      return (at::matmul(w.relative_embeddings, rows.select(1, part).transpose(1, 2)) + bias.select(1, part))
+          .transpose(1, 2)
+          .contiguous();
+    };
+    layer.relative_query_t = project(0);
+    layer.relative_key_t = project(1);
   }
 }
 
@@ -220,6 +243,7 @@ TransformerWeights load_weights(const TensorSource& source, const ModelConfig& c
     w.layers.push_back(load_layer(r, c, layer_prefix(c.architecture->layer.layer, l), l == 0));
     by_head(w.layers.back(), c);
   }
+  if (w.relative_embeddings.defined()) project_relative_embeddings(w, c);
   return w;
 }
 

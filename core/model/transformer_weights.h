@@ -28,6 +28,9 @@ struct LayerWeights {
   at::Tensor ffn_out_weight, ffn_out_bias;                 // [D, I]
   at::Tensor ffn_norm_weight, ffn_norm_bias;               // ModernBERT: the norm before the feed-forward block
   at::Tensor post_attn_norm_weight, post_ffn_norm_weight;  // Gemma: the blocks' outputs normalised
+  // DeBERTa: the relative embeddings through this layer's query and key projections, per head and
+  // transposed, [H, d, 2 span]: what the position-to-content and content-to-position terms read.
+  at::Tensor relative_query_t, relative_key_t;
 };
 
 struct TransformerWeights {
@@ -38,6 +41,8 @@ struct TransformerWeights {
   // Decoders: the next-token scores' matrix [V, D], lm_head's, or the word embeddings where tied.
   at::Tensor output_weight;
   at::Tensor relative_bias;  // MPNet: [buckets, H], shared by the layers
+  // DeBERTa: the relative position embeddings [2 span, D], normalised once when loaded.
+  at::Tensor relative_embeddings;
   std::vector<LayerWeights> layers;
 };
 

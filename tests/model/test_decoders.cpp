@@ -187,7 +187,7 @@ TEST(DecoderConfig, RefusesWhatItCannotRunInOneLine) {
   refused(json, "an even number");
   json = llama_config();
   json["model_type"] = "gpt_bigcode";
-  refused(json, "modernbert, mpnet, llama, mistral, qwen2, qwen3, gemma2, gemma3_text, gpt2, gpt_neox");
+  refused(json, "modernbert, mpnet, deberta-v2, llama, mistral, qwen2, qwen3, gemma2, gemma3_text, gpt2, gpt_neox");
   json = {{"model_type", "gpt2"},
           {"vocab_size", 10},
           {"n_embd", 8},

@@ -50,7 +50,7 @@ TEST_P(Encoder, MatchesTransformersAloneAndBatchedWithPadding) {
 
 INSTANTIATE_TEST_SUITE_P(Architectures, Encoder,
                          ::testing::Values("bert-large-shape", "roberta", "xlm-roberta", "electra", "albert",
-                                           "albert-groups", "modernbert", "mpnet"),
+                                           "albert-groups", "modernbert", "mpnet", "deberta-v2"),
                          [](const auto& info) { return test::test_name(info.param); });
 
 // Whole checkpoints, text in: the tokenizer.json beside the weights gives transformers' ids, and
@@ -113,6 +113,14 @@ TEST(EncoderConfig, EachArchitectureIsReadFromItsOwnKeys) {
   EXPECT_EQ(modern.rotary.local_window, 4);
   EXPECT_EQ(modern.rotary.global_theta, 160000.0);
   EXPECT_FALSE(modern.norm_bias);
+  const ModelConfig deberta = load("deberta-v2");
+  EXPECT_EQ(deberta.architecture->positions, PositionScheme::Relative);
+  EXPECT_TRUE(deberta.disentangled.content_to_position && deberta.disentangled.position_to_content);
+  EXPECT_EQ(deberta.disentangled.span, 8);
+  EXPECT_DOUBLE_EQ(deberta.scores_scale(), 1.0 / std::sqrt(8.0 * 3));  // d = 8, three terms
+  nlohmann::json shared = test::read_json(test::golden_dir() / "encoders" / "deberta-v2" / "config.json");
+  shared["share_att_key"] = false;
+  EXPECT_THROW(ModelConfig::from_json(shared, "config.json"), Error);
   const ModelConfig mpnet = load("mpnet");
   EXPECT_EQ(mpnet.architecture->family, "mpnet");
   EXPECT_EQ(mpnet.position_offset, 2);
@@ -148,9 +156,8 @@ TEST(EncoderConfig, OlderModernBertKeysAndRefusals) {
   nlohmann::json bad_types = test::read_json(test::golden_dir() / "encoders" / "modernbert" / "config.json");
   bad_types["layer_types"] = {"full_attention"};
   EXPECT_NE(error(bad_types).find("one type per layer"), std::string::npos);
-  EXPECT_EQ(
-      error({{"model_type", "deberta-v2"}}),
-      "config.json: model_type \"deberta-v2\" is not supported; attnscope reads " + std::string(kSupportedModelTypes));
+  EXPECT_EQ(error({{"model_type", "funnel"}}), "config.json: model_type \"funnel\" is not supported; attnscope reads " +
+                                                   std::string(kSupportedModelTypes));
 }
 
 TEST(EncoderWeights, AMissingTensorNamesItAndThePrefixTried) {
