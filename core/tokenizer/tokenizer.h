@@ -27,7 +27,7 @@ class Tokenizer {
   }
   virtual size_t vocab_size() const = 0;
   // The vocabulary's spelling of an id (an added token's content); empty when no piece has it.
-  virtual std::string piece(int64_t id) const { return {}; }
+  virtual std::string piece(int64_t /*id*/) const { return {}; }
   // The ids of the special tokens (the template's and those added as special), ascending.
   virtual std::vector<int64_t> special_ids() const { return {}; }
   // True when the pieces of a stretch of text that begins and ends just after whitespace are the

@@ -55,9 +55,9 @@ TEST(CliEncoderErrors, AnUnsupportedModelTypeIsOneLine) {
   const test::TempDir dir;
   std::filesystem::copy(test::golden_dir() / "checkpoints" / "roberta", dir.path(),
                         std::filesystem::copy_options::recursive);
-  test::write_text(dir / "config.json", R"({"model_type": "deberta-v2", "hidden_size": 32})");
+  test::write_text(dir / "config.json", R"({"model_type": "funnel", "hidden_size": 32})");
   expect_one_line_error({"stats", "--model", dir.path().string(), "--text", "hello"},
-                        "model_type \"deberta-v2\" is not supported; attnscope reads bert, distilbert, roberta");
+                        "model_type \"funnel\" is not supported; attnscope reads bert, distilbert, roberta");
   std::filesystem::copy_file(test::golden_dir() / "checkpoints" / "roberta" / "config.json", dir / "config.json",
                              std::filesystem::copy_options::overwrite_existing);
   test::write_text(
