@@ -89,6 +89,9 @@ int main(int argc, char** argv) {
       "--reuse-freed-memory", reuse_freed_memory,
       "Keep freed memory for reuse, as the explorer and corpus runs do (keep_freed_memory_for_reuse): without it "
       "every large tensor is fresh pages from the kernel");
+  bool forward_only = false;
+  app.add_flag("--forward-only", forward_only,
+               "Time the forward with captures alone (a long text's analysis on a big model takes minutes)");
   CLI11_PARSE(app, argc, argv);
 
   at::set_num_threads(threads);
@@ -103,6 +106,18 @@ int main(int argc, char** argv) {
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - load_start).count();
   const auto ids = checkpoint->encode(text, max_length).ids();
 
+  if (forward_only) {
+    const auto m = interleaved_medians(warmup, runs, {[&] { checkpoint->model().forward({ids}); }},
+                                       checkpoint->model().device().device, std::chrono::milliseconds(idle_ms));
+    std::cout << nlohmann::json{{"tokens", ids.size()},
+                                {"load_ms", load_ms},
+                                {"threads", threads},
+                                {"runs", runs},
+                                {"forward_capture_ms", m[0]}}
+                     .dump()
+              << "\n";
+    return 0;
+  }
   const attnscope::TextRun run = checkpoint->run(text, max_length, {.to_host = false});
   const attnscope::TextAnalysis analysed = attnscope::analyze_text(run.encoding, run.captures, {});
   // The first forward with the lenses also makes the model's W_O^T W_O products, once: timed apart.

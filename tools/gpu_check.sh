@@ -9,14 +9,18 @@
 # here into a prefix of their own (never into /). Stages, each timed and logged, each going on
 # whatever the one before it gave:
 #   probe      the GPU, torch, compilers, what the window would need
-#   unpack     .gpu/debs into the prefix, glad2 beside it
+#   unpack     .gpu/prefix.tar.xz into the prefix, glad2 beside it
 #   configure  CMake against the machine's libtorch and the prefix (binaries find the prefix's
 #              libraries through their rpath, so nothing else on the machine changes)
 #   build      the command line, the window, the suites below and the benchmarks
-#   models     random checkpoints of MiniLM's and of BERT-base's shape (the benchmarks' models: the
-#              real weights travel only in parts, with the minilm stage); transformers writes them
-#   suites     model, analysis, pipeline, compare and corpus suites on ATTNSCOPE_TEST_DEVICE (cuda);
-#              GpuParity compares A and C on the GPU with the CPU's on every fixture and model
+#   models     random checkpoints of MiniLM's, BERT-base's, SmolLM2's and Gemma 3's shapes (the
+#              benchmarks' models: the real weights travel only in parts, with the minilm stage, or
+#              not at all); transformers writes them
+#   suites     model, analysis, pipeline, compare and corpus suites on ATTNSCOPE_TEST_DEVICE (cuda),
+#              every decoder family's golden test among them; GpuParity compares A and C on the GPU
+#              with the CPU's on every fixture and model
+#   decoders   the decoder-shaped models' forward with captures against transformers' at 128, 512
+#              and 2,048 tokens, float32 and bfloat16
 #   corpus     a 20,000-window corpus run of the MiniLM-shaped model through attnscope-cli
 #   bench      bench/run_gpu.sh: forward with captures and corpus throughput at float32, float16
 #              and bfloat16 against transformers on the same GPU
@@ -34,7 +38,10 @@
 # Environment: ATTNSCOPE_PYTHON (python3), ATTNSCOPE_TEST_DEVICE (cuda), ATTNSCOPE_BENCH_DEVICE
 # (cuda), ATTNSCOPE_BUILD_DIR (build-gpu), ATTNSCOPE_GPU_DEADLINE (seconds for the whole run, 540),
 # ATTNSCOPE_CORPUS_WINDOWS (20000), ATTNSCOPE_GLX_VENDOR (nvidia), ATTNSCOPE_GPU_SLOWER (each
-# stage's limit multiplied by it, 1), ATTNSCOPE_GPU_STAGES (the stages to run, all).
+# stage's limit multiplied by it, 1), ATTNSCOPE_GPU_STAGES (the stages to run, all),
+# ATTNSCOPE_GPU_MODELS (all, or decoders), ATTNSCOPE_DECODER_PRECISIONS ("float32 bfloat16"),
+# ATTNSCOPE_DECODER_WINDOWS (2000), ATTNSCOPE_GPU_TARGETS (what the build stage builds: all the
+# stages need).
 # A dry run on a machine without a GPU:
 #   ATTNSCOPE_TEST_DEVICE=cpu ATTNSCOPE_BENCH_DEVICE=cpu ATTNSCOPE_PYTHON=.venv/bin/python tools/gpu_check.sh OUT
 # (tools/gpu_dry_run.sh runs it so, with the system's development packages hidden).
@@ -121,10 +128,17 @@ probe() {
   ls /usr/local/nvidia/lib64 2>/dev/null | grep -E '^libGLX_nvidia' || true
 }
 
+# untar_xz ARCHIVE DEST: through Python's tarfile, since a bare machine may have no xz.
+untar_xz() {
+  mkdir -p "$2"
+  "$py" -c 'import sys, tarfile
+tarfile.open(sys.argv[1], "r:xz").extractall(sys.argv[2], filter="fully_trusted")' "$1" "$2"
+}
+
 unpack() {
-  [ -d "$carried/debs" ] || { echo "no $carried/debs: run tools/gpu_prepare.sh on the development machine first"; return 1; }
+  [ -f "$carried/prefix.tar.xz" ] || { echo "no $carried/prefix.tar.xz: run tools/gpu_prepare.sh on the development machine first"; return 1; }
   rm -rf "$prefix"
-  for deb in "$carried"/debs/*.deb; do dpkg-deb -x "$deb" "$prefix" || return 1; done
+  untar_xz "$carried/prefix.tar.xz" "$prefix" || return 1
   # Links that point at /usr/... or /lib/... point into the prefix instead.
   find "$prefix" -type l -lname '/*' | while read -r link; do ln -sfn "$prefix$(readlink "$link")" "$link"; done
   "$py" -m pip install -q --no-index --no-deps --disable-pip-version-check --target "$prefix/site" "$carried"/wheels/*.whl
@@ -156,19 +170,34 @@ configure() {
 
 suites=(test_model test_analysis test_pipeline test_compare test_corpus)
 build_all() {
-  cmake --build "$build" -j "$(nproc)" --target attnscope-cli attnscope bench_forward bench_corpus "${suites[@]}"
+  # shellcheck disable=SC2086 # a list of names
+  cmake --build "$build" -j "$(nproc)" --target ${ATTNSCOPE_GPU_TARGETS:-attnscope-cli attnscope bench_forward bench_corpus ${suites[*]}}
 }
 
+# Random checkpoints of the shapes .gpu/shapes.tar.xz carries (tools/make_random_decoder.py), and
+# of BERT-base's.
+# ATTNSCOPE_GPU_MODELS=decoders: those alone (for the decoders stage on its own).
 make_models() {
-  "$py" "$root/tools/make_random_bert.py" "$models/minilm-shape" --like "$carried/minilm-shape" &&
-    "$py" "$root/tools/make_random_bert.py" "$models/random-bert-base" --vocab-from "$carried/minilm-shape"
+  untar_xz "$carried/shapes.tar.xz" "$models/shapes" || return 1
+  if [ "${ATTNSCOPE_GPU_MODELS:-all}" != decoders ]; then
+    "$py" "$root/tools/make_random_bert.py" "$models/minilm-shape" --like "$models/shapes/minilm-shape" &&
+      "$py" "$root/tools/make_random_bert.py" "$models/random-bert-base" --vocab-from "$models/shapes/minilm-shape" || return 1
+  fi
+  local name
+  for name in smollm2 gemma3; do
+    [ -d "$models/shapes/$name-shape" ] || { echo "no $name shape carried"; continue; }
+    "$py" "$root/tools/make_random_decoder.py" random "$models/shapes/$name-shape" "$models/$name-shape" || return 1
+  done
 }
 
 # The suites in parallel (each spends most of its time starting CUDA and waiting on it), then one
 # table of their outcomes. The real models' golden tests fail for want of their weights where they
 # did not travel (the minilm stage): counted apart.
 run_suites() {
-  local pids=() parity="$models/minilm-shape:$models/random-bert-base" minilm=()
+  local pids=() parity="$models/minilm-shape:$models/random-bert-base" minilm=() name
+  for name in smollm2 gemma3; do
+    [ -f "$models/$name-shape/model.safetensors" ] && parity="$parity:$models/$name-shape"
+  done
   if [ -f "$models/all-MiniLM-L6-v2/model.safetensors" ]; then  # the minilm stage's
     minilm=(ATTNSCOPE_TEST_MODEL="$models/all-MiniLM-L6-v2")
     parity="$parity:$models/all-MiniLM-L6-v2"
@@ -188,6 +217,59 @@ run_bench() {
   echo "## Forward with captures and corpus throughput (bench/run_gpu.sh 20 2000)" >>"$results"
   ATTNSCOPE_NO_SETUP=1 ATTNSCOPE_PYTHON=$py ATTNSCOPE_BUILD_DIR=$build ATTNSCOPE_BENCH_MODELS=$list \
     ATTNSCOPE_BENCH_DEVICE=$bench_device "$root/bench/run_gpu.sh" 20 2000 | tee -a "$results"
+}
+
+# The decoders' forward with captures against transformers' eager forward with attentions, on
+# random checkpoints of SmolLM2's and Gemma 3's shapes (the make_models stage), at the lengths of
+# bench/run_decoders.sh, in float32 and bfloat16.
+run_decoder_bench() {
+  local text=$work/long.txt name len precision ours ref
+  for _ in $(seq 8); do cat "$root"/assets/examples/*.txt; done >"$text"  # more than 2,048 tokens
+  echo "## Decoders' forward with captures (random checkpoints of the real shapes, median of 10)" >>"$results"
+  echo "| model | precision | tokens | ours: forward with captures | transformers: forward | ratio |" >>"$results"
+  echo "| --- | --- | --- | --- | --- | --- |" >>"$results"
+  for name in smollm2 gemma3; do
+    [ -f "$models/$name-shape/model.safetensors" ] || { echo "no $name-shape model"; continue; }
+    for precision in ${ATTNSCOPE_DECODER_PRECISIONS:-float32 bfloat16}; do
+      for len in 128 512 2048; do
+        ours=$("$build/bench/bench_forward" --model "$models/$name-shape" --text-file "$text" --max-len "$len" \
+          --runs 10 --warmup 2 --device "$bench_device" --precision "$precision" --forward-only) || return 1
+        ref=$("$py" "$root/bench/reference_forward.py" --model "$models/$name-shape" --text-file "$text" --max-len "$len" \
+          --runs 10 --warmup 2 --device "$bench_device" --dtype "$precision" 2>/dev/null) || return 1
+        "$py" - "$name-shape" "$precision" "$ours" "$ref" <<'PY' | tee -a "$results"
+import json, sys
+name, precision, ours, ref = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), json.loads(sys.argv[4])
+f, rf = ours["forward_capture_ms"], ref["forward_ms"]
+tokens = f"{ours['tokens']}" if ours["tokens"] == ref["tokens"] else f"{ours['tokens']} (transformers {ref['tokens']})"
+print(f"| {name} | {precision} | {tokens} | {f:.2f} ms | {rf:.2f} ms | {f / rf:.2f}x |")
+PY
+      done
+    done
+  done
+  decoder_commands
+}
+
+# The command line on a decoder on the device: head roles (the induction probe too) and a corpus
+# run of ATTNSCOPE_DECODER_WINDOWS (2,000) windows of 128 tokens (at 512, the result file alone
+# holds 600 MB of summed maps).
+decoder_commands() {
+  local cli=$build/app/attnscope-cli model=$models/smollm2-shape start end corpus=$work/decoder-corpus.txt
+  local windows=${ATTNSCOPE_DECODER_WINDOWS:-2000}
+  [ -f "$model/model.safetensors" ] || return 0
+  for _ in $(seq $((windows * 128 / 250 + 10))); do cat "$root"/assets/examples/*.txt; done >"$corpus"
+  "$cli" heads --model "$model" --file "$root/assets/examples/lighthouse.txt" --device "$bench_device" --json \
+    >"$logs/heads-smollm2.json" || return 1
+  start=$(date +%s.%N)
+  "$cli" corpus --model "$model" --input "$corpus" --max-len 128 --max-windows "$windows" --batch 32 --device "$bench_device" \
+    --out "$work/decoder-corpus.json" || return 1
+  end=$(date +%s.%N)
+  "$py" - "$start" "$end" "$work/decoder-corpus.json" <<'PY' | tee -a "$results"
+import json, sys
+start, end, result = float(sys.argv[1]), float(sys.argv[2]), json.load(open(sys.argv[3]))
+windows = result["windows"]
+print(f"\nattnscope-cli heads and corpus ran on smollm2-shape; corpus, 128 tokens, batch 32: {windows} windows in {end - start:.1f} s "
+      f"({windows / (end - start):.1f} windows/s, the process's start and the model's load included)")
+PY
 }
 
 run_corpus() {
@@ -275,7 +357,7 @@ if [ -n "${stage_name:-}" ]; then
 fi
 trap 'report; rm -rf "$work"; echo "[gpu_check] done in ${SECONDS} s: $out/summary.md"' EXIT
 # ATTNSCOPE_GPU_STAGES: only these (e.g. "build suites" on a machine a first run left warm).
-wanted() { [[ " ${ATTNSCOPE_GPU_STAGES:-probe unpack configure build models window minilm suites corpus bench typing} " == *" $1 "* ]]; }
+wanted() { [[ " ${ATTNSCOPE_GPU_STAGES:-probe unpack configure build models window minilm suites decoders corpus bench typing} " == *" $1 "* ]]; }
 run_stage() { wanted "$1" || return 0; stage "$@"; }
 run_stage probe 60 probe
 run_stage unpack 120 unpack || exit 1
@@ -285,6 +367,7 @@ run_stage models 90 make_models
 run_stage window 60 gather_window
 run_stage minilm 60 gather_minilm
 run_stage suites 240 run_suites
+run_stage decoders 240 run_decoder_bench
 run_stage corpus 120 run_corpus
 run_stage bench 240 run_bench
 run_stage typing 90 run_typing

@@ -12,7 +12,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 [ "$(id -u)" -eq 0 ] || { echo "tools/gpu_dry_run.sh: needs root (it hides the system's development files in a mount namespace)" >&2; exit 77; }
 unshare --mount --propagation private true 2>/dev/null ||
   { echo "tools/gpu_dry_run.sh: this machine allows no mount namespace (unshare --mount): skipped" >&2; exit 77; }
-[ -d "$root/.gpu/debs" ] || "$root/tools/gpu_prepare.sh"
+[ -f "$root/.gpu/prefix.tar.xz" ] || "$root/tools/gpu_prepare.sh"
 hidden=(
   /usr/include/nlohmann /usr/include/CLI /usr/include/gtest /usr/include/gmock /usr/include/cairo /usr/include/imgui
   /usr/include/GLFW /usr/include/GL /usr/include/curl /usr/include/openssl /usr/include/fontconfig /usr/include/stb

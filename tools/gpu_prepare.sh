@@ -2,14 +2,19 @@
 # Prepare, on the development machine (Debian 12, network), what tools/gpu_check.sh needs on a
 # bare GPU machine that can fetch nothing: one ignored folder, .gpu/, small enough to travel with
 # the working tree (the device tool sends at most 64 MiB in all). It holds
-#   debs/          the Debian packages the build needs, with every library they pull
-#                  in, less what any glibc system has (Priority: required, the C/C++ toolchain,
-#                  Perl, Python); gpu_check.sh unpacks them into a prefix of its own, never into /
+#   prefix.tar.xz  the Debian packages the build needs, with every library they pull in, less what
+#                  any glibc system has (Priority: required, the C/C++ toolchain, Perl, Python),
+#                  unpacked and packed again without their documentation (the packages themselves
+#                  no longer fit beside the tree); gpu_check.sh unpacks it into a prefix of its own,
+#                  never into /. The packages are kept in .cache/gpu-debs/
 #   wheels/        glad2 (generates the OpenGL loader; its Jinja2 is on the GPU machine)
-#   minilm-shape/  all-MiniLM-L6-v2's configuration and tokenizer without its weights (87 MiB, too
-#                  large to travel): gpu_check.sh gives it random weights of the same shape there
+#   shapes.tar.xz  the configuration and tokenizer, without weights, of all-MiniLM-L6-v2 (87 MiB of
+#                  weights), SmolLM2-135M and Gemma 3 270M (their GGUF files, 93 and 253 MB; Gemma
+#                  3's shape with SmolLM2's vocabulary: tools/make_random_decoder.py): gpu_check.sh
+#                  gives each random weights of the same shape there
 # and prints its size. Idempotent: a second run fetches only what is missing.
-#   tools/gpu_prepare.sh [--window] [--minilm]
+#   tools/gpu_prepare.sh [--window] [--minilm] [--no-shapes]
+# (--no-shapes: not shapes.tar.xz, for a check that only configures, as tools/test.sh's)
 # Two things more are too large to travel beside the tree in one call; each option packs one of
 # them (one xz-packed tar) into parts that each do, in .gpu-NAME/ with SHA256SUMS, to be carried
 # one part per call to the same warm machine (the stage NAME of gpu_check.sh gathers them there;
@@ -47,7 +52,9 @@ not_carried_base=$not_carried
 not_carried="$not_carried|$mesa_only"
 extras=("$@")
 
-mkdir -p "$dest/debs" "$dest/wheels"
+debs=$root/.cache/gpu-debs
+mkdir -p "$debs" "$dest/wheels"
+rm -rf "$dest/debs" "$dest/minilm-shape"  # the layout before prefix.tar.xz and shapes.tar.xz
 # A machine whose package lists were never fetched (or were cleared) knows no package yet.
 if ! compgen -G "/var/lib/apt/lists/*_Packages*" >/dev/null; then
   sudo=""
@@ -66,16 +73,33 @@ closure_of() {
 mapfile -t closure < <(closure_of "$not_carried" "${packages[@]}")
 say "${#closure[@]} Debian packages (${packages[*]} and what they pull in)"
 # Packages of an earlier closure (another version, or --window before) go.
-for deb in "$dest"/debs/*.deb; do
+for deb in "$debs"/*.deb; do
   [ -e "$deb" ] || continue
   name=$(basename "$deb")
   printf '%s\n' "${closure[@]}" | grep -qxF "${name%%_*}" || rm -f "$deb"
 done
 missing=()
-for p in "${closure[@]}"; do compgen -G "$dest/debs/${p}_*.deb" >/dev/null || missing+=("$p"); done
+for p in "${closure[@]}"; do compgen -G "$debs/${p}_*.deb" >/dev/null || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then
   say "downloading ${#missing[@]} of them"
-  (cd "$dest/debs" && apt-get download -qq "${missing[@]}" >/dev/null)
+  (cd "$debs" && apt-get download -qq "${missing[@]}" >/dev/null)
+fi
+# unpacked_without_docs ROOT DEB...: the packages' files under ROOT, less what no build reads.
+unpacked_without_docs() {
+  local into=$1
+  shift
+  rm -rf "$into"
+  for deb in "$@"; do dpkg-deb -x "$deb" "$into"; done
+  rm -rf "$into"/usr/share/{doc,man,info,lintian,bug,locale,gtk-doc,bash-completion}
+}
+# Packed again only when the set of packages changed.
+(cd "$debs" && ls ./*.deb) >"$root/.cache/gpu-debs.list"
+if ! cmp -s "$root/.cache/gpu-debs.list" "$dest/prefix.list" || [ ! -f "$dest/prefix.tar.xz" ]; then
+  say "packing them without their documentation (xz, half a minute)"
+  unpacked_without_docs "$root/.cache/gpu-prefix" "$debs"/*.deb
+  tar -C "$root/.cache/gpu-prefix" -cf - . | xz -6 -T0 >"$dest/prefix.tar.xz"
+  rm -rf "$root/.cache/gpu-prefix"
+  cp "$root/.cache/gpu-debs.list" "$dest/prefix.list"
 fi
 if ! compgen -G "$dest/wheels/glad2-*.whl" >/dev/null; then
   py=$root/.venv/bin/python
@@ -83,14 +107,33 @@ if ! compgen -G "$dest/wheels/glad2-*.whl" >/dev/null; then
   "$py" -m pip download -q --disable-pip-version-check --no-deps -d "$dest/wheels" glad2==2.0.8
 fi
 minilm=$root/models/all-MiniLM-L6-v2
-if [ -d "$minilm" ]; then
-  mkdir -p "$dest/minilm-shape"
-  for f in config.json vocab.txt tokenizer.json tokenizer_config.json special_tokens_map.json; do
-    cp "$minilm/$f" "$dest/minilm-shape/"
-  done
-else
-  say "models/all-MiniLM-L6-v2 is missing (tools/setup.sh fetches it): the MiniLM-shaped checks will be skipped"
-fi
+pack_shapes() {
+  local shapes=$root/.cache/gpu-shapes py=$root/.venv/bin/python models=$root/models
+  local smollm2=$models/SmolLM2-135M-Instruct/SmolLM2-135M-Instruct.Q4_1.gguf
+  local gemma3=$models/gemma-3-270m/gemma-3-270m-q4_k_m.gguf
+  # Packed again only when missing, or when the decoders were missing then and are here now.
+  if [ -f "$dest/shapes.tar.xz" ]; then
+    [ -f "$smollm2" ] || return 0
+    tar -tJf "$dest/shapes.tar.xz" | grep -q smollm2-shape && return 0
+  fi
+  rm -rf "$shapes" && mkdir -p "$shapes/minilm-shape"
+  if [ -d "$minilm" ]; then
+    for f in config.json vocab.txt tokenizer.json tokenizer_config.json special_tokens_map.json; do
+      cp "$minilm/$f" "$shapes/minilm-shape/"
+    done
+  else
+    say "models/all-MiniLM-L6-v2 is missing (tools/setup.sh fetches it): the MiniLM-shaped checks will be skipped"
+  fi
+  if [ -f "$smollm2" ] && [ -f "$gemma3" ] && [ -x "$py" ]; then
+    "$py" "$root/tools/make_random_decoder.py" shape "$smollm2" "$shapes/smollm2-shape" 2>/dev/null
+    "$py" "$root/tools/make_random_decoder.py" shape "$gemma3" "$shapes/gemma3-shape" --vocab-from "$shapes/smollm2-shape" 2>/dev/null
+  else
+    say "the GGUF decoders or .venv are missing (tools/setup.sh): the decoder-shaped checks will be skipped"
+  fi
+  tar -C "$shapes" -cf - . | xz -9 >"$dest/shapes.tar.xz"
+  rm -rf "$shapes"
+}
+[[ " ${extras[*]} " == *" --no-shapes "* ]] || pack_shapes
 tree=$(cd "$root" && git ls-files -z | du -cb --files0-from=- | tail -1 | cut -f1)
 carried=$(du -sb "$dest" | cut -f1)
 say "$dest: $((carried / 1048576)) MiB; with the tracked tree ($((tree / 1048576)) MiB): $(((carried + tree) / 1048576)) MiB of the 64 MiB a device call sends"
@@ -138,6 +181,7 @@ for extra in "${extras[@]}"; do
   case $extra in
     --window) pack_window ;;
     --minilm) pack_minilm ;;
-    *) say "unknown option $extra (--window, --minilm)"; exit 2 ;;
+    --no-shapes) ;;
+    *) say "unknown option $extra (--window, --minilm, --no-shapes)"; exit 2 ;;
   esac
 done

@@ -59,7 +59,7 @@ env "${sanitizer_env[@]}" "$no_toolkit_build/app/attnscope-cli" analyze --model 
 # (tools/gpu_dry_run.sh hides the system's development files); the whole dry run, which builds
 # everything again, is run by hand before a GPU session.
 say "the GPU machine's configuration from .gpu/ alone (tools/gpu_prepare.sh, tools/gpu_dry_run.sh: unpack, configure)"
-"$root/tools/gpu_prepare.sh" >/dev/null
+"$root/tools/gpu_prepare.sh" --no-shapes >/dev/null
 gpu_rc=0
 ATTNSCOPE_GPU_STAGES="unpack configure" "$root/tools/gpu_dry_run.sh" "$root/build-gpu-dry/out" || gpu_rc=$?
 if [ $gpu_rc -eq 77 ]; then

@@ -44,7 +44,7 @@ TEST_P(GgufDecoder, DerivesTheConfigurationTransformersDerives) {
   if (!std::filesystem::exists(path)) return;
   const ModelConfig c = gguf_model_config(GgufFile(path));
   const nlohmann::json& t = e["config"];
-  EXPECT_EQ(c.model_type, t["model_type"]);
+  EXPECT_EQ(c.model_type, t["model_type"].get<std::string>());
   EXPECT_EQ(c.vocab_size, t["vocab_size"]);
   EXPECT_EQ(c.hidden_size, t["hidden_size"]);
   EXPECT_EQ(c.num_layers, t["num_hidden_layers"]);
