@@ -11,7 +11,7 @@
 # 15-20% from minute to minute); each figure is the median over rounds.
 #   bench/run_typing.sh [bursts] [rounds] [view]
 # MODELS (names under models/) picks the models: by default MiniLM, a BERT-base-sized random model
-# and SmolLM2 (a decoder, from the folder holding its GGUF file).
+# and SmolLM2 (a decoder, from the folder holding its GGUF file). LENGTHS picks the lengths (128 512).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 bursts=${1:-20}
@@ -32,7 +32,7 @@ gui() {
 echo "| model | tokens | view | latency median | latency p95 | forward alone | the explorer's forward alone | analysis alone | in the window: forward, analysis, thumbnails | whole frame median | target | met |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 for model in ${MODELS:-all-MiniLM-L6-v2 random-bert-base SmolLM2-135M-Instruct}; do
-  for len in 128 512; do
+  for len in ${LENGTHS:-128 512}; do
     typings=() alones=()
     for _ in $(seq "$rounds"); do
       typings+=("$(gui --model "$root/models/$model" --file "$long" --max-len "$len" --view "$view" --bench-typing "$bursts" 2>/dev/null | tail -1)")

@@ -40,6 +40,7 @@ TextCaptures text_captures(const BatchCaptures& batch, size_t index, bool to_hos
   t.attention = place(text_attention(batch, index));
   t.head_outputs = place(text_head_outputs(batch, index));
   if (hidden_states) t.hidden_states = place(at::stack(hidden));
+  if (batch.last_states.defined()) t.last_state = place(batch.last_states[b]);
   if (batch.all_value_norms.defined()) {
     t.value_norms = place(batch.all_value_norms.select(1, b).narrow(2, 0, n));
     t.value_gram = place(batch.all_value_gram.select(1, b).narrow(1, 0, n));

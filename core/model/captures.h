@@ -41,6 +41,9 @@ struct BatchCaptures {
   // as the scores use them (rotary positions applied, before the 1 / sqrt(d) scale).
   at::Tensor all_queries, all_keys;
   std::vector<at::Tensor> hidden_states;  // L + 1 entries [B, n, D]: embeddings, then each layer
+  // [B, D]: each text's last token after the last layer (and the final norm, where the family has
+  // one); undefined where the last layer stopped at its head outputs everywhere.
+  at::Tensor last_states;
   AttentionVisibility visibility;
 };
 
@@ -54,6 +57,7 @@ struct TextCaptures {
   at::Tensor value_norms;    // [L, H, n] ||f_h(x_j)||; undefined unless the lenses were captured
   at::Tensor value_gram;     // [L, n, H, H] <f_h(x_j), f_h'(x_j)>; likewise
   at::Tensor queries, keys;  // [L, H, n, d]; likewise
+  at::Tensor last_state;     // [D] the last token after the last layer; undefined as last_states
   AttentionVisibility visibility;
 };
 

@@ -21,7 +21,8 @@ struct CheckpointRun {
   bool to_host = true;  // captures as contiguous CPU float32; otherwise on the device, in its precision
   bool lenses = false;  // also what the norm-based lens and the query/key view need (TextCaptures::value_norms, ...)
   // HeadOutputsOnly: the last layer stops at its head outputs (no view, analysis or result file
-  // reads more) and the captures carry no hidden states.
+  // reads more) and the captures carry no hidden states; HeadOutputsAndLastToken keeps the last
+  // token's final state (TextCaptures::last_state) as well.
   LastLayer last_layer = LastLayer::Complete;
   KeepGoing keep_going;
 };

@@ -11,10 +11,9 @@ namespace attnscope {
 std::vector<NextToken> next_tokens(const Transformer& model, const TextCaptures& captures, int count) {
   const at::Tensor& output = model.output_weight();
   if (!output.defined()) throw Error("an encoder predicts no next token (only decoders do)");
-  const int64_t L = model.config().num_layers;
-  if (!captures.hidden_states.defined() || captures.hidden_states.size(0) != L + 1)
-    throw Error("the next token needs the hidden states of a forward whose last layer ran complete");
-  const at::Tensor last = captures.hidden_states[L][captures.length - 1].to(output.device(), output.scalar_type());
+  if (!captures.last_state.defined())
+    throw Error("the next token needs the last token's final state (a forward whose last layer ran at least there)");
+  const at::Tensor last = captures.last_state.to(output.device(), output.scalar_type());
   at::Tensor scores = at::mv(output, last).to(at::kDouble);
   if (const double cap = model.config().output_softcap; cap > 0) scores = at::tanh(scores / cap) * cap;
   const at::Tensor probabilities = at::softmax(scores, 0).to(at::kCPU);

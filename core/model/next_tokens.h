@@ -1,7 +1,8 @@
 #pragma once
 // What a decoder would write next: the most likely tokens after a text, from the final norm's
-// output at its last token (the captures of a forward whose last layer ran complete) through the
-// model's output matrix (lm_head, or the word embeddings where tied), softmax in float64.
+// output at its last token (TextCaptures::last_state: a forward whose last layer ran complete, or
+// at least at that token) through the model's output matrix (lm_head, or the word embeddings
+// where tied), softmax in float64.
 #include <cstdint>
 #include <vector>
 
@@ -16,7 +17,7 @@ struct NextToken {
 };
 
 // The `count` most likely, most likely first. One line when the model is an encoder or the
-// captures hold no hidden states of a complete last layer.
+// captures hold no last state.
 std::vector<NextToken> next_tokens(const Transformer& model, const TextCaptures& captures, int count);
 
 }  // namespace attnscope

@@ -408,8 +408,8 @@ BatchCaptures Transformer::forward(const std::vector<std::vector<int64_t>>& ids,
   const bool capture = options.capture;
   const LastLayer last = options.last_layer;
   const KeepGoing& keep_going = options.keep_going;
-  if (last == LastLayer::HeadOutputsOnly && !capture)
-    throw Error("a forward pass without captures needs its last layer complete");
+  const bool stops_early = last != LastLayer::Complete;
+  if (stops_early && !capture) throw Error("a forward pass without captures needs its last layer complete");
   const Batch batch = checked_batch(ids);
   const int64_t n = batch.n;
   BatchCaptures out;
@@ -444,15 +444,41 @@ BatchCaptures Transformer::forward(const std::vector<std::vector<int64_t>>& ids,
     const RotaryTables* positions = rotary ? (is_local ? &local : &global) : nullptr;
     const at::Tensor context =
         attend(w, x, is_local ? local_mask : mask, capture ? &out : nullptr, positions, relative, keep_going);
-    if (last == LastLayer::HeadOutputsOnly && l + 1 == weights_.layers.size()) break;
+    if (stops_early && l + 1 == weights_.layers.size()) {
+      if (last == LastLayer::HeadOutputsAndLastToken) out.last_states = finish_last_tokens(w, context, x, batch);
+      return out;
+    }
     stop_if_stale(keep_going);
     x = finish(w, context, x, keep_going);
     out.hidden_states.push_back(x);
   }
-  if (weights_.final_norm_weight.defined() &&
-      out.hidden_states.size() > weights_.layers.size())  // a pre-norm family's last output is normalised
+  if (weights_.final_norm_weight.defined())  // a pre-norm family's last output is normalised
     out.hidden_states.back() = normalize(x, weights_.final_norm_weight, weights_.final_norm_bias);
+  out.last_states = last_rows(out.hidden_states.back(), batch.lengths);
   return out;
+}
+
+// Row lengths[b] - 1 of each text b of [B, n, ...]: [B, ...].
+at::Tensor Transformer::last_rows(const at::Tensor& t, const std::vector<int64_t>& lengths) {
+  std::vector<at::Tensor> rows;
+  for (size_t b = 0; b < lengths.size(); ++b) rows.push_back(t[static_cast<int64_t>(b)][lengths[b] - 1]);
+  return at::stack(rows);
+}
+
+// The last layer finished for each text's last token alone: its context row and input row through
+// the output projection and the feed-forward block (both act on each token apart), then the final
+// norm. [B, D].
+at::Tensor Transformer::finish_last_tokens(const LayerWeights& w, const at::Tensor& context, const at::Tensor& x,
+                                           const Batch& batch) const {
+  std::vector<at::Tensor> rows;
+  for (size_t b = 0; b < batch.lengths.size(); ++b) {
+    const int64_t i = static_cast<int64_t>(b), last = batch.lengths[b] - 1;
+    const at::Tensor context_row = context.narrow(0, i, 1).narrow(2, last, 1);  // [1, H, 1, d]
+    rows.push_back(finish(w, context_row, x.narrow(0, i, 1).narrow(1, last, 1), {}).reshape({-1}));
+  }
+  const at::Tensor states = at::stack(rows);
+  return weights_.final_norm_weight.defined() ? normalize(states, weights_.final_norm_weight, weights_.final_norm_bias)
+                                              : states;
 }
 
 }  // namespace attnscope

@@ -21,7 +21,9 @@ namespace attnscope {
 // How far the last layer runs. Whoever reads only the captures (the analysis, a corpus run) can
 // stop it at its head outputs: its output projection and feed-forward block, most of a layer's
 // work, are skipped, and hidden_states then holds L entries (the embeddings and layers 1 .. L - 1).
-enum class LastLayer { Complete, HeadOutputsOnly };
+// HeadOutputsAndLastToken stops there too, except at each text's last token, which runs to the
+// end (BatchCaptures::last_states): all a decoder's next tokens need.
+enum class LastLayer { Complete, HeadOutputsOnly, HeadOutputsAndLastToken };
 
 // Asked before each layer and between the slices its products are then cut into (about 2 ms of
 // work each on two CPU cores): false abandons the pass (attnscope::Cancelled is thrown), so a run
@@ -34,7 +36,7 @@ struct ForwardOptions {
   // With capture, also what the norm-based lens and the query/key view need
   // (BatchCaptures::all_value_norms, all_value_gram, all_queries, all_keys).
   bool lenses = false;
-  LastLayer last_layer = LastLayer::Complete;  // HeadOutputsOnly needs capture
+  LastLayer last_layer = LastLayer::Complete;  // the other two need capture
   KeepGoing keep_going;
 };
 
@@ -92,6 +94,9 @@ class Transformer {
   at::Tensor finish(const LayerWeights& w, const at::Tensor& context, const at::Tensor& x,
                     const KeepGoing& keep_going) const;
   at::Tensor feed_forward(const LayerWeights& w, const at::Tensor& x, const KeepGoing& keep_going) const;
+  at::Tensor finish_last_tokens(const LayerWeights& w, const at::Tensor& context, const at::Tensor& x,
+                                const Batch& batch) const;
+  static at::Tensor last_rows(const at::Tensor& t, const std::vector<int64_t>& lengths);
   // f_h(x_j) = v_j^h W_O^h of every head and token of layer l, kept as norms and per-token Gram
   // matrices in `keep` (v_t: the values as attend computed them, [B * H, d, n]).
   void keep_value_vectors(const at::Tensor& v_t, int64_t l, BatchCaptures& keep) const;

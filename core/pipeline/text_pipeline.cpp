@@ -53,7 +53,8 @@ TextPipelineResult TextPipeline::run(std::string_view text, const TextPipelineOp
   run.keep_going = o.keep_going;
   run.lenses = o.lens_captures || needs_lens_captures(o.settings);
   const bool predicts = o.next_tokens > 0 && checkpoint->model().config().causal();
-  run.last_layer = predicts ? LastLayer::Complete : o.last_layer;
+  run.last_layer =
+      predicts && o.last_layer == LastLayer::HeadOutputsOnly ? LastLayer::HeadOutputsAndLastToken : o.last_layer;
   r.device = run_with_cpu_fallback(
       checkpoint->model().device(),
       [&](const ComputeDevice& d) {

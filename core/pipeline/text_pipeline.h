@@ -33,8 +33,8 @@ struct TextPipelineOptions {
   bool to_host = true;         // captures and analysis as contiguous CPU float32
   // Nothing the analysis, a view or a result file reads comes after the last layer's head outputs.
   LastLayer last_layer = LastLayer::HeadOutputsOnly;
-  // A decoder's this many most likely next tokens (its last layer then runs complete); an encoder
-  // has none and is not asked.
+  // A decoder's this many most likely next tokens (its last layer then runs at its last token
+  // too); an encoder has none and is not asked.
   int next_tokens = 0;
   // Asked between layers, between slices of their products and between the analysis's stages:
   // false abandons the run (attnscope::Cancelled is thrown).

@@ -49,6 +49,31 @@ TEST_P(Decoder, MatchesTransformersAloneAndBatchedWithPadding) {
 }
 
 // A causal map: nothing above the diagonal, every row a distribution over the tokens up to its own.
+// Stopping the last layer at its head outputs except at each text's last token (the explorer's
+// run on a decoder) leaves every capture as it is and gives each text's final state, batched
+// with padding, as the complete forward's last row.
+TEST_P(Decoder, LastTokenAloneRunsToTheEnd) {
+  const auto model = Transformer::load(dir(), test::test_device());
+  const nlohmann::json expected = test::read_json(dir() / "expected.json");
+  std::vector<std::vector<int64_t>> batch;
+  for (const auto& c : expected["cases"]) batch.push_back(c["ids"].get<std::vector<int64_t>>());
+  const BatchCaptures complete = model->forward(batch);
+  const BatchCaptures cut = model->forward(batch, {.last_layer = LastLayer::HeadOutputsOnly});
+  const BatchCaptures last = model->forward(batch, {.last_layer = LastLayer::HeadOutputsAndLastToken});
+  EXPECT_FALSE(cut.last_states.defined());
+  ASSERT_TRUE(last.last_states.defined());
+  EXPECT_TRUE(at::equal(last.all_attention, cut.all_attention));
+  EXPECT_TRUE(at::equal(last.all_head_outputs, cut.all_head_outputs));
+  ASSERT_EQ(last.last_states.sizes(), complete.last_states.sizes());
+  const at::Tensor want = complete.last_states.to(at::kCPU, at::kFloat);
+  const at::Tensor got = last.last_states.to(at::kCPU, at::kFloat);
+  EXPECT_LE(gap(got, want), 1e-5 * want.abs().max().item<double>());
+  for (size_t b = 0; b < batch.size(); ++b) {  // the complete forward's own: its last real row
+    const at::Tensor row = complete.hidden_states.back()[static_cast<int64_t>(b)][complete.lengths[b] - 1];
+    EXPECT_TRUE(at::equal(complete.last_states[static_cast<int64_t>(b)], row));
+  }
+}
+
 TEST_P(Decoder, AttentionLooksOnlyBackwards) {
   const auto model = Transformer::load(dir(), test::test_device());
   const nlohmann::json expected = test::read_json(dir() / "expected.json");
@@ -145,6 +170,14 @@ TEST(NextTokens, DecodersOnlyMostLikelyFirst) {
   const TextCaptures cut =
       text_captures(model->forward({{1, 5, 9}}, {.last_layer = LastLayer::HeadOutputsOnly}), 0, true);
   EXPECT_THROW(next_tokens(*model, cut, 5), Error);
+  const TextCaptures last = text_captures(
+      model->forward({{1, 5, 9, 14}}, {.last_layer = LastLayer::HeadOutputsAndLastToken}), 0, true, false);
+  const std::vector<NextToken> again = next_tokens(*model, last, 5);
+  ASSERT_EQ(again.size(), next.size());
+  for (size_t k = 0; k < next.size(); ++k) {
+    EXPECT_EQ(again[k].id, next[k].id);
+    EXPECT_NEAR(again[k].probability, next[k].probability, 1e-6);
+  }
 }
 
 nlohmann::json llama_config() {

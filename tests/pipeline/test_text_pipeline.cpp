@@ -60,7 +60,8 @@ TEST_F(TextPipelineTest, OptionsReachTheirStages) {
 }
 
 // Next tokens: none for an encoder (not asked of it); for a real decoder, those next_tokens gives
-// for the same text, with its last layer run complete, on pieces and on words alike.
+// for the same text with its last layer run complete (the pipeline runs it at the last token
+// alone), on pieces and on words alike.
 TEST_F(TextPipelineTest, NextTokensOnlyFromADecoderAsTheModelGivesThem) {
   TextPipelineOptions o;
   o.next_tokens = 5;
