@@ -34,7 +34,7 @@ for name in smollm2 gemma3; do
   for len in "${lengths[@]}"; do
     ours=() refs=()
     for _ in $(seq "$rounds"); do
-      ours+=("$("$root/build/bench/bench_forward" --model "$gguf" --text-file "$text" --max-len "$len" --runs "$runs" --warmup 1 --threads 2)")
+      ours+=("$("$root/build/bench/bench_forward" --model "$gguf" --text-file "$text" --max-len "$len" --runs "$runs" --warmup 1 --threads 2 --forward-only)")
       refs+=("$("$py" "$root/bench/reference_forward.py" --model "$folder" --text-file "$text" --max-len "$len" --runs "$runs" --warmup 1 --threads 2 2>/dev/null)")
     done
     "$py" - "$name" "$(printf '%s\n' "${ours[@]}")" "$(printf '%s\n' "${refs[@]}")" "$folder/load.json" <<'PY'
