@@ -26,6 +26,13 @@ double gap(const at::Tensor& a, const at::Tensor& b) { return (a - b).abs().max(
 class Decoder : public ::testing::TestWithParam<std::string> {
  protected:
   std::filesystem::path dir() const { return test::golden_dir() / "decoders" / GetParam(); }
+  // The ids of every case of the fixture, as one batch.
+  std::vector<std::vector<int64_t>> case_ids() const {
+    const nlohmann::json expected = test::read_json(dir() / "expected.json");  // held: the loop reads into it
+    std::vector<std::vector<int64_t>> batch;
+    for (const auto& c : expected["cases"]) batch.push_back(c["ids"].get<std::vector<int64_t>>());
+    return batch;
+  }
 };
 
 TEST_P(Decoder, MatchesTransformersAloneAndBatchedWithPadding) {
@@ -48,15 +55,12 @@ TEST_P(Decoder, MatchesTransformersAloneAndBatchedWithPadding) {
                              GetParam() + " batched, text " + std::to_string(b));
 }
 
-// A causal map: nothing above the diagonal, every row a distribution over the tokens up to its own.
 // Stopping the last layer at its head outputs except at each text's last token (the explorer's
 // run on a decoder) leaves every capture as it is and gives each text's final state, batched
 // with padding, as the complete forward's last row.
 TEST_P(Decoder, LastTokenAloneRunsToTheEnd) {
   const auto model = Transformer::load(dir(), test::test_device());
-  const nlohmann::json expected = test::read_json(dir() / "expected.json");
-  std::vector<std::vector<int64_t>> batch;
-  for (const auto& c : expected["cases"]) batch.push_back(c["ids"].get<std::vector<int64_t>>());
+  const std::vector<std::vector<int64_t>> batch = case_ids();
   const BatchCaptures complete = model->forward(batch);
   const BatchCaptures cut = model->forward(batch, {.last_layer = LastLayer::HeadOutputsOnly});
   const BatchCaptures last = model->forward(batch, {.last_layer = LastLayer::HeadOutputsAndLastToken});
@@ -74,6 +78,7 @@ TEST_P(Decoder, LastTokenAloneRunsToTheEnd) {
   }
 }
 
+// A causal map: nothing above the diagonal, every row a distribution over the tokens up to its own.
 TEST_P(Decoder, AttentionLooksOnlyBackwards) {
   const auto model = Transformer::load(dir(), test::test_device());
   const nlohmann::json expected = test::read_json(dir() / "expected.json");
@@ -88,9 +93,7 @@ TEST_P(Decoder, AttentionLooksOnlyBackwards) {
 // the queries that may see each key (the windows of a sliding layer included).
 TEST_P(Decoder, BatchedColumnAttentionIsEachTextsOwn) {
   const auto model = Transformer::load(dir(), test::test_device());
-  const nlohmann::json expected = test::read_json(dir() / "expected.json");
-  std::vector<std::vector<int64_t>> batch;
-  for (const auto& c : expected["cases"]) batch.push_back(c["ids"].get<std::vector<int64_t>>());
+  const std::vector<std::vector<int64_t>> batch = case_ids();
   const BatchCaptures together = model->forward(batch);
   ASSERT_TRUE(together.visibility.causal);
   const at::Tensor columns = column_attention(together).to(at::kCPU);
