@@ -20,10 +20,13 @@ CorpusJobState CorpusJob::state() const {
   return state_;
 }
 
-void CorpusJob::finish(std::shared_ptr<const CorpusAccumulator> result, std::string message) {
+void CorpusJob::finish(std::string message, ReportSource report) {
   std::lock_guard lock(mutex_);
   state_.running = false;
-  if (result) state_.result = std::move(result);
+  if (report.corpus) {
+    state_.result = report.corpus;
+    state_.report = std::move(report);
+  }
   state_.message = std::move(message);
 }
 
@@ -33,7 +36,7 @@ void CorpusJob::start_run(std::shared_ptr<const Checkpoint> checkpoint, CorpusOp
   cancel_ = false;
   {
     std::lock_guard lock(mutex_);
-    state_ = {true, {}, "running", nullptr, options.input.string()};
+    state_ = {true, {}, "running", nullptr, options.input.string(), {}};
   }
   thread_ = std::thread([this, checkpoint = std::move(checkpoint), options = std::move(options), out = std::move(out)] {
     const ModelConfig& config = checkpoint->model().config();
@@ -47,24 +50,25 @@ void CorpusJob::start_run(std::shared_ptr<const Checkpoint> checkpoint, CorpusOp
       });
       std::string message =
           (outcome.complete ? "done: " : "cancelled after ") + std::to_string(outcome.windows) + " windows";
-      if (!out.empty()) {
-        CorpusFile file{checkpoint->dir().string(),
-                        config.to_json(),
-                        input_fingerprint(options.input),
-                        model_fingerprint(checkpoint->dir()),
-                        checkpoint->model().device().describe(),
-                        options,
-                        !outcome.complete,
-                        outcome.windows,
-                        outcome.documents,
-                        acc};
+      const bool saving = !out.empty();
+      CorpusFile file{checkpoint->dir().string(),
+                      config.to_json(),
+                      saving ? input_fingerprint(options.input) : nlohmann::json(),
+                      saving ? model_fingerprint(checkpoint->dir()) : nlohmann::json(),
+                      checkpoint->model().device().describe(),
+                      options,
+                      !outcome.complete,
+                      outcome.windows,
+                      outcome.documents,
+                      acc};
+      if (saving) {
         save_corpus(out, file);
         write_corpus_csv(default_csv_folder(out), *acc);
         message += ", saved to " + out.string();
       }
-      finish(acc, message);
+      finish(message, report_source("", out, file));
     } catch (const std::exception& e) {
-      finish(nullptr, std::string("error: ") + e.what());
+      finish(std::string("error: ") + e.what());
     }
   });
 }
@@ -73,15 +77,16 @@ void CorpusJob::start_open(std::filesystem::path saved) {
   join();
   {
     std::lock_guard lock(mutex_);
-    state_ = {true, {}, "opening " + saved.string(), nullptr, saved.string()};
+    state_ = {true, {}, "opening " + saved.string(), nullptr, saved.string(), {}};
   }
   thread_ = std::thread([this, saved = std::move(saved)] {
     try {
       CorpusFile file = load_corpus(saved);
-      finish(file.accumulator, "opened " + saved.string() + " (" + std::to_string(file.windows) + " windows" +
-                                   (file.partial ? ", partial run)" : ")"));
+      finish("opened " + saved.string() + " (" + std::to_string(file.windows) + " windows" +
+                 (file.partial ? ", partial run)" : ")"),
+             report_source("", saved, file));
     } catch (const std::exception& e) {
-      finish(nullptr, std::string("error: ") + e.what());
+      finish(std::string("error: ") + e.what());
     }
   });
 }

@@ -11,6 +11,7 @@
 
 #include "corpus/corpus_run.h"
 #include "model/checkpoint.h"
+#include "report/findings_report.h"
 
 namespace attnscope::ui {
 
@@ -19,7 +20,8 @@ struct CorpusJobState {
   CorpusProgress progress;
   std::string message;  // what happened last: saved to ..., cancelled, an error
   std::shared_ptr<const CorpusAccumulator> result;
-  std::string source;  // the input or the opened file
+  std::string source;   // the input or the opened file
+  ReportSource report;  // the result as the findings report names and describes it
 };
 
 class CorpusJob {
@@ -37,7 +39,7 @@ class CorpusJob {
 
  private:
   void join();
-  void finish(std::shared_ptr<const CorpusAccumulator> result, std::string message);
+  void finish(std::string message, ReportSource report = {});
 
   mutable std::mutex mutex_;
   CorpusJobState state_;

@@ -18,6 +18,7 @@ Action add_corpus_command(CLI::App& app);
 Action add_merge_command(CLI::App& app);
 Action add_compare_command(CLI::App& app);
 Action add_figure_command(CLI::App& app);
+Action add_report_command(CLI::App& app);
 Action add_download_command(CLI::App& app);
 
 }  // namespace attnscope::cli

@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   add(attnscope::cli::add_merge_command(app));
   add(attnscope::cli::add_compare_command(app));
   add(attnscope::cli::add_figure_command(app));
+  add(attnscope::cli::add_report_command(app));
   add(attnscope::cli::add_download_command(app));
   const auto known = [&](const std::string& name) {
     for (const CLI::App* sub : app.get_subcommands({}))

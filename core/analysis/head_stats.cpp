@@ -6,7 +6,7 @@
 namespace attnscope {
 
 TextFacts text_facts(std::vector<int32_t> ids, std::vector<int> sentence, std::vector<bool> takes_part) {
-  TextFacts f{std::move(ids), std::move(sentence), std::move(takes_part), 0, std::nullopt};
+  TextFacts f{std::move(ids), std::move(sentence), std::move(takes_part), 0, std::nullopt, {}};
   std::map<int, int64_t> per_sentence;
   for (size_t i = 0; i < f.takes_part.size(); ++i)
     if (f.takes_part[i]) {

@@ -8,6 +8,8 @@
 
 #include "analysis/pair_mask.h"
 
+#include "tokenizer/token_class.h"
+
 namespace attnscope {
 
 // What the statistics need to know of the text, computed once for all heads.
@@ -17,6 +19,7 @@ struct TextFacts {
   std::vector<bool> takes_part;                // false for tokens left out (special tokens, when excluded)
   int participants = 0;                        // tokens that take part
   std::optional<double> chance_same_sentence;  // share of all pairs i < j of participants in one sentence
+  std::vector<TokenClass> classes;             // per token; empty where the analysis had no encoding
 };
 
 TextFacts text_facts(std::vector<int32_t> ids, std::vector<int> sentence, std::vector<bool> takes_part);

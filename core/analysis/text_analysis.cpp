@@ -142,6 +142,7 @@ TextAnalysis analyze_text(const Encoding& encoding, const at::Tensor& head_outpu
   std::vector<int32_t> ids;
   for (const Token& t : encoding.tokens) ids.push_back(t.id);
   a.facts = text_facts(std::move(ids), std::move(sentence), std::move(takes_part));
+  a.facts.classes = token_classes(encoding);
 
   a.pair_matrix = symmetric_pair_matrix(settings.pairs_from, a.similarity, maps);
   const at::Tensor& pair_source = a.pair_matrix.defined() ? a.pair_matrix : a.similarity.similarity;

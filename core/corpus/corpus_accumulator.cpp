@@ -42,7 +42,11 @@ CorpusAccumulator::CorpusAccumulator(int64_t layers, int64_t heads, int64_t wind
   chance_histogram = at::zeros({kBins}, counts);
   chance_sum = at::zeros({}, at::kDouble);
   pair_count_sum = at::zeros({layers, heads}, counts);
+  separator_classes = at::zeros({layers, kTokenClasses}, counts);
+  token_classes = at::zeros({kTokenClasses}, counts);
 }
+
+bool CorpusAccumulator::has_token_classes() const { return texts_ == 0 || token_classes.sum().item<int64_t>() > 0; }
 
 void CorpusAccumulator::add_batch(const BatchCaptures& batch, const std::vector<TextAnalysis>& analyses) {
   check_batch(batch, analyses);
@@ -182,11 +186,23 @@ void CorpusAccumulator::add_text_counts(const TextAnalysis& a) {
       if (const auto& id = a.head(l, h).stats.anchor_id) anchors.insert(*id);
     ++anchor_counts[l * (heads_ + 1) + static_cast<int64_t>(anchors.size())];
   }
+  add_token_classes(a);
   if (a.facts.chance_same_sentence) {
     ++chance_histogram.data_ptr<int64_t>()[bin_of(*a.facts.chance_same_sentence, 1.0)];
     *chance_sum.data_ptr<double>() += *a.facts.chance_same_sentence;
   }
   ++texts_;
+}
+
+void CorpusAccumulator::add_token_classes(const TextAnalysis& a) {
+  const auto& classes = a.facts.classes;
+  if (classes.empty()) return;
+  int64_t* separators = separator_classes.data_ptr<int64_t>();
+  for (int64_t l = 0; l < layers_; ++l)
+    for (int p : a.layers[static_cast<size_t>(l)].separators.positions)
+      ++separators[l * kTokenClasses + static_cast<int>(classes[static_cast<size_t>(p)])];
+  int64_t* tokens = token_classes.data_ptr<int64_t>();
+  for (TokenClass c : classes) ++tokens[static_cast<int>(c)];
 }
 
 at::Tensor CorpusAccumulator::attention_sum() const { return attention_sum_.cpu(); }
@@ -207,7 +223,9 @@ std::vector<std::pair<std::string, at::Tensor*>> CorpusAccumulator::tensors() {
                                                           {"distinct_anchors", &distinct_anchors},
                                                           {"chance_histogram", &chance_histogram},
                                                           {"chance_sum", &chance_sum},
-                                                          {"pair_count_sum", &pair_count_sum}};
+                                                          {"pair_count_sum", &pair_count_sum},
+                                                          {"separator_classes", &separator_classes},
+                                                          {"token_classes", &token_classes}};
   for (int k = 0; k < kStats; ++k) {
     const std::string name = stat_name(k);
     out.push_back({name + "_histogram", &stats[k].histogram});

@@ -50,6 +50,11 @@ class CorpusAccumulator {
   at::Tensor chance_histogram;     // [bins] int64: the texts' same-sentence chance levels
   at::Tensor chance_sum;           // [] float64
   at::Tensor pair_count_sum;       // [L, H] int64
+  // Where attention gathers, by token class (tokenizer/token_class.h): the separators of each
+  // layer's summed map [L, kTokenClasses], and every token of the windows [kTokenClasses], the
+  // base rate they are read against. Zero in result files written before they were kept.
+  at::Tensor separator_classes, token_classes;
+  bool has_token_classes() const;
 
   // Every accumulated tensor by the name it has in the result file, for saving and resuming.
   std::vector<std::pair<std::string, at::Tensor*>> tensors();
@@ -66,6 +71,7 @@ class CorpusAccumulator {
   // whole (distinct anchors per layer, chance level, the count of texts).
   void add_head_counts(const TextAnalysis& analysis, int64_t lh);
   void add_text_counts(const TextAnalysis& analysis);
+  void add_token_classes(const TextAnalysis& analysis);
 
   int64_t layers_, heads_, window_, texts_ = 0;
   // On the compute device; "without separators" and "without diagonals" are the sum minus what

@@ -1,5 +1,7 @@
 #include "figures/cairo_painter.h"
 
+#include "base/error.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -23,12 +25,17 @@ cairo_surface_t* cells(int cols, int rows, Pixel pixel) {
   return img;
 }
 
-cairo_status_t append(void* closure, const unsigned char* data, unsigned int length) {
+}  // namespace
+
+cairo_status_t append_to_string(void* closure, const unsigned char* data, unsigned int length) {
   static_cast<std::string*>(closure)->append(reinterpret_cast<const char*>(data), length);
   return CAIRO_STATUS_SUCCESS;
 }
 
-}  // namespace
+void check_cairo(cairo_status_t status, const char* what) {
+  if (status != CAIRO_STATUS_SUCCESS)
+    throw Error(std::string("cairo could not ") + what + ": " + cairo_status_to_string(status));
+}
 
 cairo_surface_t* heatmap_cells(const HeatmapPanel& p) {
   const Colormap& map = colormap(p.colormap);
@@ -45,7 +52,7 @@ cairo_surface_t* colorbar_cells(ColormapId id) {
 
 std::string png_bytes(cairo_surface_t* image) {
   std::string bytes;
-  cairo_surface_write_to_png_stream(image, append, &bytes);
+  cairo_surface_write_to_png_stream(image, append_to_string, &bytes);
   return bytes;
 }
 

@@ -35,6 +35,11 @@ cairo_surface_t* heatmap_cells(const HeatmapPanel& panel);
 cairo_surface_t* colorbar_cells(ColormapId id);
 std::string png_bytes(cairo_surface_t* image);
 
+// A cairo write function that appends to the std::string `closure` points to.
+cairo_status_t append_to_string(void* closure, const unsigned char* data, unsigned int length);
+// Throws attnscope::Error saying what cairo could not do.
+void check_cairo(cairo_status_t status, const char* what);
+
 // Measures text as cairo draws it, without a target surface of the caller's.
 class CairoTextMeasure {
  public:

@@ -22,16 +22,6 @@ FigureLayout layout_for_files(const Figure& figure, const ExportOptions& o) {
   return layout_figure(figure, width, o.font_size, measure_with(measure.painter()));
 }
 
-cairo_status_t append(void* closure, const unsigned char* data, unsigned int length) {
-  static_cast<std::string*>(closure)->append(reinterpret_cast<const char*>(data), length);
-  return CAIRO_STATUS_SUCCESS;
-}
-
-void check(cairo_status_t status, const char* what) {
-  if (status != CAIRO_STATUS_SUCCESS)
-    throw Error(std::string("cairo could not ") + what + ": " + cairo_status_to_string(status));
-}
-
 }  // namespace
 
 FigureFormat figure_format(const std::filesystem::path& path) {
@@ -63,20 +53,33 @@ std::string render_figure(const Figure& figure, FigureFormat format, const Expor
     surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, static_cast<int>(std::ceil(layout.width * o.png_scale)),
                                          static_cast<int>(std::ceil(layout.height * o.png_scale)));
   else
-    surface = cairo_pdf_surface_create_for_stream(append, &bytes, layout.width, layout.height);
+    surface = cairo_pdf_surface_create_for_stream(append_to_string, &bytes, layout.width, layout.height);
   std::unique_ptr<cairo_surface_t, decltype(&cairo_surface_destroy)> owned(surface, cairo_surface_destroy);
-  check(cairo_surface_status(surface), "create the surface (the figure may be too large)");
+  check_cairo(cairo_surface_status(surface), "create the surface (the figure may be too large)");
   cairo_t* cr = cairo_create(surface);
   if (format == FigureFormat::Png) cairo_scale(cr, o.png_scale, o.png_scale);
   CairoPainter painter(cr);
   paint_figure(painter, figure, layout);
   const cairo_status_t drawn = cairo_status(cr);
   cairo_destroy(cr);
-  check(drawn, "draw the figure");
-  if (format == FigureFormat::Png) check(cairo_surface_write_to_png_stream(surface, append, &bytes), "encode the PNG");
+  check_cairo(drawn, "draw the figure");
+  if (format == FigureFormat::Png)
+    check_cairo(cairo_surface_write_to_png_stream(surface, append_to_string, &bytes), "encode the PNG");
   cairo_surface_finish(surface);
-  check(cairo_surface_status(surface), "finish the file");
+  check_cairo(cairo_surface_status(surface), "finish the file");
   return bytes;
+}
+
+double paint_figure_in_box(cairo_t* cr, const Figure& figure, double x, double y, double width, double max_height) {
+  const FigureLayout layout = layout_for_files(figure, {});
+  const double scale = std::min(width / layout.width, max_height / layout.height);
+  cairo_save(cr);
+  cairo_translate(cr, x, y);
+  cairo_scale(cr, scale, scale);
+  CairoPainter painter(cr);
+  paint_figure(painter, figure, layout);
+  cairo_restore(cr);
+  return layout.height * scale;
 }
 
 void export_figure(const Figure& figure, const std::filesystem::path& path, const ExportOptions& options) {

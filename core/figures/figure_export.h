@@ -8,6 +8,8 @@
 #include "figures/figure.h"
 #include "figures/figure_layout.h"
 
+typedef struct _cairo cairo_t;  // cairo.h stays private to the core
+
 namespace attnscope {
 
 enum class FigureFormat { Png, Svg, Pdf };
@@ -27,5 +29,9 @@ double default_figure_width(const Figure& figure);
 void export_figure(const Figure& figure, const std::filesystem::path& path, const ExportOptions& options = {});
 // The bytes of the file export_figure would write (for tests and the GUI's clipboard).
 std::string render_figure(const Figure& figure, FigureFormat format, const ExportOptions& options = {});
+
+// Paints `figure` (laid out as the files are, at its default width), scaled to fit a box of `width` x `max_height`
+// at (x, y) on cr's target; returns the height it took.
+double paint_figure_in_box(cairo_t* cr, const Figure& figure, double x, double y, double width, double max_height);
 
 }  // namespace attnscope

@@ -33,6 +33,10 @@ AnalysisSettings settings_from_json(const nlohmann::json& j, const std::string& 
   return s;
 }
 
+// Accumulators added after version 2 was first written: files without them still open, and the
+// findings that need them say so.
+bool is_kept_since_classes(const std::string& name) { return name == "separator_classes" || name == "token_classes"; }
+
 }  // namespace
 
 void save_corpus(const std::filesystem::path& path, const CorpusFile& f) {
@@ -110,6 +114,7 @@ CorpusFile corpus_from_json(const nlohmann::json& j, const std::string& where) {
   f.accumulator =
       std::make_shared<CorpusAccumulator>(config.num_layers, config.num_heads, static_cast<int64_t>(f.options.window));
   for (const auto& [name, tensor] : f.accumulator->tensors()) {
+    if (!saved.contains(name) && is_kept_since_classes(name)) continue;  // an older file: left at zero
     if (!saved.contains(name)) throw Error(where + ": accumulator \"" + name + "\" is missing");
     *tensor = tensor_from_json(saved[name], *tensor, where + ": accumulators." + name);
   }

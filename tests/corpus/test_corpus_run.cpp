@@ -63,6 +63,8 @@ TEST_P(CorpusRunBatches, AccumulatorsAreTheSumOfPerTextResults) {
   at::Tensor plain = at::zeros({2, 2, N, N}, at::kDouble), no_sep = plain.clone(), no_diag = plain.clone(),
              masks = plain.clone();
   at::Tensor distances = at::zeros({2, 2, N}, at::kLong);
+  at::Tensor separator_classes = at::zeros({2, kTokenClasses}, at::kLong),
+             token_classes = at::zeros({kTokenClasses}, at::kLong);
   double repeat_sum = 0;
   int64_t texts = 0, repeat_undefined = 0;
   Encoding e;
@@ -79,6 +81,11 @@ TEST_P(CorpusRunBatches, AccumulatorsAreTheSumOfPerTextResults) {
       for (int64_t j = std::max<int64_t>(0, i - 1); j <= std::min(n - 1, i + 1); ++j)
         zeroed.select(2, i).select(2, j).zero_();
     no_diag.narrow(2, 0, n).narrow(3, 0, n) += zeroed;
+    for (size_t i = 0; i < e.size(); ++i) token_classes[static_cast<int>(token_class(e.tokens[i], i))] += 1;
+    for (int64_t l = 0; l < 2; ++l)
+      for (int p : a.layers[static_cast<size_t>(l)].separators.positions)
+        separator_classes[l][static_cast<int>(token_class(e.tokens[static_cast<size_t>(p)], static_cast<size_t>(p)))] +=
+            1;
     for (int64_t l = 0; l < 2; ++l)
       for (int64_t h = 0; h < 2; ++h) {
         const HeadStats& s = a.head(l, h).stats;
@@ -107,6 +114,9 @@ TEST_P(CorpusRunBatches, AccumulatorsAreTheSumOfPerTextResults) {
   EXPECT_TRUE(at::allclose(acc.attention_without_separators_and_diagonals(), no_diag, 0, tolerance));
   EXPECT_TRUE(at::equal(acc.mask_sum(), masks));
   EXPECT_TRUE(at::equal(acc.distance_histogram, distances));
+  EXPECT_TRUE(at::equal(acc.separator_classes, separator_classes)) << acc.separator_classes << separator_classes;
+  EXPECT_TRUE(at::equal(acc.token_classes, token_classes));
+  EXPECT_GT(token_classes[static_cast<int>(TokenClass::Punctuation)].item<int64_t>(), 0);  // "." and "!" in the text
   const auto& repeat = acc.stats[CorpusAccumulator::RepeatShare];
   EXPECT_NEAR(repeat.sum[1][0].item<double>(), repeat_sum, 1e-9);
   EXPECT_EQ(repeat.undefined[1][0].item<int64_t>(), repeat_undefined);

@@ -201,6 +201,16 @@ TEST_F(Gui, CorpusViewShowsASavedRunAndAMergedOne) {
                                        merged.string(), "--text", "A short text."});
   EXPECT_GT(mean_difference(img, both, Box{0, kHeight / 3, img.w, img.h}), 3.0);
   EXPECT_EQ(slurp(dir_ / "log").find("layout:"), std::string::npos) << slurp(dir_ / "log");
+
+  // The findings report from the corpus view: its button (right of Export..., in the row above the
+  // figure at this window size) writes report.pdf and report.md into the working folder.
+  const auto here = std::filesystem::current_path();
+  std::filesystem::current_path(dir_.path());
+  shot("report",
+       {"--view", "corpus", "--corpus-result", result.string(), "--text", "A short text.", "--click", "764", "256"});
+  std::filesystem::current_path(here);
+  EXPECT_EQ(slurp(dir_ / "report.pdf").substr(0, 5), "%PDF-") << "no report: did the button move?";
+  EXPECT_NE(slurp(dir_ / "report.md").find("| finding | paper, BERT-base | all-MiniLM-L6-v2 |"), std::string::npos);
 }
 
 TEST_F(Gui, FirstRunWithoutTheDefaultModelOffersTheChoice) {

@@ -3,6 +3,7 @@
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
+#include "base/error.h"
 #include "figures/compare_corpus_figures.h"
 #include "figures/corpus_figures.h"
 #include "panels/figure_panel.h"
@@ -106,6 +107,40 @@ void CorpusPanel::draw_run_controls(const std::shared_ptr<const Checkpoint>& che
   ImGui::EndDisabled();
 }
 
+void CorpusPanel::write_report() {
+  std::vector<ReportSource> sources{job_.state().report};
+  if (comparing_ && job_b_.state().result) sources.push_back(job_b_.state().report);
+  const std::filesystem::path pdf(report_);
+  if (pdf.extension() != ".pdf") throw Error(report_ + ": the report is a PDF: give a name ending in .pdf");
+  const FindingsReport report = make_report(std::move(sources));
+  write_report_pdf(report, pdf);
+  const auto markdown = std::filesystem::path(pdf).replace_extension(".md");
+  write_report_markdown(report, markdown, pdf.parent_path() / (pdf.stem().string() + "-figures"));
+  int holding = 0;
+  for (const auto& row : report.results)
+    for (const Measured& m : row) holding += m.verdict == Verdict::Holds;
+  report_message_ = "wrote " + report_ + " and " + markdown.string() + ": " + std::to_string(holding) + " of " +
+                    std::to_string(report.results.size() * report.runs.size()) + " findings hold";
+}
+
+void CorpusPanel::draw_report_controls() {
+  ImGui::TextDisabled("|");
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(220);
+  ImGui::InputText("##report", &report_);
+  ImGui::SameLine();
+  if (ImGui::Button("Findings report")) {
+    try {
+      write_report();
+    } catch (const std::exception& e) {
+      report_message_ = std::string("error: ") + e.what();
+    }
+  }
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("The paper's findings checked on this run (and B when comparing): a PDF, and Markdown beside it");
+  if (!report_message_.empty()) ImGui::TextWrapped("%s", report_message_.c_str());
+}
+
 PanelActions CorpusPanel::draw(const PanelContext& c, std::shared_ptr<const Checkpoint> checkpoint,
                                const std::function<void(ViewState&)>& controls) {
   PanelActions actions;
@@ -141,6 +176,8 @@ PanelActions CorpusPanel::draw(const PanelContext& c, std::shared_ptr<const Chec
   }
   if (!error_.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", error_.c_str());
   if (ImGui::Button("Export...")) actions.export_figure = &canvas_.figure();
+  ImGui::SameLine();
+  draw_report_controls();
   ImGui::BeginChild("corpus figure", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
   canvas_.draw(c.renderer, std::max(200.0f, ImGui::GetContentRegionAvail().x), c.figure_font);
   ImGui::EndChild();
