@@ -22,14 +22,15 @@ FindingsReport make_report(std::vector<ReportSource> sources) {
 
 std::string model_display_name(const std::string& model) {
   const std::filesystem::path p = std::filesystem::path(model).lexically_normal();
-  const std::string name = (p.has_filename() ? p : p.parent_path()).filename().string();
+  const std::filesystem::path last = (p.has_filename() ? p : p.parent_path()).filename();
+  const std::string name = last.extension() == ".gguf" ? last.stem().string() : last.string();
   return name.empty() ? model : name;
 }
 
 ReportSource report_source(std::string name, std::filesystem::path result, const CorpusFile& f) {
   if (name.empty()) name = model_display_name(f.model_path);
   char text[512];
-  std::snprintf(text, sizeof text, "%s: %llu windows of %zu tokens from %llu documents of %s; tau %.3g, tau_sep %.3g%s",
+  std::snprintf(text, sizeof text, "%s: %llu windows of %zu tokens from %llu documents in %s; tau %.3g, tau_sep %.3g%s",
                 name.c_str(), static_cast<unsigned long long>(f.windows), f.options.window,
                 static_cast<unsigned long long>(f.documents), f.options.input.filename().c_str(),
                 f.options.settings.tau, f.options.settings.tau_sep, f.partial ? " (a partial run)" : "");

@@ -22,7 +22,7 @@ struct ReportSource {
 // (model_display_name of the file's model path).
 ReportSource report_source(std::string name, std::filesystem::path result, const CorpusFile& file);
 // A model's name in a report: its folder's name ("models/all-mpnet-base-v2/" -> "all-mpnet-base-v2"),
-// or the id as given.
+// a GGUF file's name without ".gguf", or the id as given.
 std::string model_display_name(const std::string& model);
 
 struct FindingsReport {

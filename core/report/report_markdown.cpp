@@ -21,7 +21,7 @@ std::string cell(const std::string& text) {
 }
 
 std::string verdict_cell(const Measured& m) {
-  return cell(m.value) + " (" + (m.verdict == Verdict::Holds ? "**holds**" : verdict_name(m.verdict)) + ")";
+  return cell(m.value) + ": " + (m.verdict == Verdict::Holds ? "**holds**" : verdict_name(m.verdict));
 }
 
 void write_summary(std::ostringstream& out, const FindingsReport& r) {

@@ -24,6 +24,23 @@ Rgb verdict_color(Verdict v) {
   return kGrey;
 }
 
+// The text in lines no wider than `width`: at spaces, and a word wider than the line (a model's
+// name) cut between characters.
+std::vector<std::string> wrap_cell(const std::string& text, double width, double size, const TextMeasure& measure) {
+  std::vector<std::string> lines;
+  for (const std::string& line : wrap_words(text, width, size, measure)) {
+    std::string rest = line;
+    while (measure(rest, size) > width && rest.size() > 1) {
+      size_t cut = rest.size() - 1;
+      while (cut > 1 && (measure(rest.substr(0, cut), size) > width || (rest[cut] & 0xC0) == 0x80)) --cut;
+      lines.push_back(rest.substr(0, cut));
+      rest.erase(0, cut);
+    }
+    lines.push_back(rest);
+  }
+  return lines;
+}
+
 struct TableCell {
   std::string text;
   Rgb color = kInk;
@@ -59,7 +76,7 @@ class PageWriter {
       std::vector<std::vector<std::string>> lines;
       size_t tallest = 1;
       for (size_t c = 0; c < rows[r].size(); ++c) {
-        lines.push_back(wrap_words(rows[r][c].text, widths[c] - 6, size, measure_));
+        lines.push_back(wrap_cell(rows[r][c].text, widths[c] - 6, size, measure_));
         tallest = std::max(tallest, lines.back().size());
       }
       double x = kMargin;
@@ -95,7 +112,8 @@ void summary_page(PageWriter& page, const FindingsReport& r) {
       "2026) state these findings for BERT-base. Each is measured on the corpus runs below, with the number that "
       "decides it and the rule; the pages after this one show each finding's numbers and figure.",
       9.5);
-  for (const ReportSource& s : r.sources) page.paragraph(s.description, 8.5, kGrey);
+  for (const ReportSource& s : r.sources)
+    page.paragraph(s.description + (s.result.empty() ? "" : " (" + s.result.string() + ")"), 8.5, kGrey);
   page.skip(6);
   std::vector<std::vector<TableCell>> rows{{{"finding"}, {"paper, BERT-base"}}};
   for (const RunMeasures& m : r.runs) rows[0].push_back({m.name});
@@ -125,8 +143,8 @@ void finding_page(PageWriter& page, const FindingsReport& r, size_t f) {
   page.table(rows, {1.6, 1.4, 1.0, 3.0}, 8.5);
   page.figure(finding_figure(finding, r.runs));
   page.skip(10);
-  page.paragraph("The paper-style figure of a run: attnscope-cli figure " + finding.corpus_figure +
-                     " --corpus RESULT.json --out fig" + finding.corpus_figure + ".png",
+  page.paragraph("The paper-style figure of a run (its result file is named on the first page): attnscope-cli figure " +
+                     finding.corpus_figure + " --corpus RESULT.json --out fig" + finding.corpus_figure + ".png",
                  8, kGrey);
 }
 
