@@ -227,11 +227,11 @@ at::Tensor Transformer::attend_explicitly(const LayerWeights& w, const Projected
                                           const at::Tensor& relative, BatchCaptures* keep, int64_t B) const {
   const auto& [q_t, k_t, v_t] = qkv;
   const int64_t n = q_t.size(2), H = config_.num_heads, d = config_.head_dim();
-  // Scaling q (a quarter of the scores' size at 128 tokens) instead of the scores saves a pass.
-  at::Tensor scores = at::bmm((q_t * config_.scores_scale()).transpose(1, 2), k_t).view({B, H, n, n});
-  if (const double cap = config_.attention_softcap; cap > 0) scores.div_(cap).tanh_().mul_(cap);  // Gemma 2
-  if (relative.defined()) scores.add_(disentangled_scores(w, qkv, relative, B));
-  if (mask.defined()) scores.add_(mask);
+  at::Tensor scores = masked_scores(q_t, k_t, relative.defined() ? at::Tensor() : mask, B);
+  if (relative.defined()) {  // DeBERTa: its relative terms before the mask, in the order transformers adds them
+    scores.add_(disentangled_scores(w, qkv, relative, B));
+    if (mask.defined()) scores.add_(mask);
+  }
   if (!keep) return at::matmul(at::_softmax(scores, -1, false), v_t.transpose(1, 2).reshape({B, H, n, d}));
   // Written straight into this layer's slice of the captures (softmax in place of the scores
   // measured slower; writing out saves a copy per text later).
@@ -249,6 +249,31 @@ at::Tensor Transformer::attend_explicitly(const LayerWeights& w, const Projected
     keep->all_keys[l].copy_(k_t.view({B, H, d, n}).transpose(2, 3));
   }
   return context;
+}
+
+at::Tensor Transformer::masked_scores(const at::Tensor& q_t, const at::Tensor& k_t, const at::Tensor& mask,
+                                      int64_t B) const {
+  const int64_t n = q_t.size(2), H = q_t.size(0) / B;
+  // Scaling q (a quarter of the scores' size at 128 tokens) instead of the scores saves a pass.
+  at::Tensor scores = at::bmm((q_t * config_.scores_scale()).transpose(1, 2), k_t).view({B, H, n, n});
+  if (const double cap = config_.attention_softcap; cap > 0) scores.div_(cap).tanh_().mul_(cap);  // Gemma 2
+  if (mask.defined()) scores.add_(mask);
+  return scores;
+}
+
+at::Tensor Transformer::recompute_attention(const at::Tensor& queries, const at::Tensor& keys, int64_t layer) const {
+  if (weights_.relative_embeddings.defined())
+    throw Error("DeBERTa's attention maps cannot be recomputed from queries and keys alone");
+  if (!queries.defined() || !keys.defined())
+    throw Error("the attention maps are recomputed from the queries and keys the forward kept (the lenses' captures)");
+  const int64_t n = queries.size(1);
+  c10::InferenceMode guard;
+  const Masks masks = attention_masks(n, {});
+  const at::Tensor& mask = config_.is_local_layer(static_cast<size_t>(layer)) ? masks.local : masks.global;
+  const auto as_rows_t = [&](const at::Tensor& t) {  // [H, n, d] -> [H, d, n] as the forward had it
+    return t.to(device_.device, device_.dtype).transpose(1, 2).contiguous();
+  };
+  return at::_softmax(masked_scores(as_rows_t(queries), as_rows_t(keys), mask, 1), -1, false).squeeze(0);
 }
 
 // Query i and key j of one head meet at row r = relative[i][j] of the relative embeddings: the
@@ -348,6 +373,19 @@ at::Tensor Transformer::causal_mask(int64_t n, const at::Tensor& padding) const 
   return padding.defined() ? at::minimum(causal, padding) : causal;
 }
 
+Transformer::Masks Transformer::attention_masks(int64_t n, const at::Tensor& padding) const {
+  Masks m;
+  m.global = config_.causal() ? causal_mask(n, padding) : padding;
+  if (weights_.relative_bias.defined()) {  // MPNet: every layer's scores get the same bias, [1, H, n, n]
+    const at::Tensor buckets =
+        relative_position_buckets(n, config_.relative_buckets, config_.relative_max_distance).to(device_.device);
+    const at::Tensor bias = at::embedding(weights_.relative_bias, buckets).permute({2, 0, 1}).unsqueeze(0);
+    m.global = m.global.defined() ? bias + m.global : bias.contiguous();
+  }
+  if (config_.has_local_layers()) m.local = band_mask(n, m.global);
+  return m;
+}
+
 double Transformer::lowest_value() const {
   return device_.dtype == at::kFloat  ? std::numeric_limits<float>::lowest()
          : device_.dtype == at::kHalf ? -65504.0
@@ -417,13 +455,7 @@ BatchCaptures Transformer::forward(const std::vector<std::vector<int64_t>>& ids,
   out.visibility = config_.visibility();
   c10::InferenceMode guard;
   const at::Tensor device_ids = batch.ids.to(device_.device);
-  at::Tensor mask = config_.causal() ? causal_mask(n, padding_mask(batch)) : padding_mask(batch);
-  if (weights_.relative_bias.defined()) {  // MPNet: every layer's scores get the same bias, [1, H, n, n]
-    const at::Tensor buckets =
-        relative_position_buckets(n, config_.relative_buckets, config_.relative_max_distance).to(device_.device);
-    const at::Tensor bias = at::embedding(weights_.relative_bias, buckets).permute({2, 0, 1}).unsqueeze(0);
-    mask = mask.defined() ? bias + mask : bias.contiguous();
-  }
+  const Masks masks = attention_masks(n, padding_mask(batch));
   if (capture) allocate_captures(out, batch.ids.size(0), n, options.lenses);
   const at::Tensor positions =
       config_.position_offset > 0 ? offset_positions(ids, n, config_.pad_token_id).to(device_.device) : at::Tensor();
@@ -435,7 +467,6 @@ BatchCaptures Transformer::forward(const std::vector<std::vector<int64_t>>& ids,
     global = rotary_tables(n, config_.rotary.global_theta);
     local = rotary_tables(n, config_.rotary.local_theta);
   }
-  const at::Tensor local_mask = config_.has_local_layers() ? band_mask(n, mask) : at::Tensor();
   const at::Tensor relative = weights_.relative_embeddings.defined() ? relative_index(n) : at::Tensor();
   for (size_t l = 0; l < weights_.layers.size(); ++l) {
     stop_if_stale(keep_going);
@@ -443,7 +474,7 @@ BatchCaptures Transformer::forward(const std::vector<std::vector<int64_t>>& ids,
     const bool is_local = config_.is_local_layer(l);
     const RotaryTables* positions = rotary ? (is_local ? &local : &global) : nullptr;
     const at::Tensor context =
-        attend(w, x, is_local ? local_mask : mask, capture ? &out : nullptr, positions, relative, keep_going);
+        attend(w, x, is_local ? masks.local : masks.global, capture ? &out : nullptr, positions, relative, keep_going);
     if (stops_early && l + 1 == weights_.layers.size()) {
       if (last == LastLayer::HeadOutputsAndLastToken) out.last_states = finish_last_tokens(w, context, x, batch);
       return out;

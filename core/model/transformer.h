@@ -55,6 +55,14 @@ class Transformer {
   const at::Tensor& output_weight() const { return weights_.output_weight; }
   const ComputeDevice& device() const { return device_; }
 
+  // One text's attention maps of layer `layer` again, [H, n, n], from the queries and keys the
+  // forward used ([H, n, d] each: TextCaptures::queries[layer] and keys[layer], taken with the
+  // lenses): the same mask, products and softmax as the forward, so the same maps to the bit (the
+  // products sum in one order whatever their shape: reproducible_products.h). What a long text
+  // keeps instead of its maps. Throws attnscope::Error for DeBERTa (its scores need more than
+  // queries and keys).
+  at::Tensor recompute_attention(const at::Tensor& queries, const at::Tensor& keys, int64_t layer) const;
+
  private:
   struct Batch {
     at::Tensor ids;  // [B, n] on the host, pads 0
@@ -70,6 +78,14 @@ class Transformer {
   RotaryTables rotary_tables(int64_t n, double theta) const;
   at::Tensor band_mask(int64_t n, const at::Tensor& padding) const;
   at::Tensor causal_mask(int64_t n, const at::Tensor& padding) const;
+  // The additive masks of a forward over n positions: the global layers' (causal, padding, MPNet's
+  // relative bias; undefined when nothing is masked) and the local layers' (undefined without any).
+  struct Masks {
+    at::Tensor global, local;
+  };
+  Masks attention_masks(int64_t n, const at::Tensor& padding) const;
+  // q k^T scaled (soft-capped where the family does) plus the mask: [B * H, n, n] from [B * H, d, n].
+  at::Tensor masked_scores(const at::Tensor& q_t, const at::Tensor& k_t, const at::Tensor& mask, int64_t B) const;
   at::Tensor normalize(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias) const;
   struct Projected {
     at::Tensor q_t, k_t, v_t;  // [B * H, d, n]
