@@ -42,9 +42,13 @@ if [ "${ATTNSCOPE_SKIP_SANITIZERS:-0}" != 1 ]; then
   # interrupted corpus run (its resumption is checked in process by CorpusRun tests under the
   # sanitizers too; here it would only wait longer on a slower process) and every view of a real
   # decoder (the views' code runs here on the encoders, the decoder's forward in test_model: 90 s
-  # more under the sanitizers, for the 30 layers of SmolLM2 through every view).
+  # more under the sanitizers, for the 30 layers of SmolLM2 through every view); and, 170 s of
+  # test time together, the GUI tests whose code runs under the sanitizers in lighter tests (the
+  # corpus view in every view's test, its report in the report's own tests, the next tokens in the
+  # command line's, the heads' roles in the analysis's and pipeline's) and the real decoders'
+  # goldens (their reading and forward in the GGUF and tiny-decoder tests).
   env "${sanitizer_env[@]}" ctest --test-dir "$no_toolkit_build" --output-on-failure -j "$(nproc)" \
-    -E 'Gui\.NothingIsCutAtProjectorSizes|Slurm\.|Cli\.CorpusInterruptedByCtrlCResumes|Gui\.EveryViewOfADecoderRendersSomething'
+    -E 'Gui\.NothingIsCutAtProjectorSizes|Slurm\.|Cli\.CorpusInterruptedByCtrlCResumes|Gui\.EveryViewOfADecoderRendersSomething|Gui\.CorpusViewShowsASavedRunAndAMergedOne|Gui\.TheKeyNAppendsTheMostLikelyNextToken|Gui\.TheRoleGridColoursEachHeadByItsRole|GgufDecoder\.'
   fuzz_build=$no_toolkit_build
 else
   say "a build that finds no CUDA toolkit"

@@ -1,7 +1,9 @@
 // attnscope-cli report: the paper's findings checked on one or more models, from corpus runs made
 // here (or reused when already made with the same model, corpus and settings) or given as files.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 
 #include "base/error.h"
 #include "commands.h"
@@ -25,9 +27,20 @@ struct ReportOptions {
   std::string out = "report.pdf", runs;
 };
 
-// The corpus run of one model: reused when runs/<name>.json is the same run and complete,
-// continued when it is the same run stopped early, made anew otherwise.
-ReportSource model_run(const ReportOptions& o, const std::string& model) {
+// The saved run in `path` when it can be read; a file that cannot is run again, not fatal.
+std::optional<CorpusFile> saved_run(const std::string& path) {
+  if (!fs::exists(path)) return std::nullopt;
+  try {
+    return load_corpus(path);
+  } catch (const Error& e) {
+    std::fprintf(stderr, "%s cannot be reused (%s); running it again\n", path.c_str(), e.what());
+    return std::nullopt;
+  }
+}
+
+// The corpus run of one model, saved as runs/<name>.json: reused when that file is the same run
+// and complete, continued when it is the same run stopped early, made anew otherwise.
+ReportSource model_run(const ReportOptions& o, const std::string& model, const std::string& name) {
   CorpusCommandOptions c;
   c.model = o.run;
   c.model.model = model;
@@ -35,28 +48,39 @@ ReportSource model_run(const ReportOptions& o, const std::string& model) {
   c.input = o.input;
   c.batch = o.batch;
   c.max_windows = o.max_windows;
-  c.out = (fs::path(o.runs) / (model_display_name(model) + ".json")).string();
+  c.out = (fs::path(o.runs) / (name + ".json")).string();
   ComputeDevice device;
   const auto checkpoint = load_checkpoint(c.model, device);
   CorpusFile file = new_corpus_file(c, *checkpoint, device);
-  if (fs::exists(c.out)) {
-    CorpusFile saved = load_corpus(c.out);
-    if (same_corpus_run(saved, file) && saved.options.max_windows == file.options.max_windows) {
-      if (!saved.partial) {
-        std::fprintf(stderr, "%s: reusing the corpus run in %s (%s)\n", model_display_name(model).c_str(),
-                     c.out.c_str(), count(saved.windows, "window").c_str());
-        return report_source(model_display_name(model), c.out, saved);
-      }
-      std::fprintf(stderr, "%s: continuing the partial run in %s\n", model_display_name(model).c_str(), c.out.c_str());
-      file.accumulator = saved.accumulator;
-      file.windows = saved.windows;
+  if (const auto saved = saved_run(c.out);
+      saved && same_corpus_run(*saved, file) && saved->options.max_windows == file.options.max_windows) {
+    if (!saved->partial) {
+      std::fprintf(stderr, "%s: reusing the corpus run in %s (%s)\n", name.c_str(), c.out.c_str(),
+                   count(saved->windows, "window").c_str());
+      return report_source(name, c.out, *saved);
     }
+    std::fprintf(stderr, "%s: continuing the partial run in %s\n", name.c_str(), c.out.c_str());
+    file.accumulator = saved->accumulator;
+    file.windows = saved->windows;
   }
-  std::fprintf(stderr, "%s: corpus run into %s\n", model_display_name(model).c_str(), c.out.c_str());
+  std::fprintf(stderr, "%s: corpus run into %s\n", name.c_str(), c.out.c_str());
   run_and_save_corpus(c, *checkpoint, file);
   write_corpus_csv(default_csv_folder(c.out), *file.accumulator);
   if (file.partial) throw Error("stopped: the partial run is saved in " + c.out + "; run the report again to continue");
-  return report_source(model_display_name(model), c.out, file);
+  return report_source(name, c.out, file);
+}
+
+// The models' names in the report and their runs' files: a name given twice (two folders both
+// called "model") gets "-2", "-3", ... so that neither run overwrites the other.
+std::vector<std::string> distinct_names(const std::vector<std::string>& models) {
+  std::vector<std::string> names;
+  for (const std::string& m : models) {
+    std::string name = model_display_name(m);
+    for (int k = 2; std::find(names.begin(), names.end(), name) != names.end(); ++k)
+      name = model_display_name(m) + "-" + std::to_string(k);
+    names.push_back(name);
+  }
+  return names;
 }
 
 int run_report(ReportOptions o) {
@@ -75,7 +99,8 @@ int run_report(ReportOptions o) {
     const CorpusFile file = load_corpus(r);
     sources.push_back(report_source("", r, file));
   }
-  for (const std::string& m : o.models) sources.push_back(model_run(o, m));
+  const std::vector<std::string> names = distinct_names(o.models);
+  for (size_t k = 0; k < o.models.size(); ++k) sources.push_back(model_run(o, o.models[k], names[k]));
   const FindingsReport report = make_report(std::move(sources));
   const fs::path markdown = fs::path(o.out).replace_extension(".md"),
                  figures = out.parent_path() / (out.stem().string() + "-figures");

@@ -68,6 +68,16 @@ TEST_F(CliReport, ModelsSideBySideAndSavedRuns) {
   EXPECT_EQ(first_rows(rows), first_rows(rows.substr(second)));
 }
 
+TEST_F(CliReport, ADamagedRunIsMadeAgainAndOneNameTwiceKeepsBothRuns) {
+  std::filesystem::create_directories(dir_ / "d-runs");
+  write_text(dir_ / "d-runs" / "tiny.json", "{\"format\": \"attnscope.corpus\"");
+  const Outcome o = report({"--model", tiny(), "--model", tiny(), "--out", (dir_ / "d.pdf").string()});
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_NE(o.err.find("cannot be reused"), std::string::npos) << o.err;
+  EXPECT_TRUE(std::filesystem::exists(dir_ / "d-runs" / "tiny-2.json"));
+  EXPECT_NE(slurp(dir_ / "d.md").find("| finding | paper, BERT-base | tiny | tiny-2 |"), std::string::npos);
+}
+
 TEST_F(CliReport, BadRequestsGetOneLine) {
   expect_one_line_error({"report", "--out", (dir_ / "r.pdf").string()}, "--model");
   expect_one_line_error({"report", "--model", tiny(), "--out", (dir_ / "r.png").string()}, ".pdf");
