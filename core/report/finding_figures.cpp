@@ -49,8 +49,8 @@ HeatmapPanel head_map(const RunMeasures& m, const LayerHeadValues& v, std::strin
   return p;
 }
 
-std::vector<MaybeValue> constant(const RunMeasures& m, MaybeValue v, int64_t count) {
-  (void)m;
+// The same value for each of `count` categories (a level drawn as markers).
+std::vector<MaybeValue> constant(MaybeValue v, int64_t count) {
   return std::vector<MaybeValue>(static_cast<size_t>(count), v);
 }
 
@@ -67,7 +67,7 @@ Panel finding_panel(const std::string& key, const RunMeasures& m) {
     p.series = {
         series("first token", values(m.separators_first), 0), series("special", values(m.separators_special), 2),
         series("punctuation", values(m.separators_punctuation), 1), series("word", values(m.separators_word), 3),
-        series("punctuation among all tokens", values(constant(m, m.punctuation_base, m.layers)), 4, true)};
+        series("punctuation among all tokens", values(constant(m.punctuation_base, m.layers)), 4, true)};
     return p;
   }
   if (key == "summed-diagonal") return head_map(m, m.rows_on_band, "rows peaking on the band");
@@ -92,7 +92,7 @@ Panel finding_panel(const std::string& key, const RunMeasures& m) {
   if (key == "same-sentence") {
     BarPanel p = layer_bars(m, "same-sentence share", 1.0);
     p.series = {series("mean over heads", values(m.same_sentence_share), 0),
-                series("chance", values(constant(m, m.chance, m.layers)), 4, true)};
+                series("chance", values(constant(m.chance, m.layers)), 4, true)};
     return p;
   }
   BarPanel p = layer_bars(m, "distinct anchors", static_cast<double>(m.heads));  // "distinct-anchors"
