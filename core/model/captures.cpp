@@ -1,6 +1,7 @@
 #include "model/captures.h"
 
 #include <ATen/ATen.h>
+#include <c10/core/InferenceMode.h>
 
 #include <algorithm>
 
@@ -26,9 +27,25 @@ at::Tensor column_means(const at::Tensor& column_sums, const AttentionVisibility
   return column_sums / visibility.visible_queries(L, n, column_sums.device()).unsqueeze(1);
 }
 
+namespace {
+
+// [B, L, H, n] column sums to column_means, each text by its own length.
+at::Tensor column_means_of_batch(at::Tensor columns, const BatchCaptures& batch) {
+  if (!batch.visibility.causal) return columns;
+  columns = columns.contiguous();
+  for (size_t b = 0; b < batch.lengths.size(); ++b) {  // each text's own length sets its counts
+    const int64_t n = batch.lengths[b];
+    at::Tensor text = columns[static_cast<int64_t>(b)].narrow(-1, 0, n);
+    text.copy_(column_means(text, batch.visibility));
+  }
+  return columns;
+}
+
+}  // namespace
+
 TextCaptures text_captures(const BatchCaptures& batch, size_t index, bool to_host, bool hidden_states) {
   if (index >= batch.lengths.size()) throw Error("text " + std::to_string(index) + " is not in the batch");
-  if (batch.attention.empty()) throw Error("the forward pass was run without captures");
+  if (batch.head_outputs.empty()) throw Error("the forward pass was run without captures");
   const int64_t b = static_cast<int64_t>(index), n = batch.lengths[index];
   const auto place = [&](at::Tensor t) { return to_host ? t.to(at::kCPU, at::kFloat).contiguous() : t.contiguous(); };
 
@@ -37,18 +54,23 @@ TextCaptures text_captures(const BatchCaptures& batch, size_t index, bool to_hos
     for (const auto& h : batch.hidden_states) hidden.push_back(h[b].narrow(0, 0, n));
 
   TextCaptures t;
-  t.attention = place(text_attention(batch, index));
+  if (batch.all_column_sums.defined())  // a long text's: what recomputes its maps, not the maps
+    t.column_sums = place(batch.all_column_sums.select(1, b).narrow(2, 0, n));
+  else
+    t.attention = place(text_attention(batch, index));
   t.head_outputs = place(text_head_outputs(batch, index));
   if (hidden_states) t.hidden_states = place(at::stack(hidden));
   if (batch.last_states.defined()) t.last_state = place(batch.last_states[b]);
   if (batch.all_value_norms.defined()) {
     t.value_norms = place(batch.all_value_norms.select(1, b).narrow(2, 0, n));
     t.value_gram = place(batch.all_value_gram.select(1, b).narrow(1, 0, n));
+  }
+  if (batch.all_queries.defined()) {
     t.queries = place(batch.all_queries.select(1, b).narrow(2, 0, n));
     t.keys = place(batch.all_keys.select(1, b).narrow(2, 0, n));
   }
-  t.num_layers = t.attention.size(0);
-  t.num_heads = t.attention.size(1);
+  t.num_layers = t.head_outputs.size(0);
+  t.num_heads = t.head_outputs.size(1);
   t.length = n;
   t.head_dim = t.head_outputs.size(3);
   t.hidden_size = batch.hidden_states.empty() ? 0 : batch.hidden_states.front().size(2);
@@ -77,31 +99,31 @@ at::Tensor text_head_outputs(const BatchCaptures& batch, size_t index) {
 }
 
 at::Tensor real_rows(const BatchCaptures& batch) {
-  if (batch.attention.empty()) throw Error("the forward pass was run without captures");
-  const int64_t P = batch.attention.front().size(-1);
-  if (std::all_of(batch.lengths.begin(), batch.lengths.end(), [&](int64_t n) { return n == P; })) return {};
-  const auto device = batch.attention.front().device();
-  const at::Tensor lengths = at::tensor(batch.lengths).to(device);
-  return (at::arange(P, at::TensorOptions().dtype(at::kLong).device(device)).unsqueeze(0) < lengths.unsqueeze(1))
+  if (batch.head_outputs.empty()) throw Error("the forward pass was run without captures");
+  const at::Tensor rows =
+      real_query_rows(batch.lengths, batch.head_outputs.front().size(2), batch.head_outputs.front().device());
+  return rows.defined() ? rows.squeeze(1) : rows;
+}
+
+at::Tensor real_query_rows(const std::vector<int64_t>& lengths, int64_t n, const at::Device& device) {
+  if (std::all_of(lengths.begin(), lengths.end(), [&](int64_t length) { return length == n; })) return {};
+  const at::Tensor counts = at::tensor(lengths).to(device);
+  return (at::arange(n, at::TensorOptions().dtype(at::kLong).device(device)).unsqueeze(0) < counts.unsqueeze(1))
       .to(at::kFloat)
-      .unsqueeze(2);
+      .view({-1, 1, n, 1});
 }
 
 at::Tensor column_attention(const BatchCaptures& batch) {
+  c10::InferenceMode guard;
+  if (batch.all_column_sums.defined())
+    return column_means_of_batch(batch.all_column_sums.transpose(0, 1).clone(at::MemoryFormat::Contiguous), batch);
   const at::Tensor rows = real_rows(batch);
   std::vector<at::Tensor> layers;
   for (const auto& a : batch.attention) {
     const at::Tensor maps = a.to(at::kFloat);  // [B, H, n, n]
     layers.push_back((rows.defined() ? maps * rows.unsqueeze(1) : maps).sum(-2));
   }
-  at::Tensor columns = at::stack(layers, 1);
-  if (!batch.visibility.causal) return columns;
-  for (size_t b = 0; b < batch.lengths.size(); ++b) {  // each text's own length sets its counts
-    const int64_t n = batch.lengths[b];
-    at::Tensor text = columns[static_cast<int64_t>(b)].narrow(-1, 0, n);
-    text.copy_(column_means(text, batch.visibility));
-  }
-  return columns;
+  return column_means_of_batch(at::stack(layers, 1), batch);
 }
 
 }  // namespace attnscope

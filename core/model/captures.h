@@ -40,6 +40,10 @@ struct BatchCaptures {
   // With the lenses too: every head's queries and keys [L, B, H, n, d] (bertviz's neuron view),
   // as the scores use them (rotary positions applied, before the 1 / sqrt(d) scale).
   at::Tensor all_queries, all_keys;
+  // With KeptAttention::QueriesAndKeys (the maps not kept): each map's column sums over the
+  // text's real query rows, [L, B, H, n] float32 (before column_means); all_queries and all_keys
+  // are kept then too, and recompute any map.
+  at::Tensor all_column_sums;
   std::vector<at::Tensor> hidden_states;  // L + 1 entries [B, n, D]: embeddings, then each layer
   // [B, D]: each text's last token after the last layer (and the final norm, where the family has
   // one); undefined where the last layer stopped at its head outputs everywhere.
@@ -51,7 +55,8 @@ struct BatchCaptures {
 // std::shared_ptr<const TextCaptures>).
 struct TextCaptures {
   int64_t num_layers = 0, num_heads = 0, length = 0, head_dim = 0, hidden_size = 0;
-  at::Tensor attention;      // [L, H, n, n]
+  at::Tensor attention;      // [L, H, n, n]; undefined for a long text (kept: column_sums, queries, keys)
+  at::Tensor column_sums;    // [L, H, n] float32 sums over the rows; defined where attention is not
   at::Tensor head_outputs;   // [L, H, n, d]
   at::Tensor hidden_states;  // [L + 1, n, D]; may be undefined (e.g. not saved in a result file)
   at::Tensor value_norms;    // [L, H, n] ||f_h(x_j)||; undefined unless the lenses were captured
@@ -80,5 +85,7 @@ at::Tensor column_attention(const BatchCaptures& batch);
 // [B, n, 1] float32 on the compute device: 1 for the real rows of each text, 0 for its pads;
 // undefined when no text of the batch is padded.
 at::Tensor real_rows(const BatchCaptures& batch);
+// The same for texts of these lengths padded to n, shaped [B, 1, n, 1] to weigh a [B, H, n, n] map's rows.
+at::Tensor real_query_rows(const std::vector<int64_t>& lengths, int64_t n, const at::Device& device);
 
 }  // namespace attnscope

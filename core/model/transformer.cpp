@@ -68,6 +68,19 @@ at::Tensor offset_positions(const std::vector<std::vector<int64_t>>& ids, int64_
 constexpr double kSliceFlops = 2.5e8;
 constexpr int64_t kSliceMultiple = 64;  // slices of whole vector registers' widths
 
+// MKL multiplies a matrix of fewer than 4 rows by other kernels than a larger one, which sum in
+// another order (measured: blocks of 1 to 3 rows differ from the whole map's rows in the last
+// bit, blocks of 4 and more never did, on the shapes of every family here): a block of a map is
+// never shorter than this unless the whole map is.
+constexpr int64_t kFewestBlockRows = 4;
+
+// The query rows of the block of a layer's attention starting at `first`: `step`, or the rest;
+// a rest too short to stand alone joins the block before it.
+int64_t block_height(int64_t first, int64_t step, int64_t n) {
+  const int64_t count = std::min(std::max(step, kFewestBlockRows), n - first);
+  return n - first - count < kFewestBlockRows ? n - first : count;
+}
+
 // A run made stale by a newer request ends here (attnscope::Cancelled); without keep_going, never.
 void stop_if_stale(const KeepGoing& keep_going) {
   if (keep_going && !keep_going()) throw Cancelled();
@@ -201,7 +214,7 @@ Transformer::Projected Transformer::project_apart(const LayerWeights& w, const a
           heads_t(w.v_weight, w.v_bias, {}, G)};
 }
 
-at::Tensor Transformer::attend(const LayerWeights& w, const at::Tensor& x, const at::Tensor& mask, BatchCaptures* keep,
+at::Tensor Transformer::attend(const LayerWeights& w, const at::Tensor& x, const LayerMask& mask, BatchCaptures* keep,
                                const RotaryTables* rotary, const at::Tensor& relative,
                                const KeepGoing& keep_going) const {
   const int64_t B = x.size(0), n = x.size(1), H = config_.num_heads, d = config_.head_dim();
@@ -215,19 +228,55 @@ at::Tensor Transformer::attend(const LayerWeights& w, const at::Tensor& x, const
     q_t = rotate(q_t, *rotary);
     k_t = rotate(k_t, *rotary);
   }
+  if (mask.in_blocks) return attend_in_blocks({q_t, k_t, v_t}, mask, *keep, B, keep_going);
   if (keep || config_.attention_softcap > 0 || relative.defined())
-    return attend_explicitly(w, {q_t, k_t, v_t}, mask, relative, keep, B);
+    return attend_explicitly(w, {q_t, k_t, v_t}, mask.whole, relative, keep, B);
   const auto as_heads = [&](const at::Tensor& t) { return t.transpose(1, 2).view({B, H, n, d}); };
   return at::scaled_dot_product_attention(as_heads(q_t), as_heads(k_t), as_heads(v_t),
-                                          mask.defined() ? std::optional<at::Tensor>(mask) : std::nullopt, 0.0, false,
-                                          config_.scores_scale());
+                                          mask.whole.defined() ? std::optional<at::Tensor>(mask.whole) : std::nullopt,
+                                          0.0, false, config_.scores_scale());
+}
+
+// Block by block of query rows, exactly what attend_explicitly does for those rows (the masks are
+// functions of position, softmax works row by row, and the products sum each output in one order
+// whatever their shape), so the head outputs and every later layer are those of the whole path to
+// the bit; of each block of maps only its column sums stay.
+at::Tensor Transformer::attend_in_blocks(const Projected& qkv, const LayerMask& mask, BatchCaptures& keep, int64_t B,
+                                         const KeepGoing& keep_going) const {
+  const auto& [q_t, k_t, v_t] = qkv;
+  const int64_t n = q_t.size(2), H = config_.num_heads, d = config_.head_dim();
+  const int64_t l = static_cast<int64_t>(keep.head_outputs.size());
+  const at::Tensor q_rows = scaled_query_rows(q_t);
+  const at::Tensor values = v_t.transpose(1, 2);
+  at::Tensor context = keep.all_head_outputs[l];
+  const at::Tensor context_rows = context.view({B * H, n, d});
+  at::Tensor columns = keep.all_column_sums[l];  // [B, H, n]
+  columns.zero_();
+  const at::Tensor real = real_query_rows(keep.lengths, n, device_.device);  // [B, 1, n, 1] or undefined
+  const int64_t step = mask.block_rows > 0 ? mask.block_rows : std::max<int64_t>(1, (int64_t{8} << 20) / (B * H * n));
+  for (int64_t first = 0; first < n; first += block_height(first, step, n)) {
+    if (first > 0) stop_if_stale(keep_going);
+    const RowSpan rows{first, block_height(first, step, n)};
+    const Masks masks = attention_masks(n, mask.padding, rows);
+    const at::Tensor attention =
+        at::_softmax(masked_scores(q_rows, k_t, mask.local ? masks.local : masks.global, B, rows), -1, false);
+    at::Tensor out = context_rows.narrow(1, rows.first, rows.count);
+    out.copy_(at::bmm(attention.view({B * H, rows.count, n}), values));
+    const at::Tensor summed = real.defined() ? attention * real.narrow(2, rows.first, rows.count) : attention;
+    columns.add_(summed.sum(2, false, at::kFloat));
+  }
+  keep.head_outputs.push_back(context);
+  if (keep.all_value_norms.defined()) keep_value_vectors(v_t, l, keep);
+  keep.all_queries[l].copy_(q_t.view({B, H, d, n}).transpose(2, 3));
+  keep.all_keys[l].copy_(k_t.view({B, H, d, n}).transpose(2, 3));
+  return context;
 }
 
 at::Tensor Transformer::attend_explicitly(const LayerWeights& w, const Projected& qkv, const at::Tensor& mask,
                                           const at::Tensor& relative, BatchCaptures* keep, int64_t B) const {
   const auto& [q_t, k_t, v_t] = qkv;
   const int64_t n = q_t.size(2), H = config_.num_heads, d = config_.head_dim();
-  at::Tensor scores = masked_scores(q_t, k_t, relative.defined() ? at::Tensor() : mask, B);
+  at::Tensor scores = masked_scores(scaled_query_rows(q_t), k_t, relative.defined() ? at::Tensor() : mask, B);
   if (relative.defined()) {  // DeBERTa: its relative terms before the mask, in the order transformers adds them
     scores.add_(disentangled_scores(w, qkv, relative, B));
     if (mask.defined()) scores.add_(mask);
@@ -251,29 +300,40 @@ at::Tensor Transformer::attend_explicitly(const LayerWeights& w, const Projected
   return context;
 }
 
-at::Tensor Transformer::masked_scores(const at::Tensor& q_t, const at::Tensor& k_t, const at::Tensor& mask,
-                                      int64_t B) const {
-  const int64_t n = q_t.size(2), H = q_t.size(0) / B;
+at::Tensor Transformer::scaled_query_rows(const at::Tensor& q_t) const {
   // Scaling q (a quarter of the scores' size at 128 tokens) instead of the scores saves a pass.
-  at::Tensor scores = at::bmm((q_t * config_.scores_scale()).transpose(1, 2), k_t).view({B, H, n, n});
+  return (q_t * config_.scores_scale()).transpose(1, 2);
+}
+
+at::Tensor Transformer::masked_scores(const at::Tensor& q_rows, const at::Tensor& k_t, const at::Tensor& mask,
+                                      int64_t B, RowSpan rows) const {
+  const int64_t n = k_t.size(2), H = k_t.size(0) / B, count = rows.size(q_rows.size(1));
+  at::Tensor scores = at::bmm(q_rows.narrow(1, rows.first, count), k_t).view({B, H, count, n});
   if (const double cap = config_.attention_softcap; cap > 0) scores.div_(cap).tanh_().mul_(cap);  // Gemma 2
   if (mask.defined()) scores.add_(mask);
   return scores;
 }
 
-at::Tensor Transformer::recompute_attention(const at::Tensor& queries, const at::Tensor& keys, int64_t layer) const {
+at::Tensor Transformer::recompute_attention(const at::Tensor& queries, const at::Tensor& keys, int64_t layer,
+                                            RowSpan rows) const {
   if (weights_.relative_embeddings.defined())
     throw Error("DeBERTa's attention maps cannot be recomputed from queries and keys alone");
   if (!queries.defined() || !keys.defined())
-    throw Error("the attention maps are recomputed from the queries and keys the forward kept (the lenses' captures)");
+    throw Error("the attention maps are recomputed from the queries and keys the forward kept");
   const int64_t n = queries.size(1);
   c10::InferenceMode guard;
-  const Masks masks = attention_masks(n, {});
+  if (const int64_t count = rows.size(n); count < kFewestBlockRows && count < n) {  // see kFewestBlockRows
+    const int64_t first = std::max<int64_t>(0, std::min(rows.first, n - kFewestBlockRows));
+    return recompute_attention(queries, keys, layer, {first, std::min(kFewestBlockRows, n)})
+        .narrow(1, rows.first - first, count);
+  }
+  const Masks masks = attention_masks(n, {}, rows);
   const at::Tensor& mask = config_.is_local_layer(static_cast<size_t>(layer)) ? masks.local : masks.global;
   const auto as_rows_t = [&](const at::Tensor& t) {  // [H, n, d] -> [H, d, n] as the forward had it
     return t.to(device_.device, device_.dtype).transpose(1, 2).contiguous();
   };
-  return at::_softmax(masked_scores(as_rows_t(queries), as_rows_t(keys), mask, 1), -1, false).squeeze(0);
+  const at::Tensor scores = masked_scores(scaled_query_rows(as_rows_t(queries)), as_rows_t(keys), mask, 1, rows);
+  return at::_softmax(scores, -1, false).squeeze(0);
 }
 
 // Query i and key j of one head meet at row r = relative[i][j] of the relative embeddings: the
@@ -353,36 +413,49 @@ at::Tensor Transformer::feed_forward(const LayerWeights& w, const at::Tensor& x,
 
 // Local (sliding-window) layers: a key farther than local_window positions from the query is masked
 // out, on top of the mask given (padding, or a decoder's causal mask) when there is one.
-// [B or 1, 1, n, n]. Made on the model's device: built on the CPU and copied, the two masks of a
-// Gemma 3 forward at 2,048 tokens cost more than its attention on a GPU.
-at::Tensor Transformer::band_mask(int64_t n, const at::Tensor& padding) const {
-  const at::Tensor index = at::arange(n, at::TensorOptions().dtype(at::kLong).device(device_.device));
-  const at::Tensor outside = (index.unsqueeze(0) - index.unsqueeze(1)).abs() > config_.rotary.local_window;
-  at::Tensor band = at::zeros({n, n}, at::TensorOptions().dtype(device_.dtype).device(device_.device))
+// [B or 1, 1, rows, n] for the query rows asked. Made on the model's device: built on the CPU and
+// copied, the two masks of a Gemma 3 forward at 2,048 tokens cost more than its attention on a GPU.
+at::Tensor Transformer::band_mask(int64_t n, const at::Tensor& padding, RowSpan rows) const {
+  const auto [queries, keys] = row_and_key_positions(n, rows);
+  const at::Tensor outside = (keys - queries).abs() > config_.rotary.local_window;
+  at::Tensor band = at::zeros(outside.sizes(), at::TensorOptions().dtype(device_.dtype).device(device_.device))
                         .masked_fill_(outside, lowest_value())
-                        .view({1, 1, n, n});
+                        .view({1, 1, outside.size(0), n});
   return padding.defined() ? at::minimum(band, padding) : band;
 }
 
 // A decoder's: a key after the query is masked out, on top of the padding mask when there is one.
-// [B or 1, 1, n, n], made on the model's device.
-at::Tensor Transformer::causal_mask(int64_t n, const at::Tensor& padding) const {
-  at::Tensor causal = at::full({n, n}, lowest_value(), at::TensorOptions().dtype(device_.dtype).device(device_.device))
-                          .triu_(1)
-                          .view({1, 1, n, n});
+// [B or 1, 1, rows, n], made on the model's device.
+at::Tensor Transformer::causal_mask(int64_t n, const at::Tensor& padding, RowSpan rows) const {
+  const auto [queries, keys] = row_and_key_positions(n, rows);
+  const at::Tensor after = keys > queries;
+  at::Tensor causal = at::zeros(after.sizes(), at::TensorOptions().dtype(device_.dtype).device(device_.device))
+                          .masked_fill_(after, lowest_value())
+                          .view({1, 1, after.size(0), n});
   return padding.defined() ? at::minimum(causal, padding) : causal;
 }
 
-Transformer::Masks Transformer::attention_masks(int64_t n, const at::Tensor& padding) const {
+// [rows, 1] and [1, n]: the positions of the query rows asked and of every key, on the device.
+std::pair<at::Tensor, at::Tensor> Transformer::row_and_key_positions(int64_t n, RowSpan rows) const {
+  const auto options = at::TensorOptions().dtype(at::kLong).device(device_.device);
+  const int64_t count = rows.count < 0 ? n - rows.first : rows.count;
+  return {at::arange(rows.first, rows.first + count, options).unsqueeze(1), at::arange(n, options).unsqueeze(0)};
+}
+
+// Each mask is a function of its (query, key) position alone, so the rows of a block are the
+// same values as those rows of the whole mask.
+Transformer::Masks Transformer::attention_masks(int64_t n, const at::Tensor& padding, RowSpan rows) const {
   Masks m;
-  m.global = config_.causal() ? causal_mask(n, padding) : padding;
-  if (weights_.relative_bias.defined()) {  // MPNet: every layer's scores get the same bias, [1, H, n, n]
-    const at::Tensor buckets =
-        relative_position_buckets(n, config_.relative_buckets, config_.relative_max_distance).to(device_.device);
+  m.global = config_.causal() ? causal_mask(n, padding, rows) : padding;
+  if (weights_.relative_bias.defined()) {  // MPNet: every layer's scores get the same bias, [1, H, rows, n]
+    const int64_t count = rows.count < 0 ? n - rows.first : rows.count;
+    const at::Tensor buckets = relative_position_buckets(n, config_.relative_buckets, config_.relative_max_distance)
+                                   .narrow(0, rows.first, count)
+                                   .to(device_.device);
     const at::Tensor bias = at::embedding(weights_.relative_bias, buckets).permute({2, 0, 1}).unsqueeze(0);
     m.global = m.global.defined() ? bias + m.global : bias.contiguous();
   }
-  if (config_.has_local_layers()) m.local = band_mask(n, m.global);
+  if (config_.has_local_layers()) m.local = band_mask(n, m.global, rows);
   return m;
 }
 
@@ -429,17 +502,24 @@ at::Tensor Transformer::padding_mask(const Batch& batch) const {
   return at::where(real, 0.0, lowest_value()).to(device_.device, device_.dtype).view({B, 1, 1, n});
 }
 
-// Every layer writes its maps and head outputs (and the lenses' vectors) straight into these.
-void Transformer::allocate_captures(BatchCaptures& out, int64_t B, int64_t n, bool lenses) const {
+// Every layer writes its maps (or their column sums) and head outputs (and the lenses' vectors)
+// straight into these.
+void Transformer::allocate_captures(BatchCaptures& out, int64_t B, int64_t n, const ForwardOptions& o) const {
   const auto options = at::TensorOptions().dtype(device_.dtype).device(device_.device);
   const int64_t L = config_.num_layers, H = config_.num_heads;
-  out.all_attention = at::empty({L, B, H, n, n}, options);
+  const bool maps = o.kept == KeptAttention::Maps;
+  if (maps)
+    out.all_attention = at::empty({L, B, H, n, n}, options);
+  else
+    out.all_column_sums = at::empty({L, B, H, n}, options.dtype(at::kFloat));
   out.all_head_outputs = at::empty({L, B, H, n, config_.head_dim()}, options);
-  if (!lenses) return;
+  if (o.lenses || !maps) {
+    out.all_queries = at::empty({L, B, H, n, config_.head_dim()}, options);
+    out.all_keys = at::empty_like(out.all_queries);
+  }
+  if (!o.lenses) return;
   out.all_value_norms = at::empty({L, B, H, n}, options);
   out.all_value_gram = at::empty({L, B, n, H, H}, options);
-  out.all_queries = at::empty({L, B, H, n, config_.head_dim()}, options);
-  out.all_keys = at::empty_like(out.all_queries);
 }
 
 BatchCaptures Transformer::forward(const std::vector<std::vector<int64_t>>& ids, const ForwardOptions& options) const {
@@ -448,6 +528,9 @@ BatchCaptures Transformer::forward(const std::vector<std::vector<int64_t>>& ids,
   const KeepGoing& keep_going = options.keep_going;
   const bool stops_early = last != LastLayer::Complete;
   if (stops_early && !capture) throw Error("a forward pass without captures needs its last layer complete");
+  const bool in_blocks = capture && options.kept == KeptAttention::QueriesAndKeys;
+  if (in_blocks && weights_.relative_embeddings.defined())
+    throw Error("DeBERTa's attention maps cannot be recomputed from queries and keys: it keeps its maps");
   const Batch batch = checked_batch(ids);
   const int64_t n = batch.n;
   BatchCaptures out;
@@ -455,8 +538,9 @@ BatchCaptures Transformer::forward(const std::vector<std::vector<int64_t>>& ids,
   out.visibility = config_.visibility();
   c10::InferenceMode guard;
   const at::Tensor device_ids = batch.ids.to(device_.device);
-  const Masks masks = attention_masks(n, padding_mask(batch));
-  if (capture) allocate_captures(out, batch.ids.size(0), n, options.lenses);
+  const at::Tensor padding = padding_mask(batch);
+  const Masks masks = in_blocks ? Masks{} : attention_masks(n, padding);
+  if (capture) allocate_captures(out, batch.ids.size(0), n, options);
   const at::Tensor positions =
       config_.position_offset > 0 ? offset_positions(ids, n, config_.pad_token_id).to(device_.device) : at::Tensor();
   at::Tensor x = embed(device_ids, positions);
@@ -473,8 +557,8 @@ BatchCaptures Transformer::forward(const std::vector<std::vector<int64_t>>& ids,
     const LayerWeights& w = weights_.layers[l];
     const bool is_local = config_.is_local_layer(l);
     const RotaryTables* positions = rotary ? (is_local ? &local : &global) : nullptr;
-    const at::Tensor context =
-        attend(w, x, is_local ? masks.local : masks.global, capture ? &out : nullptr, positions, relative, keep_going);
+    const LayerMask mask{is_local ? masks.local : masks.global, in_blocks, is_local, padding, options.block_rows};
+    const at::Tensor context = attend(w, x, mask, capture ? &out : nullptr, positions, relative, keep_going);
     if (stops_early && l + 1 == weights_.layers.size()) {
       if (last == LastLayer::HeadOutputsAndLastToken) out.last_states = finish_last_tokens(w, context, x, batch);
       return out;

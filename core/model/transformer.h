@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #include "model/transformer_weights.h"
@@ -30,9 +31,29 @@ enum class LastLayer { Complete, HeadOutputsOnly, HeadOutputsAndLastToken };
 // made stale by a newer request stops within a slice, not a layer.
 using KeepGoing = std::function<bool()>;
 
+// What a forward with captures keeps of each layer's attention.
+enum class KeptAttention {
+  Maps,  // every map, [L, B, H, n, n]: what every view and statistic reads
+  // O(n) per layer: the queries and keys as the scores use them and each map's column sums (the
+  // maps themselves made in blocks of query rows and dropped); any map is then recomputed on
+  // demand (recompute_attention), to the bit. What a long text keeps (model/capture_plan.h).
+  QueriesAndKeys,
+};
+
+// Query rows [first, first + count) of an n x n map; count < 0: to the last row.
+struct RowSpan {
+  int64_t first = 0, count = -1;
+  int64_t size(int64_t n) const { return count < 0 ? n - first : count; }
+};
+
 struct ForwardOptions {
-  // Keep the attention maps and head outputs of every layer; without, attention runs fused.
+  // Keep the attention maps (or what recomputes them: `kept`) and head outputs of every layer;
+  // without, attention runs fused.
   bool capture = true;
+  KeptAttention kept = KeptAttention::Maps;
+  // With KeptAttention::QueriesAndKeys: query rows per block of a layer's attention; 0: as many
+  // as make about 32 MB of scores (tests set a few rows to cross many blocks).
+  int64_t block_rows = 0;
   // With capture, also what the norm-based lens and the query/key view need
   // (BatchCaptures::all_value_norms, all_value_gram, all_queries, all_keys).
   bool lenses = false;
@@ -55,13 +76,14 @@ class Transformer {
   const at::Tensor& output_weight() const { return weights_.output_weight; }
   const ComputeDevice& device() const { return device_; }
 
-  // One text's attention maps of layer `layer` again, [H, n, n], from the queries and keys the
-  // forward used ([H, n, d] each: TextCaptures::queries[layer] and keys[layer], taken with the
-  // lenses): the same mask, products and softmax as the forward, so the same maps to the bit (the
-  // products sum in one order whatever their shape: reproducible_products.h). What a long text
-  // keeps instead of its maps. Throws attnscope::Error for DeBERTa (its scores need more than
-  // queries and keys).
-  at::Tensor recompute_attention(const at::Tensor& queries, const at::Tensor& keys, int64_t layer) const;
+  // One text's attention maps of layer `layer` again, [H, rows, n] for the query rows asked, from
+  // the queries and keys the forward used ([H, n, d] each: TextCaptures::queries[layer] and
+  // keys[layer], kept with the lenses or with KeptAttention::QueriesAndKeys): the same mask,
+  // products and softmax as the forward, so the same maps to the bit (the products sum in one
+  // order whatever their shape: reproducible_products.h). Throws attnscope::Error for DeBERTa
+  // (its scores need more than queries and keys).
+  at::Tensor recompute_attention(const at::Tensor& queries, const at::Tensor& keys, int64_t layer,
+                                 RowSpan rows = {}) const;
 
  private:
   struct Batch {
@@ -72,20 +94,34 @@ class Transformer {
   };
   Batch checked_batch(const std::vector<std::vector<int64_t>>& ids) const;
   at::Tensor padding_mask(const Batch& batch) const;
-  void allocate_captures(BatchCaptures& out, int64_t B, int64_t n, bool lenses) const;
+  void allocate_captures(BatchCaptures& out, int64_t B, int64_t n, const ForwardOptions& options) const;
   // positions: per-token position ids (RoBERTa's offsets), or undefined for 0 .. n - 1.
   at::Tensor embed(const at::Tensor& ids, const at::Tensor& positions) const;
   RotaryTables rotary_tables(int64_t n, double theta) const;
-  at::Tensor band_mask(int64_t n, const at::Tensor& padding) const;
-  at::Tensor causal_mask(int64_t n, const at::Tensor& padding) const;
-  // The additive masks of a forward over n positions: the global layers' (causal, padding, MPNet's
-  // relative bias; undefined when nothing is masked) and the local layers' (undefined without any).
+  at::Tensor band_mask(int64_t n, const at::Tensor& padding, RowSpan rows) const;
+  at::Tensor causal_mask(int64_t n, const at::Tensor& padding, RowSpan rows) const;
+  std::pair<at::Tensor, at::Tensor> row_and_key_positions(int64_t n, RowSpan rows) const;
+  // The additive masks of a forward over n positions, for the query rows asked: the global layers'
+  // (causal, padding, MPNet's relative bias; undefined when nothing is masked) and the local
+  // layers' (undefined without any).
   struct Masks {
     at::Tensor global, local;
   };
-  Masks attention_masks(int64_t n, const at::Tensor& padding) const;
-  // q k^T scaled (soft-capped where the family does) plus the mask: [B * H, n, n] from [B * H, d, n].
-  at::Tensor masked_scores(const at::Tensor& q_t, const at::Tensor& k_t, const at::Tensor& mask, int64_t B) const;
+  Masks attention_masks(int64_t n, const at::Tensor& padding, RowSpan rows = {}) const;
+  // A layer's mask as attend reads it: whole when the maps are made whole; otherwise made for each
+  // block of query rows from the padding mask (a whole n x n mask is what a long text cannot hold).
+  struct LayerMask {
+    at::Tensor whole;
+    bool in_blocks = false, local = false;
+    at::Tensor padding;
+    int64_t block_rows = 0;
+  };
+  // The queries scaled as the scores need them, as rows: [B * H, n, d] from q^T [B * H, d, n].
+  at::Tensor scaled_query_rows(const at::Tensor& q_t) const;
+  // q k^T (soft-capped where the family does) plus the mask, for the query rows asked:
+  // [B, H, rows, n] from scaled_query_rows and k^T [B * H, d, n]; `mask` made for those rows.
+  at::Tensor masked_scores(const at::Tensor& q_rows, const at::Tensor& k_t, const at::Tensor& mask, int64_t B,
+                           RowSpan rows = {}) const;
   at::Tensor normalize(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias) const;
   struct Projected {
     at::Tensor q_t, k_t, v_t;  // [B * H, d, n]
@@ -97,12 +133,15 @@ class Transformer {
   // positions applied to queries and keys when given), then the output projection and feed-forward
   // block to the layer's output.
   // `relative`: DeBERTa's [n, n] index into the relative embeddings' 2 span rows, or undefined.
-  at::Tensor attend(const LayerWeights& w, const at::Tensor& x, const at::Tensor& mask, BatchCaptures* keep,
+  at::Tensor attend(const LayerWeights& w, const at::Tensor& x, const LayerMask& mask, BatchCaptures* keep,
                     const RotaryTables* rotary, const at::Tensor& relative, const KeepGoing& keep_going) const;
   // softmax(q k^T scale (soft-capped where the family does) + mask) V, the maps kept in `keep`
   // when given.
   at::Tensor attend_explicitly(const LayerWeights& w, const Projected& qkv, const at::Tensor& mask,
                                const at::Tensor& relative, BatchCaptures* keep, int64_t B) const;
+  // The same in blocks of query rows, keeping the queries, keys and column sums instead of the maps.
+  at::Tensor attend_in_blocks(const Projected& qkv, const LayerMask& mask, BatchCaptures& keep, int64_t B,
+                              const KeepGoing& keep_going) const;
   // DeBERTa's content-to-position and position-to-content terms of the scores, [B, H, n, n], scaled.
   at::Tensor disentangled_scores(const LayerWeights& w, const Projected& qkv, const at::Tensor& relative,
                                  int64_t B) const;

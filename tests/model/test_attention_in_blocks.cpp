@@ -1,0 +1,136 @@
+// The forward that keeps queries, keys and column sums instead of maps (KeptAttention::QueriesAndKeys,
+// what a long text keeps) makes each layer's attention in blocks of query rows: its head outputs,
+// hidden states, queries and keys equal the whole path's to the bit, its column sums equal the
+// maps' sums (to rounding: they are summed block by block), and the maps recomputed from what it
+// kept, block by block, equal the whole path's maps to the bit. In every family but DeBERTa, on
+// texts alone and in a padded batch, and on the real MiniLM at 512 tokens. The blocks here are a
+// few rows high, the last one often shorter, so that every text crosses many of them.
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
+#include "base/error.h"
+#include "model/transformer.h"
+#include "support/nested_tensor.h"
+#include "support/paths.h"
+#include "support/test_device.h"
+
+namespace attnscope {
+namespace {
+
+void expect_bitwise(const at::Tensor& a, const at::Tensor& b, const std::string& what) {
+  ASSERT_EQ(a.sizes(), b.sizes()) << what;
+  EXPECT_TRUE(at::equal(a, b)) << what << ": largest difference " << (a - b).abs().max().item<double>();
+}
+
+// Both paths on one batch; `rows`: the blocks' height.
+void expect_same_forward(const Transformer& model, const std::vector<std::vector<int64_t>>& ids, int64_t rows) {
+  const BatchCaptures whole = model.forward(ids, {.lenses = true});
+  const BatchCaptures blocks = model.forward(ids, {.kept = KeptAttention::QueriesAndKeys, .block_rows = rows});
+  EXPECT_TRUE(blocks.attention.empty());
+  EXPECT_FALSE(blocks.all_attention.defined());
+  expect_bitwise(blocks.all_head_outputs, whole.all_head_outputs, "head outputs");
+  expect_bitwise(blocks.all_queries, whole.all_queries, "queries");
+  expect_bitwise(blocks.all_keys, whole.all_keys, "keys");
+  ASSERT_EQ(blocks.hidden_states.size(), whole.hidden_states.size());
+  for (size_t k = 0; k < whole.hidden_states.size(); ++k)
+    expect_bitwise(blocks.hidden_states[k], whole.hidden_states[k], "hidden state " + std::to_string(k));
+  EXPECT_TRUE(at::allclose(column_attention(blocks), column_attention(whole), 1e-5, 1e-6)) << "column attention";
+  for (size_t b = 0; b < ids.size(); ++b) {
+    const TextCaptures t = text_captures(blocks, b, false);
+    const at::Tensor maps = text_attention(whole, b);
+    const int64_t n = t.length;
+    EXPECT_FALSE(t.attention.defined());
+    EXPECT_TRUE(at::allclose(t.column_sums, maps.to(at::kFloat).sum(-2), 1e-5, 1e-6)) << "column sums of text " << b;
+    for (int64_t l = 0; l < t.num_layers; ++l) {
+      std::vector<at::Tensor> parts;
+      for (int64_t first = 0; first < n; first += rows)
+        parts.push_back(model.recompute_attention(t.queries[l], t.keys[l], l, {first, std::min(rows, n - first)}));
+      expect_bitwise(at::cat(parts, 1), maps[l], "text " + std::to_string(b) + ", layer " + std::to_string(l));
+    }
+  }
+}
+
+// Texts of 64 and 41 tokens of the model's vocabulary: long enough that every product of a block,
+// as of the whole, goes to MKL (torch multiplies matrices of fewer than 400 multiply-adds in a loop
+// of its own, which sums in another order; a real long text's blocks are far larger).
+std::vector<int64_t> text_of(const Transformer& model, int64_t n, int64_t seed) {
+  n = std::min(n, model.config().max_tokens());
+  std::vector<int64_t> ids;
+  for (int64_t k = 0; k < n; ++k) ids.push_back(1 + (seed + k * 7919) % (model.config().vocab_size - 1));
+  return ids;
+}
+
+class AttentionInBlocks : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(AttentionInBlocks, GivesTheWholePathsOutputsAndMapsToTheBit) {
+  const auto model = Transformer::load(test::golden_dir() / GetParam(), test::test_device());
+  const std::vector<int64_t> longer = text_of(*model, 64, 11), shorter = text_of(*model, 41, 5);
+  expect_same_forward(*model, {longer}, 7);
+  expect_same_forward(*model, {longer, shorter}, 9);  // padded: pads are no query rows
+}
+
+INSTANTIATE_TEST_SUITE_P(Families, AttentionInBlocks,
+                         ::testing::Values("decoders/llama", "decoders/mistral", "decoders/qwen2_sliding",
+                                           "decoders/qwen3", "decoders/gemma2", "decoders/gemma3", "decoders/gpt2",
+                                           "decoders/gpt_neox", "encoders/modernbert", "encoders/mpnet",
+                                           "encoders/roberta", "encoders/albert", "encoders/electra",
+                                           "encoders/xlm-roberta"),
+                         [](const auto& info) {
+                           std::string name = info.param;
+                           std::replace(name.begin(), name.end(), '/', '_');
+                           return test::test_name(name);
+                         });
+
+// Products shared among threads, blocks of the default height and of an odd one (MiniLM, 512 positions).
+// Products shared among threads, blocks of the default height and of an odd one (MiniLM, 512 positions).
+TEST(DebugBlocks, Pieces) {
+  c10::InferenceMode guard;
+  const auto model = Transformer::load(test::golden_dir() / "decoders/llama", test::test_device());
+  const std::vector<int64_t> ids = text_of(*model, 64, 11);
+  const BatchCaptures whole = model->forward({ids}, {.lenses = true});
+  const at::Tensor q = whole.all_queries[0][0], k = whole.all_keys[0][0];  // [H, n, d]
+  const int64_t n = q.size(1);
+  const at::Tensor q_t = q.transpose(1, 2).contiguous(), k_t = k.transpose(1, 2).contiguous();
+  const at::Tensor sq = (q_t * 0.35355339059327373).transpose(1, 2);
+  const at::Tensor full = at::bmm(sq, k_t);
+  const at::Tensor part = at::bmm(sq.narrow(1, 7, 7), k_t);
+  std::cout << "scores equal " << at::equal(full.narrow(1, 7, 7), part) << "\n";
+  const at::Tensor A = at::_softmax(full, -1, false);
+  const at::Tensor Ap = at::_softmax(full.narrow(1, 7, 7).contiguous(), -1, false);
+  std::cout << "softmax equal " << at::equal(A.narrow(1, 7, 7), Ap) << "\n";
+  const at::Tensor v = at::randn({4, 8, n}).transpose(1, 2);
+  const at::Tensor c = at::bmm(A, v), cp = at::bmm(A.narrow(1, 7, 7), v);
+  std::cout << "context equal " << at::equal(c.narrow(1, 7, 7), cp) << "\n";
+  const at::Tensor Am = whole.all_attention[0][0];
+  const at::Tensor mask = at::full({n, n}, std::numeric_limits<float>::lowest()).triu_(1);
+  const at::Tensor Af = at::_softmax(full + mask, -1, false);
+  std::cout << "maps vs softmax(full + mask) " << at::equal(Am, Af) << "\n";
+  const at::Tensor Ab = at::_softmax(part + mask.narrow(0, 7, 7), -1, false);
+  std::cout << "block vs full, masked " << at::equal(Af.narrow(1, 7, 7), Ab) << "\n";
+  const at::Tensor r = model->recompute_attention(q, k, 0);
+  const at::Tensor rb = model->recompute_attention(q, k, 0, {7, 7});
+  std::cout << "recompute vs maps " << at::equal(r, Am) << " recompute block " << at::equal(r.narrow(1, 7, 7), rb)
+            << " rb vs Ab " << at::equal(rb, Ab) << " r vs Af " << at::equal(r, Af) << "\n";
+}
+TEST(AttentionInBlocksOf, TheRealMiniLMAtItsFullLength) {
+  const auto model = Transformer::load(test::minilm_dir(), test::test_device());
+  std::vector<int64_t> ids{101};
+  for (int64_t k = 1; k < 511; ++k) ids.push_back(1000 + (k * 7919) % 20000);
+  ids.push_back(102);
+  expect_same_forward(*model, {ids}, 77);
+  const BatchCaptures whole = model->forward({ids});
+  const BatchCaptures blocks = model->forward({ids}, {.kept = KeptAttention::QueriesAndKeys});
+  expect_bitwise(blocks.all_head_outputs, whole.all_head_outputs, "head outputs, default blocks");
+}
+
+TEST(AttentionInBlocksOf, DebertaIsRefusedInOneLine) {
+  const auto model = Transformer::load(test::golden_dir() / "encoders" / "deberta-v2", test::test_device());
+  EXPECT_THROW(model->forward({{1, 5, 6, 2}}, {.kept = KeptAttention::QueriesAndKeys}), Error);
+}
+
+}  // namespace
+}  // namespace attnscope
