@@ -3,7 +3,9 @@
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 
+#include <algorithm>
 #include <limits>
+#include <utility>
 
 namespace attnscope {
 namespace {
@@ -45,19 +47,19 @@ RowCounts scan_row(const float* __restrict row, int i, int n, float threshold, i
   return c;
 }
 
-// One head: every (i < j) of participants at or above `threshold`, counted for the statistics
-// and set in the mask.
-void scan_head(const float* s, int n, const ScanFacts& f, float threshold, HeadHighSimilarity& out) {
+// Rows [first, first + count) of one head (`block`: those rows of its S, each n long): every
+// (i < j) of participants at or above `threshold`, counted for the statistics and set in the mask.
+// `histogram`: the head's distance counts so far, n entries.
+void scan_rows(const float* block, int first, int count, int n, const ScanFacts& f, float threshold, int32_t* histogram,
+               HeadHighSimilarity& out) {
   thread_local std::vector<uint8_t> flags;
-  thread_local std::vector<int32_t> histogram;
   flags.assign(static_cast<size_t>(n), 0);
-  histogram.assign(static_cast<size_t>(n), 0);
   PairCounts& c = out.counts;
-  for (int i = 0; i < n; ++i) {
+  for (int i = first; i < first + count; ++i) {
     if (!f.takes[static_cast<size_t>(i)]) continue;
-    const RowCounts row = scan_row(s + static_cast<int64_t>(i) * n, i, n, threshold, f.ids[static_cast<size_t>(i)],
-                                   f.sentence[static_cast<size_t>(i)], f.takes.data(), f.ids.data(), f.sentence.data(),
-                                   flags.data(), histogram.data(), c.degree.data());
+    const RowCounts row = scan_row(block + static_cast<int64_t>(i - first) * n, i, n, threshold,
+                                   f.ids[static_cast<size_t>(i)], f.sentence[static_cast<size_t>(i)], f.takes.data(),
+                                   f.ids.data(), f.sentence.data(), flags.data(), histogram, c.degree.data());
     c.degree[static_cast<size_t>(i)] += row.count;
     c.count += row.count;
     c.repeats += row.repeats;
@@ -66,7 +68,41 @@ void scan_head(const float* s, int n, const ScanFacts& f, float threshold, HeadH
     c.distance_sum += row.distance;
     if (row.count) out.mask.set_row(i, flags.data());
   }
-  for (int d = 0; d < n; ++d) c.distance_histogram[static_cast<size_t>(d)] = histogram[static_cast<size_t>(d)];
+}
+
+// One head's whole S.
+void scan_head(const float* s, int n, const ScanFacts& f, float threshold, HeadHighSimilarity& out) {
+  thread_local std::vector<int32_t> histogram;
+  histogram.assign(static_cast<size_t>(n), 0);
+  scan_rows(s, 0, n, n, f, threshold, histogram.data(), out);
+  for (int d = 0; d < n; ++d) out.counts.distance_histogram[static_cast<size_t>(d)] = histogram[static_cast<size_t>(d)];
+}
+
+// [K, rows, n]: rows [first, first + count) of every head's S = C C^T, its diagonal 0, as
+// context_similarity makes the whole (the same products: a block of at least 4 rows sums each
+// element in the whole product's order, model/transformer.cpp's kFewestBlockRows).
+// `norms`, when given ([K, n]), takes those rows' ||c_i|| = sqrt(S_ii), as context_similarity's.
+at::Tensor similarity_rows(const at::Tensor& outputs, int64_t first, int64_t count, at::Tensor* norms = nullptr) {
+  at::Tensor s = at::matmul(outputs.narrow(1, first, count), outputs.transpose(-1, -2));
+  at::Tensor diagonal = s.diagonal(first, -2, -1);
+  if (norms) norms->narrow(1, first, count).copy_(diagonal.clamp_min(0).sqrt());
+  diagonal.zero_();
+  return s;
+}
+
+// The blocks of query rows of a head's S: about 32 MB of similarities for all K heads at once, at
+// least 4 rows each (a short rest joins the block before it).
+std::vector<std::pair<int64_t, int64_t>> row_blocks(int64_t K, int64_t n, int64_t block_rows) {
+  const int64_t step =
+      std::max<int64_t>(4, block_rows > 0 ? block_rows : (int64_t{8} << 20) / std::max<int64_t>(K * n, 1));
+  std::vector<std::pair<int64_t, int64_t>> blocks;
+  for (int64_t first = 0; first < n;) {
+    int64_t count = std::min(step, n - first);
+    if (n - first - count < 4) count = n - first;
+    blocks.emplace_back(first, count);
+    first += count;
+  }
+  return blocks;
 }
 
 }  // namespace
@@ -109,6 +145,58 @@ std::vector<TokenPair> list_pairs(const PairMask& mask, const float* similarity,
   const int n = mask.tokens();
   mask.for_each([&](int i, int j) { pairs.push_back({i, j, similarity[static_cast<int64_t>(i) * n + j] / scale}); });
   return pairs;
+}
+
+}  // namespace attnscope
+
+namespace attnscope {
+
+std::vector<HeadHighSimilarity> high_similarity_in_blocks(const at::Tensor& head_outputs, const TextFacts& facts,
+                                                          double tau, int64_t block_rows, at::Tensor* norms) {
+  const int64_t K = head_outputs.size(0), n = head_outputs.size(1);
+  const at::Tensor c = head_outputs.to(at::kFloat);
+  const ScanFacts f(facts);
+  const at::Tensor part = at::from_blob(const_cast<uint8_t*>(f.takes.data()), {n}, at::kByte).to(c.device(), at::kBool);
+  const auto blocks = row_blocks(K, n, block_rows);
+  // First pass: each head's largest S_ij over participants i != j (when positive, the whole
+  // path's plain maximum is this one too: its diagonal is 0 and every token takes part there).
+  at::Tensor scale = at::full({K}, -std::numeric_limits<float>::infinity(), c.options());
+  if (norms) *norms = at::empty({K, n}, c.options());
+  for (const auto& [first, count] : blocks) {
+    const at::Tensor rows = at::arange(first, first + count, at::TensorOptions().dtype(at::kLong).device(c.device()));
+    const at::Tensor allowed = part.narrow(0, first, count)
+                                   .unsqueeze(1)
+                                   .logical_and(part.unsqueeze(0))
+                                   .logical_and(rows.unsqueeze(1) != at::arange(n, rows.options()).unsqueeze(0));
+    const at::Tensor s = similarity_rows(c, first, count, norms);
+    scale = at::maximum(scale, at::where(allowed, s, -std::numeric_limits<float>::infinity()).amax({1, 2}));
+  }
+  scale = scale.cpu();
+  std::vector<HeadHighSimilarity> out(static_cast<size_t>(K));
+  std::vector<std::vector<int32_t>> histograms(static_cast<size_t>(K), std::vector<int32_t>(static_cast<size_t>(n)));
+  for (int64_t k = 0; k < K; ++k) {
+    out[static_cast<size_t>(k)].scale = scale.data_ptr<float>()[k];
+    out[static_cast<size_t>(k)].mask = PairMask(static_cast<int>(n));
+    out[static_cast<size_t>(k)].counts = PairCounts(static_cast<size_t>(n));
+  }
+  // Second pass: the rows of each block scanned, head by head.
+  for (const auto& [first, count] : blocks) {
+    const at::Tensor host = similarity_rows(c, first, count).cpu().contiguous();
+    at::parallel_for(0, K, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t k = begin; k < end; ++k) {
+        HeadHighSimilarity& h = out[static_cast<size_t>(k)];
+        if (!(h.scale > 0)) continue;
+        scan_rows(host.data_ptr<float>() + k * count * n, static_cast<int>(first), static_cast<int>(count),
+                  static_cast<int>(n), f, static_cast<float>(tau) * h.scale, histograms[static_cast<size_t>(k)].data(),
+                  h);
+      }
+    });
+  }
+  for (int64_t k = 0; k < K; ++k)
+    for (int64_t d = 0; d < n; ++d)
+      out[static_cast<size_t>(k)].counts.distance_histogram[static_cast<size_t>(d)] =
+          histograms[static_cast<size_t>(k)][static_cast<size_t>(d)];
+  return out;
 }
 
 }  // namespace attnscope

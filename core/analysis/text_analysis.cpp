@@ -39,6 +39,21 @@ at::Tensor symmetric_pair_matrix(PairInput input, const ContextSimilarity& simil
   return (m + m.transpose(-1, -2)).mul_(0.5).mul_(1 - at::eye(n, m.options()));
 }
 
+// Every head's high-similarity elements, from S (or the matrix settings.pairs_from names), whole or
+// block by block; in blocks, the token norms come from the same products.
+std::vector<HeadHighSimilarity> find_pairs(TextAnalysis& a, const at::Tensor& maps, bool in_blocks) {
+  const int64_t L = a.num_layers, H = a.num_heads, n = a.length;
+  if (in_blocks) {
+    at::Tensor norms;
+    auto high = high_similarity_in_blocks(a.head_outputs.reshape({L * H, n, -1}), a.facts, a.settings.tau, 0, &norms);
+    a.similarity.norms = norms.view({L, H, n});
+    return high;
+  }
+  a.pair_matrix = symmetric_pair_matrix(a.settings.pairs_from, a.similarity, maps);
+  const at::Tensor& pair_source = a.pair_matrix.defined() ? a.pair_matrix : a.similarity.similarity;
+  return high_similarity(pair_source.reshape({L * H, n, n}), a.facts, a.settings.tau);
+}
+
 LayerAnalysis pool_layer(const std::vector<HeadAnalysis>& heads, size_t first, size_t count, size_t n) {
   LayerAnalysis layer;
   layer.distance_histogram.assign(std::max<size_t>(n, 1), 0);
@@ -54,19 +69,33 @@ LayerAnalysis pool_layer(const std::vector<HeadAnalysis>& heads, size_t first, s
 
 }  // namespace
 
+at::Tensor TextAnalysis::head_similarity(int64_t layer, int64_t h) const {
+  if (similarity.similarity.defined()) return similarity.similarity[layer][h];
+  return context_similarity(head_outputs[layer][h].unsqueeze(0)).similarity.squeeze(0);
+}
+
+at::Tensor TextAnalysis::summed_similarity(int64_t layer) const {
+  if (similarity.similarity.defined()) return similarity.similarity[layer].sum(0);
+  at::Tensor sum = head_similarity(layer, 0);
+  for (int64_t h = 1; h < num_heads; ++h) sum.add_(head_similarity(layer, h));
+  return sum;
+}
+
 std::vector<TokenPair> head_pairs(const TextAnalysis& a, int64_t layer, int64_t head) {
   const HeadAnalysis& h = a.head(layer, head);
   if (h.pairs.count() == 0) return {};
-  const at::Tensor& source = a.pair_matrix.defined() ? a.pair_matrix : a.similarity.similarity;
-  const at::Tensor s = source[layer][head].to(at::kCPU, at::kFloat).contiguous();
+  const at::Tensor source = a.pair_matrix.defined() ? a.pair_matrix[layer][head] : a.head_similarity(layer, head);
+  const at::Tensor s = source.to(at::kCPU, at::kFloat).contiguous();
   return list_pairs(h.pairs, s.data_ptr<float>(), h.scale);
 }
 
 TextAnalysis analyze_text(const Encoding& encoding, const TextCaptures& c, const AnalysisSettings& settings,
                           const AnalysisRun& run) {
   c10::InferenceMode guard;
-  return analyze_text(encoding, c.head_outputs, separator_columns(c, settings.separators_from), settings, run,
-                      pair_maps(c, settings.pairs_from));
+  AnalysisRun chosen = run;
+  chosen.similarity_in_blocks |= !c.attention.defined();  // a long text: no map is whole, nor is S
+  return analyze_text(encoding, c.head_outputs, separator_columns(c, settings.separators_from), settings, chosen,
+                      chosen.similarity_in_blocks ? at::Tensor() : pair_maps(c, settings.pairs_from));
 }
 
 at::Tensor pair_maps(const TextCaptures& c, PairInput input) {
@@ -87,7 +116,8 @@ at::Tensor pair_maps(const TextCaptures& c, PairInput input) {
 
 at::Tensor separator_columns(const TextCaptures& c, SeparatorInput input) {
   c10::InferenceMode guard;
-  const int64_t L = c.attention.size(0), H = c.attention.size(1);
+  const at::Tensor& shape = c.attention.defined() ? c.attention : c.head_outputs;
+  const int64_t L = shape.size(0), H = shape.size(1);
   switch (input) {
     case SeparatorInput::Attention: break;
     case SeparatorInput::Norm: return column_means(head_norm_maps(c).sum(-2), c.visibility);
@@ -95,7 +125,9 @@ at::Tensor separator_columns(const TextCaptures& c, SeparatorInput input) {
       return column_means(rollout_maps(c, static_cast<int>(L)).sum(-2).unsqueeze(1).expand({-1, H, -1}).contiguous(),
                           c.visibility);
   }
-  return column_means(c.attention.to(at::kFloat).sum(-2), c.visibility);
+  // A long text keeps its maps' column sums instead of its maps.
+  const at::Tensor sums = c.attention.defined() ? c.attention.to(at::kFloat).sum(-2) : c.column_sums;
+  return column_means(sums, c.visibility);
 }
 
 TextAnalysis analyze_text(const Encoding& encoding, const at::Tensor& head_outputs, const at::Tensor& columns,
@@ -113,6 +145,8 @@ TextAnalysis analyze_text(const Encoding& encoding, const at::Tensor& head_outpu
                 std::to_string(encoding.size()));
   check_settings(settings, L, H);
   const bool from_maps = settings.pairs_from != PairInput::Similarity && settings.pairs_from != PairInput::Cosine;
+  if (run.similarity_in_blocks && settings.pairs_from != PairInput::Similarity)
+    throw Error("a long text's pairs come from S only: its maps and cosine matrices are not made whole");
   if (from_maps && (!maps.defined() || maps.sizes() != at::IntArrayRef({L, H, n, n})))
     throw Error("pairs from attention, the norm-based maps or rollout need those maps for every head (pair_maps)");
   c10::InferenceMode guard;
@@ -123,7 +157,10 @@ TextAnalysis analyze_text(const Encoding& encoding, const at::Tensor& head_outpu
   a.length = n;
 
   check();
-  a.similarity = context_similarity(head_outputs.to(at::kFloat));
+  if (run.similarity_in_blocks)
+    a.head_outputs = head_outputs.to(at::kFloat);
+  else
+    a.similarity = context_similarity(head_outputs.to(at::kFloat));
   check();
 
   std::vector<bool> takes_part(static_cast<size_t>(n)), eligible(static_cast<size_t>(n));
@@ -144,9 +181,7 @@ TextAnalysis analyze_text(const Encoding& encoding, const at::Tensor& head_outpu
   a.facts = text_facts(std::move(ids), std::move(sentence), std::move(takes_part));
   a.facts.classes = token_classes(encoding);
 
-  a.pair_matrix = symmetric_pair_matrix(settings.pairs_from, a.similarity, maps);
-  const at::Tensor& pair_source = a.pair_matrix.defined() ? a.pair_matrix : a.similarity.similarity;
-  std::vector<HeadHighSimilarity> high = high_similarity(pair_source.reshape({L * H, n, n}), a.facts, settings.tau);
+  std::vector<HeadHighSimilarity> high = find_pairs(a, maps, run.similarity_in_blocks);
   check();
   std::vector<Separators> head_separators =
       separators_from_columns(columns.reshape({L * H, n}), settings.tau_sep, eligible);
@@ -164,7 +199,9 @@ TextAnalysis analyze_text(const Encoding& encoding, const at::Tensor& head_outpu
     a.layers.back().separators = std::move(layer_separators[static_cast<size_t>(l)]);
   }
   if (to_host) {
-    a.similarity = {a.similarity.similarity.cpu(), a.similarity.norms.cpu()};
+    const auto host = [](const at::Tensor& t) { return t.defined() ? t.cpu() : t; };
+    a.similarity = {host(a.similarity.similarity), a.similarity.norms.cpu()};
+    a.head_outputs = host(a.head_outputs);
     if (a.pair_matrix.defined()) a.pair_matrix = a.pair_matrix.cpu();
   }
   return a;

@@ -34,7 +34,10 @@ struct LayerAnalysis {
 struct TextAnalysis {
   AnalysisSettings settings;
   int64_t num_layers = 0, num_heads = 0, length = 0;
-  ContextSimilarity similarity;  // [L, H, n, n], [L, H, n]
+  // [L, H, n, n], [L, H, n]; for a long text (AnalysisRun::similarity_in_blocks) the norms alone,
+  // S made from head_outputs when asked.
+  ContextSimilarity similarity;
+  at::Tensor head_outputs;  // [L, H, n, d] float32, kept only where S is not
   at::Tensor pair_matrix;  // [L, H, n, n] the pairs' symmetric matrix when settings.pairs_from is not S; else undefined
   std::vector<HeadAnalysis> heads;  // layer-major: index l * H + h
   std::vector<LayerAnalysis> layers;
@@ -47,7 +50,9 @@ struct TextAnalysis {
   }
   int sentence_count() const { return facts.sentence.empty() ? 0 : facts.sentence.back() + 1; }
   // [n, n]: the summed similarity of a layer's heads, diagonal 0 (Fig. 12), computed when asked.
-  at::Tensor summed_similarity(int64_t layer) const { return similarity.similarity[layer].sum(0); }
+  at::Tensor summed_similarity(int64_t layer) const;
+  // [n, n]: one head's S, diagonal 0 (a view of the whole, or made from its head outputs).
+  at::Tensor head_similarity(int64_t layer, int64_t head) const;
 };
 
 // The high-similarity pairs of one head with their S_hat (or the normalised value of the matrix
@@ -63,6 +68,10 @@ struct AnalysisRun {
   // matrices to the CPU as float32.
   bool to_host = true;
   KeepAnalysing keep_going;
+  // Never make every head's S whole: the pairs are found block by block of rows
+  // (high_similarity_in_blocks) and S of a head is made when asked. What a long text needs (the
+  // TextCaptures overload sets it when the captures hold no maps); pairs then come from S only.
+  bool similarity_in_blocks = false;
 };
 
 // Throws attnscope::Error for settings out of range.
