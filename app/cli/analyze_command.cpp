@@ -8,6 +8,7 @@
 #include "results/head_roles_json.h"
 #include "results/analysis_json.h"
 #include "base/atomic_file.h"
+#include "base/error.h"
 #include "results/text_run_file.h"
 #include "run_options.h"
 
@@ -30,9 +31,16 @@ void print_summary(const TextResult& r, const TextAnalysis& a, double seconds, c
   if (e.truncated) std::printf(" (the text has %zu; --max-len %zu kept the first)", e.full_length, r.max_length);
   size_t pairs = 0;
   for (const HeadAnalysis& h : a.heads) pairs += static_cast<size_t>(h.pairs.count());
-  std::printf("\ncaptured %lld layers x %lld heads: attention %zu x %zu, head outputs %zu x %lld\n",
-              static_cast<long long>(a.num_layers), static_cast<long long>(a.num_heads), e.size(), e.size(), e.size(),
-              static_cast<long long>(r.run.captures.head_dim));
+  if (r.run.captures.attention.defined())
+    std::printf("\ncaptured %lld layers x %lld heads: attention %zu x %zu, head outputs %zu x %lld\n",
+                static_cast<long long>(a.num_layers), static_cast<long long>(a.num_heads), e.size(), e.size(), e.size(),
+                static_cast<long long>(r.run.captures.head_dim));
+  else  // a long text (--maps-up-to)
+    std::printf(
+        "\ncaptured %lld layers x %lld heads: queries, keys and head outputs %zu x %lld (the %zu x %zu maps "
+        "recomputed when needed)\n",
+        static_cast<long long>(a.num_layers), static_cast<long long>(a.num_heads), e.size(),
+        static_cast<long long>(r.run.captures.head_dim), e.size(), e.size());
   std::printf(
       "analysis %zu high-similarity pairs over all heads (tau %.3g), %zu segments, %d sentences\ntime     %.1f ms\n",
       pairs, a.settings.tau, a.segments.size(), a.sentence_count(), seconds * 1e3);
@@ -62,12 +70,18 @@ int run_analyze(const AnalyzeOptions& o) {
   }
   ResultWriteOptions write;
   write.captures = capture_set_by_name(o.captures);
+  const bool to_file = !o.out.empty() && o.out != "-";
+  const bool writes = to_file || o.out == "-" || !isatty(STDOUT_FILENO);
+  if (!r.run.captures.attention.defined() && writes && write.captures != CaptureSet::None)
+    throw Error("a text of " + std::to_string(r.run.encoding.size()) +
+                " tokens keeps no attention maps to write: give --captures none for its analysis alone, or keep "
+                "its maps with --maps-up-to where the memory allows");
   write.decimal = o.encoding == "decimal";
   const bool json_named = std::filesystem::path(o.out).extension() == ".json";
   write.container =
       o.format == "json" || (o.format == "auto" && json_named) ? ResultContainer::Json : ResultContainer::Binary;
   const auto json = [&] { return text_run_to_json(file, &analysis, write); };
-  if (!o.out.empty() && o.out != "-") {
+  if (to_file) {
     save_text_run(o.out, file, &analysis, write);
     print_summary(r, analysis, seconds, o.out);
     if (write.container == ResultContainer::Json && write.captures != CaptureSet::None)
@@ -92,6 +106,7 @@ Action add_analyze_command(CLI::App& app) {
       "Run the encoder on a text: for every layer and head the attention map A, the head outputs C = A V, "
       "and the paper's analysis (pairs, separators, statistics); format in docs/result-format.md");
   add_run_options(*cmd, o->run);
+  add_long_text_options(*cmd, o->run);
   add_analysis_options(*cmd, o->analysis, "--matrix,--pairs-from");
   cmd->add_option(
       "--out", o->out,

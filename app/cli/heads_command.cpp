@@ -91,6 +91,7 @@ Action add_heads_command(CLI::App& app) {
       "in [0, 1] (METHOD.md, Head roles), the strongest role at or above --threshold, and the sink rate of each "
       "layer and of the model");
   add_run_options(*cmd, o->run);
+  add_long_text_options(*cmd, o->run);
   cmd->add_option("--threshold", o->roles.threshold, "A head's role is its highest score at or above this")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 1.0));

@@ -57,6 +57,7 @@ Action add_pairs_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "pairs", "The token pairs one head binds together: its high-similarity elements (the paper's Fig. 9 table)");
   add_run_options(*cmd, o->run);
+  add_long_text_options(*cmd, o->run);
   add_analysis_options(*cmd, o->analysis, "--matrix,--pairs-from");
   cmd->add_option("--layer", o->layer, "Layer, numbered from 0")->required()->check(CLI::NonNegativeNumber);
   cmd->add_option("--head", o->head, "Head, numbered from 0")->required()->check(CLI::NonNegativeNumber);

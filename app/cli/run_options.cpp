@@ -16,6 +16,18 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_option("--file", o.input.file, "A UTF-8 text file to read the text from");
 }
 
+void add_long_text_options(CLI::App& cmd, RunOptions& o) {
+  CapturePlan& plan = o.long_texts.emplace();
+  cmd.add_option("--maps-up-to", plan.maps_up_to,
+                 "Keep every attention map of a text of at most this many tokens; a longer one keeps its queries "
+                 "and keys (a map is recomputed when needed, to the bit) and its analysis holds no n x n matrix. "
+                 "0 (default): keep them while the maps and similarities fit in --memory-share of the memory")
+      ->check(CLI::NonNegativeNumber);
+  cmd.add_option("--memory-share", plan.memory_share,
+                 "Share of this machine's memory every map and similarity of a text may take (default 0.25)")
+      ->check(CLI::Range(0.0, 1.0));
+}
+
 void add_model_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_option(
          "--model", o.model,
@@ -103,6 +115,7 @@ AnalyzedText run_and_analyze(const RunOptions& o, const AnalysisOptions& analysi
   TextPipelineOptions options;
   options.settings = analysis_settings(analysis);
   options.lens_captures = o.lenses;
+  options.long_texts = o.long_texts;
   AnalyzedText out;
   TextResult& r = out.result;
   r.text = read_text_input(o.input);

@@ -4,9 +4,11 @@
 #include <CLI/CLI.hpp>
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "analysis/text_analysis.h"
+#include "model/capture_plan.h"
 #include "model/checkpoint.h"
 #include "text_input.h"
 
@@ -20,6 +22,9 @@ struct RunOptions {
   std::string precision = "float32";
   int threads = 0;
   bool lenses = false;  // capture what the lenses need even where the analysis does not (needs_lens_captures)
+  // Set by the commands that read no map whole (add_long_text_options): past the plan's length a
+  // text keeps what recomputes its maps instead of them.
+  std::optional<CapturePlan> long_texts;
 };
 
 struct AnalysisOptions {
@@ -37,6 +42,8 @@ struct AnalysisOptions {
 void add_model_options(CLI::App& cmd, RunOptions& o);
 // the above plus --text / --file
 void add_run_options(CLI::App& cmd, RunOptions& o);
+// --maps-up-to, --memory-share: when a text is long enough to keep queries and keys, not maps
+void add_long_text_options(CLI::App& cmd, RunOptions& o);
 // pairs_option: the name(s) of the option choosing the pairs' matrix ("--matrix,--pairs-from" where
 // the command shows no other matrix; figure has its own --matrix).
 void add_analysis_options(CLI::App& cmd, AnalysisOptions& o, const std::string& pairs_option = "--pairs-from");

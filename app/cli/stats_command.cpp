@@ -73,6 +73,7 @@ Action add_stats_command(CLI::App& app) {
       "Per-head statistics of the high-similarity pairs for a text: repeat share, same-sentence share beside "
       "its chance level, mean distance, anchor token (METHOD.md)");
   add_run_options(*cmd, o->run);
+  add_long_text_options(*cmd, o->run);
   add_analysis_options(*cmd, o->analysis, "--matrix,--pairs-from");
   cmd->add_option("--layer", o->layer, "Only this layer (default: every layer)")->check(CLI::NonNegativeNumber);
   cmd->add_flag("--json", o->json, "Print JSON instead of a table");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <unordered_map>
+#include <utility>
 
 #include "base/error.h"
 
@@ -84,44 +85,65 @@ std::vector<int64_t> range(int64_t first, int64_t last) {
   return out;
 }
 
-// The roles of one layer's maps a [H, n, n] (float64 on the CPU).
-void layer_roles(HeadRoleScores& scores, int64_t l, const at::Tensor& a, const std::vector<int64_t>& ids,
-                 const AttentionReach& reach) {
-  const int64_t n = a.size(1);
+}  // namespace
+
+LayerRoleRows::LayerRoleRows(int64_t heads, int64_t n, const std::vector<int64_t>& ids, AttentionReach reach)
+    : n_(n), ids_(ids), reach_(reach) {
+  if (static_cast<int64_t>(ids.size()) != n) throw Error("head roles: the ids do not match the maps");
+  for (at::Tensor* t : {&previous_, &first_, &next_, &end_, &duplicate_, &entropy_})
+    *t = at::zeros({heads, n}, at::kDouble);
+  std::unordered_map<int64_t, int64_t> last;  // each token's previous occurrence
+  earlier_.assign(static_cast<size_t>(n), -1);
+  for (int64_t i = 0; i < n; ++i) {
+    const auto [it, fresh] = last.try_emplace(ids[static_cast<size_t>(i)], i);
+    if (!fresh) earlier_[static_cast<size_t>(i)] = std::exchange(it->second, i);
+  }
+}
+
+void LayerRoleRows::add(const at::Tensor& block, int64_t first) {
+  const at::Tensor a = block.to(at::kCPU, at::kDouble);
+  const int64_t rows = a.size(1), n = n_;
+  // Row first + r of the block meets key first + r - 1 on its diagonal first - 1 (row 0 has none
+  // before it), and key first + r + 1 on its diagonal first + 1 (up to the last key).
+  const at::Tensor before = a.diagonal(first - 1, 1, 2), after = a.diagonal(first + 1, 1, 2);
+  previous_.narrow(1, first + rows - before.size(1), before.size(1)).copy_(before);
+  next_.narrow(1, first, after.size(1)).copy_(after);
+  first_.narrow(1, first, rows).copy_(a.select(2, 0));
+  end_.narrow(1, first, rows).copy_(a.select(2, n - 1));
+  // Duplicate token: the attention a query pays to earlier occurrences of its own token.
+  at::Tensor earlier_same = at::zeros({rows, n}, at::kDouble);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t j = earlier_[static_cast<size_t>(first + r)]; j >= 0; j = earlier_[static_cast<size_t>(j)])
+      earlier_same[r][j] = 1.0;
+  duplicate_.narrow(1, first, rows).copy_((a * earlier_same).sum(2));
+  entropy_.narrow(1, first, rows).copy_(-(a * at::log(a.clamp_min(1e-300))).sum(2));  // 0 log 0 = 0
+}
+
+void LayerRoleRows::finish(HeadRoleScores& scores, int64_t l) const {
+  const int64_t n = n_;
   if (n >= 2) {
-    set_layer(scores, HeadRole::PreviousToken, l, mean_over_rows(a.diagonal(-1, 1, 2), range(0, n - 1)));
-    set_layer(scores, HeadRole::FirstToken, l, mean_over_rows(a.select(2, 0), range(1, n)));
-    if (reach.sees_ahead()) {
-      set_layer(scores, HeadRole::NextToken, l, mean_over_rows(a.diagonal(1, 1, 2), range(0, n - 1)));
-      set_layer(scores, HeadRole::EndToken, l, mean_over_rows(a.select(2, n - 1), range(0, n)));
+    set_layer(scores, HeadRole::PreviousToken, l, mean_over_rows(previous_, range(1, n)));
+    set_layer(scores, HeadRole::FirstToken, l, mean_over_rows(first_, range(1, n)));
+    if (reach_.sees_ahead()) {
+      set_layer(scores, HeadRole::NextToken, l, mean_over_rows(next_, range(0, n - 1)));
+      set_layer(scores, HeadRole::EndToken, l, mean_over_rows(end_, range(0, n)));
     }
   }
-  // Duplicate token: the attention a query pays to earlier occurrences of its own token.
-  at::Tensor earlier_same = at::zeros({n, n}, at::kDouble);
   std::vector<int64_t> repeated;
-  std::unordered_map<int64_t, std::vector<int64_t>> seen;
-  for (int64_t i = 0; i < n; ++i) {
-    auto& before = seen[ids[static_cast<size_t>(i)]];
-    for (const int64_t j : before) earlier_same[i][j] = 1.0;
-    if (!before.empty()) repeated.push_back(i);
-    before.push_back(i);
-  }
-  if (!repeated.empty())
-    set_layer(scores, HeadRole::DuplicateToken, l, mean_over_rows((a * earlier_same).sum(2), repeated));
+  for (int64_t i = 0; i < n; ++i)
+    if (earlier_[static_cast<size_t>(i)] >= 0) repeated.push_back(i);
+  if (!repeated.empty()) set_layer(scores, HeadRole::DuplicateToken, l, mean_over_rows(duplicate_, repeated));
   // Broad: each row's entropy over the log of the keys it may see (rows that see one key left out).
-  const at::Tensor entropy = -(a * at::log(a.clamp_min(1e-300))).sum(2);  // 0 log 0 = 0
   std::vector<double> norm(static_cast<size_t>(n));
   std::vector<int64_t> rows;
   for (int64_t i = 0; i < n; ++i) {
-    const int64_t v = reach.visible(i, n);
+    const int64_t v = reach_.visible(i, n);
     norm[static_cast<size_t>(i)] = v > 1 ? 1.0 / std::log(static_cast<double>(v)) : 0.0;
     if (v > 1) rows.push_back(i);
   }
   if (!rows.empty())
-    set_layer(scores, HeadRole::Broad, l, mean_over_rows(entropy * at::tensor(norm, at::kDouble), rows));
+    set_layer(scores, HeadRole::Broad, l, mean_over_rows(entropy_ * at::tensor(norm, at::kDouble), rows));
 }
-
-}  // namespace
 
 HeadRoleScores head_role_scores(const at::Tensor& attention, const std::vector<int64_t>& ids,
                                 const std::vector<AttentionReach>& reach) {
@@ -130,9 +152,11 @@ HeadRoleScores head_role_scores(const at::Tensor& attention, const std::vector<i
   if (reach.empty() || (reach.size() != 1 && static_cast<int64_t>(reach.size()) != L))
     throw Error("head roles: one reach, or one per layer");
   HeadRoleScores scores(L, H);
-  for (int64_t l = 0; l < L; ++l)
-    layer_roles(scores, l, attention[l].to(at::kCPU, at::kDouble), ids,
-                reach.size() == 1 ? reach[0] : reach[static_cast<size_t>(l)]);
+  for (int64_t l = 0; l < L; ++l) {
+    LayerRoleRows rows(H, n, ids, reach.size() == 1 ? reach[0] : reach[static_cast<size_t>(l)]);
+    rows.add(attention[l], 0);
+    rows.finish(scores, l);
+  }
   return scores;
 }
 

@@ -54,6 +54,25 @@ class HeadRoleScores {
   std::vector<std::optional<double>> scores_;
 };
 
+// Every role but induction of one layer, from its maps given block by block of query rows (a long
+// text's, never whole): what each row contributes is kept, O(H n), and the means taken at the end.
+class LayerRoleRows {
+ public:
+  LayerRoleRows(int64_t heads, int64_t n, const std::vector<int64_t>& ids, AttentionReach reach);
+  // block: the maps' rows first .. first + rows - 1, [H, rows, n] (any device and float type).
+  void add(const at::Tensor& block, int64_t first);
+  void finish(HeadRoleScores& scores, int64_t layer) const;
+
+ private:
+  int64_t n_;
+  std::vector<int64_t> ids_;
+  AttentionReach reach_;
+  std::vector<int64_t> earlier_;  // each position's previous occurrence of its token, or -1
+  // [H, n] float64, per query row: A[i, i-1], A[i, 0], A[i, i+1], A[i, n-1], the attention to earlier
+  // occurrences of its token, the row's entropy.
+  at::Tensor previous_, first_, next_, end_, duplicate_, entropy_;
+};
+
 // Every role but induction, from the text's maps [L, H, n, n] (float, any device) and its ids;
 // `reach` gives each layer's (one for all when it has one entry).
 HeadRoleScores head_role_scores(const at::Tensor& attention, const std::vector<int64_t>& ids,

@@ -53,8 +53,11 @@ std::vector<TextRun> Checkpoint::run(const std::vector<Encoding>& encodings, con
   std::vector<std::vector<int64_t>> ids;
   ids.reserve(encodings.size());
   for (const auto& e : encodings) ids.push_back(e.ids());
-  const BatchCaptures batch = model_->forward(
-      ids, {.capture = true, .lenses = o.lenses, .last_layer = o.last_layer, .keep_going = o.keep_going});
+  const BatchCaptures batch = model_->forward(ids, {.capture = true,
+                                                    .kept = o.kept,
+                                                    .lenses = o.lenses && o.kept == KeptAttention::Maps,
+                                                    .last_layer = o.last_layer,
+                                                    .keep_going = o.keep_going});
   const bool hidden_states = o.last_layer == LastLayer::Complete;  // otherwise the last layer's output is missing
   std::vector<TextRun> runs;
   runs.reserve(encodings.size());

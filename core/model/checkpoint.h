@@ -25,6 +25,9 @@ struct CheckpointRun {
   // token's final state (TextCaptures::last_state) as well.
   LastLayer last_layer = LastLayer::Complete;
   KeepGoing keep_going;
+  // Every map, or (a long text: model/capture_plan.h) the queries, keys and column sums that
+  // recompute them; the lenses' other captures are then not taken.
+  KeptAttention kept = KeptAttention::Maps;
 };
 
 class Checkpoint {

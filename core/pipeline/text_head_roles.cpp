@@ -1,5 +1,7 @@
 #include "pipeline/text_head_roles.h"
 
+#include <algorithm>
+
 #include "base/error.h"
 
 namespace attnscope {
@@ -41,10 +43,34 @@ void take_induction(HeadRoleScores& into, const HeadRoleScores& from) {
       into.set(HeadRole::Induction, l, h, from.score(HeadRole::Induction, l, h));
 }
 
+namespace {
+
+// A long text's roles: each layer's maps recomputed block by block of query rows (about 32 MB of
+// attention each) from the queries and keys its forward kept, never whole.
+HeadRoleScores roles_from_recomputed_maps(const Transformer& model, const TextCaptures& c,
+                                          const std::vector<int64_t>& ids, const std::vector<AttentionReach>& reach) {
+  const int64_t L = c.num_layers, H = c.num_heads, n = c.length;
+  const int64_t step = std::max<int64_t>(4, (int64_t{8} << 20) / std::max<int64_t>(H * n, 1));
+  HeadRoleScores scores(L, H);
+  for (int64_t l = 0; l < L; ++l) {
+    LayerRoleRows rows(H, n, ids, reach[static_cast<size_t>(l)]);
+    for (int64_t first = 0; first < n; first += step) {
+      const int64_t count = std::min(step, n - first);
+      rows.add(model.recompute_attention(c.queries[l], c.keys[l], l, {first, count}), first);
+    }
+    rows.finish(scores, l);
+  }
+  return scores;
+}
+
+}  // namespace
+
 HeadRoleScores text_head_roles(const Checkpoint& checkpoint, const TextRun& run, const TextHeadRolesOptions& options) {
   const std::vector<int64_t> ids = run.encoding.ids();
   const std::vector<AttentionReach> reach = attention_reach(checkpoint.model().config());
-  HeadRoleScores scores = head_role_scores(run.captures.attention, ids, reach);
+  HeadRoleScores scores = run.captures.attention.defined()
+                              ? head_role_scores(run.captures.attention, ids, reach)
+                              : roles_from_recomputed_maps(checkpoint.model(), run.captures, ids, reach);
   if (options.induction) take_induction(scores, probe_induction(checkpoint, options));
   return scores;
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 
 #include "analysis/word_level.h"
 #include "base/error.h"
@@ -39,6 +40,25 @@ bool has_text_tokens(const Encoding& encoding) {
   return std::any_of(encoding.tokens.begin(), encoding.tokens.end(), [](const Token& t) { return t.end > t.begin; });
 }
 
+// What a text of n tokens keeps (TextPipelineOptions::long_texts); a long text's analysis reads S
+// and the attention's column sums only, in one line when asked for more.
+KeptAttention kept_attention(const ModelConfig& config, size_t n, const TextPipelineOptions& o, bool lenses) {
+  if (!o.long_texts) return KeptAttention::Maps;
+  const KeptAttention kept = attention_to_keep(config, static_cast<int64_t>(n), *o.long_texts);
+  if (kept == KeptAttention::Maps) return kept;
+  const auto refuse = [&](const std::string& what) {
+    char size[32];
+    std::snprintf(size, sizeof size, "%.1f GB", map_bytes(config, static_cast<int64_t>(n)) / 1e9);
+    throw Error("a text of " + std::to_string(n) + " tokens keeps no attention maps (with its similarities they " +
+                "would take " + size + "); " + what + " needs every map: leave it out, or keep the maps " +
+                "(--maps-up-to) where the memory allows");
+  };
+  if (lenses) refuse("the norm-based lens (or rollout)");
+  if (o.settings.words) refuse("the analysis on words");
+  if (o.settings.pairs_from != PairInput::Similarity) refuse("taking the pairs from another matrix than S");
+  return kept;
+}
+
 }  // namespace
 
 TextPipelineResult TextPipeline::run(std::string_view text, const TextPipelineOptions& o, IncrementalEncoder* encoder) {
@@ -52,6 +72,7 @@ TextPipelineResult TextPipeline::run(std::string_view text, const TextPipelineOp
   run.to_host = o.to_host;
   run.keep_going = o.keep_going;
   run.lenses = o.lens_captures || needs_lens_captures(o.settings);
+  run.kept = kept_attention(checkpoint->model().config(), r.encoding.size(), o, run.lenses);
   const bool predicts = o.next_tokens > 0 && checkpoint->model().config().causal();
   run.last_layer =
       predicts && o.last_layer == LastLayer::HeadOutputsOnly ? LastLayer::HeadOutputsAndLastToken : o.last_layer;

@@ -5,10 +5,12 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "analysis/text_analysis.h"
+#include "model/capture_plan.h"
 #include "model/checkpoint.h"
 #include "model/next_tokens.h"
 
@@ -36,6 +38,10 @@ struct TextPipelineOptions {
   // A decoder's this many most likely next tokens (its last layer then runs at its last token
   // too); an encoder has none and is not asked.
   int next_tokens = 0;
+  // Given: a text past the plan's length keeps the queries, keys and column sums that recompute its
+  // maps instead of the maps (TextCaptures::attention undefined; its analysis never holds an n x n
+  // matrix whole). Absent: every map is kept, as whoever reads them (the explorer's views) needs.
+  std::optional<CapturePlan> long_texts;
   // Asked between layers, between slices of their products and between the analysis's stages:
   // false abandons the run (attnscope::Cancelled is thrown).
   std::function<bool()> keep_going;

@@ -128,5 +128,31 @@ TEST(HeadRoles, MiniLMAgreesWithTheIndependentReference) {
   expect_layer_head_scores(s, HeadRole::Induction, probe["induction"]);
 }
 
+// A long text's roles come from its maps block by block of query rows (LayerRoleRows): the same
+// scores as from the whole maps, for blocks of any height, an encoder's reach, a decoder's and a band.
+TEST(HeadRoles, BlocksOfRowsGiveTheWholeMapsScores) {
+  const nlohmann::json& golden = test::golden("minilm_head_roles.json");
+  const auto ids = golden["texts"][0]["ids"].get<std::vector<int64_t>>();
+  const at::Tensor maps = minilm_attention(ids).to(at::kDouble);
+  const int64_t L = maps.size(0), H = maps.size(1), n = maps.size(2);
+  for (const AttentionReach reach : {AttentionReach{}, AttentionReach{.after = 0}, AttentionReach{3, 3}}) {
+    const HeadRoleScores whole = head_role_scores(maps, ids, {reach});
+    for (const int64_t step : {int64_t{1}, int64_t{3}, int64_t{5}, n}) {
+      HeadRoleScores blocks(L, H);
+      for (int64_t l = 0; l < L; ++l) {
+        LayerRoleRows rows(H, n, ids, reach);
+        for (int64_t first = 0; first < n; first += step)
+          rows.add(maps[l].narrow(1, first, std::min(step, n - first)), first);
+        rows.finish(blocks, l);
+      }
+      for (const HeadRole role : kHeadRoles)
+        for (int64_t l = 0; l < L; ++l)
+          for (int64_t h = 0; h < H; ++h)
+            EXPECT_EQ(blocks.score(role, l, h), whole.score(role, l, h))
+                << head_role_name(role) << " " << l << ":" << h << ", blocks of " << step;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace attnscope
