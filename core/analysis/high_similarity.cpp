@@ -90,7 +90,7 @@ at::Tensor similarity_rows(const at::Tensor& outputs, int64_t first, int64_t cou
   return s;
 }
 
-// The blocks of query rows of a head's S: about 32 MB of similarities for all K heads at once, at
+// The blocks of query rows of the S of K heads: about 32 MB of similarities for the K at once, at
 // least 4 rows each (a short rest joins the block before it).
 std::vector<std::pair<int64_t, int64_t>> row_blocks(int64_t K, int64_t n, int64_t block_rows) {
   const int64_t step =
@@ -103,6 +103,48 @@ std::vector<std::pair<int64_t, int64_t>> row_blocks(int64_t K, int64_t n, int64_
     first += count;
   }
   return blocks;
+}
+
+// First pass over a group of heads [G, n, d]: each head's largest S_ij over participants i != j
+// (when positive, the whole path's plain maximum is this one too: its diagonal is 0 and every token
+// takes part there), on the host; `norms` ([G, n]) takes the token norms on the way.
+at::Tensor group_maxima(const at::Tensor& c, const at::Tensor& part,
+                        const std::vector<std::pair<int64_t, int64_t>>& blocks, at::Tensor* norms) {
+  const int64_t n = c.size(1);
+  at::Tensor scale = at::full({c.size(0)}, -std::numeric_limits<float>::infinity(), c.options());
+  for (const auto& [first, count] : blocks) {
+    const at::Tensor rows = at::arange(first, first + count, at::TensorOptions().dtype(at::kLong).device(c.device()));
+    const at::Tensor allowed = part.narrow(0, first, count)
+                                   .unsqueeze(1)
+                                   .logical_and(part.unsqueeze(0))
+                                   .logical_and(rows.unsqueeze(1) != at::arange(n, rows.options()).unsqueeze(0));
+    const at::Tensor s = similarity_rows(c, first, count, norms);
+    scale = at::maximum(scale, at::where(allowed, s, -std::numeric_limits<float>::infinity()).amax({1, 2}));
+  }
+  return scale.cpu();
+}
+
+// Second pass over a group of heads: the rows of each block scanned, head by head, into `out` (the
+// group's G entries, their scales set).
+void scan_group(const at::Tensor& c, const ScanFacts& f, double tau,
+                const std::vector<std::pair<int64_t, int64_t>>& blocks, HeadHighSimilarity* out) {
+  const int64_t G = c.size(0), n = c.size(1);
+  std::vector<std::vector<int32_t>> histograms(static_cast<size_t>(G), std::vector<int32_t>(static_cast<size_t>(n)));
+  for (const auto& [first, count] : blocks) {
+    const at::Tensor host = similarity_rows(c, first, count).cpu().contiguous();
+    at::parallel_for(0, G, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t k = begin; k < end; ++k) {
+        if (!(out[k].scale > 0)) continue;
+        scan_rows(host.data_ptr<float>() + k * count * n, static_cast<int>(first), static_cast<int>(count),
+                  static_cast<int>(n), f, static_cast<float>(tau) * out[k].scale,
+                  histograms[static_cast<size_t>(k)].data(), out[k]);
+      }
+    });
+  }
+  for (int64_t k = 0; k < G; ++k)
+    for (int64_t d = 0; d < n; ++d)
+      out[k].counts.distance_histogram[static_cast<size_t>(d)] =
+          histograms[static_cast<size_t>(k)][static_cast<size_t>(d)];
 }
 
 }  // namespace
@@ -147,55 +189,32 @@ std::vector<TokenPair> list_pairs(const PairMask& mask, const float* similarity,
   return pairs;
 }
 
-}  // namespace attnscope
-
-namespace attnscope {
-
 std::vector<HeadHighSimilarity> high_similarity_in_blocks(const at::Tensor& head_outputs, const TextFacts& facts,
-                                                          double tau, int64_t block_rows, at::Tensor* norms) {
+                                                          double tau, BlockShape shape, at::Tensor* norms) {
   const int64_t K = head_outputs.size(0), n = head_outputs.size(1);
   const at::Tensor c = head_outputs.to(at::kFloat);
   const ScanFacts f(facts);
   const at::Tensor part = at::from_blob(const_cast<uint8_t*>(f.takes.data()), {n}, at::kByte).to(c.device(), at::kBool);
-  const auto blocks = row_blocks(K, n, block_rows);
-  // First pass: each head's largest S_ij over participants i != j (when positive, the whole
-  // path's plain maximum is this one too: its diagonal is 0 and every token takes part there).
-  at::Tensor scale = at::full({K}, -std::numeric_limits<float>::infinity(), c.options());
-  if (norms) *norms = at::empty({K, n}, c.options());
-  for (const auto& [first, count] : blocks) {
-    const at::Tensor rows = at::arange(first, first + count, at::TensorOptions().dtype(at::kLong).device(c.device()));
-    const at::Tensor allowed = part.narrow(0, first, count)
-                                   .unsqueeze(1)
-                                   .logical_and(part.unsqueeze(0))
-                                   .logical_and(rows.unsqueeze(1) != at::arange(n, rows.options()).unsqueeze(0));
-    const at::Tensor s = similarity_rows(c, first, count, norms);
-    scale = at::maximum(scale, at::where(allowed, s, -std::numeric_limits<float>::infinity()).amax({1, 2}));
-  }
-  scale = scale.cpu();
+  // Heads in groups, so that a block has about 128 rows: each block's product packs its group's
+  // C^T once, and blocks of a few rows for every head at once spent more time packing than multiplying.
+  const int64_t group =
+      shape.heads > 0 ? shape.heads : std::clamp<int64_t>((int64_t{8} << 20) / (128 * std::max<int64_t>(n, 1)), 1, K);
   std::vector<HeadHighSimilarity> out(static_cast<size_t>(K));
-  std::vector<std::vector<int32_t>> histograms(static_cast<size_t>(K), std::vector<int32_t>(static_cast<size_t>(n)));
-  for (int64_t k = 0; k < K; ++k) {
-    out[static_cast<size_t>(k)].scale = scale.data_ptr<float>()[k];
-    out[static_cast<size_t>(k)].mask = PairMask(static_cast<int>(n));
-    out[static_cast<size_t>(k)].counts = PairCounts(static_cast<size_t>(n));
+  if (norms) *norms = at::empty({K, n}, c.options());
+  for (int64_t g = 0; g < K; g += group) {
+    const int64_t G = std::min(group, K - g);
+    const at::Tensor heads = c.narrow(0, g, G);
+    const auto blocks = row_blocks(G, n, shape.rows);
+    at::Tensor group_norms = norms ? norms->narrow(0, g, G) : at::Tensor();
+    const at::Tensor scale = group_maxima(heads, part, blocks, norms ? &group_norms : nullptr);
+    for (int64_t k = 0; k < G; ++k) {
+      HeadHighSimilarity& h = out[static_cast<size_t>(g + k)];
+      h.scale = scale.data_ptr<float>()[k];
+      h.mask = PairMask(static_cast<int>(n));
+      h.counts = PairCounts(static_cast<size_t>(n));
+    }
+    scan_group(heads, f, tau, blocks, out.data() + g);
   }
-  // Second pass: the rows of each block scanned, head by head.
-  for (const auto& [first, count] : blocks) {
-    const at::Tensor host = similarity_rows(c, first, count).cpu().contiguous();
-    at::parallel_for(0, K, 1, [&](int64_t begin, int64_t end) {
-      for (int64_t k = begin; k < end; ++k) {
-        HeadHighSimilarity& h = out[static_cast<size_t>(k)];
-        if (!(h.scale > 0)) continue;
-        scan_rows(host.data_ptr<float>() + k * count * n, static_cast<int>(first), static_cast<int>(count),
-                  static_cast<int>(n), f, static_cast<float>(tau) * h.scale, histograms[static_cast<size_t>(k)].data(),
-                  h);
-      }
-    });
-  }
-  for (int64_t k = 0; k < K; ++k)
-    for (int64_t d = 0; d < n; ++d)
-      out[static_cast<size_t>(k)].counts.distance_histogram[static_cast<size_t>(d)] =
-          histograms[static_cast<size_t>(k)][static_cast<size_t>(d)];
   return out;
 }
 

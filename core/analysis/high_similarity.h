@@ -26,13 +26,19 @@ struct HeadHighSimilarity {
 // scan reads a host copy.
 std::vector<HeadHighSimilarity> high_similarity(const at::Tensor& similarity, const TextFacts& facts, double tau);
 
-// The same from the head outputs [K, n, d] alone, never holding an n x n matrix: every head's S
-// made block by block of query rows (`block_rows`, or about 32 MB of similarities for all heads at
-// once), in two passes, the maxima first. Equal to high_similarity of context_similarity's S (the
-// blocks' products are the whole product's rows to the bit). What a long text's analysis runs.
-// `norms`, when given, receives every token's ||c_i|| [K, n], as context_similarity gives them.
+// The blocks high_similarity_in_blocks works in: `heads` heads at a time, `rows` query rows each
+// (0: about 32 MB of similarities per block, some 128 rows).
+struct BlockShape {
+  int64_t rows = 0, heads = 0;
+};
+
+// The same from the head outputs [K, n, d] alone, never holding an n x n matrix: each head's S
+// made block by block of query rows, in two passes, the maxima first. Equal to high_similarity of
+// context_similarity's S (a block's products are the whole product's rows to the bit). What a long
+// text's analysis runs. `norms`, when given, receives every token's ||c_i|| [K, n], as
+// context_similarity gives them.
 std::vector<HeadHighSimilarity> high_similarity_in_blocks(const at::Tensor& head_outputs, const TextFacts& facts,
-                                                          double tau, int64_t block_rows = 0,
+                                                          double tau, BlockShape shape = {},
                                                           at::Tensor* norms = nullptr);
 
 // The pairs of one head with their S_hat, ordered by (i, j): `similarity` is that head's n x n

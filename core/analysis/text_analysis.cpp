@@ -45,7 +45,7 @@ std::vector<HeadHighSimilarity> find_pairs(TextAnalysis& a, const at::Tensor& ma
   const int64_t L = a.num_layers, H = a.num_heads, n = a.length;
   if (in_blocks) {
     at::Tensor norms;
-    auto high = high_similarity_in_blocks(a.head_outputs.reshape({L * H, n, -1}), a.facts, a.settings.tau, 0, &norms);
+    auto high = high_similarity_in_blocks(a.head_outputs.reshape({L * H, n, -1}), a.facts, a.settings.tau, {}, &norms);
     a.similarity.norms = norms.view({L, H, n});
     return high;
   }

@@ -65,7 +65,8 @@ TEST_P(HighSimilarityInBlocks, EqualsTheScanOfTheWholeSimilarity) {
     for (const auto& head : expected) pairs += head.counts.count;
     EXPECT_GT(pairs, 0);
     expect_same(high_similarity_in_blocks(heads, facts, 0.3), expected);
-    expect_same(high_similarity_in_blocks(heads, facts, 0.3, 7), expected);  // many blocks, a short rest joined
+    expect_same(high_similarity_in_blocks(heads, facts, 0.3, {.rows = 7}), expected);  // a short rest joined
+    expect_same(high_similarity_in_blocks(heads, facts, 0.3, {.rows = 9, .heads = 5}), expected);  // groups, a rest
   }
 }
 

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Long texts (issue 32): `attnscope-cli stats` (forward, the whole analysis, every head's pairs and
+# statistics) on a ModernBERT-base-sized random checkpoint (22 layers of 12 heads, 8,192 positions)
+# at each length, keeping queries and keys instead of maps (what a text past --maps-up-to keeps),
+# and, where every map and similarity fits in this machine's memory, keeping the maps as before.
+# Wall time and peak resident memory read from outside (/usr/bin/time). Prints Markdown.
+#   bench/run_long_texts.sh [lengths...]   (default: 2048 4096 8192)
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+"$root/tools/setup.sh" >&2
+"$root/.venv/bin/python" "$root/tools/make_random_encoders.py" >&2
+model=$root/models/random-modernbert-base
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+for _ in 1 2 3 4; do cat "$root"/assets/corpus/*.txt; done > "$tmp/long.txt"  # more than 8,192 tokens
+memory_kb=$(awk '/MemTotal/ {print $2}' /proc/meminfo)
+
+measure() {  # prints "seconds peak_MB", or "- -" when the run failed
+  if /usr/bin/time -f "%e %M" -o "$tmp/time" "$root/build/app/attnscope-cli" "$@" > /dev/null 2> "$tmp/err"; then
+    awk '{printf "%.1f %.0f\n", $1, $2 / 1024}' "$tmp/time"
+  else
+    echo "- -"
+  fi
+}
+
+echo "| tokens | kept | time | peak resident memory |"
+echo "| --- | --- | --- | --- |"
+lengths=("$@")
+[ ${#lengths[@]} -gt 0 ] || lengths=(2048 4096 8192)
+for n in "${lengths[@]}"; do
+  run=(stats --model "$model" --file "$tmp/long.txt" --max-len "$n")
+  read -r s mb < <(measure "${run[@]}" --maps-up-to 1)
+  echo "| $n | queries and keys | $s s | $mb MB |"
+  maps_kb=$((22 * 12 * n * n * 8 / 1024))  # every map and similarity, float32
+  if [ "$maps_kb" -lt $((memory_kb * 3 / 4)) ]; then
+    read -r s mb < <(measure "${run[@]}" --maps-up-to "$n")
+    echo "| $n | every map | $s s | $mb MB |"
+  else
+    echo "| $n | every map | does not fit: $((maps_kb / 1024 / 1024)) GB of maps and similarities | |"
+  fi
+done
