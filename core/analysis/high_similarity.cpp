@@ -130,7 +130,8 @@ void scan_group(const at::Tensor& c, const ScanFacts& f, double tau,
                 const std::vector<std::pair<int64_t, int64_t>>& blocks, HeadHighSimilarity* out) {
   const int64_t G = c.size(0), n = c.size(1);
   std::vector<std::vector<int32_t>> histograms(static_cast<size_t>(G), std::vector<int32_t>(static_cast<size_t>(n)));
-  for (const auto& [first, count] : blocks) {
+  for (const auto& block : blocks) {
+    const int64_t first = block.first, count = block.second;  // named: clang 14's lambdas capture no bindings
     const at::Tensor host = similarity_rows(c, first, count).cpu().contiguous();
     at::parallel_for(0, G, 1, [&](int64_t begin, int64_t end) {
       for (int64_t k = begin; k < end; ++k) {
