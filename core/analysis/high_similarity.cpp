@@ -7,6 +7,8 @@
 #include <limits>
 #include <utility>
 
+#include "model/reproducible_products.h"
+
 namespace attnscope {
 namespace {
 
@@ -80,7 +82,7 @@ void scan_head(const float* s, int n, const ScanFacts& f, float threshold, HeadH
 
 // [K, rows, n]: rows [first, first + count) of every head's S = C C^T, its diagonal 0, as
 // context_similarity makes the whole (the same products: a block of at least 4 rows sums each
-// element in the whole product's order, model/transformer.cpp's kFewestBlockRows).
+// element in the whole product's order: model/reproducible_products.h).
 // `norms`, when given ([K, n]), takes those rows' ||c_i|| = sqrt(S_ii), as context_similarity's.
 at::Tensor similarity_rows(const at::Tensor& outputs, int64_t first, int64_t count, at::Tensor* norms = nullptr) {
   at::Tensor s = at::matmul(outputs.narrow(1, first, count), outputs.transpose(-1, -2));
@@ -88,21 +90,6 @@ at::Tensor similarity_rows(const at::Tensor& outputs, int64_t first, int64_t cou
   if (norms) norms->narrow(1, first, count).copy_(diagonal.clamp_min(0).sqrt());
   diagonal.zero_();
   return s;
-}
-
-// The blocks of query rows of the S of K heads: about 32 MB of similarities for the K at once, at
-// least 4 rows each (a short rest joins the block before it).
-std::vector<std::pair<int64_t, int64_t>> row_blocks(int64_t K, int64_t n, int64_t block_rows) {
-  const int64_t step =
-      std::max<int64_t>(4, block_rows > 0 ? block_rows : (int64_t{8} << 20) / std::max<int64_t>(K * n, 1));
-  std::vector<std::pair<int64_t, int64_t>> blocks;
-  for (int64_t first = 0; first < n;) {
-    int64_t count = std::min(step, n - first);
-    if (n - first - count < 4) count = n - first;
-    blocks.emplace_back(first, count);
-    first += count;
-  }
-  return blocks;
 }
 
 // First pass over a group of heads [G, n, d]: each head's largest S_ij over participants i != j
@@ -205,7 +192,7 @@ std::vector<HeadHighSimilarity> high_similarity_in_blocks(const at::Tensor& head
   for (int64_t g = 0; g < K; g += group) {
     const int64_t G = std::min(group, K - g);
     const at::Tensor heads = c.narrow(0, g, G);
-    const auto blocks = row_blocks(G, n, shape.rows);
+    const auto blocks = row_blocks(n, shape.rows > 0 ? shape.rows : rows_per_block(G * n));
     at::Tensor group_norms = norms ? norms->narrow(0, g, G) : at::Tensor();
     const at::Tensor scale = group_maxima(heads, part, blocks, norms ? &group_norms : nullptr);
     for (int64_t k = 0; k < G; ++k) {

@@ -1,5 +1,6 @@
 #include "model/reproducible_products.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 namespace attnscope {
@@ -7,6 +8,21 @@ namespace attnscope {
 void ask_for_reproducible_products() {
   // overwrite = 0: a user's own MKL_CBWR (to compare branches, say) is kept.
   setenv("MKL_CBWR", "AUTO,STRICT", 0);
+}
+
+int64_t rows_per_block(int64_t row_elements) {
+  return std::max(kFewestBlockRows, (int64_t{8} << 20) / std::max<int64_t>(row_elements, 1));
+}
+
+std::vector<std::pair<int64_t, int64_t>> row_blocks(int64_t n, int64_t step) {
+  step = std::max(step, kFewestBlockRows);
+  std::vector<std::pair<int64_t, int64_t>> blocks;
+  for (int64_t first = 0; first < n;) {
+    const int64_t count = n - first - step < kFewestBlockRows ? n - first : step;
+    blocks.emplace_back(first, count);
+    first += count;
+  }
+  return blocks;
 }
 
 }  // namespace attnscope

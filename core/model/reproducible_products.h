@@ -6,7 +6,25 @@
 // few, as a slice's are, so a slice of the feed-forward's down projection summed in another order
 // (found on torch 2.15's MKL 2024.2; a fixed thread count did not help). MKL's strict conditional
 // numerical reproducibility sums every output in one order whatever the threads and the shape.
+#include <cstdint>
+#include <utility>
+#include <vector>
+
 namespace attnscope {
+
+// The same holds for a block of rows of a product, equal to those rows of the whole product, but
+// only from 4 rows up: MKL multiplies a matrix of 1 to 3 rows by other kernels, which sum in
+// another order (measured: blocks of 1 to 3 rows differed from the whole in the last bit, blocks
+// of 4 and more never did, on the shapes of every family here). A block is never shorter than
+// this unless the whole is.
+inline constexpr int64_t kFewestBlockRows = 4;
+
+// Rows per block when each row holds `row_elements` float32 numbers: about 32 MB a block.
+int64_t rows_per_block(int64_t row_elements);
+
+// Rows 0 .. n - 1 cut into blocks (first, count) of `step` rows (at least kFewestBlockRows); a rest
+// too short to stand alone joins the block before it.
+std::vector<std::pair<int64_t, int64_t>> row_blocks(int64_t n, int64_t step);
 
 // Asks MKL for strict reproducibility (MKL_CBWR=AUTO,STRICT) unless the user set MKL_CBWR. MKL
 // reads it once, at its first call: call this before any product. Other BLAS libraries ignore it.

@@ -68,19 +68,6 @@ at::Tensor offset_positions(const std::vector<std::vector<int64_t>>& ids, int64_
 constexpr double kSliceFlops = 2.5e8;
 constexpr int64_t kSliceMultiple = 64;  // slices of whole vector registers' widths
 
-// MKL multiplies a matrix of fewer than 4 rows by other kernels than a larger one, which sum in
-// another order (measured: blocks of 1 to 3 rows differ from the whole map's rows in the last
-// bit, blocks of 4 and more never did, on the shapes of every family here): a block of a map is
-// never shorter than this unless the whole map is.
-constexpr int64_t kFewestBlockRows = 4;
-
-// The query rows of the block of a layer's attention starting at `first`: `step`, or the rest;
-// a rest too short to stand alone joins the block before it.
-int64_t block_height(int64_t first, int64_t step, int64_t n) {
-  const int64_t count = std::min(std::max(step, kFewestBlockRows), n - first);
-  return n - first - count < kFewestBlockRows ? n - first : count;
-}
-
 // A run made stale by a newer request ends here (attnscope::Cancelled); without keep_going, never.
 void stop_if_stale(const KeepGoing& keep_going) {
   if (keep_going && !keep_going()) throw Cancelled();
@@ -253,10 +240,9 @@ at::Tensor Transformer::attend_in_blocks(const Projected& qkv, const LayerMask& 
   at::Tensor columns = keep.all_column_sums[l];  // [B, H, n]
   columns.zero_();
   const at::Tensor real = real_query_rows(keep.lengths, n, device_.device);  // [B, 1, n, 1] or undefined
-  const int64_t step = mask.block_rows > 0 ? mask.block_rows : std::max<int64_t>(1, (int64_t{8} << 20) / (B * H * n));
-  for (int64_t first = 0; first < n; first += block_height(first, step, n)) {
+  for (const auto& [first, count] : row_blocks(n, mask.block_rows > 0 ? mask.block_rows : rows_per_block(B * H * n))) {
     if (first > 0) stop_if_stale(keep_going);
-    const RowSpan rows{first, block_height(first, step, n)};
+    const RowSpan rows{first, count};
     const Masks masks = attention_masks(n, mask.padding, rows);
     const at::Tensor attention =
         at::_softmax(masked_scores(q_rows, k_t, mask.local ? masks.local : masks.global, B, rows), -1, false);
@@ -322,7 +308,7 @@ at::Tensor Transformer::recompute_attention(const at::Tensor& queries, const at:
     throw Error("the attention maps are recomputed from the queries and keys the forward kept");
   const int64_t n = queries.size(1);
   c10::InferenceMode guard;
-  if (const int64_t count = rows.size(n); count < kFewestBlockRows && count < n) {  // see kFewestBlockRows
+  if (const int64_t count = rows.size(n); count < kFewestBlockRows && count < n) {  // see reproducible_products.h
     const int64_t first = std::max<int64_t>(0, std::min(rows.first, n - kFewestBlockRows));
     return recompute_attention(queries, keys, layer, {first, std::min(kFewestBlockRows, n)})
         .narrow(1, rows.first - first, count);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "base/error.h"
+#include "model/reproducible_products.h"
 
 namespace attnscope {
 
@@ -50,14 +51,12 @@ namespace {
 HeadRoleScores roles_from_recomputed_maps(const Transformer& model, const TextCaptures& c,
                                           const std::vector<int64_t>& ids, const std::vector<AttentionReach>& reach) {
   const int64_t L = c.num_layers, H = c.num_heads, n = c.length;
-  const int64_t step = std::max<int64_t>(4, (int64_t{8} << 20) / std::max<int64_t>(H * n, 1));
+  const auto blocks = row_blocks(n, rows_per_block(H * n));
   HeadRoleScores scores(L, H);
   for (int64_t l = 0; l < L; ++l) {
     LayerRoleRows rows(H, n, ids, reach[static_cast<size_t>(l)]);
-    for (int64_t first = 0; first < n; first += step) {
-      const int64_t count = std::min(step, n - first);
+    for (const auto& [first, count] : blocks)
       rows.add(model.recompute_attention(c.queries[l], c.keys[l], l, {first, count}), first);
-    }
     rows.finish(scores, l);
   }
   return scores;
