@@ -7,6 +7,7 @@
 #include <limits>
 #include <utility>
 
+#include "analysis/context_similarity.h"
 #include "model/reproducible_products.h"
 
 namespace attnscope {
@@ -78,18 +79,6 @@ void scan_head(const float* s, int n, const ScanFacts& f, float threshold, HeadH
   histogram.assign(static_cast<size_t>(n), 0);
   scan_rows(s, 0, n, n, f, threshold, histogram.data(), out);
   for (int d = 0; d < n; ++d) out.counts.distance_histogram[static_cast<size_t>(d)] = histogram[static_cast<size_t>(d)];
-}
-
-// [K, rows, n]: rows [first, first + count) of every head's S = C C^T, its diagonal 0, as
-// context_similarity makes the whole (the same products: a block of at least 4 rows sums each
-// element in the whole product's order: model/reproducible_products.h).
-// `norms`, when given ([K, n]), takes those rows' ||c_i|| = sqrt(S_ii), as context_similarity's.
-at::Tensor similarity_rows(const at::Tensor& outputs, int64_t first, int64_t count, at::Tensor* norms = nullptr) {
-  at::Tensor s = at::matmul(outputs.narrow(1, first, count), outputs.transpose(-1, -2));
-  at::Tensor diagonal = s.diagonal(first, -2, -1);
-  if (norms) norms->narrow(1, first, count).copy_(diagonal.clamp_min(0).sqrt());
-  diagonal.zero_();
-  return s;
 }
 
 // First pass over a group of heads [G, n, d]: each head's largest S_ij over participants i != j

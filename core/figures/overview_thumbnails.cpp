@@ -7,46 +7,69 @@
 
 #include "analysis/lens_maps.h"
 #include "figures/colormap.h"
+#include "model/reproducible_products.h"
 
 namespace attnscope {
 namespace {
 
 // An n x n map -> ceil(n / k) x ceil(n / k) cells: each block of k x k cells keeps its value of
-// largest magnitude, with its sign. A plain loop over the rows (tensor reductions over such small
-// blocks measured several times slower); `high` and `low` are n floats of scratch.
-void pool_by_magnitude(const float* in, int64_t n, int64_t k, float* pooled, float* high, float* low) {
-  const int64_t cells = (n + k - 1) / k;
-  for (int64_t block = 0; block < cells; ++block) {
-    // The block's rows folded into one, column by column (a vector loop), then its k columns.
-    std::fill(high, high + n, 0.0f);  // the zero of the padding, as at the ragged edge
-    std::fill(low, low + n, 0.0f);
-    for (int64_t i = block * k; i < std::min(n, (block + 1) * k); ++i) {
-      const float* row = in + i * n;
-      for (int64_t j = 0; j < n; ++j) {
-        high[j] = std::max(high[j], row[j]);
-        low[j] = std::min(low[j], row[j]);
-      }
+// largest magnitude, with its sign. The map's rows come in order, any number at a time (a long
+// text's in blocks as they are made). A plain loop over the rows (tensor reductions over such small
+// blocks measured several times slower).
+class MagnitudePooler {
+ public:
+  MagnitudePooler(int64_t n, int64_t k, float* pooled)
+      : n_(n), k_(k), pooled_(pooled), high_(static_cast<size_t>(n)), low_(static_cast<size_t>(n)) {}
+
+  // The map's next `count` rows, row-major.
+  void add_rows(const float* rows, int64_t count) {
+    if (k_ == 1) {  // nothing to pool
+      std::copy(rows, rows + count * n_, pooled_ + row_ * n_);
+      row_ += count;
+      return;
     }
-    float* out = pooled + block * cells;
+    for (int64_t r = 0; r < count; ++r, ++row_) {
+      if (row_ % k_ == 0) {  // a new block row: the zero of the padding, as at the ragged edge
+        std::fill(high_.begin(), high_.end(), 0.0f);
+        std::fill(low_.begin(), low_.end(), 0.0f);
+      }
+      // The block's rows folded into one, column by column (a vector loop), then its k columns.
+      const float* row = rows + r * n_;
+      for (int64_t j = 0; j < n_; ++j) {
+        high_[j] = std::max(high_[j], row[j]);
+        low_[j] = std::min(low_[j], row[j]);
+      }
+      if ((row_ + 1) % k_ == 0 || row_ + 1 == n_) close_block_row(row_ / k_);
+    }
+  }
+
+ private:
+  void close_block_row(int64_t block) {
+    const int64_t cells = (n_ + k_ - 1) / k_;
+    float* out = pooled_ + block * cells;
     int64_t c = 0;
     // Pairs of columns (every overview up to twice its cells in tokens, 128 tokens and fewer) in a
     // loop of fixed shape, which the compiler makes a vector loop: cell by cell, the loop over a
     // block's columns took most of the overview's time at 128 tokens.
-    if (k == 2)
-      for (; c < n / 2; ++c) {
-        const float hi = std::max(high[2 * c], high[2 * c + 1]), lo = std::min(low[2 * c], low[2 * c + 1]);
+    if (k_ == 2)
+      for (; c < n_ / 2; ++c) {
+        const float hi = std::max(high_[2 * c], high_[2 * c + 1]), lo = std::min(low_[2 * c], low_[2 * c + 1]);
         out[c] = hi >= -lo ? hi : lo;
       }
     for (; c < cells; ++c) {
       float hi = 0, lo = 0;
-      for (int64_t j = c * k; j < std::min(n, (c + 1) * k); ++j) {
-        hi = std::max(hi, high[j]);
-        lo = std::min(lo, low[j]);
+      for (int64_t j = c * k_; j < std::min(n_, (c + 1) * k_); ++j) {
+        hi = std::max(hi, high_[j]);
+        lo = std::min(lo, low_[j]);
       }
       out[c] = hi >= -lo ? hi : lo;
     }
   }
-}
+
+  int64_t n_, k_, row_ = 0;
+  float* pooled_;
+  std::vector<float> high_, low_;
+};
 
 }  // namespace
 
@@ -79,43 +102,88 @@ constexpr int64_t kThumbnailSourceBytes = int64_t{32} << 20;
 
 }  // namespace
 
-std::vector<HeatmapPanel> grid_thumbnails(const AnalyzedTextView& text, const FigureOptions& options, int max_cells) {
-  const FigureOptions o = resolved(options, text.analysis);
+namespace {
+
+// A pooled panel's colours, colour scale (a percentile of its values) and title.
+void finish_panel(HeatmapPanel& p, int64_t layer, int64_t head, int64_t heads, const FigureOptions& o) {
+  const bool signed_map = o.matrix == MatrixKind::Similarity || o.matrix == MatrixKind::Cosine;
+  p.colormap = signed_map ? ColormapId::Diverging : o.colormap;
+  p.color_scale = color_scale_for(p.values, o.scale, signed_map);
+  p.title = head == heads ? "L" + std::to_string(layer) + " sum" : std::to_string(layer) + "." + std::to_string(head);
+}
+
+// A text that keeps its maps: layers a few at a time, each group's panels pooled and finished in
+// one share-out.
+void pool_whole_maps(const AnalyzedTextView& text, const FigureOptions& o, int64_t k, std::vector<HeatmapPanel>& out) {
   const TextAnalysis& a = text.analysis;
   const int64_t n = a.length, per_layer = a.num_heads + 1;
-  const int64_t k = n > max_cells ? (n + max_cells - 1) / max_cells : 1, side = (n + k - 1) / k;
-  const bool signed_map = o.matrix == MatrixKind::Similarity || o.matrix == MatrixKind::Cosine;
   // Rollout is one map per layer, each the product of the ones before: computed once for all.
   const at::Tensor rollout = o.matrix == MatrixKind::Rollout
                                  ? rollout_maps(text.captures, static_cast<int>(a.num_layers), o.rollout_of_norm)
                                  : at::Tensor();
   const int64_t group =
       std::max<int64_t>(1, kThumbnailSourceBytes / (a.num_heads * n * n * static_cast<int64_t>(sizeof(float))));
-  std::vector<HeatmapPanel> out(static_cast<size_t>(a.num_layers * per_layer));
   for (int64_t first = 0; first < a.num_layers; first += group) {
     const int64_t last = std::min<int64_t>(a.num_layers, first + group);
     std::vector<LayerThumbnailSource> sources;
     for (int64_t l = first; l < last; ++l) sources.push_back(thumbnail_source(text, o, rollout, static_cast<int>(l)));
-    // The group's panels pooled and given their colour scales (a percentile) in one share-out.
     at::parallel_for(first * per_layer, last * per_layer, 1, [&](int64_t begin, int64_t end) {
-      std::vector<float> high(static_cast<size_t>(n)), low(static_cast<size_t>(n));
       for (int64_t index = begin; index < end; ++index) {
         const int64_t l = index / per_layer, h = index % per_layer;
         const LayerThumbnailSource& source = sources[static_cast<size_t>(l - first)];
-        const float* full = h == a.num_heads ? source.sum.data_ptr<float>() : source.head(h);
         HeatmapPanel& p = out[static_cast<size_t>(index)];
-        p.rows = p.cols = static_cast<int>(side);
-        p.values.resize(static_cast<size_t>(side * side));
-        if (k > 1)
-          pool_by_magnitude(full, n, k, p.values.data(), high.data(), low.data());
-        else
-          std::copy(full, full + n * n, p.values.begin());
-        p.colormap = signed_map ? ColormapId::Diverging : o.colormap;
-        p.color_scale = color_scale_for(p.values, o.scale, signed_map);
-        p.title = h == a.num_heads ? "L" + std::to_string(l) + " sum" : std::to_string(l) + "." + std::to_string(h);
+        MagnitudePooler(n, k, p.values.data())
+            .add_rows(h == a.num_heads ? source.sum.data_ptr<float>() : source.head(h), n);
+        finish_panel(p, l, h, a.num_heads, o);
       }
     });
   }
+}
+
+// A long text (its maps not kept): each layer's maps made a block of query rows at a time and
+// pooled into its heads' and its sum's panels as they come, so that no layer's maps are whole.
+void pool_in_blocks(const AnalyzedTextView& text, const FigureOptions& o, int64_t k, int64_t block_rows,
+                    std::vector<HeatmapPanel>& out) {
+  c10::InferenceMode guard;  // the recomputed rows are inference tensors, their diagonal zeroed in place
+  const TextAnalysis& a = text.analysis;
+  const int64_t n = a.length, H = a.num_heads, per_layer = H + 1;
+  const auto blocks = row_blocks(n, block_rows > 0 ? block_rows : rows_per_block(per_layer * n));
+  for (int64_t l = 0; l < a.num_layers; ++l) {
+    std::vector<MagnitudePooler> poolers;
+    for (int64_t h = 0; h < per_layer; ++h)
+      poolers.emplace_back(n, k, out[static_cast<size_t>(l * per_layer + h)].values.data());
+    for (const auto& block : blocks) {
+      const int64_t first = block.first, count = block.second;  // named: clang 14's lambdas capture no bindings
+      at::Tensor rows = head_rows(text, static_cast<int>(l), -1, o.matrix, {first, count});  // [H, rows, n]
+      if (o.zero_diagonal && o.matrix == MatrixKind::Attention) rows.diagonal(first, -2, -1).zero_();
+      const at::Tensor sum = rows.sum(0).contiguous();
+      at::parallel_for(0, per_layer, 1, [&](int64_t begin, int64_t end) {
+        for (int64_t h = begin; h < end; ++h)
+          poolers[static_cast<size_t>(h)].add_rows(
+              h == H ? sum.data_ptr<float>() : rows.data_ptr<float>() + h * count * n, count);
+      });
+    }
+    for (int64_t h = 0; h < per_layer; ++h) finish_panel(out[static_cast<size_t>(l * per_layer + h)], l, h, H, o);
+  }
+}
+
+}  // namespace
+
+std::vector<HeatmapPanel> grid_thumbnails(const AnalyzedTextView& text, const FigureOptions& options, int max_cells,
+                                          int64_t block_rows) {
+  const FigureOptions o = resolved(options, text.analysis);
+  const TextAnalysis& a = text.analysis;
+  const int64_t n = a.length;
+  const int64_t k = n > max_cells ? (n + max_cells - 1) / max_cells : 1, side = (n + k - 1) / k;
+  std::vector<HeatmapPanel> out(static_cast<size_t>(a.num_layers * (a.num_heads + 1)));
+  for (HeatmapPanel& p : out) {
+    p.rows = p.cols = static_cast<int>(side);
+    p.values.resize(static_cast<size_t>(side * side));
+  }
+  if (text.keeps_maps())
+    pool_whole_maps(text, o, k, out);
+  else
+    pool_in_blocks(text, o, k, block_rows, out);
   return out;
 }
 

@@ -2,11 +2,14 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <iterator>
 
+#include "analysis/context_similarity.h"
 #include "analysis/lens_maps.h"
 #include "base/error.h"
 #include "figures/tensor_values.h"
+#include "model/reproducible_products.h"
 #include "tokenizer/piece_text.h"
 
 namespace attnscope {
@@ -45,8 +48,49 @@ MatrixKind matrix_by_name(const std::string& name) {
   throw Error("unknown matrix \"" + name + "\": expected attention, similarity, cosine, norm or rollout");
 }
 
+namespace {
+
+// Refused in one line: what a long text cannot give (every map whole).
+void require_maps(const AnalyzedTextView& text, MatrixKind kind) {
+  if (!text.keeps_maps())
+    throw Error(std::string("the ") + matrix_title(kind) +
+                " of a long text needs every attention map, which it does not keep (see --maps-up-to)");
+}
+
+at::Tensor host_floats(const at::Tensor& t) { return t.to(at::kCPU, at::kFloat).contiguous(); }
+
+// Rows of a long text's maps: recomputed attention, or S and cosine from the kept head outputs.
+at::Tensor long_text_rows(const AnalyzedTextView& text, int layer, int head, MatrixKind kind, RowSpan rows) {
+  const TextAnalysis& a = text.analysis;
+  const int64_t count = rows.size(a.length), first = head < 0 ? 0 : head, heads = head < 0 ? a.num_heads : 1;
+  switch (kind) {
+    case MatrixKind::Attention: {
+      if (!text.attention_rows)
+        throw Error("this long text's attention maps are made again by its model, which is not open");
+      return host_floats(text.attention_rows(layer, head, rows));
+    }
+    case MatrixKind::Similarity:
+      return host_floats(similarity_rows(a.head_outputs[layer].narrow(0, first, heads), rows.first, count));
+    case MatrixKind::Cosine:
+      return host_floats(cosine_rows(similarity_rows(a.head_outputs[layer].narrow(0, first, heads), rows.first, count),
+                                     a.similarity.norms[layer].narrow(0, first, heads), rows.first));
+    default: require_maps(text, kind);
+  }
+  return {};
+}
+
+}  // namespace
+
+at::Tensor head_rows(const AnalyzedTextView& text, int layer, int head, MatrixKind kind, RowSpan rows) {
+  if (!text.keeps_maps()) return long_text_rows(text, layer, head, kind, rows);
+  const at::Tensor maps = layer_head_maps(text, layer, kind, false);
+  const int64_t first = head < 0 ? 0 : head, heads = head < 0 ? maps.size(0) : 1;
+  return host_floats(maps.narrow(0, first, heads).narrow(1, rows.first, rows.size(text.analysis.length)));
+}
+
 // [H, n, n]: every head's map of one kind in one layer (rollout: the layer's map for each head).
 at::Tensor layer_head_maps(const AnalyzedTextView& text, int layer, MatrixKind kind, bool rollout_of_norm) {
+  require_maps(text, kind);
   const auto& sim = text.analysis.similarity;
   const at::Tensor attention = text.captures.attention[layer];
   switch (kind) {
@@ -68,8 +112,26 @@ at::Tensor layer_own_map(const AnalyzedTextView& text, int layer, MatrixKind kin
   return heads.sum(0);
 }
 
+namespace {
+
+// A long text's head (or summed) map, n x n, made a block of rows at a time (the layer's maps are
+// never whole).
+std::vector<float> long_text_matrix(const AnalyzedTextView& text, int layer, int head, MatrixKind kind) {
+  const int64_t n = text.analysis.length, heads = head < 0 ? text.analysis.num_heads : 1;
+  std::vector<float> out(static_cast<size_t>(n * n));
+  for (const auto& [first, count] : row_blocks(n, rows_per_block(heads * n))) {
+    const at::Tensor rows = head_rows(text, layer, head, kind, {first, count});
+    const at::Tensor block = head < 0 ? rows.sum(0) : rows[0];
+    std::copy_n(block.contiguous().data_ptr<float>(), count * n, out.begin() + first * n);
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<float> head_matrix(const AnalyzedTextView& text, int layer, int head, MatrixKind kind,
                                bool rollout_of_norm) {
+  if (!text.keeps_maps()) return long_text_matrix(text, layer, head, kind);
   const auto& sim = text.analysis.similarity;
   switch (kind) {
     case MatrixKind::Attention:

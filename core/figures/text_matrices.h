@@ -9,6 +9,7 @@
 
 #include "analysis/text_analysis.h"
 #include "figures/figure_options.h"
+#include "model/attention_rows.h"
 #include "model/captures.h"
 #include "tokenizer/encoding.h"
 
@@ -19,6 +20,11 @@ struct AnalyzedTextView {
   const Encoding& encoding;
   const TextCaptures& captures;  // on the host
   const TextAnalysis& analysis;  // on the host
+  // A long text's maps (captures.attention undefined): recomputed from its queries and keys by the
+  // model that ran it. Unset: the text's maps are read from its captures, or are not to be had.
+  AttentionRows attention_rows = {};
+
+  bool keeps_maps() const { return captures.attention.defined(); }
 };
 
 const char* matrix_title(MatrixKind kind);   // "attention A", "similarity S", ...
@@ -28,6 +34,12 @@ const char* matrix_symbol(MatrixKind kind);  // "A_ij", "S_ij", ... (a colorbar'
 // `rollout_of_norm`: rollout through the norm-based layer maps (docs/lenses.md) instead of the mean attention.
 std::vector<float> head_matrix(const AnalyzedTextView& text, int layer, int head, MatrixKind kind,
                                bool rollout_of_norm = false);
+// [heads, rows, n] float32 on the host: query rows `rows` of one head's map of one kind (heads 1)
+// or of every head's (head -1, heads H), read from the maps a text keeps or made again for a long
+// text (attention: AnalyzedTextView::attention_rows; S and cosine: from the head outputs its
+// analysis keeps), equal to the bit either way. Attention, similarity and cosine only: the
+// norm-based lens and rollout need every map (refused in one line).
+at::Tensor head_rows(const AnalyzedTextView& text, int layer, int head, MatrixKind kind, RowSpan rows);
 // [H, n, n]: every head's map of one kind in one layer (rollout: the layer's map for each head).
 at::Tensor layer_head_maps(const AnalyzedTextView& text, int layer, MatrixKind kind, bool rollout_of_norm);
 // [n, n]: the layer's own map: the sum of its heads' (`heads`, from layer_head_maps), the norm-based layer map, or the

@@ -302,23 +302,32 @@ at::Tensor Transformer::masked_scores(const at::Tensor& q_rows, const at::Tensor
 
 at::Tensor Transformer::recompute_attention(const at::Tensor& queries, const at::Tensor& keys, int64_t layer,
                                             RowSpan rows) const {
+  return recompute_attention(recompute_inputs(queries, keys, layer), rows);
+}
+
+Transformer::RecomputeInputs Transformer::recompute_inputs(const at::Tensor& queries, const at::Tensor& keys,
+                                                           int64_t layer) const {
   if (weights_.relative_embeddings.defined())
     throw Error("DeBERTa's attention maps cannot be recomputed from queries and keys alone");
   if (!queries.defined() || !keys.defined())
     throw Error("the attention maps are recomputed from the queries and keys the forward kept");
-  const int64_t n = queries.size(1);
   c10::InferenceMode guard;
-  if (const int64_t count = rows.size(n); count < kFewestBlockRows && count < n) {  // see reproducible_products.h
-    const int64_t first = std::max<int64_t>(0, std::min(rows.first, n - kFewestBlockRows));
-    return recompute_attention(queries, keys, layer, {first, std::min(kFewestBlockRows, n)})
-        .narrow(1, rows.first - first, count);
-  }
-  const Masks masks = attention_masks(n, {}, rows);
-  const at::Tensor& mask = config_.is_local_layer(static_cast<size_t>(layer)) ? masks.local : masks.global;
   const auto as_rows_t = [&](const at::Tensor& t) {  // [H, n, d] -> [H, d, n] as the forward had it
     return t.to(device_.device, device_.dtype).transpose(1, 2).contiguous();
   };
-  const at::Tensor scores = masked_scores(scaled_query_rows(as_rows_t(queries)), as_rows_t(keys), mask, 1, rows);
+  return {scaled_query_rows(as_rows_t(queries)), as_rows_t(keys), layer};
+}
+
+at::Tensor Transformer::recompute_attention(const RecomputeInputs& inputs, RowSpan rows) const {
+  const int64_t n = inputs.keys_t.size(2);
+  c10::InferenceMode guard;
+  if (const int64_t count = rows.size(n); count < kFewestBlockRows && count < n) {  // see reproducible_products.h
+    const int64_t first = std::max<int64_t>(0, std::min(rows.first, n - kFewestBlockRows));
+    return recompute_attention(inputs, {first, std::min(kFewestBlockRows, n)}).narrow(1, rows.first - first, count);
+  }
+  const Masks masks = attention_masks(n, {}, rows);
+  const at::Tensor& mask = config_.is_local_layer(static_cast<size_t>(inputs.layer)) ? masks.local : masks.global;
+  const at::Tensor scores = masked_scores(inputs.query_rows, inputs.keys_t, mask, 1, rows);
   return at::_softmax(scores, -1, false).squeeze(0);
 }
 

@@ -84,6 +84,15 @@ class Transformer {
   // (its scores need more than queries and keys).
   at::Tensor recompute_attention(const at::Tensor& queries, const at::Tensor& keys, int64_t layer,
                                  RowSpan rows = {}) const;
+  // The same for many blocks of one layer's rows: the queries and keys moved to the device and laid
+  // out as the scores read them once (at 8,192 tokens that copy is 50 MB a layer, as much as a
+  // block of rows takes to compute), then each block from them.
+  struct RecomputeInputs {
+    at::Tensor query_rows, keys_t;  // [H, n, d] scaled, [H, d, n]
+    int64_t layer = 0;
+  };
+  RecomputeInputs recompute_inputs(const at::Tensor& queries, const at::Tensor& keys, int64_t layer) const;
+  at::Tensor recompute_attention(const RecomputeInputs& inputs, RowSpan rows = {}) const;
 
  private:
   struct Batch {

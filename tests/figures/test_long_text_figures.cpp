@@ -1,0 +1,103 @@
+// The pictures of a long text (its maps not kept: the forward keeps queries and keys, the
+// analysis head outputs) equal the pictures of the same text with every map kept, on the real
+// MiniLM at 512 tokens: the overview's thumbnails made and pooled a block of rows at a time (blocks
+// that do not line up with the thumbnails' cells), and a head's or a layer's whole matrix made
+// again, for attention, S and cosine, to the bit.
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "base/error.h"
+#include "figures/overview_thumbnails.h"
+#include "figures/text_matrices.h"
+#include "model/attention_rows.h"
+#include "support/minilm.h"
+#include "support/paths.h"
+
+namespace attnscope {
+namespace {
+
+struct AnalysedText {
+  TextCaptures captures;
+  TextAnalysis analysis;
+};
+
+// The same 512 tokens of the default corpus analysed both ways.
+struct BothPaths {
+  Encoding encoding;
+  AnalysedText long_text, maps;
+};
+
+const BothPaths& both_paths() {
+  static const BothPaths both = [] {
+    std::stringstream all;
+    for (const auto& entry : std::filesystem::directory_iterator(test::source_dir() / "assets" / "corpus"))
+      all << std::ifstream(entry.path()).rdbuf() << "\n";
+    const Checkpoint& minilm = test::minilm_checkpoint();
+    BothPaths b{minilm.encode(all.str(), 512), {}, {}};
+    for (auto [kept, into] : {std::pair{KeptAttention::QueriesAndKeys, &b.long_text}, {KeptAttention::Maps, &b.maps}}) {
+      into->captures = text_captures(minilm.model().forward({b.encoding.ids()}, {.kept = kept}), 0, true);
+      into->analysis = analyze_text(b.encoding, into->captures, AnalysisSettings{});
+    }
+    return b;
+  }();
+  return both;
+}
+
+AnalyzedTextView long_view() {
+  const BothPaths& b = both_paths();
+  return {b.encoding, b.long_text.captures, b.long_text.analysis,
+          recomputed_attention_rows(test::minilm_checkpoint().model(), b.long_text.captures)};
+}
+
+AnalyzedTextView maps_view() {
+  const BothPaths& b = both_paths();
+  return {b.encoding, b.maps.captures, b.maps.analysis};
+}
+
+TEST(LongTextFigures, ThumbnailsPooledFromBlocksOfRowsEqualThoseOfTheWholeMaps) {
+  ASSERT_FALSE(long_view().keeps_maps());
+  for (const MatrixKind kind : {MatrixKind::Attention, MatrixKind::Similarity, MatrixKind::Cosine}) {
+    FigureOptions o;
+    o.matrix = kind;
+    o.zero_diagonal = kind == MatrixKind::Attention;
+    // 37 rows a block: cells of 8 rows are cut across blocks, and the last block takes a rest.
+    const auto streamed = grid_thumbnails(long_view(), o, kGridThumbnailCells, 37);
+    const auto whole = grid_thumbnails(maps_view(), o, kGridThumbnailCells);
+    ASSERT_EQ(streamed.size(), whole.size());
+    for (size_t p = 0; p < whole.size(); ++p) {
+      ASSERT_EQ(streamed[p].rows, 64);
+      EXPECT_EQ(streamed[p].values, whole[p].values) << matrix_name(kind) << " panel " << whole[p].title;
+      EXPECT_EQ(streamed[p].color_scale.lo, whole[p].color_scale.lo);
+      EXPECT_EQ(streamed[p].color_scale.hi, whole[p].color_scale.hi);
+      EXPECT_EQ(streamed[p].title, whole[p].title);
+    }
+  }
+}
+
+TEST(LongTextFigures, AHeadsOrALayersWholeMatrixIsMadeAgainToTheBit) {
+  for (const MatrixKind kind : {MatrixKind::Attention, MatrixKind::Similarity, MatrixKind::Cosine})
+    for (const int head : {3, -1}) {
+      const auto made = head_matrix(long_view(), 5, head, kind), kept = head_matrix(maps_view(), 5, head, kind);
+      ASSERT_EQ(made.size(), size_t{512 * 512});
+      EXPECT_EQ(made, kept) << matrix_name(kind) << " head " << head;
+    }
+  const at::Tensor rows = head_rows(long_view(), 2, 7, MatrixKind::Attention, {100, 2});  // fewer than 4 rows
+  EXPECT_TRUE(at::equal(rows, both_paths().maps.captures.attention[2][7].narrow(0, 100, 2).unsqueeze(0)));
+}
+
+TEST(LongTextFigures, WhatNeedsEveryMapIsRefusedInOneLine) {
+  EXPECT_THROW(head_matrix(long_view(), 0, 0, MatrixKind::Norm), Error);
+  EXPECT_THROW(head_matrix(long_view(), 0, 0, MatrixKind::Rollout), Error);
+  const BothPaths& b = both_paths();
+  const AnalyzedTextView without_model{b.encoding, b.long_text.captures, b.long_text.analysis};
+  EXPECT_THROW(head_matrix(without_model, 0, 0, MatrixKind::Attention), Error);
+  EXPECT_EQ(head_matrix(without_model, 0, 0, MatrixKind::Similarity),
+            head_matrix(maps_view(), 0, 0, MatrixKind::Similarity));
+}
+
+}  // namespace
+}  // namespace attnscope
