@@ -70,7 +70,9 @@ Figure text_result_figure(const FigureCommandOptions& o) {
   char caption[256];
   std::snprintf(caption, sizeof caption, "%s, %zu tokens, tau %.3g, tau_sep %.3g",
                 r.checkpoint->dir().filename().c_str(), r.run.encoding.size(), a.settings.tau, a.settings.tau_sep);
-  return text_figure(o.figure, AnalyzedTextView{r.run.encoding, r.run.captures, a}, figure_options(o, caption));
+  AnalyzedTextView view{r.run.encoding, r.run.captures, a};
+  if (!view.keeps_maps()) view.attention_rows = recomputed_attention_rows(r.checkpoint->model(), r.run.captures);
+  return text_figure(o.figure, view, figure_options(o, caption));
 }
 
 // Two runs: the models' names when they differ, else "text A" and "text B" (or "A" and "B": one text twice).
@@ -132,6 +134,7 @@ Action add_figure_command(CLI::App& app) {
   cmd->get_option("--model")->required(false);
   add_second_run_options(*cmd, o->second);
   add_analysis_options(*cmd, o->analysis);
+  add_long_text_options(*cmd, o->run);
   cmd->add_option(
          "--fig", o->figure,
          "Figure number of the paper, or head, grid, lines, stats; with a second run (--model-b, --text-b): "

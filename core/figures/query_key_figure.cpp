@@ -38,7 +38,7 @@ Figure query_key_figure(const AnalyzedTextView& text, const FigureOptions& optio
     throw Error("query token " + std::to_string(o.query) + " is out of range 0 .. " + std::to_string(n - 1));
   const at::Tensor q = text.captures.queries[o.layer][head][o.query].to(at::kFloat);  // [d]
   const at::Tensor keys = text.captures.keys[o.layer][head].to(at::kFloat);           // [n, d]
-  const at::Tensor attention = text.captures.attention[o.layer][head][o.query].to(at::kFloat);
+  const at::Tensor attention = head_rows(text, o.layer, head, MatrixKind::Attention, {o.query, 1})[0][0];
   const int key = o.key >= 0 && o.key < n ? o.key : static_cast<int>(attention.argmax().item<int64_t>());
   const std::vector<std::string> tokens = token_labels(text.encoding);
   Figure f = titled_figure("queries and keys of layer " + std::to_string(o.layer) + ", head " + std::to_string(head) +

@@ -156,8 +156,7 @@ Figure figure5(const AnalyzedTextView& text, const FigureOptions& options) {
   f.panels.push_back(std::move(mask));
   HeatmapPanel blocks = matrix_panel(text, o.layer, head, MatrixKind::Similarity, o);
   blocks.title = "block averages of S";
-  blocks.values =
-      tensor_values(block_average(a.similarity.similarity[o.layer][head], segments_from(seps.positions, n)));
+  blocks.values = tensor_values(block_average(a.head_similarity(o.layer, head), segments_from(seps.positions, n)));
   blocks.color_scale = color_scale_for(blocks.values, o.scale == ValueScale::Clipped ? ValueScale::Linear : o.scale,
                                        true);  // a few blocks: nothing to clip
   blocks.outlined.clear();

@@ -1,5 +1,5 @@
 // Long texts from the command line (--maps-up-to): a text past the length keeps queries and keys,
-// not maps, and analyze, heads, stats and pairs print exactly what they print with every map kept
+// not maps, and analyze, heads, stats, pairs and figure print exactly what they print with every map kept
 // (the real MiniLM at 512 tokens); what needs the maps is refused in one line.
 #include <gtest/gtest.h>
 
@@ -48,6 +48,21 @@ TEST_F(CliLongText, PrintsWhatEveryMapKeptPrints) {
   nlohmann::json a = nlohmann::json::parse(long_text.out), b = nlohmann::json::parse(maps.out);
   EXPECT_EQ(a["analysis"], b["analysis"]);
   EXPECT_EQ(a["head_roles"], b["head_roles"]);
+}
+
+// The overview (made again block by block of rows) and figure 5 (a head's maps and S made again)
+// draw the same SVG as with every map kept.
+TEST_F(CliLongText, DrawsTheFiguresEveryMapKeptDraws) {
+  for (const std::string figure : {"grid", "5"}) {
+    const std::string long_svg = (dir_.path() / ("long-" + figure + ".svg")).string(),
+                      maps_svg = (dir_.path() / ("maps-" + figure + ".svg")).string();
+    const Outcome long_text = run_cli(args({"figure", "--fig", figure, "--layer", "4", "--out", long_svg}, true));
+    const Outcome maps = run_cli(args({"figure", "--fig", figure, "--layer", "4", "--out", maps_svg}, false));
+    ASSERT_EQ(long_text.status, 0) << long_text.err;
+    ASSERT_EQ(maps.status, 0) << maps.err;
+    EXPECT_EQ(slurp(long_svg), slurp(maps_svg)) << figure;
+  }
+  expect_one_line_error(args({"figure", "--fig", "head", "--matrix", "norm", "--out", "x.svg"}, true), "lens");
 }
 
 TEST_F(CliLongText, RefusesWhatNeedsEveryMapInOneLine) {
