@@ -9,6 +9,14 @@
 //   sliced         the forward with captures in slices, a check between them
 //   explorer       the same, its last layer stopped at its head outputs, as the explorer runs it
 //
+// With --dump-map L H FILE, no timing: one head's map of the text made again from the queries and
+// keys a long text keeps, written to FILE as float32 (row-major n x n) and the text's ids to
+// FILE.ids.json, for bench/check_long_map.sh to compare with transformers'.
+//
+// With --long-text, what a long text costs (issue 32), its maps not kept: the plain forward, the
+// forward keeping queries and keys, the overview's thumbnails made again block by block, the whole
+// analysis, and one head's whole map made again.
+//
 // Prints one JSON object. bench/run.sh runs it beside bench/reference_forward.py.
 #include <ATen/Parallel.h>
 #include <ATen/DeviceAccelerator.h>
@@ -25,6 +33,8 @@
 
 #include "analysis/text_analysis.h"
 #include "analysis/lens_maps.h"
+#include "figures/overview_thumbnails.h"
+#include "model/attention_rows.h"
 #include "corpus/allocator_tuning.h"
 #include "figures/text_figures.h"
 #include "model/checkpoint.h"
@@ -62,6 +72,42 @@ std::vector<double> interleaved_medians(int warmup, int runs, const std::vector<
   return medians;
 }
 
+// The long-text timings (--long-text), each a median of `runs` after `warmup` runs.
+void time_long_text(const attnscope::Checkpoint& checkpoint, const attnscope::Encoding& text, int warmup, int runs) {
+  using namespace attnscope;
+  const std::vector<int64_t> ids = text.ids();
+  const TextCaptures captures =
+      text_captures(checkpoint.model().forward({ids}, {.kept = KeptAttention::QueriesAndKeys}), 0, true);
+  const TextAnalysis analysis = analyze_text(text, captures, {});
+  const AnalyzedTextView view{text, captures, analysis, recomputed_attention_rows(checkpoint.model(), captures)};
+  const int last = static_cast<int>(analysis.num_layers - 1), head = static_cast<int>(analysis.num_heads / 2);
+  const auto m =
+      interleaved_medians(warmup, runs,
+                          {[&] { checkpoint.model().forward({ids}, {.capture = false}); },
+                           [&] { checkpoint.model().forward({ids}, {.kept = KeptAttention::QueriesAndKeys}); },
+                           [&] { grid_atlas(view, {}); }, [&] { analyze_text(text, captures, {}); },
+                           [&] { head_matrix(view, last, head, MatrixKind::Attention); }},
+                          checkpoint.model().device().device, std::chrono::milliseconds(0));
+  std::cout << nlohmann::json{{"tokens", ids.size()},     {"runs", runs},
+                              {"forward_plain_ms", m[0]}, {"forward_queries_keys_ms", m[1]},
+                              {"thumbnails_ms", m[2]},    {"analysis_ms", m[3]},
+                              {"head_map_ms", m[4]}}
+                   .dump()
+            << "\n";
+}
+
+// --dump-map: the head's map made again (a long text's path, its maps never kept).
+void dump_map(const attnscope::Checkpoint& checkpoint, const std::vector<int64_t>& ids, int layer, int head,
+              const std::string& file) {
+  using namespace attnscope;
+  const TextCaptures captures =
+      text_captures(checkpoint.model().forward({ids}, {.kept = KeptAttention::QueriesAndKeys}), 0, true);
+  const at::Tensor map = recomputed_attention_rows(checkpoint.model(), captures)(layer, head, {})[0].contiguous();
+  std::ofstream(file, std::ios::binary)
+      .write(reinterpret_cast<const char*>(map.data_ptr<float>()), static_cast<std::streamsize>(map.numel() * 4));
+  std::ofstream(file + ".ids.json") << nlohmann::json(ids).dump();
+}
+
 }  // namespace
 
 // One list of timed steps, in the order of the JSON keys it prints: longer than most functions,
@@ -92,6 +138,11 @@ int main(int argc, char** argv) {
   bool forward_only = false;
   app.add_flag("--forward-only", forward_only,
                "Time the forward with captures alone (a long text's analysis on a big model takes minutes)");
+  bool long_text = false;
+  app.add_flag("--long-text", long_text,
+               "Time what a long text costs, its maps not kept: forward, overview, analysis, one head's map");
+  std::vector<std::string> dump;
+  app.add_option("--dump-map", dump, "L H FILE: write head H of layer L's map, made again, and exit")->expected(3);
   CLI11_PARSE(app, argc, argv);
 
   at::set_num_threads(threads);
@@ -106,6 +157,14 @@ int main(int argc, char** argv) {
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - load_start).count();
   const auto ids = checkpoint->encode(text, max_length).ids();
 
+  if (!dump.empty()) {
+    dump_map(*checkpoint, ids, std::stoi(dump[0]), std::stoi(dump[1]), dump[2]);
+    return 0;
+  }
+  if (long_text) {
+    time_long_text(*checkpoint, checkpoint->encode(text, max_length), warmup, runs);
+    return 0;
+  }
   if (forward_only) {
     const auto m = interleaved_medians(warmup, runs, {[&] { checkpoint->model().forward({ids}); }},
                                        checkpoint->model().device().device, std::chrono::milliseconds(idle_ms));

@@ -10,6 +10,13 @@
 
 namespace attnscope::ui {
 
+AnalyzedTextView AnalysisSnapshot::view() const {
+  AnalyzedTextView v{encoding, captures, analysis};
+  if (!v.keeps_maps() && checkpoint && captures.queries.defined())
+    v.attention_rows = recomputed_attention_rows(checkpoint->model(), captures);
+  return v;
+}
+
 AnalysisWorker::AnalysisWorker(std::string model, std::string device, std::string precision,
                                std::function<void()> notify)
     : notify_(std::move(notify)),
@@ -127,7 +134,7 @@ namespace {
 // thumbnails itself and says why it can't.
 void colour_grid(AnalysisSnapshot& snapshot, const FigureOptions& options) {
   try {
-    snapshot.grid = grid_atlas({snapshot.encoding, snapshot.captures, snapshot.analysis}, options);
+    snapshot.grid = grid_atlas(snapshot.view(), options);
     snapshot.grid_options = options;
   } catch (const std::exception&) {
   }
@@ -175,12 +182,14 @@ void AnalysisWorker::answer(const AnalysisRequest& request, uint64_t serial,
     options.lens_captures = request.lenses;
     options.next_tokens = request.next_tokens;
     options.keep_going = [this, serial] { return !stale(serial); };
+    options.long_texts = request.long_texts;
     TextPipelineResult r = pipeline_->run(request.text, options, &encoder_);
     const Tokenizer& tokenizer = pipeline_->checkpoint()->tokenizer();
     for (const NextToken& t : r.next) {
       const std::string piece = tokenizer.piece(t.id);
       snapshot->next.push_back({readable_piece(piece), written_piece(piece), t.probability});
     }
+    snapshot->checkpoint = pipeline_->checkpoint();
     snapshot->encoding = std::move(r.encoding);
     snapshot->captures = std::move(r.captures);
     snapshot->analysis = std::move(r.analysis);

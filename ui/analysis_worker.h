@@ -18,7 +18,9 @@
 
 #include "analysis/text_analysis.h"
 #include "figures/figure_options.h"
+#include "figures/text_matrices.h"
 #include "figures/thumbnail_atlas.h"
+#include "model/capture_plan.h"
 #include "model/checkpoint.h"
 #include "model/device.h"
 #include "analysis/head_roles.h"
@@ -37,6 +39,9 @@ struct AnalysisRequest {
   std::optional<FigureOptions> grid;
   int next_tokens = 5;      // a decoder's most likely next tokens to show (none for an encoder)
   bool head_roles = false;  // the overview's role grid is shown: the text's head roles too
+  // A text whose maps would not fit keeps its queries and keys instead (the views make its maps
+  // again); what needs every map (the lenses, words) is then refused in one line.
+  CapturePlan long_texts;
 };
 
 // A next token as the text panel offers it: its piece as people read it, the text it would add,
@@ -50,8 +55,9 @@ struct AnalysisSnapshot {
   uint64_t serial = 0;  // of the request it answers
   std::string text;
   Encoding encoding;
-  TextCaptures captures;                             // on the host
+  TextCaptures captures;                             // on the host; a long text's without maps (model/capture_plan.h)
   TextAnalysis analysis;                             // on the host
+  std::shared_ptr<const Checkpoint> checkpoint;      // the model that ran it: a long text's maps are made again by it
   std::vector<NextPiece> next;                       // a decoder's, most likely first
   std::optional<HeadRoleScores> roles;               // when asked for (on word pieces only)
   std::string roles_note;                            // why there are none, or why induction is missing
@@ -63,6 +69,10 @@ struct AnalysisSnapshot {
   double waited_seconds = 0;  // from the request to the start of its run (a stale run still stopping)
   std::chrono::steady_clock::time_point finished;  // when it was ready to be shown
   std::string error;  // non-empty: this request failed (the previous good snapshot stays shown)
+
+  // The text as figures read it: a long text's maps made again block by block by its model. One
+  // view per thread (it keeps the last layer's queries and keys laid out for the products).
+  AnalyzedTextView view() const;
 };
 
 // A snapshot's serial, 0 for none: what the UI compares to notice a new one (a pointer could be a

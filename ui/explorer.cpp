@@ -148,6 +148,7 @@ void Explorer::send_asked_runs() {
     lenses_asked_ = needs_lenses();
     AnalysisRequest request{text_panel_.text(), settings_.analysis, settings_.max_length, lenses_asked_, std::nullopt};
     if (settings_.view.view == View::Grid) request.grid = figure_options(settings_.view);
+    request.long_texts = options_.long_texts;
     roles_asked_ = request.head_roles = needs_roles();
     const bool stale_run = worker_->busy() && worker_->model_status().loaded;  // busy loading: no run to stop
     const uint64_t serial = worker_->submit(std::move(request));

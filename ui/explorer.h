@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "model/capture_plan.h"
 #include "view_state.h"
 
 namespace attnscope::ui {
@@ -51,7 +52,8 @@ struct ExplorerOptions {
   // 128-token run (about 40 ms here, more when the machine is slow) crossed the limit back and
   // forth and its latency with it.
   double quick_run = 0.1;
-  size_t max_length = 0;  // tokens kept (0: the settings', else the model's default 128)
+  size_t max_length = 0;   // tokens kept (0: the settings', else the model's default 128)
+  CapturePlan long_texts;  // past it a text keeps its queries and keys, not its maps (model/capture_plan.h)
 };
 
 // Returns the process exit status; throws attnscope::Error when the window cannot be opened.

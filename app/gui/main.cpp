@@ -73,6 +73,14 @@ void add_options(CLI::App& app, attnscope::ui::ExplorerOptions& o, CommandLine& 
   app.add_option("--timeout", o.timeout, "Seconds a screenshot may wait for the analysis")->capture_default_str();
   app.add_option("--max-len", o.max_length, "Keep at most N tokens, [CLS] and [SEP] included (default 128)")
       ->check(CLI::Range(2, 1 << 20));
+  app.add_option("--maps-up-to", o.long_texts.maps_up_to,
+                 "Keep every attention map of a text of at most this many tokens; a longer one keeps its queries and "
+                 "keys and its maps are made again where a view shows them. 0 (default): while every map and "
+                 "similarity fits in --memory-share of the memory")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--memory-share", o.long_texts.memory_share,
+                 "Share of this machine's memory every map and similarity of a text may take (default 0.25)")
+      ->check(CLI::Range(0.0, 1.0));
   app.add_option("--bench-frames", o.bench_frames,
                  "Once analysed, time this many frames (no vsync), print the median and 95th percentile, exit")
       ->check(CLI::Range(1, 100000));

@@ -116,6 +116,10 @@ at::Tensor pair_maps(const TextCaptures& c, PairInput input) {
 
 at::Tensor separator_columns(const TextCaptures& c, SeparatorInput input) {
   c10::InferenceMode guard;
+  if (!c.attention.defined() && !(c.column_sums.defined() && c.head_outputs.defined()))
+    throw Error(
+        "these captures hold neither the attention maps nor their column sums and head outputs: "
+        "there is nothing to analyse (a result file saved with --captures none holds its analysis instead)");
   const at::Tensor& shape = c.attention.defined() ? c.attention : c.head_outputs;
   const int64_t L = shape.size(0), H = shape.size(1);
   switch (input) {

@@ -81,5 +81,15 @@ TEST_P(TextAnalysisInBlocks, EqualsTheAnalysisWithEveryMapKept) {
 
 INSTANTIATE_TEST_SUITE_P(Lengths, TextAnalysisInBlocks, ::testing::Values(128, 512));
 
+TEST(TextAnalysisOfNothing, CapturesWithoutMapsOrColumnSumsAreRefusedInOneLine) {
+  const Checkpoint& minilm = test::minilm_checkpoint();
+  const Encoding encoding = minilm.encode("The cat sat.", 16);
+  TextCaptures empty;  // what a result file saved with --captures none holds
+  empty.num_layers = 6;
+  empty.num_heads = 12;
+  empty.length = static_cast<int64_t>(encoding.size());
+  EXPECT_THROW(analyze_text(encoding, empty, AnalysisSettings{}), Error);
+}
+
 }  // namespace
 }  // namespace attnscope

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 
@@ -104,6 +105,34 @@ TEST_F(Gui, FocusingAnotherHeadChangesTheHeatmap) {
   const Box box = heatmap_box(a);
   EXPECT_GT(mean_difference(a, b, box), 2.0);
   EXPECT_LT(mean_difference(a, again, box), 0.01);  // the same head renders the same pixels
+}
+
+// A long text (past --maps-up-to it keeps queries and keys, not maps; MiniLM at 512 tokens): every
+// view renders, and the overview's thumbnails and the head view, made again from the queries and
+// keys, show the pixels they show with every map kept.
+TEST_F(Gui, ALongTextShowsWhatItsMapsShow) {
+  std::string text;
+  for (const auto& entry : std::filesystem::directory_iterator(test::source_dir() / "assets" / "corpus"))
+    text += slurp(entry.path()) + "\n";
+  const std::string file = (dir_ / "long.txt").string();
+  std::ofstream(file) << text;
+  for (const char* view : {"grid", "head", "separators", "pairs", "stats", "layers", "lines"}) {
+    const std::vector<std::string> args = {"--file", file,      "--max-len", "512",    "--view",
+                                           view,     "--layer", "3",         "--head", "2"};
+    std::vector<std::string> long_args = args;
+    long_args.insert(long_args.end(), {"--maps-up-to", "100"});
+    const Image long_text = shot(std::string("long-") + view, long_args);
+    EXPECT_GT(distinct_colours(long_text), 60u) << view;
+    EXPECT_GT(coloured_share(long_text), 0.01) << view;
+    if (std::string(view) != "grid" && std::string(view) != "head") continue;
+    const Image maps = shot(std::string("maps-") + view, args);
+    const Box box =
+        std::string(view) == "head" ? heatmap_box(maps) : Box{kWidth / 3, kHeight / 8, kWidth - 10, kHeight / 2};
+    EXPECT_LT(mean_difference(long_text, maps, box), 0.01) << view;
+  }
+  // What needs every map is refused in one line, in the window and its log.
+  shot("long-norm", {"--file", file, "--max-len", "512", "--view", "grid", "--matrix", "norm", "--maps-up-to", "100"});
+  EXPECT_NE(slurp(dir_ / "log").find("needs every map"), std::string::npos) << slurp(dir_ / "log");
 }
 
 TEST_F(Gui, PresentationModeChangesTheLook) {

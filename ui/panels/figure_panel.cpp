@@ -64,7 +64,7 @@ PanelActions FigurePanel::draw(const PanelContext& c, const std::function<void(V
     key_ = key;
     error_.clear();
     try {
-      canvas_.set(build_(AnalyzedTextView{c.snapshot->encoding, c.snapshot->captures, c.snapshot->analysis}, options));
+      canvas_.set(build_(c.snapshot->view(), options));
     } catch (const std::exception& e) {
       canvas_.set({});
       error_ = e.what();

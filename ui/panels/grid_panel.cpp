@@ -36,7 +36,7 @@ void GridPanel::rebuild(const PanelContext& c) {
     thumbnails_ = HeatmapRenderer::upload(s.grid);
     return;
   }
-  thumbnails_ = HeatmapRenderer::upload(grid_atlas({s.encoding, s.captures, s.analysis}, o));
+  thumbnails_ = HeatmapRenderer::upload(grid_atlas(s.view(), o));
 }
 
 // The matrix shown, its rollout option and the export button, above the thumbnails.
@@ -58,8 +58,7 @@ void GridPanel::draw_controls(const PanelContext& c, ViewState& state, PanelActi
   same_line_if_fits(button_width("Export..."));
   if (c.snapshot && ImGui::Button("Export...")) {
     try {
-      figure_ = grid_figure(AnalyzedTextView{c.snapshot->encoding, c.snapshot->captures, c.snapshot->analysis},
-                            figure_options(c.state));
+      figure_ = grid_figure(c.snapshot->view(), figure_options(c.state));
       actions.export_figure = &figure_;
     } catch (const std::exception& e) {
       error_ = e.what();

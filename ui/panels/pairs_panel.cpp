@@ -135,7 +135,7 @@ PanelActions PairsPanel::draw(const PanelContext& c) {
   if (actions.export_figure) {  // the file gets the paper's Fig. 9: the text and the whole pair table
     FigureOptions o = figure_options(c.state);
     o.head = head;
-    Figure f = figure9(AnalyzedTextView{c.snapshot->encoding, c.snapshot->captures, c.snapshot->analysis}, o);
+    Figure f = figure9(c.snapshot->view(), o);
     const auto& shown = actions.export_figure->panels;
     if (!shown.empty() && std::holds_alternative<HeatmapPanel>(shown.back())) f.panels.push_back(shown.back());
     export_ = std::move(f);
