@@ -79,7 +79,7 @@ void time_long_text(const attnscope::Checkpoint& checkpoint, const attnscope::En
   const TextCaptures captures =
       text_captures(checkpoint.model().forward({ids}, {.kept = KeptAttention::QueriesAndKeys}), 0, true);
   const TextAnalysis analysis = analyze_text(text, captures, {});
-  const AnalyzedTextView view{text, captures, analysis, recomputed_attention_rows(checkpoint.model(), captures)};
+  const AnalyzedTextView view = analyzed_text_view(text, captures, analysis, &checkpoint.model());
   const int last = static_cast<int>(analysis.num_layers - 1), head = static_cast<int>(analysis.num_heads / 2);
   const auto m =
       interleaved_medians(warmup, runs,

@@ -11,10 +11,7 @@
 namespace attnscope::ui {
 
 AnalyzedTextView AnalysisSnapshot::view() const {
-  AnalyzedTextView v{encoding, captures, analysis};
-  if (!v.keeps_maps() && checkpoint && captures.queries.defined())
-    v.attention_rows = recomputed_attention_rows(checkpoint->model(), captures);
-  return v;
+  return analyzed_text_view(encoding, captures, analysis, checkpoint ? &checkpoint->model() : nullptr);
 }
 
 AnalysisWorker::AnalysisWorker(std::string model, std::string device, std::string precision,

@@ -70,9 +70,8 @@ Figure text_result_figure(const FigureCommandOptions& o) {
   char caption[256];
   std::snprintf(caption, sizeof caption, "%s, %zu tokens, tau %.3g, tau_sep %.3g",
                 r.checkpoint->dir().filename().c_str(), r.run.encoding.size(), a.settings.tau, a.settings.tau_sep);
-  AnalyzedTextView view{r.run.encoding, r.run.captures, a};
-  if (!view.keeps_maps()) view.attention_rows = recomputed_attention_rows(r.checkpoint->model(), r.run.captures);
-  return text_figure(o.figure, view, figure_options(o, caption));
+  return text_figure(o.figure, analyzed_text_view(r.run.encoding, r.run.captures, a, &r.checkpoint->model()),
+                     figure_options(o, caption));
 }
 
 // Two runs: the models' names when they differ, else "text A" and "text B" (or "A" and "B": one text twice).

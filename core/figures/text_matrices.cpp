@@ -48,6 +48,14 @@ MatrixKind matrix_by_name(const std::string& name) {
   throw Error("unknown matrix \"" + name + "\": expected attention, similarity, cosine, norm or rollout");
 }
 
+AnalyzedTextView analyzed_text_view(const Encoding& encoding, const TextCaptures& captures,
+                                    const TextAnalysis& analysis, const Transformer* model) {
+  AnalyzedTextView view{encoding, captures, analysis};
+  if (!view.keeps_maps() && model && captures.queries.defined())
+    view.attention_rows = recomputed_attention_rows(*model, captures);
+  return view;
+}
+
 namespace {
 
 // Refused in one line: what a long text cannot give (every map whole).

@@ -27,6 +27,11 @@ struct AnalyzedTextView {
   bool keeps_maps() const { return captures.attention.defined(); }
 };
 
+// The view of a text analysed by `model`: a long text's maps made again by it (null: not to be
+// had). Both must outlive the view, which is for one thread at a time (AttentionRows).
+AnalyzedTextView analyzed_text_view(const Encoding& encoding, const TextCaptures& captures,
+                                    const TextAnalysis& analysis, const Transformer* model);
+
 const char* matrix_title(MatrixKind kind);   // "attention A", "similarity S", ...
 const char* matrix_symbol(MatrixKind kind);  // "A_ij", "S_ij", ... (a colorbar's label)
 

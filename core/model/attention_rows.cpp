@@ -6,13 +6,6 @@
 
 namespace attnscope {
 
-AttentionRows captured_attention_rows(const TextCaptures& captures) {
-  return [&captures](int64_t layer, int64_t head, RowSpan rows) {
-    const at::Tensor maps = head < 0 ? captures.attention[layer] : captures.attention[layer].narrow(0, head, 1);
-    return maps.narrow(1, rows.first, rows.size(captures.length)).to(at::kCPU, at::kFloat).contiguous();
-  };
-}
-
 AttentionRows recomputed_attention_rows(const Transformer& model, const TextCaptures& captures) {
   struct Cached {
     int64_t layer = -1, head = -1;

@@ -1,8 +1,7 @@
 #pragma once
-// A text's attention maps handed out a block of query rows at a time, wherever they are: sliced
-// from the maps a short text keeps, or recomputed from the queries and keys a long text keeps
-// (model/capture_plan.h). Views and figures that walk every map (the overview's thumbnails) read
-// them so, and never hold one layer's n x n maps whole.
+// A long text's attention maps handed out a block of query rows at a time, recomputed from the
+// queries and keys it keeps (model/capture_plan.h). Views and figures that walk every map (the
+// overview's thumbnails) read them so, and never hold one layer's n x n maps whole.
 #include <ATen/core/Tensor.h>
 
 #include <functional>
@@ -15,9 +14,6 @@ namespace attnscope {
 // [heads, rows, n] float32 on the host: rows `rows` of head `head`'s map of layer `layer` (heads 1),
 // or of every head's (head -1, heads H).
 using AttentionRows = std::function<at::Tensor(int64_t layer, int64_t head, RowSpan rows)>;
-
-// From the maps `captures` keep (captures.attention defined); `captures` must outlive the result.
-AttentionRows captured_attention_rows(const TextCaptures& captures);
 
 // Recomputed by `model` from captures.queries and captures.keys, equal to the bit to the maps a
 // forward keeping them would have made (Transformer::recompute_attention). Both must outlive the
