@@ -4,75 +4,15 @@
 #include <ATen/Parallel.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "analysis/lens_maps.h"
+#include "base/error.h"
 #include "figures/colormap.h"
+#include "figures/magnitude_pooler.h"
 #include "model/reproducible_products.h"
 
 namespace attnscope {
-namespace {
-
-// An n x n map -> ceil(n / k) x ceil(n / k) cells: each block of k x k cells keeps its value of
-// largest magnitude, with its sign. The map's rows come in order, any number at a time (a long
-// text's in blocks as they are made). A plain loop over the rows (tensor reductions over such small
-// blocks measured several times slower).
-class MagnitudePooler {
- public:
-  MagnitudePooler(int64_t n, int64_t k, float* pooled)
-      : n_(n), k_(k), pooled_(pooled), high_(static_cast<size_t>(n)), low_(static_cast<size_t>(n)) {}
-
-  // The map's next `count` rows, row-major.
-  void add_rows(const float* rows, int64_t count) {
-    if (k_ == 1) {  // nothing to pool
-      std::copy(rows, rows + count * n_, pooled_ + row_ * n_);
-      row_ += count;
-      return;
-    }
-    for (int64_t r = 0; r < count; ++r, ++row_) {
-      if (row_ % k_ == 0) {  // a new block row: the zero of the padding, as at the ragged edge
-        std::fill(high_.begin(), high_.end(), 0.0f);
-        std::fill(low_.begin(), low_.end(), 0.0f);
-      }
-      // The block's rows folded into one, column by column (a vector loop), then its k columns.
-      const float* row = rows + r * n_;
-      for (int64_t j = 0; j < n_; ++j) {
-        high_[j] = std::max(high_[j], row[j]);
-        low_[j] = std::min(low_[j], row[j]);
-      }
-      if ((row_ + 1) % k_ == 0 || row_ + 1 == n_) close_block_row(row_ / k_);
-    }
-  }
-
- private:
-  void close_block_row(int64_t block) {
-    const int64_t cells = (n_ + k_ - 1) / k_;
-    float* out = pooled_ + block * cells;
-    int64_t c = 0;
-    // Pairs of columns (every overview up to twice its cells in tokens, 128 tokens and fewer) in a
-    // loop of fixed shape, which the compiler makes a vector loop: cell by cell, the loop over a
-    // block's columns took most of the overview's time at 128 tokens.
-    if (k_ == 2)
-      for (; c < n_ / 2; ++c) {
-        const float hi = std::max(high_[2 * c], high_[2 * c + 1]), lo = std::min(low_[2 * c], low_[2 * c + 1]);
-        out[c] = hi >= -lo ? hi : lo;
-      }
-    for (; c < cells; ++c) {
-      float hi = 0, lo = 0;
-      for (int64_t j = c * k_; j < std::min(n_, (c + 1) * k_); ++j) {
-        hi = std::max(hi, high_[j]);
-        lo = std::min(lo, low_[j]);
-      }
-      out[c] = hi >= -lo ? hi : lo;
-    }
-  }
-
-  int64_t n_, k_, row_ = 0;
-  float* pooled_;
-  std::vector<float> high_, low_;
-};
-
-}  // namespace
-
 namespace {
 
 // A layer's maps for the overview, on the host as floats: its heads' [H, n, n] (each head's n x n
@@ -167,10 +107,33 @@ void pool_in_blocks(const AnalyzedTextView& text, const FigureOptions& o, int64_
   }
 }
 
+// The forward's pooled attention, where it is what these options show of this text.
+bool pooled_covers(const OverviewPooler* pooled, const AnalyzedTextView& text, const FigureOptions& o, int max_cells) {
+  return pooled && pooled->complete() && pooled->length() == text.analysis.length && pooled->max_cells() == max_cells &&
+         OverviewPooler::pools(o);
+}
+
+// The panels of the layers the forward has pooled, finished; the later layers' left clear (NaN).
+void take_pooled(const OverviewPooler& pooled, const FigureOptions& o, std::vector<HeatmapPanel>& out) {
+  const int64_t per_layer = pooled.heads() + 1, side = pooled.side(), done = pooled.layers_done();
+  for (size_t p = 0; p < out.size(); ++p) {
+    HeatmapPanel& panel = out[p];
+    const int64_t layer = static_cast<int64_t>(p) / per_layer;
+    panel.rows = panel.cols = static_cast<int>(side);
+    if (layer < done) {
+      panel.values = pooled.values(p);
+      finish_panel(panel, layer, static_cast<int64_t>(p) % per_layer, pooled.heads(), o);
+    } else {
+      panel.values.assign(static_cast<size_t>(side * side), std::nanf(""));
+      panel.colormap = o.colormap;
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<HeatmapPanel> grid_thumbnails(const AnalyzedTextView& text, const FigureOptions& options, int max_cells,
-                                          int64_t block_rows) {
+                                          const LongTextThumbnails& long_text) {
   const FigureOptions o = resolved(options, text.analysis);
   const TextAnalysis& a = text.analysis;
   const int64_t n = a.length;
@@ -180,16 +143,26 @@ std::vector<HeatmapPanel> grid_thumbnails(const AnalyzedTextView& text, const Fi
     p.rows = p.cols = static_cast<int>(side);
     p.values.resize(static_cast<size_t>(side * side));
   }
-  if (text.keeps_maps())
+  if (text.keeps_maps()) {
     pool_whole_maps(text, o, k, out);
-  else
-    pool_in_blocks(text, o, k, block_rows, out);
+  } else if (pooled_covers(long_text.pooled, text, o, max_cells)) {
+    take_pooled(*long_text.pooled, o, out);
+  } else {
+    pool_in_blocks(text, o, k, long_text.block_rows, out);
+  }
   return out;
 }
 
-ThumbnailAtlas grid_atlas(const AnalyzedTextView& text, const FigureOptions& options) {
-  return thumbnail_atlas(grid_thumbnails(text, options, kGridThumbnailCells),
+ThumbnailAtlas grid_atlas(const AnalyzedTextView& text, const FigureOptions& options, const OverviewPooler* pooled) {
+  return thumbnail_atlas(grid_thumbnails(text, options, kGridThumbnailCells, {.pooled = pooled}),
                          static_cast<int>(text.analysis.num_heads + 1));
+}
+
+ThumbnailAtlas pooled_atlas(const OverviewPooler& pooled, const FigureOptions& options) {
+  if (!OverviewPooler::pools(options)) throw Error("the forward pools the overview of attention, its diagonal kept");
+  std::vector<HeatmapPanel> panels(static_cast<size_t>(pooled.layers() * (pooled.heads() + 1)));
+  take_pooled(pooled, options, panels);
+  return thumbnail_atlas(panels, static_cast<int>(pooled.heads() + 1));
 }
 
 std::string grid_thumbnails_key(const FigureOptions& o) {

@@ -7,6 +7,7 @@
 
 #include "figures/figure.h"
 #include "figures/figure_options.h"
+#include "figures/overview_pooler.h"
 #include "figures/text_matrices.h"
 #include "figures/thumbnail_atlas.h"
 
@@ -15,15 +16,23 @@ namespace attnscope {
 // For each layer its heads, then its sum (layer-major, H + 1 per layer), each at most `max_cells`
 // cells a side. A larger map is pooled, each cell keeping the value of largest magnitude in its
 // block, so a single strong entry still shows; the colour scale is then taken from the pooled values.
-// A long text's maps (not kept) are made and pooled a block of `block_rows` query rows at a time
-// (0: about 32 MB of a layer's maps a block), to the same thumbnails.
+// A long text's maps (not kept) are made again and pooled a block of query rows at a time, to the
+// same thumbnails, unless its forward pooled them already.
+struct LongTextThumbnails {
+  int64_t block_rows = 0;                  // rows a block; 0: about 32 MB of a layer's maps
+  const OverviewPooler* pooled = nullptr;  // the forward's, used where it holds what is asked
+};
 std::vector<HeatmapPanel> grid_thumbnails(const AnalyzedTextView& text, const FigureOptions& options, int max_cells,
-                                          int64_t block_rows = 0);
+                                          const LongTextThumbnails& long_text = {});
 // The thumbnails coloured into one atlas, H + 1 tiles a row, at most kGridThumbnailCells a side: a
 // thumbnail is shown 24 to 160 pixels wide, and every cell more is coloured and uploaded for every
 // edit (a 512-token BERT-base text has 156 quarter-million-cell maps).
 constexpr int kGridThumbnailCells = 64;
-ThumbnailAtlas grid_atlas(const AnalyzedTextView& text, const FigureOptions& options);
+ThumbnailAtlas grid_atlas(const AnalyzedTextView& text, const FigureOptions& options,
+                          const OverviewPooler* pooled = nullptr);
+// The overview as a forward pooling it has it so far (OverviewPooler::pools(options) must hold):
+// the layers done coloured as grid_atlas colours them, the later ones' tiles left clear.
+ThumbnailAtlas pooled_atlas(const OverviewPooler& pooled, const FigureOptions& options);
 // The options the thumbnails depend on, as a key: not the focused layer or head, so that a click
 // on a thumbnail does not colour them all again.
 std::string grid_thumbnails_key(const FigureOptions& options);

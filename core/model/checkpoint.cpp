@@ -55,6 +55,7 @@ std::vector<TextRun> Checkpoint::run(const std::vector<Encoding>& encodings, con
   for (const auto& e : encodings) ids.push_back(e.ids());
   const BatchCaptures batch = model_->forward(ids, {.capture = true,
                                                     .kept = o.kept,
+                                                    .attention_blocks = o.attention_blocks,
                                                     .lenses = o.lenses && o.kept == KeptAttention::Maps,
                                                     .last_layer = o.last_layer,
                                                     .keep_going = o.keep_going});

@@ -28,6 +28,7 @@ struct CheckpointRun {
   // Every map, or (a long text: model/capture_plan.h) the queries, keys and column sums that
   // recompute them; the lenses' other captures are then not taken.
   KeptAttention kept = KeptAttention::Maps;
+  AttentionBlockSink attention_blocks;  // with QueriesAndKeys: each block of maps as it is made (ForwardOptions)
 };
 
 class Checkpoint {

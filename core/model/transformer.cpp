@@ -250,6 +250,7 @@ at::Tensor Transformer::attend_in_blocks(const Projected& qkv, const LayerMask& 
     out.copy_(at::bmm(attention.view({B * H, rows.count, n}), values));
     const at::Tensor summed = real.defined() ? attention * real.narrow(2, rows.first, rows.count) : attention;
     columns.add_(summed.sum(2, false, at::kFloat));
+    if (mask.sink && *mask.sink) (*mask.sink)(l, rows, attention);
   }
   keep.head_outputs.push_back(context);
   if (keep.all_value_norms.defined()) keep_value_vectors(v_t, l, keep);
@@ -552,7 +553,12 @@ BatchCaptures Transformer::forward(const std::vector<std::vector<int64_t>>& ids,
     const LayerWeights& w = weights_.layers[l];
     const bool is_local = config_.is_local_layer(l);
     const RotaryTables* positions = rotary ? (is_local ? &local : &global) : nullptr;
-    const LayerMask mask{is_local ? masks.local : masks.global, in_blocks, is_local, padding, options.block_rows};
+    const LayerMask mask{is_local ? masks.local : masks.global,
+                         in_blocks,
+                         is_local,
+                         padding,
+                         options.block_rows,
+                         &options.attention_blocks};
     const at::Tensor context = attend(w, x, mask, capture ? &out : nullptr, positions, relative, keep_going);
     if (stops_early && l + 1 == weights_.layers.size()) {
       if (last == LastLayer::HeadOutputsAndLastToken) out.last_states = finish_last_tokens(w, context, x, batch);

@@ -46,6 +46,12 @@ struct RowSpan {
   int64_t size(int64_t n) const { return count < 0 ? n - first : count; }
 };
 
+// Handed each block of a layer's maps as a forward keeping queries and keys makes it, before it is
+// dropped: [B, H, rows, n] on the compute device, in its precision, valid during the call only.
+// Blocks of a layer come in order of their rows, layers in order. Whoever pools every map (the
+// overview's thumbnails) reads them here instead of making them all again after the forward.
+using AttentionBlockSink = std::function<void(int64_t layer, RowSpan rows, const at::Tensor& attention)>;
+
 struct ForwardOptions {
   // Keep the attention maps (or what recomputes them: `kept`) and head outputs of every layer;
   // without, attention runs fused.
@@ -54,6 +60,7 @@ struct ForwardOptions {
   // With KeptAttention::QueriesAndKeys: query rows per block of a layer's attention; 0: as many
   // as make about 32 MB of scores (tests set a few rows to cross many blocks).
   int64_t block_rows = 0;
+  AttentionBlockSink attention_blocks;  // with KeptAttention::QueriesAndKeys; none by default
   // With capture, also what the norm-based lens and the query/key view need
   // (BatchCaptures::all_value_norms, all_value_gram, all_queries, all_keys).
   bool lenses = false;
@@ -124,6 +131,7 @@ class Transformer {
     bool in_blocks = false, local = false;
     at::Tensor padding;
     int64_t block_rows = 0;
+    const AttentionBlockSink* sink = nullptr;  // given: each block of maps goes there too
   };
   // The queries scaled as the scores need them, as rows: [B * H, n, d] from q^T [B * H, d, n].
   at::Tensor scaled_query_rows(const at::Tensor& q_t) const;

@@ -73,6 +73,7 @@ TextPipelineResult TextPipeline::run(std::string_view text, const TextPipelineOp
   run.keep_going = o.keep_going;
   run.lenses = o.lens_captures || needs_lens_captures(o.settings);
   run.kept = kept_attention(checkpoint->model().config(), r.encoding.size(), o, run.lenses);
+  run.attention_blocks = o.attention_blocks;
   const bool predicts = o.next_tokens > 0 && checkpoint->model().config().causal();
   run.last_layer =
       predicts && o.last_layer == LastLayer::HeadOutputsOnly ? LastLayer::HeadOutputsAndLastToken : o.last_layer;

@@ -65,7 +65,7 @@ TEST(LongTextFigures, ThumbnailsPooledFromBlocksOfRowsEqualThoseOfTheWholeMaps) 
     o.matrix = kind;
     o.zero_diagonal = kind == MatrixKind::Attention;
     // 37 rows a block: cells of 8 rows are cut across blocks, and the last block takes a rest.
-    const auto streamed = grid_thumbnails(long_view(), o, kGridThumbnailCells, 37);
+    const auto streamed = grid_thumbnails(long_view(), o, kGridThumbnailCells, {.block_rows = 37});
     const auto whole = grid_thumbnails(maps_view(), o, kGridThumbnailCells);
     ASSERT_EQ(streamed.size(), whole.size());
     for (size_t p = 0; p < whole.size(); ++p) {
@@ -76,6 +76,51 @@ TEST(LongTextFigures, ThumbnailsPooledFromBlocksOfRowsEqualThoseOfTheWholeMaps) 
       EXPECT_EQ(streamed[p].title, whole[p].title);
     }
   }
+}
+
+// The forward's own blocks of maps pooled as it makes them (29 rows a block, across cells of 8):
+// the same attention thumbnails again, with no model at hand to make any map afterwards.
+TEST(LongTextFigures, ThumbnailsPooledDuringTheForwardEqualThoseOfTheWholeMaps) {
+  const BothPaths& b = both_paths();
+  const ModelConfig& config = test::minilm_checkpoint().model().config();
+  OverviewPooler pooler(config.num_layers, config.num_heads, kGridThumbnailCells);
+  test::minilm_checkpoint().model().forward(
+      {b.encoding.ids()}, {.kept = KeptAttention::QueriesAndKeys, .block_rows = 29, .attention_blocks = pooler.sink()});
+  ASSERT_TRUE(pooler.complete());
+  const AnalyzedTextView without_model{b.encoding, b.long_text.captures, b.long_text.analysis};
+  const auto pooled = grid_thumbnails(without_model, {}, kGridThumbnailCells, {.pooled = &pooler});
+  const auto whole = grid_thumbnails(maps_view(), {}, kGridThumbnailCells);
+  ASSERT_EQ(pooled.size(), whole.size());
+  for (size_t p = 0; p < whole.size(); ++p) {
+    EXPECT_EQ(pooled[p].values, whole[p].values) << "panel " << whole[p].title;
+    EXPECT_EQ(pooled[p].color_scale.hi, whole[p].color_scale.hi);
+    EXPECT_EQ(pooled[p].title, whole[p].title);
+  }
+  // What it did not pool (the diagonal zeroed, another matrix, other cells) is made again.
+  FigureOptions zeroed;
+  zeroed.zero_diagonal = true;
+  EXPECT_THROW(grid_thumbnails(without_model, zeroed, kGridThumbnailCells, {.pooled = &pooler}), Error);
+  EXPECT_EQ(grid_thumbnails(long_view(), zeroed, kGridThumbnailCells, {.pooled = &pooler})[5].values,
+            grid_thumbnails(maps_view(), zeroed, kGridThumbnailCells)[5].values);
+  EXPECT_THROW(grid_thumbnails(without_model, {}, 32, {.pooled = &pooler}), Error);
+}
+
+TEST(LongTextFigures, ThePoolerRefusesBlocksOutOfOrder) {
+  OverviewPooler pooler(2, 3, 8);
+  const at::Tensor block = at::rand({1, 3, 4, 20});
+  EXPECT_FALSE(pooler.complete());
+  pooler.add(0, {0, 4}, block);
+  EXPECT_THROW(pooler.add(0, {8, 4}, block), Error);                    // a gap
+  EXPECT_THROW(pooler.add(1, {4, 4}, block), Error);                    // a layer not begun at its first row
+  EXPECT_THROW(pooler.add(0, {4, 4}, at::rand({2, 3, 4, 20})), Error);  // two texts
+  EXPECT_THROW(pooler.add(0, {4, 4}, at::rand({1, 3, 4, 21})), Error);  // another length
+  for (int64_t first = 4; first < 20; first += 4) pooler.add(0, {first, 4}, block);
+  EXPECT_FALSE(pooler.complete());
+  for (int64_t first = 0; first < 20; first += 4) pooler.add(1, {first, 4}, block);
+  EXPECT_TRUE(pooler.complete());
+  EXPECT_EQ(pooler.side(), 7);   // 20 tokens in cells of 3
+  pooler.add(0, {0, 4}, block);  // a forward begun again: pooled again from the start
+  EXPECT_FALSE(pooler.complete());
 }
 
 TEST(LongTextFigures, AHeadsOrALayersWholeMatrixIsMadeAgainToTheBit) {
