@@ -22,6 +22,7 @@ struct AnalyzeOptions {
   std::string encoding = "base64";
   std::string format = "auto";
   std::string captures = "all";
+  double max_size_gb = kDefaultResultLimitBytes / 1e9;
 };
 
 void print_summary(const TextResult& r, const TextAnalysis& a, double seconds, const std::string& saved_to) {
@@ -70,12 +71,11 @@ int run_analyze(const AnalyzeOptions& o) {
   }
   ResultWriteOptions write;
   write.captures = capture_set_by_name(o.captures);
+  write.limit_bytes = o.max_size_gb * 1e9;
   const bool to_file = !o.out.empty() && o.out != "-";
-  const bool writes = to_file || o.out == "-" || !isatty(STDOUT_FILENO);
-  if (!r.run.captures.attention.defined() && writes && write.captures != CaptureSet::None)
-    throw Error("a text of " + std::to_string(r.run.encoding.size()) +
-                " tokens keeps no attention maps to write: give --captures none for its analysis alone, or keep "
-                "its maps with --maps-up-to where the memory allows");
+  // A long text keeps no maps: "all" writes what makes every one of them again.
+  if (!r.run.captures.attention.defined() && write.captures == CaptureSet::All)
+    write.captures = CaptureSet::QueriesAndKeys;
   write.decimal = o.encoding == "decimal";
   const bool json_named = std::filesystem::path(o.out).extension() == ".json";
   write.container =
@@ -121,10 +121,16 @@ Action add_analyze_command(CLI::App& app) {
       "Also keep the lenses (docs/lenses.md): each head's value norms |f_h(x_j)|, each layer's norm-based map and "
       "rollout, and the queries and keys (written with the captures)");
   cmd->add_option("--captures", o->captures,
-                  "Which matrices the result keeps: all (attention maps and head outputs), attention, or none (the "
-                  "analysis only)")
+                  "Which matrices the result keeps: all (attention maps and head outputs; for a text past "
+                  "--maps-up-to, queries-keys), attention, none (the analysis only), or queries-keys (the queries "
+                  "and keys every map is made again from, the maps' column sums and the head outputs: a long "
+                  "text's, or with --lenses)")
       ->capture_default_str()
-      ->check(CLI::IsMember({"all", "attention", "none"}));
+      ->check(CLI::IsMember({"all", "attention", "none", "queries-keys"}));
+  cmd->add_option("--max-size", o->max_size_gb,
+                  "Refuse a result whose tensors would take more than this many GB, saying how much it needs")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--encoding", o->encoding,
                   "JSON only: tensors as base64 (float32, exact, compact) or decimal (lists of numbers)")
       ->capture_default_str()

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 
@@ -69,6 +70,43 @@ void add_lenses(const TextCaptures& c, NamedTensors& tensors) {
   tensors.emplace_back("keys", c.keys.to(at::kCPU, at::kFloat).contiguous());
 }
 
+// What makes a map again from the queries and keys (docs/result-format.md shows it in Python):
+// the scale of q k^T, its soft cap, the causal mask, the local layers' band.
+nlohmann::json how_maps_are_made(const ModelConfig& config) {
+  nlohmann::json local = nlohmann::json::array();
+  for (int64_t l = 0; l < config.num_layers; ++l)
+    if (config.is_local_layer(static_cast<size_t>(l))) local.push_back(l);
+  return {{"scale", config.scores_scale()},
+          {"softcap", config.attention_softcap},
+          {"causal", config.causal()},
+          {"local_layers", std::move(local)},
+          {"local_window", config.rotary.local_window},
+          {"relative_bias", config.relative_buckets > 0}};
+}
+
+bool keeps_head_outputs(CaptureSet captures) {
+  return captures == CaptureSet::All || captures == CaptureSet::QueriesAndKeys;
+}
+
+void add_captures(const TextCaptures& c, CaptureSet captures, NamedTensors& tensors) {
+  const auto host = [](const at::Tensor& t) { return t.to(at::kCPU, at::kFloat).contiguous(); };
+  if (captures == CaptureSet::QueriesAndKeys) {
+    if (!c.queries.defined() || !c.keys.defined())
+      throw Error("this run kept no queries and keys to write (captures \"queries-keys\")");
+    tensors.emplace_back("queries", host(c.queries));
+    tensors.emplace_back("keys", host(c.keys));
+    if (c.column_sums.defined()) tensors.emplace_back("column_sums", host(c.column_sums));
+    tensors.emplace_back("head_outputs", host(c.head_outputs));
+    return;
+  }
+  if (captures != CaptureSet::None && !c.attention.defined())
+    throw Error("this run kept no attention maps to write (captures \"" + std::string(capture_set_name(captures)) +
+                "\"): a long text writes \"queries-keys\"");
+  if (captures != CaptureSet::None) tensors.emplace_back("attention", host(c.attention));
+  if (captures == CaptureSet::All) tensors.emplace_back("head_outputs", host(c.head_outputs));
+  if (captures != CaptureSet::None && c.value_norms.defined()) add_lenses(c, tensors);
+}
+
 ResultContent content_of(const TextRunFile& file, const TextAnalysis* analysis, CaptureSet captures) {
   ResultContent r;
   nlohmann::json tokens = nlohmann::json::array();
@@ -84,18 +122,35 @@ ResultContent content_of(const TextRunFile& file, const TextAnalysis* analysis, 
                 {"full_length", file.run.encoding.full_length},
                 {"tokens", std::move(tokens)},
                 {"captures", capture_set_name(captures)}};
-  const TextCaptures& c = file.run.captures;
-  if (captures != CaptureSet::None) r.tensors.emplace_back("attention", c.attention.to(at::kCPU, at::kFloat));
-  if (captures == CaptureSet::All) r.tensors.emplace_back("head_outputs", c.head_outputs.to(at::kCPU, at::kFloat));
-  if (captures != CaptureSet::None && c.value_norms.defined()) add_lenses(c, r.tensors);
+  if (captures == CaptureSet::QueriesAndKeys)
+    r.document["attention"] = how_maps_are_made(ModelConfig::from_json(file.model_config, "model.config"));
+  add_captures(file.run.captures, captures, r.tensors);
   if (!file.head_roles.is_null()) r.document["head_roles"] = file.head_roles;
   if (analysis) {
     r.document["analysis"] = analysis_to_json(*analysis, file.run.encoding);
     // With the head outputs the values of pairs of S follow from them; pairs of another matrix keep theirs.
-    add_pairs(*analysis, captures != CaptureSet::All || analysis->settings.pairs_from != PairInput::Similarity,
+    add_pairs(*analysis, !keeps_head_outputs(captures) || analysis->settings.pairs_from != PairInput::Similarity,
               r.tensors);
   }
   return r;
+}
+
+// A result over the limit is refused before anything is written, with what it would need and
+// what the analysis alone would.
+void check_size(const ResultContent& content, CaptureSet captures, double limit_bytes) {
+  double all = 0, analysis = 0;
+  for (const auto& [name, t] : content.tensors) {
+    const double bytes = static_cast<double>(t.numel()) * static_cast<double>(t.element_size());
+    all += bytes;
+    if (name == "pair_mask" || name == "pair_value") analysis += bytes;
+  }
+  if (all <= limit_bytes) return;
+  char line[320];
+  std::snprintf(line, sizeof line,
+                "the result with captures \"%s\" would take %.2f GB, more than its limit of %.2f GB: give --captures "
+                "none (the analysis alone: %.2f GB), or a larger --max-size",
+                capture_set_name(captures), all / 1e9, limit_bytes / 1e9, analysis / 1e9);
+  throw Error(line);
 }
 
 nlohmann::json as_json(ResultContent content, bool decimal) {
@@ -131,8 +186,14 @@ TextRunFile from_document(const nlohmann::json& doc, const TensorSource& tensor,
                   "\")");
     return t;
   };
-  if (file.captures != CaptureSet::None) c.attention = required("attention", at::empty({L, H, n, n}, at::kFloat));
-  if (file.captures == CaptureSet::All) c.head_outputs = required("head_outputs", at::empty({L, H, n, d}, at::kFloat));
+  if (file.captures == CaptureSet::QueriesAndKeys) {
+    c.queries = required("queries", at::empty({L, H, n, d}, at::kFloat));
+    c.keys = required("keys", at::empty({L, H, n, d}, at::kFloat));
+    c.column_sums = tensor("column_sums", at::empty({L, H, n}, at::kFloat));
+  } else if (file.captures != CaptureSet::None) {
+    c.attention = required("attention", at::empty({L, H, n, n}, at::kFloat));
+  }
+  if (keeps_head_outputs(file.captures)) c.head_outputs = required("head_outputs", at::empty({L, H, n, d}, at::kFloat));
   if (doc.contains("head_roles")) {
     head_roles_from_json(doc["head_roles"], L, H, source);  // checked; kept as written
     file.head_roles = doc["head_roles"];
@@ -164,7 +225,7 @@ TextRunFile from_document(const nlohmann::json& doc, const TensorSource& tensor,
   const auto settings = stored.summary.find("settings");
   const bool of_s = settings == stored.summary.end() || !settings->is_object() || !settings->contains("pairs_from") ||
                     (*settings)["pairs_from"] == "similarity";
-  if (file.captures != CaptureSet::All || !of_s)
+  if (!keeps_head_outputs(file.captures) || !of_s)
     stored.pair_values = required("pair_value", at::empty({total}, at::kFloat));
   file.analysis = std::move(stored);
   return file;
@@ -235,23 +296,27 @@ const char* capture_set_name(CaptureSet set) {
     case CaptureSet::All: return "all";
     case CaptureSet::Attention: return "attention";
     case CaptureSet::None: return "none";
+    case CaptureSet::QueriesAndKeys: return "queries-keys";
   }
   return "?";
 }
 
 CaptureSet capture_set_by_name(const std::string& name) {
-  for (CaptureSet s : {CaptureSet::All, CaptureSet::Attention, CaptureSet::None})
+  for (CaptureSet s : {CaptureSet::All, CaptureSet::Attention, CaptureSet::None, CaptureSet::QueriesAndKeys})
     if (name == capture_set_name(s)) return s;
-  throw Error("unknown captures \"" + name + "\": expected all, attention or none");
+  throw Error("unknown captures \"" + name + "\": expected all, attention, none or queries-keys");
 }
 
 nlohmann::json text_run_to_json(const TextRunFile& file, const TextAnalysis* analysis, const ResultWriteOptions& o) {
-  return as_json(content_of(file, analysis, o.captures), o.decimal);
+  ResultContent content = content_of(file, analysis, o.captures);
+  check_size(content, o.captures, o.limit_bytes);
+  return as_json(std::move(content), o.decimal);
 }
 
 void save_text_run(const std::filesystem::path& path, const TextRunFile& file, const TextAnalysis* analysis,
                    const ResultWriteOptions& o) {
   ResultContent content = content_of(file, analysis, o.captures);
+  check_size(content, o.captures, o.limit_bytes);
   if (o.container == ResultContainer::Json) {
     write_file_atomically(path, as_json(std::move(content), o.decimal).dump() + "\n");
     return;

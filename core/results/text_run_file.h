@@ -20,10 +20,13 @@
 
 namespace attnscope {
 
-enum class CaptureSet { All, Attention, None };
+// All: the attention maps and head outputs; Attention: the maps alone; None: the analysis alone.
+// QueriesAndKeys: what a long text keeps (model/capture_plan.h), every map recomputed from it:
+// the queries and keys as the scores use them, the maps' column sums and the head outputs.
+enum class CaptureSet { All, Attention, None, QueriesAndKeys };
 enum class ResultContainer { Binary, Json };
 
-const char* capture_set_name(CaptureSet set);             // "all", "attention", "none"
+const char* capture_set_name(CaptureSet set);             // "all", "attention", "none", "queries-keys"
 CaptureSet capture_set_by_name(const std::string& name);  // throws attnscope::Error
 
 // The analysis as a file holds it: the summary (settings, sentences, segments, and per layer and
@@ -48,13 +51,19 @@ struct TextRunFile {
   nlohmann::json head_roles;               // results/head_roles_json.h; null when the file has none
 };
 
+// The largest result written unless asked otherwise, in bytes of its tensors: 4 GB (a 512-token
+// BERT-base result is 174 MB; an 8,192-token ModernBERT-base one with queries and keys 2.8 GB).
+constexpr double kDefaultResultLimitBytes = 4e9;
+
 struct ResultWriteOptions {
   ResultContainer container = ResultContainer::Binary;
   CaptureSet captures = CaptureSet::All;
-  bool decimal = false;  // JSON container: float tensors as decimal lists instead of base64
+  bool decimal = false;                           // JSON container: float tensors as decimal lists instead of base64
+  double limit_bytes = kDefaultResultLimitBytes;  // a file of more tensor bytes is refused, saying its size
 };
 
-// `analysis` may be null (captures only). Written atomically. Throws attnscope::Error.
+// `analysis` may be null (captures only). Written atomically. Throws attnscope::Error, also for
+// a result over options.limit_bytes (before writing anything: the line gives what it would need).
 void save_text_run(const std::filesystem::path& path, const TextRunFile& file, const TextAnalysis* analysis,
                    const ResultWriteOptions& options);
 // The JSON container as a value (for standard output).

@@ -1,6 +1,7 @@
 // Long texts from the command line (--maps-up-to): a text past the length keeps queries and keys,
 // not maps, and analyze, heads, stats, pairs and figure print exactly what they print with every map kept
 // (the real MiniLM at 512 tokens); what needs the maps is refused in one line.
+#include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -9,6 +10,8 @@
 #include <fstream>
 
 #include "cli/cli_runner.h"
+#include "results/text_run_file.h"
+#include "support/minilm.h"
 
 namespace attnscope {
 namespace {
@@ -65,8 +68,63 @@ TEST_F(CliLongText, DrawsTheFiguresEveryMapKeptDraws) {
   expect_one_line_error(args({"figure", "--fig", "head", "--matrix", "norm", "--out", "x.svg"}, true), "lens");
 }
 
+// A long text's result holds what makes every map again: its queries and keys, the maps' column
+// sums and the head outputs. Read back, the model makes from them the maps a short run writes, to
+// the bit; Python makes a head's map from the file alone as docs/result-format.md shows. A result
+// over --max-size is refused before anything is written, saying what it would need.
+TEST_F(CliLongText, WritesWhatMakesEveryMapAgain) {
+  const std::filesystem::path long_out = dir_.path() / "long.safetensors", maps_out = dir_.path() / "maps.safetensors";
+  const Outcome long_text = run_cli(args({"analyze", "--out", long_out.string()}, true));
+  ASSERT_EQ(long_text.status, 0) << long_text.err;
+  const Outcome maps = run_cli(args({"analyze", "--out", maps_out.string(), "--captures", "attention"}, false));
+  ASSERT_EQ(maps.status, 0) << maps.err;
+  const TextRunFile a = load_text_run(long_out), b = load_text_run(maps_out);
+  ASSERT_EQ(a.captures, CaptureSet::QueriesAndKeys);
+  EXPECT_FALSE(a.run.captures.attention.defined());
+  ASSERT_TRUE(a.run.captures.column_sums.defined() && a.run.captures.head_outputs.defined());
+  EXPECT_EQ(a.analysis->summary, b.analysis->summary);
+  const Transformer& model = minilm_checkpoint().model();
+  for (const int64_t layer : {0, 5})
+    EXPECT_TRUE(at::equal(model.recompute_attention(a.run.captures.queries[layer], a.run.captures.keys[layer], layer),
+                          b.run.captures.attention[layer]))
+        << "layer " << layer;
+  const std::string script = R"PY(
+import json, sys
+import numpy as np
+from safetensors import safe_open
+with safe_open(sys.argv[1], "np") as f:
+    doc = json.loads(f.metadata()["document"])
+    q, k = f.get_tensor("queries"), f.get_tensor("keys")
+how = doc["attention"]
+layer, head = 3, 7
+scores = (q[layer, head] * np.float32(how["scale"])) @ k[layer, head].T
+if how["softcap"] > 0:
+    scores = np.tanh(scores / how["softcap"]) * how["softcap"]
+i, j = np.arange(len(scores))[:, None], np.arange(len(scores))[None, :]
+hidden = (j > i) if how["causal"] else np.zeros(scores.shape, bool)
+if layer in how["local_layers"]:
+    hidden = hidden | (np.abs(i - j) > how["local_window"])
+scores[hidden] = -np.inf
+A = np.exp(scores - scores.max(axis=1, keepdims=True))
+A /= A.sum(axis=1, keepdims=True)
+with safe_open(sys.argv[2], "np") as f:
+    print(float(np.abs(A - f.get_tensor("attention")[layer, head]).max()))
+)PY";
+  write_text(dir_.path() / "make_map.py", script);
+  const Outcome python =
+      run({venv_python().string(), (dir_.path() / "make_map.py").string(), long_out.string(), maps_out.string()});
+  ASSERT_EQ(python.status, 0) << python.err;
+  EXPECT_LT(std::stod(python.out), 1e-6) << python.out;
+  expect_one_line_error(
+      args({"analyze", "--out", (dir_.path() / "big.safetensors").string(), "--max-size", "0.001"}, true),
+      "would take 0.02 GB");
+  EXPECT_FALSE(std::filesystem::exists(dir_.path() / "big.safetensors"));
+}
+
 TEST_F(CliLongText, RefusesWhatNeedsEveryMapInOneLine) {
-  expect_one_line_error(args({"analyze", "--out", (dir_.path() / "r.safetensors").string()}, true), "--captures none");
+  expect_one_line_error(
+      args({"analyze", "--out", (dir_.path() / "r.safetensors").string(), "--captures", "attention"}, true),
+      "queries-keys");
   expect_one_line_error(args({"stats", "--words"}, true), "words");
   expect_one_line_error(args({"stats", "--separators-from", "norm"}, true), "lens");
   expect_one_line_error(args({"pairs", "--layer", "0", "--head", "0", "--pairs-from", "attention"}, true), "S");

@@ -101,6 +101,42 @@ TEST_F(TextRunFileTest, PairsOfAnotherMatrixKeepTheirValues) {
   expect_pairs_as_analysed(back, 0.0f);
 }
 
+// A long text's captures (queries and keys, no maps) round-trip in both containers, with what
+// makes its maps again; a capture set the run did not keep is refused, and so is a result over
+// its limit, before anything is written, in one line saying what it would need.
+TEST_F(TextRunFileTest, ALongTextsQueriesAndKeysRoundTrip) {
+  file_.run = checkpoint_->run(file_.text, 16, {.kept = KeptAttention::QueriesAndKeys});
+  analysis_ = analyze_text(file_.run.encoding, file_.run.captures, {});
+  const TextCaptures& c = file_.run.captures;
+  ASSERT_FALSE(c.attention.defined());
+  for (auto container : {ResultContainer::Binary, ResultContainer::Json}) {
+    const TextRunFile back = round_trip({container, CaptureSet::QueriesAndKeys, false}, "q");
+    EXPECT_EQ(back.captures, CaptureSet::QueriesAndKeys);
+    EXPECT_FALSE(back.run.captures.attention.defined());
+    for (const auto& [got, want] : {std::pair{back.run.captures.queries, c.queries},
+                                    {back.run.captures.keys, c.keys},
+                                    {back.run.captures.column_sums, c.column_sums},
+                                    {back.run.captures.head_outputs, c.head_outputs}})
+      EXPECT_TRUE(at::equal(got, want));
+    EXPECT_FALSE(back.analysis->pair_values.defined());  // they follow from the head outputs
+    expect_pairs_as_analysed(back, 1e-6f);
+  }
+  const auto how =
+      text_run_to_json(file_, &analysis_, {ResultContainer::Json, CaptureSet::QueriesAndKeys})["attention"];
+  EXPECT_EQ(how["scale"], 0.5);  // 1 / sqrt(d), d = 4
+  EXPECT_EQ(how["causal"], false);
+  EXPECT_TRUE(how["local_layers"].empty());
+  EXPECT_THROW(save_text_run(dir_ / "a.safetensors", file_, &analysis_, {.captures = CaptureSet::Attention}), Error);
+  try {
+    save_text_run(dir_ / "big.safetensors", file_, &analysis_,
+                  {.captures = CaptureSet::QueriesAndKeys, .limit_bytes = 100});
+    ADD_FAILURE() << "a result over its limit was written";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("would take 0.00 GB, more than its limit"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "big.safetensors"));
+}
+
 TEST_F(TextRunFileTest, TheBinaryFileIsTheRawCapturesAndADocument) {
   save_text_run(dir_ / "r.safetensors", file_, &analysis_, {});
   const SafetensorsFile f(dir_ / "r.safetensors");
