@@ -2,8 +2,10 @@
 
 #include <chrono>
 #include <filesystem>
+#include <optional>
 
 #include "base/error.h"
+#include "figures/overview_thumbnails.h"
 #include "figures/text_figures.h"
 #include "pipeline/text_head_roles.h"
 #include "tokenizer/piece_text.h"
@@ -129,9 +131,9 @@ namespace {
 
 // Failing here costs nothing: the snapshot then has no atlas, and the overview makes its
 // thumbnails itself and says why it can't.
-void colour_grid(AnalysisSnapshot& snapshot, const FigureOptions& options) {
+void colour_grid(AnalysisSnapshot& snapshot, const FigureOptions& options, const OverviewPooler* pooled) {
   try {
-    snapshot.grid = grid_atlas(snapshot.view(), options);
+    snapshot.grid = grid_atlas(snapshot.view(), options, pooled);
     snapshot.grid_options = options;
   } catch (const std::exception&) {
   }
@@ -162,6 +164,39 @@ void AnalysisWorker::add_head_roles(AnalysisSnapshot& s) {
   s.roles = std::move(roles);
 }
 
+RunProgress AnalysisWorker::progress() const {
+  std::lock_guard lock(mutex_);
+  return progress_;
+}
+
+void AnalysisWorker::report(RunProgress progress) {
+  {
+    std::lock_guard lock(mutex_);
+    progress_ = std::move(progress);
+  }
+  if (notify_) notify_();  // the window, waiting for events, draws the layer done
+}
+
+// Only a long text's forward hands out blocks (a short one keeps its maps): the pooler, made here
+// when the overview of attention is shown, allocates nothing before the first block.
+AttentionBlockSink AnalysisWorker::block_sink(const AnalysisRequest& request, uint64_t serial,
+                                              std::optional<OverviewPooler>& pooler) {
+  const ModelConfig& config = pipeline_->checkpoint()->model().config();
+  const int layers = static_cast<int>(config.num_layers);
+  if (request.grid && OverviewPooler::pools(*request.grid))
+    pooler.emplace(config.num_layers, config.num_heads, kGridThumbnailCells);
+  return [this, &request, &pooler, serial, layers](int64_t layer, RowSpan rows, const at::Tensor& attention) {
+    if (pooler) pooler->add(layer, rows, attention);
+    if (rows.first + attention.size(2) < attention.size(3)) return;  // the layer goes on
+    RunProgress p{serial, static_cast<int>(layer) + 1, layers, nullptr, {}};
+    if (pooler) {
+      p.overview = std::make_shared<const ThumbnailAtlas>(pooled_atlas(*pooler, *request.grid));
+      p.overview_options = *request.grid;
+    }
+    report(std::move(p));
+  };
+}
+
 void AnalysisWorker::answer(const AnalysisRequest& request, uint64_t serial,
                             std::chrono::steady_clock::time_point asked) {
   auto snapshot = std::make_shared<AnalysisSnapshot>();
@@ -180,6 +215,8 @@ void AnalysisWorker::answer(const AnalysisRequest& request, uint64_t serial,
     options.next_tokens = request.next_tokens;
     options.keep_going = [this, serial] { return !stale(serial); };
     options.long_texts = request.long_texts;
+    std::optional<OverviewPooler> pooler;
+    options.attention_blocks = block_sink(request, serial, pooler);
     TextPipelineResult r = pipeline_->run(request.text, options, &encoder_);
     const Tokenizer& tokenizer = pipeline_->checkpoint()->tokenizer();
     for (const NextToken& t : r.next) {
@@ -195,12 +232,13 @@ void AnalysisWorker::answer(const AnalysisRequest& request, uint64_t serial,
     if (request.head_roles) add_head_roles(*snapshot);
     if (request.grid) {
       const auto grid_start = std::chrono::steady_clock::now();
-      colour_grid(*snapshot, *request.grid);
+      colour_grid(*snapshot, *request.grid, pooler ? &*pooler : nullptr);
       snapshot->grid_seconds = since(grid_start);
     }
   } catch (const Cancelled&) {
     ++abandoned_;
     std::lock_guard lock(mutex_);
+    progress_ = {};
     busy_ = pending_.has_value();
     return;  // a newer request is waiting (or the worker is stopping): nothing to show for this one
   } catch (const std::exception& e) {
@@ -212,6 +250,7 @@ void AnalysisWorker::answer(const AnalysisRequest& request, uint64_t serial,
     std::lock_guard lock(mutex_);
     latest_ = snapshot;
     if (snapshot->error.empty()) latest_good_ = snapshot;
+    progress_ = {};
     busy_ = pending_.has_value();
   }
   if (notify_) notify_();

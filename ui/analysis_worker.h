@@ -18,6 +18,7 @@
 
 #include "analysis/text_analysis.h"
 #include "figures/figure_options.h"
+#include "figures/overview_pooler.h"
 #include "figures/text_matrices.h"
 #include "figures/thumbnail_atlas.h"
 #include "model/capture_plan.h"
@@ -75,6 +76,18 @@ struct AnalysisSnapshot {
   AnalyzedTextView view() const;
 };
 
+// How far the run under way has come: a long text's forward (its maps made in blocks, each layer
+// minutes long at 8,192 tokens) reports each layer as it ends; a short text's run is over before
+// a bar would help, and reports nothing.
+struct RunProgress {
+  uint64_t serial = 0;  // the request being run; 0: nothing reported
+  int layers_done = 0, layers = 0;
+  // The overview so far when it is shown (figures/overview_thumbnails.h: pooled_atlas), with the
+  // options it was coloured with.
+  std::shared_ptr<const ThumbnailAtlas> overview;
+  FigureOptions overview_options;
+};
+
 // A snapshot's serial, 0 for none: what the UI compares to notice a new one (a pointer could be a
 // new snapshot at the address of one since freed).
 template <class Snapshot>
@@ -110,6 +123,7 @@ class AnalysisWorker {
   std::shared_ptr<const AnalysisSnapshot> latest() const;  // the newest answer, good or failed
   std::shared_ptr<const AnalysisSnapshot> latest_good() const;
   bool busy() const { return busy_; }
+  RunProgress progress() const;                 // of the run under way; `notify` is called as it changes
   int abandoned() const { return abandoned_; }  // runs stopped because a newer request came
   ModelStatus model_status() const;
   std::shared_ptr<const Checkpoint> checkpoint() const;  // null until loaded
@@ -118,6 +132,10 @@ class AnalysisWorker {
   void run(std::string model, std::string device, std::string precision, std::shared_ptr<const Checkpoint> loaded);
   void answer(const AnalysisRequest& request, uint64_t serial, std::chrono::steady_clock::time_point asked);
   void add_head_roles(AnalysisSnapshot& snapshot);
+  // What the forward hands its blocks of maps to: the overview's pooler, when the overview is
+  // shown (its thumbnails then ready with the forward), and the progress, each layer as it ends.
+  AttentionBlockSink block_sink(const AnalysisRequest& request, uint64_t serial, std::optional<OverviewPooler>& pooler);
+  void report(RunProgress progress);
   bool stale(uint64_t serial) const { return newest_ != serial || stop_flag_; }
 
   mutable std::mutex mutex_;
@@ -134,6 +152,7 @@ class AnalysisWorker {
   std::condition_variable started_cv_;
   std::function<void()> notify_;
   std::shared_ptr<const AnalysisSnapshot> latest_, latest_good_;
+  RunProgress progress_;                    // guarded by mutex_
   std::unique_ptr<TextPipeline> pipeline_;  // set once, under mutex_, when the model is loaded
   IncrementalEncoder encoder_;              // the worker thread's own: the pieces of the last text, for the next edit
   // Induction scores come from a probe that does not depend on the text: run once per checkpoint

@@ -289,6 +289,7 @@ void Explorer::draw_frame() {
   }
   const auto shown = worker_->latest_good();
   const auto latest = worker_->latest();
+  const RunProgress progress = worker_->progress();
   frame_good_ = serial_of(shown), frame_latest_ = serial_of(latest);
   ImGui::BeginChild("text side", ImVec2(vp->WorkSize.x * (big ? 0.24f : 0.3f), 0), true);
   text_side_ =
@@ -296,7 +297,7 @@ void Explorer::draw_frame() {
              ImGui::GetWindowPos().y + ImGui::GetWindowSize().y);
   Settings before = settings_;
   const TextPanelResult r =
-      text_panel_.draw(settings_, worker_->model_status(), shown.get(), latest.get(), worker_->busy());
+      text_panel_.draw(settings_, worker_->model_status(), shown.get(), latest.get(), worker_->busy(), progress);
   if (r.text_edited || r.settings_changed) submit();  // the newest request wins, a stale run stops
   if (r.settings_changed && compare_choice_ && !compare_choice_->other_model) submit_b();  // B's text is its own
   if (!status_.empty()) {
@@ -311,7 +312,8 @@ void Explorer::draw_frame() {
   ImGui::EndChild();
   ImGui::SameLine();
   ImGui::BeginChild("views side", ImVec2(0, 0), false);
-  const PanelContext context{shown.get(), settings_.view, renderer_, (big ? 20.0f : 13.0f) * window_.content_scale()};
+  const PanelContext context{shown.get(), settings_.view, renderer_, (big ? 20.0f : 13.0f) * window_.content_scale(),
+                             progress.serial > frame_good_ ? &progress : nullptr};
   draw_views(context);
   ImGui::EndChild();
   export_.draw();

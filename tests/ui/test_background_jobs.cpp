@@ -2,8 +2,12 @@
 // request, corpus runs report progress and can be cancelled, downloads hand over their result once.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <mutex>
 #include <thread>
+#include <vector>
 
 #include "analysis_worker.h"
 #include "corpus_job.h"
@@ -86,6 +90,49 @@ TEST(AnalysisWorker, ColoursTheOverviewsThumbnailsWhenAskedAsTheWindowWould) {
   ASSERT_TRUE(wait_for([&] { return worker.latest() && worker.latest()->serial == without; }));
   EXPECT_FALSE(worker.latest()->grid_options);
   EXPECT_TRUE(worker.latest()->grid.rgba.empty());
+}
+
+// A long text's run (its maps not kept) reports each layer of its forward as it ends, with the
+// overview so far pooled from the forward's own blocks of maps (the later layers clear), and ends
+// with the overview grid_atlas makes from the finished text.
+TEST(AnalysisWorker, ALongTextsRunReportsEachLayerWithTheOverviewSoFar) {
+  const test::TempDir dir;
+  test::write_tiny_bert(dir / "tiny", {.layers = 3});
+  std::mutex mutex;
+  std::vector<RunProgress> seen;
+  std::atomic<AnalysisWorker*> watched{nullptr};
+  AnalysisWorker worker((dir / "tiny").string(), "cpu", "float32", [&] {
+    if (AnalysisWorker* w = watched.load()) {
+      std::lock_guard lock(mutex);
+      seen.push_back(w->progress());
+    }
+  });
+  watched = &worker;
+  AnalysisRequest asked{"the cat sat on the mat", {}, 0};
+  asked.grid = FigureOptions{};
+  asked.long_texts.maps_up_to = 4;
+  const uint64_t serial = worker.submit(asked);
+  ASSERT_TRUE(wait_for([&] { return worker.latest() && worker.latest()->serial == serial; }));
+  const auto s = worker.latest_good();
+  ASSERT_TRUE(s && !s->captures.attention.defined() && s->grid_options);
+  EXPECT_EQ(s->grid.rgba, grid_atlas(s->view(), *s->grid_options).rgba);
+  std::lock_guard lock(mutex);
+  std::vector<RunProgress> layers;
+  for (const RunProgress& p : seen)
+    if (p.serial == serial) layers.push_back(p);
+  ASSERT_EQ(layers.size(), size_t{3});
+  const size_t row_bytes = static_cast<size_t>(s->grid.width()) * s->grid.tile_h * 4;  // one layer's tiles
+  for (size_t k = 0; k < layers.size(); ++k) {
+    EXPECT_EQ(layers[k].layers_done, static_cast<int>(k) + 1);
+    EXPECT_EQ(layers[k].layers, 3);
+    ASSERT_TRUE(layers[k].overview);
+    const std::vector<uint8_t>& so_far = layers[k].overview->rgba;
+    ASSERT_EQ(so_far.size(), s->grid.rgba.size());
+    const size_t done = (k + 1) * row_bytes;
+    EXPECT_TRUE(std::equal(so_far.begin(), so_far.begin() + done, s->grid.rgba.begin())) << "layer " << k;
+    EXPECT_TRUE(std::all_of(so_far.begin() + done, so_far.end(), [](uint8_t b) { return b == 0; })) << "layer " << k;
+  }
+  EXPECT_EQ(worker.progress().serial, 0u);  // nothing under way
 }
 
 TEST(AnalysisWorker, AModelThatCannotLoadSaysWhy) {

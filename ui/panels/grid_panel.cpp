@@ -70,14 +70,31 @@ void GridPanel::draw_controls(const PanelContext& c, ViewState& state, PanelActi
   }
 }
 
-// The thumbnails of this snapshot with these options, made once; false (and error_ said) when they cannot be.
+// A long text's run under way whose forward has pooled some layers of the overview shown: those
+// are shown as they come (the rest clear), in place of the last text's.
+const RunProgress* GridPanel::filling(const PanelContext& c) {
+  return c.run && c.run->overview &&
+                 grid_thumbnails_key(c.run->overview_options) == grid_thumbnails_key(figure_options(c.state))
+             ? c.run
+             : nullptr;
+}
+
+// The thumbnails of this snapshot (or of the run filling them) with these options, made once;
+// false (and error_ said) when they cannot be.
 bool GridPanel::thumbnails_ready(const PanelContext& c) {
-  const std::string key = std::to_string(c.snapshot->serial) + "|" + grid_thumbnails_key(figure_options(c.state));
+  const RunProgress* run = filling(c);
+  const std::string key = run ? "run " + std::to_string(run->serial) + "|" + std::to_string(run->layers_done)
+                              : std::to_string(c.snapshot->serial) + "|" + grid_thumbnails_key(figure_options(c.state));
   if (key != key_) {
     key_ = key;
     error_.clear();
     try {
-      rebuild(c);
+      if (run) {
+        thumbnails_ = HeatmapRenderer::upload(*run->overview);
+        heads_ = run->overview->columns - 1;
+      } else {
+        rebuild(c);
+      }
     } catch (const std::exception& e) {
       thumbnails_ = {};
       error_ = e.what();
@@ -92,11 +109,11 @@ PanelActions GridPanel::draw(const PanelContext& c) {
   PanelActions actions;
   ViewState state = c.state;
   draw_controls(c, state, actions);
-  if (!c.snapshot) {
+  if (!c.snapshot && !filling(c)) {
     ImGui::TextDisabled("Waiting for the first analysis...");
     return actions;
   }
-  if (state.head_roles) roles_.draw(c, state, actions);
+  if (state.head_roles && c.snapshot) roles_.draw(c, state, actions);
   if (!thumbnails_ready(c)) return actions;
   const int columns = heads_ + 1;
   const float label_w = ImGui::CalcTextSize("L00").x + 8;

@@ -23,6 +23,7 @@ class GridPanel {
     std::array<float, 4> uv;  // its part of the atlas
   };
   void draw_controls(const PanelContext& context, ViewState& state, PanelActions& actions);
+  static const RunProgress* filling(const PanelContext& context);
   bool thumbnails_ready(const PanelContext& context);
   std::vector<Tile> draw_tile_frames(const PanelContext& context, ViewState& state, PanelActions& actions,
                                      float label_w, float pitch, float side);

@@ -15,6 +15,8 @@ struct PanelContext {
   const ViewState& state;
   const HeatmapRenderer& renderer;
   float figure_font;  // pixels
+  // A long text's run under way, when it has reported a layer (AnalysisWorker::progress).
+  const RunProgress* run = nullptr;
 };
 
 struct PanelActions {

@@ -7,6 +7,7 @@
 #include "tokenizer/piece_text.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -18,6 +19,17 @@ void coloured_wrapped(const ImVec4& colour, const std::string& text) {
   ImGui::PushStyleColor(ImGuiCol_Text, colour);
   ImGui::TextWrapped("%s", text.c_str());
   ImGui::PopStyleColor();
+}
+
+// A long text's run, a step a layer (a frame each, no animation): the model's layers, then the
+// analysis, which has no steps to show.
+void draw_run_progress(const RunProgress& p) {
+  char overlay[96];
+  if (p.layers_done < p.layers)
+    std::snprintf(overlay, sizeof overlay, "model: layer %d of %d", p.layers_done, p.layers);
+  else
+    std::snprintf(overlay, sizeof overlay, "model done; analysing every head");
+  ImGui::ProgressBar(static_cast<float>(p.layers_done) / static_cast<float>(p.layers), ImVec2(-1, 0), overlay);
 }
 
 }  // namespace
@@ -133,7 +145,7 @@ bool TextPanel::draw_settings(Settings& s) {
 }
 
 TextPanelResult TextPanel::draw(Settings& settings, const ModelStatus& model, const AnalysisSnapshot* shown,
-                                const AnalysisSnapshot* latest, bool busy) {
+                                const AnalysisSnapshot* latest, bool busy, const RunProgress& progress) {
   TextPanelResult r;
   // Wrapped: a long model id or message must not run past a narrow panel.
   if (!model.error.empty())
@@ -159,7 +171,9 @@ TextPanelResult TextPanel::draw(Settings& settings, const ModelStatus& model, co
   if (editor_.draw("##text", ImGui::GetFontSize() * 9)) r.text_edited = true;
   // Said without an animation: a spinner would redraw the window while the model runs, and on a
   // machine without a GPU every frame takes CPU from the model.
-  if (busy)
+  if (busy && progress.layers > 0)
+    draw_run_progress(progress);
+  else if (busy)
     ImGui::TextUnformatted("Analysing...");
   else if (shown)
     coloured_wrapped(ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled),

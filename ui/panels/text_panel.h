@@ -20,9 +20,10 @@ struct TextPanelResult {
 class TextPanel {
  public:
   explicit TextPanel(std::string examples_dir);
-  // `busy`: a run is under way (said in words, not animated: see text_panel.cpp).
+  // `busy`: a run is under way (said in words, not animated: see text_panel.cpp); `progress`: how
+  // far a long text's has come.
   TextPanelResult draw(Settings& settings, const ModelStatus& model, const AnalysisSnapshot* shown,
-                       const AnalysisSnapshot* latest, bool busy);
+                       const AnalysisSnapshot* latest, bool busy, const RunProgress& progress = {});
   // Reads a UTF-8 text file into the editor (one undo step); false with a message on failure.
   bool load_file(const std::string& path);
   const std::string& text() const { return editor_.text(); }
