@@ -38,29 +38,32 @@ inline void layer_map_columns(const float* a, int64_t head_stride, const float* 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 __attribute__((target_clones("avx2", "default")))
 #endif
-void layer_map_rows(const float* a, const float* g, int64_t H, int64_t n, int64_t first, int64_t last, float* o) {
+// The maps' rows may be a block of R of their n query rows (a long text's, made a block at a time):
+// each row is computed alone, so a block's rows equal those of the whole map to the bit.
+void layer_map_rows(const float* a, const float* g, int64_t H, int64_t R, int64_t n, int64_t first, int64_t last,
+                    float* o) {
   constexpr int kWidth = 16;
   for (int64_t row = first; row < last; ++row) {
-    const int64_t l = row / n, i = row % n;
-    const float* a_row = a + (l * H * n + i) * n;
+    const int64_t l = row / R, i = row % R;
+    const float* a_row = a + (l * H * R + i) * n;
     const float* g_layer = g + l * H * H * n;
     int64_t j0 = 0;
-    for (; j0 + kWidth <= n; j0 += kWidth) layer_map_columns<kWidth>(a_row, n * n, g_layer, H, n, j0, o + row * n);
-    for (; j0 < n; ++j0) layer_map_columns<1>(a_row, n * n, g_layer, H, n, j0, o + row * n);
+    for (; j0 + kWidth <= n; j0 += kWidth) layer_map_columns<kWidth>(a_row, R * n, g_layer, H, n, j0, o + row * n);
+    for (; j0 < n; ++j0) layer_map_columns<1>(a_row, R * n, g_layer, H, n, j0, o + row * n);
   }
 }
 
 // On the CPU, row by row (layer_map_rows). The tensor-operation form below makes many 12 x 12
 // products, about six times slower at 128 tokens.
 at::Tensor layer_map_on_cpu(const at::Tensor& attention, const at::Tensor& value_gram) {
-  const int64_t L = attention.size(0), H = attention.size(1), n = attention.size(2);
+  const int64_t L = attention.size(0), H = attention.size(1), R = attention.size(2), n = attention.size(3);
   const at::Tensor twice = at::full({H, H}, 2.0f).fill_diagonal_(1.0f).view({1, H, H, 1});
   const at::Tensor along_j =
       value_gram.permute({0, 2, 3, 1}).mul(twice).contiguous();  // [L, H, H, n]: G_j[h, h'] for every j
-  at::Tensor out = at::empty({L, n, n}, at::kFloat);
+  at::Tensor out = at::empty({L, R, n}, at::kFloat);
   const float *a = attention.data_ptr<float>(), *g = along_j.data_ptr<float>();
   float* o = out.data_ptr<float>();
-  at::parallel_for(0, L * n, 1, [&](int64_t first, int64_t last) { layer_map_rows(a, g, H, n, first, last, o); });
+  at::parallel_for(0, L * R, 1, [&](int64_t first, int64_t last) { layer_map_rows(a, g, H, R, n, first, last, o); });
   return out;
 }
 
@@ -69,7 +72,10 @@ at::Tensor layer_map_on_cpu(const at::Tensor& attention, const at::Tensor& value
 at::Tensor norm_based_attention(const at::Tensor& attention, const at::Tensor& value_norms) {
   if (!value_norms.defined())
     throw Error("the norm-based lens needs the value vectors, which this run did not capture");
-  if (attention.dim() < 3 || value_norms.sizes() != attention.sizes().slice(0, attention.dim() - 1))
+  // [.., rows, n] maps (any rows of them) and [.., n] norms.
+  if (attention.dim() < 3 || value_norms.dim() != attention.dim() - 1 ||
+      value_norms.sizes().slice(0, value_norms.dim() - 1) != attention.sizes().slice(0, attention.dim() - 2) ||
+      value_norms.size(-1) != attention.size(-1))
     throw Error("the value norms do not match the attention maps");
   c10::InferenceMode guard;
   return attention.to(at::kFloat) *

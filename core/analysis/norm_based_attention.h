@@ -10,10 +10,11 @@
 
 namespace attnscope {
 
-// attention [..., H, n, n], value_norms [..., H, n] -> [..., H, n, n]
+// attention [..., H, n, n], value_norms [..., H, n] -> [..., H, n, n]; or rows of the maps,
+// [..., H, rows, n] -> [..., H, rows, n] (a long text's, made a block at a time)
 at::Tensor norm_based_attention(const at::Tensor& attention, const at::Tensor& value_norms);
 
-// attention [L, H, n, n], value_gram [L, n, H, H] -> [L, n, n]
+// attention [L, H, n, n], value_gram [L, n, H, H] -> [L, n, n]; likewise rows, [L, H, rows, n] -> [L, rows, n]
 at::Tensor layer_norm_based_attention(const at::Tensor& attention, const at::Tensor& value_gram);
 
 }  // namespace attnscope

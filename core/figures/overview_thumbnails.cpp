@@ -96,7 +96,7 @@ void pool_in_blocks(const AnalyzedTextView& text, const FigureOptions& o, int64_
       const int64_t first = block.first, count = block.second;  // named: clang 14's lambdas capture no bindings
       at::Tensor rows = head_rows(text, static_cast<int>(l), -1, o.matrix, {first, count});  // [H, rows, n]
       if (o.zero_diagonal && o.matrix == MatrixKind::Attention) rows.diagonal(first, -2, -1).zero_();
-      const at::Tensor sum = rows.sum(0).contiguous();
+      const at::Tensor sum = layer_rows(text, static_cast<int>(l), o.matrix, rows, {first, count}).contiguous();
       at::parallel_for(0, per_layer, 1, [&](int64_t begin, int64_t end) {
         for (int64_t h = begin; h < end; ++h)
           poolers[static_cast<size_t>(h)].add_rows(

@@ -7,6 +7,7 @@
 
 #include "analysis/context_similarity.h"
 #include "analysis/lens_maps.h"
+#include "analysis/norm_based_attention.h"
 #include "base/error.h"
 #include "figures/tensor_values.h"
 #include "model/reproducible_products.h"
@@ -67,15 +68,23 @@ void require_maps(const AnalyzedTextView& text, MatrixKind kind) {
 
 at::Tensor host_floats(const at::Tensor& t) { return t.to(at::kCPU, at::kFloat).contiguous(); }
 
-// Rows of a long text's maps: recomputed attention, or S and cosine from the kept head outputs.
+at::Tensor recomputed_rows(const AnalyzedTextView& text, int layer, int head, RowSpan rows) {
+  if (!text.attention_rows)
+    throw Error("this long text's attention maps are made again by its model, which is not open");
+  return host_floats(text.attention_rows(layer, head, rows));
+}
+
+// Rows of a long text's maps: recomputed attention (and the norm-based maps from it and the kept
+// value norms), or S and cosine from the kept head outputs.
 at::Tensor long_text_rows(const AnalyzedTextView& text, int layer, int head, MatrixKind kind, RowSpan rows) {
   const TextAnalysis& a = text.analysis;
   const int64_t count = rows.size(a.length), first = head < 0 ? 0 : head, heads = head < 0 ? a.num_heads : 1;
   switch (kind) {
-    case MatrixKind::Attention: {
-      if (!text.attention_rows)
-        throw Error("this long text's attention maps are made again by its model, which is not open");
-      return host_floats(text.attention_rows(layer, head, rows));
+    case MatrixKind::Attention: return recomputed_rows(text, layer, head, rows);
+    case MatrixKind::Norm: {
+      const at::Tensor& norms = text.captures.value_norms;
+      return norm_based_attention(recomputed_rows(text, layer, head, rows),
+                                  norms.defined() ? norms[layer].narrow(0, first, heads) : norms);
     }
     case MatrixKind::Similarity:
       return host_floats(similarity_rows(a.head_outputs[layer].narrow(0, first, heads), rows.first, count));
@@ -120,6 +129,17 @@ at::Tensor layer_own_map(const AnalyzedTextView& text, int layer, MatrixKind kin
   return heads.sum(0);
 }
 
+at::Tensor layer_rows(const AnalyzedTextView& text, int layer, MatrixKind kind, const at::Tensor& heads, RowSpan rows) {
+  if (kind == MatrixKind::Rollout) return heads[0];
+  if (kind != MatrixKind::Norm) return heads.sum(0);
+  const at::Tensor attention =
+      text.keeps_maps()
+          ? host_floats(text.captures.attention[layer].narrow(1, rows.first, rows.size(text.analysis.length)))
+          : recomputed_rows(text, layer, -1, rows);
+  const at::Tensor& gram = text.captures.value_gram;
+  return layer_norm_based_attention(attention.unsqueeze(0), gram.defined() ? gram[layer].unsqueeze(0) : gram)[0];
+}
+
 namespace {
 
 // A long text's head (or summed) map, n x n, made a block of rows at a time (the layer's maps are
@@ -129,7 +149,7 @@ std::vector<float> long_text_matrix(const AnalyzedTextView& text, int layer, int
   std::vector<float> out(static_cast<size_t>(n * n));
   for (const auto& [first, count] : row_blocks(n, rows_per_block(heads * n))) {
     const at::Tensor rows = head_rows(text, layer, head, kind, {first, count});
-    const at::Tensor block = head < 0 ? rows.sum(0) : rows[0];
+    const at::Tensor block = head < 0 ? layer_rows(text, layer, kind, rows, {first, count}) : rows[0];
     std::copy_n(block.contiguous().data_ptr<float>(), count * n, out.begin() + first * n);
   }
   return out;

@@ -42,9 +42,12 @@ std::vector<float> head_matrix(const AnalyzedTextView& text, int layer, int head
 // [heads, rows, n] float32 on the host: query rows `rows` of one head's map of one kind (heads 1)
 // or of every head's (head -1, heads H), read from the maps a text keeps or made again for a long
 // text (attention: AnalyzedTextView::attention_rows; S and cosine: from the head outputs its
-// analysis keeps), equal to the bit either way. Attention, similarity and cosine only: the
-// norm-based lens and rollout need every map (refused in one line).
+// analysis keeps; the norm-based lens: attention rows and the kept value norms), equal to the bit
+// either way. Rollout needs every map (refused in one line).
 at::Tensor head_rows(const AnalyzedTextView& text, int layer, int head, MatrixKind kind, RowSpan rows);
+// [rows, n]: the same rows of the layer's own map, from `heads` (head_rows of every head): their
+// sum, or the norm-based layer map (layer_own_map's rows, to the bit).
+at::Tensor layer_rows(const AnalyzedTextView& text, int layer, MatrixKind kind, const at::Tensor& heads, RowSpan rows);
 // [H, n, n]: every head's map of one kind in one layer (rollout: the layer's map for each head).
 at::Tensor layer_head_maps(const AnalyzedTextView& text, int layer, MatrixKind kind, bool rollout_of_norm);
 // [n, n]: the layer's own map: the sum of its heads' (`heads`, from layer_head_maps), the norm-based layer map, or the

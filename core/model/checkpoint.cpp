@@ -56,7 +56,7 @@ std::vector<TextRun> Checkpoint::run(const std::vector<Encoding>& encodings, con
   const BatchCaptures batch = model_->forward(ids, {.capture = true,
                                                     .kept = o.kept,
                                                     .attention_blocks = o.attention_blocks,
-                                                    .lenses = o.lenses && o.kept == KeptAttention::Maps,
+                                                    .lenses = o.lenses,
                                                     .last_layer = o.last_layer,
                                                     .keep_going = o.keep_going});
   const bool hidden_states = o.last_layer == LastLayer::Complete;  // otherwise the last layer's output is missing

@@ -26,7 +26,7 @@ struct CheckpointRun {
   LastLayer last_layer = LastLayer::Complete;
   KeepGoing keep_going;
   // Every map, or (a long text: model/capture_plan.h) the queries, keys and column sums that
-  // recompute them; the lenses' other captures are then not taken.
+  // recompute them (with the lenses, the value norms and Gram matrices too: O(n) as well).
   KeptAttention kept = KeptAttention::Maps;
   AttentionBlockSink attention_blocks;  // with QueriesAndKeys: each block of maps as it is made (ForwardOptions)
 };

@@ -41,8 +41,9 @@ bool has_text_tokens(const Encoding& encoding) {
 }
 
 // What a text of n tokens keeps (TextPipelineOptions::long_texts); a long text's analysis reads S
-// and the attention's column sums only, in one line when asked for more.
-KeptAttention kept_attention(const ModelConfig& config, size_t n, const TextPipelineOptions& o, bool lenses) {
+// and the attention's column sums only, in one line when asked for more. Its lenses' captures
+// (value norms and Gram matrices) grow as n: the norm-based maps are made again with the attention.
+KeptAttention kept_attention(const ModelConfig& config, size_t n, const TextPipelineOptions& o) {
   if (!o.long_texts) return KeptAttention::Maps;
   const KeptAttention kept = attention_to_keep(config, static_cast<int64_t>(n), *o.long_texts);
   if (kept == KeptAttention::Maps) return kept;
@@ -53,7 +54,7 @@ KeptAttention kept_attention(const ModelConfig& config, size_t n, const TextPipe
                 "would take " + size + "); " + what + " needs every map: leave it out, or keep the maps " +
                 "(--maps-up-to) where the memory allows");
   };
-  if (lenses) refuse("the norm-based lens (or rollout)");
+  if (o.settings.separators_from != SeparatorInput::Attention) refuse("looking for separators in another map");
   if (o.settings.words) refuse("the analysis on words");
   if (o.settings.pairs_from != PairInput::Similarity) refuse("taking the pairs from another matrix than S");
   return kept;
@@ -72,7 +73,7 @@ TextPipelineResult TextPipeline::run(std::string_view text, const TextPipelineOp
   run.to_host = o.to_host;
   run.keep_going = o.keep_going;
   run.lenses = o.lens_captures || needs_lens_captures(o.settings);
-  run.kept = kept_attention(checkpoint->model().config(), r.encoding.size(), o, run.lenses);
+  run.kept = kept_attention(checkpoint->model().config(), r.encoding.size(), o);
   run.attention_blocks = o.attention_blocks;
   const bool predicts = o.next_tokens > 0 && checkpoint->model().config().causal();
   run.last_layer =

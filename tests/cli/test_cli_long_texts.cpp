@@ -53,19 +53,28 @@ TEST_F(CliLongText, PrintsWhatEveryMapKeptPrints) {
   EXPECT_EQ(a["head_roles"], b["head_roles"]);
 }
 
-// The overview (made again block by block of rows) and figure 5 (a head's maps and S made again)
-// draw the same SVG as with every map kept.
+// The overview (made again block by block of rows), figure 5 (a head's maps and S made again) and
+// the norm-based lens's overview and layer map (from attention made again and the kept value
+// vectors) draw the same SVG as with every map kept.
 TEST_F(CliLongText, DrawsTheFiguresEveryMapKeptDraws) {
-  for (const std::string figure : {"grid", "5"}) {
-    const std::string long_svg = (dir_.path() / ("long-" + figure + ".svg")).string(),
-                      maps_svg = (dir_.path() / ("maps-" + figure + ".svg")).string();
-    const Outcome long_text = run_cli(args({"figure", "--fig", figure, "--layer", "4", "--out", long_svg}, true));
-    const Outcome maps = run_cli(args({"figure", "--fig", figure, "--layer", "4", "--out", maps_svg}, false));
+  const std::vector<std::vector<std::string>> figures = {
+      {"grid"}, {"5"}, {"grid", "--matrix", "norm"}, {"head", "--matrix", "norm", "--head", "-1"}};
+  for (size_t f = 0; f < figures.size(); ++f) {
+    const std::string long_svg = (dir_.path() / ("long-" + std::to_string(f) + ".svg")).string(),
+                      maps_svg = (dir_.path() / ("maps-" + std::to_string(f) + ".svg")).string();
+    const auto command = [&](const std::string& out) {
+      std::vector<std::string> c = {"figure", "--fig"};
+      c.insert(c.end(), figures[f].begin(), figures[f].end());
+      c.insert(c.end(), {"--layer", "4", "--out", out});
+      return c;
+    };
+    const Outcome long_text = run_cli(args(command(long_svg), true));
+    const Outcome maps = run_cli(args(command(maps_svg), false));
     ASSERT_EQ(long_text.status, 0) << long_text.err;
     ASSERT_EQ(maps.status, 0) << maps.err;
-    EXPECT_EQ(slurp(long_svg), slurp(maps_svg)) << figure;
+    EXPECT_EQ(slurp(long_svg), slurp(maps_svg)) << figures[f].front();
   }
-  expect_one_line_error(args({"figure", "--fig", "head", "--matrix", "norm", "--out", "x.svg"}, true), "lens");
+  expect_one_line_error(args({"figure", "--fig", "head", "--matrix", "rollout", "--out", "x.svg"}, true), "rollout");
 }
 
 // A long text's result holds what makes every map again: its queries and keys, the maps' column
@@ -126,7 +135,7 @@ TEST_F(CliLongText, RefusesWhatNeedsEveryMapInOneLine) {
       args({"analyze", "--out", (dir_.path() / "r.safetensors").string(), "--captures", "attention"}, true),
       "queries-keys");
   expect_one_line_error(args({"stats", "--words"}, true), "words");
-  expect_one_line_error(args({"stats", "--separators-from", "norm"}, true), "lens");
+  expect_one_line_error(args({"stats", "--separators-from", "norm"}, true), "separators");
   expect_one_line_error(args({"pairs", "--layer", "0", "--head", "0", "--pairs-from", "attention"}, true), "S");
   expect_one_line_error(args({"stats", "--maps-up-to", "-3"}, false), "maps-up-to");
 }

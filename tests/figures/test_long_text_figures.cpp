@@ -2,7 +2,7 @@
 // analysis head outputs) equal the pictures of the same text with every map kept, on the real
 // MiniLM at 512 tokens: the overview's thumbnails made and pooled a block of rows at a time (blocks
 // that do not line up with the thumbnails' cells), and a head's or a layer's whole matrix made
-// again, for attention, S and cosine, to the bit.
+// again, for attention, S, cosine and the norm-based lens, to the bit.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
@@ -39,7 +39,8 @@ const BothPaths& both_paths() {
     const Checkpoint& minilm = test::minilm_checkpoint();
     BothPaths b{minilm.encode(all.str(), 512), {}, {}};
     for (auto [kept, into] : {std::pair{KeptAttention::QueriesAndKeys, &b.long_text}, {KeptAttention::Maps, &b.maps}}) {
-      into->captures = text_captures(minilm.model().forward({b.encoding.ids()}, {.kept = kept}), 0, true);
+      into->captures =
+          text_captures(minilm.model().forward({b.encoding.ids()}, {.kept = kept, .lenses = true}), 0, true);
       into->analysis = analyze_text(b.encoding, into->captures, AnalysisSettings{});
     }
     return b;
@@ -60,7 +61,7 @@ AnalyzedTextView maps_view() {
 
 TEST(LongTextFigures, ThumbnailsPooledFromBlocksOfRowsEqualThoseOfTheWholeMaps) {
   ASSERT_FALSE(long_view().keeps_maps());
-  for (const MatrixKind kind : {MatrixKind::Attention, MatrixKind::Similarity, MatrixKind::Cosine}) {
+  for (const MatrixKind kind : {MatrixKind::Attention, MatrixKind::Similarity, MatrixKind::Cosine, MatrixKind::Norm}) {
     FigureOptions o;
     o.matrix = kind;
     o.zero_diagonal = kind == MatrixKind::Attention;
@@ -124,7 +125,7 @@ TEST(LongTextFigures, ThePoolerRefusesBlocksOutOfOrder) {
 }
 
 TEST(LongTextFigures, AHeadsOrALayersWholeMatrixIsMadeAgainToTheBit) {
-  for (const MatrixKind kind : {MatrixKind::Attention, MatrixKind::Similarity, MatrixKind::Cosine})
+  for (const MatrixKind kind : {MatrixKind::Attention, MatrixKind::Similarity, MatrixKind::Cosine, MatrixKind::Norm})
     for (const int head : {3, -1}) {
       const auto made = head_matrix(long_view(), 5, head, kind), kept = head_matrix(maps_view(), 5, head, kind);
       ASSERT_EQ(made.size(), size_t{512 * 512});
@@ -135,11 +136,16 @@ TEST(LongTextFigures, AHeadsOrALayersWholeMatrixIsMadeAgainToTheBit) {
 }
 
 TEST(LongTextFigures, WhatNeedsEveryMapIsRefusedInOneLine) {
-  EXPECT_THROW(head_matrix(long_view(), 0, 0, MatrixKind::Norm), Error);
   EXPECT_THROW(head_matrix(long_view(), 0, 0, MatrixKind::Rollout), Error);
   const BothPaths& b = both_paths();
   const AnalyzedTextView without_model{b.encoding, b.long_text.captures, b.long_text.analysis};
   EXPECT_THROW(head_matrix(without_model, 0, 0, MatrixKind::Attention), Error);
+  TextCaptures without_lenses = b.long_text.captures;  // the norm-based lens needs the value vectors
+  without_lenses.value_norms = without_lenses.value_gram = at::Tensor();
+  const AnalyzedTextView no_norms =
+      analyzed_text_view(b.encoding, without_lenses, b.long_text.analysis, &test::minilm_checkpoint().model());
+  EXPECT_THROW(head_matrix(no_norms, 0, 0, MatrixKind::Norm), Error);
+  EXPECT_THROW(head_matrix(no_norms, 0, -1, MatrixKind::Norm), Error);
   EXPECT_EQ(head_matrix(without_model, 0, 0, MatrixKind::Similarity),
             head_matrix(maps_view(), 0, 0, MatrixKind::Similarity));
 }
