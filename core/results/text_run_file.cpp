@@ -136,15 +136,17 @@ ResultContent content_of(const TextRunFile& file, const TextAnalysis* analysis, 
 }
 
 // A result over the limit is refused before anything is written, with what it would need and
-// what the analysis alone would.
-void check_size(const ResultContent& content, CaptureSet captures, double limit_bytes) {
+// what the analysis alone would (its masks, and then every pair's value: 4 bytes a pair).
+void check_size(const ResultContent& content, const TextAnalysis* a, CaptureSet captures, double limit_bytes) {
   double all = 0, analysis = 0;
   for (const auto& [name, t] : content.tensors) {
     const double bytes = static_cast<double>(t.numel()) * static_cast<double>(t.element_size());
     all += bytes;
-    if (name == "pair_mask" || name == "pair_value") analysis += bytes;
+    if (name == "pair_mask") analysis += bytes;
   }
   if (all <= limit_bytes) return;
+  if (a)
+    for (const HeadAnalysis& h : a->heads) analysis += 4.0 * static_cast<double>(h.pairs.count());
   char line[320];
   std::snprintf(line, sizeof line,
                 "the result with captures \"%s\" would take %.2f GB, more than its limit of %.2f GB: give --captures "
@@ -309,14 +311,14 @@ CaptureSet capture_set_by_name(const std::string& name) {
 
 nlohmann::json text_run_to_json(const TextRunFile& file, const TextAnalysis* analysis, const ResultWriteOptions& o) {
   ResultContent content = content_of(file, analysis, o.captures);
-  check_size(content, o.captures, o.limit_bytes);
+  check_size(content, analysis, o.captures, o.limit_bytes);
   return as_json(std::move(content), o.decimal);
 }
 
 void save_text_run(const std::filesystem::path& path, const TextRunFile& file, const TextAnalysis* analysis,
                    const ResultWriteOptions& o) {
   ResultContent content = content_of(file, analysis, o.captures);
-  check_size(content, o.captures, o.limit_bytes);
+  check_size(content, analysis, o.captures, o.limit_bytes);
   if (o.container == ResultContainer::Json) {
     write_file_atomically(path, as_json(std::move(content), o.decimal).dump() + "\n");
     return;
