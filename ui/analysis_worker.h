@@ -76,9 +76,9 @@ struct AnalysisSnapshot {
   AnalyzedTextView view() const;
 };
 
-// How far the run under way has come: a long text's forward (its maps made in blocks, each layer
-// minutes long at 8,192 tokens) reports each layer as it ends; a short text's run is over before
-// a bar would help, and reports nothing.
+// How far the run under way has come: a long text's forward (its maps made in blocks, a layer
+// taking seconds at 8,192 tokens, the whole run minutes) reports each layer as it ends; a short
+// text's run is over before a bar would help, and reports nothing.
 struct RunProgress {
   uint64_t serial = 0;  // the request being run; 0: nothing reported
   int layers_done = 0, layers = 0;

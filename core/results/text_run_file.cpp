@@ -92,7 +92,9 @@ void add_captures(const TextCaptures& c, CaptureSet captures, NamedTensors& tens
   const auto host = [](const at::Tensor& t) { return t.to(at::kCPU, at::kFloat).contiguous(); };
   if (captures == CaptureSet::QueriesAndKeys) {
     if (!c.queries.defined() || !c.keys.defined())
-      throw Error("this run kept no queries and keys to write (captures \"queries-keys\")");
+      throw Error(
+          "this run kept no queries and keys to write (captures \"queries-keys\"): a long text keeps them, a "
+          "shorter one with --lenses");
     tensors.emplace_back("queries", host(c.queries));
     tensors.emplace_back("keys", host(c.keys));
     if (c.column_sums.defined()) tensors.emplace_back("column_sums", host(c.column_sums));

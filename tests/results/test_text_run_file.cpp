@@ -105,6 +105,9 @@ TEST_F(TextRunFileTest, PairsOfAnotherMatrixKeepTheirValues) {
 // makes its maps again; a capture set the run did not keep is refused, and so is a result over
 // its limit, before anything is written, in one line saying what it would need.
 TEST_F(TextRunFileTest, ALongTextsQueriesAndKeysRoundTrip) {
+  // A short run without the lenses has no queries and keys to write.
+  EXPECT_THROW(save_text_run(dir_ / "s.safetensors", file_, &analysis_, {.captures = CaptureSet::QueriesAndKeys}),
+               Error);
   file_.run = checkpoint_->run(file_.text, 16, {.kept = KeptAttention::QueriesAndKeys});
   analysis_ = analyze_text(file_.run.encoding, file_.run.captures, {});
   const TextCaptures& c = file_.run.captures;
