@@ -100,6 +100,8 @@ Explorer::Explorer(const ExplorerOptions& o, Settings settings, std::string warn
   if (o.presentation) settings_.view.presentation = *o.presentation;
   if (o.head_roles) settings_.view.head_roles = *o.head_roles;
   if (o.max_length) settings_.max_length = o.max_length;
+  for (FigurePanel* panel : {&head_, &separators_, &stats_, &lines_, &layers_}) panel->zoom = o.zoom;
+  head_.tiles = o.long_maps;
   if (o.bench_frames > 0 || o.bench_typing > 0) glfwSwapInterval(0);  // time the frames, not the display
   if (o.partial_frames) back_buffer_kept_ = back_buffer_kept_after_swap(window_.get(), window_background());
   worker_ = make_worker(settings_.model);
@@ -220,6 +222,10 @@ void Explorer::switch_model(const std::string& model) {
 }
 
 void Explorer::apply(const PanelActions& a) {
+  if (a.more_frames) {
+    settle_frames_ = std::max(settle_frames_, 2);  // this frame's countdown leaves one more
+    views_pending_ = true;
+  }
   if (a.state) {
     if (a.state->view != settings_.view.view) select_tab_ = 2;
     settings_.view = *a.state;
@@ -263,6 +269,7 @@ void Explorer::append_next_token() {
 }
 
 void Explorer::draw_frame() {
+  views_pending_ = false;
   const bool big = settings_.view.presentation;
   ImGui::PushFont(big ? fonts_.large : fonts_.normal);
   handle_shortcuts();
@@ -312,8 +319,12 @@ void Explorer::draw_frame() {
   ImGui::EndChild();
   ImGui::SameLine();
   ImGui::BeginChild("views side", ImVec2(0, 0), false);
-  const PanelContext context{shown.get(), settings_.view, renderer_, (big ? 20.0f : 13.0f) * window_.content_scale(),
-                             progress.serial > frame_good_ ? &progress : nullptr};
+  const PanelContext context{shown.get(),
+                             settings_.view,
+                             renderer_,
+                             (big ? 20.0f : 13.0f) * window_.content_scale(),
+                             progress.serial > frame_good_ ? &progress : nullptr,
+                             shown};
   draw_views(context);
   ImGui::EndChild();
   export_.draw();
@@ -323,7 +334,8 @@ void Explorer::draw_frame() {
 }
 
 bool Explorer::screenshot_ready() const {
-  if (picker_.downloading() || run_asked_ || run_b_asked_ || worker_->busy() || !worker_->latest()) return false;
+  if (picker_.downloading() || run_asked_ || run_b_asked_ || worker_->busy() || !worker_->latest() || views_pending_)
+    return false;
   if (settings_.view.view == View::Corpus && !options_.corpus_result.empty())
     return corpus_.has_result() && !corpus_.busy();
   if (settings_.view.view == View::Compare) return compare_ready();

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "figures/map_pyramid.h"
 #include "model/capture_plan.h"
 #include "view_state.h"
 
@@ -52,8 +53,10 @@ struct ExplorerOptions {
   // 128-token run (about 40 ms here, more when the machine is slow) crossed the limit back and
   // forth and its latency with it.
   double quick_run = 0.1;
-  size_t max_length = 0;   // tokens kept (0: the settings', else the model's default 128)
-  CapturePlan long_texts;  // past it a text keeps its queries and keys, not its maps (model/capture_plan.h)
+  size_t max_length = 0;     // tokens kept (0: the settings', else the model's default 128)
+  float zoom = 1;            // the figure views' zoom at the start (1: a figure fits its panel)
+  PyramidOptions long_maps;  // a long text's map in the Head view, drawn from tiles (figures/map_pyramid.h)
+  CapturePlan long_texts;    // past it a text keeps its queries and keys, not its maps (model/capture_plan.h)
 };
 
 // Returns the process exit status; throws attnscope::Error when the window cannot be opened.

@@ -131,11 +131,13 @@ class Explorer {
   std::unique_ptr<AnalysisWorker> worker_;
   int select_tab_ = 2;  // frames during which the tab bar is told which view to show
   bool help_open_ = false;
+  bool views_pending_ = false;  // a view drawn this frame is still being made (PanelActions::more_frames)
   TextPanel text_panel_;
   GridPanel grid_;
   FigurePanel head_{[](const AnalyzedTextView& t, const FigureOptions& o) {
-    return o.query_key ? query_key_figure(t, o) : head_figure(t, o);
-  }};
+                      return o.query_key ? query_key_figure(t, o) : head_figure(t, o);
+                    },
+                    /*tiles_long_maps=*/true};
   FigurePanel separators_{figure5}, stats_{stats_figure}, lines_{lines_figure};
   FigurePanel layers_{[](const AnalyzedTextView& t, const FigureOptions& o) {
     Figure f = figure12(t, o);

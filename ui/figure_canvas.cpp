@@ -2,6 +2,7 @@
 
 #include <imgui.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -36,10 +37,14 @@ class ImGuiPainter final : public Painter {
   }
 
   void text(const std::string& text, double x, double y, double size, Align align, bool upwards, Rgb color) override {
+    // Out of sight across the line's height: not written (a long text's map has thousands of labels).
+    const ImVec4 clip = list_->_CmdHeader.ClipRect;
+    const ImVec2 p = at(x, y);
+    const auto f = static_cast<float>(size);
+    if (upwards ? p.x + f < clip.x || p.x - f > clip.z : p.y + f < clip.y || p.y - f > clip.w) return;
     const double w = text_width(text, size);
     const double shift = align == Align::Left ? 0 : align == Align::Center ? -w / 2 : -w;
-    const ImVec2 pivot = at(x, y);
-    const auto f = static_cast<float>(size);
+    const ImVec2 pivot = p;
     if (!upwards) {
       list_->AddText(font_, f, ImVec2(pivot.x + static_cast<float>(shift), pivot.y - f * 0.5f), rgba(color, 1),
                      text.c_str());
@@ -48,7 +53,6 @@ class ImGuiPainter final : public Painter {
     // Written level at the clip rectangle's corner, where ImGui keeps every glyph (it drops glyphs
     // outside the clip rectangle as it writes them, before we turn them), then turned a quarter
     // about the anchor to read from bottom to top, and moved to the pivot.
-    const ImVec4 clip = list_->_CmdHeader.ClipRect;
     const ImVec2 level(clip.x, clip.y);
     const ImVec2 anchor(level.x - static_cast<float>(shift), level.y + f * 0.5f);
     const int first = list_->VtxBuffer.Size;
@@ -70,10 +74,14 @@ class ImGuiPainter final : public Painter {
   }
 
   void line(double x0, double y0, double x1, double y1, Rgb color, double alpha, double width) override {
+    const ImVec4 clip = list_->_CmdHeader.ClipRect;  // out of sight: a long text's lines run far below
+    const ImVec2 a = at(x0, y0), b = at(x1, y1);
+    if (std::max(a.y, b.y) < clip.y || std::min(a.y, b.y) > clip.w) return;
     list_->AddLine(at(x0, y0), at(x1, y1), rgba(color, alpha), static_cast<float>(width));
   }
 
   void heatmap(const HeatmapPanel& panel, size_t index, const Rect& r) override {
+    if (canvas_.tiled_ && index == canvas_.tiled_panel_) return tiled(*canvas_.tiled_, r);
     auto& image = canvas_.images_.at(index);
     if (!image) image = renderer_.render(panel, 1024);
     list_->AddImage(texture_id(*image), at(r.x, r.y), at(r.right(), r.bottom()));
@@ -94,6 +102,17 @@ class ImGuiPainter final : public Painter {
   }
 
  private:
+  // A long text's map; while its top level is being made, a line saying how far it has come.
+  void tiled(TiledMap& map, const Rect& r) {
+    if (map.top_share() < 1) {
+      list_->AddRectFilled(at(r.x, r.y), at(r.right(), r.bottom()), IM_COL32(60, 60, 60, 255));
+      char line[64];
+      std::snprintf(line, sizeof line, "making the map: %.0f%%", 100 * map.top_share());
+      list_->AddText(at(r.x + 8, r.y + 8), IM_COL32(230, 230, 230, 255), line);
+    }
+    map.draw(renderer_, list_, at(r.x, r.y), at(r.right(), r.bottom()));
+  }
+
   ImVec2 at(double x, double y) const {
     return ImVec2(origin_.x + static_cast<float>(x), origin_.y + static_cast<float>(y));
   }
@@ -113,22 +132,24 @@ void FigureCanvas::set_lines_focus(int side, int index) {
     }
 }
 
-void FigureCanvas::set(Figure figure) {
+void FigureCanvas::set(Figure figure, std::unique_ptr<TiledMap> tiled, size_t tiled_panel) {
   figure_ = std::move(figure);
   images_.clear();
   images_.resize(figure_.panels.size());
+  tiled_ = std::move(tiled);
+  tiled_panel_ = tiled_panel;
+  fitted_for_ = {-1, -1, -1};
 }
 
 namespace {
 
-void cell_tooltip(const HeatmapPanel& p, int r, int c) {
+void cell_tooltip(const HeatmapPanel& p, int r, int c, float v) {
   const auto label = [](const std::vector<std::string>& labels, int k) {
     return k < static_cast<int>(labels.size()) ? labels[k] : std::string();
   };
   ImGui::BeginTooltip();
   ImGui::Text("i = %d  %s", r, label(p.row_labels, r).c_str());
   ImGui::Text("j = %d  %s", c, label(p.col_labels, c).c_str());
-  const float v = p.value(r, c);
   if (std::isnan(v))
     ImGui::TextUnformatted("(empty)");
   else
@@ -153,8 +174,34 @@ void highlight_tokens(const PanelLayout& l, ImVec2 origin, const std::vector<Cel
 
 }  // namespace
 
+const Figure& FigureCanvas::exported() {
+  if (!tiled_ || tiled_->top_share() < 1) return figure_;
+  exported_ = figure_;
+  auto& p = std::get<HeatmapPanel>(exported_.panels.at(tiled_panel_));
+  const MapPyramid& pyramid = tiled_->pyramid();
+  const int k = 1 << pyramid.top_level();
+  p.rows = p.cols = static_cast<int>(pyramid.cells(pyramid.top_level()));
+  p.values = pyramid.top();
+  p.row_labels.clear();
+  p.col_labels.clear();
+  if (k > 1) p.title += " (each cell the largest of " + std::to_string(k) + " x " + std::to_string(k) + ")";
+  return exported_;
+}
+
+float FigureCanvas::max_zoom() const {
+  if (!tiled_) return 6.0f;
+  return std::max(6.0f, static_cast<float>(tiled_->pyramid().length()) / 32.0f);
+}
+
 float FigureCanvas::fitting_width(float max_width, float max_height, float font_size) {
   if (empty()) return max_width;
+  if (fitted_for_ == std::array<float, 3>{max_width, max_height, font_size}) return fitted_;
+  fitted_for_ = {max_width, max_height, font_size};
+  fitted_ = fitting_width_now(max_width, max_height, font_size);
+  return fitted_;
+}
+
+float FigureCanvas::fitting_width_now(float max_width, float max_height, float font_size) {
   ImFont* font = ImGui::GetFont();
   const TextMeasure measure = [font](const std::string& text, double size) {
     return static_cast<double>(font->CalcTextSizeA(static_cast<float>(size), FLT_MAX, 0.0f, text.c_str()).x);
@@ -178,6 +225,8 @@ CanvasHover FigureCanvas::draw(const HeatmapRenderer& renderer, float width, flo
   CanvasHover hover;
   if (empty()) return hover;
   const ImVec2 origin = ImGui::GetCursorScreenPos();
+  if (tiled_ && tiled_->make_top())  // the map's colour scale is known once its top level is made
+    std::get<HeatmapPanel>(figure_.panels.at(tiled_panel_)).color_scale = tiled_->scale();
   ImGuiPainter painter(*this, renderer, origin);
   const FigureLayout layout = layout_figure(figure_, width, font_size, measure_with(painter));
   paint_figure(painter, figure_, layout);
@@ -211,7 +260,8 @@ CanvasHover FigureCanvas::draw(const HeatmapRenderer& renderer, float width, flo
     const auto [r, c] = heatmap_cell(*p, layout.panels[i], mouse.x - origin.x, mouse.y - origin.y);
     if (r < 0) continue;
     hover = {static_cast<int>(i), r, c, ImGui::IsItemClicked()};
-    cell_tooltip(*p, r, c);
+    const bool tiled = tiled_ && i == tiled_panel_;
+    if (!tiled || tiled_->top_share() == 1) cell_tooltip(*p, r, c, tiled ? tiled_->value(r, c) : p->value(r, c));
   }
   return hover;
 }

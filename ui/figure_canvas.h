@@ -1,8 +1,10 @@
 #pragma once
 // Shows a figure in the window exactly as the exporters write it: the same layout and the same
 // painting code (figure_painter), with heatmaps as GL textures coloured by the heatmap shader.
-// Hovering a heatmap cell shows i, j, both tokens and the value.
+// Hovering a heatmap cell shows i, j, both tokens and the value. A long text's map is drawn from
+// its pyramid of tiles instead (tiled_map.h).
 #include <array>
+#include <memory>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -10,6 +12,7 @@
 #include "figures/figure.h"
 #include "figures/figure_layout.h"
 #include "gl/heatmap_renderer.h"
+#include "tiled_map.h"
 
 namespace attnscope::ui {
 
@@ -25,9 +28,17 @@ struct CellHighlight {
 
 class FigureCanvas {
  public:
-  void set(Figure figure);
+  // `tiled`: panel `tiled_panel` (a heatmap without values) is drawn from it, a long text's map.
+  void set(Figure figure, std::unique_ptr<TiledMap> tiled = nullptr, size_t tiled_panel = 0);
+  // A tiled map needs more frames: part of what is shown is not made yet.
+  bool pending() const { return tiled_ && tiled_->pending(); }
   bool empty() const { return figure_.panels.empty(); }
   const Figure& figure() const { return figure_; }
+  // What "Export..." writes: the figure, a tiled map's panel as its top level (pooled cells, no
+  // token labels) once it is made.
+  const Figure& exported();
+  // The zoom at which a tiled map's cells are about 24 pixels wide (at least 6).
+  float max_zoom() const;
   // Which token's lines the lines panels show (-1: all of them); nothing is rebuilt.
   void set_lines_focus(int side, int index);
   // The width at which the figure is at most `max_width` wide and `max_height` high (its text
@@ -38,9 +49,18 @@ class FigureCanvas {
                    const std::vector<CellHighlight>& highlights = {});
 
  private:
+  float fitting_width_now(float max_width, float max_height, float font_size);
+
   Figure figure_;
   std::vector<std::optional<HeatmapImage>> images_;  // per panel, made when first drawn
   std::array<std::optional<HeatmapImage>, 4> colorbars_;
+  std::unique_ptr<TiledMap> tiled_;
+  size_t tiled_panel_ = 0;
+  Figure exported_;
+  // fitting_width's last answer and what it was asked: a long text's thousands of labels are
+  // measured for each width tried, so it is asked again only when the room changes.
+  std::array<float, 3> fitted_for_{-1, -1, -1};
+  float fitted_ = 0;
   friend class ImGuiPainter;
 };
 

@@ -81,6 +81,12 @@ void add_options(CLI::App& app, attnscope::ui::ExplorerOptions& o, CommandLine& 
   app.add_option("--memory-share", o.long_texts.memory_share,
                  "Share of this machine's memory every map and similarity of a text may take (default 0.25)")
       ->check(CLI::Range(0.0, 1.0));
+  app.add_option("--zoom", o.zoom, "The figure views' zoom at the start (1: a figure fits its panel)")
+      ->check(CLI::Range(0.5, 10000.0));
+  app.add_option("--map-top-cells", o.long_maps.top_cells,
+                 "A long text's map in the Head view is drawn from tiles: its coarsest level, made first, at most this "
+                 "many cells a side (default 1024)")
+      ->check(CLI::Range(1, 1 << 20));
   app.add_option("--bench-frames", o.bench_frames,
                  "Once analysed, time this many frames (no vsync), print the median and 95th percentile, exit")
       ->check(CLI::Range(1, 100000));

@@ -46,10 +46,17 @@ struct BarPanel {
 // For teaching (bertviz's head view): the tokens in two columns, a line from token i (left) to
 // token j (right) with opacity following A_ij, one colour per head. With a focus, only the lines
 // of one token are drawn: from a token on the left (what it attends to) or into a token on the
-// right (what attends to it).
+// right (what attends to it). Only the lines drawn are kept: a row of attention sums to 1, so a
+// token has at most 1 / min_weight of them, and a long text's lines take O(n), not n x n.
+struct AttentionLine {
+  int from = 0, to = 0;  // i (left), j (right)
+  float weight = 0;      // A_ij
+  bool operator==(const AttentionLine&) const = default;
+};
+
 struct LinesHead {
-  std::string name;            // "layer 3, head 5"
-  std::vector<float> weights;  // n x n row-major attention
+  std::string name;                  // "layer 3, head 5"
+  std::vector<AttentionLine> lines;  // A_ij >= the panel's min_weight, by i then j
   Rgb color{0.12f, 0.35f, 0.75f};
 };
 
@@ -57,7 +64,7 @@ struct LinesPanel {
   std::string title;
   std::vector<std::string> tokens;
   std::vector<LinesHead> heads;
-  float min_weight = 0.02f;  // lines below this are not drawn
+  float min_weight = 0.02f;  // lines below this are not kept
   int focus_side = -1;       // -1: every line; 0: the lines from token focus_index (left); 1: into it (right)
   int focus_index = -1;
 };

@@ -130,15 +130,10 @@ void paint_lines(Painter& g, const LinesPanel& p, const PanelLayout& l) {
   // Several heads share the opacity, so that where all of them attend the line is solid.
   const float share = 1.0f / static_cast<float>(std::max<size_t>(1, p.heads.size()));
   for (const LinesHead& h : p.heads)
-    for (size_t i = 0; i < n; ++i) {
-      if (focused && p.focus_side == 0 && i != static_cast<size_t>(p.focus_index)) continue;
-      for (size_t j = 0; j < n; ++j) {
-        if (focused && p.focus_side == 1 && j != static_cast<size_t>(p.focus_index)) continue;
-        const float w = h.weights[i * n + j];
-        if (w >= p.min_weight)
-          g.line(left, row_y(i), right, row_y(j), h.color, std::min(1.0f, focused ? w : w * share),
-                 focused ? 2.0 : 1.2);
-      }
+    for (const AttentionLine& a : h.lines) {
+      if (focused && (p.focus_side == 0 ? a.from : a.to) != p.focus_index) continue;
+      g.line(left, row_y(static_cast<size_t>(a.from)), right, row_y(static_cast<size_t>(a.to)), h.color,
+             std::min(1.0f, focused ? a.weight : a.weight * share), focused ? 2.0 : 1.2);
     }
 }
 

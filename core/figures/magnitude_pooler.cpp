@@ -4,8 +4,13 @@
 
 namespace attnscope {
 
-MagnitudePooler::MagnitudePooler(int64_t n, int64_t k, float* pooled)
-    : n_(n), k_(k), pooled_(pooled), high_(static_cast<size_t>(n)), low_(static_cast<size_t>(n)) {}
+MagnitudePooler::MagnitudePooler(int64_t n, int64_t k, float* pooled, int64_t rows)
+    : n_(n),
+      k_(k),
+      rows_(rows < 0 ? n : rows),
+      pooled_(pooled),
+      high_(static_cast<size_t>(n)),
+      low_(static_cast<size_t>(n)) {}
 
 // A plain loop over the rows: tensor reductions over such small blocks measured several times slower.
 void MagnitudePooler::add_rows(const float* rows, int64_t count) {
@@ -25,7 +30,7 @@ void MagnitudePooler::add_rows(const float* rows, int64_t count) {
       high_[j] = std::max(high_[j], row[j]);
       low_[j] = std::min(low_[j], row[j]);
     }
-    if ((row_ + 1) % k_ == 0 || row_ + 1 == n_) close_block_row(row_ / k_);
+    if ((row_ + 1) % k_ == 0 || row_ + 1 == rows_) close_block_row(row_ / k_);
   }
 }
 

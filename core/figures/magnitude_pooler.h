@@ -1,7 +1,8 @@
 #pragma once
 // Pools an n x n map to ceil(n / k) x ceil(n / k) cells, each block of k x k keeping its value of
 // largest magnitude, with its sign, so that a single strong entry still shows in a thumbnail. The
-// map's rows come in order, any number at a time (a long text's in blocks as they are made).
+// map's rows come in order, any number at a time (a long text's in blocks as they are made). A band
+// of a map's rows (figures/map_pyramid.h) pools the same way, to ceil(rows / k) x ceil(n / k) cells.
 #include <cstdint>
 #include <vector>
 
@@ -9,15 +10,16 @@ namespace attnscope {
 
 class MagnitudePooler {
  public:
-  // Writes the pooled cells, row-major, to `pooled` (ceil(n / k)^2 floats, kept by the caller).
-  MagnitudePooler(int64_t n, int64_t k, float* pooled);
+  // Writes the pooled cells, row-major, to `pooled` (ceil(rows / k) x ceil(n / k) floats, kept by the
+  // caller); `rows` (-1: n) is how many rows of n columns will come.
+  MagnitudePooler(int64_t n, int64_t k, float* pooled, int64_t rows = -1);
   // The map's next `count` rows, row-major.
   void add_rows(const float* rows, int64_t count);
 
  private:
   void close_block_row(int64_t block);
 
-  int64_t n_, k_, row_ = 0;
+  int64_t n_, k_, rows_, row_ = 0;
   float* pooled_;
   std::vector<float> high_, low_;  // the open block row folded into one, column by column
 };

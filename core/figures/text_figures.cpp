@@ -8,6 +8,7 @@
 #include "base/error.h"
 #include "figures/query_key_figure.h"
 #include "figures/tensor_values.h"
+#include "model/reproducible_products.h"
 #include "tokenizer/piece_text.h"
 
 namespace attnscope {
@@ -68,23 +69,41 @@ Figure titled(std::string title, const FigureOptions& o, int columns) {
 
 }  // namespace
 
-HeatmapPanel matrix_panel(const AnalyzedTextView& text, int layer, int head, MatrixKind kind, const FigureOptions& o) {
+namespace {
+
+bool signed_matrix(MatrixKind kind) { return kind == MatrixKind::Similarity || kind == MatrixKind::Cosine; }
+
+bool outlines_pairs(const AnalyzedTextView& text, int head, MatrixKind kind, const FigureOptions& o) {
+  return (signed_matrix(kind) || kind == pairs_matrix(text.analysis.settings.pairs_from)) && head >= 0 &&
+         o.outline_pairs;
+}
+
+// A map's panel without its values, colour scale and outlines: its title, labels and colormap.
+HeatmapPanel matrix_panel_frame(const AnalyzedTextView& text, int layer, int head, MatrixKind kind,
+                                const FigureOptions& o) {
   HeatmapPanel p;
   p.title = std::string(kind == MatrixKind::Rollout && o.rollout_of_norm ? "rollout of the norm-based maps"
                                                                          : matrix_title(kind)) +
             ", " + (kind == MatrixKind::Rollout ? "after layer " + std::to_string(layer) : head_name(layer, head));
   p.rows = p.cols = static_cast<int>(text.encoding.size());
-  p.values = head_matrix(text, layer, head, kind, o.rollout_of_norm);
-  if (o.zero_diagonal)
-    for (int i = 0; i < p.rows; ++i) p.values[static_cast<size_t>(i) * p.cols + i] = 0.0f;
   p.row_labels = p.col_labels = token_labels(text.encoding);
-  const bool signed_map = kind == MatrixKind::Similarity || kind == MatrixKind::Cosine;
+  const bool signed_map = signed_matrix(kind);
   p.x_label = signed_map ? "token j" : "attended token j";
   p.y_label = signed_map ? "token i" : "querying token i";
   p.colormap = signed_map ? ColormapId::Diverging : o.colormap;
-  p.color_scale = color_scale_for(p.values, o.scale, signed_map);
   p.colorbar_label = std::string(matrix_symbol(kind)) + (o.scale == ValueScale::Clipped ? " (top 1% clipped)" : "");
-  if ((signed_map || kind == pairs_matrix(text.analysis.settings.pairs_from)) && head >= 0 && o.outline_pairs)
+  return p;
+}
+
+}  // namespace
+
+HeatmapPanel matrix_panel(const AnalyzedTextView& text, int layer, int head, MatrixKind kind, const FigureOptions& o) {
+  HeatmapPanel p = matrix_panel_frame(text, layer, head, kind, o);
+  p.values = head_matrix(text, layer, head, kind, o.rollout_of_norm);
+  if (o.zero_diagonal)
+    for (int i = 0; i < p.rows; ++i) p.values[static_cast<size_t>(i) * p.cols + i] = 0.0f;
+  p.color_scale = color_scale_for(p.values, o.scale, signed_matrix(kind));
+  if (outlines_pairs(text, head, kind, o))
     text.analysis.head(layer, head).pairs.for_each([&](int i, int j) {
       p.outlined.emplace_back(i, j);
       p.outlined.emplace_back(j, i);
@@ -100,6 +119,15 @@ Figure head_figure(const AnalyzedTextView& text, const FigureOptions& options) {
              o, 1);
   f.panels.push_back(matrix_panel(text, o.layer, o.head, o.matrix, o));
   return f;
+}
+
+TiledHeadFigure tiled_head_figure(const AnalyzedTextView& text, const FigureOptions& options) {
+  const FigureOptions o = resolved(options, text.analysis);
+  TiledHeadFigure out{titled(std::string(matrix_name(o.matrix)) + " of " + head_name(o.layer, o.head), o, 1),
+                      {o.layer, o.head, o.matrix, o.zero_diagonal, outlines_pairs(text, o.head, o.matrix, o), o.scale,
+                       signed_matrix(o.matrix)}};
+  out.figure.panels.push_back(matrix_panel_frame(text, o.layer, o.head, o.matrix, o));
+  return out;
 }
 
 Figure grid_figure(const AnalyzedTextView& text, const FigureOptions& options) {
@@ -250,6 +278,22 @@ Figure figure13(const AnalyzedTextView& text, const FigureOptions& options) {
   return f;
 }
 
+std::vector<AttentionLine> attention_lines(const AnalyzedTextView& text, int layer, int head, float min_weight) {
+  const int64_t n = text.analysis.length, heads = head < 0 ? text.analysis.num_heads : 1;
+  // A layer's lines are the mean of its heads' attention: its summed map over H.
+  const float divisor = head < 0 ? static_cast<float>(text.analysis.num_heads) : 1.0f;
+  std::vector<AttentionLine> lines;
+  for (const auto& [first, count] : row_blocks(n, rows_per_block(heads * n))) {
+    const at::Tensor rows = map_rows(text, layer, head, MatrixKind::Attention, {first, count}).contiguous();
+    const float* w = rows.data_ptr<float>();
+    for (int64_t i = 0; i < count; ++i)
+      for (int64_t j = 0; j < n; ++j)
+        if (const float v = w[i * n + j] / divisor; v >= min_weight)
+          lines.push_back({static_cast<int>(first + i), static_cast<int>(j), v});
+  }
+  return lines;
+}
+
 Figure lines_figure(const AnalyzedTextView& text, const FigureOptions& options) {
   const FigureOptions o = resolved(options, text.analysis);
   std::vector<int> heads = o.heads;
@@ -269,10 +313,8 @@ Figure lines_figure(const AnalyzedTextView& text, const FigureOptions& options) 
           : "each token (left) to the tokens it attends to (right)";
   p.tokens = token_labels(text.encoding);
   for (size_t k = 0; k < heads.size(); ++k) {
-    LinesHead line{head_name(o.layer, heads[k]), head_matrix(text, o.layer, heads[k], MatrixKind::Attention),
+    LinesHead line{head_name(o.layer, heads[k]), attention_lines(text, o.layer, heads[k], p.min_weight),
                    heads.size() == 1 ? Rgb{0.12f, 0.35f, 0.75f} : palette_color(heads[k] < 0 ? 0 : heads[k])};
-    if (heads[k] < 0)
-      for (float& w : line.weights) w /= static_cast<float>(text.analysis.num_heads);  // a layer: the mean of its heads
     if (heads.size() > 1) line.name = heads[k] < 0 ? "mean" : "head " + std::to_string(heads[k]);
     p.heads.push_back(std::move(line));
   }

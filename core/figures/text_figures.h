@@ -7,6 +7,7 @@
 
 #include "analysis/text_analysis.h"
 #include "figures/figure.h"
+#include "figures/map_pyramid.h"
 #include "figures/figure_options.h"
 #include "figures/overview_thumbnails.h"
 #include "figures/text_matrices.h"
@@ -17,6 +18,16 @@ namespace attnscope {
 HeatmapPanel matrix_panel(const AnalyzedTextView& text, int layer, int head, MatrixKind kind, const FigureOptions& o);
 
 Figure head_figure(const AnalyzedTextView& text, const FigureOptions& options);
+// The Head view of a long text: head_figure's figure with its map's values, colour scale and
+// outlines left out, to be drawn from a MapPyramid of `map` (nothing n x n is made).
+struct TiledHeadFigure {
+  Figure figure;
+  MapOfHead map;
+};
+// The attention lines of one head (head -1: the mean of its layer's heads) of at least `min_weight`,
+// made a block of rows at a time (a long text's maps are never whole).
+std::vector<AttentionLine> attention_lines(const AnalyzedTextView& text, int layer, int head, float min_weight);
+TiledHeadFigure tiled_head_figure(const AnalyzedTextView& text, const FigureOptions& options);
 Figure grid_figure(const AnalyzedTextView& text, const FigureOptions& options);
 Figure figure4(const AnalyzedTextView& text, const FigureOptions& options);
 Figure figure5(const AnalyzedTextView& text, const FigureOptions& options);

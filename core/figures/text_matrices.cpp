@@ -140,6 +140,11 @@ at::Tensor layer_rows(const AnalyzedTextView& text, int layer, MatrixKind kind, 
   return layer_norm_based_attention(attention.unsqueeze(0), gram.defined() ? gram[layer].unsqueeze(0) : gram)[0];
 }
 
+at::Tensor map_rows(const AnalyzedTextView& text, int layer, int head, MatrixKind kind, RowSpan rows) {
+  const at::Tensor heads = head_rows(text, layer, head, kind, rows);
+  return head < 0 ? layer_rows(text, layer, kind, heads, rows) : heads[0];
+}
+
 namespace {
 
 // A long text's head (or summed) map, n x n, made a block of rows at a time (the layer's maps are
@@ -148,9 +153,8 @@ std::vector<float> long_text_matrix(const AnalyzedTextView& text, int layer, int
   const int64_t n = text.analysis.length, heads = head < 0 ? text.analysis.num_heads : 1;
   std::vector<float> out(static_cast<size_t>(n * n));
   for (const auto& [first, count] : row_blocks(n, rows_per_block(heads * n))) {
-    const at::Tensor rows = head_rows(text, layer, head, kind, {first, count});
-    const at::Tensor block = head < 0 ? layer_rows(text, layer, kind, rows, {first, count}) : rows[0];
-    std::copy_n(block.contiguous().data_ptr<float>(), count * n, out.begin() + first * n);
+    const at::Tensor block = map_rows(text, layer, head, kind, {first, count}).contiguous();
+    std::copy_n(block.data_ptr<float>(), count * n, out.begin() + first * n);
   }
   return out;
 }

@@ -48,6 +48,9 @@ at::Tensor head_rows(const AnalyzedTextView& text, int layer, int head, MatrixKi
 // [rows, n]: the same rows of the layer's own map, from `heads` (head_rows of every head): their
 // sum, or the norm-based layer map (layer_own_map's rows, to the bit).
 at::Tensor layer_rows(const AnalyzedTextView& text, int layer, MatrixKind kind, const at::Tensor& heads, RowSpan rows);
+// [rows, n]: rows `rows` of one head's map of one kind, or (head -1) of its layer's own map, as head_matrix has
+// them, made from a block of rows for a long text.
+at::Tensor map_rows(const AnalyzedTextView& text, int layer, int head, MatrixKind kind, RowSpan rows);
 // [H, n, n]: every head's map of one kind in one layer (rollout: the layer's map for each head).
 at::Tensor layer_head_maps(const AnalyzedTextView& text, int layer, MatrixKind kind, bool rollout_of_norm);
 // [n, n]: the layer's own map: the sum of its heads' (`heads`, from layer_head_maps), the norm-based layer map, or the

@@ -6,58 +6,20 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
-#include <filesystem>
-#include <fstream>
-#include <sstream>
-
 #include "base/error.h"
 #include "figures/overview_thumbnails.h"
 #include "figures/text_matrices.h"
 #include "model/attention_rows.h"
+#include "support/long_text_views.h"
 #include "support/minilm.h"
-#include "support/paths.h"
 
 namespace attnscope {
 namespace {
 
-struct AnalysedText {
-  TextCaptures captures;
-  TextAnalysis analysis;
-};
-
-// The same 512 tokens of the default corpus analysed both ways.
-struct BothPaths {
-  Encoding encoding;
-  AnalysedText long_text, maps;
-};
-
-const BothPaths& both_paths() {
-  static const BothPaths both = [] {
-    std::stringstream all;
-    for (const auto& entry : std::filesystem::directory_iterator(test::source_dir() / "assets" / "corpus"))
-      all << std::ifstream(entry.path()).rdbuf() << "\n";
-    const Checkpoint& minilm = test::minilm_checkpoint();
-    BothPaths b{minilm.encode(all.str(), 512), {}, {}};
-    for (auto [kept, into] : {std::pair{KeptAttention::QueriesAndKeys, &b.long_text}, {KeptAttention::Maps, &b.maps}}) {
-      into->captures =
-          text_captures(minilm.model().forward({b.encoding.ids()}, {.kept = kept, .lenses = true}), 0, true);
-      into->analysis = analyze_text(b.encoding, into->captures, AnalysisSettings{});
-    }
-    return b;
-  }();
-  return both;
-}
-
-AnalyzedTextView long_view() {
-  const BothPaths& b = both_paths();
-  return {b.encoding, b.long_text.captures, b.long_text.analysis,
-          recomputed_attention_rows(test::minilm_checkpoint().model(), b.long_text.captures)};
-}
-
-AnalyzedTextView maps_view() {
-  const BothPaths& b = both_paths();
-  return {b.encoding, b.maps.captures, b.maps.analysis};
-}
+using test::both_paths;
+using test::BothPaths;
+using test::long_view;
+using test::maps_view;
 
 TEST(LongTextFigures, ThumbnailsPooledFromBlocksOfRowsEqualThoseOfTheWholeMaps) {
   ASSERT_FALSE(long_view().keeps_maps());

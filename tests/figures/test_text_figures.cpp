@@ -268,7 +268,16 @@ TEST(TextFigures, AttentionLinesForSeveralHeadsAndOneToken) {
   Figure f = lines_figure(a.view(), o);
   auto& lines = std::get<LinesPanel>(f.panels[0]);
   ASSERT_EQ(lines.heads.size(), 2u);
-  EXPECT_EQ(lines.heads[1].weights, head_matrix(a.view(), 2, 3, MatrixKind::Attention));
+  // Head 3's lines: the cells of its map of at least min_weight, row by row.
+  const std::vector<float> map = head_matrix(a.view(), 2, 3, MatrixKind::Attention);
+  std::vector<AttentionLine> kept;
+  const int n = static_cast<int>(lines.tokens.size());
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j)
+      if (map[static_cast<size_t>(i * n + j)] >= lines.min_weight)
+        kept.push_back({i, j, map[static_cast<size_t>(i * n + j)]});
+  EXPECT_EQ(lines.heads[1].lines, kept);
+  EXPECT_FALSE(kept.empty());
   EXPECT_FALSE(lines.heads[0].color.r == lines.heads[1].color.r && lines.heads[0].color.g == lines.heads[1].color.g);
   const auto count_lines = [&] {
     const std::string svg = render_figure(f, FigureFormat::Svg);
@@ -281,16 +290,14 @@ TEST(TextFigures, AttentionLinesForSeveralHeadsAndOneToken) {
   lines.focus_index = 4;
   size_t expected = 0;
   for (const LinesHead& h : lines.heads)
-    for (size_t j = 0; j < lines.tokens.size(); ++j)
-      expected += h.weights[4 * lines.tokens.size() + j] >= lines.min_weight;
+    for (const AttentionLine& line : h.lines) expected += line.from == 4;
   const size_t from_token = count_lines();
   EXPECT_EQ(from_token, expected);
   EXPECT_LT(from_token, all);
   lines.focus_side = 1;  // into token 4 on the right: who attends to it
   expected = 0;
   for (const LinesHead& h : lines.heads)
-    for (size_t i = 0; i < lines.tokens.size(); ++i)
-      expected += h.weights[i * lines.tokens.size() + 4] >= lines.min_weight;
+    for (const AttentionLine& line : h.lines) expected += line.to == 4;
   EXPECT_EQ(count_lines(), expected);
 }
 

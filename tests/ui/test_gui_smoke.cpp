@@ -146,6 +146,25 @@ TEST_F(Gui, ALongTextShowsWhatItsMapsShow) {
       << "long text: a line saying why, no thumbnails; every map kept: the thumbnails";
 }
 
+// A long text's map zoomed in is drawn from its finer tiles (a top level of 64 cells pooling 8 x 8
+// tokens, the screen's cells about 9 pixels: level 0's tiles, made over a few frames): the same
+// cells as the whole map kept and zoomed as far; only the cells' edges may fall a pixel apart.
+TEST_F(Gui, ALongTextsMapZoomedInShowsItsCellsFromTiles) {
+  std::string text;
+  for (const auto& entry : std::filesystem::directory_iterator(test::source_dir() / "assets" / "corpus"))
+    text += slurp(entry.path()) + "\n";
+  const std::string file = (dir_ / "long.txt").string();
+  std::ofstream(file) << text;
+  const std::vector<std::string> args = {"--file",  file, "--max-len", "512", "--view", "head",
+                                         "--layer", "3",  "--head",    "2",   "--zoom", "8"};
+  std::vector<std::string> tiled = args;
+  tiled.insert(tiled.end(), {"--maps-up-to", "100", "--map-top-cells", "64"});
+  const Image maps = shot("zoomed-maps", args), tiles = shot("zoomed-tiles", tiled);
+  const Box visible{kWidth / 2, kHeight / 3, kWidth - 40, kHeight - 40};
+  EXPECT_GT(distinct_colours(tiles), 60u);
+  EXPECT_LT(mean_difference(tiles, maps, visible), 1.0);
+}
+
 TEST_F(Gui, PresentationModeChangesTheLook) {
   const Image normal = shot("normal", {"--file", text_, "--view", "head", "--layer", "2", "--head", "5"});
   const Image presenting =

@@ -20,13 +20,21 @@ std::string figure_key(uint64_t serial, const FigureOptions& o) {
 
 CanvasHover draw_zoomable_figure(FigureCanvas& canvas, float& zoom, const PanelContext& c, PanelActions& actions,
                                  const std::vector<CellHighlight>& highlights) {
-  if (ImGui::Button("Export...")) actions.export_figure = &canvas.figure();
+  if (ImGui::Button("Export...")) actions.export_figure = &canvas.exported();
   ImGui::SameLine();
   ImGui::SetNextItemWidth(120);
-  ImGui::SliderFloat("zoom", &zoom, 0.5f, 6.0f, "%.1fx");
+  const float max_zoom = canvas.max_zoom();
+  ImGui::SliderFloat("zoom", &zoom, 0.5f, max_zoom, "%.1fx", ImGuiSliderFlags_Logarithmic);
   ImGui::BeginChild("figure", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
-  if (ImGui::IsWindowHovered() && ImGui::GetIO().KeyCtrl && ImGui::GetIO().MouseWheel != 0)
-    zoom = std::clamp(zoom * (ImGui::GetIO().MouseWheel > 0 ? 1.15f : 1 / 1.15f), 0.5f, 6.0f);
+  if (ImGui::IsWindowHovered() && ImGui::GetIO().KeyCtrl && ImGui::GetIO().MouseWheel != 0) {
+    // The point under the pointer stays where it is.
+    const float before = zoom;
+    zoom = std::clamp(zoom * (ImGui::GetIO().MouseWheel > 0 ? 1.15f : 1 / 1.15f), 0.5f, max_zoom);
+    const ImVec2 pointer(ImGui::GetIO().MousePos.x - ImGui::GetWindowPos().x,
+                         ImGui::GetIO().MousePos.y - ImGui::GetWindowPos().y);
+    ImGui::SetScrollX((ImGui::GetScrollX() + pointer.x) * zoom / before - pointer.x);
+    ImGui::SetScrollY((ImGui::GetScrollY() + pointer.y) * zoom / before - pointer.y);
+  }
   // Zoom 1 fits the whole figure in the panel; more zoom scrolls.
   const ImVec2 room = ImGui::GetContentRegionAvail();
   const float width = canvas.fitting_width(std::max(200.0f, room.x), std::max(200.0f, room.y), c.figure_font) * zoom;
@@ -38,6 +46,24 @@ CanvasHover draw_zoomable_figure(FigureCanvas& canvas, float& zoom, const PanelC
   }
   ImGui::EndChild();
   return hover;
+}
+
+void FigurePanel::rebuild(const PanelContext& c, const FigureOptions& options) {
+  error_.clear();
+  try {
+    const AnalyzedTextView text = c.snapshot->view();
+    if (tiles_long_maps_ && !text.keeps_maps() && !options.query_key && c.snapshot_owner) {
+      TiledHeadFigure t = tiled_head_figure(text, options);
+      auto map =
+          std::make_unique<TiledMap>(c.snapshot_owner, t.map, std::get<HeatmapPanel>(t.figure.panels.at(0)), tiles);
+      canvas_.set(std::move(t.figure), std::move(map), 0);
+    } else {
+      canvas_.set(build_(text, options));
+    }
+  } catch (const std::exception& e) {
+    canvas_.set({});
+    error_ = e.what();
+  }
 }
 
 PanelActions FigurePanel::draw(const PanelContext& c, const std::function<void(ViewState&)>& controls,
@@ -62,19 +88,14 @@ PanelActions FigurePanel::draw(const PanelContext& c, const std::function<void(V
   const std::string key = figure_key(c.snapshot->serial, options);
   if (key != key_) {
     key_ = key;
-    error_.clear();
-    try {
-      canvas_.set(build_(c.snapshot->view(), options));
-    } catch (const std::exception& e) {
-      canvas_.set({});
-      error_ = e.what();
-    }
+    rebuild(c, options);
   }
   if (!error_.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", error_.c_str());
   // Attention lines follow the pointer: the hovered token's lines, else the pinned token's.
   const auto focus = lines_hovered_.second >= 0 ? lines_hovered_ : lines_pinned_;
   canvas_.set_lines_focus(focus.first, focus.second);
   const CanvasHover hover = draw_zoomable_figure(canvas_, zoom, c, actions, highlights);
+  actions.more_frames = canvas_.pending();
   lines_hovered_ = {hover.lines_side, hover.lines_token};
   if (hover.clicked && hover.lines_token >= 0)
     lines_pinned_ =

@@ -15,15 +15,22 @@ using FigureBuilder = std::function<Figure(const AnalyzedTextView&, const Figure
 
 class FigurePanel {
  public:
-  explicit FigurePanel(FigureBuilder build) : build_(std::move(build)) {}
+  // `tiles_long_maps`: the builder is the Head view's, whose map of a long text is drawn from a
+  // pyramid of tiles (tiled_head_figure) instead of being made whole.
+  explicit FigurePanel(FigureBuilder build, bool tiles_long_maps = false)
+      : build_(std::move(build)), tiles_long_maps_(tiles_long_maps) {}
   // `controls` draws the view's own choices above the figure and may change the state.
   PanelActions draw(const PanelContext& context, const std::function<void(ViewState&)>& controls = {},
                     const std::vector<CellHighlight>& highlights = {});
   const Figure& figure() const { return canvas_.figure(); }
   float zoom = 1.0f;
+  PyramidOptions tiles;  // a long text's tiled map (tiles_long_maps)
 
  private:
+  void rebuild(const PanelContext& c, const FigureOptions& options);
+
   FigureBuilder build_;
+  bool tiles_long_maps_ = false;
   FigureCanvas canvas_;
   std::string key_;  // what the figure was built from
   std::string error_;

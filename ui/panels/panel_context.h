@@ -1,6 +1,7 @@
 #pragma once
 // What every panel reads each frame, and what it may ask the explorer to do. Panels never
 // reach into each other: they return actions.
+#include <memory>
 #include <optional>
 
 #include "analysis_worker.h"
@@ -17,11 +18,14 @@ struct PanelContext {
   float figure_font;  // pixels
   // A long text's run under way, when it has reported a layer (AnalysisWorker::progress).
   const RunProgress* run = nullptr;
+  // `snapshot`, for what a panel keeps across frames that reads it (a long text's tiled map).
+  std::shared_ptr<const AnalysisSnapshot> snapshot_owner = nullptr;
 };
 
 struct PanelActions {
   std::optional<ViewState> state;         // focus, matrix, view ... changed
   const Figure* export_figure = nullptr;  // the user asked to export this figure
+  bool more_frames = false;               // part of the view is still being made: draw again soon
 };
 
 }  // namespace attnscope::ui

@@ -1,0 +1,125 @@
+// A long text's map as a pyramid of tiles (figures/map_pyramid.h), on the real MiniLM at 512
+// tokens made again from queries and keys, against the same text's whole maps kept: every level's
+// bands equal the whole map pooled by MagnitudePooler, level 0 and single cells equal the map to
+// the bit, the range is the whole map's, the pairs outlined are the head's, and bands dropped past
+// the memory budget come back the same.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "base/error.h"
+#include "figures/magnitude_pooler.h"
+#include "figures/map_pyramid.h"
+#include "support/long_text_views.h"
+
+namespace attnscope {
+namespace {
+
+using test::long_view;
+using test::maps_view;
+
+// The whole map (head_matrix of the text keeping its maps), diagonal zeroed when asked, pooled by k.
+std::vector<float> pooled_whole(const MapOfHead& m, int64_t k) {
+  std::vector<float> whole = head_matrix(maps_view(), m.layer, m.head, m.kind);
+  const int64_t n = 512, side = (n + k - 1) / k;
+  if (m.zero_diagonal)
+    for (int64_t i = 0; i < n; ++i) whole[static_cast<size_t>(i * n + i)] = 0.0f;
+  std::vector<float> out(static_cast<size_t>(side * side));
+  MagnitudePooler(n, k, out.data()).add_rows(whole.data(), n);
+  return out;
+}
+
+// Band b of a level: rows [b * 128, ...) of that level's pooled map.
+std::vector<float> band_of(const std::vector<float>& level, int64_t side, int64_t b) {
+  const int64_t first = b * MapPyramid::kTileCells, rows = std::min(MapPyramid::kTileCells, side - first);
+  return {level.begin() + first * side, level.begin() + (first + rows) * side};
+}
+
+TEST(MapPyramid, EveryLevelEqualsTheWholeMapPooled) {
+  const AnalyzedTextView text = long_view();
+  for (const MapOfHead m : {MapOfHead{3, 2, MatrixKind::Attention, true}, MapOfHead{5, -1, MatrixKind::Similarity},
+                            MapOfHead{1, 4, MatrixKind::Norm}, MapOfHead{0, 7, MatrixKind::Cosine}}) {
+    SCOPED_TRACE(std::string(matrix_name(m.kind)) + " head " + std::to_string(m.head));
+    MapPyramid pyramid(text, m, {.top_cells = 64});
+    ASSERT_EQ(pyramid.top_level(), 3);  // 512 tokens in cells of 8
+    EXPECT_FALSE(pyramid.top_done());
+    while (!pyramid.make_top(std::chrono::seconds(0))) EXPECT_GT(pyramid.top_share(), 0.0);
+    EXPECT_EQ(pyramid.top(), pooled_whole(m, 8));
+    for (int level = 0; level < 3; ++level) {
+      const std::vector<float> whole = pooled_whole(m, int64_t{1} << level);
+      for (int64_t b = 0; b < pyramid.bands(level); ++b) {
+        EXPECT_EQ(pyramid.band(level, b, false), nullptr);
+        const PooledBand* band = pyramid.band(level, b, true);
+        ASSERT_NE(band, nullptr);
+        EXPECT_EQ(band->cols, pyramid.cells(level));
+        EXPECT_EQ(band->values, band_of(whole, pyramid.cells(level), b)) << "level " << level << " band " << b;
+      }
+    }
+    std::vector<float> whole = head_matrix(maps_view(), m.layer, m.head, m.kind);
+    if (m.zero_diagonal)
+      for (int64_t i = 0; i < 512; ++i) whole[static_cast<size_t>(i * 513)] = 0.0f;
+    const auto [low, high] = std::minmax_element(whole.begin(), whole.end());
+    EXPECT_EQ(pyramid.range(), std::make_pair(static_cast<double>(*low), static_cast<double>(*high)));
+    for (const auto& [i, j] : {std::pair<int64_t, int64_t>{0, 0}, {17, 400}, {300, 300}, {511, 2}})
+      EXPECT_EQ(pyramid.value(i, j), whole[static_cast<size_t>(i * 512 + j)]) << i << "," << j;
+  }
+}
+
+// The colour scale of the whole map: the range exact, a clipped scale's percentile counted in a
+// histogram of every cell (within a thousandth), exactly color_scale_for's where the top is the map.
+TEST(MapPyramid, ColoursAsTheWholeMapIsColoured) {
+  for (const auto& [kind, scale] : {std::pair{MatrixKind::Attention, ValueScale::Clipped},
+                                    {MatrixKind::Similarity, ValueScale::Clipped},
+                                    {MatrixKind::Attention, ValueScale::Linear}}) {
+    const bool symmetric = kind == MatrixKind::Similarity;
+    const MapOfHead m{2, 4, kind, false, false, scale, symmetric};
+    const ColorScale whole = color_scale_for(head_matrix(maps_view(), 2, 4, kind), scale, symmetric);
+    MapPyramid tiled(long_view(), m, {.top_cells = 64}), one_level(long_view(), m, {.top_cells = 512});
+    tiled.make_top(std::chrono::hours(1));
+    one_level.make_top(std::chrono::hours(1));
+    const ColorScale near = tiled.color_scale(), exact = one_level.color_scale();
+    SCOPED_TRACE(std::string(matrix_name(kind)) + " " + value_scale_name(scale));
+    EXPECT_EQ(exact.lo, whole.lo);
+    EXPECT_EQ(exact.hi, whole.hi);
+    EXPECT_EQ(near.symmetric, symmetric);
+    EXPECT_NEAR(near.lo, whole.lo, 1e-3 * std::abs(whole.lo));
+    EXPECT_NEAR(near.hi, whole.hi, 1e-3 * std::abs(whole.hi));
+    if (scale == ValueScale::Linear) EXPECT_EQ(near.hi, whole.hi);
+  }
+}
+
+TEST(MapPyramid, SingleCellsAndBandsPastTheBudgetAreMadeAgainTheSame) {
+  // Room for one band of level 0 at a time: each band asked drops the one before.
+  const MapOfHead m{2, 9, MatrixKind::Attention};
+  MapPyramid pyramid(long_view(), m, {.top_cells = 64, .band_bytes = 128 * 512 * 4});
+  const std::vector<float> first = pyramid.band(0, 0, true)->values;
+  const std::vector<float> whole = head_matrix(maps_view(), 2, 9, MatrixKind::Attention);
+  EXPECT_EQ(pyramid.value(5, 6), whole[5 * 512 + 6]);      // from the kept band
+  EXPECT_EQ(pyramid.value(450, 6), whole[450 * 512 + 6]);  // its row made again
+  ASSERT_NE(pyramid.band(0, 3, true), nullptr);
+  EXPECT_EQ(pyramid.band(0, 0, false), nullptr);
+  EXPECT_EQ(pyramid.band(0, 0, true)->values, first);
+  EXPECT_EQ(pyramid.band(3, 0, true), nullptr);  // the top level is top()
+  EXPECT_EQ(pyramid.band(0, 4, true), nullptr);  // past the last band
+}
+
+TEST(MapPyramid, OutlinesTheHeadsPairsAndRefusesWhatNeedsEveryMap) {
+  const AnalyzedTextView text = long_view();
+  MapPyramid pyramid(text, {4, 1, MatrixKind::Similarity, false, true}, {.top_cells = 64});
+  const PairMask& pairs = text.analysis.head(4, 1).pairs;
+  ASSERT_GT(pairs.count(), 0);
+  int64_t listed = 0;
+  for (int64_t b = 0; b < 4; ++b)
+    for (int64_t t = 0; t < 4; ++t)
+      for (const auto& [r, c] : pyramid.outlined(b, t)) {
+        EXPECT_TRUE(pairs.test(static_cast<int>(b * 128 + r), static_cast<int>(t * 128 + c)));
+        ++listed;
+      }
+  EXPECT_EQ(listed, 2 * pairs.count());  // each pair in both halves of the map
+  EXPECT_TRUE(MapPyramid(text, {4, 1, MatrixKind::Similarity}).outlined(0, 0).empty());
+  EXPECT_THROW(MapPyramid(text, {0, 0, MatrixKind::Rollout}), Error);
+}
+
+}  // namespace
+}  // namespace attnscope

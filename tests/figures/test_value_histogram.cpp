@@ -1,0 +1,38 @@
+// The histogram a long text's clipped colour scale reads its percentile from: hand-counted cases.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "figures/value_histogram.h"
+
+namespace attnscope {
+namespace {
+
+TEST(ValueHistogram, ReadsTheKthValueToWithinAThousandth) {
+  std::vector<float> values;
+  for (int k = 1000; k >= 1; --k) values.push_back(static_cast<float>(k) / 7.0f);  // out of order
+  ValueHistogram h(false);
+  h.add(values.data(), static_cast<int64_t>(values.size()));
+  EXPECT_EQ(h.count(), 1000);
+  for (int k : {0, 10, 499, 989, 999}) EXPECT_NEAR(h.kth(k), (k + 1) / 7.0, (k + 1) / 7.0 * 1e-3) << k;
+}
+
+TEST(ValueHistogram, OrdersNegativeValuesAndCountsMagnitudesWhenAbsolute) {
+  const std::vector<float> values = {-3.0f, 2.0f, -0.5f, 0.0f, 1.0f, std::numeric_limits<float>::quiet_NaN()};
+  ValueHistogram signed_values(false), magnitudes(true);
+  signed_values.add(values.data(), 6);
+  magnitudes.add(values.data(), 6);
+  EXPECT_EQ(signed_values.count(), 5);  // NaN skipped
+  EXPECT_NEAR(signed_values.kth(0), -3.0, 3e-3);
+  EXPECT_NEAR(signed_values.kth(1), -0.5, 5e-4);
+  EXPECT_NEAR(signed_values.kth(2), 0.0, 1e-30);
+  EXPECT_NEAR(signed_values.kth(4), 2.0, 2e-3);
+  EXPECT_NEAR(magnitudes.kth(4), 3.0, 3e-3);  // |-3| is the largest
+  EXPECT_NEAR(magnitudes.kth(1), 0.5, 5e-4);
+  EXPECT_EQ(ValueHistogram(false).kth(0), 0.0);  // nothing counted
+}
+
+}  // namespace
+}  // namespace attnscope

@@ -1,0 +1,29 @@
+#pragma once
+// The same 512 tokens of the default corpus analysed by the real MiniLM both ways: as a long text
+// (the forward keeps queries and keys and the lenses' value vectors, the maps are made again) and
+// with every map kept, made once per test program. What a long text shows must equal, to the
+// bit, what the text with its maps shows.
+#include "analysis/text_analysis.h"
+#include "figures/text_matrices.h"
+#include "model/captures.h"
+#include "tokenizer/encoding.h"
+
+namespace attnscope::test {
+
+struct AnalysedText {
+  TextCaptures captures;
+  TextAnalysis analysis;
+};
+
+struct BothPaths {
+  Encoding encoding;
+  AnalysedText long_text, maps;
+};
+
+const BothPaths& both_paths();
+// The long text, its maps made again by MiniLM.
+AnalyzedTextView long_view();
+// The text with every map kept.
+AnalyzedTextView maps_view();
+
+}  // namespace attnscope::test

@@ -1,0 +1,104 @@
+#include "tiled_map.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace attnscope::ui {
+namespace {
+
+ImTextureID texture_id(const HeatmapImage& image) {
+  return reinterpret_cast<ImTextureID>(static_cast<intptr_t>(image.texture.get()));
+}
+
+// Tiles kept as textures: a screen of them twice over (a tile is at most 512 pixels a side, 1 MB).
+constexpr size_t kKeptTiles = 96;
+
+}  // namespace
+
+TiledMap::TiledMap(std::shared_ptr<const AnalysisSnapshot> snapshot, MapOfHead map, const HeatmapPanel& style,
+                   PyramidOptions options)
+    : snapshot_(std::move(snapshot)), pyramid_(snapshot_->view(), map, options), style_(style) {
+  style_.values.clear();
+  style_.outlined.clear();
+}
+
+bool TiledMap::make_top() {
+  frame_start_ = std::chrono::steady_clock::now();
+  if (pyramid_.top_done()) return true;
+  if (!pyramid_.make_top(kFrameBudget)) return false;
+  style_.color_scale = pyramid_.color_scale();
+  return true;
+}
+
+const HeatmapImage* TiledMap::tile(const HeatmapRenderer& renderer, const TileKey& key, bool make) {
+  if (auto it = tiles_.find(key); it != tiles_.end()) {
+    it->second.used = ++clock_;
+    return &it->second.image;
+  }
+  const auto [level, b, column_tile, cell_px] = key;
+  const PooledBand* band = pyramid_.band(level, b, make);
+  if (!band) return nullptr;
+  HeatmapPanel p = style_;
+  p.rows = static_cast<int>(band->rows);
+  const int64_t first = column_tile * MapPyramid::kTileCells;
+  p.cols = static_cast<int>(std::min(MapPyramid::kTileCells, band->cols - first));
+  p.values.resize(static_cast<size_t>(p.rows) * p.cols);
+  for (int r = 0; r < p.rows; ++r)
+    std::copy_n(band->values.begin() + r * band->cols + first, p.cols, p.values.begin() + r * p.cols);
+  if (level == 0 && cell_px >= 3) p.outlined = pyramid_.outlined(b, column_tile);
+  drop_old_tiles();
+  Tile& made = tiles_[key];
+  made = {renderer.render(p, cell_px * std::max(p.rows, p.cols)), ++clock_};
+  return &made.image;
+}
+
+void TiledMap::drop_old_tiles() {
+  while (tiles_.size() >= kKeptTiles) {
+    tiles_.erase(std::min_element(tiles_.begin(), tiles_.end(),
+                                  [](const auto& a, const auto& b) { return a.second.used < b.second.used; }));
+  }
+}
+
+// The top level stretched over the whole plot, then the finer tiles over what the clip rectangle
+// shows. A frame makes bands until its budget is spent (at least one when none is there yet).
+void TiledMap::draw(const HeatmapRenderer& renderer, ImDrawList* list, ImVec2 p0, ImVec2 p1) {
+  pending_ = !pyramid_.top_done();
+  if (pending_) return;
+  if (!top_.texture.get()) {
+    HeatmapPanel top = style_;
+    top.rows = top.cols = static_cast<int>(pyramid_.cells(pyramid_.top_level()));
+    top.values = pyramid_.top();
+    top_ = renderer.render(top, 1024);  // as FigureCanvas renders a whole map: the same pixels below 1,024 tokens
+  }
+  list->AddImage(texture_id(top_), p0, p1);
+  const ImVec4 clip = list->_CmdHeader.ClipRect;
+  const double n = static_cast<double>(pyramid_.length()), px = (p1.x - p0.x) / n;  // pixels a token
+  const int level = std::clamp(static_cast<int>(std::floor(std::log2(1.0 / px))), 0, pyramid_.top_level());
+  if (level == pyramid_.top_level()) return;
+  const double tile_tokens = static_cast<double>(MapPyramid::kTileCells << level), tile_px = tile_tokens * px;
+  const auto tiles_between = [&](float from, float to, float origin, int64_t count) {
+    const auto first = static_cast<int64_t>(std::floor(std::max(0.0f, from - origin) / tile_px));
+    const auto last = static_cast<int64_t>(std::floor(std::max(0.0f, to - origin) / tile_px));
+    return std::make_pair(std::min(first, count - 1), std::min(last, count - 1));
+  };
+  const int64_t count = pyramid_.bands(level);
+  const auto [b0, b1] = tiles_between(clip.y, clip.w, p0.y, count);
+  const auto [t0, t1] = tiles_between(clip.x, clip.z, p0.x, count);
+  const int cell_px = std::clamp(static_cast<int>(px * (1 << level)), 1, 4);
+  for (int64_t b = b0; b <= b1; ++b)
+    for (int64_t t = t0; t <= t1; ++t) {
+      const bool may_make = std::chrono::steady_clock::now() - frame_start_ < kFrameBudget;
+      const HeatmapImage* image = tile(renderer, {level, b, t, cell_px}, may_make);
+      if (!image) {
+        pending_ = true;
+        continue;
+      }
+      const auto edge = [&](int64_t k, float origin) {
+        return origin + static_cast<float>(std::min(n, static_cast<double>(k) * tile_tokens) * px);
+      };
+      list->AddImage(texture_id(*image), ImVec2(edge(t, p0.x), edge(b, p0.y)),
+                     ImVec2(edge(t + 1, p0.x), edge(b + 1, p0.y)));
+    }
+}
+
+}  // namespace attnscope::ui

@@ -1,0 +1,60 @@
+#pragma once
+// A long text's head map on screen from its pyramid of tiles (figures/map_pyramid.h): the top
+// level as one texture under everything, and over the part of the plot that is visible the tiles
+// of the level whose cells are about a screen pixel, made and coloured when first seen. A frame
+// makes bands for at most kFrameBudget, so zooming and panning never stop the window; the tiles
+// still missing show the coarser level meanwhile, and `pending` asks for another frame.
+#include <imgui.h>
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <tuple>
+
+#include "analysis_worker.h"
+#include "figures/map_pyramid.h"
+#include "gl/heatmap_renderer.h"
+
+namespace attnscope::ui {
+
+class TiledMap {
+ public:
+  static constexpr std::chrono::milliseconds kFrameBudget{40};
+
+  // `style`: the panel the map is drawn as (colormap; its colour scale is set once the top level
+  // is made). Throws attnscope::Error where the pyramid does.
+  TiledMap(std::shared_ptr<const AnalysisSnapshot> snapshot, MapOfHead map, const HeatmapPanel& style,
+           PyramidOptions options = {});
+
+  // Makes more of the top level within the frame's budget; true once it is whole, and then
+  // `scale` is the map's colour scale.
+  bool make_top();
+  double top_share() const { return pyramid_.top_share(); }
+  const ColorScale& scale() const { return style_.color_scale; }
+  // Draws the map into the screen rectangle [p0, p1] of `list`, as far as its clip rectangle shows it.
+  void draw(const HeatmapRenderer& renderer, ImDrawList* list, ImVec2 p0, ImVec2 p1);
+  // More frames are needed: the top level or a visible tile is not made yet.
+  bool pending() const { return pending_; }
+  float value(int i, int j) { return pyramid_.value(i, j); }
+  const MapPyramid& pyramid() const { return pyramid_; }
+
+ private:
+  struct Tile {
+    HeatmapImage image;
+    uint64_t used = 0;
+  };
+  using TileKey = std::tuple<int, int64_t, int64_t, int>;  // level, band, column tile, pixels a cell
+  const HeatmapImage* tile(const HeatmapRenderer& renderer, const TileKey& key, bool make);
+  void drop_old_tiles();
+
+  std::shared_ptr<const AnalysisSnapshot> snapshot_;  // what the pyramid reads
+  MapPyramid pyramid_;
+  HeatmapPanel style_;  // colormap and colour scale; no values
+  HeatmapImage top_;
+  std::map<TileKey, Tile> tiles_;
+  uint64_t clock_ = 0;
+  bool pending_ = true;
+  std::chrono::steady_clock::time_point frame_start_;
+};
+
+}  // namespace attnscope::ui
