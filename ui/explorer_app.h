@@ -45,6 +45,14 @@ constexpr int kSettleFrames = 2;
 // drawn meanwhile would take CPU from the model on a machine without a GPU.
 constexpr double kProgressPeriod = 0.25;
 
+// The Layers view: Fig. 12 (`f`) with Fig. 13's panels after its own.
+inline Figure with_figure13(Figure f, const AnalyzedTextView& text, const FigureOptions& options) {
+  Figure distances = figure13(text, options);
+  for (auto& p : distances.panels) f.panels.push_back(std::move(p));
+  f.title = "Fig. 12 and 13: summed similarity and pooled pair distances per layer";
+  return f;
+}
+
 class Explorer {
  public:
   Explorer(const ExplorerOptions& o, Settings settings, std::string settings_warning);
@@ -134,18 +142,21 @@ class Explorer {
   bool views_pending_ = false;  // a view drawn this frame is still being made (PanelActions::more_frames)
   TextPanel text_panel_;
   GridPanel grid_;
+  // A long text's maps in these views are drawn from tiles (the second builder).
   FigurePanel head_{[](const AnalyzedTextView& t, const FigureOptions& o) {
                       return o.query_key ? query_key_figure(t, o) : head_figure(t, o);
                     },
-                    /*tiles_long_maps=*/true};
-  FigurePanel separators_{figure5}, stats_{stats_figure}, lines_{lines_figure};
-  FigurePanel layers_{[](const AnalyzedTextView& t, const FigureOptions& o) {
-    Figure f = figure12(t, o);
-    Figure distances = figure13(t, o);
-    for (auto& p : distances.panels) f.panels.push_back(std::move(p));
-    f.title = "Fig. 12 and 13: summed similarity and pooled pair distances per layer";
-    return f;
-  }};
+                    [](const AnalyzedTextView& t, const FigureOptions& o) {
+                      return o.query_key ? TiledFigure{query_key_figure(t, o), {}} : tiled_head_figure(t, o);
+                    }};
+  FigurePanel separators_{figure5, tiled_figure5}, stats_{stats_figure}, lines_{lines_figure};
+  FigurePanel layers_{
+      [](const AnalyzedTextView& t, const FigureOptions& o) { return with_figure13(figure12(t, o), t, o); },
+      [](const AnalyzedTextView& t, const FigureOptions& o) {
+        TiledFigure f = tiled_figure12(t, o);
+        f.figure = with_figure13(std::move(f.figure), t, o);
+        return f;
+      }};
   PairsPanel pairs_;
   CorpusPanel corpus_;
   std::optional<CompareChoice> compare_choice_;

@@ -81,7 +81,7 @@ class ImGuiPainter final : public Painter {
   }
 
   void heatmap(const HeatmapPanel& panel, size_t index, const Rect& r) override {
-    if (canvas_.tiled_ && index == canvas_.tiled_panel_) return tiled(*canvas_.tiled_, r);
+    if (TiledMap* map = canvas_.tiled(index)) return tiled(*map, r);
     auto& image = canvas_.images_.at(index);
     if (!image) image = renderer_.render(panel, 1024);
     list_->AddImage(texture_id(*image), at(r.x, r.y), at(r.right(), r.bottom()));
@@ -110,7 +110,7 @@ class ImGuiPainter final : public Painter {
       std::snprintf(line, sizeof line, "making the map: %.0f%%", 100 * map.top_share());
       list_->AddText(at(r.x + 8, r.y + 8), IM_COL32(230, 230, 230, 255), line);
     }
-    map.draw(renderer_, list_, at(r.x, r.y), at(r.right(), r.bottom()));
+    map.draw(renderer_, list_, at(r.x, r.y), at(r.right(), r.bottom()), canvas_.deadline_);
   }
 
   ImVec2 at(double x, double y) const {
@@ -132,12 +132,11 @@ void FigureCanvas::set_lines_focus(int side, int index) {
     }
 }
 
-void FigureCanvas::set(Figure figure, std::unique_ptr<TiledMap> tiled, size_t tiled_panel) {
+void FigureCanvas::set(Figure figure, std::vector<std::unique_ptr<TiledMap>> tiled) {
   figure_ = std::move(figure);
   images_.clear();
   images_.resize(figure_.panels.size());
   tiled_ = std::move(tiled);
-  tiled_panel_ = tiled_panel;
   fitted_for_ = {-1, -1, -1};
 }
 
@@ -174,23 +173,32 @@ void highlight_tokens(const PanelLayout& l, ImVec2 origin, const std::vector<Cel
 
 }  // namespace
 
+bool FigureCanvas::pending() const {
+  return std::any_of(tiled_.begin(), tiled_.end(), [](const auto& map) { return map && map->pending(); });
+}
+
 const Figure& FigureCanvas::exported() {
-  if (!tiled_ || tiled_->top_share() < 1) return figure_;
+  if (tiled_.empty()) return figure_;
   exported_ = figure_;
-  auto& p = std::get<HeatmapPanel>(exported_.panels.at(tiled_panel_));
-  const MapPyramid& pyramid = tiled_->pyramid();
-  const int k = 1 << pyramid.top_level();
-  p.rows = p.cols = static_cast<int>(pyramid.cells(pyramid.top_level()));
-  p.values = pyramid.top();
-  p.row_labels.clear();
-  p.col_labels.clear();
-  if (k > 1) p.title += " (each cell the largest of " + std::to_string(k) + " x " + std::to_string(k) + ")";
+  for (size_t i = 0; i < tiled_.size(); ++i) {
+    if (!tiled_[i] || tiled_[i]->top_share() < 1) continue;
+    auto& p = std::get<HeatmapPanel>(exported_.panels.at(i));
+    const MapPyramid& pyramid = tiled_[i]->pyramid();
+    const int k = 1 << pyramid.top_level();
+    p.rows = p.cols = static_cast<int>(pyramid.cells(pyramid.top_level()));
+    p.values = pyramid.top();
+    p.row_labels.clear();
+    p.col_labels.clear();
+    if (k > 1) p.title += " (each cell the largest of " + std::to_string(k) + " x " + std::to_string(k) + ")";
+  }
   return exported_;
 }
 
 float FigureCanvas::max_zoom() const {
-  if (!tiled_) return 6.0f;
-  return std::max(6.0f, static_cast<float>(tiled_->pyramid().length()) / 32.0f);
+  int64_t n = 0;
+  for (const auto& map : tiled_)
+    if (map) n = std::max(n, map->pyramid().length());
+  return std::max(6.0f, static_cast<float>(n) / 32.0f);
 }
 
 float FigureCanvas::fitting_width(float max_width, float max_height, float font_size) {
@@ -225,8 +233,10 @@ CanvasHover FigureCanvas::draw(const HeatmapRenderer& renderer, float width, flo
   CanvasHover hover;
   if (empty()) return hover;
   const ImVec2 origin = ImGui::GetCursorScreenPos();
-  if (tiled_ && tiled_->make_top())  // the map's colour scale is known once its top level is made
-    std::get<HeatmapPanel>(figure_.panels.at(tiled_panel_)).color_scale = tiled_->scale();
+  deadline_ = TiledMap::Clock::now() + TiledMap::kFrameBudget;
+  for (size_t i = 0; i < tiled_.size(); ++i)  // a map's colour scale is known once its top level is made
+    if (tiled_[i] && tiled_[i]->make_top(deadline_))
+      std::get<HeatmapPanel>(figure_.panels.at(i)).color_scale = tiled_[i]->scale();
   ImGuiPainter painter(*this, renderer, origin);
   const FigureLayout layout = layout_figure(figure_, width, font_size, measure_with(painter));
   paint_figure(painter, figure_, layout);
@@ -260,8 +270,8 @@ CanvasHover FigureCanvas::draw(const HeatmapRenderer& renderer, float width, flo
     const auto [r, c] = heatmap_cell(*p, layout.panels[i], mouse.x - origin.x, mouse.y - origin.y);
     if (r < 0) continue;
     hover = {static_cast<int>(i), r, c, ImGui::IsItemClicked()};
-    const bool tiled = tiled_ && i == tiled_panel_;
-    if (!tiled || tiled_->top_share() == 1) cell_tooltip(*p, r, c, tiled ? tiled_->value(r, c) : p->value(r, c));
+    TiledMap* map = tiled(i);
+    if (!map || map->top_share() == 1) cell_tooltip(*p, r, c, map ? map->value(r, c) : p->value(r, c));
   }
   return hover;
 }

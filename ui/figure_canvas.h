@@ -28,14 +28,14 @@ struct CellHighlight {
 
 class FigureCanvas {
  public:
-  // `tiled`: panel `tiled_panel` (a heatmap without values) is drawn from it, a long text's map.
-  void set(Figure figure, std::unique_ptr<TiledMap> tiled = nullptr, size_t tiled_panel = 0);
+  // `tiled`: per panel, null or the tiled map a heatmap without values is drawn from (a long text's).
+  void set(Figure figure, std::vector<std::unique_ptr<TiledMap>> tiled = {});
   // A tiled map needs more frames: part of what is shown is not made yet.
-  bool pending() const { return tiled_ && tiled_->pending(); }
+  bool pending() const;
   bool empty() const { return figure_.panels.empty(); }
   const Figure& figure() const { return figure_; }
-  // What "Export..." writes: the figure, a tiled map's panel as its top level (pooled cells, no
-  // token labels) once it is made.
+  // What "Export..." writes: the figure, tiled maps' panels as their top levels (pooled cells, no
+  // token labels) once they are made.
   const Figure& exported();
   // The zoom at which a tiled map's cells are about 24 pixels wide (at least 6).
   float max_zoom() const;
@@ -54,8 +54,9 @@ class FigureCanvas {
   Figure figure_;
   std::vector<std::optional<HeatmapImage>> images_;  // per panel, made when first drawn
   std::array<std::optional<HeatmapImage>, 4> colorbars_;
-  std::unique_ptr<TiledMap> tiled_;
-  size_t tiled_panel_ = 0;
+  TiledMap* tiled(size_t panel) const { return panel < tiled_.size() ? tiled_[panel].get() : nullptr; }
+  std::vector<std::unique_ptr<TiledMap>> tiled_;
+  TiledMap::Clock::time_point deadline_;  // of this frame's making of tiles
   Figure exported_;
   // fitting_width's last answer and what it was asked: a long text's thousands of labels are
   // measured for each width tried, so it is asked again only when the room changes.

@@ -15,17 +15,17 @@ constexpr size_t kKeptTiles = 96;
 
 }  // namespace
 
-TiledMap::TiledMap(std::shared_ptr<const AnalysisSnapshot> snapshot, MapOfHead map, const HeatmapPanel& style,
+TiledMap::TiledMap(std::shared_ptr<const AnalysisSnapshot> snapshot, MapSource source, const HeatmapPanel& style,
                    PyramidOptions options)
-    : snapshot_(std::move(snapshot)), pyramid_(snapshot_->view(), map, options), style_(style) {
+    : snapshot_(std::move(snapshot)), pyramid_(std::move(source), options), style_(style) {
   style_.values.clear();
   style_.outlined.clear();
 }
 
-bool TiledMap::make_top() {
-  frame_start_ = std::chrono::steady_clock::now();
+bool TiledMap::make_top(Clock::time_point deadline) {
   if (pyramid_.top_done()) return true;
-  if (!pyramid_.make_top(kFrameBudget)) return false;
+  if (Clock::now() >= deadline) return false;  // the frame's budget went to the figure's other maps
+  if (!pyramid_.make_top(std::max(Clock::duration::zero(), deadline - Clock::now()))) return false;
   style_.color_scale = pyramid_.color_scale();
   return true;
 }
@@ -61,7 +61,8 @@ void TiledMap::drop_old_tiles() {
 
 // The top level stretched over the whole plot, then the finer tiles over what the clip rectangle
 // shows. A frame makes bands until its budget is spent (at least one when none is there yet).
-void TiledMap::draw(const HeatmapRenderer& renderer, ImDrawList* list, ImVec2 p0, ImVec2 p1) {
+void TiledMap::draw(const HeatmapRenderer& renderer, ImDrawList* list, ImVec2 p0, ImVec2 p1,
+                    Clock::time_point deadline) {
   pending_ = !pyramid_.top_done();
   if (pending_) return;
   if (!top_.texture.get()) {
@@ -87,7 +88,7 @@ void TiledMap::draw(const HeatmapRenderer& renderer, ImDrawList* list, ImVec2 p0
   const int cell_px = std::clamp(static_cast<int>(px * (1 << level)), 1, 4);
   for (int64_t b = b0; b <= b1; ++b)
     for (int64_t t = t0; t <= t1; ++t) {
-      const bool may_make = std::chrono::steady_clock::now() - frame_start_ < kFrameBudget;
+      const bool may_make = Clock::now() < deadline;
       const HeatmapImage* image = tile(renderer, {level, b, t, cell_px}, may_make);
       if (!image) {
         pending_ = true;

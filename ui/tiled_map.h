@@ -3,7 +3,8 @@
 // level as one texture under everything, and over the part of the plot that is visible the tiles
 // of the level whose cells are about a screen pixel, made and coloured when first seen. A frame
 // makes bands for at most kFrameBudget, so zooming and panning never stop the window; the tiles
-// still missing show the coarser level meanwhile, and `pending` asks for another frame.
+// still missing show the coarser level meanwhile, and `pending` asks for another frame. A figure
+// may have several (Fig. 5's four maps, a layer's map each in Fig. 12).
 #include <imgui.h>
 
 #include <chrono>
@@ -19,20 +20,23 @@ namespace attnscope::ui {
 
 class TiledMap {
  public:
+  using Clock = std::chrono::steady_clock;
+  // What a frame may spend making bands, all of its tiled maps together.
   static constexpr std::chrono::milliseconds kFrameBudget{40};
 
   // `style`: the panel the map is drawn as (colormap; its colour scale is set once the top level
-  // is made). Throws attnscope::Error where the pyramid does.
-  TiledMap(std::shared_ptr<const AnalysisSnapshot> snapshot, MapOfHead map, const HeatmapPanel& style,
+  // is made). `snapshot` holds what the source reads.
+  TiledMap(std::shared_ptr<const AnalysisSnapshot> snapshot, MapSource source, const HeatmapPanel& style,
            PyramidOptions options = {});
 
-  // Makes more of the top level within the frame's budget; true once it is whole, and then
-  // `scale` is the map's colour scale.
-  bool make_top();
+  // Makes more of the top level until `deadline` (at least a band); true once it is whole, and
+  // then `scale` is the map's colour scale.
+  bool make_top(Clock::time_point deadline);
   double top_share() const { return pyramid_.top_share(); }
   const ColorScale& scale() const { return style_.color_scale; }
-  // Draws the map into the screen rectangle [p0, p1] of `list`, as far as its clip rectangle shows it.
-  void draw(const HeatmapRenderer& renderer, ImDrawList* list, ImVec2 p0, ImVec2 p1);
+  // Draws the map into the screen rectangle [p0, p1] of `list`, as far as its clip rectangle shows
+  // it, making the tiles it lacks until `deadline`.
+  void draw(const HeatmapRenderer& renderer, ImDrawList* list, ImVec2 p0, ImVec2 p1, Clock::time_point deadline);
   // More frames are needed: the top level or a visible tile is not made yet.
   bool pending() const { return pending_; }
   float value(int i, int j) { return pyramid_.value(i, j); }
@@ -54,7 +58,6 @@ class TiledMap {
   std::map<TileKey, Tile> tiles_;
   uint64_t clock_ = 0;
   bool pending_ = true;
-  std::chrono::steady_clock::time_point frame_start_;
 };
 
 }  // namespace attnscope::ui

@@ -5,6 +5,7 @@
 
 #include <set>
 
+#include "analysis/context_similarity.h"
 #include "analysis/lens_maps.h"
 #include "analysis/sentences.h"
 #include "base/error.h"
@@ -81,12 +82,31 @@ at::Tensor TextAnalysis::summed_similarity(int64_t layer) const {
   return sum;
 }
 
-std::vector<TokenPair> head_pairs(const TextAnalysis& a, int64_t layer, int64_t head) {
+std::vector<TokenPair> head_pairs(const TextAnalysis& a, int64_t layer, int64_t head, int64_t limit) {
   const HeadAnalysis& h = a.head(layer, head);
-  if (h.pairs.count() == 0) return {};
-  const at::Tensor source = a.pair_matrix.defined() ? a.pair_matrix[layer][head] : a.head_similarity(layer, head);
-  const at::Tensor s = source.to(at::kCPU, at::kFloat).contiguous();
-  return list_pairs(h.pairs, s.data_ptr<float>(), h.scale);
+  if (h.pairs.count() == 0 || limit <= 0) return {};
+  if (a.pair_matrix.defined() || a.similarity.similarity.defined()) {
+    const at::Tensor source = a.pair_matrix.defined() ? a.pair_matrix[layer][head] : a.head_similarity(layer, head);
+    const at::Tensor s = source.to(at::kCPU, at::kFloat).contiguous();
+    std::vector<TokenPair> pairs = list_pairs(h.pairs, s.data_ptr<float>(), h.scale);
+    if (static_cast<int64_t>(pairs.size()) > limit) pairs.resize(static_cast<size_t>(limit));
+    return pairs;
+  }
+  // S not kept: the rows that hold the listed pairs, a block at a time.
+  std::vector<TokenPair> pairs;
+  h.pairs.for_each([&](int i, int j) {
+    if (static_cast<int64_t>(pairs.size()) < limit) pairs.push_back({i, j, 0.0f});
+  });
+  const at::Tensor outputs = a.head_outputs[layer].narrow(0, head, 1);
+  const int64_t n = a.length, step = std::max<int64_t>(1, (int64_t{8} << 20) / std::max<int64_t>(n, 1));
+  for (size_t k = 0; k < pairs.size();) {
+    const int64_t first = pairs[k].i, count = std::min(step, n - first);
+    const at::Tensor rows = similarity_rows(outputs, first, count).to(at::kCPU, at::kFloat).contiguous();
+    const float* s = rows.data_ptr<float>();
+    for (; k < pairs.size() && pairs[k].i < first + count; ++k)
+      pairs[k].value = s[(pairs[k].i - first) * n + pairs[k].j] / h.scale;
+  }
+  return pairs;
 }
 
 TextAnalysis analyze_text(const Encoding& encoding, const TextCaptures& c, const AnalysisSettings& settings,

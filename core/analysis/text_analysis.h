@@ -5,6 +5,7 @@
 #include <ATen/core/Tensor.h>
 
 #include <functional>
+#include <limits>
 #include <vector>
 
 #include "analysis/analysis_settings.h"
@@ -56,9 +57,11 @@ struct TextAnalysis {
 };
 
 // The high-similarity pairs of one head with their S_hat (or the normalised value of the matrix
-// they come from), ordered by (i, j); made when asked (the explorer asks for the head it shows),
-// from the head's mask and its matrix.
-std::vector<TokenPair> head_pairs(const TextAnalysis& analysis, int64_t layer, int64_t head);
+// they come from), ordered by (i, j), the first `limit` of them; made when asked (the explorer asks
+// for the head it shows), from the head's mask and its matrix (a long text's S a block of rows at a
+// time: its head outputs are kept, not S).
+std::vector<TokenPair> head_pairs(const TextAnalysis& analysis, int64_t layer, int64_t head,
+                                  int64_t limit = std::numeric_limits<int64_t>::max());
 
 // Asked between the stages of the analysis: false abandons it (attnscope::Cancelled is thrown).
 using KeepAnalysing = std::function<bool()>;

@@ -70,13 +70,16 @@ struct LinesPanel {
 };
 
 // Fig. 9: the text with the tokens of each pair coloured (one colour per token value), and the
-// pair table.
+// pair table, of which a figure shows the first rows.
+constexpr int kTableRowsShown = 40;
 struct TokenTextPanel {
   std::string title;
   std::vector<std::string> tokens;
   std::vector<int> color_index;  // per token: -1 none, else an index into palette()
   std::vector<std::string> table_header;
-  std::vector<std::vector<std::string>> table;  // rows of cells
+  std::vector<std::vector<std::string>> table;  // rows of cells: the first kTableRowsShown at most
+  int64_t table_rows = -1;                      // rows in all ("... and N more"); -1: table.size()
+  int64_t rows_in_all() const { return table_rows < 0 ? static_cast<int64_t>(table.size()) : table_rows; }
 };
 
 using Panel = std::variant<HeatmapPanel, BarPanel, LinesPanel, TokenTextPanel>;

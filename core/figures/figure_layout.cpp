@@ -9,7 +9,6 @@ namespace attnscope {
 namespace {
 
 constexpr size_t kMaxLabelChars = 14;
-constexpr int kMaxTableRows = 40;
 
 int label_step(double cell_size, double font) {
   if (cell_size <= 0) return 1;
@@ -102,8 +101,8 @@ double layout_token_text(const TokenTextPanel& p, PanelLayout& out, double font,
   }
   const double text_h = (p.tokens.empty() ? 0 : y + line_h - out.title.bottom());
   out.plot = {out.cell.x, out.title.bottom(), out.cell.w, text_h};
-  out.table_rows_shown = static_cast<int>(std::min<size_t>(p.table.size(), kMaxTableRows));
-  const bool more = p.table.size() > static_cast<size_t>(out.table_rows_shown);
+  out.table_rows_shown = static_cast<int>(std::min<size_t>(p.table.size(), kTableRowsShown));
+  const bool more = p.rows_in_all() > out.table_rows_shown;
   const double rows = (p.table_header.empty() ? 0 : 1) + out.table_rows_shown + (more ? 1 : 0);
   out.table = {out.cell.x, out.plot.bottom() + font * 0.6, out.cell.w, rows * out.label_font * 1.35};
   return out.title.h + text_h + font * 0.6 + out.table.h;

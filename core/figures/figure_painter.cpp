@@ -153,8 +153,8 @@ void paint_token_text(Painter& g, const TokenTextPanel& p, const PanelLayout& l)
     for (size_t c = 0; c < p.table[row].size(); ++c)
       g.text(p.table[row][c], l.table.x + c * cw, y, l.label_font, Align::Left, false, kInk);
   }
-  if (p.table.size() > static_cast<size_t>(l.table_rows_shown))
-    g.text("... and " + std::to_string(p.table.size() - l.table_rows_shown) + " more pairs", l.table.x, y + rh,
+  if (p.rows_in_all() > l.table_rows_shown)
+    g.text("... and " + std::to_string(p.rows_in_all() - l.table_rows_shown) + " more pairs", l.table.x, y + rh,
            l.label_font, Align::Left, false, kGrey);
 }
 

@@ -12,55 +12,67 @@
 
 namespace attnscope {
 
-MapPyramid::MapPyramid(const AnalyzedTextView& text, MapOfHead map, PyramidOptions options)
-    : text_(text), map_(map), options_(options), n_(static_cast<int64_t>(text.encoding.size())) {
-  if (map.kind == MatrixKind::Rollout && !text.keeps_maps())
-    throw Error(
-        "the attention rollout R of a long text needs every attention map, which it does not keep "
-        "(see --maps-up-to)");
-  if (n_ <= 0) throw Error("an empty text has no map");
+MapPyramid::MapPyramid(MapSource source, PyramidOptions options)
+    : source_(std::move(source)), options_(options), n_(source_.n) {
+  if (n_ <= 0 || !source_.rows) throw Error("an empty map cannot be shown");
   while (cells(top_) > std::max<int64_t>(1, options_.top_cells)) ++top_;
   top_values_.assign(static_cast<size_t>(cells(top_) * cells(top_)), 0.0f);
   low_ = std::numeric_limits<double>::infinity();
   high_ = -low_;
-  if (map.scale == ValueScale::Clipped && top_ > 0) histogram_.emplace(map.symmetric);
+  if (source_.scale == ValueScale::Clipped && top_ > 0) histogram_.emplace(source_.symmetric);
 }
 
-// Rows of the map are made a block at a time (about as many values as a block of the overview's)
-// and folded into the level's cells as they come.
-void MapPyramid::pool_rows(int level, int64_t first, int64_t count, float* out, bool track_range) {
+// Whole blocks of k rows, so that a block of the pyramid is never split between two calls.
+int64_t MapPyramid::block_step(int level) const {
   const int64_t k = int64_t{1} << level;
-  MagnitudePooler pooler(n_, k, out, count);
-  const int64_t heads = map_.head < 0 ? text_.analysis.num_heads : 1;
-  // Whole blocks of k rows, so that a block of the pyramid is never split between two calls.
-  const int64_t step = std::max<int64_t>(k, rows_per_block(heads * n_) / k * k);
-  for (const auto& [start, size] : row_blocks(count, step)) {
-    at::Tensor rows = map_rows(text_, map_.layer, map_.head, map_.kind, {first + start, size}).contiguous();
-    if (map_.zero_diagonal) {
-      if (text_.keeps_maps()) rows = rows.clone();  // a view of the kept maps, which stay whole
-      for (int64_t r = 0; r < size; ++r) rows.data_ptr<float>()[r * n_ + first + start + r] = 0.0f;
-    }
-    if (track_range) {
-      const auto [lo, hi] = at::aminmax(rows);
-      low_ = std::min(low_, static_cast<double>(lo.item<float>()));
-      high_ = std::max(high_, static_cast<double>(hi.item<float>()));
-      if (histogram_) histogram_->add(rows.data_ptr<float>(), size * n_);
-    }
-    pooler.add_rows(rows.data_ptr<float>(), size);
-  }
+  return std::max<int64_t>(k, std::max<int64_t>(1, source_.block_rows) / k * k);
 }
 
+// Rows of the map are made a block at a time and folded into the level's cells as they come.
+void MapPyramid::pool_rows(int level, int64_t first, int64_t count, float* out) {
+  MagnitudePooler pooler(n_, int64_t{1} << level, out, count);
+  for (const auto& [start, size] : row_blocks(count, block_step(level)))
+    pooler.add_rows(source_.rows(first + start, size).contiguous().data_ptr<float>(), size);
+}
+
+// The range and the histogram of every cell; NaN (an empty cell) is skipped by the comparisons themselves.
+void MapPyramid::track(const float* values, int64_t count) {
+  auto lo = static_cast<float>(low_), hi = static_cast<float>(high_);
+  for (int64_t k = 0; k < count; ++k) {
+    lo = values[k] < lo ? values[k] : lo;
+    hi = values[k] > hi ? values[k] : hi;
+  }
+  low_ = lo, high_ = hi;
+  if (histogram_) histogram_->add(values, count);
+}
+
+// A block of rows at a time (a layer's summed map at 8,192 tokens: a band of the top level is
+// 1,024 rows of 12 heads, a block some 80), so that a frame's budget is kept to a block.
 bool MapPyramid::make_top(std::chrono::duration<double> budget) {
   const auto start = std::chrono::steady_clock::now();
   const int64_t band_rows = kTileCells << top_, side = cells(top_);
   while (!top_done()) {
-    const int64_t first = top_bands_done_ * band_rows;
-    pool_rows(top_, first, std::min(band_rows, n_ - first), top_values_.data() + top_bands_done_ * kTileCells * side,
-              true);
-    ++top_bands_done_;
+    const int64_t first = top_bands_done_ * band_rows, count = std::min(band_rows, n_ - first);
+    if (!top_band_)
+      top_band_.emplace(n_, int64_t{1} << top_, top_values_.data() + top_bands_done_ * kTileCells * side, count);
+    const int64_t size = std::min(block_step(top_), count - top_rows_done_);
+    const at::Tensor rows = source_.rows(first + top_rows_done_, size).contiguous();
+    track(rows.data_ptr<float>(), size * n_);
+    top_band_->add_rows(rows.data_ptr<float>(), size);
+    if ((top_rows_done_ += size) == count) {
+      top_band_.reset();
+      top_rows_done_ = 0;
+      ++top_bands_done_;
+    }
     if (std::chrono::steady_clock::now() - start >= budget) break;
   }
   return top_done();
+}
+
+double MapPyramid::top_share() const {
+  const int64_t band_rows = kTileCells << top_;
+  return (static_cast<double>(top_bands_done_) + static_cast<double>(top_rows_done_) / static_cast<double>(band_rows)) /
+         static_cast<double>(bands(top_));
 }
 
 const PooledBand* MapPyramid::band(int level, int64_t band, bool make) {
@@ -75,7 +87,7 @@ const PooledBand* MapPyramid::band(int level, int64_t band, bool make) {
   out.cols = cells(level);
   out.rows = std::min(kTileCells, cells(level) - band * kTileCells);
   out.values.resize(static_cast<size_t>(out.rows * out.cols));
-  pool_rows(level, first, std::min(kTileCells * k, n_ - first), out.values.data(), false);
+  pool_rows(level, first, std::min(kTileCells * k, n_ - first), out.values.data());
   drop_old_bands();
   KeptBand& kept = kept_[key];
   kept = {std::move(out), ++clock_};
@@ -98,31 +110,30 @@ void MapPyramid::drop_old_bands() {
 
 std::vector<std::pair<int, int>> MapPyramid::outlined(int64_t band, int64_t column_tile) const {
   std::vector<std::pair<int, int>> out;
-  if (!map_.outline_pairs || map_.head < 0) return out;
-  const PairMask& pairs = text_.analysis.head(map_.layer, map_.head).pairs;
+  if (!source_.outlined) return out;
   const int64_t i0 = band * kTileCells, j0 = column_tile * kTileCells;
   for (int64_t i = i0; i < std::min(n_, i0 + kTileCells); ++i)
     for (int64_t j = j0; j < std::min(n_, j0 + kTileCells); ++j)
-      if (pairs.test(static_cast<int>(i), static_cast<int>(j)))
-        out.emplace_back(static_cast<int>(i - i0), static_cast<int>(j - j0));
+      if (source_.outlined(i, j)) out.emplace_back(static_cast<int>(i - i0), static_cast<int>(j - j0));
   return out;
 }
 
 float MapPyramid::value(int64_t i, int64_t j) {
   if (top_ == 0 && top_done()) return top_values_[static_cast<size_t>(i * n_ + j)];  // the map itself
   if (const PooledBand* kept = band(0, i / kTileCells, false)) return kept->value(i % kTileCells, j);
-  if (map_.zero_diagonal && i == j) return 0.0f;
-  return map_rows(text_, map_.layer, map_.head, map_.kind, {i, 1}).contiguous().data_ptr<float>()[j];
+  return source_.rows(i, 1).contiguous().data_ptr<float>()[j];
 }
 
 ColorScale MapPyramid::color_scale() const {
-  const ValueScale scale = map_.scale;
-  if (top_ == 0 || !top_done()) return color_scale_for(top_values_, scale, map_.symmetric);
-  if (!histogram_ || histogram_->count() == 0) return {low_, high_, scale, map_.symmetric};
+  if (source_.fixed_scale) return *source_.fixed_scale;
+  const ValueScale scale = source_.scale;
+  if (top_ == 0 || !top_done()) return color_scale_for(top_values_, scale, source_.symmetric);
+  if (low_ > high_) return {0, 1, scale, source_.symmetric};  // every cell empty
+  if (!histogram_ || histogram_->count() == 0) return {low_, high_, scale, source_.symmetric};
   // As color_scale_for picks its percentile.
   const auto k = static_cast<int64_t>(std::ceil(kClipPercentile * static_cast<double>(histogram_->count()))) - 1;
   const double top = histogram_->kth(k);
-  if (map_.symmetric) return {-top, top, scale, true};
+  if (source_.symmetric) return {-top, top, scale, true};
   return {low_, top > low_ ? top : high_, scale, false};
 }
 

@@ -121,12 +121,20 @@ Figure head_figure(const AnalyzedTextView& text, const FigureOptions& options) {
   return f;
 }
 
-TiledHeadFigure tiled_head_figure(const AnalyzedTextView& text, const FigureOptions& options) {
+namespace {
+
+MapSource matrix_source(const AnalyzedTextView& text, int layer, int head, MatrixKind kind, const FigureOptions& o) {
+  return head_map_source(text, {layer, head, kind, o.zero_diagonal, outlines_pairs(text, head, kind, o)}, o.scale,
+                         signed_matrix(kind));
+}
+
+}  // namespace
+
+TiledFigure tiled_head_figure(const AnalyzedTextView& text, const FigureOptions& options) {
   const FigureOptions o = resolved(options, text.analysis);
-  TiledHeadFigure out{titled(std::string(matrix_name(o.matrix)) + " of " + head_name(o.layer, o.head), o, 1),
-                      {o.layer, o.head, o.matrix, o.zero_diagonal, outlines_pairs(text, o.head, o.matrix, o), o.scale,
-                       signed_matrix(o.matrix)}};
+  TiledFigure out{titled(std::string(matrix_name(o.matrix)) + " of " + head_name(o.layer, o.head), o, 1), {}};
   out.figure.panels.push_back(matrix_panel_frame(text, o.layer, o.head, o.matrix, o));
+  out.tiled.push_back({0, matrix_source(text, o.layer, o.head, o.matrix, o)});
   return out;
 }
 
@@ -166,59 +174,93 @@ Figure figure4(const AnalyzedTextView& text, const FigureOptions& options) {
   return f;
 }
 
+namespace {
+
+// Fig. 5's figure with its four maps' panels framed (titles, labels, colormaps), their values to come.
+Figure figure5_frames(const AnalyzedTextView& text, const FigureOptions& o, int head) {
+  const auto& a = text.analysis;
+  Figure f = titled("Fig. 5: separators of " + head_name(o.layer, head), o, 2);
+  f.panels.push_back(matrix_panel_frame(text, o.layer, head, MatrixKind::Attention, o));
+  f.panels.push_back(matrix_panel_frame(text, o.layer, head, MatrixKind::Similarity, o));
+  HeatmapPanel mask = matrix_panel_frame(text, o.layer, head, MatrixKind::Attention, o);
+  mask.title = "separator mask (tau_sep " + share_text(a.settings.tau_sep) +
+               "): " + separator_list(text.encoding, a.head(o.layer, head).separators.positions);
+  mask.color_scale = {0, 1, ValueScale::Linear, false};
+  mask.colorbar_label = "marked";
+  f.panels.push_back(std::move(mask));
+  HeatmapPanel blocks = matrix_panel_frame(text, o.layer, head, MatrixKind::Similarity, o);
+  blocks.title = "block averages of S";
+  blocks.colorbar_label = "mean S";
+  f.panels.push_back(std::move(blocks));
+  return f;
+}
+
+// Block averages are a few blocks: nothing to clip.
+ValueScale block_scale(ValueScale scale) { return scale == ValueScale::Clipped ? ValueScale::Linear : scale; }
+
+}  // namespace
+
 Figure figure5(const AnalyzedTextView& text, const FigureOptions& options) {
   const FigureOptions o = resolved(options, text.analysis);
   const int head = std::max(0, o.head);
   const auto& a = text.analysis;
   const Separators& seps = a.head(o.layer, head).separators;
   const int n = static_cast<int>(a.length);
-  Figure f = titled("Fig. 5: separators of " + head_name(o.layer, head), o, 2);
-  f.panels.push_back(matrix_panel(text, o.layer, head, MatrixKind::Attention, o));
-  f.panels.push_back(matrix_panel(text, o.layer, head, MatrixKind::Similarity, o));
-  HeatmapPanel mask = matrix_panel(text, o.layer, head, MatrixKind::Attention, o);
-  mask.title = "separator mask (tau_sep " + share_text(a.settings.tau_sep) +
-               "): " + separator_list(text.encoding, seps.positions);
-  mask.values = tensor_values(separator_mask(seps.positions, n).to(at::kFloat));
-  mask.color_scale = {0, 1, ValueScale::Linear, false};
-  mask.colorbar_label = "marked";
-  f.panels.push_back(std::move(mask));
-  HeatmapPanel blocks = matrix_panel(text, o.layer, head, MatrixKind::Similarity, o);
-  blocks.title = "block averages of S";
-  blocks.values = tensor_values(block_average(a.head_similarity(o.layer, head), segments_from(seps.positions, n)));
-  blocks.color_scale = color_scale_for(blocks.values, o.scale == ValueScale::Clipped ? ValueScale::Linear : o.scale,
-                                       true);  // a few blocks: nothing to clip
-  blocks.outlined.clear();
-  blocks.colorbar_label = "mean S";
-  f.panels.push_back(std::move(blocks));
+  Figure f = figure5_frames(text, o, head);
+  const auto panel = [&f](size_t k) -> HeatmapPanel& { return std::get<HeatmapPanel>(f.panels[k]); };
+  panel(0) = matrix_panel(text, o.layer, head, MatrixKind::Attention, o);
+  panel(1) = matrix_panel(text, o.layer, head, MatrixKind::Similarity, o);
+  panel(2).values = tensor_values(separator_mask(seps.positions, n).to(at::kFloat));
+  panel(2).outlined = panel(0).outlined;
+  panel(3).values = tensor_values(block_average(a.head_similarity(o.layer, head), segments_from(seps.positions, n)));
+  panel(3).color_scale = color_scale_for(panel(3).values, block_scale(o.scale), true);
   return f;
+}
+
+TiledFigure tiled_figure5(const AnalyzedTextView& text, const FigureOptions& options) {
+  const FigureOptions o = resolved(options, text.analysis);
+  const int head = std::max(0, o.head);
+  const std::vector<int>& seps = text.analysis.head(o.layer, head).separators.positions;
+  const int n = static_cast<int>(text.analysis.length);
+  TiledFigure out{figure5_frames(text, o, head), {}};
+  out.tiled.push_back({0, matrix_source(text, o.layer, head, MatrixKind::Attention, o)});
+  out.tiled.push_back({1, matrix_source(text, o.layer, head, MatrixKind::Similarity, o)});
+  MapSource mask = separator_mask_source(seps, n);
+  mask.fixed_scale = ColorScale{0, 1, ValueScale::Linear, false};
+  mask.outlined = out.tiled[0].source.outlined;
+  out.tiled.push_back({2, std::move(mask)});
+  out.tiled.push_back({3, block_average_source(text, o.layer, head, segments_from(seps, n), block_scale(o.scale))});
+  return out;
 }
 
 Figure figure9(const AnalyzedTextView& text, const FigureOptions& options) {
   const FigureOptions o = resolved(options, text.analysis);
   const int head = std::max(0, o.head);
-  const std::vector<TokenPair> pairs = head_pairs(text.analysis, o.layer, head);
+  const PairMask& mask = text.analysis.head(o.layer, head).pairs;
   const PairInput from = text.analysis.settings.pairs_from;
   const std::string of =
       from == PairInput::Similarity ? "high-similarity pairs" : std::string("pairs of ") + pair_input_name(from);
   Figure f = titled("Fig. 9: " + of + " of " + head_name(o.layer, head) + " (tau " +
-                        share_text(text.analysis.settings.tau) + ", " + std::to_string(pairs.size()) + " pairs)",
+                        share_text(text.analysis.settings.tau) + ", " + std::to_string(mask.count()) + " pairs)",
                     o, 1);
   TokenTextPanel p;
   p.title = "pair tokens in the text (one colour per token)";
   p.tokens = token_labels(text.encoding);
   p.color_index.assign(p.tokens.size(), -1);
   std::map<int32_t, int> color_of_id;
-  for (const TokenPair& pair : pairs)
-    for (int k : {pair.i, pair.j}) {
+  mask.for_each([&](int i, int j) {  // the mask, not the pairs listed: a long text's may be millions
+    for (int k : {i, j}) {
       const int32_t id = text.encoding.tokens[k].id;
       auto it = color_of_id.try_emplace(id, static_cast<int>(color_of_id.size())).first;
       p.color_index[k] = it->second;
     }
+  });
   p.table_header = {"token i", "token j", "i", "j", from == PairInput::Similarity ? "S_hat" : "M_hat"};
-  for (const TokenPair& pair : pairs)
+  for (const TokenPair& pair : head_pairs(text.analysis, o.layer, head, kTableRowsShown))
     p.table.push_back({readable_piece(text.encoding.tokens[pair.i].text),
                        readable_piece(text.encoding.tokens[pair.j].text), std::to_string(pair.i),
                        std::to_string(pair.j), share_text(pair.value)});
+  p.table_rows = mask.count();
   f.panels.push_back(std::move(p));
   return f;
 }
@@ -257,15 +299,34 @@ Figure stats_figure(const AnalyzedTextView& text, const FigureOptions& options) 
   return f;
 }
 
+namespace {
+
+Figure figure12_titled(const FigureOptions& o, size_t layers) {
+  const bool paper = o.layer_matrix == MatrixKind::Similarity;
+  return titled(paper ? "Fig. 12: summed similarity of each layer's heads"
+                      : std::string("each layer's ") + matrix_title(o.layer_matrix) + " (as Fig. 12)",
+                o, std::min<int>(3, static_cast<int>(layers)));
+}
+
+}  // namespace
+
 Figure figure12(const AnalyzedTextView& text, const FigureOptions& options) {
   const FigureOptions o = resolved(options, text.analysis);
   const std::vector<int> layers = chosen_layers(o, text.analysis);
-  const bool paper = o.layer_matrix == MatrixKind::Similarity;
-  Figure f = titled(paper ? "Fig. 12: summed similarity of each layer's heads"
-                          : std::string("each layer's ") + matrix_title(o.layer_matrix) + " (as Fig. 12)",
-                    o, std::min<int>(3, static_cast<int>(layers.size())));
+  Figure f = figure12_titled(o, layers.size());
   for (int l : layers) f.panels.push_back(matrix_panel(text, l, -1, o.layer_matrix, o));
   return f;
+}
+
+TiledFigure tiled_figure12(const AnalyzedTextView& text, const FigureOptions& options) {
+  const FigureOptions o = resolved(options, text.analysis);
+  const std::vector<int> layers = chosen_layers(o, text.analysis);
+  TiledFigure out{figure12_titled(o, layers.size()), {}};
+  for (int l : layers) {
+    out.tiled.push_back({out.figure.panels.size(), matrix_source(text, l, -1, o.layer_matrix, o)});
+    out.figure.panels.push_back(matrix_panel_frame(text, l, -1, o.layer_matrix, o));
+  }
+  return out;
 }
 
 Figure figure13(const AnalyzedTextView& text, const FigureOptions& options) {

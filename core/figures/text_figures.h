@@ -8,6 +8,7 @@
 #include "analysis/text_analysis.h"
 #include "figures/figure.h"
 #include "figures/map_pyramid.h"
+#include "figures/map_sources.h"
 #include "figures/figure_options.h"
 #include "figures/overview_thumbnails.h"
 #include "figures/text_matrices.h"
@@ -18,16 +19,21 @@ namespace attnscope {
 HeatmapPanel matrix_panel(const AnalyzedTextView& text, int layer, int head, MatrixKind kind, const FigureOptions& o);
 
 Figure head_figure(const AnalyzedTextView& text, const FigureOptions& options);
-// The Head view of a long text: head_figure's figure with its map's values, colour scale and
-// outlines left out, to be drawn from a MapPyramid of `map` (nothing n x n is made).
-struct TiledHeadFigure {
-  Figure figure;
-  MapOfHead map;
+
+// A long text's figures that show maps, with those maps' values left out and their sources
+// given instead, to be drawn from pyramids of tiles (figures/map_pyramid.h): nothing n x n is made.
+struct TiledPanel {
+  size_t panel = 0;  // a heatmap of the figure, its values empty
+  MapSource source;
 };
-// The attention lines of one head (head -1: the mean of its layer's heads) of at least `min_weight`,
-// made a block of rows at a time (a long text's maps are never whole).
-std::vector<AttentionLine> attention_lines(const AnalyzedTextView& text, int layer, int head, float min_weight);
-TiledHeadFigure tiled_head_figure(const AnalyzedTextView& text, const FigureOptions& options);
+struct TiledFigure {
+  Figure figure;
+  std::vector<TiledPanel> tiled;
+};
+TiledFigure tiled_head_figure(const AnalyzedTextView& text, const FigureOptions& options);  // head_figure's
+TiledFigure tiled_figure5(const AnalyzedTextView& text, const FigureOptions& options);      // figure5's
+TiledFigure tiled_figure12(const AnalyzedTextView& text, const FigureOptions& options);     // figure12's
+
 Figure grid_figure(const AnalyzedTextView& text, const FigureOptions& options);
 Figure figure4(const AnalyzedTextView& text, const FigureOptions& options);
 Figure figure5(const AnalyzedTextView& text, const FigureOptions& options);
@@ -36,6 +42,9 @@ Figure stats_figure(const AnalyzedTextView& text, const FigureOptions& options);
 Figure figure12(const AnalyzedTextView& text, const FigureOptions& options);
 Figure figure13(const AnalyzedTextView& text, const FigureOptions& options);
 Figure lines_figure(const AnalyzedTextView& text, const FigureOptions& options);
+// The attention lines of one head (head -1: the mean of its layer's heads) of at least `min_weight`,
+// made a block of rows at a time (a long text's maps are never whole).
+std::vector<AttentionLine> attention_lines(const AnalyzedTextView& text, int layer, int head, float min_weight);
 
 // By name: "4", "5", "6", "7", "8", "9", "11", "12", "13" (6, 7, 8 and 11 give the statistics
 // figure), "head", "grid", "lines", "stats"; throws attnscope::Error for others.

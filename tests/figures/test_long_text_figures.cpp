@@ -97,6 +97,28 @@ TEST(LongTextFigures, AHeadsOrALayersWholeMatrixIsMadeAgainToTheBit) {
   EXPECT_TRUE(at::equal(rows, both_paths().maps.captures.attention[2][7].narrow(0, 100, 2).unsqueeze(0)));
 }
 
+// A long text keeps no S: its pairs' values come from blocks of S's rows made again, equal to the
+// bit to those read from the whole S; a limit lists the first pairs only.
+TEST(LongTextFigures, PairsOfALongTextAreListedFromRowsOfSAndStopAtALimit) {
+  const BothPaths& b = both_paths();
+  ASSERT_FALSE(b.long_text.analysis.similarity.similarity.defined());
+  for (const auto& [layer, head] : {std::pair{4, 1}, {0, 0}, {5, 11}}) {
+    const auto streamed = head_pairs(b.long_text.analysis, layer, head);
+    const auto whole = head_pairs(b.maps.analysis, layer, head);
+    ASSERT_EQ(streamed.size(), whole.size());
+    for (size_t k = 0; k < whole.size(); ++k) {
+      ASSERT_EQ(streamed[k].i, whole[k].i);
+      ASSERT_EQ(streamed[k].j, whole[k].j);
+      ASSERT_EQ(streamed[k].value, whole[k].value) << k;
+    }
+    if (whole.size() < 3) continue;
+    const auto first = head_pairs(b.long_text.analysis, layer, head, 2);
+    ASSERT_EQ(first.size(), 2u);
+    EXPECT_EQ(first[1].j, whole[1].j);
+    EXPECT_EQ(first[1].value, whole[1].value);
+  }
+}
+
 TEST(LongTextFigures, WhatNeedsEveryMapIsRefusedInOneLine) {
   EXPECT_THROW(head_matrix(long_view(), 0, 0, MatrixKind::Rollout), Error);
   const BothPaths& b = both_paths();

@@ -1,16 +1,20 @@
-// A long text's map as a pyramid of tiles (figures/map_pyramid.h), on the real MiniLM at 512
-// tokens made again from queries and keys, against the same text's whole maps kept: every level's
-// bands equal the whole map pooled by MagnitudePooler, level 0 and single cells equal the map to
-// the bit, the range is the whole map's, the pairs outlined are the head's, and bands dropped past
-// the memory budget come back the same.
+// A long text's maps as pyramids of tiles (figures/map_pyramid.h, figures/map_sources.h), on the
+// real MiniLM at 512 tokens made again from queries and keys, against the same text's whole maps
+// kept: every level's bands equal the whole map pooled by MagnitudePooler, level 0 and single cells
+// equal the map to the bit, the range and colour scale are the whole map's, the pairs outlined are
+// the head's, bands dropped past the memory budget come back the same, and the tiled figures
+// (head, Fig. 5, Fig. 12) hold the same panels as the whole ones, their maps from their sources.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 
 #include "base/error.h"
 #include "figures/magnitude_pooler.h"
 #include "figures/map_pyramid.h"
+#include "figures/map_sources.h"
+#include "figures/text_figures.h"
 #include "support/long_text_views.h"
 
 namespace attnscope {
@@ -19,12 +23,26 @@ namespace {
 using test::long_view;
 using test::maps_view;
 
-// The whole map (head_matrix of the text keeping its maps), diagonal zeroed when asked, pooled by k.
-std::vector<float> pooled_whole(const MapOfHead& m, int64_t k) {
+MapSource source_of(const MapOfHead& m, ValueScale scale = ValueScale::Linear, bool symmetric = false) {
+  return head_map_source(long_view(), m, scale, symmetric);
+}
+
+// Every row of a source, as one n x n matrix.
+std::vector<float> whole_of(const MapSource& source) {
+  const at::Tensor rows = source.rows(0, source.n).contiguous();
+  return {rows.data_ptr<float>(), rows.data_ptr<float>() + source.n * source.n};
+}
+
+// The whole map (head_matrix of the text keeping its maps), diagonal zeroed when asked.
+std::vector<float> whole_map(const MapOfHead& m) {
   std::vector<float> whole = head_matrix(maps_view(), m.layer, m.head, m.kind);
-  const int64_t n = 512, side = (n + k - 1) / k;
   if (m.zero_diagonal)
-    for (int64_t i = 0; i < n; ++i) whole[static_cast<size_t>(i * n + i)] = 0.0f;
+    for (int64_t i = 0; i < 512; ++i) whole[static_cast<size_t>(i * 513)] = 0.0f;
+  return whole;
+}
+
+std::vector<float> pooled(std::vector<float> whole, int64_t k) {
+  const int64_t n = 512, side = (n + k - 1) / k;
   std::vector<float> out(static_cast<size_t>(side * side));
   MagnitudePooler(n, k, out.data()).add_rows(whole.data(), n);
   return out;
@@ -37,28 +55,25 @@ std::vector<float> band_of(const std::vector<float>& level, int64_t side, int64_
 }
 
 TEST(MapPyramid, EveryLevelEqualsTheWholeMapPooled) {
-  const AnalyzedTextView text = long_view();
   for (const MapOfHead m : {MapOfHead{3, 2, MatrixKind::Attention, true}, MapOfHead{5, -1, MatrixKind::Similarity},
                             MapOfHead{1, 4, MatrixKind::Norm}, MapOfHead{0, 7, MatrixKind::Cosine}}) {
     SCOPED_TRACE(std::string(matrix_name(m.kind)) + " head " + std::to_string(m.head));
-    MapPyramid pyramid(text, m, {.top_cells = 64});
+    const std::vector<float> whole = whole_map(m);
+    MapPyramid pyramid(source_of(m), {.top_cells = 64});
     ASSERT_EQ(pyramid.top_level(), 3);  // 512 tokens in cells of 8
     EXPECT_FALSE(pyramid.top_done());
     while (!pyramid.make_top(std::chrono::seconds(0))) EXPECT_GT(pyramid.top_share(), 0.0);
-    EXPECT_EQ(pyramid.top(), pooled_whole(m, 8));
+    EXPECT_EQ(pyramid.top(), pooled(whole, 8));
     for (int level = 0; level < 3; ++level) {
-      const std::vector<float> whole = pooled_whole(m, int64_t{1} << level);
+      const std::vector<float> expected = pooled(whole, int64_t{1} << level);
       for (int64_t b = 0; b < pyramid.bands(level); ++b) {
         EXPECT_EQ(pyramid.band(level, b, false), nullptr);
         const PooledBand* band = pyramid.band(level, b, true);
         ASSERT_NE(band, nullptr);
         EXPECT_EQ(band->cols, pyramid.cells(level));
-        EXPECT_EQ(band->values, band_of(whole, pyramid.cells(level), b)) << "level " << level << " band " << b;
+        EXPECT_EQ(band->values, band_of(expected, pyramid.cells(level), b)) << "level " << level << " band " << b;
       }
     }
-    std::vector<float> whole = head_matrix(maps_view(), m.layer, m.head, m.kind);
-    if (m.zero_diagonal)
-      for (int64_t i = 0; i < 512; ++i) whole[static_cast<size_t>(i * 513)] = 0.0f;
     const auto [low, high] = std::minmax_element(whole.begin(), whole.end());
     EXPECT_EQ(pyramid.range(), std::make_pair(static_cast<double>(*low), static_cast<double>(*high)));
     for (const auto& [i, j] : {std::pair<int64_t, int64_t>{0, 0}, {17, 400}, {300, 300}, {511, 2}})
@@ -73,9 +88,10 @@ TEST(MapPyramid, ColoursAsTheWholeMapIsColoured) {
                                     {MatrixKind::Similarity, ValueScale::Clipped},
                                     {MatrixKind::Attention, ValueScale::Linear}}) {
     const bool symmetric = kind == MatrixKind::Similarity;
-    const MapOfHead m{2, 4, kind, false, false, scale, symmetric};
-    const ColorScale whole = color_scale_for(head_matrix(maps_view(), 2, 4, kind), scale, symmetric);
-    MapPyramid tiled(long_view(), m, {.top_cells = 64}), one_level(long_view(), m, {.top_cells = 512});
+    const MapOfHead m{2, 4, kind};
+    const ColorScale whole = color_scale_for(whole_map(m), scale, symmetric);
+    MapPyramid tiled(source_of(m, scale, symmetric), {.top_cells = 64});
+    MapPyramid one_level(source_of(m, scale, symmetric), {.top_cells = 512});
     tiled.make_top(std::chrono::hours(1));
     one_level.make_top(std::chrono::hours(1));
     const ColorScale near = tiled.color_scale(), exact = one_level.color_scale();
@@ -91,8 +107,7 @@ TEST(MapPyramid, ColoursAsTheWholeMapIsColoured) {
 
 TEST(MapPyramid, SingleCellsAndBandsPastTheBudgetAreMadeAgainTheSame) {
   // Room for one band of level 0 at a time: each band asked drops the one before.
-  const MapOfHead m{2, 9, MatrixKind::Attention};
-  MapPyramid pyramid(long_view(), m, {.top_cells = 64, .band_bytes = 128 * 512 * 4});
+  MapPyramid pyramid(source_of({2, 9, MatrixKind::Attention}), {.top_cells = 64, .band_bytes = 128 * 512 * 4});
   const std::vector<float> first = pyramid.band(0, 0, true)->values;
   const std::vector<float> whole = head_matrix(maps_view(), 2, 9, MatrixKind::Attention);
   EXPECT_EQ(pyramid.value(5, 6), whole[5 * 512 + 6]);      // from the kept band
@@ -106,7 +121,7 @@ TEST(MapPyramid, SingleCellsAndBandsPastTheBudgetAreMadeAgainTheSame) {
 
 TEST(MapPyramid, OutlinesTheHeadsPairsAndRefusesWhatNeedsEveryMap) {
   const AnalyzedTextView text = long_view();
-  MapPyramid pyramid(text, {4, 1, MatrixKind::Similarity, false, true}, {.top_cells = 64});
+  MapPyramid pyramid(source_of({4, 1, MatrixKind::Similarity, false, true}), {.top_cells = 64});
   const PairMask& pairs = text.analysis.head(4, 1).pairs;
   ASSERT_GT(pairs.count(), 0);
   int64_t listed = 0;
@@ -117,8 +132,54 @@ TEST(MapPyramid, OutlinesTheHeadsPairsAndRefusesWhatNeedsEveryMap) {
         ++listed;
       }
   EXPECT_EQ(listed, 2 * pairs.count());  // each pair in both halves of the map
-  EXPECT_TRUE(MapPyramid(text, {4, 1, MatrixKind::Similarity}).outlined(0, 0).empty());
-  EXPECT_THROW(MapPyramid(text, {0, 0, MatrixKind::Rollout}), Error);
+  EXPECT_TRUE(MapPyramid(source_of({4, 1, MatrixKind::Similarity})).outlined(0, 0).empty());
+  EXPECT_THROW(source_of({0, 0, MatrixKind::Rollout}), Error);
+  EXPECT_THROW(MapPyramid(MapSource{}), Error);
+}
+
+// The tiled figures are the whole figures without their maps' values: the same panels (titles,
+// labels, colormaps), and each tiled map's source gives the whole figure's values (to the bit,
+// the block averages to float rounding, as they are summed in another order).
+TEST(MapPyramid, TiledFiguresHoldTheWholeFiguresMapsAsSources) {
+  FigureOptions o;
+  o.layer = 3;
+  o.head = 2;
+  o.layers = {1, 4};
+  const auto check = [](const Figure& whole, const TiledFigure& tiled) {
+    ASSERT_EQ(tiled.figure.panels.size(), whole.panels.size());
+    EXPECT_EQ(tiled.figure.title, whole.title);
+    for (const TiledPanel& t : tiled.tiled) {
+      const auto& w = std::get<HeatmapPanel>(whole.panels.at(t.panel));
+      const auto& p = std::get<HeatmapPanel>(tiled.figure.panels.at(t.panel));
+      SCOPED_TRACE(w.title);
+      EXPECT_EQ(p.title, w.title);
+      EXPECT_EQ(p.colorbar_label, w.colorbar_label);
+      EXPECT_EQ(p.colormap, w.colormap);
+      EXPECT_TRUE(p.values.empty());
+      const std::vector<float> made = whole_of(t.source);
+      ASSERT_EQ(made.size(), w.values.size());
+      const bool blocks = w.title == "block averages of S";
+      for (size_t k = 0; k < made.size(); ++k) {
+        if (std::isnan(w.values[k])) {
+          EXPECT_TRUE(std::isnan(made[k])) << k;
+        } else if (blocks) {
+          EXPECT_NEAR(made[k], w.values[k], 1e-5 * std::abs(w.values[k]) + 1e-7) << k;
+        } else {
+          ASSERT_EQ(made[k], w.values[k]) << k;
+        }
+      }
+      MapPyramid pyramid(t.source);
+      pyramid.make_top(std::chrono::hours(1));
+      if (!blocks) EXPECT_EQ(pyramid.color_scale().hi, w.color_scale.hi);
+    }
+  };
+  check(head_figure(maps_view(), o), tiled_head_figure(long_view(), o));
+  const TiledFigure five = tiled_figure5(long_view(), o);
+  EXPECT_EQ(five.tiled.size(), 4u);
+  check(figure5(maps_view(), o), five);
+  const TiledFigure twelve = tiled_figure12(long_view(), o);
+  EXPECT_EQ(twelve.tiled.size(), 2u);
+  check(figure12(maps_view(), o), twelve);
 }
 
 }  // namespace

@@ -52,14 +52,16 @@ void FigurePanel::rebuild(const PanelContext& c, const FigureOptions& options) {
   error_.clear();
   try {
     const AnalyzedTextView text = c.snapshot->view();
-    if (tiles_long_maps_ && !text.keeps_maps() && !options.query_key && c.snapshot_owner) {
-      TiledHeadFigure t = tiled_head_figure(text, options);
-      auto map =
-          std::make_unique<TiledMap>(c.snapshot_owner, t.map, std::get<HeatmapPanel>(t.figure.panels.at(0)), tiles);
-      canvas_.set(std::move(t.figure), std::move(map), 0);
-    } else {
+    if (!build_tiled_ || text.keeps_maps() || !c.snapshot_owner) {
       canvas_.set(build_(text, options));
+      return;
     }
+    TiledFigure t = build_tiled_(text, options);
+    std::vector<std::unique_ptr<TiledMap>> maps(t.figure.panels.size());
+    for (TiledPanel& p : t.tiled)
+      maps.at(p.panel) = std::make_unique<TiledMap>(c.snapshot_owner, std::move(p.source),
+                                                    std::get<HeatmapPanel>(t.figure.panels.at(p.panel)), tiles);
+    canvas_.set(std::move(t.figure), std::move(maps));
   } catch (const std::exception& e) {
     canvas_.set({});
     error_ = e.what();

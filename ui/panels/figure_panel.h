@@ -12,25 +12,27 @@
 namespace attnscope::ui {
 
 using FigureBuilder = std::function<Figure(const AnalyzedTextView&, const FigureOptions&)>;
+// A long text's figure whose maps are drawn from tiles (text_figures.h: TiledFigure).
+using TiledBuilder = std::function<TiledFigure(const AnalyzedTextView&, const FigureOptions&)>;
 
 class FigurePanel {
  public:
-  // `tiles_long_maps`: the builder is the Head view's, whose map of a long text is drawn from a
-  // pyramid of tiles (tiled_head_figure) instead of being made whole.
-  explicit FigurePanel(FigureBuilder build, bool tiles_long_maps = false)
-      : build_(std::move(build)), tiles_long_maps_(tiles_long_maps) {}
+  // `tiled`: how a long text's figure is built instead, its maps drawn from pyramids of tiles
+  // rather than made whole (empty: as any other text's).
+  explicit FigurePanel(FigureBuilder build, TiledBuilder tiled = {})
+      : build_(std::move(build)), build_tiled_(std::move(tiled)) {}
   // `controls` draws the view's own choices above the figure and may change the state.
   PanelActions draw(const PanelContext& context, const std::function<void(ViewState&)>& controls = {},
                     const std::vector<CellHighlight>& highlights = {});
   const Figure& figure() const { return canvas_.figure(); }
   float zoom = 1.0f;
-  PyramidOptions tiles;  // a long text's tiled map (tiles_long_maps)
+  PyramidOptions tiles;  // a long text's tiled maps
 
  private:
   void rebuild(const PanelContext& c, const FigureOptions& options);
 
   FigureBuilder build_;
-  bool tiles_long_maps_ = false;
+  TiledBuilder build_tiled_;
   FigureCanvas canvas_;
   std::string key_;  // what the figure was built from
   std::string error_;

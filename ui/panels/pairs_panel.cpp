@@ -8,15 +8,43 @@
 
 namespace attnscope::ui {
 
-Figure PairsPanel::pairs_view_figure(const AnalyzedTextView& text, const FigureOptions& options) {
+namespace {
+
+FigureOptions pairs_view_options(const FigureOptions& options) {
   FigureOptions o = options;
   o.head = std::max(0, o.head);
   o.rollout_of_norm = false;  // the pairs of rollout are those of the mean attention's
+  return o;
+}
+
+// Fig. 9's text without its table: the table is the interactive one beside.
+Figure pairs_text(const AnalyzedTextView& text, const FigureOptions& o) {
   Figure f = figure9(text, o);
-  std::get<TokenTextPanel>(f.panels[0]).table.clear();  // the table is the interactive one beside
-  std::get<TokenTextPanel>(f.panels[0]).table_header.clear();
+  auto& panel = std::get<TokenTextPanel>(f.panels[0]);
+  panel.table.clear();
+  panel.table_header.clear();
+  panel.table_rows = -1;
+  return f;
+}
+
+}  // namespace
+
+Figure PairsPanel::pairs_view_figure(const AnalyzedTextView& text, const FigureOptions& options) {
+  const FigureOptions o = pairs_view_options(options);
+  Figure f = pairs_text(text, o);
   f.panels.push_back(
       matrix_panel(text, resolved(o, text.analysis).layer, o.head, pairs_matrix(text.analysis.settings.pairs_from), o));
+  return f;
+}
+
+// A long text's: the map is drawn from tiles.
+TiledFigure PairsPanel::pairs_view_tiled_figure(const AnalyzedTextView& text, const FigureOptions& options) {
+  FigureOptions o = pairs_view_options(options);
+  o.matrix = pairs_matrix(text.analysis.settings.pairs_from);
+  TiledFigure map = tiled_head_figure(text, o);
+  TiledFigure f{pairs_text(text, o), {}};
+  f.tiled.push_back({f.figure.panels.size(), std::move(map.tiled.at(0).source)});
+  f.figure.panels.push_back(std::move(map.figure.panels.at(0)));
   return f;
 }
 
@@ -108,17 +136,21 @@ PanelActions PairsPanel::draw(const PanelContext& c) {
       std::to_string(c.snapshot->serial) + "|" + std::to_string(c.state.layer) + "|" + std::to_string(head);
   if (key != pairs_key_) {  // only the shown head's pairs are ever listed
     pairs_key_ = key;
-    pairs_ = head_pairs(c.snapshot->analysis, c.state.layer, head);
+    pairs_ = head_pairs(c.snapshot->analysis, c.state.layer, head, kListedPairs);
+    pairs_in_all_ = c.snapshot->analysis.head(c.state.layer, head).pairs.count();
     order_.clear();
     hovered_ = -1;
   }
   const AnalysisSettings& settings = c.snapshot->analysis.settings;
   const bool of_s = settings.pairs_from == PairInput::Similarity;
+  const auto count = static_cast<long long>(pairs_in_all_);
   if (of_s)
-    ImGui::Text("Layer %d, head %d: %zu pairs with S_hat >= %.3g", c.state.layer, head, pairs_.size(), settings.tau);
+    ImGui::Text("Layer %d, head %d: %lld pairs with S_hat >= %.3g", c.state.layer, head, count, settings.tau);
   else
-    ImGui::Text("Layer %d, head %d: %zu pairs with M_hat >= %.3g, M = %s", c.state.layer, head, pairs_.size(),
-                settings.tau, pair_input_name(settings.pairs_from));
+    ImGui::Text("Layer %d, head %d: %lld pairs with M_hat >= %.3g, M = %s", c.state.layer, head, count, settings.tau,
+                pair_input_name(settings.pairs_from));
+  if (pairs_in_all_ > static_cast<int64_t>(pairs_.size()))
+    ImGui::TextDisabled("The table lists the first %zu (by position); the map shows them all.", pairs_.size());
   ImGui::BeginChild("pair table",
                     ImVec2(std::min(ImGui::GetFontSize() * 24, ImGui::GetContentRegionAvail().x * 0.45f), 0), true);
   hovered_ = draw_table(c.snapshot->encoding, of_s);

@@ -13,13 +13,19 @@ class PairsPanel {
   PanelActions draw(const PanelContext& context);
 
  private:
-  FigurePanel figure_{pairs_view_figure};
+  // A table lists at most this many (2^18, 3 MB): a long text's head may have millions of pairs,
+  // which no one scrolls through; the line above the table says how many there are.
+  static constexpr int64_t kListedPairs = int64_t{1} << 18;
+
+  FigurePanel figure_{pairs_view_figure, pairs_view_tiled_figure};
   std::vector<TokenPair> pairs_;  // of the head shown, listed when it or the analysis changes
+  int64_t pairs_in_all_ = 0;      // the head's, listed or not
   std::string pairs_key_;
   std::vector<int> order_;  // row order after sorting
   int hovered_ = -1;        // index into the head's pairs
   Figure export_;           // Fig. 9 with its table, for export
   static Figure pairs_view_figure(const AnalyzedTextView& text, const FigureOptions& options);
+  static TiledFigure pairs_view_tiled_figure(const AnalyzedTextView& text, const FigureOptions& options);
   void sort_rows(const std::vector<TokenPair>& pairs, const Encoding& encoding);
   int draw_table(const Encoding& encoding, bool of_s);
 };
