@@ -101,6 +101,7 @@ Explorer::Explorer(const ExplorerOptions& o, Settings settings, std::string warn
   if (o.head_roles) settings_.view.head_roles = *o.head_roles;
   if (o.max_length) settings_.max_length = o.max_length;
   for (FigurePanel* panel : {&head_, &separators_, &stats_, &lines_, &layers_}) panel->zoom = o.zoom;
+  pairs_.set_zoom(o.zoom);
   head_.tiles = o.long_maps;
   if (o.bench_frames > 0 || o.bench_typing > 0) glfwSwapInterval(0);  // time the frames, not the display
   if (o.partial_frames) back_buffer_kept_ = back_buffer_kept_after_swap(window_.get(), window_background());

@@ -156,19 +156,25 @@ void cell_tooltip(const HeatmapPanel& p, int r, int c, float v) {
   ImGui::EndTooltip();
 }
 
-// Frames the tokens of a highlighted pair in a token text panel.
-void highlight_tokens(const PanelLayout& l, ImVec2 origin, const std::vector<CellHighlight>& highlights, int panel) {
+// Frames the tokens of a highlighted pair in a token text panel; where the first one is.
+std::optional<HighlightPlace> highlight_tokens(const PanelLayout& l, ImVec2 origin,
+                                               const std::vector<CellHighlight>& highlights, int panel) {
+  std::optional<HighlightPlace> first;
   for (const CellHighlight& h : highlights) {
     if (h.panel != panel) continue;
     for (int k : {h.row, h.col}) {
       if (k < 0 || k >= static_cast<int>(l.token_boxes.size())) continue;
       const Rect& b = l.token_boxes[static_cast<size_t>(k)];
+      if (!first)
+        first = HighlightPlace{static_cast<float>(b.x), static_cast<float>(b.y), static_cast<float>(b.right()),
+                               static_cast<float>(b.bottom())};
       ImGui::GetWindowDrawList()->AddRect(
           ImVec2(origin.x + static_cast<float>(b.x) - 2, origin.y + static_cast<float>(b.y) - 2),
           ImVec2(origin.x + static_cast<float>(b.right()) + 2, origin.y + static_cast<float>(b.bottom()) + 2),
           IM_COL32(255, 200, 0, 255), 0.0f, 0, 3.0f);
     }
   }
+  return first;
 }
 
 }  // namespace
@@ -234,6 +240,7 @@ CanvasHover FigureCanvas::draw(const HeatmapRenderer& renderer, float width, flo
   if (empty()) return hover;
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   deadline_ = TiledMap::Clock::now() + TiledMap::kFrameBudget;
+  highlighted_.reset();
   for (size_t i = 0; i < tiled_.size(); ++i)  // a map's colour scale is known once its top level is made
     if (tiled_[i] && tiled_[i]->make_top(deadline_))
       std::get<HeatmapPanel>(figure_.panels.at(i)).color_scale = tiled_[i]->scale();
@@ -245,7 +252,8 @@ CanvasHover FigureCanvas::draw(const HeatmapRenderer& renderer, float width, flo
   const ImVec2 mouse = ImGui::GetIO().MousePos;
   for (size_t i = 0; i < figure_.panels.size(); ++i) {
     if (std::holds_alternative<TokenTextPanel>(figure_.panels[i]))
-      highlight_tokens(layout.panels[i], origin, highlights, static_cast<int>(i));
+      if (const auto place = highlight_tokens(layout.panels[i], origin, highlights, static_cast<int>(i)); place)
+        highlighted_ = place;
     if (const auto* lines = std::get_if<LinesPanel>(&figure_.panels[i]); lines && hovered) {
       const auto [side, token] =
           lines_token(*lines, layout.panels[i], mouse.x - origin.x, mouse.y - origin.y, measure_with(painter));

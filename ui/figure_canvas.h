@@ -26,6 +26,12 @@ struct CellHighlight {
   int panel = -1, row = -1, col = -1;  // drawn as a bright frame (the pairs table's hovered row)
 };
 
+// The first highlighted token of a text panel, where the last draw put it (canvas pixels from its
+// top), to scroll a long text to it.
+struct HighlightPlace {
+  float left = 0, top = 0, right = 0, bottom = 0;
+};
+
 class FigureCanvas {
  public:
   // `tiled`: per panel, null or the tiled map a heatmap without values is drawn from (a long text's).
@@ -39,6 +45,7 @@ class FigureCanvas {
   const Figure& exported();
   // The zoom at which a tiled map's cells are about 24 pixels wide (at least 6).
   float max_zoom() const;
+  const std::optional<HighlightPlace>& highlighted() const { return highlighted_; }
   // Which token's lines the lines panels show (-1: all of them); nothing is rebuilt.
   void set_lines_focus(int side, int index);
   // The width at which the figure is at most `max_width` wide and `max_height` high (its text
@@ -58,6 +65,7 @@ class FigureCanvas {
   std::vector<std::unique_ptr<TiledMap>> tiled_;
   TiledMap::Clock::time_point deadline_;  // of this frame's making of tiles
   Figure exported_;
+  std::optional<HighlightPlace> highlighted_;
   // fitting_width's last answer and what it was asked: a long text's thousands of labels are
   // measured for each width tried, so it is asked again only when the room changes.
   std::array<float, 3> fitted_for_{-1, -1, -1};

@@ -49,57 +49,72 @@ MapSource separator_mask_source(const std::vector<int>& separators, int64_t n) {
 
 namespace {
 
-// [k, k] sums of S over each pair of segments, the diagonal left out, and the counts of their cells:
-// each block of S's rows summed over the columns of each segment (differences of the rows' running
-// sums, in double), then added to its rows' segments.
-std::pair<at::Tensor, at::Tensor> block_sums(const AnalyzedTextView& text, int layer, int head,
-                                             const std::vector<Segment>& segments) {
-  const int64_t n = text.analysis.length, k = static_cast<int64_t>(segments.size());
-  const auto opts = at::TensorOptions().dtype(at::kLong);
-  std::vector<int64_t> starts, ends, segment_of(static_cast<size_t>(n), 0);
-  for (int64_t s = 0; s < k; ++s) {
-    starts.push_back(segments[s].first);
+// The segments of a text as tensors: each segment's first and one-past-last token, each token's segment.
+struct SegmentIndex {
+  at::Tensor start, end, of;
+  std::vector<int64_t> first_of;    // per segment, its first token
+  std::vector<int64_t> segment_of;  // per token
+};
+
+SegmentIndex segment_index(const std::vector<Segment>& segments, int64_t n) {
+  SegmentIndex x;
+  std::vector<int64_t> ends;
+  x.segment_of.assign(static_cast<size_t>(n), 0);
+  for (size_t s = 0; s < segments.size(); ++s) {
+    x.first_of.push_back(segments[s].first);
     ends.push_back(segments[s].last + 1);
-    for (int i = segments[s].first; i <= segments[s].last; ++i) segment_of[static_cast<size_t>(i)] = s;
+    for (int i = segments[s].first; i <= segments[s].last; ++i)
+      x.segment_of[static_cast<size_t>(i)] = static_cast<int64_t>(s);
   }
-  const at::Tensor start = at::tensor(starts, opts), end = at::tensor(ends, opts);
-  const at::Tensor of = at::tensor(segment_of, opts);
-  at::Tensor sums = at::zeros({k, k}, at::kDouble);
-  for (const auto& [first, count] : row_blocks(n, rows_per_block(n))) {
-    const at::Tensor s = map_rows(text, layer, head, MatrixKind::Similarity, {first, count}).to(at::kDouble);
-    const at::Tensor running = at::constant_pad_nd(s.cumsum(1), {1, 0}, 0);                 // [count, n + 1], 0 first
-    at::Tensor by_segment = running.index_select(1, end) - running.index_select(1, start);  // [count, k]
-    const at::Tensor rows = of.narrow(0, first, count);
-    // The diagonal S_ii lies in row i's own segment.
-    const at::Tensor diagonal = s.gather(1, at::arange(first, first + count, opts).unsqueeze(1)).squeeze(1);
-    by_segment.scatter_add_(1, rows.unsqueeze(1), -diagonal.unsqueeze(1));
-    sums.index_add_(0, rows, by_segment);
+  const auto opts = at::TensorOptions().dtype(at::kLong);
+  x.start = at::tensor(x.first_of, opts);
+  x.end = at::tensor(ends, opts);
+  x.of = at::tensor(x.segment_of, opts);
+  return x;
+}
+
+// Rows [first, first + count) of the block averages: the sums of S over the blocks of the
+// segments those rows are in (their whole rows made again, a block at a time, each row summed
+// over every segment's columns by differences of its running sum, in double, its own S_ii left
+// out), over the blocks' cells. Only those segments' sums are held: a text whose every token is a
+// separator has n segments, and n x n blocks.
+at::Tensor block_average_rows(const AnalyzedTextView& text, int layer, int head, const SegmentIndex& x, int64_t first,
+                              int64_t count) {
+  const int64_t n = text.analysis.length, k = x.start.size(0);
+  const int64_t a0 = x.segment_of[static_cast<size_t>(first)],
+                a1 = x.segment_of[static_cast<size_t>(first + count - 1)];
+  const int64_t rows_first = x.first_of[static_cast<size_t>(a0)], rows_end = x.end[a1].item<int64_t>();
+  at::Tensor sums = at::zeros({a1 - a0 + 1, k}, at::kDouble);
+  const auto opts = at::TensorOptions().dtype(at::kLong);
+  for (const auto& [start, size] : row_blocks(rows_end - rows_first, rows_per_block(n))) {
+    const int64_t from = rows_first + start;
+    const at::Tensor s = map_rows(text, layer, head, MatrixKind::Similarity, {from, size}).to(at::kDouble);
+    const at::Tensor running = at::constant_pad_nd(s.cumsum(1), {1, 0}, 0);  // [size, n + 1], 0 first
+    at::Tensor by_segment = running.index_select(1, x.end) - running.index_select(1, x.start);  // [size, k]
+    const at::Tensor own = x.of.narrow(0, from, size);
+    const at::Tensor diagonal = s.gather(1, at::arange(from, from + size, opts).unsqueeze(1));
+    by_segment.scatter_add_(1, own.unsqueeze(1), -diagonal);
+    sums.index_add_(0, own - a0, by_segment);
   }
-  const at::Tensor sizes = (end - start).to(at::kDouble);
-  at::Tensor cells = sizes.unsqueeze(1) * sizes.unsqueeze(0);
-  cells.diagonal().sub_(sizes);  // a segment with itself: its diagonal left out
-  return {sums, cells};
+  const at::Tensor sizes = (x.end - x.start).to(at::kDouble);
+  at::Tensor cells = sizes.narrow(0, a0, a1 - a0 + 1).unsqueeze(1) * sizes.unsqueeze(0);
+  cells.narrow(1, a0, a1 - a0 + 1)
+      .diagonal()
+      .sub_(sizes.narrow(0, a0, a1 - a0 + 1));  // a segment with itself: no i == j
+  const at::Tensor means =
+      at::where(cells > 0, sums / cells.clamp_min(1), std::numeric_limits<double>::quiet_NaN()).to(at::kFloat);
+  return means.index_select(0, x.of.narrow(0, first, count) - a0).index_select(1, x.of);
 }
 
 }  // namespace
 
 MapSource block_average_source(const AnalyzedTextView& text, int layer, int head, const std::vector<Segment>& segments,
                                ValueScale scale) {
-  const int64_t n = text.analysis.length;
   if (segments.empty()) throw Error("block averages need the text's segments");
-  const auto [sums, cells] = block_sums(text, layer, head, segments);
-  const at::Tensor means =
-      at::where(cells > 0, sums / cells.clamp_min(1), std::numeric_limits<double>::quiet_NaN()).to(at::kFloat);
-  std::vector<int64_t> segment_of(static_cast<size_t>(n), 0);
-  for (size_t s = 0; s < segments.size(); ++s)
-    for (int i = segments[s].first; i <= segments[s].last; ++i)
-      segment_of[static_cast<size_t>(i)] = static_cast<int64_t>(s);
-  const at::Tensor of = at::tensor(segment_of, at::TensorOptions().dtype(at::kLong));
   MapSource source;
-  source.n = n;
-  source.rows = [means, of](int64_t first, int64_t count) {
-    return means.index_select(0, of.narrow(0, first, count)).index_select(1, of);
-  };
+  source.n = text.analysis.length;
+  source.rows = [text, layer, head, x = std::make_shared<SegmentIndex>(segment_index(segments, source.n))](
+                    int64_t first, int64_t count) { return block_average_rows(text, layer, head, *x, first, count); };
   source.scale = scale;
   source.symmetric = true;
   return source;

@@ -25,8 +25,8 @@ MapSource head_map_source(const AnalyzedTextView& text, const MapOfHead& map, Va
 // 1 where row i or column j is a separator, else 0 (separator_mask).
 MapSource separator_mask_source(const std::vector<int>& separators, int64_t n);
 // Each cell the mean of a head's S over its block of segments, the diagonal left out, NaN for a
-// block without elements (block_average, to float rounding): the blocks' sums are taken now, in
-// one pass over S's rows.
+// block without elements (block_average, to float rounding), a block of rows made from the rows of
+// S of the segments it crosses.
 MapSource block_average_source(const AnalyzedTextView& text, int layer, int head, const std::vector<Segment>& segments,
                                ValueScale scale);
 

@@ -166,6 +166,25 @@ TEST_F(Gui, ALongTextsMapZoomedInShowsItsCellsFromTiles) {
   EXPECT_LT(mean_difference(tiles, maps, visible), 1.0);
 }
 
+// A click on a pair in the Pairs view's table scrolls a long text's figure to the pair's tokens:
+// sorted by i from the end, the first pair lies at the end of a text zoomed 3x, out of sight; the
+// click moves the figure, a click on the table's header alone does not.
+TEST_F(Gui, ClickingAPairFindsItsTokensInALongText) {
+  std::string text;
+  for (const auto& entry : std::filesystem::directory_iterator(test::source_dir() / "assets" / "corpus"))
+    text += slurp(entry.path()) + "\n";
+  const std::string file = (dir_ / "long.txt").string();
+  std::ofstream(file) << text;
+  const std::vector<std::string> args = {"--file",  file, "--max-len", "512", "--maps-up-to", "100", "--view",  "pairs",
+                                         "--layer", "4",  "--head",    "1",   "--zoom",       "3",   "--click", "544",
+                                         "95"};  // the header of column i: from the end
+  std::vector<std::string> clicked = args;
+  clicked.insert(clicked.end(), {"--click", "435", "113"});  // the first row
+  const Image sorted = shot("pairs-sorted", args), found = shot("pairs-found", clicked);
+  const Box figure{780, 130, kWidth - 20, kHeight - 20};
+  EXPECT_GT(mean_difference(sorted, found, figure), 5.0);
+}
+
 TEST_F(Gui, PresentationModeChangesTheLook) {
   const Image normal = shot("normal", {"--file", text_, "--view", "head", "--layer", "2", "--head", "5"});
   const Image presenting =

@@ -19,7 +19,7 @@ std::string figure_key(uint64_t serial, const FigureOptions& o) {
 }
 
 CanvasHover draw_zoomable_figure(FigureCanvas& canvas, float& zoom, const PanelContext& c, PanelActions& actions,
-                                 const std::vector<CellHighlight>& highlights) {
+                                 const std::vector<CellHighlight>& highlights, bool reveal) {
   if (ImGui::Button("Export...")) actions.export_figure = &canvas.exported();
   ImGui::SameLine();
   ImGui::SetNextItemWidth(120);
@@ -39,6 +39,12 @@ CanvasHover draw_zoomable_figure(FigureCanvas& canvas, float& zoom, const PanelC
   const ImVec2 room = ImGui::GetContentRegionAvail();
   const float width = canvas.fitting_width(std::max(200.0f, room.x), std::max(200.0f, room.y), c.figure_font) * zoom;
   const CanvasHover hover = canvas.draw(c.renderer, width, c.figure_font, highlights);
+  if (const auto& place = canvas.highlighted(); reveal && place) {  // a third of the way in, unless in view
+    const float left = ImGui::GetScrollX(), width = ImGui::GetWindowWidth();
+    const float top = ImGui::GetScrollY(), height = ImGui::GetWindowHeight();
+    if (place->left < left || place->right > left + width) ImGui::SetScrollX(place->left - width / 3);
+    if (place->top < top || place->bottom > top + height) ImGui::SetScrollY(place->top - height / 3);
+  }
   if (ImGui::IsWindowHovered() && ImGui::IsMouseDragging(ImGuiMouseButton_Left)) {  // pan
     const ImVec2 d = ImGui::GetIO().MouseDelta;
     ImGui::SetScrollX(ImGui::GetScrollX() - d.x);
@@ -96,7 +102,8 @@ PanelActions FigurePanel::draw(const PanelContext& c, const std::function<void(V
   // Attention lines follow the pointer: the hovered token's lines, else the pinned token's.
   const auto focus = lines_hovered_.second >= 0 ? lines_hovered_ : lines_pinned_;
   canvas_.set_lines_focus(focus.first, focus.second);
-  const CanvasHover hover = draw_zoomable_figure(canvas_, zoom, c, actions, highlights);
+  const CanvasHover hover = draw_zoomable_figure(canvas_, zoom, c, actions, highlights, reveal_highlight);
+  reveal_highlight = false;
   actions.more_frames = canvas_.pending();
   lines_hovered_ = {hover.lines_side, hover.lines_token};
   if (hover.clicked && hover.lines_token >= 0)

@@ -26,7 +26,8 @@ class FigurePanel {
                     const std::vector<CellHighlight>& highlights = {});
   const Figure& figure() const { return canvas_.figure(); }
   float zoom = 1.0f;
-  PyramidOptions tiles;  // a long text's tiled maps
+  bool reveal_highlight = false;  // the next draw scrolls to the first highlighted token
+  PyramidOptions tiles;           // a long text's tiled maps
 
  private:
   void rebuild(const PanelContext& c, const FigureOptions& options);
@@ -42,8 +43,9 @@ class FigurePanel {
 
 // Export button, zoom slider, and the figure fitted to the rest of the panel (Ctrl + wheel zooms,
 // dragging pans); an export click goes to `actions`.
+// `reveal`: scrolls the figure to the first highlighted token (a pair's, in a long text).
 CanvasHover draw_zoomable_figure(FigureCanvas& canvas, float& zoom, const PanelContext& context, PanelActions& actions,
-                                 const std::vector<CellHighlight>& highlights = {});
+                                 const std::vector<CellHighlight>& highlights = {}, bool reveal = false);
 
 // Key of a figure: the snapshot it came from and every choice that changes it.
 std::string figure_key(uint64_t serial, const FigureOptions& options);

@@ -112,8 +112,9 @@ int PairsPanel::draw_table(const Encoding& e, bool of_s) {
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
       ImGui::PushID(row);
-      ImGui::Selectable(readable_piece(e.tokens[p.i].text).c_str(), hovered_ == order_[row],
-                        ImGuiSelectableFlags_SpanAllColumns);
+      if (ImGui::Selectable(readable_piece(e.tokens[p.i].text).c_str(), hovered_ == order_[row],
+                            ImGuiSelectableFlags_SpanAllColumns))
+        figure_.reveal_highlight = true;  // a click finds the pair's tokens in the text
       if (ImGui::IsItemHovered()) hovered = order_[row];
       ImGui::PopID();
       ImGui::TableNextColumn();

@@ -11,6 +11,7 @@ namespace attnscope::ui {
 class PairsPanel {
  public:
   PanelActions draw(const PanelContext& context);
+  void set_zoom(float zoom) { figure_.zoom = zoom; }
 
  private:
   // A table lists at most this many (2^18, 3 MB): a long text's head may have millions of pairs,
