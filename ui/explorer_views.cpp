@@ -81,6 +81,12 @@ void Explorer::draw_views(const PanelContext& c) {
     ImGui::EndTabItem();
   }
   if (select_tab_ > 0) --select_tab_;
+  // A long text's maps are held by the view showing them only (FigurePanel::release_tiles).
+  const View shown = settings_.view.view;
+  for (const auto& [view, panel] :
+       {std::pair{View::Head, &head_}, {View::Separators, &separators_}, {View::Layers, &layers_}})
+    if (view != shown) panel->release_tiles();
+  if (shown != View::Pairs) pairs_.release_tiles();
   audit_.check_tab_bar();
   ImGui::EndTabBar();
 }

@@ -38,6 +38,7 @@ class FigureCanvas {
   void set(Figure figure, std::vector<std::unique_ptr<TiledMap>> tiled = {});
   // A tiled map needs more frames: part of what is shown is not made yet.
   bool pending() const;
+  bool has_tiles() const { return !tiled_.empty(); }
   bool empty() const { return figure_.panels.empty(); }
   const Figure& figure() const { return figure_; }
   // What "Export..." writes: the figure, tiled maps' panels as their top levels (pooled cells, no

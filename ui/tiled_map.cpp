@@ -60,7 +60,7 @@ void TiledMap::drop_old_tiles() {
 }
 
 // The top level stretched over the whole plot, then the finer tiles over what the clip rectangle
-// shows. A frame makes bands until its budget is spent (at least one when none is there yet).
+// shows, those not made yet made until the frame's deadline (the coarser level shows meanwhile).
 void TiledMap::draw(const HeatmapRenderer& renderer, ImDrawList* list, ImVec2 p0, ImVec2 p1,
                     Clock::time_point deadline) {
   pending_ = !pyramid_.top_done();
@@ -73,7 +73,8 @@ void TiledMap::draw(const HeatmapRenderer& renderer, ImDrawList* list, ImVec2 p0
   }
   list->AddImage(texture_id(top_), p0, p1);
   const ImVec4 clip = list->_CmdHeader.ClipRect;
-  const double n = static_cast<double>(pyramid_.length()), px = (p1.x - p0.x) / n;  // pixels a token
+  if (clip.x >= p1.x || clip.z <= p0.x || clip.y >= p1.y || clip.w <= p0.y) return;  // out of sight
+  const double n = static_cast<double>(pyramid_.length()), px = (p1.x - p0.x) / n;   // pixels a token
   const int level = std::clamp(static_cast<int>(std::floor(std::log2(1.0 / px))), 0, pyramid_.top_level());
   if (level == pyramid_.top_level()) return;
   const double tile_tokens = static_cast<double>(MapPyramid::kTileCells << level), tile_px = tile_tokens * px;

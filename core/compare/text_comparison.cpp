@@ -120,11 +120,7 @@ TextComparison compare_texts(const ComparedRun& a, const ComparedRun& b, const C
 
 std::optional<double> jaccard_index(const PairMask& a, const PairMask& b) {
   if (a.tokens() != b.tokens()) throw Error("the Jaccard index needs two pair sets over the same tokens");
-  int64_t both = 0, either = 0;  // from the packed bits, 8 pairs at a time
-  for (size_t k = 0; k < a.bits().size(); ++k) {
-    both += std::popcount(static_cast<unsigned>(a.bits()[k] & b.bits()[k]));
-    either += std::popcount(static_cast<unsigned>(a.bits()[k] | b.bits()[k]));
-  }
+  const int64_t both = a.count_both(b), either = a.count() + b.count() - both;
   if (either == 0) return std::nullopt;
   return static_cast<double>(both) / static_cast<double>(either);
 }

@@ -143,6 +143,49 @@ TEST(PairMask, BitsFollowTheRowMajorUpperTriangle) {
   EXPECT_FALSE(m.test(1, 1));
 }
 
+// Held in chunks of 4,096 bits: a chunk with no pair or every pair is a tag alone, so a dense head
+// of a long text takes next to nothing, a mixed chunk its 512 bytes; the packed bits, the pairs
+// listed and the tests are those of the bits set, whatever the chunks; count_both counts the
+// pairs two masks share, chunk kind against chunk kind.
+TEST(PairMask, UniformChunksAreTagsAndEverythingElseIsTheBitsSet) {
+  const int n = 300;  // 44,850 bits: 11 chunks, the last one partial
+  std::vector<uint8_t> ones(n, 1), none(n, 0), some(n, 0);
+  for (int j = 0; j < n; j += 7) some[static_cast<size_t>(j)] = 1;
+  PairMask full(n), empty(n), mixed(n);
+  for (int i = 0; i < n; ++i) {
+    full.set_row(i, ones.data());
+    empty.set_row(i, none.data());
+    mixed.set_row(i, i < 100 ? ones.data() : some.data());
+  }
+  EXPECT_EQ(full.count(), PairMask::triangle(n));
+  EXPECT_LE(full.stored_bytes(), 11 * 5 + 512u);  // tags (the last chunk written may stay open)
+  EXPECT_LE(empty.stored_bytes(), 11 * 5 + 512u);
+  EXPECT_EQ(empty.count(), 0);
+  EXPECT_GT(mixed.stored_bytes(), 2 * 512u);
+  const std::vector<uint8_t> bits = mixed.bits();
+  ASSERT_EQ(bits.size(), static_cast<size_t>((PairMask::triangle(n) + 7) / 8));
+  const PairMask again(n, bits);  // from a file: the same pairs, the same chunks kept
+  EXPECT_EQ(again.count(), mixed.count());
+  EXPECT_EQ(again.bits(), bits);
+  int64_t listed = 0;
+  mixed.for_each([&](int i, int j) {
+    EXPECT_TRUE(i < 100 || (j - i - 1) % 7 == 0) << i << "," << j;  // flag m is j = i + 1 + m
+    EXPECT_TRUE(again.test(j, i));
+    ++listed;
+  });
+  EXPECT_EQ(listed, mixed.count());
+  EXPECT_TRUE(full.test(299, 0));
+  EXPECT_FALSE(empty.test(1, 2));
+  EXPECT_EQ(full.count_both(mixed), mixed.count());
+  EXPECT_EQ(mixed.count_both(mixed), mixed.count());
+  EXPECT_EQ(empty.count_both(full), 0);
+  EXPECT_THROW(mixed.count_both(PairMask(n - 1)), Error);
+  // Rows out of order are kept all the same (only not as small).
+  PairMask backwards(n);
+  for (int i = n - 1; i >= 0; --i) backwards.set_row(i, i < 100 ? ones.data() : some.data());
+  EXPECT_EQ(backwards.bits(), bits);
+}
+
 // Rows set from flags, at every alignment of a row's first bit (whole bytes are set eight flags
 // at a time, the ends one by one): each pair is set exactly when its flag was.
 TEST(PairMask, RowsSetFromFlagsHoldExactlyThoseFlags) {

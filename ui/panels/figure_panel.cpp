@@ -54,6 +54,12 @@ CanvasHover draw_zoomable_figure(FigureCanvas& canvas, float& zoom, const PanelC
   return hover;
 }
 
+void FigurePanel::release_tiles() {
+  if (!canvas_.has_tiles()) return;
+  canvas_.set({});
+  key_.clear();
+}
+
 void FigurePanel::rebuild(const PanelContext& c, const FigureOptions& options) {
   error_.clear();
   try {

@@ -25,6 +25,10 @@ class FigurePanel {
   PanelActions draw(const PanelContext& context, const std::function<void(ViewState&)>& controls = {},
                     const std::vector<CellHighlight>& highlights = {});
   const Figure& figure() const { return canvas_.figure(); }
+  // A long text's figure drawn from tiles is dropped (its tiles and their textures, some 10 MB a
+  // map, 22 maps in the Layers view): called while another view is shown; it is made again when
+  // this one is.
+  void release_tiles();
   float zoom = 1.0f;
   bool reveal_highlight = false;  // the next draw scrolls to the first highlighted token
   PyramidOptions tiles;           // a long text's tiled maps

@@ -12,6 +12,7 @@ class PairsPanel {
  public:
   PanelActions draw(const PanelContext& context);
   void set_zoom(float zoom) { figure_.zoom = zoom; }
+  void release_tiles() { figure_.release_tiles(); }
 
  private:
   // A table lists at most this many (2^18, 3 MB): a long text's head may have millions of pairs,
