@@ -39,9 +39,17 @@ void fill_ones(uint8_t* bytes, int64_t size) {
   if (size & 7) bytes[size >> 3] = static_cast<uint8_t>((1u << (size & 7)) - 1);
 }
 
+// Eight bytes at a time (a whole chunk is 64 words): byte by byte, settling each chunk showed in
+// the analysis's time.
 int64_t popcount(const uint8_t* bytes, int64_t size) {
-  int64_t count = 0;
-  for (int64_t b = 0; b < (size + 7) >> 3; ++b) count += std::popcount(bytes[b]);
+  const int64_t used = (size + 7) >> 3;
+  int64_t count = 0, b = 0;
+  for (; b + 8 <= used; b += 8) {
+    uint64_t word = 0;
+    std::memcpy(&word, bytes + b, 8);
+    count += std::popcount(word);
+  }
+  for (; b < used; ++b) count += std::popcount(bytes[b]);
   return count;
 }
 
