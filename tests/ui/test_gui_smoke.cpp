@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <memory>
 
 #include <nlohmann/json.hpp>
@@ -48,6 +49,16 @@ Box heatmap_box(const Image& img) {
       if (std::min(b.w(), b.h()) > std::min(best.w(), best.h())) best = b;
     }
   return best;
+}
+
+// The default corpus's texts in one file (more than 7,000 MiniLM tokens), for long texts.
+std::string corpus_text() {
+  std::string text;
+  for (const auto& entry : std::filesystem::directory_iterator(test::source_dir() / "assets" / "corpus")) {
+    std::ifstream in(entry.path());
+    text += std::string(std::istreambuf_iterator<char>(in), {}) + "\n";
+  }
+  return text;
 }
 
 double mean_difference(const Image& a, const Image& b, const Box& box) {
@@ -111,11 +122,8 @@ TEST_F(Gui, FocusingAnotherHeadChangesTheHeatmap) {
 // view renders, and the overview's thumbnails and the views of maps (head, separators, layers),
 // made again from the queries and keys as tiles, show the pixels they show with every map kept.
 TEST_F(Gui, ALongTextShowsWhatItsMapsShow) {
-  std::string text;
-  for (const auto& entry : std::filesystem::directory_iterator(test::source_dir() / "assets" / "corpus"))
-    text += slurp(entry.path()) + "\n";
   const std::string file = (dir_ / "long.txt").string();
-  std::ofstream(file) << text;
+  std::ofstream(file) << corpus_text();
   for (const char* view : {"grid", "head", "separators", "pairs", "stats", "layers", "lines"}) {
     const std::vector<std::string> args = {"--file", file,      "--max-len", "512",    "--view",
                                            view,     "--layer", "3",         "--head", "2"};
@@ -151,11 +159,8 @@ TEST_F(Gui, ALongTextShowsWhatItsMapsShow) {
 // tokens, the screen's cells about 9 pixels: level 0's tiles, made over a few frames): the same
 // cells as the whole map kept and zoomed as far; only the cells' edges may fall a pixel apart.
 TEST_F(Gui, ALongTextsMapZoomedInShowsItsCellsFromTiles) {
-  std::string text;
-  for (const auto& entry : std::filesystem::directory_iterator(test::source_dir() / "assets" / "corpus"))
-    text += slurp(entry.path()) + "\n";
   const std::string file = (dir_ / "long.txt").string();
-  std::ofstream(file) << text;
+  std::ofstream(file) << corpus_text();
   const std::vector<std::string> args = {"--file",  file, "--max-len", "512", "--view", "head",
                                          "--layer", "3",  "--head",    "2",   "--zoom", "8"};
   std::vector<std::string> tiled = args;
@@ -170,11 +175,8 @@ TEST_F(Gui, ALongTextsMapZoomedInShowsItsCellsFromTiles) {
 // sorted by i from the end, the first pair lies at the end of a text zoomed 3x, out of sight; the
 // click moves the figure, a click on the table's header alone does not.
 TEST_F(Gui, ClickingAPairFindsItsTokensInALongText) {
-  std::string text;
-  for (const auto& entry : std::filesystem::directory_iterator(test::source_dir() / "assets" / "corpus"))
-    text += slurp(entry.path()) + "\n";
   const std::string file = (dir_ / "long.txt").string();
-  std::ofstream(file) << text;
+  std::ofstream(file) << corpus_text();
   const std::vector<std::string> args = {"--file",  file, "--max-len", "512", "--maps-up-to", "100", "--view",  "pairs",
                                          "--layer", "4",  "--head",    "1",   "--zoom",       "3",   "--click", "544",
                                          "95"};  // the header of column i: from the end
