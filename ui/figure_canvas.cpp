@@ -77,7 +77,7 @@ class ImGuiPainter final : public Painter {
     const ImVec4 clip = list_->_CmdHeader.ClipRect;  // out of sight: a long text's lines run far below
     const ImVec2 a = at(x0, y0), b = at(x1, y1);
     if (std::max(a.y, b.y) < clip.y || std::min(a.y, b.y) > clip.w) return;
-    list_->AddLine(at(x0, y0), at(x1, y1), rgba(color, alpha), static_cast<float>(width));
+    list_->AddLine(a, b, rgba(color, alpha), static_cast<float>(width));
   }
 
   void heatmap(const HeatmapPanel& panel, size_t index, const Rect& r) override {

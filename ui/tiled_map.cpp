@@ -30,6 +30,14 @@ bool TiledMap::make_top(Clock::time_point deadline) {
   return true;
 }
 
+float TiledMap::value(int i, int j) {
+  if (hovered_ != std::pair{i, j}) {
+    hovered_ = {i, j};
+    hovered_value_ = pyramid_.value(i, j);
+  }
+  return hovered_value_;
+}
+
 const HeatmapImage* TiledMap::tile(const HeatmapRenderer& renderer, const TileKey& key, bool make) {
   if (auto it = tiles_.find(key); it != tiles_.end()) {
     it->second.used = ++clock_;

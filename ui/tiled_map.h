@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <tuple>
+#include <utility>
 
 #include "analysis_worker.h"
 #include "figures/map_pyramid.h"
@@ -39,7 +40,9 @@ class TiledMap {
   void draw(const HeatmapRenderer& renderer, ImDrawList* list, ImVec2 p0, ImVec2 p1, Clock::time_point deadline);
   // More frames are needed: the top level or a visible tile is not made yet.
   bool pending() const { return pending_; }
-  float value(int i, int j) { return pyramid_.value(i, j); }
+  // Cell (i, j) of the map itself; the last one asked is kept, as a hover asks it every frame
+  // (its row is made again where no band of level 0 holds it).
+  float value(int i, int j);
   const MapPyramid& pyramid() const { return pyramid_; }
 
  private:
@@ -58,6 +61,8 @@ class TiledMap {
   std::map<TileKey, Tile> tiles_;
   uint64_t clock_ = 0;
   bool pending_ = true;
+  std::pair<int, int> hovered_{-1, -1};
+  float hovered_value_ = 0;
 };
 
 }  // namespace attnscope::ui
