@@ -57,6 +57,14 @@ AnalyzedTextView analyzed_text_view(const Encoding& encoding, const TextCaptures
   return view;
 }
 
+AnalyzedTextView analyzed_text_view(const Encoding& encoding, const TextCaptures& captures,
+                                    const TextAnalysis& analysis, const AttentionScores* scores) {
+  AnalyzedTextView view{encoding, captures, analysis};
+  if (!view.keeps_maps() && scores && captures.queries.defined())
+    view.attention_rows = recomputed_attention_rows(*scores, captures);
+  return view;
+}
+
 namespace {
 
 // Refused in one line: what a long text cannot give (every map whole).

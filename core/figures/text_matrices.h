@@ -31,6 +31,10 @@ struct AnalyzedTextView {
 // had). Both must outlive the view, which is for one thread at a time (AttentionRows).
 AnalyzedTextView analyzed_text_view(const Encoding& encoding, const TextCaptures& captures,
                                     const TextAnalysis& analysis, const Transformer* model);
+// The same with the maps made again from how the model makes them (a result file's, without its
+// weights: results/opened_text_run.h).
+AnalyzedTextView analyzed_text_view(const Encoding& encoding, const TextCaptures& captures,
+                                    const TextAnalysis& analysis, const AttentionScores* scores);
 
 const char* matrix_title(MatrixKind kind);   // "attention A", "similarity S", ...
 const char* matrix_symbol(MatrixKind kind);  // "A_ij", "S_ij", ... (a colorbar's label)

@@ -20,5 +20,8 @@ using AttentionRows = std::function<at::Tensor(int64_t layer, int64_t head, RowS
 // result. It keeps the last head's (or layer's) queries and keys as the products read them, so walking a layer
 // block by block lays them out once; not to be shared between threads.
 AttentionRows recomputed_attention_rows(const Transformer& model, const TextCaptures& captures);
+// The same without the model's weights (a result file's: AttentionScores made from its
+// configuration), for every family but DeBERTa and MPNet, whose scores need weights.
+AttentionRows recomputed_attention_rows(const AttentionScores& scores, const TextCaptures& captures);
 
 }  // namespace attnscope

@@ -3,7 +3,7 @@
 //   2. products in slices with a check between them (in_slices, linear), RoBERTa's positions, rotary helpers
 //   3. a layer: embed, normalize, the projections (fused or apart), attend (the captures are taken
 //      here), finish and feed_forward
-//   4. masks: the local band, the causal and the padding masks; the checked batch and the captures'
+//   4. the padding mask (the others: attention_scores.h); the checked batch and the captures'
 //      buffers
 //   5. forward
 #include "model/transformer.h"
@@ -26,7 +26,10 @@
 namespace attnscope {
 
 Transformer::Transformer(ModelConfig config, TransformerWeights weights, ComputeDevice device)
-    : config_(config), weights_(std::move(weights)), device_(device) {
+    : config_(config),
+      weights_(std::move(weights)),
+      device_(device),
+      scores_(config_, device_, weights_.relative_bias) {
   ask_for_reproducible_products();  // before the first forward's first product
 }
 
@@ -233,7 +236,7 @@ at::Tensor Transformer::attend_in_blocks(const Projected& qkv, const LayerMask& 
   const auto& [q_t, k_t, v_t] = qkv;
   const int64_t n = q_t.size(2), H = config_.num_heads, d = config_.head_dim();
   const int64_t l = static_cast<int64_t>(keep.head_outputs.size());
-  const at::Tensor q_rows = scaled_query_rows(q_t);
+  const at::Tensor q_rows = scores_.scaled_query_rows(q_t);
   const at::Tensor values = v_t.transpose(1, 2);
   at::Tensor context = keep.all_head_outputs[l];
   const at::Tensor context_rows = context.view({B * H, n, d});
@@ -243,9 +246,9 @@ at::Tensor Transformer::attend_in_blocks(const Projected& qkv, const LayerMask& 
   for (const auto& [first, count] : row_blocks(n, mask.block_rows > 0 ? mask.block_rows : rows_per_block(B * H * n))) {
     if (first > 0) stop_if_stale(keep_going);
     const RowSpan rows{first, count};
-    const Masks masks = attention_masks(n, mask.padding, rows);
+    const AttentionScores::Masks masks = scores_.masks(n, mask.padding, rows);
     const at::Tensor attention =
-        at::_softmax(masked_scores(q_rows, k_t, mask.local ? masks.local : masks.global, B, rows), -1, false);
+        at::_softmax(scores_.masked_scores(q_rows, k_t, mask.local ? masks.local : masks.global, B, rows), -1, false);
     at::Tensor out = context_rows.narrow(1, rows.first, rows.count);
     out.copy_(at::bmm(attention.view({B * H, rows.count, n}), values));
     const at::Tensor summed = real.defined() ? attention * real.narrow(2, rows.first, rows.count) : attention;
@@ -263,7 +266,8 @@ at::Tensor Transformer::attend_explicitly(const LayerWeights& w, const Projected
                                           const at::Tensor& relative, BatchCaptures* keep, int64_t B) const {
   const auto& [q_t, k_t, v_t] = qkv;
   const int64_t n = q_t.size(2), H = config_.num_heads, d = config_.head_dim();
-  at::Tensor scores = masked_scores(scaled_query_rows(q_t), k_t, relative.defined() ? at::Tensor() : mask, B);
+  at::Tensor scores =
+      scores_.masked_scores(scores_.scaled_query_rows(q_t), k_t, relative.defined() ? at::Tensor() : mask, B);
   if (relative.defined()) {  // DeBERTa: its relative terms before the mask, in the order transformers adds them
     scores.add_(disentangled_scores(w, qkv, relative, B));
     if (mask.defined()) scores.add_(mask);
@@ -287,20 +291,6 @@ at::Tensor Transformer::attend_explicitly(const LayerWeights& w, const Projected
   return context;
 }
 
-at::Tensor Transformer::scaled_query_rows(const at::Tensor& q_t) const {
-  // Scaling q (a quarter of the scores' size at 128 tokens) instead of the scores saves a pass.
-  return (q_t * config_.scores_scale()).transpose(1, 2);
-}
-
-at::Tensor Transformer::masked_scores(const at::Tensor& q_rows, const at::Tensor& k_t, const at::Tensor& mask,
-                                      int64_t B, RowSpan rows) const {
-  const int64_t n = k_t.size(2), H = k_t.size(0) / B, count = rows.size(q_rows.size(1));
-  at::Tensor scores = at::bmm(q_rows.narrow(1, rows.first, count), k_t).view({B, H, count, n});
-  if (const double cap = config_.attention_softcap; cap > 0) scores.div_(cap).tanh_().mul_(cap);  // Gemma 2
-  if (mask.defined()) scores.add_(mask);
-  return scores;
-}
-
 at::Tensor Transformer::recompute_attention(const at::Tensor& queries, const at::Tensor& keys, int64_t layer,
                                             RowSpan rows) const {
   return recompute_attention(recompute_inputs(queries, keys, layer), rows);
@@ -310,26 +300,11 @@ Transformer::RecomputeInputs Transformer::recompute_inputs(const at::Tensor& que
                                                            int64_t layer) const {
   if (weights_.relative_embeddings.defined())
     throw Error("DeBERTa's attention maps cannot be recomputed from queries and keys alone");
-  if (!queries.defined() || !keys.defined())
-    throw Error("the attention maps are recomputed from the queries and keys the forward kept");
-  c10::InferenceMode guard;
-  const auto as_rows_t = [&](const at::Tensor& t) {  // [H, n, d] -> [H, d, n] as the forward had it
-    return t.to(device_.device, device_.dtype).transpose(1, 2).contiguous();
-  };
-  return {scaled_query_rows(as_rows_t(queries)), as_rows_t(keys), layer};
+  return scores_.recompute_inputs(queries, keys, layer);
 }
 
 at::Tensor Transformer::recompute_attention(const RecomputeInputs& inputs, RowSpan rows) const {
-  const int64_t n = inputs.keys_t.size(2);
-  c10::InferenceMode guard;
-  if (const int64_t count = rows.size(n); count < kFewestBlockRows && count < n) {  // see reproducible_products.h
-    const int64_t first = std::max<int64_t>(0, std::min(rows.first, n - kFewestBlockRows));
-    return recompute_attention(inputs, {first, std::min(kFewestBlockRows, n)}).narrow(1, rows.first - first, count);
-  }
-  const Masks masks = attention_masks(n, {}, rows);
-  const at::Tensor& mask = config_.is_local_layer(static_cast<size_t>(inputs.layer)) ? masks.local : masks.global;
-  const at::Tensor scores = masked_scores(inputs.query_rows, inputs.keys_t, mask, 1, rows);
-  return at::_softmax(scores, -1, false).squeeze(0);
+  return scores_.recompute(inputs, rows);
 }
 
 // Query i and key j of one head meet at row r = relative[i][j] of the relative embeddings: the
@@ -407,60 +382,6 @@ at::Tensor Transformer::feed_forward(const LayerWeights& w, const at::Tensor& x,
   return linear(inner, w.ffn_out_weight, w.ffn_out_bias, keep_going);
 }
 
-// Local (sliding-window) layers: a key farther than local_window positions from the query is masked
-// out, on top of the mask given (padding, or a decoder's causal mask) when there is one.
-// [B or 1, 1, rows, n] for the query rows asked. Made on the model's device: built on the CPU and
-// copied, the two masks of a Gemma 3 forward at 2,048 tokens cost more than its attention on a GPU.
-at::Tensor Transformer::band_mask(int64_t n, const at::Tensor& padding, RowSpan rows) const {
-  const auto [queries, keys] = row_and_key_positions(n, rows);
-  const at::Tensor outside = (keys - queries).abs() > config_.rotary.local_window;
-  at::Tensor band = at::zeros(outside.sizes(), at::TensorOptions().dtype(device_.dtype).device(device_.device))
-                        .masked_fill_(outside, lowest_value())
-                        .view({1, 1, outside.size(0), n});
-  return padding.defined() ? at::minimum(band, padding) : band;
-}
-
-// A decoder's: a key after the query is masked out, on top of the padding mask when there is one.
-// [B or 1, 1, rows, n], made on the model's device.
-at::Tensor Transformer::causal_mask(int64_t n, const at::Tensor& padding, RowSpan rows) const {
-  const auto [queries, keys] = row_and_key_positions(n, rows);
-  const at::Tensor after = keys > queries;
-  at::Tensor causal = at::zeros(after.sizes(), at::TensorOptions().dtype(device_.dtype).device(device_.device))
-                          .masked_fill_(after, lowest_value())
-                          .view({1, 1, after.size(0), n});
-  return padding.defined() ? at::minimum(causal, padding) : causal;
-}
-
-// [rows, 1] and [1, n]: the positions of the query rows asked and of every key, on the device.
-std::pair<at::Tensor, at::Tensor> Transformer::row_and_key_positions(int64_t n, RowSpan rows) const {
-  const auto options = at::TensorOptions().dtype(at::kLong).device(device_.device);
-  const int64_t count = rows.count < 0 ? n - rows.first : rows.count;
-  return {at::arange(rows.first, rows.first + count, options).unsqueeze(1), at::arange(n, options).unsqueeze(0)};
-}
-
-// Each mask is a function of its (query, key) position alone, so the rows of a block are the
-// same values as those rows of the whole mask.
-Transformer::Masks Transformer::attention_masks(int64_t n, const at::Tensor& padding, RowSpan rows) const {
-  Masks m;
-  m.global = config_.causal() ? causal_mask(n, padding, rows) : padding;
-  if (weights_.relative_bias.defined()) {  // MPNet: every layer's scores get the same bias, [1, H, rows, n]
-    const int64_t count = rows.count < 0 ? n - rows.first : rows.count;
-    const at::Tensor buckets = relative_position_buckets(n, config_.relative_buckets, config_.relative_max_distance)
-                                   .narrow(0, rows.first, count)
-                                   .to(device_.device);
-    const at::Tensor bias = at::embedding(weights_.relative_bias, buckets).permute({2, 0, 1}).unsqueeze(0);
-    m.global = m.global.defined() ? bias + m.global : bias.contiguous();
-  }
-  if (config_.has_local_layers()) m.local = band_mask(n, m.global, rows);
-  return m;
-}
-
-double Transformer::lowest_value() const {
-  return device_.dtype == at::kFloat  ? std::numeric_limits<float>::lowest()
-         : device_.dtype == at::kHalf ? -65504.0
-                                      : -3.38953139e38;
-}
-
 // The batch checked (no empty text, none longer than the positions, ids inside the vocabulary) and
 // laid out as [B, n] ids, pads taking id 0 (masked out by padding_mask).
 Transformer::Batch Transformer::checked_batch(const std::vector<std::vector<int64_t>>& ids) const {
@@ -495,7 +416,7 @@ at::Tensor Transformer::padding_mask(const Batch& batch) const {
   const int64_t B = batch.ids.size(0), n = batch.n;
   at::Tensor real = at::zeros({B, n}, at::kBool);
   for (int64_t b = 0; b < B; ++b) real[b].narrow(0, 0, batch.lengths[static_cast<size_t>(b)]).fill_(true);
-  return at::where(real, 0.0, lowest_value()).to(device_.device, device_.dtype).view({B, 1, 1, n});
+  return at::where(real, 0.0, scores_.lowest_value()).to(device_.device, device_.dtype).view({B, 1, 1, n});
 }
 
 // Every layer writes its maps (or their column sums) and head outputs (and the lenses' vectors)
@@ -535,7 +456,7 @@ BatchCaptures Transformer::forward(const std::vector<std::vector<int64_t>>& ids,
   c10::InferenceMode guard;
   const at::Tensor device_ids = batch.ids.to(device_.device);
   const at::Tensor padding = padding_mask(batch);
-  const Masks masks = in_blocks ? Masks{} : attention_masks(n, padding);
+  const AttentionScores::Masks masks = in_blocks ? AttentionScores::Masks{} : scores_.masks(n, padding);
   if (capture) allocate_captures(out, batch.ids.size(0), n, options);
   const at::Tensor positions =
       config_.position_offset > 0 ? offset_positions(ids, n, config_.pad_token_id).to(device_.device) : at::Tensor();

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "model/attention_scores.h"
 #include "model/transformer_weights.h"
 #include "model/captures.h"
 #include "model/config.h"
@@ -38,12 +39,6 @@ enum class KeptAttention {
   // maps themselves made in blocks of query rows and dropped); any map is then recomputed on
   // demand (recompute_attention), to the bit. What a long text keeps (model/capture_plan.h).
   QueriesAndKeys,
-};
-
-// Query rows [first, first + count) of an n x n map; count < 0: to the last row.
-struct RowSpan {
-  int64_t first = 0, count = -1;
-  int64_t size(int64_t n) const { return count < 0 ? n - first : count; }
 };
 
 // Handed each block of a layer's maps as a forward keeping queries and keys makes it, before it is
@@ -82,6 +77,8 @@ class Transformer {
   // A decoder's next-token scores' matrix [V, D] on the compute device; undefined for an encoder.
   const at::Tensor& output_weight() const { return weights_.output_weight; }
   const ComputeDevice& device() const { return device_; }
+  // How its layers make their maps from queries and keys (all of it but DeBERTa's relative terms).
+  const AttentionScores& attention_scores() const { return scores_; }
 
   // One text's attention maps of layer `layer` again, [H, rows, n] for the query rows asked, from
   // the queries and keys the forward used ([H, n, d] each: TextCaptures::queries[layer] and
@@ -91,13 +88,8 @@ class Transformer {
   // (its scores need more than queries and keys).
   at::Tensor recompute_attention(const at::Tensor& queries, const at::Tensor& keys, int64_t layer,
                                  RowSpan rows = {}) const;
-  // The same for many blocks of one layer's rows: the queries and keys moved to the device and laid
-  // out as the scores read them once (at 8,192 tokens that copy is 50 MB a layer, as much as a
-  // block of rows takes to compute), then each block from them.
-  struct RecomputeInputs {
-    at::Tensor query_rows, keys_t;  // [H, n, d] scaled, [H, d, n]
-    int64_t layer = 0;
-  };
+  // The same for many blocks of one layer's rows (AttentionScores::recompute_inputs).
+  using RecomputeInputs = AttentionScores::RecomputeInputs;
   RecomputeInputs recompute_inputs(const at::Tensor& queries, const at::Tensor& keys, int64_t layer) const;
   at::Tensor recompute_attention(const RecomputeInputs& inputs, RowSpan rows = {}) const;
 
@@ -114,16 +106,6 @@ class Transformer {
   // positions: per-token position ids (RoBERTa's offsets), or undefined for 0 .. n - 1.
   at::Tensor embed(const at::Tensor& ids, const at::Tensor& positions) const;
   RotaryTables rotary_tables(int64_t n, double theta) const;
-  at::Tensor band_mask(int64_t n, const at::Tensor& padding, RowSpan rows) const;
-  at::Tensor causal_mask(int64_t n, const at::Tensor& padding, RowSpan rows) const;
-  std::pair<at::Tensor, at::Tensor> row_and_key_positions(int64_t n, RowSpan rows) const;
-  // The additive masks of a forward over n positions, for the query rows asked: the global layers'
-  // (causal, padding, MPNet's relative bias; undefined when nothing is masked) and the local
-  // layers' (undefined without any).
-  struct Masks {
-    at::Tensor global, local;
-  };
-  Masks attention_masks(int64_t n, const at::Tensor& padding, RowSpan rows = {}) const;
   // A layer's mask as attend reads it: whole when the maps are made whole; otherwise made for each
   // block of query rows from the padding mask (a whole n x n mask is what a long text cannot hold).
   struct LayerMask {
@@ -133,19 +115,12 @@ class Transformer {
     int64_t block_rows = 0;
     const AttentionBlockSink* sink = nullptr;  // given: each block of maps goes there too
   };
-  // The queries scaled as the scores need them, as rows: [B * H, n, d] from q^T [B * H, d, n].
-  at::Tensor scaled_query_rows(const at::Tensor& q_t) const;
-  // q k^T (soft-capped where the family does) plus the mask, for the query rows asked:
-  // [B, H, rows, n] from scaled_query_rows and k^T [B * H, d, n]; `mask` made for those rows.
-  at::Tensor masked_scores(const at::Tensor& q_rows, const at::Tensor& k_t, const at::Tensor& mask, int64_t B,
-                           RowSpan rows = {}) const;
   at::Tensor normalize(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias) const;
   struct Projected {
     at::Tensor q_t, k_t, v_t;  // [B * H, d, n]
   };
   Projected project_fused(const LayerWeights& w, const at::Tensor& input, const KeepGoing& keep_going) const;
   Projected project_apart(const LayerWeights& w, const at::Tensor& input, const KeepGoing& keep_going) const;
-  double lowest_value() const;  // the additive mask's value for a key left out, in the compute dtype
   // A layer in two steps: self-attention to the head outputs (kept in `keep` when given; rotary
   // positions applied to queries and keys when given), then the output projection and feed-forward
   // block to the layer's output.
@@ -182,6 +157,7 @@ class Transformer {
   ModelConfig config_;
   TransformerWeights weights_;
   ComputeDevice device_;
+  AttentionScores scores_;  // after config_, device_ and weights_, which it is made from
   mutable std::once_flag output_products_made_;
   mutable std::vector<at::Tensor> output_products_;
 };

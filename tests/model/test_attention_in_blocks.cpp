@@ -2,7 +2,8 @@
 // what a long text keeps) makes each layer's attention in blocks of query rows: its head outputs,
 // hidden states, queries and keys equal the whole path's to the bit, its column sums equal the
 // maps' sums (to rounding: they are summed block by block), and the maps recomputed from what it
-// kept, block by block, equal the whole path's maps to the bit. In every family but DeBERTa, on
+// kept, block by block, equal the whole path's maps to the bit (also when made from the configuration
+// alone, without the weights). In every family but DeBERTa, on
 // texts alone and in a padded batch, and on the real MiniLM at 512 tokens. The blocks here are a
 // few rows high, the last one often shorter, so that every text crosses many of them.
 #include <ATen/ATen.h>
@@ -45,11 +46,22 @@ void expect_same_forward(const Transformer& model, const std::vector<std::vector
     const int64_t n = t.length;
     EXPECT_FALSE(t.attention.defined());
     EXPECT_TRUE(at::allclose(t.column_sums, maps.to(at::kFloat).sum(-2), 1e-5, 1e-6)) << "column sums of text " << b;
+    // Made again by the model, and without its weights from its configuration alone (what a result
+    // file's maps are made by), but where the scores need a weight (MPNet's bias by distance).
+    const AttentionScores from_config(model.config(), model.device());
+    const bool without_weights = model.config().relative_buckets == 0;
     for (int64_t l = 0; l < t.num_layers; ++l) {
-      std::vector<at::Tensor> parts;
-      for (int64_t first = 0; first < n; first += rows)
-        parts.push_back(model.recompute_attention(t.queries[l], t.keys[l], l, {first, std::min(rows, n - first)}));
-      expect_bitwise(at::cat(parts, 1), maps[l], "text " + std::to_string(b) + ", layer " + std::to_string(l));
+      std::vector<at::Tensor> parts, parts_without_weights;
+      const auto inputs = from_config.recompute_inputs(t.queries[l], t.keys[l], l);
+      for (int64_t first = 0; first < n; first += rows) {
+        const RowSpan span{first, std::min(rows, n - first)};
+        parts.push_back(model.recompute_attention(t.queries[l], t.keys[l], l, span));
+        if (without_weights) parts_without_weights.push_back(from_config.recompute(inputs, span));
+      }
+      const std::string where = "text " + std::to_string(b) + ", layer " + std::to_string(l);
+      expect_bitwise(at::cat(parts, 1), maps[l], where);
+      if (without_weights)
+        expect_bitwise(at::cat(parts_without_weights, 1), maps[l], where + ", from the configuration");
     }
   }
 }
@@ -86,36 +98,6 @@ INSTANTIATE_TEST_SUITE_P(Families, AttentionInBlocks,
                          });
 
 // Products shared among threads, blocks of the default height and of an odd one (MiniLM, 512 positions).
-// Products shared among threads, blocks of the default height and of an odd one (MiniLM, 512 positions).
-TEST(DebugBlocks, Pieces) {
-  c10::InferenceMode guard;
-  const auto model = Transformer::load(test::golden_dir() / "decoders/llama", test::test_device());
-  const std::vector<int64_t> ids = text_of(*model, 64, 11);
-  const BatchCaptures whole = model->forward({ids}, {.lenses = true});
-  const at::Tensor q = whole.all_queries[0][0], k = whole.all_keys[0][0];  // [H, n, d]
-  const int64_t n = q.size(1);
-  const at::Tensor q_t = q.transpose(1, 2).contiguous(), k_t = k.transpose(1, 2).contiguous();
-  const at::Tensor sq = (q_t * 0.35355339059327373).transpose(1, 2);
-  const at::Tensor full = at::bmm(sq, k_t);
-  const at::Tensor part = at::bmm(sq.narrow(1, 7, 7), k_t);
-  std::cout << "scores equal " << at::equal(full.narrow(1, 7, 7), part) << "\n";
-  const at::Tensor A = at::_softmax(full, -1, false);
-  const at::Tensor Ap = at::_softmax(full.narrow(1, 7, 7).contiguous(), -1, false);
-  std::cout << "softmax equal " << at::equal(A.narrow(1, 7, 7), Ap) << "\n";
-  const at::Tensor v = at::randn({4, 8, n}).transpose(1, 2);
-  const at::Tensor c = at::bmm(A, v), cp = at::bmm(A.narrow(1, 7, 7), v);
-  std::cout << "context equal " << at::equal(c.narrow(1, 7, 7), cp) << "\n";
-  const at::Tensor Am = whole.all_attention[0][0];
-  const at::Tensor mask = at::full({n, n}, std::numeric_limits<float>::lowest()).triu_(1);
-  const at::Tensor Af = at::_softmax(full + mask, -1, false);
-  std::cout << "maps vs softmax(full + mask) " << at::equal(Am, Af) << "\n";
-  const at::Tensor Ab = at::_softmax(part + mask.narrow(0, 7, 7), -1, false);
-  std::cout << "block vs full, masked " << at::equal(Af.narrow(1, 7, 7), Ab) << "\n";
-  const at::Tensor r = model->recompute_attention(q, k, 0);
-  const at::Tensor rb = model->recompute_attention(q, k, 0, {7, 7});
-  std::cout << "recompute vs maps " << at::equal(r, Am) << " recompute block " << at::equal(r.narrow(1, 7, 7), rb)
-            << " rb vs Ab " << at::equal(rb, Ab) << " r vs Af " << at::equal(r, Af) << "\n";
-}
 TEST(AttentionInBlocksOf, TheRealMiniLMAtItsFullLength) {
   const auto model = Transformer::load(test::minilm_dir(), test::test_device());
   std::vector<int64_t> ids{101};

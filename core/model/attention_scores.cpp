@@ -1,0 +1,112 @@
+#include "model/attention_scores.h"
+
+#include <ATen/ATen.h>
+#include <c10/core/InferenceMode.h>
+
+#include <algorithm>
+#include <limits>
+
+#include "base/error.h"
+#include "model/relative_position_bias.h"
+#include "model/reproducible_products.h"
+
+namespace attnscope {
+
+AttentionScores::AttentionScores(ModelConfig config, ComputeDevice device, at::Tensor relative_bias)
+    : config_(std::move(config)), device_(device), relative_bias_(std::move(relative_bias)) {}
+
+at::Tensor AttentionScores::scaled_query_rows(const at::Tensor& q_t) const {
+  // Scaling q (a quarter of the scores' size at 128 tokens) instead of the scores saves a pass.
+  return (q_t * config_.scores_scale()).transpose(1, 2);
+}
+
+at::Tensor AttentionScores::masked_scores(const at::Tensor& q_rows, const at::Tensor& k_t, const at::Tensor& mask,
+                                          int64_t B, RowSpan rows) const {
+  const int64_t n = k_t.size(2), H = k_t.size(0) / B, count = rows.size(q_rows.size(1));
+  at::Tensor scores = at::bmm(q_rows.narrow(1, rows.first, count), k_t).view({B, H, count, n});
+  if (const double cap = config_.attention_softcap; cap > 0) scores.div_(cap).tanh_().mul_(cap);  // Gemma 2
+  if (mask.defined()) scores.add_(mask);
+  return scores;
+}
+
+AttentionScores::RecomputeInputs AttentionScores::recompute_inputs(const at::Tensor& queries, const at::Tensor& keys,
+                                                                   int64_t layer) const {
+  if (!queries.defined() || !keys.defined())
+    throw Error("the attention maps are recomputed from the queries and keys the forward kept");
+  if (layer < 0 || layer >= config_.num_layers)
+    throw Error("layer " + std::to_string(layer) + " is not in a model of " + std::to_string(config_.num_layers) +
+                " layers");
+  c10::InferenceMode guard;
+  const auto as_rows_t = [&](const at::Tensor& t) {  // [H, n, d] -> [H, d, n] as the forward had it
+    return t.to(device_.device, device_.dtype).transpose(1, 2).contiguous();
+  };
+  return {scaled_query_rows(as_rows_t(queries)), as_rows_t(keys), layer};
+}
+
+at::Tensor AttentionScores::recompute(const RecomputeInputs& inputs, RowSpan rows) const {
+  const int64_t n = inputs.keys_t.size(2);
+  c10::InferenceMode guard;
+  if (const int64_t count = rows.size(n); count < kFewestBlockRows && count < n) {  // see reproducible_products.h
+    const int64_t first = std::max<int64_t>(0, std::min(rows.first, n - kFewestBlockRows));
+    return recompute(inputs, {first, std::min(kFewestBlockRows, n)}).narrow(1, rows.first - first, count);
+  }
+  const Masks m = masks(n, {}, rows);
+  const at::Tensor& mask = config_.is_local_layer(static_cast<size_t>(inputs.layer)) ? m.local : m.global;
+  const at::Tensor scores = masked_scores(inputs.query_rows, inputs.keys_t, mask, 1, rows);
+  return at::_softmax(scores, -1, false).squeeze(0);
+}
+
+// Local (sliding-window) layers: a key farther than local_window positions from the query is masked
+// out, on top of the mask given (padding, or a decoder's causal mask) when there is one.
+// [B or 1, 1, rows, n] for the query rows asked. Made on the model's device: built on the CPU and
+// copied, the two masks of a Gemma 3 forward at 2,048 tokens cost more than its attention on a GPU.
+at::Tensor AttentionScores::band_mask(int64_t n, const at::Tensor& padding, RowSpan rows) const {
+  const auto [queries, keys] = row_and_key_positions(n, rows);
+  const at::Tensor outside = (keys - queries).abs() > config_.rotary.local_window;
+  at::Tensor band = at::zeros(outside.sizes(), at::TensorOptions().dtype(device_.dtype).device(device_.device))
+                        .masked_fill_(outside, lowest_value())
+                        .view({1, 1, outside.size(0), n});
+  return padding.defined() ? at::minimum(band, padding) : band;
+}
+
+// A decoder's: a key after the query is masked out, on top of the padding mask when there is one.
+// [B or 1, 1, rows, n], made on the model's device.
+at::Tensor AttentionScores::causal_mask(int64_t n, const at::Tensor& padding, RowSpan rows) const {
+  const auto [queries, keys] = row_and_key_positions(n, rows);
+  const at::Tensor after = keys > queries;
+  at::Tensor causal = at::zeros(after.sizes(), at::TensorOptions().dtype(device_.dtype).device(device_.device))
+                          .masked_fill_(after, lowest_value())
+                          .view({1, 1, after.size(0), n});
+  return padding.defined() ? at::minimum(causal, padding) : causal;
+}
+
+// [rows, 1] and [1, n]: the positions of the query rows asked and of every key, on the device.
+std::pair<at::Tensor, at::Tensor> AttentionScores::row_and_key_positions(int64_t n, RowSpan rows) const {
+  const auto options = at::TensorOptions().dtype(at::kLong).device(device_.device);
+  const int64_t count = rows.size(n);
+  return {at::arange(rows.first, rows.first + count, options).unsqueeze(1), at::arange(n, options).unsqueeze(0)};
+}
+
+// Each mask is a function of its (query, key) position alone, so the rows of a block are the
+// same values as those rows of the whole mask.
+AttentionScores::Masks AttentionScores::masks(int64_t n, const at::Tensor& padding, RowSpan rows) const {
+  Masks m;
+  m.global = config_.causal() ? causal_mask(n, padding, rows) : padding;
+  if (relative_bias_.defined()) {  // MPNet: every layer's scores get the same bias, [1, H, rows, n]
+    const at::Tensor buckets = relative_position_buckets(n, config_.relative_buckets, config_.relative_max_distance)
+                                   .narrow(0, rows.first, rows.size(n))
+                                   .to(device_.device);
+    const at::Tensor bias = at::embedding(relative_bias_, buckets).permute({2, 0, 1}).unsqueeze(0);
+    m.global = m.global.defined() ? bias + m.global : bias.contiguous();
+  }
+  if (config_.has_local_layers()) m.local = band_mask(n, m.global, rows);
+  return m;
+}
+
+double AttentionScores::lowest_value() const {
+  return device_.dtype == at::kFloat  ? std::numeric_limits<float>::lowest()
+         : device_.dtype == at::kHalf ? -65504.0
+                                      : -3.38953139e38;
+}
+
+}  // namespace attnscope

@@ -1,0 +1,61 @@
+#pragma once
+// How a model turns one layer's queries and keys into its attention maps: the scale, Gemma 2's
+// soft-capping, and the additive masks (a decoder's causal mask, the local layers' band, padding,
+// MPNet's relative position bias). The forward makes its maps with it and a long text's maps are
+// made again with it, by the model or from a result file without the model's weights (everything
+// but MPNet's bias is in the configuration), so all of them are the same maps to the bit.
+#include <ATen/core/Tensor.h>
+
+#include <utility>
+
+#include "model/config.h"
+#include "model/device.h"
+#include "model/row_span.h"
+
+namespace attnscope {
+
+class AttentionScores {
+ public:
+  // relative_bias: MPNet's [buckets, H] bias by distance, or undefined.
+  AttentionScores(ModelConfig config, ComputeDevice device, at::Tensor relative_bias = {});
+
+  // The additive masks of a forward over n positions, for the query rows asked: the global layers'
+  // (causal, padding, MPNet's relative bias; undefined when nothing is masked) and the local
+  // layers' (undefined without any). `padding`: [B, 1, 1, n] or undefined.
+  struct Masks {
+    at::Tensor global, local;
+  };
+  Masks masks(int64_t n, const at::Tensor& padding, RowSpan rows = {}) const;
+  // The queries scaled as the scores need them, as rows: [B * H, n, d] from q^T [B * H, d, n].
+  at::Tensor scaled_query_rows(const at::Tensor& q_t) const;
+  // q k^T (soft-capped where the family does) plus the mask, for the query rows asked:
+  // [B, H, rows, n] from scaled_query_rows and k^T [B * H, d, n]; `mask` made for those rows.
+  at::Tensor masked_scores(const at::Tensor& q_rows, const at::Tensor& k_t, const at::Tensor& mask, int64_t B,
+                           RowSpan rows = {}) const;
+  double lowest_value() const;  // the additive mask's value for a key left out, in the compute dtype
+
+  // One text's maps of one layer again from the queries and keys its forward used ([H, n, d] each,
+  // as TextCaptures keeps them): laid out once as the scores read them (at 8,192 tokens that copy
+  // is 50 MB a layer, as much as a block of rows takes to compute), then any block of query rows
+  // from them, [H, rows, n].
+  struct RecomputeInputs {
+    at::Tensor query_rows, keys_t;  // [H, n, d] scaled, [H, d, n]
+    int64_t layer = 0;
+  };
+  RecomputeInputs recompute_inputs(const at::Tensor& queries, const at::Tensor& keys, int64_t layer) const;
+  at::Tensor recompute(const RecomputeInputs& inputs, RowSpan rows = {}) const;
+
+  const ModelConfig& config() const { return config_; }
+  const ComputeDevice& device() const { return device_; }
+
+ private:
+  at::Tensor band_mask(int64_t n, const at::Tensor& padding, RowSpan rows) const;
+  at::Tensor causal_mask(int64_t n, const at::Tensor& padding, RowSpan rows) const;
+  std::pair<at::Tensor, at::Tensor> row_and_key_positions(int64_t n, RowSpan rows) const;
+
+  ModelConfig config_;
+  ComputeDevice device_;
+  at::Tensor relative_bias_;
+};
+
+}  // namespace attnscope
