@@ -1,5 +1,7 @@
 #include "results/analysis_json.h"
 
+#include "base/json_fields.h"
+
 namespace attnscope {
 namespace {
 
@@ -32,6 +34,45 @@ nlohmann::json settings_to_json(const AnalysisSettings& s) {
           {"segment_map",
            {{"layer", s.segment_map.layer},
             {"head", s.segment_map.head < 0 ? nlohmann::json("sum") : nlohmann::json(s.segment_map.head)}}}};
+}
+
+namespace {
+
+// One of `names` (their index), or the fallback when the field is absent; any other value refused.
+int named_choice(const nlohmann::json& j, const char* key, std::initializer_list<const char*> names, int fallback,
+                 const std::string& where) {
+  if (json_member(j, key).is_null()) return fallback;
+  const auto value = json_typed<std::string>(j, key, where);
+  int k = 0;
+  for (const char* name : names) {
+    if (value == name) return k;
+    ++k;
+  }
+  throw Error(where + ": \"" + key + "\" cannot be \"" + value + "\"");
+}
+
+}  // namespace
+
+// Fields added after the first files were written (text-only separators, lenses, words) take
+// their defaults when absent.
+AnalysisSettings settings_from_json(const nlohmann::json& j, const std::string& where) {
+  AnalysisSettings s;
+  s.tau = json_typed<double>(j, "tau", where);
+  s.tau_sep = json_typed<double>(j, "tau_sep", where);
+  s.include_special = json_typed<bool>(j, "include_special", where);
+  s.separators_text_only = json_optional<bool>(j, "separators_text_only", false, where);
+  s.separators_from =
+      static_cast<SeparatorInput>(named_choice(j, "separators_from", {"attention", "norm", "rollout"}, 0, where));
+  s.pairs_from = static_cast<PairInput>(
+      named_choice(j, "pairs_from", {"similarity", "cosine", "attention", "norm", "rollout"}, 0, where));
+  s.words = named_choice(j, "units", {"pieces", "words"}, 0, where) == 1;
+  s.sentences = named_choice(j, "sentences", {"punct", "segments"}, -1, where) == 1 ? SentenceMode::Segments
+                                                                                    : SentenceMode::Punctuation;
+  const auto& map = json_field(j, "segment_map", where);
+  s.segment_map.layer = json_typed<int>(map, "layer", where + ": segment_map");
+  s.segment_map.head =
+      json_member(map, "head").is_string() ? -1 : json_typed<int>(map, "head", where + ": segment_map");
+  return s;
 }
 
 nlohmann::json head_stats_to_json(const HeadStats& s) {

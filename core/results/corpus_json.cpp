@@ -16,23 +16,6 @@ namespace {
 
 constexpr const char* kFormat = "attnscope.corpus";
 
-AnalysisSettings settings_from_json(const nlohmann::json& j, const std::string& where) {
-  AnalysisSettings s;
-  try {
-    s.tau = j.at("tau").get<double>();
-    s.tau_sep = j.at("tau_sep").get<double>();
-    s.include_special = j.at("include_special").get<bool>();
-    s.sentences =
-        j.at("sentences").get<std::string>() == "segments" ? SentenceMode::Segments : SentenceMode::Punctuation;
-    s.segment_map.layer = json_integer<int>(j.at("segment_map").at("layer"), where + ": segment_map.layer");
-    const auto& head = j.at("segment_map").at("head");
-    s.segment_map.head = head.is_string() ? -1 : json_integer<int>(head, where + ": segment_map.head");
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(where + ": the analysis settings are incomplete (" + e.what() + ")");
-  }
-  return s;
-}
-
 // Accumulators added after version 2 was first written: files without them still open, and the
 // findings that need them say so.
 bool is_kept_since_classes(const std::string& name) { return name == "separator_classes" || name == "token_classes"; }

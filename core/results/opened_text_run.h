@@ -1,0 +1,32 @@
+#pragma once
+// A result file opened for its views without the model (README, "Long texts"): its tokens and
+// captures as written, its analysis made again from the captures with the settings it was written
+// with (analyze_text is deterministic: the same analysis, pairs and statistics as the run that
+// wrote it), its head roles as written and, for a long text, how the model turns its queries and
+// keys into maps (AttentionScores from the configuration in the file), so that every map is made
+// again as the model would make it.
+#include <filesystem>
+#include <memory>
+#include <optional>
+
+#include "analysis/head_roles.h"
+#include "analysis/text_analysis.h"
+#include "model/attention_scores.h"
+#include "results/text_run_file.h"
+
+namespace attnscope {
+
+struct OpenedTextRun {
+  TextRunFile file;       // as read (its captures on the host)
+  TextAnalysis analysis;  // made again from file.run.captures
+  std::optional<HeadRoleScores> roles;
+  // Set when the file keeps queries and keys instead of maps; CPU, float32.
+  std::shared_ptr<const AttentionScores> scores;
+};
+
+// Throws attnscope::Error in one line for a file that cannot be read or cannot be shown without
+// its model: no head outputs (captures "attention" or "none"), an analysis on words, MPNet's maps
+// (their bias by distance is a weight). `keep_going` is asked between the analysis's stages.
+OpenedTextRun open_text_run(const std::filesystem::path& path, const KeepAnalysing& keep_going = {});
+
+}  // namespace attnscope
