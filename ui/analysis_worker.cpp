@@ -8,11 +8,13 @@
 #include "figures/overview_thumbnails.h"
 #include "figures/text_figures.h"
 #include "pipeline/text_head_roles.h"
+#include "results/analysis_json.h"
 #include "tokenizer/piece_text.h"
 
 namespace attnscope::ui {
 
 AnalyzedTextView AnalysisSnapshot::view() const {
+  if (!checkpoint && scores) return analyzed_text_view(encoding, captures, analysis, scores.get());
   return analyzed_text_view(encoding, captures, analysis, checkpoint ? &checkpoint->model() : nullptr);
 }
 
@@ -24,6 +26,11 @@ AnalysisWorker::AnalysisWorker(std::string model, std::string device, std::strin
 AnalysisWorker::AnalysisWorker(std::shared_ptr<const Checkpoint> loaded, std::string model,
                                std::function<void()> notify)
     : notify_(std::move(notify)), thread_(&AnalysisWorker::run, this, std::move(model), "", "", std::move(loaded)) {}
+
+AnalysisWorker::AnalysisWorker(OpenResult result, std::function<void()> notify) : notify_(std::move(notify)) {
+  status_.reads_result = true;
+  thread_ = std::thread(&AnalysisWorker::run_result, this, std::move(result.path));
+}
 
 AnalysisWorker::~AnalysisWorker() {
   stop_flag_ = true;  // a run under way stops at its next layer
@@ -100,6 +107,35 @@ void AnalysisWorker::run(std::string model, std::string device, std::string prec
   } catch (const std::exception& e) {
     status.error = e.what();
   }
+  serve(std::move(status));
+}
+
+// The file is read and its analysis made again here, off the UI thread (minutes for a long text);
+// the status then carries its text and settings for the window to take (ModelStatus::result).
+void AnalysisWorker::run_result(std::string path) {
+  ModelStatus status;
+  status.reads_result = true;
+  try {
+    auto opened = std::make_shared<OpenedTextRun>(open_text_run(path, [this] { return !stop_flag_.load(); }));
+    const TextCaptures& c = opened->file.run.captures;
+    status.loaded = true;
+    status.name = std::filesystem::path(path).filename().string();
+    status.device = "a result file, without its model";
+    status.layers = static_cast<int>(c.num_layers);
+    status.heads = static_cast<int>(c.num_heads);
+    status.result = ResultShown{opened->file.text, opened->analysis.settings, opened->file.max_length};
+    first_analysis_ = std::move(opened->analysis);  // the first answer's (TextAnalysis is large: never two copies)
+    std::lock_guard lock(mutex_);
+    opened_ = std::move(opened);
+  } catch (const Cancelled&) {
+    return;  // the worker is being destroyed
+  } catch (const std::exception& e) {
+    status.error = e.what();
+  }
+  serve(std::move(status));
+}
+
+void AnalysisWorker::serve(ModelStatus status) {
   {
     std::lock_guard lock(mutex_);
     status.notice = status_.notice;  // the CPU took over while loading
@@ -145,6 +181,11 @@ void colour_grid(AnalysisSnapshot& snapshot, const FigureOptions& options, const
 void AnalysisWorker::add_head_roles(AnalysisSnapshot& s) {
   if (s.analysis.settings.words) {
     s.roles_note = "Head roles are read on word pieces: turn off \"words, not word pieces\" to see them.";
+    return;
+  }
+  if (opened_) {  // a result file's, as written
+    s.roles = opened_->roles;
+    if (!s.roles) s.roles_note = "This result file holds no head roles (analyze writes them on word pieces).";
     return;
   }
   const auto checkpoint = pipeline_->checkpoint();
@@ -197,6 +238,61 @@ AttentionBlockSink AnalysisWorker::block_sink(const AnalysisRequest& request, ui
   };
 }
 
+// The pipeline's run of the request's text: the forward (its blocks pooled into the overview when
+// it is shown, `pooler`) and the analysis.
+void AnalysisWorker::run_model(const AnalysisRequest& request, uint64_t serial, AnalysisSnapshot& s,
+                               std::optional<OverviewPooler>& pooler) {
+  TextPipelineOptions options;
+  options.max_length = request.max_length;
+  options.settings = request.settings;
+  options.lens_captures = request.lenses;
+  options.next_tokens = request.next_tokens;
+  options.keep_going = [this, serial] { return !stale(serial); };
+  options.long_texts = request.long_texts;
+  options.attention_blocks = block_sink(request, serial, pooler);
+  TextPipelineResult r = pipeline_->run(request.text, options, &encoder_);
+  const Tokenizer& tokenizer = pipeline_->checkpoint()->tokenizer();
+  for (const NextToken& t : r.next) {
+    const std::string piece = tokenizer.piece(t.id);
+    s.next.push_back({readable_piece(piece), written_piece(piece), t.probability});
+  }
+  s.checkpoint = pipeline_->checkpoint();
+  s.encoding = std::move(r.encoding);
+  s.captures = std::move(r.captures);
+  s.analysis = std::move(r.analysis);
+  s.forward_seconds = r.forward_seconds;
+  s.analysis_seconds = r.analysis_seconds;
+}
+
+// A result file's text, as read, its analysis made again only when the settings asked are not
+// those last shown (the first answer takes the analysis made on opening, later ones copy the last
+// shown). Its text cannot change: an edit has no model to run it.
+void AnalysisWorker::take_result(const AnalysisRequest& request, uint64_t serial, AnalysisSnapshot& s) {
+  const OpenedTextRun& o = *opened_;
+  if (request.text != o.file.text)
+    throw Error(
+        "this text comes from a result file, without its model: an edit needs a model to analyse it (choose "
+        "one with Model...)");
+  if (request.settings.words)
+    throw Error("words, not word pieces, need the model's tokenizer, which a result file does not hold");
+  s.encoding = o.file.run.encoding;
+  s.captures = o.file.run.captures;
+  s.scores = o.scores;
+  const auto start = std::chrono::steady_clock::now();
+  const auto asked = settings_to_json(request.settings);
+  const auto shown = latest_good();
+  if (first_analysis_ && settings_to_json(first_analysis_->settings) == asked) {
+    s.analysis = std::move(*first_analysis_);
+    first_analysis_.reset();
+  } else if (shown && settings_to_json(shown->analysis.settings) == asked) {
+    s.analysis = shown->analysis;
+  } else {
+    s.analysis = analyze_text(s.encoding, s.captures, request.settings,
+                              {.keep_going = [this, serial] { return !stale(serial); }});
+  }
+  s.analysis_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 void AnalysisWorker::answer(const AnalysisRequest& request, uint64_t serial,
                             std::chrono::steady_clock::time_point asked) {
   auto snapshot = std::make_shared<AnalysisSnapshot>();
@@ -208,27 +304,11 @@ void AnalysisWorker::answer(const AnalysisRequest& request, uint64_t serial,
   };
   snapshot->waited_seconds = std::chrono::duration<double>(start - asked).count();
   try {
-    TextPipelineOptions options;
-    options.max_length = request.max_length;
-    options.settings = request.settings;
-    options.lens_captures = request.lenses;
-    options.next_tokens = request.next_tokens;
-    options.keep_going = [this, serial] { return !stale(serial); };
-    options.long_texts = request.long_texts;
     std::optional<OverviewPooler> pooler;
-    options.attention_blocks = block_sink(request, serial, pooler);
-    TextPipelineResult r = pipeline_->run(request.text, options, &encoder_);
-    const Tokenizer& tokenizer = pipeline_->checkpoint()->tokenizer();
-    for (const NextToken& t : r.next) {
-      const std::string piece = tokenizer.piece(t.id);
-      snapshot->next.push_back({readable_piece(piece), written_piece(piece), t.probability});
-    }
-    snapshot->checkpoint = pipeline_->checkpoint();
-    snapshot->encoding = std::move(r.encoding);
-    snapshot->captures = std::move(r.captures);
-    snapshot->analysis = std::move(r.analysis);
-    snapshot->forward_seconds = r.forward_seconds;
-    snapshot->analysis_seconds = r.analysis_seconds;
+    if (opened_)
+      take_result(request, serial, *snapshot);
+    else
+      run_model(request, serial, *snapshot, pooler);
     if (request.head_roles) add_head_roles(*snapshot);
     if (request.grid) {
       const auto grid_start = std::chrono::steady_clock::now();

@@ -26,6 +26,7 @@
 #include "model/device.h"
 #include "analysis/head_roles.h"
 #include "pipeline/text_pipeline.h"
+#include "results/opened_text_run.h"
 
 namespace attnscope::ui {
 
@@ -59,6 +60,7 @@ struct AnalysisSnapshot {
   TextCaptures captures;                             // on the host; a long text's without maps (model/capture_plan.h)
   TextAnalysis analysis;                             // on the host
   std::shared_ptr<const Checkpoint> checkpoint;      // the model that ran it: a long text's maps are made again by it
+  std::shared_ptr<const AttentionScores> scores;     // without a model (a result file's): what makes them again
   std::vector<NextPiece> next;                       // a decoder's, most likely first
   std::optional<HeadRoleScores> roles;               // when asked for (on word pieces only)
   std::string roles_note;                            // why there are none, or why induction is missing
@@ -95,12 +97,21 @@ uint64_t serial_of(const std::shared_ptr<const Snapshot>& s) {
   return s ? s->serial : 0;
 }
 
+// A result file opened instead of a model: what the window takes from it once it is read.
+struct ResultShown {
+  std::string text;
+  AnalysisSettings settings;
+  size_t max_length = 0;
+};
+
 struct ModelStatus {
-  bool loaded = false;
-  std::string error;   // the model could not be loaded
-  std::string name;    // folder name
-  std::string device;  // e.g. "cpu float32"
-  std::string notice;  // e.g. the GPU ran out of memory and the CPU took over
+  bool loaded = false;                // the model, or the result file, is ready
+  bool reads_result = false;          // the worker shows a result file (from the start, while it is read)
+  std::optional<ResultShown> result;  // once read: the result file's (ModelStatus::name is the file's)
+  std::string error;                  // the model could not be loaded
+  std::string name;                   // folder name
+  std::string device;                 // e.g. "cpu float32"
+  std::string notice;                 // e.g. the GPU ran out of memory and the CPU took over
   int layers = 0, heads = 0;
 };
 
@@ -109,6 +120,13 @@ class AnalysisWorker {
   AnalysisWorker(std::string model, std::string device, std::string precision, std::function<void()> notify = {});
   // A second worker on a model another worker has loaded (compare mode, two texts): no second copy.
   AnalysisWorker(std::shared_ptr<const Checkpoint> loaded, std::string model, std::function<void()> notify = {});
+  // Shows a result file of `attnscope-cli analyze` without its model (results/opened_text_run.h):
+  // requests of its text are answered from the file (its analysis made again when other settings
+  // are asked); an edit is answered with an error, the file's analysis staying shown.
+  struct OpenResult {
+    std::string path;
+  };
+  explicit AnalysisWorker(OpenResult result, std::function<void()> notify = {});
   ~AnalysisWorker();
   AnalysisWorker(const AnalysisWorker&) = delete;
   AnalysisWorker& operator=(const AnalysisWorker&) = delete;
@@ -130,7 +148,12 @@ class AnalysisWorker {
 
  private:
   void run(std::string model, std::string device, std::string precision, std::shared_ptr<const Checkpoint> loaded);
+  void run_result(std::string path);
+  void serve(ModelStatus status);  // publishes the status, then answers requests until stopped
   void answer(const AnalysisRequest& request, uint64_t serial, std::chrono::steady_clock::time_point asked);
+  void run_model(const AnalysisRequest& request, uint64_t serial, AnalysisSnapshot& s,
+                 std::optional<OverviewPooler>& pooler);
+  void take_result(const AnalysisRequest& request, uint64_t serial, AnalysisSnapshot& s);
   void add_head_roles(AnalysisSnapshot& snapshot);
   // What the forward hands its blocks of maps to: the overview's pooler, when the overview is
   // shown (its thumbnails then ready with the forward), and the progress, each layer as it ends.
@@ -152,9 +175,11 @@ class AnalysisWorker {
   std::condition_variable started_cv_;
   std::function<void()> notify_;
   std::shared_ptr<const AnalysisSnapshot> latest_, latest_good_;
-  RunProgress progress_;                    // guarded by mutex_
-  std::unique_ptr<TextPipeline> pipeline_;  // set once, under mutex_, when the model is loaded
-  IncrementalEncoder encoder_;              // the worker thread's own: the pieces of the last text, for the next edit
+  RunProgress progress_;                         // guarded by mutex_
+  std::unique_ptr<TextPipeline> pipeline_;       // set once, under mutex_, when the model is loaded
+  std::shared_ptr<const OpenedTextRun> opened_;  // instead, a result file's, set once when it is read
+  std::optional<TextAnalysis> first_analysis_;   // its analysis until the first answer takes it (worker thread)
+  IncrementalEncoder encoder_;  // the worker thread's own: the pieces of the last text, for the next edit
   // Induction scores come from a probe that does not depend on the text: run once per checkpoint
   // (the worker thread's own, like encoder_).
   std::shared_ptr<const Checkpoint> induction_of_;  // held: a new checkpoint never looks like the old

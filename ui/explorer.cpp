@@ -89,7 +89,7 @@ Explorer::Explorer(const ExplorerOptions& o, Settings settings, std::string warn
       text_panel_(o.examples_dir) {
   bool first_run = false;
   settings_.model = pick_model(o, settings_, first_run);
-  if (first_run)
+  if (first_run && o.result.empty())  // a result file is shown without a model: no model to offer yet
     picker_.offer_first_run();
   else
     remember_model(settings_.model);
@@ -105,17 +105,20 @@ Explorer::Explorer(const ExplorerOptions& o, Settings settings, std::string warn
   head_.tiles = o.long_maps;
   if (o.bench_frames > 0 || o.bench_typing > 0) glfwSwapInterval(0);  // time the frames, not the display
   if (o.partial_frames) back_buffer_kept_ = back_buffer_kept_after_swap(window_.get(), window_background());
-  worker_ = make_worker(settings_.model);
+  // A result file is read by its own worker; its text and settings are taken once it is read (take_result).
+  worker_ = o.result.empty()
+                ? make_worker(settings_.model)
+                : std::make_unique<AnalysisWorker>(AnalysisWorker::OpenResult{o.result}, [] { glfwPostEmptyEvent(); });
   ImGui::GetIO().ConfigInputTextCursorBlink = false;  // a blinking cursor would keep an idle window drawing
   if (script_.active()) ImGui::GetIO().ConfigFlags |= ImGuiConfigFlags_NoMouse;  // no stray tooltips in screenshots
   if (o.text)
     text_panel_.set_text(*o.text);
-  else if (!text_panel_.load_file(o.examples_dir + "/lighthouse.txt"))
+  else if (o.result.empty() && !text_panel_.load_file(o.examples_dir + "/lighthouse.txt"))
     text_panel_.set_text("The lighthouse keeper wrote a letter. She sent it.");
   if (!o.corpus_result.empty()) corpus_.open(o.corpus_result);
   if (!o.corpus_result_b.empty()) corpus_.open_b(o.corpus_result_b);
   if (!o.download.empty()) picker_.download(o.download);
-  submit();
+  if (o.result.empty()) submit();
   compare_.show(o.compare_shown);
   if (!o.compare_model.empty()) start_compare({true, o.compare_model, ""});
   if (!o.compare_text.empty()) start_compare({false, "", o.compare_text});
@@ -134,6 +137,15 @@ bool Explorer::needs_lenses() const {
 
 // The roles are worked out only while the overview shows the role grid.
 bool Explorer::needs_roles() const { return settings_.view.view == View::Grid && settings_.view.head_roles; }
+
+// A result file's text goes to the editor and its settings to the analysis, so that what is shown
+// is the file's analysis; an edit or another model then runs as usual (Model... opens one).
+void Explorer::take_result(const ResultShown& result) {
+  text_panel_.set_text(result.text);
+  text_panel_.set_message("shown from " + options_.result + "; an edit needs a model (Model...)");
+  settings_.analysis = result.settings;
+  submit();
+}
 
 void Explorer::submit() {
   worker_->supersede();
@@ -283,9 +295,14 @@ void Explorer::draw_frame() {
   if (const ModelStatus m = worker_->model_status(); m.loaded) {
     settings_.view = clamped(settings_.view, m.layers, m.heads);
     if (announced_ != worker_.get()) {  // once per model: what is in use, for the terminal too
-      std::fprintf(stderr, "attnscope: opened %s (%d layers x %d heads on %s)\n", m.name.c_str(), m.layers, m.heads,
-                   m.device.c_str());
+      if (m.result)
+        std::fprintf(stderr, "attnscope: opened the result file %s (%d layers x %d heads, without its model)\n",
+                     m.name.c_str(), m.layers, m.heads);
+      else
+        std::fprintf(stderr, "attnscope: opened %s (%d layers x %d heads on %s)\n", m.name.c_str(), m.layers, m.heads,
+                     m.device.c_str());
       announced_ = worker_.get();
+      if (m.result) take_result(*m.result);
     }
   }
   feed_comparison();

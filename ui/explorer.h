@@ -32,6 +32,7 @@ struct ExplorerOptions {
   // shown, given to ImGui as a press and a release (what a user's shortcut does); the editor's text
   // is printed at the end ({"text": ...} on standard output).
   std::string keys;
+  std::string result;  // show this result file of `attnscope-cli analyze` without its model (model: for Model...)
   std::string corpus_result;                // open this saved corpus run
   std::string corpus_result_b;              // ... and compare it with this one
   std::string compare_model, compare_text;  // compare mode: B is this model on A's text, or A's model on this text

@@ -83,6 +83,7 @@ class Explorer {
     return std::make_unique<AnalysisWorker>(model, options_.device, options_.precision, [] { glfwPostEmptyEvent(); });
   }
   void switch_model(const std::string& model);
+  void take_result(const ResultShown& result);
   // Compare mode: B's worker runs B (another model on A's text, or A's model on B's text) and
   // the comparison job compares the newest analyses of both.
   void start_compare(const CompareChoice& choice);

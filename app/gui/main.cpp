@@ -36,6 +36,12 @@ void add_options(CLI::App& app, attnscope::ui::ExplorerOptions& o, CommandLine& 
   app.add_option("--precision", o.precision, "float32, or float16 / bfloat16 on CUDA")->capture_default_str();
   app.add_option("--text", in.text, "Text to analyse");
   app.add_option("--file", in.file, "UTF-8 text file to analyse")->excludes("--text");
+  app.add_option("--result", o.result,
+                 "Show a result file of `attnscope-cli analyze --out` without its model: its text, analysis and "
+                 "maps (a long text's made again from its queries and keys); editing the text needs a model")
+      ->excludes("--text")
+      ->excludes("--file")
+      ->check(CLI::ExistingFile);
   app.add_option("--view", in.view,
                  "View to show: grid, head, separators, pairs, stats, layers, lines, corpus, compare")
       ->check(CLI::IsMember({"grid", "head", "separators", "pairs", "stats", "layers", "lines", "corpus", "compare"}));

@@ -37,6 +37,7 @@ OpenedTextRun open_text_run(const std::filesystem::path& path, const KeepAnalysi
   if (file.captures == CaptureSet::QueriesAndKeys)
     opened.scores = std::make_shared<const AttentionScores>(config, ComputeDevice{});
   opened.analysis = analyze_text(file.run.encoding, file.run.captures, settings, {.keep_going = keep_going});
+  opened.file.analysis.reset();  // made again above: the stored masks would only double what is held
   if (!file.head_roles.is_null())
     opened.roles = head_roles_from_json(file.head_roles, config.num_layers, config.num_heads, source);
   return opened;

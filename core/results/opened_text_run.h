@@ -17,7 +17,7 @@
 namespace attnscope {
 
 struct OpenedTextRun {
-  TextRunFile file;       // as read (its captures on the host)
+  TextRunFile file;       // as read (its captures on the host), less its stored analysis
   TextAnalysis analysis;  // made again from file.run.captures
   std::optional<HeadRoleScores> roles;
   // Set when the file keeps queries and keys instead of maps; CPU, float32.

@@ -155,6 +155,41 @@ TEST_F(Gui, ALongTextShowsWhatItsMapsShow) {
       << "long text: a line saying why, no thumbnails; every map kept: the thumbnails";
 }
 
+// A result file of `analyze` shown without its model (--result): a long text's (MiniLM at 512
+// tokens, queries and keys kept) maps are made again from the file as the model makes them: the
+// head view and the overview show the pixels the model shows with every map kept; a file that
+// keeps no head outputs is refused in one line.
+TEST_F(Gui, AResultFileIsShownWithoutItsModel) {
+  const std::string file = (dir_ / "long.txt").string(), result = (dir_ / "long.safetensors").string();
+  std::ofstream(file) << corpus_text();
+  const std::string analyze = quote(test::cli_path().string()) + " analyze --model " +
+                              quote(test::minilm_dir().string()) + " --file " + quote(file) + " --max-len 512";
+  ASSERT_EQ(std::system((analyze + " --maps-up-to 100 --out " + quote(result) + " > /dev/null").c_str()), 0);
+  for (const char* view : {"head", "grid"}) {
+    const std::vector<std::string> shown = {"--view", view, "--layer", "3", "--head", "2"};
+    std::vector<std::string> from_file = shown, with_model = shown;
+    from_file.insert(from_file.end(), {"--result", result});
+    with_model.insert(with_model.end(), {"--file", file, "--max-len", "512"});
+    const Image a = shot(std::string("result-") + view, from_file, false);
+    EXPECT_NE(slurp(dir_ / "log").find("opened the result file long.safetensors"), std::string::npos)
+        << slurp(dir_ / "log");
+    const Image b = shot(std::string("model-") + view, with_model);
+    const Box box =
+        std::string(view) == "head" ? heatmap_box(b) : Box{kWidth / 3, kHeight / 8, kWidth - 10, kHeight / 2};
+    EXPECT_LT(mean_difference(a, b, box), 0.01) << view;
+  }
+  const std::string attention_only = (dir_ / "attention.safetensors").string();
+  ASSERT_EQ(std::system((analyze + " --captures attention --out " + quote(attention_only) + " > /dev/null").c_str()),
+            0);
+  const std::string refused = quote(ATTNSCOPE_GUI) + " --settings " + quote((dir_ / "settings.json").string()) +
+                              " --result " + quote(attention_only) + " --screenshot " +
+                              quote((dir_ / "refused.png").string()) + " 2> " + quote((dir_ / "log").string());
+  EXPECT_NE(std::system(("xvfb-run -a " + refused).c_str()), 0);
+  EXPECT_EQ(slurp(dir_ / "log"), "attnscope: error: " + attention_only +
+                                     ": keeps no head outputs (captures \"attention\"), which every view of S needs: "
+                                     "write it with --captures all, or open the text with its model\n");
+}
+
 // A long text's map zoomed in is drawn from its finer tiles (a top level of 64 cells pooling 8 x 8
 // tokens, the screen's cells about 9 pixels: level 0's tiles, made over a few frames): the same
 // cells as the whole map kept and zoomed as far; only the cells' edges may fall a pixel apart.

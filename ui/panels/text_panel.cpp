@@ -150,8 +150,13 @@ TextPanelResult TextPanel::draw(Settings& settings, const ModelStatus& model, co
   // Wrapped: a long model id or message must not run past a narrow panel.
   if (!model.error.empty())
     coloured_wrapped(ImVec4(1, 0.4f, 0.4f, 1), "Model not loaded: " + model.error);
+  else if (!model.loaded && model.reads_result)
+    ImGui::TextWrapped("Reading the result file, its analysis made again from its captures...");
   else if (!model.loaded)
     ImGui::TextWrapped("Loading the model %s...", settings.model.c_str());
+  else if (model.result)
+    ImGui::TextWrapped("%s: %d layers x %d heads, a result file shown without its model", model.name.c_str(),
+                       model.layers, model.heads);
   else
     ImGui::TextWrapped("%s: %d layers x %d heads on %s", model.name.c_str(), model.layers, model.heads,
                        model.device.c_str());
@@ -176,10 +181,12 @@ TextPanelResult TextPanel::draw(Settings& settings, const ModelStatus& model, co
   else if (busy)
     ImGui::TextUnformatted("Analysing...");
   else if (shown)
-    coloured_wrapped(ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled),
-                     std::to_string(shown->encoding.size()) + " tokens, model " +
-                         std::to_string(static_cast<int>(shown->forward_seconds * 1000)) + " ms, analysis " +
-                         std::to_string(static_cast<int>(shown->analysis_seconds * 1000)) + " ms");
+    coloured_wrapped(
+        ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled),
+        std::to_string(shown->encoding.size()) + " tokens, " +
+            (shown->checkpoint ? "model " + std::to_string(static_cast<int>(shown->forward_seconds * 1000)) + " ms, "
+                               : std::string("from a result file, ")) +
+            "analysis " + std::to_string(static_cast<int>(shown->analysis_seconds * 1000)) + " ms");
   if (latest && !latest->error.empty()) coloured_wrapped(ImVec4(1, 0.6f, 0.3f, 1), latest->error);
   if (!message_.empty()) coloured_wrapped(ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled), message_);
   if (shown) draw_tokens(*shown);

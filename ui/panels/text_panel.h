@@ -26,6 +26,7 @@ class TextPanel {
                        const AnalysisSnapshot* latest, bool busy, const RunProgress& progress = {});
   // Reads a UTF-8 text file into the editor (one undo step); false with a message on failure.
   bool load_file(const std::string& path);
+  void set_message(std::string message) { message_ = std::move(message); }  // the line under the editor
   const std::string& text() const { return editor_.text(); }
   void set_text(std::string text) { editor_.buffer().set_text(std::move(text)); }
   // Writes `text` at the end (one undo step), as the model would continue it.
