@@ -366,7 +366,8 @@ std::vector<TokenPair> stored_pairs(const TextRunFile& file, int layer, int head
     return pairs;
   }
   // The values follow from the head outputs, as the analysis computed them (S = C C^T / scale).
-  const at::Tensor s = context_similarity(c.head_outputs).similarity[layer][head].contiguous();
+  // This head's S alone: every head's at once is 2 L H n^2 bytes, 71 GB for a long text of 8,192 tokens.
+  const at::Tensor s = context_similarity(c.head_outputs[layer][head]).similarity.contiguous();
   return list_pairs(mask, s.data_ptr<float>(), a.scales[k]);
 }
 
