@@ -1,6 +1,7 @@
 #include "analysis_worker.h"
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <optional>
 
@@ -117,7 +118,7 @@ void AnalysisWorker::run_result(std::string path) {
   status.reads_result = true;
   try {
     auto opened = std::make_shared<OpenedTextRun>(open_text_run(path, [this] { return !stop_flag_.load(); }));
-    const TextCaptures& c = opened->file.run.captures;
+      const TextCaptures& c = opened->file.run.captures;
     status.loaded = true;
     status.name = std::filesystem::path(path).filename().string();
     status.device = "a result file, without its model";
@@ -164,6 +165,14 @@ void AnalysisWorker::serve(ModelStatus status) {
 }
 
 namespace {
+
+// The window's sliders hold the thresholds as float: a file's 0.3 comes back as 0.30000001.
+bool same_settings(const AnalysisSettings& a, AnalysisSettings b) {
+  constexpr double kFloatRounding = 1e-6;
+  if (std::abs(a.tau - b.tau) <= kFloatRounding) b.tau = a.tau;
+  if (std::abs(a.tau_sep - b.tau_sep) <= kFloatRounding) b.tau_sep = a.tau_sep;
+  return settings_to_json(a) == settings_to_json(b);
+}
 
 // Failing here costs nothing: the snapshot then has no atlas, and the overview makes its
 // thumbnails itself and says why it can't.
@@ -279,12 +288,11 @@ void AnalysisWorker::take_result(const AnalysisRequest& request, uint64_t serial
   s.captures = o.file.run.captures;
   s.scores = o.scores;
   const auto start = std::chrono::steady_clock::now();
-  const auto asked = settings_to_json(request.settings);
   const auto shown = latest_good();
-  if (first_analysis_ && settings_to_json(first_analysis_->settings) == asked) {
+  if (first_analysis_ && same_settings(first_analysis_->settings, request.settings)) {
     s.analysis = std::move(*first_analysis_);
     first_analysis_.reset();
-  } else if (shown && settings_to_json(shown->analysis.settings) == asked) {
+  } else if (shown && same_settings(shown->analysis.settings, request.settings)) {
     s.analysis = shown->analysis;
   } else {
     s.analysis = analyze_text(s.encoding, s.captures, request.settings,

@@ -139,11 +139,13 @@ bool Explorer::needs_lenses() const {
 bool Explorer::needs_roles() const { return settings_.view.view == View::Grid && settings_.view.head_roles; }
 
 // A result file's text goes to the editor and its settings to the analysis, so that what is shown
-// is the file's analysis; an edit or another model then runs as usual (Model... opens one).
+// is the file's analysis; an edit or another model then runs as usual (Model... opens one), on as
+// many tokens as the file's run.
 void Explorer::take_result(const ResultShown& result) {
   text_panel_.set_text(result.text);
   text_panel_.set_message("shown from " + options_.result + "; an edit needs a model (Model...)");
   settings_.analysis = result.settings;
+  settings_.max_length = result.max_length;  // a model chosen next runs the text as the file's run did
   submit();
 }
 

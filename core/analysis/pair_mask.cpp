@@ -60,7 +60,7 @@ PairMask::PairMask(int n)
   slot_.assign(kind_.size(), 0);
 }
 
-PairMask::PairMask(int n, const std::vector<uint8_t>& bits) : PairMask(n) {
+PairMask::PairMask(int n, std::span<const uint8_t> bits) : PairMask(n) {
   if (n < 0 || bits.size() != static_cast<size_t>((triangle(n) + 7) / 8))
     throw Error("a pair mask of " + std::to_string(n) + " tokens needs " +
                 std::to_string((triangle(std::max(n, 0)) + 7) / 8) + " bytes, found " + std::to_string(bits.size()));

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <algorithm>
 #include <cstdint>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -23,7 +24,8 @@ class PairMask {
   PairMask() = default;
   explicit PairMask(int n);
   // From packed bits as stored in a result file; throws attnscope::Error when the size is wrong.
-  PairMask(int n, const std::vector<uint8_t>& bits);
+  PairMask(int n, std::span<const uint8_t> bits);
+  PairMask(int n, const std::vector<uint8_t>& bits) : PairMask(n, std::span<const uint8_t>(bits)) {}
 
   static int64_t triangle(int n) { return static_cast<int64_t>(n) * (n - 1) / 2; }
   // Position of (i, j), i < j, in the upper triangle.

@@ -55,6 +55,22 @@ std::vector<HeadHighSimilarity> find_pairs(TextAnalysis& a, const at::Tensor& ma
   return high_similarity(pair_source.reshape({L * H, n, n}), a.facts, a.settings.tau);
 }
 
+// Pairs found before (AnalysisRun::found): their scales and masks as the scan would give them; a
+// long text's norms, which the scan takes on its way, summed here.
+std::vector<HeadHighSimilarity> taken_pairs(TextAnalysis& a, std::vector<FoundPairs>& found) {
+  const int64_t L = a.num_layers, H = a.num_heads;
+  if (static_cast<int64_t>(found.size()) != L * H || a.settings.pairs_from != PairInput::Similarity)
+    throw Error("pairs found before are taken for every head's pairs of S only");
+  if (!a.similarity.norms.defined()) a.similarity.norms = a.head_outputs.square().sum(-1).sqrt();
+  std::vector<HeadHighSimilarity> high(found.size());
+  for (size_t k = 0; k < found.size(); ++k) {
+    if (found[k].mask.tokens() != static_cast<int>(a.length)) throw Error("pairs found before are of another text");
+    high[k].scale = found[k].scale;
+    high[k].mask = std::move(found[k].mask);
+  }
+  return high;
+}
+
 LayerAnalysis pool_layer(const std::vector<HeadAnalysis>& heads, size_t first, size_t count, size_t n) {
   LayerAnalysis layer;
   layer.distance_histogram.assign(std::max<size_t>(n, 1), 0);
@@ -205,7 +221,7 @@ TextAnalysis analyze_text(const Encoding& encoding, const at::Tensor& head_outpu
   a.facts = text_facts(std::move(ids), std::move(sentence), std::move(takes_part));
   a.facts.classes = token_classes(encoding);
 
-  std::vector<HeadHighSimilarity> high = find_pairs(a, maps, run.similarity_in_blocks);
+  std::vector<HeadHighSimilarity> high = run.found ? taken_pairs(a, *run.found) : find_pairs(a, maps, run.similarity_in_blocks);
   check();
   std::vector<Separators> head_separators =
       separators_from_columns(columns.reshape({L * H, n}), settings.tau_sep, eligible);
@@ -216,7 +232,7 @@ TextAnalysis analyze_text(const Encoding& encoding, const at::Tensor& head_outpu
     head.scale = high[k].scale;
     head.pairs = std::move(high[k].mask);
     head.separators = std::move(head_separators[k]);
-    head.stats = stats_from_counts(high[k].counts, a.facts);
+    head.stats = run.found ? std::move((*run.found)[k].stats) : stats_from_counts(high[k].counts, a.facts);
   }
   for (int64_t l = 0; l < L; ++l) {
     a.layers.push_back(pool_layer(a.heads, static_cast<size_t>(l * H), static_cast<size_t>(H), static_cast<size_t>(n)));

@@ -66,6 +66,13 @@ std::vector<TokenPair> head_pairs(const TextAnalysis& analysis, int64_t layer, i
 // Asked between the stages of the analysis: false abandons it (attnscope::Cancelled is thrown).
 using KeepAnalysing = std::function<bool()>;
 
+// A head's pairs found before (a result file's analysis): what the scan of S would find again.
+struct FoundPairs {
+  float scale = 0.0f;
+  PairMask mask;
+  HeadStats stats;
+};
+
 struct AnalysisRun {
   // The analysis is computed where the captures live (the model's device); to_host brings the
   // matrices to the CPU as float32.
@@ -75,6 +82,10 @@ struct AnalysisRun {
   // (high_similarity_in_blocks) and S of a head is made when asked. What a long text needs (the
   // TextCaptures overload sets it when the captures hold no maps); pairs then come from S only.
   bool similarity_in_blocks = false;
+  // Every head's pairs (layer-major), found before: taken (moved) instead of scanning S, the
+  // costly part of a long text's analysis; with pairs of S only. A long text's norms ||c_i|| are
+  // then summed directly (the scan takes them from S's diagonal: equal to float rounding).
+  std::vector<FoundPairs>* found = nullptr;
 };
 
 // Throws attnscope::Error for settings out of range.

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <utility>
 
@@ -32,6 +33,16 @@ MappedFile::MappedFile(const std::filesystem::path& file) {
     data_ = static_cast<const std::byte*>(p);
   }
   ::close(fd);
+}
+
+void MappedFile::release(std::span<const std::byte> part) const {
+  const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const auto begin = reinterpret_cast<uintptr_t>(part.data()), end = begin + part.size();
+  const uintptr_t first = (begin + page - 1) / page * page, last = end / page * page;  // whole pages inside
+  if (part.empty() || begin < reinterpret_cast<uintptr_t>(data_) || end > reinterpret_cast<uintptr_t>(data_) + size_ ||
+      last <= first)
+    return;
+  ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);  // a hint: nothing to do if refused
 }
 
 MappedFile::~MappedFile() {

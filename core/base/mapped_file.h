@@ -16,6 +16,9 @@ class MappedFile {
   MappedFile& operator=(const MappedFile&) = delete;
 
   std::span<const std::byte> bytes() const { return {data_, size_}; }
+  // The whole pages of `part` (of bytes()) leave this process's memory (they are read again from
+  // the file if touched): a reader that copied them out does not hold them twice.
+  void release(std::span<const std::byte> part) const;
 
  private:
   const std::byte* data_ = nullptr;

@@ -1,5 +1,8 @@
 #include "results/analysis_json.h"
 
+#include <algorithm>
+#include <cstdlib>
+
 #include "base/json_fields.h"
 
 namespace attnscope {
@@ -87,6 +90,40 @@ nlohmann::json head_stats_to_json(const HeadStats& s) {
           {"anchor_index", optional(s.anchor_index)},
           {"anchor_id", optional(s.anchor_id)},
           {"anchor_share", optional(s.anchor_share)}};
+}
+
+namespace {
+
+template <typename T>
+std::optional<T> optional_from(const nlohmann::json& j, const char* key, const std::string& where) {
+  if (json_member(j, key).is_null()) return std::nullopt;
+  return json_typed<T>(j, key, where);
+}
+
+}  // namespace
+
+HeadStats head_stats_from_json(const nlohmann::json& j, size_t n, const std::string& where) {
+  HeadStats s;
+  s.count = json_typed<int>(j, "count", where);
+  s.density = optional_from<double>(j, "density", where);
+  s.repeat_share = optional_from<double>(j, "repeat_share", where);
+  s.same_sentence_repeat_share = optional_from<double>(j, "same_sentence_repeat_share", where);
+  s.same_sentence_share = optional_from<double>(j, "same_sentence_share", where);
+  s.chance_same_sentence = optional_from<double>(j, "chance_same_sentence", where);
+  s.mean_distance = optional_from<double>(j, "mean_distance", where);
+  s.anchor_index = optional_from<int>(j, "anchor_index", where);
+  s.anchor_id = optional_from<int32_t>(j, "anchor_id", where);
+  s.anchor_share = optional_from<double>(j, "anchor_share", where);
+  s.distance_histogram.assign(std::max<size_t>(n, 1), 0);
+  const auto& histogram = json_field(j, "distance_histogram", where);
+  if (!histogram.is_object()) throw Error(where + ": \"distance_histogram\" must be an object");
+  for (const auto& [distance, count] : histogram.items()) {
+    const size_t d = std::strtoul(distance.c_str(), nullptr, 10);
+    if (d >= s.distance_histogram.size() || std::to_string(d) != distance)
+      throw Error(where + ": distance " + distance + " is not one of " + std::to_string(n) + " tokens");
+    s.distance_histogram[d] = json_integer<int64_t>(count, where + ": distance_histogram");
+  }
+  return s;
 }
 
 nlohmann::json pairs_to_json(const std::vector<TokenPair>& pairs, const Encoding& e) {

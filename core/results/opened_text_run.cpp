@@ -22,6 +22,25 @@ void check_showable(const TextRunFile& file, const ModelConfig& config, const An
                 "), which is a weight: open the text with its model");
 }
 
+// The stored pairs of S with their scales and statistics (moved out of the file): the analysis
+// then skips the scan of every S, most of a long text's analysis. Empty where the pairs come from
+// another matrix (the analysis finds them again, with the matrix its views list them from).
+std::vector<FoundPairs> stored_pairs_found(TextRunFile& file, const AnalysisSettings& settings,
+                                           const std::string& source) {
+  std::vector<FoundPairs> found;
+  if (!file.analysis || settings.pairs_from != PairInput::Similarity) return found;
+  StoredAnalysis& stored = *file.analysis;
+  const size_t n = file.run.encoding.size();
+  const auto& layers = stored.summary["layers"];  // checked by load_text_run: L layers of H heads
+  for (size_t k = 0; k < stored.pairs.size(); ++k) {
+    const size_t l = k / layers[0]["heads"].size(), h = k % layers[0]["heads"].size();
+    const std::string where = source + ": analysis.layers[" + std::to_string(l) + "].heads[" + std::to_string(h) + "]";
+    found.push_back({stored.scales[k], std::move(stored.pairs[k]),
+                     head_stats_from_json(json_field(layers[l]["heads"][h], "stats", where), n, where + ".stats")});
+  }
+  return found;
+}
+
 }  // namespace
 
 OpenedTextRun open_text_run(const std::filesystem::path& path, const KeepAnalysing& keep_going) {
@@ -36,8 +55,10 @@ OpenedTextRun open_text_run(const std::filesystem::path& path, const KeepAnalysi
   check_showable(file, config, settings, source);
   if (file.captures == CaptureSet::QueriesAndKeys)
     opened.scores = std::make_shared<const AttentionScores>(config, ComputeDevice{});
-  opened.analysis = analyze_text(file.run.encoding, file.run.captures, settings, {.keep_going = keep_going});
-  opened.file.analysis.reset();  // made again above: the stored masks would only double what is held
+  std::vector<FoundPairs> found = stored_pairs_found(opened.file, settings, source);
+  opened.analysis = analyze_text(file.run.encoding, file.run.captures, settings,
+                                 {.keep_going = keep_going, .found = found.empty() ? nullptr : &found});
+  opened.file.analysis.reset();  // its masks are the analysis's now; the rest is in the analysis
   if (!file.head_roles.is_null())
     opened.roles = head_roles_from_json(file.head_roles, config.num_layers, config.num_heads, source);
   return opened;

@@ -169,7 +169,13 @@ nlohmann::json as_json(ResultContent content, bool decimal) {
 using TensorSource =
     std::function<at::Tensor(const std::string& name, const at::Tensor& like)>;  // undefined when absent
 
-TextRunFile from_document(const nlohmann::json& doc, const TensorSource& tensor, const std::string& source) {
+// `copied`, when given, is told of each tensor's bytes once they are copied out (a mapped file
+// then lets their pages go: a long text's result is gigabytes).
+using CopiedBytes = std::function<void(std::span<const std::byte>)>;
+
+// `copied`: told of each head's mask bytes once its mask is made from them.
+TextRunFile from_document(const nlohmann::json& doc, const TensorSource& tensor, const std::string& source,
+                          const CopiedBytes& copied = {}) {
   TextRunFile file = text_run_header(doc, source);
   file.version = kVersion;
   const ModelConfig config = ModelConfig::from_json(file.model_config, source + ": model.config");
@@ -222,7 +228,8 @@ TextRunFile from_document(const nlohmann::json& doc, const TensorSource& tensor,
   int64_t total = 0;
   for (int64_t k = 0; k < L * H; ++k) {
     const uint8_t* m = masks.data_ptr<uint8_t>() + k * bytes;
-    stored.pairs.emplace_back(static_cast<int>(n), std::vector<uint8_t>(m, m + bytes));
+    stored.pairs.emplace_back(static_cast<int>(n), std::span<const uint8_t>(m, static_cast<size_t>(bytes)));
+    if (copied) copied(std::as_bytes(std::span<const uint8_t>(m, static_cast<size_t>(bytes))));
     total += stored.pairs.back().count();
   }
   // Pairs of S beside the head outputs keep no values (they follow from them); pairs of another matrix keep theirs.
@@ -267,7 +274,7 @@ at::ScalarType scalar_type_of(DType dtype) {
   }
 }
 
-TextRunFile from_binary(std::span<const std::byte> bytes, const std::string& source) {
+TextRunFile from_binary(std::span<const std::byte> bytes, const std::string& source, const CopiedBytes& copied = {}) {
   SafetensorsMetadata metadata;
   const std::vector<TensorInfo> infos = parse_safetensors(bytes, source, &metadata);
   if (!metadata.contains("format")) check_format(nullptr, source);
@@ -277,6 +284,7 @@ TextRunFile from_binary(std::span<const std::byte> bytes, const std::string& sou
                 " is not supported (this attnscope reads versions 1 and 2)");
   nlohmann::json doc = nlohmann::json::parse(metadata["document"], nullptr, false);
   if (doc.is_discarded() || !doc.is_object()) throw Error(source + ": the result's document is not a JSON object");
+  // The pair masks are read once, into each head's mask, straight from the bytes: not copied whole first.
   return from_document(
       doc,
       [&](const std::string& name, const at::Tensor& like) {
@@ -286,11 +294,14 @@ TextRunFile from_binary(std::span<const std::byte> bytes, const std::string& sou
           throw Error(source + ": tensor \"" + name + "\" is " + std::string(dtype_name(info->dtype)) + " " +
                       c10::str(at::IntArrayRef(info->shape)) + ", expected " + c10::toString(like.scalar_type()) + " " +
                       c10::str(like.sizes()) + " (this model and text)");
+        if (name == "pair_mask" && info->size)
+          return at::from_blob(const_cast<std::byte*>(bytes.data() + info->offset), like.sizes(), like.options());
         at::Tensor out = at::empty_like(like);
         if (info->size) std::memcpy(out.data_ptr(), bytes.data() + info->offset, info->size);
+        if (copied) copied(bytes.subspan(info->offset, info->size));
         return out;
       },
-      source);
+      source, copied);
 }
 
 }  // namespace
@@ -330,7 +341,9 @@ void save_text_run(const std::filesystem::path& path, const TextRunFile& file, c
       {{"format", kFormat}, {"version", std::to_string(kVersion)}, {"document", content.document.dump()}});
 }
 
-TextRunFile text_run_from_bytes(std::span<const std::byte> bytes, const std::string& source) {
+namespace {
+
+TextRunFile from_bytes(std::span<const std::byte> bytes, const std::string& source, const CopiedBytes& copied) {
   size_t first = 0;
   while (first < bytes.size() && std::isspace(static_cast<unsigned char>(bytes[first]))) ++first;
   if (first < bytes.size() && bytes[first] == std::byte{'{'}) {
@@ -340,13 +353,19 @@ TextRunFile text_run_from_bytes(std::span<const std::byte> bytes, const std::str
     return from_json(json, source);
   }
   if (bytes.empty()) throw Error(source + ": the file is empty");
-  return from_binary(bytes, source);
+  return from_binary(bytes, source, copied);
+}
+
+}  // namespace
+
+TextRunFile text_run_from_bytes(std::span<const std::byte> bytes, const std::string& source) {
+  return from_bytes(bytes, source, {});
 }
 
 TextRunFile load_text_run(const std::filesystem::path& path) {
   if (!std::filesystem::exists(path)) throw Error(path.string() + ": no such file");
   const MappedFile map(path);
-  return text_run_from_bytes(map.bytes(), path.string());
+  return from_bytes(map.bytes(), path.string(), [&map](std::span<const std::byte> part) { map.release(part); });
 }
 
 std::vector<TokenPair> stored_pairs(const TextRunFile& file, int layer, int head) {

@@ -208,7 +208,7 @@ TEST(PairMask, BitsPastTheEndAreIgnoredAndWrongSizesRefused) {
   EXPECT_EQ(PairMask(4, {0xff}).count(), 6);  // 6 pairs; the top two bits mean nothing
   EXPECT_THROW(PairMask(4, {0, 0}), Error);
   EXPECT_THROW(PairMask(5, {0}), Error);
-  EXPECT_EQ(PairMask(1, {}).count(), 0);
+  EXPECT_EQ(PairMask(1, std::vector<uint8_t>{}).count(), 0);
 }
 
 }  // namespace

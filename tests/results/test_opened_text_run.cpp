@@ -1,5 +1,5 @@
-// A result file opened without its model (results/opened_text_run.h): the analysis made again from
-// its captures equals the run's, a long text's maps made from its queries and keys by the
+// A result file opened without its model (results/opened_text_run.h): the analysis, from its stored
+// pairs and statistics and the captures, equals the run's, a long text's maps made from its queries and keys by the
 // configuration in the file equal the model's to the bit, and what cannot be shown without the
 // model is refused in one line.
 #include <ATen/ATen.h>
@@ -7,6 +7,7 @@
 
 #include "base/error.h"
 #include "model/checkpoint.h"
+#include "results/analysis_json.h"
 #include "results/opened_text_run.h"
 #include "support/paths.h"
 #include "support/test_device.h"
@@ -36,17 +37,28 @@ class OpenedTextRunTest : public ::testing::Test {
     return path;
   }
 
+  // Every field of the run's analysis, the statistics to the bit (through the file's JSON and back).
   void expect_the_runs_analysis(const TextAnalysis& got) {
     ASSERT_EQ(got.heads.size(), analysis_.heads.size());
     for (size_t k = 0; k < got.heads.size(); ++k) {
-      EXPECT_EQ(got.heads[k].scale, analysis_.heads[k].scale) << "head " << k;
-      EXPECT_EQ(got.heads[k].pairs.bits(), analysis_.heads[k].pairs.bits()) << "head " << k;
-      EXPECT_EQ(got.heads[k].separators.positions, analysis_.heads[k].separators.positions) << "head " << k;
-      EXPECT_EQ(got.heads[k].stats.distance_histogram, analysis_.heads[k].stats.distance_histogram) << "head " << k;
-      EXPECT_EQ(got.heads[k].stats.anchor_index, analysis_.heads[k].stats.anchor_index) << "head " << k;
+      const HeadAnalysis &a = got.heads[k], &b = analysis_.heads[k];
+      EXPECT_EQ(a.scale, b.scale) << "head " << k;
+      EXPECT_EQ(a.pairs.bits(), b.pairs.bits()) << "head " << k;
+      EXPECT_EQ(a.separators.positions, b.separators.positions) << "head " << k;
+      EXPECT_EQ(a.separators.column_share, b.separators.column_share) << "head " << k;
+      EXPECT_EQ(head_stats_to_json(a.stats), head_stats_to_json(b.stats)) << "head " << k;
+      EXPECT_EQ(a.stats.distance_histogram, b.stats.distance_histogram) << "head " << k;
+    }
+    ASSERT_EQ(got.layers.size(), analysis_.layers.size());
+    for (size_t l = 0; l < got.layers.size(); ++l) {
+      EXPECT_EQ(got.layers[l].distance_histogram, analysis_.layers[l].distance_histogram) << "layer " << l;
+      EXPECT_EQ(got.layers[l].distinct_anchors, analysis_.layers[l].distinct_anchors) << "layer " << l;
+      EXPECT_EQ(got.layers[l].separators.positions, analysis_.layers[l].separators.positions) << "layer " << l;
     }
     EXPECT_EQ(got.segment_separators.positions, analysis_.segment_separators.positions);
-    EXPECT_EQ(got.settings.tau, analysis_.settings.tau);
+    EXPECT_EQ(got.facts.sentence, analysis_.facts.sentence);
+    EXPECT_EQ(settings_to_json(got.settings), settings_to_json(analysis_.settings));
+    EXPECT_TRUE(at::allclose(got.similarity.norms, analysis_.similarity.norms, 1e-6, 1e-7));
   }
 
   test::TempDir dir_;
@@ -63,6 +75,14 @@ TEST_F(OpenedTextRunTest, AShortTextKeepsItsMapsAndItsAnalysis) {
   EXPECT_FALSE(opened.scores);  // its maps are in the file
   EXPECT_TRUE(at::equal(opened.file.run.captures.attention, file_.run.captures.attention));
   EXPECT_TRUE(opened.analysis.settings.separators_text_only);
+  expect_the_runs_analysis(opened.analysis);
+}
+
+// Pairs of another matrix than S are found again (with the matrix they are listed from).
+TEST_F(OpenedTextRunTest, PairsOfAnotherMatrixAreFoundAgain) {
+  AnalysisSettings settings;
+  settings.pairs_from = PairInput::Cosine;
+  const OpenedTextRun opened = open_text_run(written(KeptAttention::Maps, CaptureSet::All, settings));
   expect_the_runs_analysis(opened.analysis);
 }
 
