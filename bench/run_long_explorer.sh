@@ -3,7 +3,8 @@
 # 12 heads, 8,192 positions) on 8,192 tokens of the default corpus, under Xvfb with Mesa's software
 # OpenGL when there is no display. Peak resident memory read from outside (/usr/bin/time) for the
 # whole session: the forward, the analysis, the overview and what each view shows; frame times once
-# the view is drawn whole (--bench-frames). Prints a Markdown table.
+# the view is drawn whole (--bench-frames); then the same text's result file (analyze --out) shown
+# without the model. Prints a Markdown table.
 #   bench/run_long_explorer.sh [tokens] [frames]   (default: 8192 30)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -18,8 +19,7 @@ for _ in 1 2 3 4; do cat "$root"/assets/corpus/*.txt; done > "$tmp/long.txt"  # 
 run() {  # what: "frames" (prints median and 95th percentile) or "visit"; then the explorer's own arguments
   local what=$1
   shift
-  local cmd=("$root/build/app/attnscope" --settings "$tmp/settings.json" --width 1600 --height 1000 --timeout 1800
-    --model "$root/models/random-modernbert-base" --file "$tmp/long.txt" --max-len "$tokens" "$@")
+  local cmd=("$root/build/app/attnscope" --settings "$tmp/settings.json" --width 1600 --height 1000 --timeout 1800 "$@")
   [ -n "${DISPLAY:-}" ] || cmd=(xvfb-run -a -s "-screen 0 1920x1200x24" "${cmd[@]}")
   rm -f "$tmp/settings.json"
   if [ "$what" = frames ]; then cmd+=(--bench-frames "$frames"); else cmd+=(--screenshot "$tmp/shot.png"); fi
@@ -37,6 +37,10 @@ PY
 
 echo "| what | frame median ms | frame 95th percentile ms | whole session | peak resident memory |"
 echo "| --- | --- | --- | --- | --- |"
-echo -n "| Head view, whole map on screen "; run frames --view head --layer 3 --head 2
-echo -n "| Head view zoomed to single cells (300x), tiles "; run frames --view head --layer 3 --head 2 --zoom 300
-echo -n "| every view in turn (keys 2 to 7, then the overview) "; run visit --view grid --keys 2345671
+text=(--model "$root/models/random-modernbert-base" --file "$tmp/long.txt" --max-len "$tokens")
+echo -n "| Head view, whole map on screen "; run frames "${text[@]}" --view head --layer 3 --head 2
+echo -n "| Head view zoomed to single cells (300x), tiles "; run frames "${text[@]}" --view head --layer 3 --head 2 --zoom 300
+echo -n "| every view in turn (keys 2 to 7, then the overview) "; run visit "${text[@]}" --view grid --keys 2345671
+# The same text's result file (analyze --out), shown without the model: opened to the Head view.
+"$root/build/app/attnscope-cli" analyze "${text[@]}" --out "$tmp/long.safetensors" > /dev/null
+echo -n "| its result file shown without the model (--result), Head view "; run visit --result "$tmp/long.safetensors" --view head --layer 3 --head 2
