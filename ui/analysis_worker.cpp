@@ -118,7 +118,7 @@ void AnalysisWorker::run_result(std::string path) {
   status.reads_result = true;
   try {
     auto opened = std::make_shared<OpenedTextRun>(open_text_run(path, [this] { return !stop_flag_.load(); }));
-      const TextCaptures& c = opened->file.run.captures;
+    const TextCaptures& c = opened->file.run.captures;
     status.loaded = true;
     status.name = std::filesystem::path(path).filename().string();
     status.device = "a result file, without its model";

@@ -221,7 +221,8 @@ TextAnalysis analyze_text(const Encoding& encoding, const at::Tensor& head_outpu
   a.facts = text_facts(std::move(ids), std::move(sentence), std::move(takes_part));
   a.facts.classes = token_classes(encoding);
 
-  std::vector<HeadHighSimilarity> high = run.found ? taken_pairs(a, *run.found) : find_pairs(a, maps, run.similarity_in_blocks);
+  std::vector<HeadHighSimilarity> high =
+      run.found ? taken_pairs(a, *run.found) : find_pairs(a, maps, run.similarity_in_blocks);
   check();
   std::vector<Separators> head_separators =
       separators_from_columns(columns.reshape({L * H, n}), settings.tau_sep, eligible);

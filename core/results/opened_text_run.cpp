@@ -30,10 +30,10 @@ std::vector<FoundPairs> stored_pairs_found(TextRunFile& file, const AnalysisSett
   std::vector<FoundPairs> found;
   if (!file.analysis || settings.pairs_from != PairInput::Similarity) return found;
   StoredAnalysis& stored = *file.analysis;
-  const size_t n = file.run.encoding.size();
+  const size_t n = file.run.encoding.size(), H = static_cast<size_t>(file.run.captures.num_heads);
   const auto& layers = stored.summary["layers"];  // checked by load_text_run: L layers of H heads
   for (size_t k = 0; k < stored.pairs.size(); ++k) {
-    const size_t l = k / layers[0]["heads"].size(), h = k % layers[0]["heads"].size();
+    const size_t l = k / H, h = k % H;
     const std::string where = source + ": analysis.layers[" + std::to_string(l) + "].heads[" + std::to_string(h) + "]";
     found.push_back({stored.scales[k], std::move(stored.pairs[k]),
                      head_stats_from_json(json_field(layers[l]["heads"][h], "stats", where), n, where + ".stats")});

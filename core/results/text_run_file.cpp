@@ -169,11 +169,10 @@ nlohmann::json as_json(ResultContent content, bool decimal) {
 using TensorSource =
     std::function<at::Tensor(const std::string& name, const at::Tensor& like)>;  // undefined when absent
 
-// `copied`, when given, is told of each tensor's bytes once they are copied out (a mapped file
-// then lets their pages go: a long text's result is gigabytes).
+// `copied`, when given, is told of each tensor's bytes (each head's, of the pair masks) once they
+// are copied out: a mapped file then lets their pages go (a long text's result is gigabytes).
 using CopiedBytes = std::function<void(std::span<const std::byte>)>;
 
-// `copied`: told of each head's mask bytes once its mask is made from them.
 TextRunFile from_document(const nlohmann::json& doc, const TensorSource& tensor, const std::string& source,
                           const CopiedBytes& copied = {}) {
   TextRunFile file = text_run_header(doc, source);
