@@ -10,6 +10,7 @@
 #include "results/analysis_json.h"
 #include "results/opened_text_run.h"
 #include "support/paths.h"
+#include "tiny_text_run.h"
 #include "support/test_device.h"
 #include "support/tiny_bert.h"
 
@@ -18,16 +19,6 @@ namespace {
 
 class OpenedTextRunTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    test::write_tiny_bert(dir_.path() / "model", {});
-    checkpoint_ = Checkpoint::load(dir_.path() / "model", test::test_device());
-    file_.model_path = (dir_.path() / "model").string();
-    file_.model_config = checkpoint_->model().config().to_json();
-    file_.device = "cpu float32";
-    file_.text = "The cat sat on the mat. The dog sat.";
-    file_.max_length = 16;
-  }
-
   // `kept`: what the run keeps; the analysis with these settings, written with `captures`.
   std::filesystem::path written(KeptAttention kept, CaptureSet captures, const AnalysisSettings& settings = {}) {
     file_.run = checkpoint_->run(file_.text, 16, {.kept = kept});
@@ -61,9 +52,10 @@ class OpenedTextRunTest : public ::testing::Test {
     EXPECT_TRUE(at::allclose(got.similarity.norms, analysis_.similarity.norms, 1e-6, 1e-7));
   }
 
-  test::TempDir dir_;
-  std::shared_ptr<const Checkpoint> checkpoint_;
-  TextRunFile file_;
+  test::TinyTextRun tiny_;
+  const test::TempDir& dir_ = tiny_.dir;
+  std::shared_ptr<const Checkpoint>& checkpoint_ = tiny_.checkpoint;
+  TextRunFile& file_ = tiny_.file;
   TextAnalysis analysis_;
 };
 

@@ -10,6 +10,7 @@
 #include "results/head_roles_json.h"
 #include "results/text_run_file.h"
 #include "support/minilm.h"
+#include "tiny_text_run.h"
 #include "support/paths.h"
 #include "support/tiny_bert.h"
 #include "support/test_device.h"
@@ -20,13 +21,6 @@ namespace {
 class TextRunFileTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    test::write_tiny_bert(dir_.path() / "model", {});
-    checkpoint_ = Checkpoint::load(dir_.path() / "model", test::test_device());
-    file_.model_path = (dir_.path() / "model").string();
-    file_.model_config = checkpoint_->model().config().to_json();
-    file_.device = "cpu float32";
-    file_.text = "The cat sat on the mat. The dog sat.";
-    file_.max_length = 16;
     file_.run = checkpoint_->run(file_.text, 16);
     analysis_ = analyze_text(file_.run.encoding, file_.run.captures, {});
   }
@@ -51,9 +45,10 @@ class TextRunFileTest : public ::testing::Test {
       }
   }
 
-  test::TempDir dir_;
-  std::shared_ptr<const Checkpoint> checkpoint_;
-  TextRunFile file_;
+  test::TinyTextRun tiny_;
+  const test::TempDir& dir_ = tiny_.dir;
+  std::shared_ptr<const Checkpoint>& checkpoint_ = tiny_.checkpoint;
+  TextRunFile& file_ = tiny_.file;
   TextAnalysis analysis_;
 };
 
