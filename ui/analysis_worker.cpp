@@ -111,8 +111,8 @@ void AnalysisWorker::run(std::string model, std::string device, std::string prec
   serve(std::move(status));
 }
 
-// The file is read and its analysis made again here, off the UI thread (minutes for a long text);
-// the status then carries its text and settings for the window to take (ModelStatus::result).
+// The file is read and its analysis put together here, off the UI thread (seconds for a long text's
+// gigabytes); the status then carries its text and settings for the window to take (ModelStatus::result).
 void AnalysisWorker::run_result(std::string path) {
   ModelStatus status;
   status.reads_result = true;

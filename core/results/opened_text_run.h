@@ -1,10 +1,11 @@
 #pragma once
-// A result file opened for its views without the model (README, "Long texts"): its tokens and
-// captures as written, its analysis made again from the captures with the settings it was written
-// with (analyze_text is deterministic: the same analysis, pairs and statistics as the run that
-// wrote it), its head roles as written and, for a long text, how the model turns its queries and
-// keys into maps (AttentionScores from the configuration in the file), so that every map is made
-// again as the model would make it.
+// A result file opened for its views (the explorer's --result) without the model: its tokens and
+// captures as written; its analysis with the stored pairs, scales and statistics of S (what the
+// run found: scanning every S again is most of a long text's analysis) and the rest (separators,
+// sentences, segments) made again from the captures with the settings it was written with; its
+// head roles as written; and, for a long text, how the model turns its queries and keys into maps
+// (AttentionScores from the configuration in the file), so that every map is made as the model
+// would make it.
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -18,7 +19,7 @@ namespace attnscope {
 
 struct OpenedTextRun {
   TextRunFile file;       // as read (its captures on the host), less its stored analysis
-  TextAnalysis analysis;  // made again from file.run.captures
+  TextAnalysis analysis;  // the stored pairs and statistics, the rest made again from file.run.captures
   std::optional<HeadRoleScores> roles;
   // Set when the file keeps queries and keys instead of maps; CPU, float32.
   std::shared_ptr<const AttentionScores> scores;
