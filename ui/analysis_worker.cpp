@@ -325,6 +325,8 @@ void AnalysisWorker::answer(const AnalysisRequest& request, uint64_t serial,
     }
   } catch (const Cancelled&) {
     ++abandoned_;
+    // A result file's analysis taken by this answer is kept for the next: made again it is a scan of every S.
+    if (opened_ && snapshot->analysis.num_layers > 0) first_analysis_ = std::move(snapshot->analysis);
     std::lock_guard lock(mutex_);
     progress_ = {};
     busy_ = pending_.has_value();

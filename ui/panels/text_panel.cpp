@@ -149,7 +149,8 @@ TextPanelResult TextPanel::draw(Settings& settings, const ModelStatus& model, co
   TextPanelResult r;
   // Wrapped: a long model id or message must not run past a narrow panel.
   if (!model.error.empty())
-    coloured_wrapped(ImVec4(1, 0.4f, 0.4f, 1), "Model not loaded: " + model.error);
+    coloured_wrapped(ImVec4(1, 0.4f, 0.4f, 1),
+                     (model.reads_result ? "Result file not opened: " : "Model not loaded: ") + model.error);
   else if (!model.loaded && model.reads_result)
     ImGui::TextWrapped("Reading the result file, its analysis made again from its captures...");
   else if (!model.loaded)
