@@ -1,11 +1,13 @@
 // libFuzzer target: any bytes as a result file of `attnscope-cli analyze` (attnscope.text-run,
 // version 1 or 2, JSON or binary). Anything that is not a consistent result must be refused with
-// attnscope::Error; what is accepted must hold what its document says.
+// attnscope::Error; what is accepted must hold what its document says, and open for the explorer's
+// views or be refused the same way.
 #include <cstdint>
 #include <cstdlib>
 #include <span>
 
 #include "base/error.h"
+#include "results/opened_text_run.h"
 #include "results/text_run_file.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -19,6 +21,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       for (int l = 0; l < c.num_layers; ++l)
         for (int h = 0; h < c.num_heads; ++h) (void)attnscope::stored_pairs(file, l, h);
     }
+    // Opened for the explorer's views: its stored settings and statistics read back, its analysis
+    // put together; one head per layer and token of it, as the file says.
+    const attnscope::OpenedTextRun opened = attnscope::open_text_run(file, "result");
+    if (static_cast<int64_t>(opened.analysis.heads.size()) != c.num_layers * c.num_heads) std::abort();
+    for (const auto& head : opened.analysis.heads)
+      if (head.pairs.tokens() != c.length || (head.stats.anchor_index && *head.stats.anchor_index >= c.length))
+        std::abort();
   } catch (const attnscope::Error&) {
   }
   return 0;

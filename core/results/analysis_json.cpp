@@ -114,6 +114,10 @@ HeadStats head_stats_from_json(const nlohmann::json& j, size_t n, const std::str
   s.anchor_index = optional_from<int>(j, "anchor_index", where);
   s.anchor_id = optional_from<int32_t>(j, "anchor_id", where);
   s.anchor_share = optional_from<double>(j, "anchor_share", where);
+  if (s.count < 0) throw Error(where + ": \"count\" cannot be negative");
+  if (s.anchor_index && (*s.anchor_index < 0 || static_cast<size_t>(*s.anchor_index) >= n))
+    throw Error(where + ": \"anchor_index\" " + std::to_string(*s.anchor_index) + " is not one of " +
+                std::to_string(n) + " tokens");
   s.distance_histogram.assign(std::max<size_t>(n, 1), 0);
   const auto& histogram = json_field(j, "distance_histogram", where);
   if (!histogram.is_object()) throw Error(where + ": \"distance_histogram\" must be an object");

@@ -29,5 +29,7 @@ struct OpenedTextRun {
 // its model: no head outputs (captures "attention" or "none"), an analysis on words, MPNet's maps
 // (their bias by distance is a weight). `keep_going` is asked between the analysis's stages.
 OpenedTextRun open_text_run(const std::filesystem::path& path, const KeepAnalysing& keep_going = {});
+// The same for a file already read (load_text_run, text_run_from_bytes); `source` names it in errors.
+OpenedTextRun open_text_run(TextRunFile file, const std::string& source, const KeepAnalysing& keep_going = {});
 
 }  // namespace attnscope
