@@ -36,8 +36,8 @@ Figure query_key_figure(const AnalyzedTextView& text, const FigureOptions& optio
   const int n = static_cast<int>(text.encoding.size()), head = std::max(0, o.head);
   if (o.query < 0 || o.query >= n)
     throw Error("query token " + std::to_string(o.query) + " is out of range 0 .. " + std::to_string(n - 1));
-  const at::Tensor q = text.captures.queries[o.layer][head][o.query].to(at::kFloat);  // [d]
-  const at::Tensor keys = text.captures.keys[o.layer][head].to(at::kFloat);           // [n, d]
+  const at::Tensor q = text.captures.queries[o.layer][head][o.query].to(at::kFloat);                 // [d]
+  const at::Tensor keys = text.captures.keys[o.layer][text.captures.key_head(head)].to(at::kFloat);  // [n, d]
   const at::Tensor attention = head_rows(text, o.layer, head, MatrixKind::Attention, {o.query, 1})[0][0];
   const int key = o.key >= 0 && o.key < n ? o.key : static_cast<int>(attention.argmax().item<int64_t>());
   const std::vector<std::string> tokens = token_labels(text.encoding);

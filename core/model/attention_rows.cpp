@@ -2,6 +2,7 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <memory>
 
 namespace attnscope {
@@ -18,9 +19,11 @@ AttentionRows cached_rows(const Maker& maker, const TextCaptures& captures, Make
   auto cached = std::make_shared<Cached>();
   return [&maker, &captures, cached, make](int64_t layer, int64_t head, RowSpan rows) {
     if (cached->layer != layer || cached->head != head) {
-      const auto heads = [&](const at::Tensor& t) { return head < 0 ? t[layer] : t[layer].narrow(0, head, 1); };
+      const auto heads = [&](const at::Tensor& t, int64_t h) { return head < 0 ? t[layer] : t[layer].narrow(0, h, 1); };
       cached->layer = -1;  // until the inputs are made (they may throw)
-      cached->inputs = maker.recompute_inputs(heads(captures.queries), heads(captures.keys), layer);
+      cached->inputs =
+          maker.recompute_inputs(heads(captures.queries, head), heads(captures.keys, captures.key_head(head)), layer,
+                                 std::max<int64_t>(head, 0));
       cached->layer = layer;
       cached->head = head;
     }

@@ -30,7 +30,7 @@ at::Tensor AttentionScores::masked_scores(const at::Tensor& q_rows, const at::Te
 }
 
 AttentionScores::RecomputeInputs AttentionScores::recompute_inputs(const at::Tensor& queries, const at::Tensor& keys,
-                                                                   int64_t layer) const {
+                                                                   int64_t layer, int64_t first_head) const {
   if (!queries.defined() || !keys.defined())
     throw Error("the attention maps are recomputed from the queries and keys the forward kept");
   if (layer < 0 || layer >= config_.num_layers)
@@ -40,7 +40,11 @@ AttentionScores::RecomputeInputs AttentionScores::recompute_inputs(const at::Ten
   const auto as_rows_t = [&](const at::Tensor& t) {  // [H, n, d] -> [H, d, n] as the forward had it
     return t.to(device_.device, device_.dtype).transpose(1, 2).contiguous();
   };
-  return {scaled_query_rows(as_rows_t(queries)), as_rows_t(keys), layer};
+  const int64_t H = queries.size(0), G = keys.size(0);
+  if (G <= 0 || H % G != 0)
+    throw Error(std::to_string(H) + " query heads cannot share " + std::to_string(G) + " key heads");
+  return {scaled_query_rows(as_rows_t(queries)), as_rows_t(G == H ? keys : keys.repeat_interleave(H / G, 0)), layer,
+          first_head};
 }
 
 at::Tensor AttentionScores::recompute(const RecomputeInputs& inputs, RowSpan rows) const {
@@ -51,7 +55,9 @@ at::Tensor AttentionScores::recompute(const RecomputeInputs& inputs, RowSpan row
     return recompute(inputs, {first, std::min(kFewestBlockRows, n)}).narrow(1, rows.first - first, count);
   }
   const Masks m = masks(n, {}, rows);
-  const at::Tensor& mask = config_.is_local_layer(static_cast<size_t>(inputs.layer)) ? m.local : m.global;
+  at::Tensor mask = config_.is_local_layer(static_cast<size_t>(inputs.layer)) ? m.local : m.global;
+  if (const int64_t heads = inputs.query_rows.size(0); mask.defined() && mask.size(1) > heads)
+    mask = mask.narrow(1, inputs.first_head, heads);  // MPNet's bias of the heads asked
   const at::Tensor scores = masked_scores(inputs.query_rows, inputs.keys_t, mask, 1, rows);
   return at::_softmax(scores, -1, false).squeeze(0);
 }

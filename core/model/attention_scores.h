@@ -34,15 +34,18 @@ class AttentionScores {
                            RowSpan rows = {}) const;
   double lowest_value() const;  // the additive mask's value for a key left out, in the compute dtype
 
-  // One text's maps of one layer again from the queries and keys its forward used ([H, n, d] each,
-  // as TextCaptures keeps them): laid out once as the scores read them (at 8,192 tokens that copy
-  // is 50 MB a layer, as much as a block of rows takes to compute), then any block of query rows
-  // from them, [H, rows, n].
+  // One text's maps of one layer again from the queries and keys its forward used (queries
+  // [H, n, d], keys [H or G, n, d]: TextCaptures keeps a group's shared keys once, repeated here
+  // for each of its query heads as the forward had them): laid out once as the scores read them
+  // (at 8,192 tokens that copy is 50 MB a layer, as much as a block of rows takes to compute), then
+  // any block of query rows from them, [H, rows, n].
+  // `first_head`: where the heads given begin among the layer's (MPNet's bias differs by head).
   struct RecomputeInputs {
     at::Tensor query_rows, keys_t;  // [H, n, d] scaled, [H, d, n]
-    int64_t layer = 0;
+    int64_t layer = 0, first_head = 0;
   };
-  RecomputeInputs recompute_inputs(const at::Tensor& queries, const at::Tensor& keys, int64_t layer) const;
+  RecomputeInputs recompute_inputs(const at::Tensor& queries, const at::Tensor& keys, int64_t layer,
+                                   int64_t first_head = 0) const;
   at::Tensor recompute(const RecomputeInputs& inputs, RowSpan rows = {}) const;
 
   const ModelConfig& config() const { return config_; }

@@ -37,14 +37,17 @@ struct BatchCaptures {
   // al. 2020), as its norms [L, B, H, n] and, per token, the Gram matrix of the heads' vectors
   // [L, B, n, H, H] (the layer's norm-based map needs no n x n x D tensor with it).
   at::Tensor all_value_norms, all_value_gram;
-  // With the lenses too: every head's queries and keys [L, B, H, n, d] (bertviz's neuron view),
-  // as the scores use them (rotary positions applied, before the 1 / sqrt(d) scale).
+  // With the lenses too: every head's queries and keys [L, B, H, n, d] and [L, B, G, n, d] (bertviz's
+  // neuron view; a group's shared keys once), as the scores use them (rotary positions applied,
+  // before the 1 / sqrt(d) scale).
   at::Tensor all_queries, all_keys;
   // With KeptAttention::QueriesAndKeys (the maps not kept): each map's column sums over the
   // text's real query rows, [L, B, H, n] float32 (before column_means); all_queries and all_keys
   // are kept then too, and recompute any map.
   at::Tensor all_column_sums;
-  std::vector<at::Tensor> hidden_states;  // L + 1 entries [B, n, D]: embeddings, then each layer
+  // L + 1 entries [B, n, D]: embeddings, then each layer; with KeptAttention::QueriesAndKeys (a
+  // long text) the last alone.
+  std::vector<at::Tensor> hidden_states;
   // [B, D]: each text's last token after the last layer (and the final norm, where the family has
   // one); undefined where the last layer stopped at its head outputs everywhere.
   at::Tensor last_states;
@@ -61,9 +64,14 @@ struct TextCaptures {
   at::Tensor hidden_states;  // [L + 1, n, D]; may be undefined (e.g. not saved in a result file)
   at::Tensor value_norms;    // [L, H, n] ||f_h(x_j)||; undefined unless the lenses were captured
   at::Tensor value_gram;     // [L, n, H, H] <f_h(x_j), f_h'(x_j)>; likewise
-  at::Tensor queries, keys;  // [L, H, n, d]; likewise
-  at::Tensor last_state;     // [D] the last token after the last layer; undefined as last_states
+  // [L, H, n, d] and [L, G, n, d]: a decoder with grouped queries has G key heads, each shared by
+  // H / G query heads (key_head); undefined unless the lenses were captured or the text is long.
+  at::Tensor queries, keys;
+  at::Tensor last_state;  // [D] the last token after the last layer; undefined as last_states
   AttentionVisibility visibility;
+
+  // The key head query head `head` reads: its group's.
+  int64_t key_head(int64_t head) const { return head / (num_heads / keys.size(1)); }
 };
 
 // The captures of text `index` of the batch; `to_host` makes them contiguous CPU float32,

@@ -59,7 +59,8 @@ std::vector<TextRun> Checkpoint::run(const std::vector<Encoding>& encodings, con
                                                     .lenses = o.lenses,
                                                     .last_layer = o.last_layer,
                                                     .keep_going = o.keep_going});
-  const bool hidden_states = o.last_layer == LastLayer::Complete;  // otherwise the last layer's output is missing
+  // Not where the last layer's output is missing, nor for a long text (its forward keeps the last alone).
+  const bool hidden_states = o.last_layer == LastLayer::Complete && o.kept == KeptAttention::Maps;
   std::vector<TextRun> runs;
   runs.reserve(encodings.size());
   for (size_t i = 0; i < encodings.size(); ++i)

@@ -22,7 +22,8 @@ namespace attnscope {
 
 // How far the last layer runs. Whoever reads only the captures (the analysis, a corpus run) can
 // stop it at its head outputs: its output projection and feed-forward block, most of a layer's
-// work, are skipped, and hidden_states then holds L entries (the embeddings and layers 1 .. L - 1).
+// work, are skipped, and hidden_states then holds L entries (the embeddings and layers 1 .. L - 1;
+// a long text's forward the last of them alone).
 // HeadOutputsAndLastToken stops there too, except at each text's last token, which runs to the
 // end (BatchCaptures::last_states): all a decoder's next tokens need.
 enum class LastLayer { Complete, HeadOutputsOnly, HeadOutputsAndLastToken };
@@ -90,7 +91,8 @@ class Transformer {
                                  RowSpan rows = {}) const;
   // The same for many blocks of one layer's rows (AttentionScores::recompute_inputs).
   using RecomputeInputs = AttentionScores::RecomputeInputs;
-  RecomputeInputs recompute_inputs(const at::Tensor& queries, const at::Tensor& keys, int64_t layer) const;
+  RecomputeInputs recompute_inputs(const at::Tensor& queries, const at::Tensor& keys, int64_t layer,
+                                   int64_t first_head = 0) const;
   at::Tensor recompute_attention(const RecomputeInputs& inputs, RowSpan rows = {}) const;
 
  private:
@@ -147,6 +149,7 @@ class Transformer {
   // f_h(x_j) = v_j^h W_O^h of every head and token of layer l, kept as norms and per-token Gram
   // matrices in `keep` (v_t: the values as attend computed them, [B * H, d, n]).
   void keep_value_vectors(const at::Tensor& v_t, int64_t l, BatchCaptures& keep) const;
+  void keep_queries_and_keys(const Projected& qkv, int64_t l, BatchCaptures& keep) const;
   // W_O^T W_O of every layer, [D, D]: its block (h, h') is W_O^h W_O^h'^T, so the Gram matrix of
   // the f_h(x_j) of a token needs products of its values only. Independent of the text and D^3 per
   // layer (more than a whole 128-token forward of MiniLM), so made on the first forward with the

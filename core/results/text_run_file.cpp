@@ -197,7 +197,7 @@ TextRunFile from_document(const nlohmann::json& doc, const TensorSource& tensor,
   };
   if (file.captures == CaptureSet::QueriesAndKeys) {
     c.queries = required("queries", at::empty({L, H, n, d}, at::kFloat));
-    c.keys = required("keys", at::empty({L, H, n, d}, at::kFloat));
+    c.keys = required("keys", at::empty({L, config.kv_heads(), n, d}, at::kFloat));
     c.column_sums = tensor("column_sums", at::empty({L, H, n}, at::kFloat));
   } else if (file.captures != CaptureSet::None) {
     c.attention = required("attention", at::empty({L, H, n, n}, at::kFloat));

@@ -106,7 +106,8 @@ with safe_open(sys.argv[1], "np") as f:
     q, k = f.get_tensor("queries"), f.get_tensor("keys")
 how = doc["attention"]
 layer, head = 3, 7
-scores = (q[layer, head] * np.float32(how["scale"])) @ k[layer, head].T
+key_head = head // (q.shape[1] // k.shape[1])
+scores = (q[layer, head] * np.float32(how["scale"])) @ k[layer, key_head].T
 if how["softcap"] > 0:
     scores = np.tanh(scores / how["softcap"]) * how["softcap"]
 i, j = np.arange(len(scores))[:, None], np.arange(len(scores))[None, :]

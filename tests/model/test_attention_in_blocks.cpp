@@ -1,6 +1,6 @@
 // The forward that keeps queries, keys and column sums instead of maps (KeptAttention::QueriesAndKeys,
 // what a long text keeps) makes each layer's attention in blocks of query rows: its head outputs,
-// hidden states, queries and keys equal the whole path's to the bit, its column sums equal the
+// last hidden state, queries and keys equal the whole path's to the bit, its column sums equal the
 // maps' sums (to rounding: they are summed block by block), and the maps recomputed from what it
 // kept, block by block, equal the whole path's maps to the bit (also when made from the configuration
 // alone, without the weights). In every family but DeBERTa, on
@@ -14,6 +14,7 @@
 #include <algorithm>
 
 #include "base/error.h"
+#include "model/attention_rows.h"
 #include "model/transformer.h"
 #include "support/nested_tensor.h"
 #include "support/paths.h"
@@ -36,9 +37,10 @@ void expect_same_forward(const Transformer& model, const std::vector<std::vector
   expect_bitwise(blocks.all_head_outputs, whole.all_head_outputs, "head outputs");
   expect_bitwise(blocks.all_queries, whole.all_queries, "queries");
   expect_bitwise(blocks.all_keys, whole.all_keys, "keys");
-  ASSERT_EQ(blocks.hidden_states.size(), whole.hidden_states.size());
-  for (size_t k = 0; k < whole.hidden_states.size(); ++k)
-    expect_bitwise(blocks.hidden_states[k], whole.hidden_states[k], "hidden state " + std::to_string(k));
+  EXPECT_EQ(blocks.all_keys.size(2), model.config().kv_heads()) << "a group's keys kept once";
+  ASSERT_EQ(blocks.hidden_states.size(), 1u) << "a long text keeps its last state alone";
+  expect_bitwise(blocks.hidden_states.back(), whole.hidden_states.back(), "last hidden state");
+  expect_bitwise(blocks.last_states, whole.last_states, "last tokens' states");
   EXPECT_TRUE(at::allclose(column_attention(blocks), column_attention(whole), 1e-5, 1e-6)) << "column attention";
   for (size_t b = 0; b < ids.size(); ++b) {
     const TextCaptures t = text_captures(blocks, b, false);
@@ -60,6 +62,11 @@ void expect_same_forward(const Transformer& model, const std::vector<std::vector
       }
       const std::string where = "text " + std::to_string(b) + ", layer " + std::to_string(l);
       expect_bitwise(at::cat(parts, 1), maps[l], where);
+      // One head at a time, as a view asks: a grouped head reads its group's keys, kept once.
+      const AttentionRows head_rows = recomputed_attention_rows(model, t);
+      for (int64_t h = 0; h < t.num_heads; ++h)
+        expect_bitwise(head_rows(l, h, {3, n - 3})[0], maps[l][h].narrow(0, 3, n - 3).to(at::kCPU, at::kFloat),
+                       where + ", head " + std::to_string(h));
       if (without_weights)
         expect_bitwise(at::cat(parts_without_weights, 1), maps[l], where + ", from the configuration");
     }
