@@ -21,23 +21,59 @@ const char* dtype_tag(at::ScalarType type) {
   }
 }
 
+// A stream buffer over a block of memory, so that a streamed tensor writes straight into its whole.
+class MemoryBuffer : public std::streambuf {
+ public:
+  MemoryBuffer(char* data, size_t size) { setp(data, data + size); }
+  size_t written() const { return static_cast<size_t>(pptr() - pbase()); }
+};
+
+// Calls `write` and checks it wrote `bytes` bytes (a wrong count would shift every later tensor).
+void write_streamed(const StreamedTensor& t, std::ostream& out, uint64_t written_before, uint64_t after) {
+  t.write(out);
+  if (!out) throw Error("could not write tensor \"" + t.name + "\"");
+  if (static_cast<uint64_t>(out.tellp()) != after)
+    throw Error("tensor \"" + t.name + "\" wrote " +
+                std::to_string(static_cast<uint64_t>(out.tellp()) - written_before) + " bytes, " +
+                std::to_string(t.bytes()) + " expected");
+}
+
 }  // namespace
 
+uint64_t StreamedTensor::bytes() const {
+  uint64_t count = c10::elementSize(dtype);
+  for (const int64_t size : shape) count *= static_cast<uint64_t>(size);
+  return count;
+}
+
+at::Tensor StreamedTensor::made() const {
+  at::Tensor t = at::empty(shape, at::TensorOptions().dtype(dtype));
+  MemoryBuffer buffer(static_cast<char*>(t.data_ptr()), t.nbytes());
+  std::ostream out(&buffer);
+  write(out);
+  if (!out || buffer.written() != t.nbytes()) throw Error("tensor \"" + name + "\" did not make its bytes");
+  return t;
+}
+
 void write_safetensors(const std::filesystem::path& path, const NamedTensors& tensors,
-                       const std::map<std::string, std::string>& metadata) {
+                       const std::map<std::string, std::string>& metadata,
+                       const std::vector<StreamedTensor>& streamed) {
   std::vector<at::Tensor> host;
   nlohmann::json header = nlohmann::json::object();
   if (!metadata.empty()) header["__metadata__"] = metadata;
   uint64_t offset = 0;
-  for (const auto& [name, tensor] : tensors) {
+  const auto add = [&](const std::string& name, at::ScalarType type, std::vector<int64_t> shape, uint64_t bytes) {
     if (name == "__metadata__") throw Error("a tensor cannot be named __metadata__");
-    host.push_back(tensor.cpu().contiguous());
-    const uint64_t bytes = static_cast<uint64_t>(host.back().nbytes());
-    header[name] = {{"dtype", dtype_tag(tensor.scalar_type())},
-                    {"shape", tensor.sizes().vec()},
-                    {"data_offsets", {offset, offset + bytes}}};
+    header[name] = {
+        {"dtype", dtype_tag(type)}, {"shape", std::move(shape)}, {"data_offsets", {offset, offset + bytes}}};
     offset += bytes;
+  };
+  for (const auto& [name, tensor] : tensors) {
+    host.push_back(tensor.cpu().contiguous());
+    add(name, tensor.scalar_type(), tensor.sizes().vec(), static_cast<uint64_t>(host.back().nbytes()));
   }
+  const uint64_t streamed_from = offset;
+  for (const StreamedTensor& t : streamed) add(t.name, t.dtype, t.shape, t.bytes());
   std::string text = header.dump();
   text.append((8 - text.size() % 8) % 8, ' ');  // the data starts 8-byte aligned, as the format's own writer does
   write_file_atomically(path, [&](std::ostream& out) {
@@ -48,6 +84,12 @@ void write_safetensors(const std::filesystem::path& path, const NamedTensors& te
     out.write(text.data(), static_cast<std::streamsize>(text.size()));
     for (const at::Tensor& t : host)
       out.write(static_cast<const char*>(t.data_ptr()), static_cast<std::streamsize>(t.nbytes()));
+    uint64_t at = 8 + text.size() + streamed_from;  // where the next streamed tensor ends
+    for (const StreamedTensor& t : streamed) {
+      const uint64_t before = at;
+      at += t.bytes();
+      write_streamed(t, out, before, at);
+    }
   });
 }
 

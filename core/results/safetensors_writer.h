@@ -5,7 +5,10 @@
 // are copied from the tensors' memory as they are: writing runs at the speed of the disk.
 #include <ATen/core/Tensor.h>
 
+#include <cstdint>
 #include <filesystem>
+#include <functional>
+#include <ostream>
 #include <map>
 #include <string>
 #include <utility>
@@ -15,9 +18,23 @@ namespace attnscope {
 
 using NamedTensors = std::vector<std::pair<std::string, at::Tensor>>;
 
-// Tensors of float32, float64, int32, int64, uint8 or bool, on any device (copied to the host).
-// Written atomically (see atomic_file.h). Throws attnscope::Error.
+// A tensor whose bytes are made while the file is written, a piece at a time, never whole in
+// memory (a long text's pair masks: 1.1 GB at 8,192 tokens, made from each head's chunked mask).
+// `write` puts exactly numel * element size bytes on the stream.
+struct StreamedTensor {
+  std::string name;
+  at::ScalarType dtype = at::kByte;
+  std::vector<int64_t> shape;
+  std::function<void(std::ostream&)> write;
+
+  uint64_t bytes() const;
+  at::Tensor made() const;  // the whole tensor, where one is needed (a JSON result)
+};
+
+// Tensors of float32, float64, int32, int64, uint8 or bool, on any device (copied to the host),
+// then the streamed ones. Written atomically (see atomic_file.h). Throws attnscope::Error.
 void write_safetensors(const std::filesystem::path& path, const NamedTensors& tensors,
-                       const std::map<std::string, std::string>& metadata);
+                       const std::map<std::string, std::string>& metadata,
+                       const std::vector<StreamedTensor>& streamed = {});
 
 }  // namespace attnscope

@@ -31,32 +31,35 @@ constexpr int kVersion = 2;
 struct ResultContent {
   nlohmann::json document;
   NamedTensors tensors;
+  std::vector<StreamedTensor> streamed;  // made as the file is written (the pair masks)
 };
 
 nlohmann::json token_to_json(const Token& t, size_t index) {
   return {{"index", index}, {"id", t.id}, {"text", t.text}, {"begin", t.begin}, {"end", t.end}, {"special", t.special}};
 }
 
-// Every head's mask, [L, H, bytes], and (when the head outputs are not kept) the pairs' S_hat in
-// mask order: without the outputs they could not be recomputed.
-void add_pairs(const TextAnalysis& a, bool with_values, NamedTensors& tensors) {
+// Every head's mask, [L, H, bytes], packed one head at a time as it is written (packed whole they
+// were 1.1 GB beside the chunked masks at 8,192 tokens), and (when the head outputs are not kept)
+// the pairs' S_hat in mask order: without the outputs they could not be recomputed.
+void add_pairs(const TextAnalysis& a, bool with_values, ResultContent& content) {
   const int64_t bytes = (PairMask::triangle(static_cast<int>(a.length)) + 7) / 8;
-  at::Tensor masks = at::zeros({a.num_layers, a.num_heads, bytes}, at::kByte);
-  int64_t total = 0;
-  for (size_t k = 0; k < a.heads.size(); ++k) {
-    const auto& bits = a.heads[k].pairs.bits();
-    if (!bits.empty())
-      std::memcpy(masks.data_ptr<uint8_t>() + static_cast<int64_t>(k) * bytes, bits.data(), bits.size());
-    total += a.heads[k].pairs.count();
-  }
-  tensors.emplace_back("pair_mask", masks);
+  content.streamed.push_back(
+      {"pair_mask", at::kByte, {a.num_layers, a.num_heads, bytes}, [&a, bytes](std::ostream& out) {
+         for (const HeadAnalysis& head : a.heads) {
+           std::vector<uint8_t> bits = head.pairs.bits();
+           bits.resize(static_cast<size_t>(bytes));  // a head without a mask: no pair
+           out.write(reinterpret_cast<const char*>(bits.data()), bytes);
+         }
+       }});
   if (!with_values) return;
+  int64_t total = 0;
+  for (const HeadAnalysis& head : a.heads) total += head.pairs.count();
   at::Tensor values = at::empty({total}, at::kFloat);
   float* out = values.data_ptr<float>();
   for (int64_t l = 0; l < a.num_layers; ++l)
     for (int64_t h = 0; h < a.num_heads; ++h)
       for (const TokenPair& p : head_pairs(a, l, h)) *out++ = p.value;
-  tensors.emplace_back("pair_value", values);
+  content.tensors.emplace_back("pair_value", values);
 }
 
 // The lenses (docs/lenses.md), when the run captured them: what each head moves from each token,
@@ -131,8 +134,7 @@ ResultContent content_of(const TextRunFile& file, const TextAnalysis* analysis, 
   if (analysis) {
     r.document["analysis"] = analysis_to_json(*analysis, file.run.encoding);
     // With the head outputs the values of pairs of S follow from them; pairs of another matrix keep theirs.
-    add_pairs(*analysis, !keeps_head_outputs(captures) || analysis->settings.pairs_from != PairInput::Similarity,
-              r.tensors);
+    add_pairs(*analysis, !keeps_head_outputs(captures) || analysis->settings.pairs_from != PairInput::Similarity, r);
   }
   return r;
 }
@@ -141,10 +143,11 @@ ResultContent content_of(const TextRunFile& file, const TextAnalysis* analysis, 
 // what the analysis alone would (its masks, and then every pair's value: 4 bytes a pair).
 void check_size(const ResultContent& content, const TextAnalysis* a, CaptureSet captures, double limit_bytes) {
   double all = 0, analysis = 0;
-  for (const auto& [name, t] : content.tensors) {
-    const double bytes = static_cast<double>(t.numel()) * static_cast<double>(t.element_size());
-    all += bytes;
-    if (name == "pair_mask") analysis += bytes;
+  for (const auto& [name, t] : content.tensors)
+    all += static_cast<double>(t.numel()) * static_cast<double>(t.element_size());
+  for (const StreamedTensor& t : content.streamed) {
+    all += static_cast<double>(t.bytes());
+    if (t.name == "pair_mask") analysis += static_cast<double>(t.bytes());
   }
   if (all <= limit_bytes) return;
   if (a)
@@ -160,6 +163,7 @@ void check_size(const ResultContent& content, const TextAnalysis* a, CaptureSet 
 nlohmann::json as_json(ResultContent content, bool decimal) {
   nlohmann::json tensors = nlohmann::json::object();
   for (const auto& [name, t] : content.tensors) tensors[name] = tensor_to_json(t, decimal);
+  for (const StreamedTensor& t : content.streamed) tensors[t.name] = tensor_to_json(t.made(), decimal);
   content.document["tensors"] = std::move(tensors);
   return std::move(content.document);
 }
@@ -335,9 +339,9 @@ void save_text_run(const std::filesystem::path& path, const TextRunFile& file, c
     write_file_atomically(path, as_json(std::move(content), o.decimal).dump() + "\n");
     return;
   }
-  write_safetensors(
-      path, content.tensors,
-      {{"format", kFormat}, {"version", std::to_string(kVersion)}, {"document", content.document.dump()}});
+  write_safetensors(path, content.tensors,
+                    {{"format", kFormat}, {"version", std::to_string(kVersion)}, {"document", content.document.dump()}},
+                    content.streamed);
 }
 
 namespace {
