@@ -47,11 +47,14 @@ RotaryTables rotary_tables(int64_t n, int64_t dims, double theta, const RotarySc
   return {angles.cos().to(options), angles.sin().to(options)};
 }
 
+// x cos + rotate_half(x) sin, the second product and the sum made in place: the same operations
+// in the same order as out of place (the same values to the bit), with two of the five temporaries
+// of a layer's queries fewer (134 MB each for Gemma 3 at 32,768 tokens).
 at::Tensor rotate(const at::Tensor& t, const RotaryTables& tables) {
   const int64_t r = tables.cos.size(0);
-  if (r == t.size(-2)) return t * tables.cos + rotate_half_rows(t) * tables.sin;
-  const at::Tensor turned = t.narrow(-2, 0, r);
-  return at::cat({turned * tables.cos + rotate_half_rows(turned) * tables.sin, t.narrow(-2, r, t.size(-2) - r)}, -2);
+  const auto turn = [&](const at::Tensor& x) { return (x * tables.cos).add_(rotate_half_rows(x).mul_(tables.sin)); };
+  if (r == t.size(-2)) return turn(t);
+  return at::cat({turn(t.narrow(-2, 0, r)), t.narrow(-2, r, t.size(-2) - r)}, -2);
 }
 
 }  // namespace attnscope

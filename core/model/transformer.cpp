@@ -380,8 +380,10 @@ at::Tensor Transformer::feed_forward(const LayerWeights& w, const at::Tensor& x,
   const at::Tensor in = linear(x, w.ffn_in_weight, w.ffn_in_bias, keep_going);
   at::Tensor inner;
   if (config_.architecture->feed_forward == FeedForward::Gated) {
+    // In place in the first half of `in` (its rows strided, as the output product reads them):
+    // no copy of it (268 MB for Gemma 3 at 32,768 tokens, the largest of a long text's forward).
     const auto parts = in.chunk(2, -1);
-    inner = activate(parts[0].contiguous()).mul_(parts[1]);
+    inner = activate(parts[0]).mul_(parts[1]);
   } else {
     inner = activate(in);
   }
