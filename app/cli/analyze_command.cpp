@@ -31,7 +31,7 @@ void print_summary(const TextResult& r, const TextAnalysis& a, double seconds, c
               e.size());
   if (e.truncated) std::printf(" (the text has %zu; --max-len %zu kept the first)", e.full_length, r.max_length);
   size_t pairs = 0;
-  for (const HeadAnalysis& h : a.heads) pairs += static_cast<size_t>(h.pairs.count());
+  for (const HeadAnalysis& h : a.heads) pairs += static_cast<size_t>(h.pair_count);
   if (r.run.captures.attention.defined())
     std::printf("\ncaptured %lld layers x %lld heads: attention %zu x %zu, head outputs %zu x %lld\n",
                 static_cast<long long>(a.num_layers), static_cast<long long>(a.num_heads), e.size(), e.size(), e.size(),
@@ -53,7 +53,9 @@ void print_summary(const TextResult& r, const TextAnalysis& a, double seconds, c
 
 int run_analyze(const AnalyzeOptions& o) {
   const auto start = std::chrono::steady_clock::now();
-  const AnalyzedText analyzed = run_and_analyze(o.run, o.analysis);
+  RunOptions run = o.run;
+  run.keep_pair_masks = !o.out.empty() || !isatty(STDOUT_FILENO);  // a result is written, not the summary alone
+  const AnalyzedText analyzed = run_and_analyze(run, o.analysis);
   const TextResult& r = analyzed.result;  // named, not structured bindings: lambdas capture them (clang 14)
   const TextAnalysis& analysis = analyzed.analysis;
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -116,6 +116,7 @@ AnalyzedText run_and_analyze(const RunOptions& o, const AnalysisOptions& analysi
   options.settings = analysis_settings(analysis);
   options.lens_captures = o.lenses;
   options.long_texts = o.long_texts;
+  options.keep_long_pair_masks = o.keep_pair_masks;
   AnalyzedText out;
   TextResult& r = out.result;
   r.text = read_text_input(o.input);

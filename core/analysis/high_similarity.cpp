@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "analysis/context_similarity.h"
+#include "base/error.h"
 #include "model/reproducible_products.h"
 
 namespace attnscope {
@@ -69,7 +70,7 @@ void scan_rows(const float* block, int first, int count, int n, const ScanFacts&
     c.same_sentence += row.same;
     c.same_sentence_repeats += row.same_repeats;
     c.distance_sum += row.distance;
-    if (row.count) out.mask.set_row(i, flags.data());
+    if (row.count && out.mask.tokens() == n) out.mask.set_row(i, flags.data());  // a mask is not always kept
   }
 }
 
@@ -158,6 +159,31 @@ std::vector<HeadHighSimilarity> high_similarity(const at::Tensor& similarity, co
   return out;
 }
 
+PairMask pair_rows(const at::Tensor& head_outputs, const TextFacts& facts, double tau, float scale, int64_t first,
+                   int64_t count) {
+  const int64_t n = head_outputs.size(0);
+  if (first < 0 || count < 0 || first + count > n) throw Error("pair rows out of range");
+  HeadHighSimilarity out;
+  out.mask = PairMask(static_cast<int>(n));
+  out.counts = PairCounts(static_cast<size_t>(n));
+  if (!(scale > 0) || count == 0) return std::move(out.mask);
+  const at::Tensor c = head_outputs.to(at::kFloat).unsqueeze(0);
+  const ScanFacts f(facts);
+  std::vector<int32_t> histogram(static_cast<size_t>(n));
+  const int64_t step = rows_per_block(n);
+  for (int64_t done = first; done < first + count;) {
+    const int64_t rows = std::min(step, first + count - done);
+    // A product of fewer than kFewestBlockRows rows sums in another order: made from more, the
+    // rows wanted read out of it.
+    const int64_t made = std::min(n, std::max(rows, kFewestBlockRows)), start = std::min(done, n - made);
+    const at::Tensor host = similarity_rows(c, start, made).cpu().contiguous();
+    scan_rows(host.data_ptr<float>() + (done - start) * n, static_cast<int>(done), static_cast<int>(rows),
+              static_cast<int>(n), f, static_cast<float>(tau) * scale, histogram.data(), out);
+    done += rows;
+  }
+  return std::move(out.mask);
+}
+
 std::vector<TokenPair> list_pairs(const PairMask& mask, const float* similarity, float scale) {
   std::vector<TokenPair> pairs;
   pairs.reserve(static_cast<size_t>(mask.count()));
@@ -167,7 +193,7 @@ std::vector<TokenPair> list_pairs(const PairMask& mask, const float* similarity,
 }
 
 std::vector<HeadHighSimilarity> high_similarity_in_blocks(const at::Tensor& head_outputs, const TextFacts& facts,
-                                                          double tau, BlockShape shape, at::Tensor* norms) {
+                                                          double tau, BlockShape shape, at::Tensor* norms, bool masks) {
   const int64_t K = head_outputs.size(0), n = head_outputs.size(1);
   const at::Tensor c = head_outputs.to(at::kFloat);
   const ScanFacts f(facts);
@@ -187,7 +213,7 @@ std::vector<HeadHighSimilarity> high_similarity_in_blocks(const at::Tensor& head
     for (int64_t k = 0; k < G; ++k) {
       HeadHighSimilarity& h = out[static_cast<size_t>(g + k)];
       h.scale = scale.data_ptr<float>()[k];
-      h.mask = PairMask(static_cast<int>(n));
+      if (masks) h.mask = PairMask(static_cast<int>(n));
       h.counts = PairCounts(static_cast<size_t>(n));
     }
     scan_group(heads, f, tau, blocks, out.data() + g);

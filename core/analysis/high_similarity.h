@@ -36,10 +36,17 @@ struct BlockShape {
 // made block by block of query rows, in two passes, the maxima first. Equal to high_similarity of
 // context_similarity's S (a block's products are the whole product's rows to the bit). What a long
 // text's analysis runs. `norms`, when given, receives every token's ||c_i|| [K, n], as
-// context_similarity gives them.
+// context_similarity gives them. Without `masks` the counts alone are made (the masks left empty).
 std::vector<HeadHighSimilarity> high_similarity_in_blocks(const at::Tensor& head_outputs, const TextFacts& facts,
                                                           double tau, BlockShape shape = {},
-                                                          at::Tensor* norms = nullptr);
+                                                          at::Tensor* norms = nullptr, bool masks = true);
+
+// Rows [first, first + count) of one head's mask made again from its head outputs [n, d] (a long
+// text's analysis keeps no mask: TextAnalysis::pair_mask): the bits high_similarity_in_blocks set
+// in those rows, by the same products and the same comparison with tau * `scale` (the head's
+// HeadHighSimilarity::scale), other rows empty. Never holds more than a block of rows of S.
+PairMask pair_rows(const at::Tensor& head_outputs, const TextFacts& facts, double tau, float scale, int64_t first,
+                   int64_t count);
 
 // The pairs of one head with their S_hat, ordered by (i, j): `similarity` is that head's n x n
 // S, row-major on the host.

@@ -42,11 +42,12 @@ at::Tensor symmetric_pair_matrix(PairInput input, const ContextSimilarity& simil
 
 // Every head's high-similarity elements, from S (or the matrix settings.pairs_from names), whole or
 // block by block; in blocks, the token norms come from the same products.
-std::vector<HeadHighSimilarity> find_pairs(TextAnalysis& a, const at::Tensor& maps, bool in_blocks) {
+std::vector<HeadHighSimilarity> find_pairs(TextAnalysis& a, const at::Tensor& maps, const AnalysisRun& run) {
   const int64_t L = a.num_layers, H = a.num_heads, n = a.length;
-  if (in_blocks) {
+  if (run.similarity_in_blocks) {
     at::Tensor norms;
-    auto high = high_similarity_in_blocks(a.head_outputs.reshape({L * H, n, -1}), a.facts, a.settings.tau, {}, &norms);
+    auto high = high_similarity_in_blocks(a.head_outputs.reshape({L * H, n, -1}), a.facts, a.settings.tau, {}, &norms,
+                                          run.keep_long_pair_masks);
     a.similarity.norms = norms.view({L, H, n});
     return high;
   }
@@ -98,9 +99,28 @@ at::Tensor TextAnalysis::summed_similarity(int64_t layer) const {
   return sum;
 }
 
+PairMask TextAnalysis::pair_mask(int64_t layer, int64_t h, RowSpan rows) const {
+  const HeadAnalysis& kept = head(layer, h);
+  const int64_t first = rows.first, count = rows.size(length);
+  if (first < 0 || count < 0 || first + count > length) throw Error("pair mask rows out of range");
+  if (kept.pairs.tokens() == length) {
+    if (first == 0 && count == length) return kept.pairs;
+    PairMask part(static_cast<int>(length));
+    std::vector<uint8_t> flags(static_cast<size_t>(length));
+    for (int64_t i = first; i < first + count; ++i) {
+      for (int64_t j = i + 1; j < length; ++j)
+        flags[static_cast<size_t>(j - i - 1)] = kept.pairs.test(static_cast<int>(i), static_cast<int>(j));
+      part.set_row(static_cast<int>(i), flags.data());
+    }
+    return part;
+  }
+  if (!head_outputs.defined()) throw Error("this analysis keeps neither the pairs nor the head outputs they come from");
+  return pair_rows(head_outputs[layer][h], facts, settings.tau, kept.scale, first, count);
+}
+
 std::vector<TokenPair> head_pairs(const TextAnalysis& a, int64_t layer, int64_t head, int64_t limit) {
   const HeadAnalysis& h = a.head(layer, head);
-  if (h.pairs.count() == 0 || limit <= 0) return {};
+  if (h.pair_count == 0 || limit <= 0) return {};
   if (a.pair_matrix.defined() || a.similarity.similarity.defined()) {
     const at::Tensor source = a.pair_matrix.defined() ? a.pair_matrix[layer][head] : a.head_similarity(layer, head);
     const at::Tensor s = source.to(at::kCPU, at::kFloat).contiguous();
@@ -110,11 +130,18 @@ std::vector<TokenPair> head_pairs(const TextAnalysis& a, int64_t layer, int64_t 
   }
   // S not kept: the rows that hold the listed pairs, a block at a time.
   std::vector<TokenPair> pairs;
-  h.pairs.for_each([&](int i, int j) {
-    if (static_cast<int64_t>(pairs.size()) < limit) pairs.push_back({i, j, 0.0f});
-  });
-  const at::Tensor outputs = a.head_outputs[layer].narrow(0, head, 1);
   const int64_t n = a.length, step = std::max<int64_t>(1, (int64_t{8} << 20) / std::max<int64_t>(n, 1));
+  const auto list = [&](const PairMask& mask) {
+    mask.for_each([&](int i, int j) {
+      if (static_cast<int64_t>(pairs.size()) < limit) pairs.push_back({i, j, 0.0f});
+    });
+  };
+  if (h.pairs.tokens() == n)
+    list(h.pairs);
+  else  // not kept: its rows made again until `limit` pairs are listed
+    for (int64_t first = 0; first < n && static_cast<int64_t>(pairs.size()) < limit; first += step)
+      list(a.pair_mask(layer, head, {first, std::min(step, n - first)}));
+  const at::Tensor outputs = a.head_outputs[layer].narrow(0, head, 1);
   for (size_t k = 0; k < pairs.size();) {
     const int64_t first = pairs[k].i, count = std::min(step, n - first);
     const at::Tensor rows = similarity_rows(outputs, first, count).to(at::kCPU, at::kFloat).contiguous();
@@ -221,8 +248,7 @@ TextAnalysis analyze_text(const Encoding& encoding, const at::Tensor& head_outpu
   a.facts = text_facts(std::move(ids), std::move(sentence), std::move(takes_part));
   a.facts.classes = token_classes(encoding);
 
-  std::vector<HeadHighSimilarity> high =
-      run.found ? taken_pairs(a, *run.found) : find_pairs(a, maps, run.similarity_in_blocks);
+  std::vector<HeadHighSimilarity> high = run.found ? taken_pairs(a, *run.found) : find_pairs(a, maps, run);
   check();
   std::vector<Separators> head_separators =
       separators_from_columns(columns.reshape({L * H, n}), settings.tau_sep, eligible);
@@ -231,7 +257,8 @@ TextAnalysis analyze_text(const Encoding& encoding, const at::Tensor& head_outpu
   for (size_t k = 0; k < a.heads.size(); ++k) {
     HeadAnalysis& head = a.heads[k];
     head.scale = high[k].scale;
-    head.pairs = std::move(high[k].mask);
+    head.pair_count = run.found ? high[k].mask.count() : high[k].counts.count;
+    head.pairs = std::move(high[k].mask);  // empty where a long text's are not kept
     head.separators = std::move(head_separators[k]);
     head.stats = run.found ? std::move((*run.found)[k].stats) : stats_from_counts(high[k].counts, a.facts);
   }

@@ -14,6 +14,7 @@
 #include "analysis/high_similarity.h"
 #include "analysis/separators.h"
 #include "model/captures.h"
+#include "model/row_span.h"
 #include "tokenizer/encoding.h"
 
 namespace attnscope {
@@ -21,8 +22,11 @@ namespace attnscope {
 struct HeadAnalysis {
   // max_{i != j} S_ij (or of settings.pairs_from's matrix) over participating tokens; <= 0: no pairs
   float scale = 0.0f;
-  PairMask pairs;         // S_hat >= tau, i < j (listed with their values by head_pairs)
-  Separators separators;  // from this head's own attention map (the separator view)
+  // S_hat >= tau, i < j (listed with their values by head_pairs); empty (no tokens) where a long
+  // text's analysis does not keep it (AnalysisRun::keep_long_pair_masks): TextAnalysis::pair_mask.
+  PairMask pairs;
+  int64_t pair_count = 0;  // |P|, kept or not
+  Separators separators;   // from this head's own attention map (the separator view)
   HeadStats stats;
 };
 
@@ -54,6 +58,9 @@ struct TextAnalysis {
   at::Tensor summed_similarity(int64_t layer) const;
   // [n, n]: one head's S, diagonal 0 (a view of the whole, or made from its head outputs).
   at::Tensor head_similarity(int64_t layer, int64_t head) const;
+  // One head's pairs as a mask: the one kept, or made again from its head outputs by the scan that
+  // found them (high_similarity.h: pair_rows), the same bits; of `rows` only, the other rows empty.
+  PairMask pair_mask(int64_t layer, int64_t head, RowSpan rows = {}) const;
 };
 
 // The high-similarity pairs of one head with their S_hat (or the normalised value of the matrix
@@ -86,6 +93,12 @@ struct AnalysisRun {
   // costly part of a long text's analysis; with pairs of S only. A long text's norms ||c_i|| are
   // then summed directly (the scan takes them from S's diagonal: equal to float rounding).
   std::vector<FoundPairs>* found = nullptr;
+  // A long text's (similarity_in_blocks) pair masks kept in HeadAnalysis::pairs. They take up to
+  // n^2 / 16 bytes a head (1.1 GB for a ModernBERT-base-sized model at 8,192 tokens, 4.8 GB for
+  // Gemma 3 at 32,768), and a view reads one head's: not kept, TextAnalysis::pair_mask makes that
+  // one again (some 0.1 s at 8,192 tokens). A result file of every head's keeps them. Masks found
+  // before are kept.
+  bool keep_long_pair_masks = false;
 };
 
 // Throws attnscope::Error for settings out of range.

@@ -113,7 +113,7 @@ TextComparison compare_texts(const ComparedRun& a, const ComparedRun& b, const C
       }
       if (same->similarity.norm_a[k] > 0)
         change.similarity_relative_change = std::sqrt(same->similarity.difference_norm[k] / same->similarity.norm_a[k]);
-      change.jaccard = jaccard_index(ha.pairs, hb.pairs);
+      change.jaccard = jaccard_index(a.analysis.pair_mask(l, h), b.analysis.pair_mask(l, h));
     }
   return c;
 }

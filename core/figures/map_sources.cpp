@@ -2,6 +2,8 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
+#include <functional>
 #include <limits>
 #include <memory>
 
@@ -9,6 +11,33 @@
 #include "model/reproducible_products.h"
 
 namespace attnscope {
+
+namespace {
+
+// Whether cell (i, j) is one of the head's pairs. A long text's mask is not kept
+// (AnalysisRun::keep_long_pair_masks): a tile's rows are made again, a tile's height at a time; the
+// cells of a tile of level 0 all read the rows of its band or, below the diagonal, of its column tile.
+std::function<bool(int64_t, int64_t)> outlined_pairs(const TextAnalysis& analysis, const MapOfHead& map) {
+  const PairMask* kept = &analysis.head(map.layer, map.head).pairs;
+  if (kept->tokens() == analysis.length)
+    return [kept](int64_t i, int64_t j) { return kept->test(static_cast<int>(i), static_cast<int>(j)); };
+  struct Band {
+    int64_t first = -1;
+    PairMask rows;
+  };
+  auto band = std::make_shared<Band>();
+  return [&analysis, map, band](int64_t i, int64_t j) {
+    const int64_t row = std::min(i, j), height = MapPyramid::kTileCells;
+    if (band->first < 0 || row < band->first || row >= band->first + height) {
+      band->first = row / height * height;
+      band->rows =
+          analysis.pair_mask(map.layer, map.head, {band->first, std::min(height, analysis.length - band->first)});
+    }
+    return band->rows.test(static_cast<int>(i), static_cast<int>(j));
+  };
+}
+
+}  // namespace
 
 MapSource head_map_source(const AnalyzedTextView& text, const MapOfHead& map, ValueScale scale, bool symmetric) {
   if (map.kind == MatrixKind::Rollout && !text.keeps_maps())
@@ -25,10 +54,7 @@ MapSource head_map_source(const AnalyzedTextView& text, const MapOfHead& map, Va
     rows.diagonal(first).zero_();  // cells (r, first + r): the map's diagonal
     return rows;
   };
-  if (map.outline_pairs && map.head >= 0) {
-    const PairMask* pairs = &text.analysis.head(map.layer, map.head).pairs;
-    source.outlined = [pairs](int64_t i, int64_t j) { return pairs->test(static_cast<int>(i), static_cast<int>(j)); };
-  }
+  if (map.outline_pairs && map.head >= 0) source.outlined = outlined_pairs(text.analysis, map);
   source.scale = scale;
   source.symmetric = symmetric;
   return source;

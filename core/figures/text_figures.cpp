@@ -104,7 +104,7 @@ HeatmapPanel matrix_panel(const AnalyzedTextView& text, int layer, int head, Mat
     for (int i = 0; i < p.rows; ++i) p.values[static_cast<size_t>(i) * p.cols + i] = 0.0f;
   p.color_scale = color_scale_for(p.values, o.scale, signed_matrix(kind));
   if (outlines_pairs(text, head, kind, o))
-    text.analysis.head(layer, head).pairs.for_each([&](int i, int j) {
+    text.analysis.pair_mask(layer, head).for_each([&](int i, int j) {
       p.outlined.emplace_back(i, j);
       p.outlined.emplace_back(j, i);
     });
@@ -236,7 +236,7 @@ TiledFigure tiled_figure5(const AnalyzedTextView& text, const FigureOptions& opt
 Figure figure9(const AnalyzedTextView& text, const FigureOptions& options) {
   const FigureOptions o = resolved(options, text.analysis);
   const int head = std::max(0, o.head);
-  const PairMask& mask = text.analysis.head(o.layer, head).pairs;
+  const PairMask mask = text.analysis.pair_mask(o.layer, head);  // a long text's made again
   const PairInput from = text.analysis.settings.pairs_from;
   const std::string of =
       from == PairInput::Similarity ? "high-similarity pairs" : std::string("pairs of ") + pair_input_name(from);

@@ -98,7 +98,9 @@ TextPipelineResult TextPipeline::run(std::string_view text, const TextPipelineOp
   r.forward_seconds = seconds_since(start);
   if (o.keep_going && !o.keep_going()) throw Cancelled();
   const auto analysis_start = std::chrono::steady_clock::now();
-  r.analysis = analyze_text(r.encoding, r.captures, o.settings, {o.to_host, o.keep_going});
+  r.analysis =
+      analyze_text(r.encoding, r.captures, o.settings,
+                   {.to_host = o.to_host, .keep_going = o.keep_going, .keep_long_pair_masks = o.keep_long_pair_masks});
   r.analysis_seconds = seconds_since(analysis_start);
   return r;
 }

@@ -150,7 +150,7 @@ nlohmann::json analysis_to_json(const TextAnalysis& a, const Encoding&) {
       heads.push_back({{"head", h},
                        {"scale", head.scale},
                        {"separators", head.separators.positions},
-                       {"pair_count", head.pairs.count()},
+                       {"pair_count", head.pair_count},
                        {"stats", head_stats_to_json(head.stats)}});
     }
     const LayerAnalysis& layer = a.layers[static_cast<size_t>(l)];

@@ -45,15 +45,15 @@ void add_pairs(const TextAnalysis& a, bool with_values, ResultContent& content) 
   const int64_t bytes = (PairMask::triangle(static_cast<int>(a.length)) + 7) / 8;
   content.streamed.push_back(
       {"pair_mask", at::kByte, {a.num_layers, a.num_heads, bytes}, [&a, bytes](std::ostream& out) {
-         for (const HeadAnalysis& head : a.heads) {
-           std::vector<uint8_t> bits = head.pairs.bits();
-           bits.resize(static_cast<size_t>(bytes));  // a head without a mask: no pair
-           out.write(reinterpret_cast<const char*>(bits.data()), bytes);
-         }
+         for (int64_t l = 0; l < a.num_layers; ++l)
+           for (int64_t h = 0; h < a.num_heads; ++h) {  // a mask not kept is made again here
+             const std::vector<uint8_t> bits = a.pair_mask(l, h).bits();
+             out.write(reinterpret_cast<const char*>(bits.data()), bytes);
+           }
        }});
   if (!with_values) return;
   int64_t total = 0;
-  for (const HeadAnalysis& head : a.heads) total += head.pairs.count();
+  for (const HeadAnalysis& head : a.heads) total += head.pair_count;
   at::Tensor values = at::empty({total}, at::kFloat);
   float* out = values.data_ptr<float>();
   for (int64_t l = 0; l < a.num_layers; ++l)
@@ -151,7 +151,7 @@ void check_size(const ResultContent& content, const TextAnalysis* a, CaptureSet 
   }
   if (all <= limit_bytes) return;
   if (a)
-    for (const HeadAnalysis& h : a->heads) analysis += 4.0 * static_cast<double>(h.pairs.count());
+    for (const HeadAnalysis& h : a->heads) analysis += 4.0 * static_cast<double>(h.pair_count);
   char line[320];
   std::snprintf(line, sizeof line,
                 "the result with captures \"%s\" would take %.2f GB, more than its limit of %.2f GB: give --captures "

@@ -1,7 +1,8 @@
 // A long text's analysis (no map and no S whole: the forward keeps queries, keys and column sums,
 // the pairs are found block by block) equals the analysis of the same text with every map kept,
-// forced on the real MiniLM at 128 and 512 tokens: separators, pairs, statistics, pooled layers,
-// norms, and the pairs listed for a head with their values.
+// forced on the real MiniLM at 128 and 512 tokens: separators, pairs (their masks, not kept, made
+// again when asked, whole or some rows), statistics, pooled layers, norms, and the pairs listed for
+// a head with their values.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
@@ -35,7 +36,12 @@ void expect_same(const TextAnalysis& blocks, const TextAnalysis& whole) {
   for (size_t k = 0; k < whole.heads.size(); ++k) {
     const HeadAnalysis &a = blocks.heads[k], &b = whole.heads[k];
     EXPECT_EQ(a.scale, b.scale) << "head " << k;
-    EXPECT_EQ(a.pairs.bits(), b.pairs.bits()) << "head " << k;
+    // A long text's masks are not kept: made again when asked, the same bits.
+    EXPECT_EQ(a.pairs.tokens(), 0) << "head " << k;
+    EXPECT_EQ(a.pair_count, b.pair_count) << "head " << k;
+    EXPECT_EQ(a.pair_count, b.pairs.count()) << "head " << k;
+    const auto l = static_cast<int64_t>(k) / whole.num_heads, h = static_cast<int64_t>(k) % whole.num_heads;
+    EXPECT_EQ(blocks.pair_mask(l, h).bits(), b.pairs.bits()) << "head " << k;
     EXPECT_EQ(a.separators.positions, b.separators.positions) << "head " << k;
     EXPECT_EQ(a.stats.count, b.stats.count) << "head " << k;
     EXPECT_EQ(a.stats.anchor_index, b.stats.anchor_index) << "head " << k;
@@ -59,6 +65,22 @@ void expect_same(const TextAnalysis& blocks, const TextAnalysis& whole) {
   EXPECT_TRUE(at::allclose(blocks.summed_similarity(last), whole.summed_similarity(last), 1e-5, 1e-5));
 }
 
+// Some rows of a head's mask: made again from the head outputs, or read from the kept mask, they
+// are the whole mask's rows, the other rows empty (spans of fewer rows than a product's fewest too).
+void expect_same_rows(const TextAnalysis& blocks, const TextAnalysis& whole) {
+  const int64_t n = whole.length, last = whole.num_layers - 1;
+  for (const RowSpan span : {RowSpan{0, 1}, RowSpan{5, 3}, RowSpan{n - 3, 3}, RowSpan{n - 1, 1}, RowSpan{n / 2, 29}})
+    for (const int64_t h : {int64_t{0}, whole.num_heads - 1}) {
+      const PairMask made = blocks.pair_mask(last, h, span), read = whole.pair_mask(last, h, span);
+      EXPECT_EQ(made.bits(), read.bits()) << "rows " << span.first << " +" << span.count;
+      int64_t in_rows = 0;
+      whole.head(last, h).pairs.for_each(
+          [&](int i, int) { in_rows += i >= span.first && i < span.first + span.count; });
+      EXPECT_EQ(made.count(), in_rows) << "rows " << span.first << " +" << span.count;
+    }
+  EXPECT_THROW(blocks.pair_mask(last, 0, {n - 1, 2}), Error);
+}
+
 class TextAnalysisInBlocks : public ::testing::TestWithParam<size_t> {};
 
 TEST_P(TextAnalysisInBlocks, EqualsTheAnalysisWithEveryMapKept) {
@@ -72,8 +94,16 @@ TEST_P(TextAnalysisInBlocks, EqualsTheAnalysisWithEveryMapKept) {
   for (const bool specials : {true, false}) {
     AnalysisSettings settings;
     settings.include_special = specials;
-    expect_same(analyze_text(encoding, long_text, settings), analyze_text(encoding, maps, settings));
+    const TextAnalysis blocks = analyze_text(encoding, long_text, settings),
+                       whole = analyze_text(encoding, maps, settings);
+    expect_same(blocks, whole);
+    expect_same_rows(blocks, whole);
   }
+  // Kept when asked (a result file of every head's): the masks the whole path finds.
+  const TextAnalysis kept = analyze_text(encoding, long_text, {}, {.keep_long_pair_masks = true});
+  const TextAnalysis whole = analyze_text(encoding, maps, {});
+  for (size_t k = 0; k < whole.heads.size(); ++k)
+    EXPECT_EQ(kept.heads[k].pairs.bits(), whole.heads[k].pairs.bits()) << "head " << k;
   AnalysisSettings from_attention;
   from_attention.pairs_from = PairInput::Attention;
   EXPECT_THROW(analyze_text(encoding, long_text, from_attention), Error);  // one line: S only

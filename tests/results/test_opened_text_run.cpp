@@ -34,7 +34,10 @@ class OpenedTextRunTest : public ::testing::Test {
     for (size_t k = 0; k < got.heads.size(); ++k) {
       const HeadAnalysis &a = got.heads[k], &b = analysis_.heads[k];
       EXPECT_EQ(a.scale, b.scale) << "head " << k;
-      EXPECT_EQ(a.pairs.bits(), b.pairs.bits()) << "head " << k;
+      EXPECT_EQ(a.pair_count, b.pair_count) << "head " << k;
+      const auto l = static_cast<int64_t>(k) / got.num_heads, h = static_cast<int64_t>(k) % got.num_heads;
+      // A long text's run keeps no mask: the file's were made again as it was written.
+      EXPECT_EQ(got.pair_mask(l, h).bits(), analysis_.pair_mask(l, h).bits()) << "head " << k;
       EXPECT_EQ(a.separators.positions, b.separators.positions) << "head " << k;
       EXPECT_EQ(a.separators.column_share, b.separators.column_share) << "head " << k;
       EXPECT_EQ(head_stats_to_json(a.stats), head_stats_to_json(b.stats)) << "head " << k;

@@ -138,7 +138,7 @@ PanelActions PairsPanel::draw(const PanelContext& c) {
   if (key != pairs_key_) {  // only the shown head's pairs are ever listed
     pairs_key_ = key;
     pairs_ = head_pairs(c.snapshot->analysis, c.state.layer, head, kListedPairs);
-    pairs_in_all_ = c.snapshot->analysis.head(c.state.layer, head).pairs.count();
+    pairs_in_all_ = c.snapshot->analysis.head(c.state.layer, head).pair_count;
     order_.clear();
     hovered_ = -1;
   }
