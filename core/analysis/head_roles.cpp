@@ -92,6 +92,8 @@ LayerRoleRows::LayerRoleRows(int64_t heads, int64_t n, const std::vector<int64_t
   if (static_cast<int64_t>(ids.size()) != n) throw Error("head roles: the ids do not match the maps");
   for (at::Tensor* t : {&previous_, &first_, &next_, &end_, &duplicate_, &entropy_})
     *t = at::zeros({heads, n}, at::kDouble);
+  block_ = at::empty({0}, at::kDouble);
+  scratch_ = at::empty({0}, at::kDouble);
   std::unordered_map<int64_t, int64_t> last;  // each token's previous occurrence
   earlier_.assign(static_cast<size_t>(n), -1);
   for (int64_t i = 0; i < n; ++i) {
@@ -101,8 +103,11 @@ LayerRoleRows::LayerRoleRows(int64_t heads, int64_t n, const std::vector<int64_t
 }
 
 void LayerRoleRows::add(const at::Tensor& block, int64_t first) {
-  const at::Tensor a = block.to(at::kCPU, at::kDouble);
-  const int64_t rows = a.size(1), n = n_;
+  // In two buffers kept from block to block: a long text's layer comes in hundreds of blocks, and
+  // fresh temporaries of their size cost more in page faults than the sums themselves.
+  at::Tensor& a = block_;
+  a.resize_(block.sizes()).copy_(block);
+  const int64_t heads = a.size(0), rows = a.size(1), n = n_;
   // Row first + r of the block meets key first + r - 1 on its diagonal first - 1 (row 0 has none
   // before it), and key first + r + 1 on its diagonal first + 1 (up to the last key).
   const at::Tensor before = a.diagonal(first - 1, 1, 2), after = a.diagonal(first + 1, 1, 2);
@@ -110,13 +115,20 @@ void LayerRoleRows::add(const at::Tensor& block, int64_t first) {
   next_.narrow(1, first, after.size(1)).copy_(after);
   first_.narrow(1, first, rows).copy_(a.select(2, 0));
   end_.narrow(1, first, rows).copy_(a.select(2, n - 1));
-  // Duplicate token: the attention a query pays to earlier occurrences of its own token.
-  at::Tensor earlier_same = at::zeros({rows, n}, at::kDouble);
+  // Duplicate token: the attention a query pays to earlier occurrences of its own token, summed
+  // over those keys alone.
+  std::vector<int64_t> row_of, cell_of;
   for (int64_t r = 0; r < rows; ++r)
-    for (int64_t j = earlier_[static_cast<size_t>(first + r)]; j >= 0; j = earlier_[static_cast<size_t>(j)])
-      earlier_same[r][j] = 1.0;
-  duplicate_.narrow(1, first, rows).copy_((a * earlier_same).sum(2));
-  entropy_.narrow(1, first, rows).copy_(-(a * at::log(a.clamp_min(1e-300))).sum(2));  // 0 log 0 = 0
+    for (int64_t j = earlier_[static_cast<size_t>(first + r)]; j >= 0; j = earlier_[static_cast<size_t>(j)]) {
+      row_of.push_back(r);
+      cell_of.push_back(r * n + j);
+    }
+  if (!row_of.empty())
+    duplicate_.narrow(1, first, rows)
+        .index_add_(1, at::tensor(row_of, at::kLong),
+                    a.view({heads, rows * n}).index_select(1, at::tensor(cell_of, at::kLong)));
+  at::clamp_min_out(scratch_, a, 1e-300);  // 0 log 0 = 0
+  entropy_.narrow(1, first, rows).copy_(scratch_.log_().mul_(a).sum(2).neg_());
 }
 
 void LayerRoleRows::finish(HeadRoleScores& scores, int64_t l) const {

@@ -71,6 +71,7 @@ class LayerRoleRows {
   // [H, n] float64, per query row: A[i, i-1], A[i, 0], A[i, i+1], A[i, n-1], the attention to earlier
   // occurrences of its token, the row's entropy.
   at::Tensor previous_, first_, next_, end_, duplicate_, entropy_;
+  at::Tensor block_, scratch_;  // a block's maps in float64, and a temporary of their size
 };
 
 // Every role but induction, from the text's maps [L, H, n, n] (float, any device) and its ids;
