@@ -4,6 +4,7 @@
 #include <c10/core/InferenceMode.h>
 
 #include "base/error.h"
+#include "model/reproducible_products.h"
 
 namespace attnscope {
 
@@ -21,6 +22,36 @@ at::Tensor attention_rollout(const at::Tensor& layer_maps) {
     at::matmul_out(slot, a_hat[l], out[l - 1]);
   }
   return out;
+}
+
+namespace {
+
+// Rows of Ahat_l: M_l + I normalised row by row, as attention_rollout makes them.
+at::Tensor residual_rows(const LayerMapRows& maps, int64_t layer, RowSpan rows) {
+  // A copy: the rows handed out may be a view of maps someone keeps.
+  at::Tensor m = maps(layer, rows).to(at::kFloat, /*non_blocking=*/false, /*copy=*/true).contiguous();
+  m.diagonal(rows.first).add_(1.0f);  // row r of the block is row first + r of the map
+  return m / m.sum(-1, true);
+}
+
+}  // namespace
+
+at::Tensor rollout_in_blocks(const LayerMapRows& maps, int64_t last, int64_t n, int64_t block_rows) {
+  if (last < 0 || n < 1) throw Error("rollout needs a layer and at least one token");
+  c10::InferenceMode guard;
+  const std::vector<std::pair<int64_t, int64_t>> blocks = row_blocks(n, block_rows);
+  at::Tensor rollout = at::empty({n, n}, at::kFloat), next;
+  for (const auto& [first, count] : blocks)
+    rollout.narrow(0, first, count).copy_(residual_rows(maps, 0, {first, count}));
+  for (int64_t l = 1; l <= last; ++l) {
+    if (!next.defined()) next = at::empty_like(rollout);
+    for (const auto& [first, count] : blocks) {
+      at::Tensor slot = next.narrow(0, first, count);
+      at::matmul_out(slot, residual_rows(maps, l, {first, count}), rollout);
+    }
+    std::swap(rollout, next);
+  }
+  return rollout;
 }
 
 }  // namespace attnscope

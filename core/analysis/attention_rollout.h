@@ -7,9 +7,22 @@
 // map). Every row of every R_l sums to 1 when the M_l are non-negative.
 #include <ATen/core/Tensor.h>
 
+#include <functional>
+
+#include "model/row_span.h"
+
 namespace attnscope {
 
 // layer_maps: [L, n, n] (M_0 .. M_(L-1)); returns [L, n, n], R_l for every layer, float32.
 at::Tensor attention_rollout(const at::Tensor& layer_maps);
+
+// [rows, n]: rows `rows` of M_l, handed out a block at a time (a long text's, made again).
+using LayerMapRows = std::function<at::Tensor(int64_t layer, RowSpan rows)>;
+
+// R_last alone, [n, n] float32, for a text whose layer maps are never whole: each R_l made a block
+// of `block_rows` rows at a time from M_l's rows and R_(l-1), so two n x n matrices are held, not
+// L. The same values as attention_rollout(...)[last] (the rows of a product of at least
+// kFewestBlockRows rows are those of the whole product: model/reproducible_products.h).
+at::Tensor rollout_in_blocks(const LayerMapRows& maps, int64_t last, int64_t n, int64_t block_rows);
 
 }  // namespace attnscope

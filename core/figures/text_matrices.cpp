@@ -3,8 +3,10 @@
 #include <ATen/ATen.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <iterator>
 
+#include "analysis/attention_rollout.h"
 #include "analysis/context_similarity.h"
 #include "analysis/lens_maps.h"
 #include "analysis/norm_based_attention.h"
@@ -167,10 +169,33 @@ std::vector<float> long_text_matrix(const AnalyzedTextView& text, int layer, int
   return out;
 }
 
+// Past this, a long text's rollout (two n x n matrices) is refused: 4 GB, a text of 22,000 tokens.
+constexpr double kMostRolloutBytes = 4e9;
+
+// A long text's rollout after `layer`, its layer maps made again a block of rows at a time
+// (analysis/attention_rollout.h: two n x n matrices held, and `layer` products of n^3).
+at::Tensor long_text_rollout(const AnalyzedTextView& text, int layer, bool of_norm) {
+  const int64_t n = text.analysis.length;
+  const double bytes = 2.0 * static_cast<double>(n) * static_cast<double>(n) * sizeof(float);
+  if (bytes > kMostRolloutBytes) {
+    char size[32];
+    std::snprintf(size, sizeof size, "%.1f GB", bytes / 1e9);
+    throw Error("the attention rollout of a text of " + std::to_string(n) + " tokens holds two " + std::to_string(n) +
+                " x " + std::to_string(n) + " matrices (" + size + "): ask for it on a shorter text (--max-len)");
+  }
+  const LayerMapRows maps = [&](int64_t l, RowSpan rows) {
+    if (of_norm) return map_rows(text, static_cast<int>(l), -1, MatrixKind::Norm, rows);
+    return recomputed_rows(text, static_cast<int>(l), -1, rows).mean(0);
+  };
+  return rollout_in_blocks(maps, layer, n, rows_per_block(text.analysis.num_heads * n));
+}
+
 }  // namespace
 
 std::vector<float> head_matrix(const AnalyzedTextView& text, int layer, int head, MatrixKind kind,
                                bool rollout_of_norm) {
+  if (!text.keeps_maps() && kind == MatrixKind::Rollout)
+    return tensor_values(long_text_rollout(text, layer, rollout_of_norm));
   if (!text.keeps_maps()) return long_text_matrix(text, layer, head, kind);
   const auto& sim = text.analysis.similarity;
   switch (kind) {

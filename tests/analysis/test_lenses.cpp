@@ -47,6 +47,24 @@ TEST(Lenses, RolloutByHand) {
   EXPECT_THROW(attention_rollout(at::ones({2, 2, 3})), Error);
 }
 
+// R_last made a block of rows at a time from rows of the layer maps (a long text's, made again):
+// by hand on the two-token case above, and R_l of random maps whose 13 rows cut into blocks of 4
+// and a longer last one.
+TEST(Lenses, RolloutInBlocksOfRows) {
+  const at::Tensor small = values({0.5f, 0.5f, 0, 1, 1, 0, 0.5f, 0.5f}, {2, 2, 2});
+  const auto rows_of = [](const at::Tensor& maps) {
+    return [maps](int64_t layer, RowSpan rows) { return maps[layer].narrow(0, rows.first, rows.size(maps.size(1))); };
+  };
+  EXPECT_TRUE(
+      at::allclose(rollout_in_blocks(rows_of(small), 1, 2, 4), values({0.75f, 0.25f, 0.1875f, 0.8125f}, {2, 2})));
+  at::manual_seed(7);
+  const at::Tensor maps = at::softmax(at::randn({3, 13, 13}), -1);
+  const at::Tensor whole = attention_rollout(maps);
+  for (const int64_t last : {0, 2})
+    EXPECT_TRUE(at::allclose(rollout_in_blocks(rows_of(maps), last, 13, 4), whole[last], 1e-6, 1e-7)) << last;
+  EXPECT_THROW(rollout_in_blocks(rows_of(maps), -1, 13, 4), Error);
+}
+
 TEST(Lenses, MatchTheReferenceOnMiniLM) {
   for (const auto& c : test::golden("minilm_lenses.json")["cases"]) {
     const TextRun run = test::minilm_checkpoint().run(c["text"].get<std::string>(), 128, {.lenses = true});

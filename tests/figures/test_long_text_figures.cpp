@@ -2,7 +2,7 @@
 // analysis head outputs) equal the pictures of the same text with every map kept, on the real
 // MiniLM at 512 tokens: the overview's thumbnails made and pooled a block of rows at a time (blocks
 // that do not line up with the thumbnails' cells), and a head's or a layer's whole matrix made
-// again, for attention, S, cosine and the norm-based lens, to the bit.
+// again, for attention, S, cosine, the norm-based lens and rollout, to the bit.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
@@ -119,9 +119,21 @@ TEST(LongTextFigures, PairsOfALongTextAreListedFromRowsOfSAndStopAtALimit) {
   }
 }
 
+// Rollout after a layer, of the mean attention or of the norm-based layer maps, made a block of rows
+// at a time from the maps made again (two n x n matrices held): the rollout of the whole maps.
+TEST(LongTextFigures, TheRolloutIsMadeFromBlocksOfRowsToTheBit) {
+  for (const bool of_norm : {false, true})
+    for (const int layer : {0, 5}) {
+      const auto made = head_matrix(long_view(), layer, 2, MatrixKind::Rollout, of_norm),
+                 kept = head_matrix(maps_view(), layer, 2, MatrixKind::Rollout, of_norm);
+      ASSERT_EQ(made.size(), size_t{512 * 512});
+      EXPECT_EQ(made, kept) << "layer " << layer << (of_norm ? " of the norm-based maps" : "");
+    }
+}
+
 TEST(LongTextFigures, WhatNeedsEveryMapIsRefusedInOneLine) {
-  EXPECT_THROW(head_matrix(long_view(), 0, 0, MatrixKind::Rollout), Error);
   const BothPaths& b = both_paths();
+  EXPECT_THROW(head_matrix({b.encoding, b.long_text.captures, b.long_text.analysis}, 0, 0, MatrixKind::Rollout), Error);
   const AnalyzedTextView without_model{b.encoding, b.long_text.captures, b.long_text.analysis};
   EXPECT_THROW(head_matrix(without_model, 0, 0, MatrixKind::Attention), Error);
   TextCaptures without_lenses = b.long_text.captures;  // the norm-based lens needs the value vectors
