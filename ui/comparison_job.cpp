@@ -52,8 +52,11 @@ void ComparisonJob::run() {
     result->b = request.b;
     result->serial = ++next_serial_;
     try {
-      const ComparedRun a{request.a->encoding, request.a->text, request.a->captures, request.a->analysis};
-      const ComparedRun b{request.b->encoding, request.b->text, request.b->captures, request.b->analysis};
+      // A long text's maps made again by its model (or a result file's scores): AnalysisSnapshot::view.
+      const ComparedRun a{request.a->encoding, request.a->text, request.a->captures, request.a->analysis,
+                          request.a->view().attention_rows};
+      const ComparedRun b{request.b->encoding, request.b->text, request.b->captures, request.b->analysis,
+                          request.b->view().attention_rows};
       result->comparison = compare_texts(a, b, request.settings);
     } catch (const std::exception& e) {
       result->error = e.what();

@@ -175,9 +175,12 @@ void Explorer::send_asked_runs() {
     // its 95th percentile 7 ms less).
     if (stale_run) worker_->wait_for_start(serial, std::chrono::milliseconds(10));
   }
-  if (run_b_asked_ && worker_b_)
-    worker_b_->submit({compare_choice_->other_model ? text_panel_.text() : compare_choice_->text, settings_.analysis,
-                       settings_.max_length, lenses_asked_, std::nullopt});
+  if (run_b_asked_ && worker_b_) {
+    AnalysisRequest request{compare_choice_->other_model ? text_panel_.text() : compare_choice_->text,
+                            settings_.analysis, settings_.max_length, lenses_asked_, std::nullopt};
+    request.long_texts = options_.long_texts;  // B's long text keeps no maps either
+    worker_b_->submit(std::move(request));
+  }
   run_asked_ = run_b_asked_ = false;
 }
 

@@ -112,6 +112,7 @@ Action add_compare_command(CLI::App& app) {
       "map and of S, the Jaccard index of the pair sets, each statistic of both runs, and which head of B does "
       "what each head of A does (docs/compare.md)");
   add_run_options(*cmd, o->run);
+  add_long_text_options(*cmd, o->run);
   add_second_run_options(*cmd, o->second);
   add_analysis_options(*cmd, o->analysis);
   cmd->add_option("--layer", o->layer, "Only this layer in the table (default: every layer)")

@@ -10,6 +10,14 @@ void add_second_run_options(CLI::App& cmd, SecondRunOptions& o) {
   cmd.add_option("--file-b", o.input.file, "A UTF-8 file to read the second text from");
 }
 
+ComparedRun ComparedTexts::view(const AnalyzedText& r) {
+  const TextRun& run = r.result.run;
+  ComparedRun out{run.encoding, r.result.text, run.captures, r.analysis};
+  if (!run.captures.attention.defined() && run.captures.queries.defined())
+    out.attention_rows = recomputed_attention_rows(r.result.checkpoint->model(), run.captures);
+  return out;
+}
+
 std::unique_ptr<ComparedTexts> compare_runs(const RunOptions& run, const SecondRunOptions& second,
                                             const AnalysisOptions& analysis) {
   if (!second.given()) throw Error("a comparison needs a second run: --model-b, or --text-b / --file-b (or both)");

@@ -21,8 +21,10 @@ struct ComparedTexts {
   AnalyzedText a, b;
   RunOptions run_b;                            // the first run's options with the second's model and text
   std::unique_ptr<TextComparison> comparison;  // reads a and b: kept beside them, never copied
-  ComparedRun view_a() const { return {a.result.run.encoding, a.result.text, a.result.run.captures, a.analysis}; }
-  ComparedRun view_b() const { return {b.result.run.encoding, b.result.text, b.result.run.captures, b.analysis}; }
+  // A long text's maps are made again by the model that ran it.
+  ComparedRun view_a() const { return view(a); }
+  ComparedRun view_b() const { return view(b); }
+  static ComparedRun view(const AnalyzedText& r);
 };
 
 // Runs and analyses both texts and compares them; throws attnscope::Error (also when no second

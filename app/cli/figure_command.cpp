@@ -82,9 +82,10 @@ Figure compared_figure(const FigureCommandOptions& o) {
                     model_b = runs->b.result.checkpoint->dir().filename().string();
   const bool two_models = runs->a.result.checkpoint->dir() != runs->b.result.checkpoint->dir();
   const bool two_texts = runs->a.result.text != runs->b.result.text;
-  const ComparedTextsView view{{runs->a.result.run.encoding, runs->a.result.run.captures, runs->a.analysis},
-                               {runs->b.result.run.encoding, runs->b.result.run.captures, runs->b.analysis},
-                               *runs->comparison,
+  const auto text_view = [](const AnalyzedText& r) {  // a long text's maps made again by its model
+    return analyzed_text_view(r.result.run.encoding, r.result.run.captures, r.analysis, &r.result.checkpoint->model());
+  };
+  const ComparedTextsView view{text_view(runs->a), text_view(runs->b), *runs->comparison,
                                two_models  ? model_a
                                : two_texts ? "text A"
                                            : "A",

@@ -44,6 +44,20 @@ MapPairSums on_cpu(const at::Tensor& a, const at::Tensor& b) {
 
 }  // namespace
 
+MapPairSums MapPairSums::zeros(size_t count) {
+  const std::vector<double> none(count, 0.0);
+  return {none, none, none, none, none};
+}
+
+void MapPairSums::add(size_t first, const MapPairSums& part) {
+  if (first + part.dot.size() > dot.size()) throw Error("map sums added past the maps they sum");
+  for (size_t k = 0; k < part.dot.size(); ++k) {
+    dot[first + k] += part.dot[k], norm_a[first + k] += part.norm_a[k], norm_b[first + k] += part.norm_b[k];
+    difference_norm[first + k] += part.difference_norm[k];
+    max_difference[first + k] = std::max(max_difference[first + k], part.max_difference[k]);
+  }
+}
+
 MapPairSums map_pair_sums(const at::Tensor& a, const at::Tensor& b) {
   if (a.sizes() != b.sizes() || a.dim() < 1) throw Error("map sums need two stacks of maps of the same shape");
   c10::InferenceMode guard;

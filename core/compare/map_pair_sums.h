@@ -12,6 +12,11 @@ namespace attnscope {
 
 struct MapPairSums {
   std::vector<double> dot, norm_a, norm_b, max_difference, difference_norm;  // one entry per map; norms squared
+
+  // The sums of `count` maps, all zero, to be made of parts (a long text's maps, a block of rows at a time).
+  static MapPairSums zeros(size_t count);
+  // Adds the sums of parts of maps `first` .. `first + part.dot.size()` (the largest difference: the larger).
+  void add(size_t first, const MapPairSums& part);
 };
 
 // a, b: [K, ...] with the same shape (any floating type, one device): K pairs of maps.

@@ -11,6 +11,7 @@
 #include "compare/linear_cka.h"
 #include "compare/map_pair_sums.h"
 #include "base/error.h"
+#include "model/reproducible_products.h"
 
 namespace attnscope {
 namespace {
@@ -48,13 +49,63 @@ struct SameTokenMeasures {
   MapPairSums similarity;
 };
 
-SameTokenMeasures same_token_measures(const ComparedRun& a, const ComparedRun& b, int64_t L, int64_t H) {
+bool keeps_whole(const ComparedRun& r) { return r.analysis.similarity.similarity.defined(); }
+bool has_attention(const ComparedRun& r) { return r.captures.attention.defined() || bool(r.attention_rows); }
+
+// Heads [first, first + count) of a layer.
+struct HeadSpan {
+  int64_t first = 0, count = 1;
+};
+
+// [heads, rows, n]: rows of some heads' maps of a layer, read from the whole maps or made again (a
+// long text's attention from its queries and keys, its S from its head outputs), the same values.
+at::Tensor attention_rows_of(const ComparedRun& r, int64_t layer, HeadSpan heads, RowSpan rows) {
+  if (r.captures.attention.defined())
+    return r.captures.attention[layer]
+        .narrow(0, heads.first, heads.count)
+        .narrow(1, rows.first, rows.size(r.analysis.length));
+  if (heads.count == 1) return r.attention_rows(layer, heads.first, rows);
+  return r.attention_rows(layer, -1, rows).narrow(0, heads.first, heads.count);
+}
+
+at::Tensor similarity_rows_of(const ComparedRun& r, int64_t layer, HeadSpan heads, RowSpan rows) {
+  const int64_t count = rows.size(r.analysis.length);
+  if (keeps_whole(r))
+    return r.analysis.similarity.similarity[layer].narrow(0, heads.first, heads.count).narrow(1, rows.first, count);
+  return similarity_rows(r.analysis.head_outputs[layer].narrow(0, heads.first, heads.count), rows.first, count);
+}
+
+SameTokenMeasures whole_maps(const ComparedRun& a, const ComparedRun& b, int64_t L, int64_t H) {
   const auto grid = [&](const at::Tensor& t) { return t.slice(0, 0, L).slice(1, 0, H).flatten(0, 1); };
   SameTokenMeasures m;
   if (a.captures.attention.defined() && b.captures.attention.defined())  // a result file may hold no maps
     m.attention = map_pair_sums(grid(a.captures.attention), grid(b.captures.attention));
   m.similarity = map_pair_sums(grid(a.analysis.similarity.similarity), grid(b.analysis.similarity.similarity));
   return m;
+}
+
+// A long text on either side: a layer's maps a block of rows at a time (some 32 MB of floats a side).
+SameTokenMeasures maps_in_blocks(const ComparedRun& a, const ComparedRun& b, int64_t L, int64_t H, int64_t block_rows) {
+  const int64_t n = a.analysis.length;
+  const auto heads = static_cast<size_t>(L * H);
+  SameTokenMeasures m{std::nullopt, MapPairSums::zeros(heads)};
+  if (has_attention(a) && has_attention(b)) m.attention = MapPairSums::zeros(heads);
+  for (int64_t l = 0; l < L; ++l)
+    for (const auto& [first, count] : row_blocks(n, block_rows > 0 ? block_rows : rows_per_block(H * n))) {
+      const RowSpan rows{first, count};
+      const auto at = static_cast<size_t>(l * H);
+      if (m.attention)
+        m.attention->add(at,
+                         map_pair_sums(attention_rows_of(a, l, {0, H}, rows), attention_rows_of(b, l, {0, H}, rows)));
+      m.similarity.add(at,
+                       map_pair_sums(similarity_rows_of(a, l, {0, H}, rows), similarity_rows_of(b, l, {0, H}, rows)));
+    }
+  return m;
+}
+
+SameTokenMeasures same_token_measures(const ComparedRun& a, const ComparedRun& b, int64_t L, int64_t H,
+                                      const CompareSettings& settings) {
+  return keeps_whole(a) && keeps_whole(b) ? whole_maps(a, b, L, H) : maps_in_blocks(a, b, L, H, settings.block_rows);
 }
 
 // [L, H, m, d]: the first L layers' head outputs on the aligned tokens.
@@ -97,7 +148,7 @@ TextComparison compare_texts(const ComparedRun& a, const ComparedRun& b, const C
   const auto cka = same_head_cka.accessor<double, 2>();
 
   std::optional<SameTokenMeasures> same;
-  if (c.alignment.identical) same = same_token_measures(a, b, c.layers, c.heads);
+  if (c.alignment.identical) same = same_token_measures(a, b, c.layers, c.heads, settings);
   for (int64_t l = 0; l < c.layers; ++l)
     for (int64_t h = 0; h < c.heads; ++h) {
       HeadChange& change = c.changes.emplace_back();
@@ -142,13 +193,13 @@ at::Tensor difference_map(const ComparedRun& a, const ComparedRun& b, ComparedMa
     throw Error("layer " + std::to_string(layer) + ", head " + std::to_string(head) + " is not in both runs");
   c10::InferenceMode guard;
   const auto pick = [&](const ComparedRun& r) -> at::Tensor {
-    switch (matrix) {
-      case ComparedMatrix::Attention: return r.captures.attention[layer][head];
-      case ComparedMatrix::Similarity: return r.analysis.similarity.similarity[layer][head];
-      case ComparedMatrix::Cosine: break;
+    if (matrix == ComparedMatrix::Attention) {
+      if (!has_attention(r)) throw Error("a run keeps no attention maps, nor the model that makes them again");
+      return attention_rows_of(r, layer, {head, 1}, {})[0];
     }
-    return cosine_from_similarity(r.analysis.similarity.similarity[layer][head],
-                                  r.analysis.similarity.norms[layer][head]);
+    const at::Tensor s = similarity_rows_of(r, layer, {head, 1}, {})[0];
+    return matrix == ComparedMatrix::Similarity ? s
+                                                : cosine_from_similarity(s, r.analysis.similarity.norms[layer][head]);
   };
   return (pick(b).to(at::kCPU, at::kFloat) - pick(a).to(at::kCPU, at::kFloat)).contiguous();
 }

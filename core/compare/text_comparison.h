@@ -3,7 +3,8 @@
 // text, or one model on texts A and B. Changes are B - A.
 //   - where both runs have the same tokens: the cosine between the attention maps, their largest
 //     difference, the relative change of S, the Jaccard index of the pair sets, and (on demand)
-//     the difference maps;
+//     the difference maps; for a long text (no map or S kept whole) summed over blocks of rows,
+//     its maps made again and its S made from its head outputs, never a whole n x n map a head;
 //   - always: linear CKA of the head outputs C on the tokens the runs share (token_alignment.h),
 //     for the same (layer, head) and within each layer, and the heads of B matched one to one to
 //     the heads of A when both have as many heads; the change of every statistic of METHOD.md.
@@ -16,6 +17,7 @@
 
 #include "analysis/text_analysis.h"
 #include "compare/token_alignment.h"
+#include "model/attention_rows.h"
 
 namespace attnscope {
 
@@ -25,6 +27,9 @@ struct ComparedRun {
   std::string_view text;
   const TextCaptures& captures;
   const TextAnalysis& analysis;
+  // A long text's maps (captures.attention undefined), made again a block of rows at a time by its
+  // model (model/attention_rows.h); unset, such a run has no attention measures. One thread at a time.
+  AttentionRows attention_rows = {};
 };
 
 // B - A of the statistics of one head; nullopt where either side is undefined (no pairs).
@@ -51,6 +56,8 @@ struct CompareSettings {
   // (seeds, fine-tuning). One model on two texts keeps its heads' identity, and compares head h
   // with head h alone (a twelfth of the work for 12 heads).
   bool match_heads = true;
+  // A long text's maps summed this many query rows at a time (at least 4); 0: some 32 MB of floats a side.
+  int64_t block_rows = 0;
 };
 
 struct TextComparison {

@@ -7,7 +7,9 @@
 //     exactly the same bytes; special tokens (no bytes) match by where they sit, before the text
 //     or after it ([CLS] with <s>, [SEP] with </s>).
 //   - two texts: the longest common subsequence of the two token sequences, tokens compared by
-//     their vocabulary entry.
+//     their vocabulary entry; its table spans only what lies between the tokens both start and
+//     end with (an edit of a long text aligns in the size of the edit), and is refused in one line
+//     (attnscope::Error) past 1 GiB.
 // The matched positions increase on both sides.
 #include <string_view>
 #include <vector>

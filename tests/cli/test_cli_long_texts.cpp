@@ -1,6 +1,6 @@
 // Long texts from the command line (--maps-up-to): a text past the length keeps queries and keys,
 // not maps, and analyze, heads, stats, pairs and figure print exactly what they print with every map kept
-// (the real MiniLM at 512 tokens); what needs the maps is refused in one line.
+// (the real MiniLM at 512 tokens), and compare its measures; what needs the maps is refused in one line.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
@@ -12,6 +12,7 @@
 #include "cli/cli_runner.h"
 #include "results/text_run_file.h"
 #include "support/minilm.h"
+#include "support/modified_checkpoint.h"
 
 namespace attnscope {
 namespace {
@@ -132,6 +133,41 @@ with safe_open(sys.argv[2], "np") as f:
       args({"analyze", "--out", (dir_.path() / "big.safetensors").string(), "--max-size", "0.001"}, true),
       "would take 0.02 GB");
   EXPECT_FALSE(std::filesystem::exists(dir_.path() / "big.safetensors"));
+}
+
+// compare on two long runs (the model and a noisy copy of it) sums its map measures a block of rows
+// at a time, its maps made again, and prints what it prints with every map kept, within the rounding
+// of float64 sums taken in another order; the figure of the two runs is the same.
+TEST_F(CliLongText, ComparesAsWithEveryMapKept) {
+  write_modified_checkpoint(minilm_dir(), dir_.path() / "noisy", add_noise(0.1, 11));
+  const auto compare = [&](bool long_text) {
+    return run_cli(args({"compare", "--json", "--model-b", (dir_.path() / "noisy").string()}, long_text));
+  };
+  const Outcome long_text = compare(true), maps = compare(false);
+  ASSERT_EQ(long_text.status, 0) << long_text.err;
+  ASSERT_EQ(maps.status, 0) << maps.err;
+  const nlohmann::json a = nlohmann::json::parse(long_text.out)["heads"], b = nlohmann::json::parse(maps.out)["heads"];
+  ASSERT_EQ(a.size(), 72u);
+  ASSERT_EQ(b.size(), 72u);
+  for (size_t k = 0; k < b.size(); ++k) {
+    for (const char* key : {"cka", "attention_cosine", "attention_max_difference", "similarity_relative_change"}) {
+      ASSERT_TRUE(a[k][key].is_number() && b[k][key].is_number()) << key;
+      const double want = b[k][key].get<double>();
+      EXPECT_NEAR(a[k][key].get<double>(), want, 1e-9 * std::max(1.0, std::abs(want))) << key << ", head " << k;
+    }
+    EXPECT_EQ(a[k]["jaccard"], b[k]["jaccard"]) << "head " << k;
+    EXPECT_EQ(a[k]["matched_head"], b[k]["matched_head"]) << "head " << k;
+  }
+  // The figure of both runs' maps and their difference: the maps made again, the same picture.
+  const auto figure = [&](bool long_text) {
+    const std::string out = (dir_.path() / (long_text ? "long-compared.svg" : "maps-compared.svg")).string();
+    const Outcome made = run_cli(args({"figure", "--fig", "head", "--layer", "3", "--head", "5", "--model-b",
+                                       (dir_.path() / "noisy").string(), "--out", out},
+                                      long_text));
+    EXPECT_EQ(made.status, 0) << made.err;
+    return slurp(out);
+  };
+  EXPECT_EQ(figure(true), figure(false));
 }
 
 TEST_F(CliLongText, RefusesWhatNeedsEveryMapInOneLine) {

@@ -8,6 +8,7 @@
 
 #include "compare/text_comparison.h"
 #include "base/error.h"
+#include "model/attention_rows.h"
 #include "model/checkpoint.h"
 #include "support/minilm.h"
 #include "support/modified_checkpoint.h"
@@ -130,6 +131,56 @@ TEST(TextComparison, WithoutMatchingEachHeadMeetsItsOwnOnly) {
   EXPECT_TRUE(own.matching.empty());
   EXPECT_FALSE(own.layer_cka.defined());
   for (size_t k = 0; k < own.changes.size(); ++k) EXPECT_NEAR(own.changes[k].cka, matched.changes[k].cka, 1e-6) << k;
+}
+
+// Two long texts' runs (no map or S kept whole) compared a few rows at a time, their maps made again
+// by their models and S from their head outputs, against the same runs with every map kept.
+TEST(TextComparison, LongTextsCompareBlockByBlockAsWholeOnes) {
+  const test::TempDir dir;
+  test::write_modified_checkpoint(test::minilm_dir(), dir / "noisy", test::add_noise(0.1, 11));
+  const auto noisy = Checkpoint::load(dir / "noisy", test::test_device());
+  const Checkpoint& minilm = test::minilm_checkpoint();
+  CheckpointRun queries_and_keys;
+  queries_and_keys.kept = KeptAttention::QueriesAndKeys;
+  const auto long_run = [&](const Checkpoint& model) {
+    Analysed r{kText, model.run(kText, 128, queries_and_keys), {}};
+    r.analysis = analyze_text(r.run.encoding, r.run.captures, AnalysisSettings{});
+    return r;
+  };
+  const Analysed a = analyse(minilm, kText), b = analyse(*noisy, kText), long_a = long_run(minilm),
+                 long_b = long_run(*noisy);
+  ASSERT_FALSE(long_a.run.captures.attention.defined() || long_a.analysis.similarity.similarity.defined());
+  const auto remade = [](const Analysed& r, const Checkpoint& model) {
+    ComparedRun v = r.view();
+    v.attention_rows = recomputed_attention_rows(model.model(), r.run.captures);
+    return v;
+  };
+  const auto near = [](double got, double want) {
+    return std::abs(got - want) <= 1e-9 * std::max(1.0, std::abs(want));
+  };
+  const TextComparison whole = compare_texts(a.view(), b.view());
+  const TextComparison blocks = compare_texts(remade(long_a, minilm), remade(long_b, *noisy), {.block_rows = 7});
+  ASSERT_EQ(blocks.changes.size(), whole.changes.size());
+  for (size_t k = 0; k < whole.changes.size(); ++k) {
+    const HeadChange &got = blocks.changes[k], &want = whole.changes[k];
+    EXPECT_NEAR(got.cka, want.cka, 1e-9) << "head " << k;
+    EXPECT_TRUE(near(*got.attention_cosine, *want.attention_cosine)) << "head " << k;
+    EXPECT_TRUE(near(*got.attention_max_difference, *want.attention_max_difference)) << "head " << k;
+    EXPECT_TRUE(near(*got.similarity_relative_change, *want.similarity_relative_change)) << "head " << k;
+    EXPECT_EQ(got.jaccard, want.jaccard) << "head " << k;
+    EXPECT_EQ(got.stats.count, want.stats.count) << "head " << k;
+  }
+  EXPECT_EQ(blocks.matching, whole.matching);
+  for (const ComparedMatrix m : {ComparedMatrix::Attention, ComparedMatrix::Similarity, ComparedMatrix::Cosine}) {
+    const at::Tensor got = difference_map(remade(long_a, minilm), remade(long_b, *noisy), m, 4, 7),
+                     want = difference_map(a.view(), b.view(), m, 4, 7);
+    EXPECT_TRUE(at::allclose(got, want, 1e-6, 1e-6)) << static_cast<int>(m);
+  }
+  // Without the model that makes its maps again, a long run has no attention measures.
+  const TextComparison without = compare_texts(long_a.view(), long_b.view());
+  EXPECT_FALSE(without.changes.front().attention_cosine);
+  EXPECT_TRUE(without.changes.front().similarity_relative_change);
+  EXPECT_THROW(difference_map(long_a.view(), long_b.view(), ComparedMatrix::Attention, 0, 0), Error);
 }
 
 TEST(TextComparison, RunsThatShareNoTokenAreRefused) {

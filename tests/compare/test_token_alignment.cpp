@@ -1,6 +1,7 @@
 // Which tokens of two runs stand for each other (docs/compare.md), on encodings made by hand.
 #include <gtest/gtest.h>
 
+#include "base/error.h"
 #include "compare/token_alignment.h"
 
 namespace attnscope {
@@ -50,6 +51,27 @@ TEST(TokenAlignment, TwoTextsMatchTheirLongestCommonRun) {
 TEST(TokenAlignment, NothingInCommonIsEmpty) {
   const Encoding a{{piece(10, "a", 0, 1)}}, b{{piece(11, "b", 0, 1)}};
   EXPECT_EQ(align_tokens(a, "a", b, "b").size(), 0u);
+}
+
+// Two long texts that differ in one token: the tokens both start and end with match at once (a
+// whole table would take 1.6 GB); two that share nothing so long are refused in one line.
+TEST(TokenAlignment, AnEditOfALongTextAlignsInTheSizeOfTheEdit) {
+  Encoding a, b, other;
+  for (int i = 0; i < 20000; ++i) {
+    a.tokens.push_back(piece(100 + i % 50, "w" + std::to_string(i % 50), i, i + 1));
+    other.tokens.push_back(piece(1000 + i % 50, "v" + std::to_string(i % 50), i, i + 1));
+  }
+  b = a;
+  b.tokens[7000] = piece(99, "edit", 7000, 7001);
+  b.tokens.insert(b.tokens.begin() + 12000, piece(98, "more", 12000, 12001));
+  const TokenAlignment t = align_tokens(a, "text a", b, "text b");
+  EXPECT_FALSE(t.identical);
+  ASSERT_EQ(t.size(), 19999u);
+  for (size_t k = 0; k < t.size(); ++k) {
+    EXPECT_EQ(a.tokens[static_cast<size_t>(t.a[k])].id, b.tokens[static_cast<size_t>(t.b[k])].id);
+    if (k > 0) EXPECT_TRUE(t.a[k] > t.a[k - 1] && t.b[k] > t.b[k - 1]);
+  }
+  EXPECT_THROW(align_tokens(a, "text a", other, "other"), Error);
 }
 
 }  // namespace

@@ -541,6 +541,23 @@ TEST_F(Gui, CompareModeShowsAModelBesideAPerturbedCopy) {
   }
 }
 
+// Compare mode on a long text (MiniLM at 512 tokens past --maps-up-to, against a noisy copy): A, B
+// and B - A made again from the queries and keys show the pixels they show with every map kept.
+TEST_F(Gui, CompareModeOnALongTextShowsWhatItsMapsShow) {
+  test::write_modified_checkpoint(test::minilm_dir(), dir_ / "noisy", test::add_noise(0.05, 5));
+  const std::string file = (dir_ / "long.txt").string();
+  std::ofstream(file) << corpus_text();
+  const std::vector<std::string> args = {"--file",          file,      "--max-len",       "512",
+                                         "--view",          "compare", "--layer",         "3",
+                                         "--head",          "2",       "--compare-model", (dir_ / "noisy").string(),
+                                         "--compare-shown", "side"};
+  std::vector<std::string> long_args = args;
+  long_args.insert(long_args.end(), {"--maps-up-to", "100"});
+  const Image long_text = shot("compare-long", long_args), maps = shot("compare-maps", args);
+  EXPECT_GT(coloured_share(long_text), 0.08) << "A, B and B - A should fill the view";
+  EXPECT_LT(mean_difference(long_text, maps, Box{kWidth / 3, kHeight / 8, kWidth - 10, kHeight - 10}), 0.01);
+}
+
 TEST_F(Gui, BadModelEndsWithOneClearLine) {
   const auto png = dir_ / "never.png";
   const std::string command = "xvfb-run -a " + quote(ATTNSCOPE_GUI) + " --model " +

@@ -83,8 +83,7 @@ void ComparePanel::rebuild(const ComparisonSnapshot& s, const FigureOptions& opt
   const TextComparison& c = *s.comparison;
   const bool two_models = s.a->analysis.num_layers != s.b->analysis.num_layers || choice_.other_model;
   const std::string name_a = two_models ? "A" : "text A", name_b = two_models ? "B" : "text B";
-  const ComparedTextsView view{
-      {s.a->encoding, s.a->captures, s.a->analysis}, {s.b->encoding, s.b->captures, s.b->analysis}, c, name_a, name_b};
+  const ComparedTextsView view{s.a->view(), s.b->view(), c, name_a, name_b};  // a long text's maps made again
   FigureOptions o = options;
   o.caption = c.alignment.identical ? "the same " + std::to_string(s.a->encoding.size()) + " tokens in A and B"
                                     : std::to_string(c.alignment.size()) + " tokens shared by A (" +
