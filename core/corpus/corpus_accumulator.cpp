@@ -4,9 +4,11 @@
 #include <ATen/Parallel.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <set>
 
 #include "base/error.h"
+#include "model/capture_plan.h"
 
 namespace attnscope {
 namespace {
@@ -14,6 +16,21 @@ namespace {
 int64_t bin_of(double value, double top) {
   return std::clamp<int64_t>(static_cast<int64_t>(value / top * CorpusAccumulator::kBins), 0,
                              CorpusAccumulator::kBins - 1);
+}
+
+// The four sums of maps ([L, H, W, W], float64) are the accumulators' size: a corpus of long
+// windows cannot be summed (a ModernBERT-base-sized model at 8,192 tokens: 141 GB); refused in one
+// line past 80% of the machine's memory, before any of it is taken.
+void check_sums_fit(int64_t layers, int64_t heads, int64_t window) {
+  const double bytes = 4.0 * 8.0 * static_cast<double>(layers * heads) * static_cast<double>(window) *
+                       static_cast<double>(window),
+               memory = static_cast<double>(physical_memory());
+  if (bytes <= 0.8 * memory) return;
+  char text[160];
+  std::snprintf(text, sizeof text, "%.1f GB, more than this machine's %.1f GB allow", bytes / 1e9, memory / 1e9);
+  throw Error("a corpus run sums four " + std::to_string(layers) + " x " + std::to_string(heads) + " stacks of " +
+              std::to_string(window) + " x " + std::to_string(window) + " maps (Fig. 2, 3, 10): " + text +
+              "; take a shorter --window, or run one long text with analyze");
 }
 
 }  // namespace
@@ -26,6 +43,7 @@ const char* CorpusAccumulator::stat_name(int stat) {
 
 CorpusAccumulator::CorpusAccumulator(int64_t layers, int64_t heads, int64_t window, c10::Device device)
     : layers_(layers), heads_(heads), window_(window) {
+  check_sums_fit(layers, heads, window);
   const auto on_device = at::TensorOptions().dtype(at::kDouble).device(device);
   const auto counts = at::TensorOptions().dtype(at::kLong);
   attention_sum_ = at::zeros({layers, heads, window, window}, on_device);

@@ -289,6 +289,13 @@ TEST_F(CorpusRun, BadOptionsAreRefused) {
   EXPECT_THROW(run_corpus(*checkpoint_, options_, acc), Error);
   CorpusAccumulator big(2, 2, 20);
   EXPECT_THROW(run_corpus(*checkpoint_, options_, big), Error);  // 20 > the model's 16 positions
+  // Sums of maps no machine here holds (22 x 12 heads of 65,536 x 65,536, 36 TB): one line, nothing taken.
+  try {
+    CorpusAccumulator too_big(22, 12, 65536);
+    ADD_FAILURE() << "accumulators of 36 TB were made";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("--window"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
