@@ -118,7 +118,8 @@ PairMask TextAnalysis::pair_mask(int64_t layer, int64_t h, RowSpan rows) const {
   return pair_rows(head_outputs[layer][h], facts, settings.tau, kept.scale, first, count);
 }
 
-std::vector<TokenPair> head_pairs(const TextAnalysis& a, int64_t layer, int64_t head, int64_t limit) {
+std::vector<TokenPair> head_pairs(const TextAnalysis& a, int64_t layer, int64_t head, int64_t limit,
+                                  const PairMask* made) {
   const HeadAnalysis& h = a.head(layer, head);
   if (h.pair_count == 0 || limit <= 0) return {};
   if (a.pair_matrix.defined() || a.similarity.similarity.defined()) {
@@ -136,8 +137,8 @@ std::vector<TokenPair> head_pairs(const TextAnalysis& a, int64_t layer, int64_t 
       if (static_cast<int64_t>(pairs.size()) < limit) pairs.push_back({i, j, 0.0f});
     });
   };
-  if (h.pairs.tokens() == n)
-    list(h.pairs);
+  if (h.pairs.tokens() == n || (made && made->tokens() == n))
+    list(h.pairs.tokens() == n ? h.pairs : *made);
   else  // not kept: its rows made again until `limit` pairs are listed
     for (int64_t first = 0; first < n && static_cast<int64_t>(pairs.size()) < limit; first += step)
       list(a.pair_mask(layer, head, {first, std::min(step, n - first)}));

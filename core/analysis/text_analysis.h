@@ -66,9 +66,10 @@ struct TextAnalysis {
 // The high-similarity pairs of one head with their S_hat (or the normalised value of the matrix
 // they come from), ordered by (i, j), the first `limit` of them; made when asked (the explorer asks
 // for the head it shows), from the head's mask and its matrix (a long text's S a block of rows at a
-// time: its head outputs are kept, not S).
+// time: its head outputs are kept, not S). `made`: the head's whole mask where the caller has made
+// it already (TextAnalysis::pair_mask), not to be made again.
 std::vector<TokenPair> head_pairs(const TextAnalysis& analysis, int64_t layer, int64_t head,
-                                  int64_t limit = std::numeric_limits<int64_t>::max());
+                                  int64_t limit = std::numeric_limits<int64_t>::max(), const PairMask* made = nullptr);
 
 // Asked between the stages of the analysis: false abandons it (attnscope::Cancelled is thrown).
 using KeepAnalysing = std::function<bool()>;

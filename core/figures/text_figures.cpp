@@ -256,7 +256,7 @@ Figure figure9(const AnalyzedTextView& text, const FigureOptions& options) {
     }
   });
   p.table_header = {"token i", "token j", "i", "j", from == PairInput::Similarity ? "S_hat" : "M_hat"};
-  for (const TokenPair& pair : head_pairs(text.analysis, o.layer, head, kTableRowsShown))
+  for (const TokenPair& pair : head_pairs(text.analysis, o.layer, head, kTableRowsShown, &mask))
     p.table.push_back({readable_piece(text.encoding.tokens[pair.i].text),
                        readable_piece(text.encoding.tokens[pair.j].text), std::to_string(pair.i),
                        std::to_string(pair.j), share_text(pair.value)});

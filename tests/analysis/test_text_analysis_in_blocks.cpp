@@ -62,6 +62,12 @@ void expect_same(const TextAnalysis& blocks, const TextAnalysis& whole) {
     EXPECT_EQ(std::make_pair(listed[p].i, listed[p].j), std::make_pair(expected[p].i, expected[p].j));
     EXPECT_NEAR(listed[p].value, expected[p].value, 1e-6);
   }
+  // A mask the caller has made already lists the same first pairs, with the same values.
+  const PairMask made = blocks.pair_mask(last, 0);
+  const auto from_made = head_pairs(blocks, last, 0, 5, &made), first = head_pairs(blocks, last, 0, 5);
+  ASSERT_EQ(from_made.size(), std::min<size_t>(5, expected.size()));
+  for (size_t p = 0; p < from_made.size(); ++p)
+    EXPECT_TRUE(from_made[p].i == first[p].i && from_made[p].j == first[p].j && from_made[p].value == first[p].value);
   EXPECT_TRUE(at::allclose(blocks.summed_similarity(last), whole.summed_similarity(last), 1e-5, 1e-5));
 }
 
