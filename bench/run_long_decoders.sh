@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Long texts on the real decoders (issue 32): `attnscope-cli analyze` (forward keeping queries and
-# keys, the whole analysis, every head's pairs and statistics, the head roles; its summary, no
-# result file) on the default corpus repeated 20 times, cut at each length. Wall time and peak
-# resident memory read from outside (/usr/bin/time). The command runs on a pseudo-terminal
-# (`script`) so that it prints its summary, as a user at a terminal sees it, rather than the JSON
-# of the whole result. Prints Markdown.
+# keys, the whole analysis, every head's pairs and statistics; its summary, no result file, so no
+# head roles: they are written, not summed up) on the default corpus repeated 20 times, cut at
+# each length. Wall time and peak resident memory read from outside (/usr/bin/time). The command
+# runs on a pseudo-terminal (`script`) so that it prints its summary, as a user at a terminal sees
+# it, rather than the JSON of the whole result. Prints Markdown.
 #   bench/run_long_decoders.sh [model:tokens ...]   (default: gemma-3-270m:32768; models in models/)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

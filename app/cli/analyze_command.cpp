@@ -10,6 +10,7 @@
 #include "base/atomic_file.h"
 #include "base/error.h"
 #include "results/text_run_file.h"
+#include "progress_line.h"
 #include "run_options.h"
 
 namespace attnscope::cli {
@@ -66,9 +67,12 @@ int run_analyze(const AnalyzeOptions& o) {
   file.text = r.text;
   file.max_length = r.max_length;
   file.run = r.run;
-  if (!analysis.settings.words) {  // roles read token ids and positions: pieces, not words
-    TextHeadRolesOptions probe;    // induction left undefined where the probe and its template do not fit
+  // The roles are written, not summed up: the summary alone skips them (a long text's take minutes).
+  if (run.keep_pair_masks && !analysis.settings.words) {  // roles read token ids and positions: pieces, not words
+    StageProgress progress;
+    TextHeadRolesOptions probe;  // induction left undefined where the probe and its template do not fit
     probe.induction = r.checkpoint->model().config().max_tokens() >= 2 * probe.induction_period + 2;
+    probe.progress = progress.report();
     file.head_roles = head_roles_to_json(text_head_roles(*r.checkpoint, r.run, probe), {}, probe.induction_period);
   }
   ResultWriteOptions write;

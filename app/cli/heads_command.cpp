@@ -6,8 +6,11 @@
 
 #include "commands.h"
 #include "base/error.h"
+#include "model/capture_plan.h"
+#include "model/forward_progress.h"
 #include "pipeline/text_head_roles.h"
 #include "results/head_roles_json.h"
+#include "progress_line.h"
 #include "run_options.h"
 
 namespace attnscope::cli {
@@ -69,8 +72,18 @@ int run_heads(const HeadsOptions& o) {
   ComputeDevice device;
   const auto checkpoint = load_checkpoint(o.run, device);
   const std::string text = read_text_input(o.run.input);
-  const TextRun run = checkpoint->run(text, o.run.max_length ? o.run.max_length : checkpoint->default_max_length());
-  const HeadRoleScores scores = text_head_roles(*checkpoint, run, o.probe);
+  const Encoding encoding =
+      checkpoint->encode(text, o.run.max_length ? o.run.max_length : checkpoint->default_max_length());
+  const ModelConfig& config = checkpoint->model().config();
+  StageProgress progress;  // a long text's forward and roles take minutes
+  CheckpointRun forward;   // a long text keeps queries and keys, its maps made again layer by layer
+  if (o.run.long_texts)
+    forward.kept = attention_to_keep(config, static_cast<int64_t>(encoding.size()), *o.run.long_texts);
+  forward.attention_blocks = with_forward_progress({}, progress.report(), config.num_layers);
+  const TextRun run = std::move(checkpoint->run({encoding}, forward).front());
+  TextHeadRolesOptions roles = o.probe;
+  roles.progress = progress.report();
+  const HeadRoleScores scores = text_head_roles(*checkpoint, run, roles);
   if (o.json)
     std::cout << head_roles_to_json(scores, o.roles, o.probe.induction_period).dump() << "\n";
   else if (o.csv)

@@ -12,7 +12,7 @@ void ProgressLine::update(double f, double seconds, const std::string& text) {
   std::snprintf(line, sizeof line, "%5.1f%%  %s", 100 * f, text.c_str());
   if (tty_) {
     const int filled = static_cast<int>(f * 30);
-    std::fprintf(stderr, "\r[%s%s] %s ", std::string(static_cast<size_t>(filled), '#').c_str(),
+    std::fprintf(stderr, "\r%s [%s%s] %s ", prefix_.c_str(), std::string(static_cast<size_t>(filled), '#').c_str(),
                  std::string(static_cast<size_t>(30 - filled), '.').c_str(), line);
   } else if (f >= next_fraction_ || seconds >= next_seconds_) {
     std::fprintf(stderr, "%s: %s\n", prefix_.c_str(), line);
@@ -24,6 +24,30 @@ void ProgressLine::update(double f, double seconds, const std::string& text) {
 
 void ProgressLine::finish() const {
   if (tty_) std::fprintf(stderr, "\n");
+}
+
+StageProgress::StageProgress() : quiet_seconds_(isatty(STDERR_FILENO) ? 1.0 : 30.0) {}
+
+ProgressReport StageProgress::report() {
+  return [this](std::string_view stage, double fraction) { update(stage, fraction); };
+}
+
+void StageProgress::update(std::string_view stage, double fraction) {
+  const auto now = std::chrono::steady_clock::now();
+  if (stage != stage_) {
+    end();
+    stage_ = stage;
+    start_ = now;
+  }
+  const double seconds = std::chrono::duration<double>(now - start_).count();
+  if (!line_ && seconds < quiet_seconds_) return;
+  if (!line_) line_.emplace(stage_);
+  line_->update(fraction, seconds, fraction > 0 ? duration(seconds * (1 - fraction) / fraction) + " left" : "");
+}
+
+void StageProgress::end() {
+  if (line_) line_->finish();
+  line_.reset();
 }
 
 std::string duration(double seconds) {

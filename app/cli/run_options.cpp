@@ -6,6 +6,7 @@
 #include <iterator>
 
 #include "base/error.h"
+#include "progress_line.h"
 #include "pipeline/text_pipeline.h"
 
 namespace attnscope::cli {
@@ -124,6 +125,8 @@ AnalyzedText run_and_analyze(const RunOptions& o, const AnalysisOptions& analysi
   TextPipeline pipeline(o.model, selected_device(o),
                         [](const std::string& notice) { std::fprintf(stderr, "attnscope-cli: %s\n", notice.c_str()); });
   r.max_length = options.max_length = o.max_length ? o.max_length : pipeline.checkpoint()->default_max_length();
+  StageProgress progress;  // a long text's forward and scan take minutes
+  options.progress = progress.report();
   TextPipelineResult result = pipeline.run(r.text, options);
   r.checkpoint = pipeline.checkpoint();
   r.device = result.device;

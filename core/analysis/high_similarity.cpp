@@ -193,7 +193,7 @@ std::vector<TokenPair> list_pairs(const PairMask& mask, const float* similarity,
 }
 
 std::vector<HeadHighSimilarity> high_similarity_in_blocks(const at::Tensor& head_outputs, const TextFacts& facts,
-                                                          double tau, BlockShape shape, at::Tensor* norms, bool masks) {
+                                                          double tau, const InBlocksRun& run) {
   const int64_t K = head_outputs.size(0), n = head_outputs.size(1);
   const at::Tensor c = head_outputs.to(at::kFloat);
   const ScanFacts f(facts);
@@ -201,22 +201,23 @@ std::vector<HeadHighSimilarity> high_similarity_in_blocks(const at::Tensor& head
   // Heads in groups, so that a block has about 128 rows: each block's product packs its group's
   // C^T once, and blocks of a few rows for every head at once spent more time packing than multiplying.
   const int64_t group =
-      shape.heads > 0 ? shape.heads : std::clamp<int64_t>((int64_t{8} << 20) / (128 * std::max<int64_t>(n, 1)), 1, K);
+      run.heads > 0 ? run.heads : std::clamp<int64_t>((int64_t{8} << 20) / (128 * std::max<int64_t>(n, 1)), 1, K);
   std::vector<HeadHighSimilarity> out(static_cast<size_t>(K));
-  if (norms) *norms = at::empty({K, n}, c.options());
+  if (run.norms) *run.norms = at::empty({K, n}, c.options());
   for (int64_t g = 0; g < K; g += group) {
     const int64_t G = std::min(group, K - g);
     const at::Tensor heads = c.narrow(0, g, G);
-    const auto blocks = row_blocks(n, shape.rows > 0 ? shape.rows : rows_per_block(G * n));
-    at::Tensor group_norms = norms ? norms->narrow(0, g, G) : at::Tensor();
-    const at::Tensor scale = group_maxima(heads, part, blocks, norms ? &group_norms : nullptr);
+    const auto blocks = row_blocks(n, run.rows > 0 ? run.rows : rows_per_block(G * n));
+    at::Tensor group_norms = run.norms ? run.norms->narrow(0, g, G) : at::Tensor();
+    const at::Tensor scale = group_maxima(heads, part, blocks, run.norms ? &group_norms : nullptr);
     for (int64_t k = 0; k < G; ++k) {
       HeadHighSimilarity& h = out[static_cast<size_t>(g + k)];
       h.scale = scale.data_ptr<float>()[k];
-      if (masks) h.mask = PairMask(static_cast<int>(n));
+      if (run.masks) h.mask = PairMask(static_cast<int>(n));
       h.counts = PairCounts(static_cast<size_t>(n));
     }
     scan_group(heads, f, tau, blocks, out.data() + g);
+    if (run.progress) run.progress("pairs", static_cast<double>(g + G) / static_cast<double>(K));
   }
   return out;
 }

@@ -10,6 +10,7 @@
 
 #include <vector>
 
+#include "base/progress.h"
 #include "analysis/head_stats.h"
 #include "analysis/pair_mask.h"
 
@@ -26,20 +27,21 @@ struct HeadHighSimilarity {
 // scan reads a host copy.
 std::vector<HeadHighSimilarity> high_similarity(const at::Tensor& similarity, const TextFacts& facts, double tau);
 
-// The blocks high_similarity_in_blocks works in: `heads` heads at a time, `rows` query rows each
-// (0: about 32 MB of similarities per block, some 128 rows).
-struct BlockShape {
+// How high_similarity_in_blocks works: `heads` heads at a time, `rows` query rows each (0: about
+// 32 MB of similarities per block, some 128 rows), and what it hands back beside the pairs.
+struct InBlocksRun {
   int64_t rows = 0, heads = 0;
+  at::Tensor* norms = nullptr;   // given: receives every token's ||c_i|| [K, n], as context_similarity gives them
+  bool masks = true;             // false: the counts alone are made (the masks left empty)
+  ProgressReport progress = {};  // given: the share of heads scanned ("pairs"), after each group
 };
 
 // The same from the head outputs [K, n, d] alone, never holding an n x n matrix: each head's S
 // made block by block of query rows, in two passes, the maxima first. Equal to high_similarity of
 // context_similarity's S (a block's products are the whole product's rows to the bit). What a long
-// text's analysis runs. `norms`, when given, receives every token's ||c_i|| [K, n], as
-// context_similarity gives them. Without `masks` the counts alone are made (the masks left empty).
+// text's analysis runs.
 std::vector<HeadHighSimilarity> high_similarity_in_blocks(const at::Tensor& head_outputs, const TextFacts& facts,
-                                                          double tau, BlockShape shape = {},
-                                                          at::Tensor* norms = nullptr, bool masks = true);
+                                                          double tau, const InBlocksRun& run = {});
 
 // Rows [first, first + count) of one head's mask made again from its head outputs [n, d] (a long
 // text's analysis keeps no mask: TextAnalysis::pair_mask): the bits high_similarity_in_blocks set

@@ -46,8 +46,9 @@ std::vector<HeadHighSimilarity> find_pairs(TextAnalysis& a, const at::Tensor& ma
   const int64_t L = a.num_layers, H = a.num_heads, n = a.length;
   if (run.similarity_in_blocks) {
     at::Tensor norms;
-    auto high = high_similarity_in_blocks(a.head_outputs.reshape({L * H, n, -1}), a.facts, a.settings.tau, {}, &norms,
-                                          run.keep_long_pair_masks);
+    auto high =
+        high_similarity_in_blocks(a.head_outputs.reshape({L * H, n, -1}), a.facts, a.settings.tau,
+                                  {.norms = &norms, .masks = run.keep_long_pair_masks, .progress = run.progress});
     a.similarity.norms = norms.view({L, H, n});
     return high;
   }

@@ -100,6 +100,7 @@ struct AnalysisRun {
   // one again (some 0.1 s at 8,192 tokens). A result file of every head's keeps them. Masks found
   // before are kept.
   bool keep_long_pair_masks = false;
+  ProgressReport progress = {};  // given: a long text's scan for pairs reports its share of heads done
 };
 
 // Throws attnscope::Error for settings out of range.

@@ -49,7 +49,8 @@ namespace {
 // A long text's roles: each layer's maps recomputed block by block of query rows (about 32 MB of
 // attention each) from the queries and keys its forward kept, never whole.
 HeadRoleScores roles_from_recomputed_maps(const Transformer& model, const TextCaptures& c,
-                                          const std::vector<int64_t>& ids, const std::vector<AttentionReach>& reach) {
+                                          const std::vector<int64_t>& ids, const std::vector<AttentionReach>& reach,
+                                          const ProgressReport& progress) {
   const int64_t L = c.num_layers, H = c.num_heads, n = c.length;
   const auto blocks = row_blocks(n, rows_per_block(H * n));
   HeadRoleScores scores(L, H);
@@ -58,6 +59,7 @@ HeadRoleScores roles_from_recomputed_maps(const Transformer& model, const TextCa
     for (const auto& [first, count] : blocks)
       rows.add(model.recompute_attention(c.queries[l], c.keys[l], l, {first, count}), first);
     rows.finish(scores, l);
+    if (progress) progress("head roles", static_cast<double>(l + 1) / static_cast<double>(L));
   }
   return scores;
 }
@@ -67,9 +69,10 @@ HeadRoleScores roles_from_recomputed_maps(const Transformer& model, const TextCa
 HeadRoleScores text_head_roles(const Checkpoint& checkpoint, const TextRun& run, const TextHeadRolesOptions& options) {
   const std::vector<int64_t> ids = run.encoding.ids();
   const std::vector<AttentionReach> reach = attention_reach(checkpoint.model().config());
-  HeadRoleScores scores = run.captures.attention.defined()
-                              ? head_role_scores(run.captures.attention, ids, reach)
-                              : roles_from_recomputed_maps(checkpoint.model(), run.captures, ids, reach);
+  HeadRoleScores scores =
+      run.captures.attention.defined()
+          ? head_role_scores(run.captures.attention, ids, reach)
+          : roles_from_recomputed_maps(checkpoint.model(), run.captures, ids, reach, options.progress);
   if (options.induction) take_induction(scores, probe_induction(checkpoint, options));
   return scores;
 }

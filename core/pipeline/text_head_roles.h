@@ -3,6 +3,7 @@
 // text's own maps, each layer with the reach its model gives it (a band in ModernBERT's local
 // layers), and induction from one more run of the model, on the probe (random tokens of its
 // vocabulary, special tokens left out, repeated twice inside the tokenizer's template).
+#include "base/progress.h"
 #include "analysis/head_roles.h"
 #include "model/checkpoint.h"
 
@@ -11,7 +12,8 @@ namespace attnscope {
 struct TextHeadRolesOptions {
   int64_t induction_period = 50;  // METHOD.md's T
   uint64_t induction_seed = 2022;
-  bool induction = true;  // false: no probe run, induction left undefined
+  bool induction = true;         // false: no probe run, induction left undefined
+  ProgressReport progress = {};  // given: a long text's roles ("head roles") report each layer done
 };
 
 HeadRoleScores text_head_roles(const Checkpoint& checkpoint, const TextRun& run,

@@ -7,6 +7,7 @@
 #include "analysis/word_level.h"
 #include "base/error.h"
 #include "model/device_fallback.h"
+#include "model/forward_progress.h"
 
 namespace attnscope {
 
@@ -74,7 +75,7 @@ TextPipelineResult TextPipeline::run(std::string_view text, const TextPipelineOp
   run.keep_going = o.keep_going;
   run.lenses = o.lens_captures || needs_lens_captures(o.settings);
   run.kept = kept_attention(checkpoint->model().config(), r.encoding.size(), o);
-  run.attention_blocks = o.attention_blocks;
+  run.attention_blocks = with_forward_progress(o.attention_blocks, o.progress, checkpoint->model().config().num_layers);
   const bool predicts = o.next_tokens > 0 && checkpoint->model().config().causal();
   run.last_layer =
       predicts && o.last_layer == LastLayer::HeadOutputsOnly ? LastLayer::HeadOutputsAndLastToken : o.last_layer;
@@ -98,9 +99,11 @@ TextPipelineResult TextPipeline::run(std::string_view text, const TextPipelineOp
   r.forward_seconds = seconds_since(start);
   if (o.keep_going && !o.keep_going()) throw Cancelled();
   const auto analysis_start = std::chrono::steady_clock::now();
-  r.analysis =
-      analyze_text(r.encoding, r.captures, o.settings,
-                   {.to_host = o.to_host, .keep_going = o.keep_going, .keep_long_pair_masks = o.keep_long_pair_masks});
+  r.analysis = analyze_text(r.encoding, r.captures, o.settings,
+                            {.to_host = o.to_host,
+                             .keep_going = o.keep_going,
+                             .keep_long_pair_masks = o.keep_long_pair_masks,
+                             .progress = o.progress});
   r.analysis_seconds = seconds_since(analysis_start);
   return r;
 }

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/progress.h"
 #include "analysis/text_analysis.h"
 #include "model/capture_plan.h"
 #include "model/checkpoint.h"
@@ -49,6 +50,9 @@ struct TextPipelineOptions {
   // Asked between layers, between slices of their products and between the analysis's stages:
   // false abandons the run (attnscope::Cancelled is thrown).
   std::function<bool()> keep_going;
+  // Given: a long text's forward ("model", by its blocks of maps) and scan for pairs ("pairs")
+  // report how far they have come (a short text's take less than a second and report nothing).
+  ProgressReport progress = {};
 };
 
 struct TextPipelineResult {

@@ -67,6 +67,15 @@ TEST_P(HighSimilarityInBlocks, EqualsTheScanOfTheWholeSimilarity) {
     expect_same(high_similarity_in_blocks(heads, facts, 0.3), expected);
     expect_same(high_similarity_in_blocks(heads, facts, 0.3, {.rows = 7}), expected);  // a short rest joined
     expect_same(high_similarity_in_blocks(heads, facts, 0.3, {.rows = 9, .heads = 5}), expected);  // groups, a rest
+    std::vector<double> reported;  // the share of heads scanned, after each group of 5
+    high_similarity_in_blocks(heads, facts, 0.3, {.heads = 5, .progress = [&](std::string_view stage, double f) {
+                                                    EXPECT_EQ(stage, "pairs");
+                                                    reported.push_back(f);
+                                                  }});
+    const int64_t K = heads.size(0);
+    ASSERT_EQ(static_cast<int64_t>(reported.size()), (K + 4) / 5);
+    for (size_t g = 0; g < reported.size(); ++g)
+      EXPECT_DOUBLE_EQ(reported[g], static_cast<double>(std::min<int64_t>(5 * (g + 1), K)) / K);
   }
 }
 

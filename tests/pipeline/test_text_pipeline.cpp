@@ -4,8 +4,11 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
+
 #include "analysis/word_level.h"
 #include "base/error.h"
+#include "pipeline/text_head_roles.h"
 #include "pipeline/text_pipeline.h"
 #include "support/paths.h"
 #include "support/test_device.h"
@@ -57,6 +60,43 @@ TEST_F(TextPipelineTest, OptionsReachTheirStages) {
   const TextPipelineResult pieces = pipeline_->run("The cats sat.", {});
   EXPECT_EQ(words.encoding.size() + 1, pieces.encoding.size());
   EXPECT_EQ(words.analysis.length, static_cast<int64_t>(words.encoding.size()));
+}
+
+// A long text's run (past --maps-up-to) reports its forward block by block of maps and its scan
+// for pairs group by group of heads, each rising to 1; its head roles, layer by layer. A text
+// whose maps are kept reports nothing (its run is over before a bar would help).
+TEST_F(TextPipelineTest, ALongTextReportsHowFarItsRunHasCome) {
+  std::vector<std::pair<std::string, double>> reports;
+  TextPipelineOptions o;
+  o.long_texts = CapturePlan{.maps_up_to = 4};
+  o.progress = [&](std::string_view stage, double fraction) { reports.emplace_back(stage, fraction); };
+  const TextPipelineResult r = pipeline_->run(kText, o);
+  ASSERT_FALSE(r.captures.attention.defined());
+  const auto of = [&](const std::string& stage) {
+    std::vector<double> fractions;
+    for (const auto& [s, f] : reports)
+      if (s == stage) fractions.push_back(f);
+    return fractions;
+  };
+  for (const std::string stage : {"model", "pairs"}) {
+    const std::vector<double> f = of(stage);
+    ASSERT_FALSE(f.empty()) << stage;
+    EXPECT_TRUE(std::is_sorted(f.begin(), f.end())) << stage;
+    EXPECT_GT(f.front(), 0.0) << stage;
+    EXPECT_DOUBLE_EQ(f.back(), 1.0) << stage;
+  }
+  EXPECT_EQ(reports.front().first, "model");
+  EXPECT_EQ(reports.back().first, "pairs");
+  reports.clear();
+  const HeadRoleScores roles =
+      text_head_roles(*pipeline_->checkpoint(), {r.encoding, r.captures}, {.induction = false, .progress = o.progress});
+  std::vector<double> expected;
+  for (int64_t l = 1; l <= roles.layers(); ++l) expected.push_back(static_cast<double>(l) / roles.layers());
+  EXPECT_EQ(of("head roles"), expected);
+  reports.clear();
+  o.long_texts.reset();
+  pipeline_->run(kText, o);
+  EXPECT_TRUE(reports.empty());
 }
 
 // Next tokens: none for an encoder (not asked of it); for a real decoder, those next_tokens gives
