@@ -2,6 +2,7 @@
 
 #include "commands.h"
 #include "hub/hub_download.h"
+#include "base/byte_size.h"
 #include "progress_line.h"
 
 namespace attnscope::cli {

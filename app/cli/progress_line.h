@@ -46,7 +46,4 @@ class StageProgress {
 
 // "m:ss" or "h:mm:ss".
 std::string duration(double seconds);
-// "1.2 MB", "340 kB", ...
-std::string byte_size(double bytes);
-
 }  // namespace attnscope::cli

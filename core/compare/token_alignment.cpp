@@ -1,9 +1,9 @@
 #include "compare/token_alignment.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <string>
 
+#include "base/byte_size.h"
 #include "base/error.h"
 
 namespace attnscope {
@@ -44,10 +44,9 @@ void align_between(const std::vector<std::string>& x, size_t first_x, size_t las
   const size_t n = last_x - first_x, m = last_y - first_y;
   if (n == 0 || m == 0) return;
   if ((n + 1) * (m + 1) > kMostAlignmentCells) {
-    char size[32];
-    std::snprintf(size, sizeof size, "%.1f GB", static_cast<double>((n + 1) * (m + 1)) * 4 / 1e9);
     throw Error("the two texts differ over " + std::to_string(n) + " and " + std::to_string(m) +
-                " tokens: aligning them would take " + size + "; compare texts that differ over less");
+                " tokens: aligning them would take " + byte_size(static_cast<double>((n + 1) * (m + 1)) * 4) +
+                "; compare texts that differ over less");
   }
   std::vector<int32_t> length((n + 1) * (m + 1), 0);  // length[i][j]: LCS of x[i..] and y[j..] (from first)
   const auto at = [&](size_t i, size_t j) -> int32_t& { return length[i * (m + 1) + j]; };

@@ -4,9 +4,9 @@
 #include <ATen/Parallel.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <set>
 
+#include "base/byte_size.h"
 #include "base/error.h"
 #include "model/capture_plan.h"
 
@@ -26,11 +26,10 @@ void check_sums_fit(int64_t layers, int64_t heads, int64_t window) {
                        static_cast<double>(window),
                memory = static_cast<double>(physical_memory());
   if (bytes <= 0.8 * memory) return;
-  char text[160];
-  std::snprintf(text, sizeof text, "%.1f GB, more than this machine's %.1f GB allow", bytes / 1e9, memory / 1e9);
   throw Error("a corpus run sums four " + std::to_string(layers) + " x " + std::to_string(heads) + " stacks of " +
-              std::to_string(window) + " x " + std::to_string(window) + " maps (Fig. 2, 3, 10): " + text +
-              "; take a shorter --window, or run one long text with analyze");
+              std::to_string(window) + " x " + std::to_string(window) + " maps (Fig. 2, 3, 10): " + byte_size(bytes) +
+              ", more than this machine's " + byte_size(memory) +
+              " allow; take a shorter --window, or run one long text with analyze");
 }
 
 }  // namespace

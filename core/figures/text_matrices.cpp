@@ -3,9 +3,9 @@
 #include <ATen/ATen.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <iterator>
 
+#include "base/byte_size.h"
 #include "analysis/attention_rollout.h"
 #include "analysis/context_similarity.h"
 #include "analysis/lens_maps.h"
@@ -178,10 +178,9 @@ at::Tensor long_text_rollout(const AnalyzedTextView& text, int layer, bool of_no
   const int64_t n = text.analysis.length;
   const double bytes = 2.0 * static_cast<double>(n) * static_cast<double>(n) * sizeof(float);
   if (bytes > kMostRolloutBytes) {
-    char size[32];
-    std::snprintf(size, sizeof size, "%.1f GB", bytes / 1e9);
     throw Error("the attention rollout of a text of " + std::to_string(n) + " tokens holds two " + std::to_string(n) +
-                " x " + std::to_string(n) + " matrices (" + size + "): ask for it on a shorter text (--max-len)");
+                " x " + std::to_string(n) + " matrices (" + byte_size(bytes) +
+                "): ask for it on a shorter text (--max-len)");
   }
   const LayerMapRows maps = [&](int64_t l, RowSpan rows) {
     if (of_norm) return map_rows(text, static_cast<int>(l), -1, MatrixKind::Norm, rows);

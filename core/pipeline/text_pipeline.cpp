@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 
+#include "base/byte_size.h"
 #include "analysis/word_level.h"
 #include "base/error.h"
 #include "model/device_fallback.h"
@@ -49,11 +49,9 @@ KeptAttention kept_attention(const ModelConfig& config, size_t n, const TextPipe
   const KeptAttention kept = attention_to_keep(config, static_cast<int64_t>(n), *o.long_texts);
   if (kept == KeptAttention::Maps) return kept;
   const auto refuse = [&](const std::string& what) {
-    char size[32];
-    std::snprintf(size, sizeof size, "%.1f GB", map_bytes(config, static_cast<int64_t>(n)) / 1e9);
     throw Error("a text of " + std::to_string(n) + " tokens keeps no attention maps (with its similarities they " +
-                "would take " + size + "); " + what + " needs every map: leave it out, or keep the maps " +
-                "(--maps-up-to) where the memory allows");
+                "would take " + byte_size(map_bytes(config, static_cast<int64_t>(n))) + "); " + what +
+                " needs every map: leave it out, or keep the maps " + "(--maps-up-to) where the memory allows");
   };
   if (o.settings.separators_from != SeparatorInput::Attention) refuse("looking for separators in another map");
   if (o.settings.words) refuse("the analysis on words");

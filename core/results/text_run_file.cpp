@@ -5,11 +5,11 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstdio>
 #include <cstring>
 #include <functional>
 
 #include "analysis/lens_maps.h"
+#include "base/byte_size.h"
 #include "base/error.h"
 #include "results/analysis_json.h"
 #include "base/atomic_file.h"
@@ -152,12 +152,9 @@ void check_size(const ResultContent& content, const TextAnalysis* a, CaptureSet 
   if (all <= limit_bytes) return;
   if (a)
     for (const HeadAnalysis& h : a->heads) analysis += 4.0 * static_cast<double>(h.pair_count);
-  char line[320];
-  std::snprintf(line, sizeof line,
-                "the result with captures \"%s\" would take %.2f GB, more than its limit of %.2f GB: give --captures "
-                "none (the analysis alone: %.2f GB), or a larger --max-size",
-                capture_set_name(captures), all / 1e9, limit_bytes / 1e9, analysis / 1e9);
-  throw Error(line);
+  throw Error(std::string("the result with captures \"") + capture_set_name(captures) + "\" would take " +
+              byte_size(all) + ", more than its limit of " + byte_size(limit_bytes) +
+              ": give --captures none (the analysis alone: " + byte_size(analysis) + "), or a larger --max-size");
 }
 
 nlohmann::json as_json(ResultContent content, bool decimal) {
