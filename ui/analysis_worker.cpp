@@ -187,7 +187,7 @@ void colour_grid(AnalysisSnapshot& snapshot, const FigureOptions& options, const
 }  // namespace
 
 // The text's head roles beside its analysis, induction from the probe run once per checkpoint.
-void AnalysisWorker::add_head_roles(AnalysisSnapshot& s) {
+void AnalysisWorker::add_head_roles(AnalysisSnapshot& s, uint64_t serial) {
   if (s.analysis.settings.words) {
     s.roles_note = "Head roles are read on word pieces: turn off \"words, not word pieces\" to see them.";
     return;
@@ -198,7 +198,10 @@ void AnalysisWorker::add_head_roles(AnalysisSnapshot& s) {
     return;
   }
   const auto checkpoint = pipeline_->checkpoint();
-  HeadRoleScores roles = text_head_roles(*checkpoint, {s.encoding, s.captures}, {.induction = false});
+  const KeepGoing keep_going = [this, serial] { return !stale(serial); };
+  HeadRoleScores roles =
+      text_head_roles(*checkpoint, {s.encoding, s.captures},
+                      {.induction = false, .progress = stage_progress(serial), .keep_going = keep_going});
   if (induction_of_ != checkpoint) {
     induction_of_ = checkpoint;
     induction_.reset();
@@ -225,6 +228,19 @@ void AnalysisWorker::report(RunProgress progress) {
     progress_ = std::move(progress);
   }
   if (notify_) notify_();  // the window, waiting for events, draws the layer done
+}
+
+ProgressReport AnalysisWorker::stage_progress(uint64_t serial) {
+  return [this, serial](std::string_view stage, double fraction) {
+    if (stage == "model") return;  // the forward's layers: block_sink, with the overview so far
+    {
+      std::lock_guard lock(mutex_);
+      if (progress_.serial != serial) return;  // a short text's run: too quick for a bar
+      progress_.stage = stage;
+      progress_.fraction = fraction;
+    }
+    if (notify_) notify_();
+  };
 }
 
 // Only a long text's forward hands out blocks (a short one keeps its maps): the pooler, made here
@@ -259,6 +275,7 @@ void AnalysisWorker::run_model(const AnalysisRequest& request, uint64_t serial, 
   options.keep_going = [this, serial] { return !stale(serial); };
   options.long_texts = request.long_texts;
   options.attention_blocks = block_sink(request, serial, pooler);
+  options.progress = stage_progress(serial);
   TextPipelineResult r = pipeline_->run(request.text, options, &encoder_);
   const Tokenizer& tokenizer = pipeline_->checkpoint()->tokenizer();
   for (const NextToken& t : r.next) {
@@ -317,7 +334,7 @@ void AnalysisWorker::answer(const AnalysisRequest& request, uint64_t serial,
       take_result(request, serial, *snapshot);
     else
       run_model(request, serial, *snapshot, pooler);
-    if (request.head_roles) add_head_roles(*snapshot);
+    if (request.head_roles) add_head_roles(*snapshot, serial);
     if (request.grid) {
       const auto grid_start = std::chrono::steady_clock::now();
       colour_grid(*snapshot, *request.grid, pooler ? &*pooler : nullptr);

@@ -43,7 +43,7 @@ struct AnalysisRequest {
   bool head_roles = false;  // the overview's role grid is shown: the text's head roles too
   // A text whose maps would not fit keeps its queries and keys instead (the views make its maps
   // again); what needs every map (the lenses, words) is then refused in one line.
-  CapturePlan long_texts;
+  CapturePlan long_texts = {};
 };
 
 // A next token as the text panel offers it: its piece as people read it, the text it would add,
@@ -79,8 +79,9 @@ struct AnalysisSnapshot {
 };
 
 // How far the run under way has come: a long text's forward (its maps made in blocks, a layer
-// taking seconds at 8,192 tokens, the whole run minutes) reports each layer as it ends; a short
-// text's run is over before a bar would help, and reports nothing.
+// taking seconds at 8,192 tokens, the whole run minutes) reports each layer as it ends, then its
+// analysis each group of heads scanned for pairs and each layer's head roles; a short text's run
+// is over before a bar would help, and reports nothing.
 struct RunProgress {
   uint64_t serial = 0;  // the request being run; 0: nothing reported
   int layers_done = 0, layers = 0;
@@ -88,6 +89,10 @@ struct RunProgress {
   // options it was coloured with.
   std::shared_ptr<const ThumbnailAtlas> overview;
   FigureOptions overview_options;
+  // Once the forward is done: the analysis's stage under way ("pairs", "head roles": the core's
+  // ProgressReport stages) and its share done.
+  std::string stage = {};
+  double fraction = 0;
 };
 
 // A snapshot's serial, 0 for none: what the UI compares to notice a new one (a pointer could be a
@@ -154,11 +159,13 @@ class AnalysisWorker {
   void run_model(const AnalysisRequest& request, uint64_t serial, AnalysisSnapshot& s,
                  std::optional<OverviewPooler>& pooler);
   void take_result(const AnalysisRequest& request, uint64_t serial, AnalysisSnapshot& s);
-  void add_head_roles(AnalysisSnapshot& snapshot);
+  void add_head_roles(AnalysisSnapshot& snapshot, uint64_t serial);
   // What the forward hands its blocks of maps to: the overview's pooler, when the overview is
   // shown (its thumbnails then ready with the forward), and the progress, each layer as it ends.
   AttentionBlockSink block_sink(const AnalysisRequest& request, uint64_t serial, std::optional<OverviewPooler>& pooler);
   void report(RunProgress progress);
+  // The analysis's progress (TextPipelineOptions::progress), the forward's layers left to block_sink.
+  ProgressReport stage_progress(uint64_t serial);
   bool stale(uint64_t serial) const { return newest_ != serial || stop_flag_; }
 
   mutable std::mutex mutex_;

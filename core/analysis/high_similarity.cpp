@@ -205,6 +205,7 @@ std::vector<HeadHighSimilarity> high_similarity_in_blocks(const at::Tensor& head
   std::vector<HeadHighSimilarity> out(static_cast<size_t>(K));
   if (run.norms) *run.norms = at::empty({K, n}, c.options());
   for (int64_t g = 0; g < K; g += group) {
+    stop_if_stale(run.keep_going);
     const int64_t G = std::min(group, K - g);
     const at::Tensor heads = c.narrow(0, g, G);
     const auto blocks = row_blocks(n, run.rows > 0 ? run.rows : rows_per_block(G * n));

@@ -34,6 +34,7 @@ struct InBlocksRun {
   at::Tensor* norms = nullptr;   // given: receives every token's ||c_i|| [K, n], as context_similarity gives them
   bool masks = true;             // false: the counts alone are made (the masks left empty)
   ProgressReport progress = {};  // given: the share of heads scanned ("pairs"), after each group
+  KeepGoing keep_going = {};     // asked before each group (seconds of work a group at 8,192 tokens)
 };
 
 // The same from the head outputs [K, n, d] alone, never holding an n x n matrix: each head's S

@@ -46,9 +46,9 @@ std::vector<HeadHighSimilarity> find_pairs(TextAnalysis& a, const at::Tensor& ma
   const int64_t L = a.num_layers, H = a.num_heads, n = a.length;
   if (run.similarity_in_blocks) {
     at::Tensor norms;
-    auto high =
-        high_similarity_in_blocks(a.head_outputs.reshape({L * H, n, -1}), a.facts, a.settings.tau,
-                                  {.norms = &norms, .masks = run.keep_long_pair_masks, .progress = run.progress});
+    auto high = high_similarity_in_blocks(
+        a.head_outputs.reshape({L * H, n, -1}), a.facts, a.settings.tau,
+        {.norms = &norms, .masks = run.keep_long_pair_masks, .progress = run.progress, .keep_going = run.keep_going});
     a.similarity.norms = norms.view({L, H, n});
     return high;
   }
@@ -202,10 +202,7 @@ at::Tensor separator_columns(const TextCaptures& c, SeparatorInput input) {
 TextAnalysis analyze_text(const Encoding& encoding, const at::Tensor& head_outputs, const at::Tensor& columns,
                           const AnalysisSettings& settings, const AnalysisRun& run, const at::Tensor& maps) {
   const bool to_host = run.to_host;
-  const KeepAnalysing& keep_going = run.keep_going;
-  const auto check = [&] {
-    if (keep_going && !keep_going()) throw Cancelled();
-  };
+  const auto check = [&] { stop_if_stale(run.keep_going); };
   if (head_outputs.dim() != 4 || columns.dim() != 3 || columns.sizes() != head_outputs.sizes().slice(0, 3))
     throw Error("the head outputs and column attention do not describe the same layers, heads and tokens");
   const int64_t L = head_outputs.size(0), H = head_outputs.size(1), n = head_outputs.size(2);

@@ -71,9 +71,6 @@ struct TextAnalysis {
 std::vector<TokenPair> head_pairs(const TextAnalysis& analysis, int64_t layer, int64_t head,
                                   int64_t limit = std::numeric_limits<int64_t>::max(), const PairMask* made = nullptr);
 
-// Asked between the stages of the analysis: false abandons it (attnscope::Cancelled is thrown).
-using KeepAnalysing = std::function<bool()>;
-
 // A head's pairs found before (a result file's analysis): what the scan of S would find again.
 struct FoundPairs {
   float scale = 0.0f;
@@ -85,7 +82,7 @@ struct AnalysisRun {
   // The analysis is computed where the captures live (the model's device); to_host brings the
   // matrices to the CPU as float32.
   bool to_host = true;
-  KeepAnalysing keep_going;
+  KeepGoing keep_going = {};  // asked between the analysis's stages, and between groups of heads of a long text's scan
   // Never make every head's S whole: the pairs are found block by block of rows
   // (high_similarity_in_blocks) and S of a head is made when asked. What a long text needs (the
   // TextCaptures overload sets it when the captures hold no maps); pairs then come from S only.

@@ -71,11 +71,6 @@ at::Tensor offset_positions(const std::vector<std::vector<int64_t>>& ids, int64_
 constexpr double kSliceFlops = 2.5e8;
 constexpr int64_t kSliceMultiple = 64;  // slices of whole vector registers' widths
 
-// A run made stale by a newer request ends here (attnscope::Cancelled); without keep_going, never.
-void stop_if_stale(const KeepGoing& keep_going) {
-  if (keep_going && !keep_going()) throw Cancelled();
-}
-
 // Runs product(first, count) over [0, total) in slices of about kSliceFlops, checking between
 // them; without keep_going (corpus runs, the command line), in one piece.
 void in_slices(int64_t total, double flops_each, const KeepGoing& keep_going,

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/progress.h"
 #include "model/attention_scores.h"
 #include "model/transformer_weights.h"
 #include "model/captures.h"
@@ -27,11 +28,6 @@ namespace attnscope {
 // HeadOutputsAndLastToken stops there too, except at each text's last token, which runs to the
 // end (BatchCaptures::last_states): all a decoder's next tokens need.
 enum class LastLayer { Complete, HeadOutputsOnly, HeadOutputsAndLastToken };
-
-// Asked before each layer and between the slices its products are then cut into (about 2 ms of
-// work each on two CPU cores): false abandons the pass (attnscope::Cancelled is thrown), so a run
-// made stale by a newer request stops within a slice, not a layer.
-using KeepGoing = std::function<bool()>;
 
 // What a forward with captures keeps of each layer's attention.
 enum class KeptAttention {
@@ -56,12 +52,14 @@ struct ForwardOptions {
   // With KeptAttention::QueriesAndKeys: query rows per block of a layer's attention; 0: as many
   // as make about 32 MB of scores (tests set a few rows to cross many blocks).
   int64_t block_rows = 0;
-  AttentionBlockSink attention_blocks;  // with KeptAttention::QueriesAndKeys; none by default
+  AttentionBlockSink attention_blocks = {};  // with KeptAttention::QueriesAndKeys; none by default
   // With capture, also what the norm-based lens and the query/key view need
   // (BatchCaptures::all_value_norms, all_value_gram, all_queries, all_keys).
   bool lenses = false;
   LastLayer last_layer = LastLayer::Complete;  // the other two need capture
-  KeepGoing keep_going;
+  // Asked before each layer and between the slices its products are then cut into (about 2 ms of
+  // work each on two CPU cores): a run made stale by a newer request stops within a slice.
+  KeepGoing keep_going = {};
 };
 
 class Transformer {

@@ -50,16 +50,18 @@ namespace {
 // attention each) from the queries and keys its forward kept, never whole.
 HeadRoleScores roles_from_recomputed_maps(const Transformer& model, const TextCaptures& c,
                                           const std::vector<int64_t>& ids, const std::vector<AttentionReach>& reach,
-                                          const ProgressReport& progress) {
+                                          const TextHeadRolesOptions& options) {
   const int64_t L = c.num_layers, H = c.num_heads, n = c.length;
   const auto blocks = row_blocks(n, rows_per_block(H * n));
   HeadRoleScores scores(L, H);
   for (int64_t l = 0; l < L; ++l) {
     LayerRoleRows rows(H, n, ids, reach[static_cast<size_t>(l)]);
-    for (const auto& [first, count] : blocks)
+    for (const auto& [first, count] : blocks) {
+      stop_if_stale(options.keep_going);
       rows.add(model.recompute_attention(c.queries[l], c.keys[l], l, {first, count}), first);
+    }
     rows.finish(scores, l);
-    if (progress) progress("head roles", static_cast<double>(l + 1) / static_cast<double>(L));
+    if (options.progress) options.progress("head roles", static_cast<double>(l + 1) / static_cast<double>(L));
   }
   return scores;
 }
@@ -69,10 +71,9 @@ HeadRoleScores roles_from_recomputed_maps(const Transformer& model, const TextCa
 HeadRoleScores text_head_roles(const Checkpoint& checkpoint, const TextRun& run, const TextHeadRolesOptions& options) {
   const std::vector<int64_t> ids = run.encoding.ids();
   const std::vector<AttentionReach> reach = attention_reach(checkpoint.model().config());
-  HeadRoleScores scores =
-      run.captures.attention.defined()
-          ? head_role_scores(run.captures.attention, ids, reach)
-          : roles_from_recomputed_maps(checkpoint.model(), run.captures, ids, reach, options.progress);
+  HeadRoleScores scores = run.captures.attention.defined()
+                              ? head_role_scores(run.captures.attention, ids, reach)
+                              : roles_from_recomputed_maps(checkpoint.model(), run.captures, ids, reach, options);
   if (options.induction) take_induction(scores, probe_induction(checkpoint, options));
   return scores;
 }

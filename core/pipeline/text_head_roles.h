@@ -14,6 +14,7 @@ struct TextHeadRolesOptions {
   uint64_t induction_seed = 2022;
   bool induction = true;         // false: no probe run, induction left undefined
   ProgressReport progress = {};  // given: a long text's roles ("head roles") report each layer done
+  KeepGoing keep_going = {};     // asked before each block of a long text's maps made again
 };
 
 HeadRoleScores text_head_roles(const Checkpoint& checkpoint, const TextRun& run,

@@ -43,11 +43,11 @@ std::vector<FoundPairs> stored_pairs_found(TextRunFile& file, const AnalysisSett
 
 }  // namespace
 
-OpenedTextRun open_text_run(const std::filesystem::path& path, const KeepAnalysing& keep_going) {
+OpenedTextRun open_text_run(const std::filesystem::path& path, const KeepGoing& keep_going) {
   return open_text_run(load_text_run(path), path.string(), keep_going);
 }
 
-OpenedTextRun open_text_run(TextRunFile read, const std::string& source, const KeepAnalysing& keep_going) {
+OpenedTextRun open_text_run(TextRunFile read, const std::string& source, const KeepGoing& keep_going) {
   OpenedTextRun opened{std::move(read), {}, {}, {}};
   const TextRunFile& file = opened.file;
   const ModelConfig config = ModelConfig::from_json(file.model_config, source + ": model.config");

@@ -28,8 +28,8 @@ struct OpenedTextRun {
 // Throws attnscope::Error in one line for a file that cannot be read or cannot be shown without
 // its model: no head outputs (captures "attention" or "none"), an analysis on words, MPNet's maps
 // (their bias by distance is a weight). `keep_going` is asked between the analysis's stages.
-OpenedTextRun open_text_run(const std::filesystem::path& path, const KeepAnalysing& keep_going = {});
+OpenedTextRun open_text_run(const std::filesystem::path& path, const KeepGoing& keep_going = {});
 // The same for a file already read (load_text_run, text_run_from_bytes); `source` names it in errors.
-OpenedTextRun open_text_run(TextRunFile file, const std::string& source, const KeepAnalysing& keep_going = {});
+OpenedTextRun open_text_run(TextRunFile file, const std::string& source, const KeepGoing& keep_going = {});
 
 }  // namespace attnscope

@@ -7,6 +7,7 @@
 
 #include "analysis/context_similarity.h"
 #include "analysis/high_similarity.h"
+#include "base/error.h"
 #include "model/transformer.h"
 #include "support/paths.h"
 #include "support/test_device.h"
@@ -76,6 +77,11 @@ TEST_P(HighSimilarityInBlocks, EqualsTheScanOfTheWholeSimilarity) {
     ASSERT_EQ(static_cast<int64_t>(reported.size()), (K + 4) / 5);
     for (size_t g = 0; g < reported.size(); ++g)
       EXPECT_DOUBLE_EQ(reported[g], static_cast<double>(std::min<int64_t>(5 * (g + 1), K)) / K);
+    // Abandoned when asked, before the next group: after two groups asked three times.
+    int asked = 0;
+    EXPECT_THROW(high_similarity_in_blocks(heads, facts, 0.3, {.heads = 5, .keep_going = [&] { return ++asked <= 2; }}),
+                 Cancelled);
+    EXPECT_EQ(asked, 3);
   }
 }
 

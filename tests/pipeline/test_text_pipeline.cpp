@@ -64,7 +64,8 @@ TEST_F(TextPipelineTest, OptionsReachTheirStages) {
 
 // A long text's run (past --maps-up-to) reports its forward block by block of maps and its scan
 // for pairs group by group of heads, each rising to 1; its head roles, layer by layer. A text
-// whose maps are kept reports nothing (its run is over before a bar would help).
+// whose maps are kept reports nothing (its run is over before a bar would help). Its roles are
+// abandoned when asked to stop.
 TEST_F(TextPipelineTest, ALongTextReportsHowFarItsRunHasCome) {
   std::vector<std::pair<std::string, double>> reports;
   TextPipelineOptions o;
@@ -93,6 +94,12 @@ TEST_F(TextPipelineTest, ALongTextReportsHowFarItsRunHasCome) {
   std::vector<double> expected;
   for (int64_t l = 1; l <= roles.layers(); ++l) expected.push_back(static_cast<double>(l) / roles.layers());
   EXPECT_EQ(of("head roles"), expected);
+  // An edit abandons a long text's roles within a block of rows of its maps made again.
+  int asked = 0;
+  EXPECT_THROW(text_head_roles(*pipeline_->checkpoint(), {r.encoding, r.captures},
+                               {.induction = false, .keep_going = [&] { return ++asked <= 1; }}),
+               Cancelled);
+  EXPECT_EQ(asked, 2);
   reports.clear();
   o.long_texts.reset();
   pipeline_->run(kText, o);

@@ -93,8 +93,9 @@ TEST(AnalysisWorker, ColoursTheOverviewsThumbnailsWhenAskedAsTheWindowWould) {
 }
 
 // A long text's run (its maps not kept) reports each layer of its forward as it ends, with the
-// overview so far pooled from the forward's own blocks of maps (the later layers clear), and ends
-// with the overview grid_atlas makes from the finished text.
+// overview so far pooled from the forward's own blocks of maps (the later layers clear), then its
+// scan for pairs with the overview kept, and ends with the overview grid_atlas makes from the
+// finished text.
 TEST(AnalysisWorker, ALongTextsRunReportsEachLayerWithTheOverviewSoFar) {
   const test::TempDir dir;
   test::write_tiny_bert(dir / "tiny", {.layers = 3});
@@ -117,10 +118,17 @@ TEST(AnalysisWorker, ALongTextsRunReportsEachLayerWithTheOverviewSoFar) {
   ASSERT_TRUE(s && !s->captures.attention.defined() && s->grid_options);
   EXPECT_EQ(s->grid.rgba, grid_atlas(s->view(), *s->grid_options).rgba);
   std::lock_guard lock(mutex);
-  std::vector<RunProgress> layers;
+  std::vector<RunProgress> layers, stages;
   for (const RunProgress& p : seen)
-    if (p.serial == serial) layers.push_back(p);
+    if (p.serial == serial) (p.stage.empty() ? layers : stages).push_back(p);
   ASSERT_EQ(layers.size(), size_t{3});
+  ASSERT_FALSE(stages.empty());
+  for (const RunProgress& p : stages) {
+    EXPECT_EQ(p.stage, "pairs");
+    EXPECT_EQ(p.layers_done, 3);
+    EXPECT_EQ(p.overview, layers.back().overview);
+  }
+  EXPECT_DOUBLE_EQ(stages.back().fraction, 1.0);
   const size_t row_bytes = static_cast<size_t>(s->grid.width()) * s->grid.tile_h * 4;  // one layer's tiles
   for (size_t k = 0; k < layers.size(); ++k) {
     EXPECT_EQ(layers[k].layers_done, static_cast<int>(k) + 1);

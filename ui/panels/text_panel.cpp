@@ -21,15 +21,21 @@ void coloured_wrapped(const ImVec4& colour, const std::string& text) {
   ImGui::PopStyleColor();
 }
 
-// A long text's run, a step a layer (a frame each, no animation): the model's layers, then the
-// analysis, which has no steps to show.
+// A long text's run, a step a layer or a group of heads (a frame each, no animation): the model's
+// layers, then the analysis's stages.
 void draw_run_progress(const RunProgress& p) {
   char overlay[96];
-  if (p.layers_done < p.layers)
+  float done = static_cast<float>(p.layers_done) / static_cast<float>(p.layers);
+  if (p.layers_done < p.layers) {
     std::snprintf(overlay, sizeof overlay, "model: layer %d of %d", p.layers_done, p.layers);
-  else
+  } else if (p.stage.empty()) {
     std::snprintf(overlay, sizeof overlay, "model done; analysing every head");
-  ImGui::ProgressBar(static_cast<float>(p.layers_done) / static_cast<float>(p.layers), ImVec2(-1, 0), overlay);
+  } else {
+    const char* what = p.stage == "pairs" ? "every head's pairs" : p.stage.c_str();
+    std::snprintf(overlay, sizeof overlay, "model done; %s: %.0f%%", what, 100 * p.fraction);
+    done = static_cast<float>(p.fraction);
+  }
+  ImGui::ProgressBar(done, ImVec2(-1, 0), overlay);
 }
 
 }  // namespace
