@@ -127,6 +127,9 @@ void LayerRoleRows::add(const at::Tensor& block, int64_t first) {
     duplicate_.narrow(1, first, rows)
         .index_add_(1, at::tensor(row_of, at::kLong),
                     a.view({heads, rows * n}).index_select(1, at::tensor(cell_of, at::kLong)));
+  // Resized first: an out tensor of another shape is resized with a warning (libtorch prints one
+  // for each layer's last, shorter block).
+  scratch_.resize_(a.sizes());
   at::clamp_min_out(scratch_, a, 1e-300);  // 0 log 0 = 0
   entropy_.narrow(1, first, rows).copy_(scratch_.log_().mul_(a).sum(2).neg_());
 }
