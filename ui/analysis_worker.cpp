@@ -198,10 +198,9 @@ void AnalysisWorker::add_head_roles(AnalysisSnapshot& s, uint64_t serial) {
     return;
   }
   const auto checkpoint = pipeline_->checkpoint();
-  const KeepGoing keep_going = [this, serial] { return !stale(serial); };
   HeadRoleScores roles =
       text_head_roles(*checkpoint, {s.encoding, s.captures},
-                      {.induction = false, .progress = stage_progress(serial), .keep_going = keep_going});
+                      {.induction = false, .progress = stage_progress(serial), .keep_going = keep_going(serial)});
   if (induction_of_ != checkpoint) {
     induction_of_ = checkpoint;
     induction_.reset();
@@ -272,7 +271,7 @@ void AnalysisWorker::run_model(const AnalysisRequest& request, uint64_t serial, 
   options.settings = request.settings;
   options.lens_captures = request.lenses;
   options.next_tokens = request.next_tokens;
-  options.keep_going = [this, serial] { return !stale(serial); };
+  options.keep_going = keep_going(serial);
   options.long_texts = request.long_texts;
   options.attention_blocks = block_sink(request, serial, pooler);
   options.progress = stage_progress(serial);
@@ -312,8 +311,7 @@ void AnalysisWorker::take_result(const AnalysisRequest& request, uint64_t serial
   } else if (shown && same_settings(shown->analysis.settings, request.settings)) {
     s.analysis = shown->analysis;
   } else {
-    s.analysis = analyze_text(s.encoding, s.captures, request.settings,
-                              {.keep_going = [this, serial] { return !stale(serial); }});
+    s.analysis = analyze_text(s.encoding, s.captures, request.settings, {.keep_going = keep_going(serial)});
   }
   s.analysis_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }

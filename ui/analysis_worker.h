@@ -167,6 +167,10 @@ class AnalysisWorker {
   // The analysis's progress (TextPipelineOptions::progress), the forward's layers left to block_sink.
   ProgressReport stage_progress(uint64_t serial);
   bool stale(uint64_t serial) const { return newest_ != serial || stop_flag_; }
+  // What the core's long stages ask between their steps: whether request `serial` is still wanted.
+  KeepGoing keep_going(uint64_t serial) const {
+    return [this, serial] { return !stale(serial); };
+  }
 
   mutable std::mutex mutex_;
   std::condition_variable wake_;

@@ -51,7 +51,7 @@ KeptAttention kept_attention(const ModelConfig& config, size_t n, const TextPipe
   const auto refuse = [&](const std::string& what) {
     throw Error("a text of " + std::to_string(n) + " tokens keeps no attention maps (with its similarities they " +
                 "would take " + byte_size(map_bytes(config, static_cast<int64_t>(n))) + "); " + what +
-                " needs every map: leave it out, or keep the maps " + "(--maps-up-to) where the memory allows");
+                " needs every map: leave it out, or keep the maps (--maps-up-to) where the memory allows");
   };
   if (o.settings.separators_from != SeparatorInput::Attention) refuse("looking for separators in another map");
   if (o.settings.words) refuse("the analysis on words");
