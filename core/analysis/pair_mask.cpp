@@ -60,10 +60,28 @@ PairMask::PairMask(int n)
   slot_.assign(kind_.size(), 0);
 }
 
-PairMask::PairMask(int n, std::span<const uint8_t> bits) : PairMask(n) {
-  if (n < 0 || bits.size() != static_cast<size_t>((triangle(n) + 7) / 8))
+namespace {
+
+void check_packed_size(int n, std::span<const uint8_t> bits) {
+  if (n < 0 || bits.size() != static_cast<size_t>((PairMask::triangle(n) + 7) / 8))
     throw Error("a pair mask of " + std::to_string(n) + " tokens needs " +
-                std::to_string((triangle(std::max(n, 0)) + 7) / 8) + " bytes, found " + std::to_string(bits.size()));
+                std::to_string((PairMask::triangle(std::max(n, 0)) + 7) / 8) + " bytes, found " +
+                std::to_string(bits.size()));
+}
+
+}  // namespace
+
+int64_t PairMask::count_packed(int n, std::span<const uint8_t> bits) {
+  check_packed_size(n, bits);
+  const int64_t size = triangle(n), whole = size >> 3;
+  int64_t count = popcount(bits.data(), whole << 3);
+  if (size & 7)
+    count += std::popcount(static_cast<uint8_t>(bits[static_cast<size_t>(whole)] & ((1u << (size & 7)) - 1)));
+  return count;
+}
+
+PairMask::PairMask(int n, std::span<const uint8_t> bits) : PairMask(n) {
+  check_packed_size(n, bits);
   for (int64_t c = 0; c < static_cast<int64_t>(kind_.size()); ++c) {
     const int64_t size = chunk_size(c);
     uint8_t* bytes = mixed(c);

@@ -26,6 +26,9 @@ class PairMask {
   // From packed bits as stored in a result file; throws attnscope::Error when the size is wrong.
   PairMask(int n, std::span<const uint8_t> bits);
   PairMask(int n, const std::vector<uint8_t>& bits) : PairMask(n, std::span<const uint8_t>(bits)) {}
+  // The pairs in packed bits as above, counted where they lie (a long text's result file holds
+  // gigabytes of them, which need not be copied to be counted); the same size check.
+  static int64_t count_packed(int n, std::span<const uint8_t> bits);
 
   static int64_t triangle(int n) { return static_cast<int64_t>(n) * (n - 1) / 2; }
   // Position of (i, j), i < j, in the upper triangle.

@@ -59,16 +59,23 @@ std::vector<HeadHighSimilarity> find_pairs(TextAnalysis& a, const at::Tensor& ma
 
 // Pairs found before (AnalysisRun::found): their scales and masks as the scan would give them; a
 // long text's norms, which the scan takes on its way, summed here.
-std::vector<HeadHighSimilarity> taken_pairs(TextAnalysis& a, std::vector<FoundPairs>& found) {
+std::vector<HeadHighSimilarity> taken_pairs(TextAnalysis& a, std::vector<FoundPairs>& found, const AnalysisRun& run) {
   const int64_t L = a.num_layers, H = a.num_heads;
   if (static_cast<int64_t>(found.size()) != L * H || a.settings.pairs_from != PairInput::Similarity)
     throw Error("pairs found before are taken for every head's pairs of S only");
-  if (!a.similarity.norms.defined()) a.similarity.norms = a.head_outputs.square().sum(-1).sqrt();
+  // The norms without a temporary the size of the head outputs (half a gigabyte at 8,192 tokens).
+  if (!a.similarity.norms.defined()) a.similarity.norms = at::linalg_vector_norm(a.head_outputs, 2, {-1});
+  const bool keep = !run.similarity_in_blocks || run.keep_long_pair_masks;
   std::vector<HeadHighSimilarity> high(found.size());
   for (size_t k = 0; k < found.size(); ++k) {
-    if (found[k].mask.tokens() != static_cast<int>(a.length)) throw Error("pairs found before are of another text");
+    PairMask& mask = found[k].mask;
+    const bool given = mask.tokens() == static_cast<int>(a.length);
+    if (!given && (mask.tokens() != 0 || !run.similarity_in_blocks))
+      throw Error("pairs found before are of another text");
     high[k].scale = found[k].scale;
-    high[k].mask = std::move(found[k].mask);
+    high[k].counts.count = given ? mask.count() : found[k].count;
+    if (keep) high[k].mask = std::move(mask);
+    mask = PairMask();  // taken or dropped: the caller's copy goes either way
   }
   return high;
 }
@@ -247,7 +254,7 @@ TextAnalysis analyze_text(const Encoding& encoding, const at::Tensor& head_outpu
   a.facts = text_facts(std::move(ids), std::move(sentence), std::move(takes_part));
   a.facts.classes = token_classes(encoding);
 
-  std::vector<HeadHighSimilarity> high = run.found ? taken_pairs(a, *run.found) : find_pairs(a, maps, run);
+  std::vector<HeadHighSimilarity> high = run.found ? taken_pairs(a, *run.found, run) : find_pairs(a, maps, run);
   check();
   std::vector<Separators> head_separators =
       separators_from_columns(columns.reshape({L * H, n}), settings.tau_sep, eligible);
@@ -256,7 +263,7 @@ TextAnalysis analyze_text(const Encoding& encoding, const at::Tensor& head_outpu
   for (size_t k = 0; k < a.heads.size(); ++k) {
     HeadAnalysis& head = a.heads[k];
     head.scale = high[k].scale;
-    head.pair_count = run.found ? high[k].mask.count() : high[k].counts.count;
+    head.pair_count = high[k].counts.count;
     head.pairs = std::move(high[k].mask);  // empty where a long text's are not kept
     head.separators = std::move(head_separators[k]);
     head.stats = run.found ? std::move((*run.found)[k].stats) : stats_from_counts(high[k].counts, a.facts);

@@ -74,7 +74,11 @@ std::vector<TokenPair> head_pairs(const TextAnalysis& analysis, int64_t layer, i
 // A head's pairs found before (a result file's analysis): what the scan of S would find again.
 struct FoundPairs {
   float scale = 0.0f;
+  // The head's mask; or none (no tokens) for a long text whose masks are not kept
+  // (AnalysisRun::keep_long_pair_masks), with their count alone: TextAnalysis::pair_mask makes a
+  // view's head's again, as after a scan.
   PairMask mask;
+  int64_t count = 0;  // pairs in the mask, whether it is given or not
   HeadStats stats;
 };
 
@@ -89,13 +93,14 @@ struct AnalysisRun {
   bool similarity_in_blocks = false;
   // Every head's pairs (layer-major), found before: taken (moved) instead of scanning S, the
   // costly part of a long text's analysis; with pairs of S only. A long text's norms ||c_i|| are
-  // then summed directly (the scan takes them from S's diagonal: equal to float rounding).
+  // then summed directly (the scan takes them from S's diagonal: equal to float rounding), and
+  // its masks dropped unless kept (keep_long_pair_masks), as the scan's are.
   std::vector<FoundPairs>* found = nullptr;
   // A long text's (similarity_in_blocks) pair masks kept in HeadAnalysis::pairs. They take up to
   // n^2 / 16 bytes a head (1.1 GB for a ModernBERT-base-sized model at 8,192 tokens, 4.8 GB for
   // Gemma 3 at 32,768), and a view reads one head's: not kept, TextAnalysis::pair_mask makes that
-  // one again (some 0.1 s at 8,192 tokens). A result file of every head's keeps them. Masks found
-  // before are kept.
+  // one again (some 0.1 s at 8,192 tokens). A result file of every head's keeps them. So are
+  // masks found before (`found`).
   bool keep_long_pair_masks = false;
   ProgressReport progress = {};  // given: a long text's scan for pairs reports its share of heads done
 };

@@ -32,11 +32,14 @@ std::vector<FoundPairs> stored_pairs_found(TextRunFile& file, const AnalysisSett
   StoredAnalysis& stored = *file.analysis;
   const size_t n = file.run.encoding.size(), H = static_cast<size_t>(file.run.captures.num_heads);
   const auto& layers = stored.summary["layers"];  // checked by load_text_run: L layers of H heads
-  for (size_t k = 0; k < stored.pairs.size(); ++k) {
+  for (size_t k = 0; k < stored.pair_counts.size(); ++k) {
     const size_t l = k / H, h = k % H;
     const std::string where = source + ": analysis.layers[" + std::to_string(l) + "].heads[" + std::to_string(h) + "]";
-    found.push_back({stored.scales[k], std::move(stored.pairs[k]),
-                     head_stats_from_json(json_field(layers[l]["heads"][h], "stats", where), n, where + ".stats")});
+    found.push_back(
+        {.scale = stored.scales[k],
+         .mask = stored.pairs.empty() ? PairMask() : std::move(stored.pairs[k]),
+         .count = stored.pair_counts[k],
+         .stats = head_stats_from_json(json_field(layers[l]["heads"][h], "stats", where), n, where + ".stats")});
   }
   return found;
 }
@@ -44,7 +47,8 @@ std::vector<FoundPairs> stored_pairs_found(TextRunFile& file, const AnalysisSett
 }  // namespace
 
 OpenedTextRun open_text_run(const std::filesystem::path& path, const KeepGoing& keep_going) {
-  return open_text_run(load_text_run(path), path.string(), keep_going);
+  // A long text's masks are made again as a view asks for a head's, as after a run.
+  return open_text_run(load_text_run(path, {.long_pair_masks = false}), path.string(), keep_going);
 }
 
 OpenedTextRun open_text_run(TextRunFile read, const std::string& source, const KeepGoing& keep_going) {

@@ -170,12 +170,15 @@ nlohmann::json as_json(ResultContent content, bool decimal) {
 using TensorSource =
     std::function<at::Tensor(const std::string& name, const at::Tensor& like)>;  // undefined when absent
 
-// `copied`, when given, is told of each tensor's bytes (each head's, of the pair masks) once they
-// are copied out: a mapped file then lets their pages go (a long text's result is gigabytes).
-using CopiedBytes = std::function<void(std::span<const std::byte>)>;
+struct ReadOptions {
+  // Told of each tensor's bytes (each head's, of the pair masks) once they are copied out or
+  // counted: a mapped file then lets their pages go (a long text's result is gigabytes).
+  std::function<void(std::span<const std::byte>)> copied = {};
+  TextRunLoad load = {};
+};
 
 TextRunFile from_document(const nlohmann::json& doc, const TensorSource& tensor, const std::string& source,
-                          const CopiedBytes& copied = {}) {
+                          const ReadOptions& read = {}) {
   TextRunFile file = text_run_header(doc, source);
   file.version = kVersion;
   const ModelConfig config = ModelConfig::from_json(file.model_config, source + ": model.config");
@@ -225,12 +228,15 @@ TextRunFile from_document(const nlohmann::json& doc, const TensorSource& tensor,
   }
   const int64_t bytes = (PairMask::triangle(static_cast<int>(n)) + 7) / 8;
   const at::Tensor masks = required("pair_mask", at::empty({L, H, bytes}, at::kByte));
+  const bool copy_masks = read.load.long_pair_masks || file.captures != CaptureSet::QueriesAndKeys;
   int64_t total = 0;
   for (int64_t k = 0; k < L * H; ++k) {
-    const uint8_t* m = masks.data_ptr<uint8_t>() + k * bytes;
-    stored.pairs.emplace_back(static_cast<int>(n), std::span<const uint8_t>(m, static_cast<size_t>(bytes)));
-    if (copied) copied(std::as_bytes(std::span<const uint8_t>(m, static_cast<size_t>(bytes))));
-    total += stored.pairs.back().count();
+    const std::span<const uint8_t> m(masks.data_ptr<uint8_t>() + k * bytes, static_cast<size_t>(bytes));
+    if (copy_masks) stored.pairs.emplace_back(static_cast<int>(n), m);
+    stored.pair_counts.push_back(copy_masks ? stored.pairs.back().count()
+                                            : PairMask::count_packed(static_cast<int>(n), m));
+    if (read.copied) read.copied(std::as_bytes(m));
+    total += stored.pair_counts.back();
   }
   // Pairs of S beside the head outputs keep no values (they follow from them); pairs of another matrix keep theirs.
   const auto settings = stored.summary.find("settings");
@@ -247,7 +253,7 @@ void check_format(const nlohmann::json& format, const std::string& source) {
     throw Error(source + ": not an attnscope result (\"format\" must be \"" + std::string(kFormat) + "\")");
 }
 
-TextRunFile from_json(const nlohmann::json& json, const std::string& source) {
+TextRunFile from_json(const nlohmann::json& json, const std::string& source, const TextRunLoad& load) {
   if (!json.is_object() || !json.contains("format")) check_format(nullptr, source);
   check_format(json["format"], source);
   const int version = json_typed<int>(json, "version", source);
@@ -257,13 +263,13 @@ TextRunFile from_json(const nlohmann::json& json, const std::string& source) {
                 " is not supported (this attnscope reads versions 1 and 2)");
   const auto& tensors = json_field(json, "tensors", source);
   if (!tensors.is_object()) throw Error(source + ": \"tensors\" must be an object");
-  return from_document(
-      json,
-      [&](const std::string& name, const at::Tensor& like) {
-        return tensors.contains(name) ? tensor_from_json(tensors[name], like, source + ": tensors." + name)
-                                      : at::Tensor();
-      },
-      source);
+  return from_document(json,
+                       [&](const std::string& name, const at::Tensor& like) {
+                         return tensors.contains(name)
+                                    ? tensor_from_json(tensors[name], like, source + ": tensors." + name)
+                                    : at::Tensor();
+                       },
+                       source, {.load = load});
 }
 
 at::ScalarType scalar_type_of(DType dtype) {
@@ -274,7 +280,7 @@ at::ScalarType scalar_type_of(DType dtype) {
   }
 }
 
-TextRunFile from_binary(std::span<const std::byte> bytes, const std::string& source, const CopiedBytes& copied = {}) {
+TextRunFile from_binary(std::span<const std::byte> bytes, const std::string& source, const ReadOptions& read) {
   SafetensorsMetadata metadata;
   const std::vector<TensorInfo> infos = parse_safetensors(bytes, source, &metadata);
   if (!metadata.contains("format")) check_format(nullptr, source);
@@ -298,10 +304,10 @@ TextRunFile from_binary(std::span<const std::byte> bytes, const std::string& sou
           return at::from_blob(const_cast<std::byte*>(bytes.data() + info->offset), like.sizes(), like.options());
         at::Tensor out = at::empty_like(like);
         if (info->size) std::memcpy(out.data_ptr(), bytes.data() + info->offset, info->size);
-        if (copied) copied(bytes.subspan(info->offset, info->size));
+        if (read.copied) read.copied(bytes.subspan(info->offset, info->size));
         return out;
       },
-      source, copied);
+      source, read);
 }
 
 }  // namespace
@@ -343,29 +349,30 @@ void save_text_run(const std::filesystem::path& path, const TextRunFile& file, c
 
 namespace {
 
-TextRunFile from_bytes(std::span<const std::byte> bytes, const std::string& source, const CopiedBytes& copied) {
+TextRunFile from_bytes(std::span<const std::byte> bytes, const std::string& source, const ReadOptions& read) {
   size_t first = 0;
   while (first < bytes.size() && std::isspace(static_cast<unsigned char>(bytes[first]))) ++first;
   if (first < bytes.size() && bytes[first] == std::byte{'{'}) {
     const auto* text = reinterpret_cast<const char*>(bytes.data());
     nlohmann::json json = nlohmann::json::parse(text, text + bytes.size(), nullptr, false);
     if (json.is_discarded()) throw Error(source + ": not valid JSON (a version 1 or JSON result file was expected)");
-    return from_json(json, source);
+    return from_json(json, source, read.load);
   }
   if (bytes.empty()) throw Error(source + ": the file is empty");
-  return from_binary(bytes, source, copied);
+  return from_binary(bytes, source, read);
 }
 
 }  // namespace
 
-TextRunFile text_run_from_bytes(std::span<const std::byte> bytes, const std::string& source) {
-  return from_bytes(bytes, source, {});
+TextRunFile text_run_from_bytes(std::span<const std::byte> bytes, const std::string& source, const TextRunLoad& load) {
+  return from_bytes(bytes, source, {.load = load});
 }
 
-TextRunFile load_text_run(const std::filesystem::path& path) {
+TextRunFile load_text_run(const std::filesystem::path& path, const TextRunLoad& load) {
   if (!std::filesystem::exists(path)) throw Error(path.string() + ": no such file");
   const MappedFile map(path);
-  return from_bytes(map.bytes(), path.string(), [&map](std::span<const std::byte> part) { map.release(part); });
+  return from_bytes(map.bytes(), path.string(),
+                    {.copied = [&map](std::span<const std::byte> part) { map.release(part); }, .load = load});
 }
 
 std::vector<TokenPair> stored_pairs(const TextRunFile& file, int layer, int head) {
@@ -375,11 +382,12 @@ std::vector<TokenPair> stored_pairs(const TextRunFile& file, int layer, int head
     throw Error("layer " + std::to_string(layer) + " head " + std::to_string(head) + " is not in this result");
   const StoredAnalysis& a = *file.analysis;
   const size_t k = static_cast<size_t>(layer * c.num_heads + head);
+  if (a.pairs.empty()) throw Error("this result file was read without its pair masks");
   const PairMask& mask = a.pairs[k];
   std::vector<TokenPair> pairs;
   if (a.pair_values.defined()) {
     int64_t offset = 0;
-    for (size_t m = 0; m < k; ++m) offset += a.pairs[m].count();
+    for (size_t m = 0; m < k; ++m) offset += a.pair_counts[m];
     const float* values = a.pair_values.data_ptr<float>() + offset;
     mask.for_each([&](int i, int j) { pairs.push_back({i, j, *values++}); });
     return pairs;

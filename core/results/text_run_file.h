@@ -32,10 +32,11 @@ CaptureSet capture_set_by_name(const std::string& name);  // throws attnscope::E
 // The analysis as a file holds it: the summary (settings, sentences, segments, and per layer and
 // head the scale, separators and statistics) and every head's pairs.
 struct StoredAnalysis {
-  nlohmann::json summary;       // as analysis_to_json
-  std::vector<float> scales;    // per head, layer-major: max S (from the summary)
-  std::vector<PairMask> pairs;  // per head, layer-major
-  at::Tensor pair_values;       // [P] float32 S_hat in mask order; undefined when the file has the head outputs
+  nlohmann::json summary;            // as analysis_to_json
+  std::vector<float> scales;         // per head, layer-major: max S (from the summary)
+  std::vector<PairMask> pairs;       // per head, layer-major; empty when read without them (TextRunLoad)
+  std::vector<int64_t> pair_counts;  // per head, layer-major: the pairs in each mask, read or not
+  at::Tensor pair_values;            // [P] float32 S_hat in mask order; undefined when the file has the head outputs
 };
 
 struct TextRunFile {
@@ -70,12 +71,22 @@ void save_text_run(const std::filesystem::path& path, const TextRunFile& file, c
 nlohmann::json text_run_to_json(const TextRunFile& file, const TextAnalysis* analysis,
                                 const ResultWriteOptions& options);
 
+struct TextRunLoad {
+  // A long text's pair masks (a file of captures "queries-keys") read into StoredAnalysis::pairs.
+  // Left out, they are counted where they lie and not copied (up to n^2 / 16 bytes a head: 1.1 GB
+  // for a ModernBERT-base-sized model at 8,192 tokens): what shows the file makes a view's head's
+  // again from the head outputs, as after a long text's run (open_text_run).
+  bool long_pair_masks = true;
+};
+
 // Any version and container; throws attnscope::Error naming what is wrong.
-TextRunFile load_text_run(const std::filesystem::path& path);
-TextRunFile text_run_from_bytes(std::span<const std::byte> bytes, const std::string& source);
+TextRunFile load_text_run(const std::filesystem::path& path, const TextRunLoad& load = {});
+TextRunFile text_run_from_bytes(std::span<const std::byte> bytes, const std::string& source,
+                                const TextRunLoad& load = {});
 
 // One head's pairs with their S_hat, from a file's stored analysis (values from the stored list,
-// or recomputed from the head outputs exactly as the analysis computes them).
+// or recomputed from the head outputs exactly as the analysis computes them); refused for a file
+// read without its masks.
 std::vector<TokenPair> stored_pairs(const TextRunFile& file, int layer, int head);
 
 }  // namespace attnscope

@@ -174,6 +174,7 @@ TEST(PairMask, UniformChunksAreTagsAndEverythingElseIsTheBitsSet) {
     ++listed;
   });
   EXPECT_EQ(listed, mixed.count());
+  EXPECT_EQ(PairMask::count_packed(n, bits), mixed.count());  // counted where they lie: the same pairs
   EXPECT_TRUE(full.test(299, 0));
   EXPECT_FALSE(empty.test(1, 2));
   EXPECT_EQ(full.count_both(mixed), mixed.count());
@@ -209,6 +210,14 @@ TEST(PairMask, BitsPastTheEndAreIgnoredAndWrongSizesRefused) {
   EXPECT_THROW(PairMask(4, {0, 0}), Error);
   EXPECT_THROW(PairMask(5, {0}), Error);
   EXPECT_EQ(PairMask(1, std::vector<uint8_t>{}).count(), 0);
+  // Counted in place, the same: n = 12 is 66 bits, eight whole bytes and two bits of the ninth.
+  std::vector<uint8_t> bits(9, 0xff);
+  EXPECT_EQ(PairMask::count_packed(12, bits), 66);
+  bits[3] = 0x0f;
+  EXPECT_EQ(PairMask::count_packed(12, bits), PairMask(12, bits).count());
+  EXPECT_EQ(PairMask::count_packed(4, std::vector<uint8_t>{0xff}), 6);
+  EXPECT_THROW(PairMask::count_packed(4, std::vector<uint8_t>{0, 0}), Error);
+  EXPECT_EQ(PairMask::count_packed(1, std::vector<uint8_t>{}), 0);
 }
 
 }  // namespace

@@ -110,6 +110,30 @@ TEST_P(TextAnalysisInBlocks, EqualsTheAnalysisWithEveryMapKept) {
   const TextAnalysis whole = analyze_text(encoding, maps, {});
   for (size_t k = 0; k < whole.heads.size(); ++k)
     EXPECT_EQ(kept.heads[k].pairs.bits(), whole.heads[k].pairs.bits()) << "head " << k;
+  // Pairs found before (a result file's), given with their masks or as counts alone: taken, and a
+  // long text's masks dropped unless kept, as the scan's are; made again, the same bits.
+  const auto found = [&](bool with_masks) {
+    std::vector<FoundPairs> all;
+    for (const HeadAnalysis& head : kept.heads)
+      all.push_back({.scale = head.scale,
+                     .mask = with_masks ? head.pairs : PairMask(),
+                     .count = head.pair_count,
+                     .stats = head.stats});
+    return all;
+  };
+  const int64_t last = whole.num_layers - 1, n = whole.length;
+  for (const bool with_masks : {true, false})
+    for (const bool keep : {false, true}) {
+      std::vector<FoundPairs> given = found(with_masks);
+      const TextAnalysis taken = analyze_text(encoding, long_text, {}, {.found = &given, .keep_long_pair_masks = keep});
+      for (size_t k = 0; k < whole.heads.size(); ++k) {
+        EXPECT_EQ(taken.heads[k].pair_count, whole.heads[k].pair_count) << "head " << k;
+        EXPECT_EQ(taken.heads[k].pairs.tokens(), with_masks && keep ? n : 0) << "head " << k;
+      }
+      EXPECT_EQ(taken.pair_mask(last, 1).bits(), whole.head(last, 1).pairs.bits());
+    }
+  std::vector<FoundPairs> counts_alone = found(false);
+  EXPECT_THROW(analyze_text(encoding, maps, {}, {.found = &counts_alone}), Error);  // a short text's need their masks
   AnalysisSettings from_attention;
   from_attention.pairs_from = PairInput::Attention;
   EXPECT_THROW(analyze_text(encoding, long_text, from_attention), Error);  // one line: S only

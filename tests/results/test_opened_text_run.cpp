@@ -71,6 +71,8 @@ TEST_F(OpenedTextRunTest, AShortTextKeepsItsMapsAndItsAnalysis) {
   EXPECT_TRUE(at::equal(opened.file.run.captures.attention, file_.run.captures.attention));
   EXPECT_TRUE(opened.analysis.settings.separators_text_only);
   expect_the_runs_analysis(opened.analysis);
+  for (const HeadAnalysis& head : opened.analysis.heads)  // the file's masks, kept
+    EXPECT_EQ(head.pairs.tokens(), opened.analysis.length);
 }
 
 // Pairs of another matrix than S are found again (with the matrix they are listed from).
@@ -81,10 +83,18 @@ TEST_F(OpenedTextRunTest, PairsOfAnotherMatrixAreFoundAgain) {
   expect_the_runs_analysis(opened.analysis);
 }
 
+// Its pair masks too, as a view asks for a head's: the file's are counted, not kept (a gigabyte at
+// 8,192 tokens), as a long text's run keeps none.
 TEST_F(OpenedTextRunTest, ALongTextsMapsAreMadeAgainWithoutTheModel) {
   const OpenedTextRun opened = open_text_run(written(KeptAttention::QueriesAndKeys, CaptureSet::QueriesAndKeys));
   ASSERT_TRUE(opened.scores);
   expect_the_runs_analysis(opened.analysis);
+  int64_t pairs = 0;
+  for (const HeadAnalysis& head : opened.analysis.heads) {
+    EXPECT_EQ(head.pairs.tokens(), 0);
+    pairs += head.pair_count;
+  }
+  EXPECT_GT(pairs, 0);
   const TextCaptures& c = opened.file.run.captures;
   const Transformer& model = checkpoint_->model();
   for (int64_t l = 0; l < c.num_layers; ++l) {

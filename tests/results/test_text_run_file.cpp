@@ -118,6 +118,15 @@ TEST_F(TextRunFileTest, ALongTextsQueriesAndKeysRoundTrip) {
       EXPECT_TRUE(at::equal(got, want));
     EXPECT_FALSE(back.analysis->pair_values.defined());  // they follow from the head outputs
     expect_pairs_as_analysed(back, 1e-6f);
+    // Read without its masks: counted where they lie, the same counts; its pairs then refused.
+    const auto path = dir_ / (container == ResultContainer::Json ? "q.json" : "q.safetensors");
+    const TextRunFile counted = load_text_run(path, {.long_pair_masks = false});
+    EXPECT_TRUE(counted.analysis->pairs.empty());
+    for (size_t k = 0; k < analysis_.heads.size(); ++k) {
+      EXPECT_EQ(counted.analysis->pair_counts[k], analysis_.heads[k].pair_count) << "head " << k;
+      EXPECT_EQ(back.analysis->pair_counts[k], analysis_.heads[k].pair_count) << "head " << k;
+    }
+    EXPECT_THROW(stored_pairs(counted, 1, 0), Error);
   }
   const auto how =
       text_run_to_json(file_, &analysis_, {ResultContainer::Json, CaptureSet::QueriesAndKeys})["attention"];
