@@ -184,6 +184,22 @@ PairMask pair_rows(const at::Tensor& head_outputs, const TextFacts& facts, doubl
   return std::move(out.mask);
 }
 
+int64_t pairs_in_both(const float* s_a, const PairRule& a, const float* s_b, const PairRule& b, int64_t first,
+                      int64_t count, int64_t n) {
+  if (!a.any || !b.any) return 0;
+  int64_t both = 0;
+  for (int64_t i = first; i < first + count; ++i) {
+    if (!a.takes[i] || !b.takes[i]) continue;
+    const float* __restrict ra = s_a + (i - first) * n;
+    const float* __restrict rb = s_b + (i - first) * n;
+    int32_t row = 0;  // one row's, summed without a branch (a vector loop)
+    for (int64_t j = i + 1; j < n; ++j)
+      row += (ra[j] >= a.threshold) & a.takes[j] & (rb[j] >= b.threshold) & b.takes[j];
+    both += row;
+  }
+  return both;
+}
+
 std::vector<TokenPair> list_pairs(const PairMask& mask, const float* similarity, float scale) {
   std::vector<TokenPair> pairs;
   pairs.reserve(static_cast<size_t>(mask.count()));

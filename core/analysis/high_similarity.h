@@ -51,6 +51,23 @@ std::vector<HeadHighSimilarity> high_similarity_in_blocks(const at::Tensor& head
 PairMask pair_rows(const at::Tensor& head_outputs, const TextFacts& facts, double tau, float scale, int64_t first,
                    int64_t count);
 
+// Which elements of one head's S are its pairs, as the scans decide: i < j, both taking part
+// (`takes`, n flags of 0 or 1), S_ij >= static_cast<float>(tau) * scale; none where scale <= 0.
+struct PairRule {
+  float threshold = 0.0f;
+  bool any = false;
+  const uint8_t* takes = nullptr;
+  PairRule(double tau, float scale, const uint8_t* takes_part)
+      : threshold(static_cast<float>(tau) * scale), any(scale > 0), takes(takes_part) {}
+};
+
+// The pairs two heads of the same tokens share in rows [first, first + count) (i in those rows),
+// from those rows of each one's S ([count, n] row-major, host float32): what count_both of their
+// masks counts there, without the masks. A long text's comparison counts them from the rows its
+// sums read (compare/text_comparison.h) instead of making each head's mask again.
+int64_t pairs_in_both(const float* s_a, const PairRule& a, const float* s_b, const PairRule& b, int64_t first,
+                      int64_t count, int64_t n);
+
 // The pairs of one head with their S_hat, ordered by (i, j): `similarity` is that head's n x n
 // S, row-major on the host.
 std::vector<TokenPair> list_pairs(const PairMask& mask, const float* similarity, float scale);

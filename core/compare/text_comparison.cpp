@@ -3,10 +3,14 @@
 #include <ATen/ATen.h>
 #include <c10/core/InferenceMode.h>
 
+#include <ATen/Parallel.h>
+
+#include <array>
 #include <bit>
 #include <cmath>
 
 #include "analysis/context_similarity.h"
+#include "analysis/high_similarity.h"
 #include "compare/head_matching.h"
 #include "compare/linear_cka.h"
 #include "compare/map_pair_sums.h"
@@ -47,6 +51,9 @@ StatsChange stats_change(const HeadStats& a, const HeadStats& b, const Encoding&
 struct SameTokenMeasures {
   std::optional<MapPairSums> attention;  // none when a run holds no attention maps
   MapPairSums similarity;
+  // The pairs both heads have, counted from the rows of S the sums read (a long text's: its masks
+  // are not kept, and making them again made each head's S a second time); empty when whole.
+  std::vector<int64_t> pairs_in_both;
 };
 
 bool keeps_whole(const ComparedRun& r) { return r.analysis.similarity.similarity.defined(); }
@@ -84,12 +91,34 @@ SameTokenMeasures whole_maps(const ComparedRun& a, const ComparedRun& b, int64_t
   return m;
 }
 
+std::vector<uint8_t> takes_part(const TextAnalysis& analysis) {
+  return {analysis.facts.takes_part.begin(), analysis.facts.takes_part.end()};
+}
+
+// Adds to `both` (H entries) the pairs each head of A and B shares in these rows of S ([H, rows, n] a side).
+void add_pairs_in_both(const ComparedRun& a, const ComparedRun& b, int64_t layer, const at::Tensor& rows_a,
+                       const at::Tensor& rows_b, int64_t first, const std::array<std::vector<uint8_t>, 2>& takes,
+                       int64_t* both) {
+  const at::Tensor host_a = rows_a.to(at::kCPU, at::kFloat).contiguous(),
+                   host_b = rows_b.to(at::kCPU, at::kFloat).contiguous();
+  const int64_t H = host_a.size(0), count = host_a.size(1), n = host_a.size(2);
+  at::parallel_for(0, H, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t h = begin; h < end; ++h) {
+      const PairRule rule_a(a.analysis.settings.tau, a.analysis.head(layer, h).scale, takes[0].data()),
+          rule_b(b.analysis.settings.tau, b.analysis.head(layer, h).scale, takes[1].data());
+      both[h] += pairs_in_both(host_a.data_ptr<float>() + h * count * n, rule_a,
+                               host_b.data_ptr<float>() + h * count * n, rule_b, first, count, n);
+    }
+  });
+}
+
 // A long text on either side: a layer's maps a block of rows at a time (some 32 MB of floats a side).
 SameTokenMeasures maps_in_blocks(const ComparedRun& a, const ComparedRun& b, int64_t L, int64_t H, int64_t block_rows) {
   const int64_t n = a.analysis.length;
   const auto heads = static_cast<size_t>(L * H);
-  SameTokenMeasures m{std::nullopt, MapPairSums::zeros(heads)};
+  SameTokenMeasures m{std::nullopt, MapPairSums::zeros(heads), std::vector<int64_t>(heads, 0)};
   if (has_attention(a) && has_attention(b)) m.attention = MapPairSums::zeros(heads);
+  const std::array<std::vector<uint8_t>, 2> takes{takes_part(a.analysis), takes_part(b.analysis)};
   for (int64_t l = 0; l < L; ++l)
     for (const auto& [first, count] : row_blocks(n, block_rows > 0 ? block_rows : rows_per_block(H * n))) {
       const RowSpan rows{first, count};
@@ -97,8 +126,9 @@ SameTokenMeasures maps_in_blocks(const ComparedRun& a, const ComparedRun& b, int
       if (m.attention)
         m.attention->add(at,
                          map_pair_sums(attention_rows_of(a, l, {0, H}, rows), attention_rows_of(b, l, {0, H}, rows)));
-      m.similarity.add(at,
-                       map_pair_sums(similarity_rows_of(a, l, {0, H}, rows), similarity_rows_of(b, l, {0, H}, rows)));
+      const at::Tensor s_a = similarity_rows_of(a, l, {0, H}, rows), s_b = similarity_rows_of(b, l, {0, H}, rows);
+      m.similarity.add(at, map_pair_sums(s_a, s_b));
+      add_pairs_in_both(a, b, l, s_a, s_b, first, takes, m.pairs_in_both.data() + at);
     }
   return m;
 }
@@ -164,16 +194,22 @@ TextComparison compare_texts(const ComparedRun& a, const ComparedRun& b, const C
       }
       if (same->similarity.norm_a[k] > 0)
         change.similarity_relative_change = std::sqrt(same->similarity.difference_norm[k] / same->similarity.norm_a[k]);
-      change.jaccard = jaccard_index(a.analysis.pair_mask(l, h), b.analysis.pair_mask(l, h));
+      change.jaccard = same->pairs_in_both.empty()
+                           ? jaccard_index(a.analysis.pair_mask(l, h), b.analysis.pair_mask(l, h))
+                           : jaccard_of_counts(same->pairs_in_both[k], ha.pair_count, hb.pair_count);
     }
   return c;
 }
 
-std::optional<double> jaccard_index(const PairMask& a, const PairMask& b) {
-  if (a.tokens() != b.tokens()) throw Error("the Jaccard index needs two pair sets over the same tokens");
-  const int64_t both = a.count_both(b), either = a.count() + b.count() - both;
+std::optional<double> jaccard_of_counts(int64_t both, int64_t a, int64_t b) {
+  const int64_t either = a + b - both;
   if (either == 0) return std::nullopt;
   return static_cast<double>(both) / static_cast<double>(either);
+}
+
+std::optional<double> jaccard_index(const PairMask& a, const PairMask& b) {
+  if (a.tokens() != b.tokens()) throw Error("the Jaccard index needs two pair sets over the same tokens");
+  return jaccard_of_counts(a.count_both(b), a.count(), b.count());
 }
 
 at::Tensor all_heads_cka(const ComparedRun& a, const ComparedRun& b, const TokenAlignment& alignment) {

@@ -89,6 +89,8 @@ at::Tensor all_heads_cka(const ComparedRun& a, const ComparedRun& b, const Token
 // |P_A ∩ P_B| / |P_A ∪ P_B| of two heads' pair sets over the same tokens; nullopt when neither has
 // a pair. Throws attnscope::Error when the masks are over different numbers of tokens.
 std::optional<double> jaccard_index(const PairMask& a, const PairMask& b);
+// The same from the counts: the pairs in both sets, in A's, in B's.
+std::optional<double> jaccard_of_counts(int64_t both, int64_t a, int64_t b);
 
 enum class ComparedMatrix { Attention, Similarity, Cosine };
 

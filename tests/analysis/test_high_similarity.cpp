@@ -129,6 +129,35 @@ TEST(HighSimilarity, TheScanCountsWhatThePairListDefines) {
   }
 }
 
+// The pairs two heads share, counted from rows of their S by each one's rule (its tau, scale and
+// who takes part), block by block: what count_both of the scans' masks gives.
+TEST(HighSimilarity, PairsInBothRowsCountWhatBothMasksShare) {
+  const int n = 37;
+  at::manual_seed(5);
+  const auto random_s = [&] {
+    const at::Tensor c = at::randn({1, n, 6});
+    return at::matmul(c, c.transpose(1, 2)).mul_(1 - at::eye(n)).contiguous();
+  };
+  const at::Tensor s_a = random_s(), s_b = random_s();
+  std::vector<bool> takes_a(n, true), takes_b(n, true);
+  takes_a[0] = takes_a[5] = false;
+  takes_b[0] = takes_b[20] = false;
+  const TextFacts facts_a = facts(n, takes_a), facts_b = facts(n, takes_b);
+  const HeadHighSimilarity a = high_similarity(s_a, facts_a, 0.2)[0], b = high_similarity(s_b, facts_b, 0.15)[0];
+  const std::vector<uint8_t> part_a(takes_a.begin(), takes_a.end()), part_b(takes_b.begin(), takes_b.end());
+  const PairRule rule_a(0.2, a.scale, part_a.data()), rule_b(0.15, b.scale, part_b.data());
+  int64_t both = 0;
+  for (const auto& [first, count] : std::vector<std::pair<int64_t, int64_t>>{{0, 10}, {10, 4}, {14, 23}})
+    both += pairs_in_both(s_a.data_ptr<float>() + first * n, rule_a, s_b.data_ptr<float>() + first * n, rule_b, first,
+                          count, n);
+  ASSERT_GT(a.mask.count_both(b.mask), 0);
+  EXPECT_EQ(both, a.mask.count_both(b.mask));
+  // A head without a positive similarity has no pairs, whatever its threshold makes of the rows.
+  EXPECT_EQ(
+      pairs_in_both(s_a.data_ptr<float>(), PairRule(0.2, -1.0f, part_a.data()), s_b.data_ptr<float>(), rule_b, 0, n, n),
+      0);
+}
+
 TEST(PairMask, BitsFollowTheRowMajorUpperTriangle) {
   // n = 4: (0,1) (0,2) (0,3) (1,2) (1,3) (2,3) are bits 0 .. 5
   EXPECT_EQ(PairMask::index(4, 0, 1), 0);
