@@ -13,6 +13,9 @@
 // keys a long text keeps, written to FILE as float32 (row-major n x n) and the text's ids to
 // FILE.ids.json, for bench/check_long_map.sh to compare with transformers'.
 //
+// With --head-roles, a long text's head roles made from its maps again over the keys each block of
+// rows may see, beside the same over whole rows (how they were made before) and the forward.
+//
 // With --long-text, what a long text costs (issue 32), its maps not kept: the plain forward, the
 // forward keeping queries and keys, the overview's thumbnails made again block by block, the whole
 // analysis, one head's whole map made again, and the forward pooling the overview's thumbnails from
@@ -39,6 +42,8 @@
 #include "corpus/allocator_tuning.h"
 #include "figures/text_figures.h"
 #include "model/checkpoint.h"
+#include "model/reproducible_products.h"
+#include "pipeline/text_head_roles.h"
 #include "pipeline/text_pipeline.h"
 
 namespace {
@@ -107,6 +112,47 @@ void time_long_text(const attnscope::Checkpoint& checkpoint, const attnscope::En
             << "\n";
 }
 
+// --head-roles: a long text's head roles (induction aside) from its maps made again, as
+// text_role_scores makes them (each block over the keys its rows may see, the queries and keys laid
+// out once a layer) and as they were made before (each block's whole rows, laid out again for each
+// block), beside the forward keeping queries and keys; the largest difference of their scores.
+void time_head_roles(const attnscope::Checkpoint& checkpoint, const std::vector<int64_t>& ids, int warmup, int runs) {
+  using namespace attnscope;
+  const Transformer& model = checkpoint.model();
+  const TextCaptures c = text_captures(model.forward({ids}, {.kept = KeptAttention::QueriesAndKeys}), 0, true);
+  const auto whole_rows = [&] {
+    const int64_t n = c.length;
+    const std::vector<AttentionReach> reach = attention_reach(model.config());
+    HeadRoleScores scores(c.num_layers, c.num_heads);
+    for (int64_t l = 0; l < c.num_layers; ++l) {
+      LayerRoleRows rows(c.num_heads, n, ids, reach[static_cast<size_t>(l)]);
+      for (const auto& [first, count] : row_blocks(n, rows_per_block(c.num_heads * n)))
+        rows.add(model.recompute_attention(c.queries[l], c.keys[l], l, {first, count}), first);
+      rows.finish(scores, l);
+    }
+    return scores;
+  };
+  const HeadRoleScores before = whole_rows(), now = text_role_scores(model, c, ids);
+  double largest = 0;
+  for (const HeadRole role : kHeadRoles)
+    for (int64_t l = 0; l < now.layers(); ++l)
+      for (int64_t h = 0; h < now.heads(); ++h)
+        if (const auto a = before.score(role, l, h), b = now.score(role, l, h); a && b)
+          largest = std::max(largest, std::abs(*a - *b));
+  const auto m = interleaved_medians(warmup, runs,
+                                     {[&] { model.forward({ids}, {.kept = KeptAttention::QueriesAndKeys}); },
+                                      [&] { text_role_scores(model, c, ids); }, [&] { whole_rows(); }},
+                                     model.device().device, std::chrono::milliseconds(0));
+  std::cout << nlohmann::json{{"tokens", ids.size()},
+                              {"runs", runs},
+                              {"forward_queries_keys_ms", m[0]},
+                              {"head_roles_visible_keys_ms", m[1]},
+                              {"head_roles_whole_rows_ms", m[2]},
+                              {"largest_score_difference", largest}}
+                   .dump()
+            << "\n";
+}
+
 // --dump-map: the head's map made again (a long text's path, its maps never kept).
 void dump_map(const attnscope::Checkpoint& checkpoint, const std::vector<int64_t>& ids, int layer, int head,
               const std::string& file) {
@@ -152,6 +198,10 @@ int main(int argc, char** argv) {
   bool long_text = false;
   app.add_flag("--long-text", long_text,
                "Time what a long text costs, its maps not kept: forward, overview, analysis, one head's map");
+  bool head_roles = false;
+  app.add_flag("--head-roles", head_roles,
+               "Time a long text's head roles from its maps made again, over the keys each block sees and over whole "
+               "rows (as before), beside the forward keeping queries and keys");
   std::vector<std::string> dump;
   app.add_option("--dump-map", dump, "L H FILE: write head H of layer L's map, made again, and exit")->expected(3);
   CLI11_PARSE(app, argc, argv);
@@ -170,6 +220,10 @@ int main(int argc, char** argv) {
 
   if (!dump.empty()) {
     dump_map(*checkpoint, ids, std::stoi(dump[0]), std::stoi(dump[1]), dump[2]);
+    return 0;
+  }
+  if (head_roles) {
+    time_head_roles(*checkpoint, ids, warmup, runs);
     return 0;
   }
   if (long_text) {

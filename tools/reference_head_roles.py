@@ -5,6 +5,12 @@ probe (50 tokens drawn by SplitMix64 from seed 2022 modulo the vocabulary, speci
 again, run as [CLS] probe probe [SEP]). It shares no code with core/analysis/head_roles.cpp;
 tests/golden/minilm_head_roles.json, written from it, is what the core is checked against.
 
+The same for decoders (METHOD.md, "Decoders"), on the tiny random checkpoints of
+tests/golden/decoders and the first token-id list of each: a row sees the tokens up to itself (in a
+sliding-window layer of width w, the last w of them), so the next-token and end-token roles are
+undefined, and a row's entropy is divided by the log of the number of tokens it sees (the first
+row, which sees one, left out). Written to tests/golden/decoder_head_roles.json.
+
 Run: .venv/bin/python tools/reference_head_roles.py
 """
 import json
@@ -12,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from transformers import BertModel, BertTokenizer
+from transformers import AutoModelForCausalLM, BertModel, BertTokenizer
 
 ROOT = Path(__file__).resolve().parent.parent
 MODEL = ROOT / "models" / "all-MiniLM-L6-v2"
@@ -43,9 +49,12 @@ def probe(vocab_size, excluded, period=50, seed=2022):
             return out
 
 
-def roles(attention, ids):
-    """attention: [L, H, n, n] float64. Scores per role as [L][H] lists (None where undefined)."""
+def roles(attention, ids, seen=None):
+    """attention: [L, H, n, n] float64. Scores per role as [L][H] lists (None where undefined).
+    seen: a decoder's, seen[l][i] the number of tokens row i of layer l may attend to."""
     L, H, n, _ = attention.shape
+    if seen is not None:
+        return decoder_roles(attention, ids, seen)
     result = {}
     result["previous token"] = [[float(np.mean([attention[l, h, i, i - 1] for i in range(1, n)])) for h in range(H)] for l in range(L)]
     result["next token"] = [[float(np.mean([attention[l, h, i, i + 1] for i in range(n - 1)])) for h in range(H)] for l in range(L)]
@@ -69,7 +78,57 @@ def roles(attention, ids):
     return result
 
 
+def decoder_roles(attention, ids, seen):
+    L, H, n, _ = attention.shape
+    result = {}
+    result["previous token"] = [[float(np.mean([attention[l, h, i, i - 1] for i in range(1, n)])) for h in range(H)] for l in range(L)]
+    result["next token"] = [[None] * H for _ in range(L)]
+    result["first token"] = [[float(np.mean([attention[l, h, i, 0] for i in range(1, n)])) for h in range(H)] for l in range(L)]
+    result["end token"] = [[None] * H for _ in range(L)]
+    repeated = [i for i in range(n) if ids[i] in ids[:i]]
+    result["duplicate token"] = [[float(np.mean([sum(attention[l, h, i, j] for j in range(i) if ids[j] == ids[i]) for i in repeated]))
+                                  if repeated else None for h in range(H)] for l in range(L)]
+    broad = []
+    for l in range(L):
+        row = []
+        for h in range(H):
+            entropies = []
+            for i in range(n):
+                if seen[l][i] < 2:
+                    continue
+                p = attention[l, h, i, : i + 1]
+                p = p[p > 0]
+                entropies.append(float(-(p * np.log(p)).sum()) / np.log(seen[l][i]))
+            row.append(float(np.mean(entropies)))
+        broad.append(row)
+    result["broad"] = broad
+    return result
+
+
+DECODERS = ["llama", "mistral", "gemma3"]  # causal; sliding windows in every layer; in some
+
+
+def decoder_references():
+    out = {}
+    for family in DECODERS:
+        directory = ROOT / "tests" / "golden" / "decoders" / family
+        ids = json.loads((directory / "expected.json").read_text())["cases"][0]["ids"]
+        model = AutoModelForCausalLM.from_pretrained(directory, attn_implementation="eager").eval()
+        config = model.config
+        with torch.no_grad():
+            maps = model(torch.tensor([ids]), output_attentions=True).attentions
+        attention = np.stack([a[0].double().numpy() for a in maps])
+        types = getattr(config, "layer_types", None) or ["sliding_attention" if getattr(config, "sliding_window", None) else "full_attention"] * len(maps)
+        seen = [[min(i + 1, config.sliding_window) if types[l] == "sliding_attention" else i + 1 for i in range(len(ids))]
+                for l in range(len(maps))]
+        out[family] = {"ids": ids, "scores": roles(attention, ids, seen)}
+    path = ROOT / "tests" / "golden" / "decoder_head_roles.json"
+    path.write_text(json.dumps(out) + "\n")
+    print(f"wrote {path}")
+
+
 def main():
+    decoder_references()
     tok = BertTokenizer.from_pretrained(MODEL)
     model = BertModel.from_pretrained(MODEL, attn_implementation="eager").eval()
 

@@ -102,36 +102,44 @@ LayerRoleRows::LayerRoleRows(int64_t heads, int64_t n, const std::vector<int64_t
   }
 }
 
-void LayerRoleRows::add(const at::Tensor& block, int64_t first) {
+void LayerRoleRows::add(const at::Tensor& block, int64_t first, int64_t first_key) {
   // In two buffers kept from block to block: a long text's layer comes in hundreds of blocks, and
   // fresh temporaries of their size cost more in page faults than the sums themselves.
   at::Tensor& a = block_;
   a.resize_(block.sizes()).copy_(block);
-  const int64_t heads = a.size(0), rows = a.size(1), n = n_;
-  // Row first + r of the block meets key first + r - 1 on its diagonal first - 1 (row 0 has none
-  // before it), and key first + r + 1 on its diagonal first + 1 (up to the last key).
-  const at::Tensor before = a.diagonal(first - 1, 1, 2), after = a.diagonal(first + 1, 1, 2);
-  previous_.narrow(1, first + rows - before.size(1), before.size(1)).copy_(before);
-  next_.narrow(1, first, after.size(1)).copy_(after);
-  first_.narrow(1, first, rows).copy_(a.select(2, 0));
-  end_.narrow(1, first, rows).copy_(a.select(2, n - 1));
+  const int64_t heads = a.size(0), rows = a.size(1), keys = a.size(2);
+  // A key the block leaves out has attention 0 from its rows: each sum below is left as it was.
+  take_diagonal(previous_, first, first_key, -1);
+  take_diagonal(next_, first, first_key, 1);
+  if (first_key == 0) first_.narrow(1, first, rows).copy_(a.select(2, 0));
+  if (first_key + keys == n_) end_.narrow(1, first, rows).copy_(a.select(2, keys - 1));
   // Duplicate token: the attention a query pays to earlier occurrences of its own token, summed
-  // over those keys alone.
+  // over those keys alone (earlier ones than the block's first key have none).
   std::vector<int64_t> row_of, cell_of;
   for (int64_t r = 0; r < rows; ++r)
-    for (int64_t j = earlier_[static_cast<size_t>(first + r)]; j >= 0; j = earlier_[static_cast<size_t>(j)]) {
+    for (int64_t j = earlier_[static_cast<size_t>(first + r)]; j >= first_key; j = earlier_[static_cast<size_t>(j)]) {
       row_of.push_back(r);
-      cell_of.push_back(r * n + j);
+      cell_of.push_back(r * keys + j - first_key);
     }
   if (!row_of.empty())
     duplicate_.narrow(1, first, rows)
         .index_add_(1, at::tensor(row_of, at::kLong),
-                    a.view({heads, rows * n}).index_select(1, at::tensor(cell_of, at::kLong)));
+                    a.view({heads, rows * keys}).index_select(1, at::tensor(cell_of, at::kLong)));
   // Resized first: an out tensor of another shape is resized with a warning (libtorch prints one
   // for each layer's last, shorter block).
   scratch_.resize_(a.sizes());
   at::clamp_min_out(scratch_, a, 1e-300);  // 0 log 0 = 0
   entropy_.narrow(1, first, rows).copy_(scratch_.log_().mul_(a).sum(2).neg_());
+}
+
+// Row first + r of the block meets key first + r + shift on its diagonal first + shift - first_key
+// (rows before -offset have none on a diagonal below the main one; rows whose key is past the
+// block's last have none either).
+void LayerRoleRows::take_diagonal(at::Tensor& into, int64_t first, int64_t first_key, int64_t shift) const {
+  const int64_t offset = first + shift - first_key;
+  if (offset <= -block_.size(1) || offset >= block_.size(2)) return;
+  const at::Tensor values = block_.diagonal(offset, 1, 2);
+  into.narrow(1, first + std::max<int64_t>(0, -offset), values.size(1)).copy_(values);
 }
 
 void LayerRoleRows::finish(HeadRoleScores& scores, int64_t l) const {

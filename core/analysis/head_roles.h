@@ -59,11 +59,15 @@ class HeadRoleScores {
 class LayerRoleRows {
  public:
   LayerRoleRows(int64_t heads, int64_t n, const std::vector<int64_t>& ids, AttentionReach reach);
-  // block: the maps' rows first .. first + rows - 1, [H, rows, n] (any device and float type).
-  void add(const at::Tensor& block, int64_t first);
+  // block: the maps' rows first .. first + rows - 1, [H, rows, keys] (any device and float type),
+  // their keys first_key .. first_key + keys - 1: every key (n of them), or at least every one
+  // those rows may see (the others' attention is 0).
+  void add(const at::Tensor& block, int64_t first, int64_t first_key = 0);
   void finish(HeadRoleScores& scores, int64_t layer) const;
 
  private:
+  void take_diagonal(at::Tensor& into, int64_t first, int64_t first_key, int64_t shift) const;
+
   int64_t n_;
   std::vector<int64_t> ids_;
   AttentionReach reach_;

@@ -48,64 +48,86 @@ AttentionScores::RecomputeInputs AttentionScores::recompute_inputs(const at::Ten
 }
 
 at::Tensor AttentionScores::recompute(const RecomputeInputs& inputs, RowSpan rows) const {
+  return recompute(inputs, rows, KeySpan{});
+}
+
+at::Tensor AttentionScores::recompute(const RecomputeInputs& inputs, RowSpan rows, KeySpan keys) const {
   const int64_t n = inputs.keys_t.size(2);
   c10::InferenceMode guard;
   if (const int64_t count = rows.size(n); count < kFewestBlockRows && count < n) {  // see reproducible_products.h
+    // The rows added before the ones asked see no key after theirs, and are dropped.
     const int64_t first = std::max<int64_t>(0, std::min(rows.first, n - kFewestBlockRows));
-    return recompute(inputs, {first, std::min(kFewestBlockRows, n)}).narrow(1, rows.first - first, count);
+    return recompute(inputs, {first, std::min(kFewestBlockRows, n)}, keys).narrow(1, rows.first - first, count);
   }
-  const Masks m = masks(n, {}, rows);
+  const Masks m = masks(n, {}, rows, keys);
   at::Tensor mask = config_.is_local_layer(static_cast<size_t>(inputs.layer)) ? m.local : m.global;
   if (const int64_t heads = inputs.query_rows.size(0); mask.defined() && mask.size(1) > heads)
     mask = mask.narrow(1, inputs.first_head, heads);  // MPNet's bias of the heads asked
-  const at::Tensor scores = masked_scores(inputs.query_rows, inputs.keys_t, mask, 1, rows);
+  const int64_t width = keys.size(n);
+  const at::Tensor keys_t = width == n ? inputs.keys_t : inputs.keys_t.narrow(2, keys.first, width);
+  const at::Tensor scores = masked_scores(inputs.query_rows, keys_t, mask, 1, rows);
   return at::_softmax(scores, -1, false).squeeze(0);
+}
+
+KeySpan AttentionScores::visible_keys(int64_t layer, int64_t n, RowSpan rows) const {
+  const int64_t first = rows.first, last = rows.first + rows.size(n) - 1;
+  int64_t from = 0, to = n;  // keys [from, to)
+  if (config_.causal()) to = last + 1;
+  if (config_.is_local_layer(static_cast<size_t>(layer))) {
+    const int64_t w = config_.rotary.local_window;
+    from = std::max<int64_t>(0, first - w);
+    to = std::min(to, last + w + 1);
+  }
+  return {from, to - from};
 }
 
 // Local (sliding-window) layers: a key farther than local_window positions from the query is masked
 // out, on top of the mask given (padding, or a decoder's causal mask) when there is one.
-// [B or 1, 1, rows, n] for the query rows asked. Made on the model's device: built on the CPU and
+// [B or 1, 1, rows, keys] for the query rows and keys asked. Made on the model's device: built on the CPU and
 // copied, the two masks of a Gemma 3 forward at 2,048 tokens cost more than its attention on a GPU.
-at::Tensor AttentionScores::band_mask(int64_t n, const at::Tensor& padding, RowSpan rows) const {
-  const auto [queries, keys] = row_and_key_positions(n, rows);
-  const at::Tensor outside = (keys - queries).abs() > config_.rotary.local_window;
+at::Tensor AttentionScores::band_mask(int64_t n, const at::Tensor& padding, RowSpan rows, KeySpan keys) const {
+  const auto [query_at, key_at] = row_and_key_positions(n, rows, keys);
+  const at::Tensor outside = (key_at - query_at).abs() > config_.rotary.local_window;
   at::Tensor band = at::zeros(outside.sizes(), at::TensorOptions().dtype(device_.dtype).device(device_.device))
                         .masked_fill_(outside, lowest_value())
-                        .view({1, 1, outside.size(0), n});
+                        .view({1, 1, outside.size(0), outside.size(1)});
   return padding.defined() ? at::minimum(band, padding) : band;
 }
 
 // A decoder's: a key after the query is masked out, on top of the padding mask when there is one.
-// [B or 1, 1, rows, n], made on the model's device.
-at::Tensor AttentionScores::causal_mask(int64_t n, const at::Tensor& padding, RowSpan rows) const {
-  const auto [queries, keys] = row_and_key_positions(n, rows);
-  const at::Tensor after = keys > queries;
+// [B or 1, 1, rows, keys], made on the model's device.
+at::Tensor AttentionScores::causal_mask(int64_t n, const at::Tensor& padding, RowSpan rows, KeySpan keys) const {
+  const auto [query_at, key_at] = row_and_key_positions(n, rows, keys);
+  const at::Tensor after = key_at > query_at;
   at::Tensor causal = at::zeros(after.sizes(), at::TensorOptions().dtype(device_.dtype).device(device_.device))
                           .masked_fill_(after, lowest_value())
-                          .view({1, 1, after.size(0), n});
+                          .view({1, 1, after.size(0), after.size(1)});
   return padding.defined() ? at::minimum(causal, padding) : causal;
 }
 
-// [rows, 1] and [1, n]: the positions of the query rows asked and of every key, on the device.
-std::pair<at::Tensor, at::Tensor> AttentionScores::row_and_key_positions(int64_t n, RowSpan rows) const {
+// [rows, 1] and [1, keys]: the positions of the query rows and keys asked, on the device.
+std::pair<at::Tensor, at::Tensor> AttentionScores::row_and_key_positions(int64_t n, RowSpan rows, KeySpan keys) const {
   const auto options = at::TensorOptions().dtype(at::kLong).device(device_.device);
-  const int64_t count = rows.size(n);
-  return {at::arange(rows.first, rows.first + count, options).unsqueeze(1), at::arange(n, options).unsqueeze(0)};
+  return {at::arange(rows.first, rows.first + rows.size(n), options).unsqueeze(1),
+          at::arange(keys.first, keys.first + keys.size(n), options).unsqueeze(0)};
 }
 
 // Each mask is a function of its (query, key) position alone, so the rows of a block are the
 // same values as those rows of the whole mask.
-AttentionScores::Masks AttentionScores::masks(int64_t n, const at::Tensor& padding, RowSpan rows) const {
+AttentionScores::Masks AttentionScores::masks(int64_t n, const at::Tensor& padding, RowSpan rows, KeySpan keys) const {
+  const int64_t width = keys.size(n);
+  const at::Tensor padded = padding.defined() && width != n ? padding.narrow(-1, keys.first, width) : padding;
   Masks m;
-  m.global = config_.causal() ? causal_mask(n, padding, rows) : padding;
-  if (relative_bias_.defined()) {  // MPNet: every layer's scores get the same bias, [1, H, rows, n]
+  m.global = config_.causal() ? causal_mask(n, padded, rows, keys) : padded;
+  if (relative_bias_.defined()) {  // MPNet: every layer's scores get the same bias, [1, H, rows, keys]
     const at::Tensor buckets = relative_position_buckets(n, config_.relative_buckets, config_.relative_max_distance)
                                    .narrow(0, rows.first, rows.size(n))
+                                   .narrow(1, keys.first, width)
                                    .to(device_.device);
     const at::Tensor bias = at::embedding(relative_bias_, buckets).permute({2, 0, 1}).unsqueeze(0);
     m.global = m.global.defined() ? bias + m.global : bias.contiguous();
   }
-  if (config_.has_local_layers()) m.local = band_mask(n, m.global, rows);
+  if (config_.has_local_layers()) m.local = band_mask(n, m.global, rows, keys);
   return m;
 }
 

@@ -25,7 +25,8 @@ class AttentionScores {
   struct Masks {
     at::Tensor global, local;
   };
-  Masks masks(int64_t n, const at::Tensor& padding, RowSpan rows = {}) const;
+  // `keys`: the mask's columns for those keys alone.
+  Masks masks(int64_t n, const at::Tensor& padding, RowSpan rows = {}, KeySpan keys = {}) const;
   // The queries scaled as the scores need them, as rows: [B * H, n, d] from q^T [B * H, d, n].
   at::Tensor scaled_query_rows(const at::Tensor& q_t) const;
   // q k^T (soft-capped where the family does) plus the mask, for the query rows asked:
@@ -47,14 +48,23 @@ class AttentionScores {
   RecomputeInputs recompute_inputs(const at::Tensor& queries, const at::Tensor& keys, int64_t layer,
                                    int64_t first_head = 0) const;
   at::Tensor recompute(const RecomputeInputs& inputs, RowSpan rows = {}) const;
+  // Those rows' columns `keys` alone, [H, rows, keys], each row's softmax taken over those keys:
+  // with keys that hold every key the rows may see (visible_keys), the map's values there within
+  // rounding, not to the bit (the sums run over fewer terms in another order), and zero outside.
+  // For what needs the maps' values and not their bits (the head roles): a decoder's block costs
+  // the keys up to its last row, a sliding-window layer's a band.
+  at::Tensor recompute(const RecomputeInputs& inputs, RowSpan rows, KeySpan keys) const;
+  // The keys the rows asked may see in `layer` of a text of n tokens: every one in an encoder's
+  // global layer; up to the last row in a decoder's; in a local layer, those within its window.
+  KeySpan visible_keys(int64_t layer, int64_t n, RowSpan rows) const;
 
   const ModelConfig& config() const { return config_; }
   const ComputeDevice& device() const { return device_; }
 
  private:
-  at::Tensor band_mask(int64_t n, const at::Tensor& padding, RowSpan rows) const;
-  at::Tensor causal_mask(int64_t n, const at::Tensor& padding, RowSpan rows) const;
-  std::pair<at::Tensor, at::Tensor> row_and_key_positions(int64_t n, RowSpan rows) const;
+  at::Tensor band_mask(int64_t n, const at::Tensor& padding, RowSpan rows, KeySpan keys) const;
+  at::Tensor causal_mask(int64_t n, const at::Tensor& padding, RowSpan rows, KeySpan keys) const;
+  std::pair<at::Tensor, at::Tensor> row_and_key_positions(int64_t n, RowSpan rows, KeySpan keys) const;
 
   ModelConfig config_;
   ComputeDevice device_;

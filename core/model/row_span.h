@@ -10,5 +10,7 @@ struct RowSpan {
   int64_t first = 0, count = -1;
   int64_t size(int64_t n) const { return count < 0 ? n - first : count; }
 };
+// The same for columns: keys [first, first + count) of an n x n map (count < 0: to the last key).
+using KeySpan = RowSpan;
 
 }  // namespace attnscope

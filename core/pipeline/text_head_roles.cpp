@@ -9,8 +9,13 @@ namespace attnscope {
 
 std::vector<AttentionReach> attention_reach(const ModelConfig& config) {
   std::vector<AttentionReach> reach(static_cast<size_t>(config.num_layers));
-  for (size_t l = 0; l < reach.size(); ++l)
-    if (config.is_local_layer(l)) reach[l] = {config.rotary.local_window, config.rotary.local_window};
+  for (size_t l = 0; l < reach.size(); ++l) {
+    if (config.causal()) reach[l].after = 0;
+    if (config.is_local_layer(l)) {
+      reach[l].before = config.rotary.local_window;
+      if (!config.causal()) reach[l].after = config.rotary.local_window;
+    }
+  }
   return reach;
 }
 
@@ -46,19 +51,25 @@ void take_induction(HeadRoleScores& into, const HeadRoleScores& from) {
 
 namespace {
 
-// A long text's roles: each layer's maps recomputed block by block of query rows (about 32 MB of
-// attention each) from the queries and keys its forward kept, never whole.
+// A long text's roles: each layer's maps made again block by block of query rows (about 32 MB of
+// attention each, at most) from the queries and keys its forward kept, never whole, and of each
+// block only the keys its rows may see: a decoder's block the keys up to its last row, a
+// sliding-window layer's a band, which at 32,768 tokens is a few hundredths of the whole. They are
+// the maps' values within rounding, not their bits, which the roles' means do not need.
 HeadRoleScores roles_from_recomputed_maps(const Transformer& model, const TextCaptures& c,
                                           const std::vector<int64_t>& ids, const std::vector<AttentionReach>& reach,
                                           const TextHeadRolesOptions& options) {
   const int64_t L = c.num_layers, H = c.num_heads, n = c.length;
-  const auto blocks = row_blocks(n, rows_per_block(H * n));
+  const auto blocks = row_blocks(n, options.block_rows > 0 ? options.block_rows : rows_per_block(H * n));
+  const AttentionScores& maker = model.attention_scores();
   HeadRoleScores scores(L, H);
   for (int64_t l = 0; l < L; ++l) {
     LayerRoleRows rows(H, n, ids, reach[static_cast<size_t>(l)]);
+    const Transformer::RecomputeInputs inputs = model.recompute_inputs(c.queries[l], c.keys[l], l);
     for (const auto& [first, count] : blocks) {
       stop_if_stale(options.keep_going);
-      rows.add(model.recompute_attention(c.queries[l], c.keys[l], l, {first, count}), first);
+      const KeySpan keys = maker.visible_keys(l, n, {first, count});
+      rows.add(maker.recompute(inputs, {first, count}, keys), first, keys.first);
     }
     rows.finish(scores, l);
     if (options.progress) options.progress("head roles", static_cast<double>(l + 1) / static_cast<double>(L));
@@ -68,12 +79,15 @@ HeadRoleScores roles_from_recomputed_maps(const Transformer& model, const TextCa
 
 }  // namespace
 
+HeadRoleScores text_role_scores(const Transformer& model, const TextCaptures& captures, const std::vector<int64_t>& ids,
+                                const TextHeadRolesOptions& options) {
+  const std::vector<AttentionReach> reach = attention_reach(model.config());
+  return captures.attention.defined() ? head_role_scores(captures.attention, ids, reach)
+                                      : roles_from_recomputed_maps(model, captures, ids, reach, options);
+}
+
 HeadRoleScores text_head_roles(const Checkpoint& checkpoint, const TextRun& run, const TextHeadRolesOptions& options) {
-  const std::vector<int64_t> ids = run.encoding.ids();
-  const std::vector<AttentionReach> reach = attention_reach(checkpoint.model().config());
-  HeadRoleScores scores = run.captures.attention.defined()
-                              ? head_role_scores(run.captures.attention, ids, reach)
-                              : roles_from_recomputed_maps(checkpoint.model(), run.captures, ids, reach, options);
+  HeadRoleScores scores = text_role_scores(checkpoint.model(), run.captures, run.encoding.ids(), options);
   if (options.induction) take_induction(scores, probe_induction(checkpoint, options));
   return scores;
 }

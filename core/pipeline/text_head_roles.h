@@ -15,10 +15,15 @@ struct TextHeadRolesOptions {
   bool induction = true;         // false: no probe run, induction left undefined
   ProgressReport progress = {};  // given: a long text's roles ("head roles") report each layer done
   KeepGoing keep_going = {};     // asked before each block of a long text's maps made again
+  int64_t block_rows = 0;        // query rows per block of a long text's maps; 0: about 32 MB (tests set a few)
 };
 
 HeadRoleScores text_head_roles(const Checkpoint& checkpoint, const TextRun& run,
                                const TextHeadRolesOptions& options = {});
+// Every role but induction (left undefined) of a text of these ids, from its maps or, where its
+// forward kept queries and keys instead, from its maps made again (options.induction is not read).
+HeadRoleScores text_role_scores(const Transformer& model, const TextCaptures& captures, const std::vector<int64_t>& ids,
+                                const TextHeadRolesOptions& options = {});
 // Induction alone (every other role undefined), from one run of the probe: it does not depend on
 // the text, so the explorer runs it once per model. Throws attnscope::Error when the probe does not
 // fit the model's positions.
@@ -26,7 +31,8 @@ HeadRoleScores probe_induction(const Checkpoint& checkpoint, const TextHeadRoles
 // `from`'s induction scores written into `into` (of the same model).
 void take_induction(HeadRoleScores& into, const HeadRoleScores& from);
 
-// Each layer's reach in this model.
+// Each layer's reach in this model: a decoder's rows see no key after their own, a local layer's
+// no key farther than its window.
 std::vector<AttentionReach> attention_reach(const ModelConfig& config);
 
 }  // namespace attnscope

@@ -170,5 +170,51 @@ TEST(HeadRoles, BlocksOfRowsGiveTheWholeMapsScores) {
   EXPECT_TRUE(warnings.messages.empty()) << warnings.messages.front();
 }
 
+// MiniLM's maps cut to a reach (zero at every key a row may not see, each row summing to 1 again).
+at::Tensor within_reach(const at::Tensor& maps, AttentionReach reach) {
+  const int64_t n = maps.size(-1);
+  const at::Tensor offset = at::arange(n).unsqueeze(0) - at::arange(n).unsqueeze(1);  // key - query
+  at::Tensor seen = at::ones({n, n}, at::kBool);
+  if (reach.before >= 0) seen &= offset >= -reach.before;
+  if (reach.after >= 0) seen &= offset <= reach.after;
+  const at::Tensor cut = maps * seen.to(maps.scalar_type());
+  return cut / cut.sum(-1, true);
+}
+
+// Blocks given with only the keys their rows may see (a decoder's up to the block's last row, a
+// band's around it), at their first key: the scores of the whole maps, within rounding (each row's
+// entropy sums fewer terms).
+TEST(HeadRoles, BlocksOfTheKeysTheirRowsSeeGiveTheWholeMapsScores) {
+  const nlohmann::json& golden = test::golden("minilm_head_roles.json");
+  const auto ids = golden["texts"][0]["ids"].get<std::vector<int64_t>>();
+  const at::Tensor all = minilm_attention(ids).to(at::kDouble);
+  const int64_t L = all.size(0), H = all.size(1), n = all.size(2);
+  for (const AttentionReach reach : {AttentionReach{.after = 0}, AttentionReach{3, 3}, AttentionReach{2, 0}}) {
+    const at::Tensor maps = within_reach(all, reach);
+    const HeadRoleScores whole = head_role_scores(maps, ids, {reach});
+    for (const int64_t step : {int64_t{1}, int64_t{4}, n}) {
+      HeadRoleScores blocks(L, H);
+      for (int64_t l = 0; l < L; ++l) {
+        LayerRoleRows rows(H, n, ids, reach);
+        for (int64_t first = 0; first < n; first += step) {
+          const int64_t count = std::min(step, n - first);
+          const int64_t from = reach.before < 0 ? 0 : std::max<int64_t>(0, first - reach.before);
+          const int64_t to = reach.after < 0 ? n : std::min(n, first + count + reach.after);
+          rows.add(maps[l].narrow(1, first, count).narrow(2, from, to - from), first, from);
+        }
+        rows.finish(blocks, l);
+      }
+      for (const HeadRole role : kHeadRoles)
+        for (int64_t l = 0; l < L; ++l)
+          for (int64_t h = 0; h < H; ++h) {
+            const auto want = whole.score(role, l, h), got = blocks.score(role, l, h);
+            ASSERT_EQ(got.has_value(), want.has_value()) << head_role_name(role);
+            if (want)
+              EXPECT_NEAR(*got, *want, 1e-12) << head_role_name(role) << " " << l << ":" << h << ", blocks of " << step;
+          }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace attnscope

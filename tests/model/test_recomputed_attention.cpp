@@ -1,7 +1,8 @@
 // A head's attention map recomputed from the queries and keys the forward kept equals, to the bit,
 // the map the forward captured: in every family whose scores need only queries and keys (causal,
 // sliding windows, soft-caps, rotary positions, MPNet's relative bias), on each fixture's texts
-// alone and in a padded batch's longest text; DeBERTa is refused in one line.
+// alone and in a padded batch's longest text; DeBERTa is refused in one line. Blocks of rows made
+// again over the keys they may see alone hold the same values within rounding.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
@@ -31,6 +32,35 @@ TEST_P(RecomputedAttention, EqualsTheCapturedMapsToTheBit) {
       const at::Tensor again = model->recompute_attention(t.queries[l], t.keys[l], l);
       EXPECT_TRUE(at::equal(again, t.attention[l]))
           << "layer " << l << ": largest difference " << (again - t.attention[l]).abs().max().item<double>();
+    }
+  }
+}
+
+// Each block of rows made again over the keys it may see alone (what the head roles read): the
+// captured map's values there within rounding, and the map is 0 at every key left out.
+TEST_P(RecomputedAttention, VisibleKeysAloneHoldTheMapsValues) {
+  const auto dir = test::golden_dir() / GetParam();
+  const auto model = Transformer::load(dir, test::test_device());
+  const AttentionScores& scores = model->attention_scores();
+  const nlohmann::json expected = test::read_json(dir / "expected.json");  // held: the loop reads into it
+  for (const auto& c : expected["cases"]) {
+    const auto ids = c["ids"].get<std::vector<int64_t>>();
+    const auto n = static_cast<int64_t>(ids.size());
+    const TextCaptures t = text_captures(model->forward({ids}, {.lenses = true}), 0, true);
+    for (int64_t l = 0; l < t.num_layers; ++l) {
+      const Transformer::RecomputeInputs inputs = model->recompute_inputs(t.queries[l], t.keys[l], l);
+      for (int64_t first = 0; first < n; first += 3) {
+        const RowSpan rows{first, std::min<int64_t>(3, n - first)};
+        const KeySpan keys = scores.visible_keys(l, n, rows);
+        const at::Tensor whole = t.attention[l].narrow(1, rows.first, rows.count);
+        const at::Tensor seen = scores.recompute(inputs, rows, keys).to(at::kCPU, at::kFloat);
+        const at::Tensor want = whole.narrow(2, keys.first, keys.count);
+        ASSERT_EQ(seen.sizes(), want.sizes()) << "layer " << l << ", rows from " << first;
+        EXPECT_LE((seen - want).abs().max().item<double>(), 1e-6) << "layer " << l << ", rows from " << first;
+        at::Tensor outside = whole.clone();
+        outside.narrow(2, keys.first, keys.count).zero_();
+        EXPECT_EQ(outside.abs().max().item<double>(), 0.0) << "layer " << l << ": a key left out has attention";
+      }
     }
   }
 }
