@@ -51,40 +51,19 @@ def probe(vocab_size, excluded, period=50, seed=2022):
 
 def roles(attention, ids, seen=None):
     """attention: [L, H, n, n] float64. Scores per role as [L][H] lists (None where undefined).
-    seen: a decoder's, seen[l][i] the number of tokens row i of layer l may attend to."""
+    seen: a decoder's, seen[l][i] the number of tokens row i of layer l may attend to (an encoder's
+    rows see all n)."""
     L, H, n, _ = attention.shape
-    if seen is not None:
-        return decoder_roles(attention, ids, seen)
+    decoder = seen is not None
+    if not decoder:
+        seen = [[n] * n for _ in range(L)]
     result = {}
     result["previous token"] = [[float(np.mean([attention[l, h, i, i - 1] for i in range(1, n)])) for h in range(H)] for l in range(L)]
-    result["next token"] = [[float(np.mean([attention[l, h, i, i + 1] for i in range(n - 1)])) for h in range(H)] for l in range(L)]
+    result["next token"] = [[None if decoder else float(np.mean([attention[l, h, i, i + 1] for i in range(n - 1)])) for h in range(H)]
+                            for l in range(L)]
     result["first token"] = [[float(np.mean([attention[l, h, i, 0] for i in range(1, n)])) for h in range(H)] for l in range(L)]
-    result["end token"] = [[float(np.mean([attention[l, h, i, n - 1] for i in range(n)])) for h in range(H)] for l in range(L)]
-    repeated = [i for i in range(n) if ids[i] in ids[:i]]
-    result["duplicate token"] = [[float(np.mean([sum(attention[l, h, i, j] for j in range(i) if ids[j] == ids[i]) for i in repeated]))
-                                  for h in range(H)] for l in range(L)]
-    broad = []
-    for l in range(L):
-        row = []
-        for h in range(H):
-            entropies = []
-            for i in range(n):
-                p = attention[l, h, i]
-                p = p[p > 0]
-                entropies.append(float(-(p * np.log(p)).sum()) / np.log(n))
-            row.append(float(np.mean(entropies)))
-        broad.append(row)
-    result["broad"] = broad
-    return result
-
-
-def decoder_roles(attention, ids, seen):
-    L, H, n, _ = attention.shape
-    result = {}
-    result["previous token"] = [[float(np.mean([attention[l, h, i, i - 1] for i in range(1, n)])) for h in range(H)] for l in range(L)]
-    result["next token"] = [[None] * H for _ in range(L)]
-    result["first token"] = [[float(np.mean([attention[l, h, i, 0] for i in range(1, n)])) for h in range(H)] for l in range(L)]
-    result["end token"] = [[None] * H for _ in range(L)]
+    result["end token"] = [[None if decoder else float(np.mean([attention[l, h, i, n - 1] for i in range(n)])) for h in range(H)]
+                           for l in range(L)]
     repeated = [i for i in range(n) if ids[i] in ids[:i]]
     result["duplicate token"] = [[float(np.mean([sum(attention[l, h, i, j] for j in range(i) if ids[j] == ids[i]) for i in repeated]))
                                   if repeated else None for h in range(H)] for l in range(L)]
@@ -94,9 +73,9 @@ def decoder_roles(attention, ids, seen):
         for h in range(H):
             entropies = []
             for i in range(n):
-                if seen[l][i] < 2:
+                if seen[l][i] < 2:  # a row that sees one token has no spread to measure
                     continue
-                p = attention[l, h, i, : i + 1]
+                p = attention[l, h, i]
                 p = p[p > 0]
                 entropies.append(float(-(p * np.log(p)).sum()) / np.log(seen[l][i]))
             row.append(float(np.mean(entropies)))
