@@ -55,7 +55,8 @@ at::Tensor AttentionScores::recompute(const RecomputeInputs& inputs, RowSpan row
   const int64_t n = inputs.keys_t.size(2);
   c10::InferenceMode guard;
   if (const int64_t count = rows.size(n); count < kFewestBlockRows && count < n) {  // see reproducible_products.h
-    // The rows added before the ones asked see no key after theirs, and are dropped.
+    // The rows added before the ones asked are dropped: that they may see keys `keys` leaves out
+    // changes none of the rows asked.
     const int64_t first = std::max<int64_t>(0, std::min(rows.first, n - kFewestBlockRows));
     return recompute(inputs, {first, std::min(kFewestBlockRows, n)}, keys).narrow(1, rows.first - first, count);
   }
