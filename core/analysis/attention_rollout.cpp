@@ -3,6 +3,9 @@
 #include <ATen/ATen.h>
 #include <c10/core/InferenceMode.h>
 
+#include <string>
+
+#include "base/byte_size.h"
 #include "base/error.h"
 #include "model/reproducible_products.h"
 
@@ -36,13 +39,15 @@ at::Tensor residual_rows(const LayerMapRows& maps, int64_t layer, RowSpan rows) 
 
 }  // namespace
 
-at::Tensor rollout_in_blocks(const LayerMapRows& maps, int64_t last, int64_t n, int64_t block_rows) {
+at::Tensor rollout_in_blocks(const LayerMapRows& maps, int64_t last, int64_t n, int64_t block_rows,
+                             const RolloutOfLayer& each_layer) {
   if (last < 0 || n < 1) throw Error("rollout needs a layer and at least one token");
   c10::InferenceMode guard;
   const std::vector<std::pair<int64_t, int64_t>> blocks = row_blocks(n, block_rows);
   at::Tensor rollout = at::empty({n, n}, at::kFloat), next;
   for (const auto& [first, count] : blocks)
     rollout.narrow(0, first, count).copy_(residual_rows(maps, 0, {first, count}));
+  if (each_layer) each_layer(0, rollout);
   for (int64_t l = 1; l <= last; ++l) {
     if (!next.defined()) next = at::empty_like(rollout);
     for (const auto& [first, count] : blocks) {
@@ -50,8 +55,21 @@ at::Tensor rollout_in_blocks(const LayerMapRows& maps, int64_t last, int64_t n, 
       at::matmul_out(slot, residual_rows(maps, l, {first, count}), rollout);
     }
     std::swap(rollout, next);
+    if (each_layer) each_layer(l, rollout);
   }
   return rollout;
+}
+
+double rollout_in_blocks_bytes(int64_t n) {
+  return 2.0 * static_cast<double>(n) * static_cast<double>(n) * sizeof(float);
+}
+
+void require_rollout_fits(int64_t n) {
+  const double bytes = rollout_in_blocks_bytes(n);
+  if (bytes <= kMostRolloutBytes) return;
+  throw Error("the attention rollout of a text of " + std::to_string(n) + " tokens holds two " + std::to_string(n) +
+              " x " + std::to_string(n) + " matrices (" + byte_size(bytes) +
+              "): ask for it on a shorter text (--max-len)");
 }
 
 }  // namespace attnscope

@@ -19,10 +19,21 @@ at::Tensor attention_rollout(const at::Tensor& layer_maps);
 // [rows, n]: rows `rows` of M_l, handed out a block at a time (a long text's, made again).
 using LayerMapRows = std::function<at::Tensor(int64_t layer, RowSpan rows)>;
 
+// Handed each R_l, [n, n], as soon as it is made (l = 0 .. last): a caller that wants every
+// layer's rollout (the overview) reads it there, as R_(l+1) is made in the other buffer next.
+using RolloutOfLayer = std::function<void(int64_t layer, const at::Tensor& rollout)>;
+
 // R_last alone, [n, n] float32, for a text whose layer maps are never whole: each R_l made a block
 // of `block_rows` rows at a time from M_l's rows and R_(l-1), so two n x n matrices are held, not
 // L. The same values as attention_rollout(...)[last] (the rows of a product of at least
 // kFewestBlockRows rows are those of the whole product: model/reproducible_products.h).
-at::Tensor rollout_in_blocks(const LayerMapRows& maps, int64_t last, int64_t n, int64_t block_rows);
+at::Tensor rollout_in_blocks(const LayerMapRows& maps, int64_t last, int64_t n, int64_t block_rows,
+                             const RolloutOfLayer& each_layer = {});
+
+// What rollout_in_blocks holds for n tokens (two n x n float matrices), and the most it may: past
+// kMostRolloutBytes (a text of about 22,000 tokens) it is refused in one line naming the size.
+double rollout_in_blocks_bytes(int64_t n);
+inline constexpr double kMostRolloutBytes = 4e9;
+void require_rollout_fits(int64_t n);
 
 }  // namespace attnscope

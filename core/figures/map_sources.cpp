@@ -42,8 +42,8 @@ std::function<bool(int64_t, int64_t)> outlined_pairs(const TextAnalysis& analysi
 MapSource head_map_source(const AnalyzedTextView& text, const MapOfHead& map, ValueScale scale, bool symmetric) {
   if (map.kind == MatrixKind::Rollout && !text.keeps_maps())
     throw Error(
-        "the explorer draws no attention rollout R of a long text (it keeps no map): attnscope-cli figure --matrix "
-        "rollout draws it, or keep the maps (--maps-up-to)");
+        "this view draws no attention rollout R of a long text (it keeps no map): the overview shows every layer's, "
+        "attnscope-cli figure --matrix rollout draws one whole, or keep the maps (--maps-up-to)");
   MapSource source;
   source.n = text.analysis.length;
   source.block_rows = rows_per_block((map.head < 0 ? text.analysis.num_heads : 1) * source.n);

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <string>
 
 #include "analysis/lens_maps.h"
 #include "base/error.h"
@@ -49,7 +51,13 @@ void finish_panel(HeatmapPanel& p, int64_t layer, int64_t head, int64_t heads, c
   const bool signed_map = o.matrix == MatrixKind::Similarity || o.matrix == MatrixKind::Cosine;
   p.colormap = signed_map ? ColormapId::Diverging : o.colormap;
   p.color_scale = color_scale_for(p.values, o.scale, signed_map);
-  p.title = head == heads ? "L" + std::to_string(layer) + " sum" : std::to_string(layer) + "." + std::to_string(head);
+  // Formatted into a bounded buffer: GCC 12, inlining this into its callers, takes std::string's
+  // concatenations here for copies of an impossible size (-Wstringop-overflow).
+  char title[48];
+  const int length = head == heads ? std::snprintf(title, sizeof title, "L%lld sum", static_cast<long long>(layer))
+                                   : std::snprintf(title, sizeof title, "%lld.%lld", static_cast<long long>(layer),
+                                                   static_cast<long long>(head));
+  p.title = std::string(title, std::clamp<size_t>(static_cast<size_t>(std::max(length, 0)), 0, sizeof title - 1));
 }
 
 // A text that keeps its maps: layers a few at a time, each group's panels pooled and finished in
@@ -80,19 +88,25 @@ void pool_whole_maps(const AnalyzedTextView& text, const FigureOptions& o, int64
   }
 }
 
+// The share of a long text's layers pooled so far, reported.
+void report_layers(const LongTextThumbnails& long_text, int64_t done, int64_t layers) {
+  if (long_text.progress) long_text.progress("overview", static_cast<double>(done) / static_cast<double>(layers));
+}
+
 // A long text (its maps not kept): each layer's maps made a block of query rows at a time and
 // pooled into its heads' and its sum's panels as they come, so that no layer's maps are whole.
-void pool_in_blocks(const AnalyzedTextView& text, const FigureOptions& o, int64_t k, int64_t block_rows,
-                    std::vector<HeatmapPanel>& out) {
+void pool_in_blocks(const AnalyzedTextView& text, const FigureOptions& o, int64_t k,
+                    const LongTextThumbnails& long_text, std::vector<HeatmapPanel>& out) {
   c10::InferenceMode guard;  // the recomputed rows are inference tensors, their diagonal zeroed in place
   const TextAnalysis& a = text.analysis;
   const int64_t n = a.length, H = a.num_heads, per_layer = H + 1;
-  const auto blocks = row_blocks(n, block_rows > 0 ? block_rows : rows_per_block(per_layer * n));
+  const auto blocks = row_blocks(n, long_text.block_rows > 0 ? long_text.block_rows : rows_per_block(per_layer * n));
   for (int64_t l = 0; l < a.num_layers; ++l) {
     std::vector<MagnitudePooler> poolers;
     for (int64_t h = 0; h < per_layer; ++h)
       poolers.emplace_back(n, k, out[static_cast<size_t>(l * per_layer + h)].values.data());
     for (const auto& block : blocks) {
+      stop_if_stale(long_text.keep_going);
       const int64_t first = block.first, count = block.second;  // named: clang 14's lambdas capture no bindings
       at::Tensor rows = head_rows(text, static_cast<int>(l), -1, o.matrix, {first, count});  // [H, rows, n]
       if (o.zero_diagonal && o.matrix == MatrixKind::Attention) rows.diagonal(first, -2, -1).zero_();
@@ -104,7 +118,35 @@ void pool_in_blocks(const AnalyzedTextView& text, const FigureOptions& o, int64_
       });
     }
     for (int64_t h = 0; h < per_layer; ++h) finish_panel(out[static_cast<size_t>(l * per_layer + h)], l, h, H, o);
+    report_layers(long_text, l + 1, a.num_layers);
   }
+}
+
+// A long text's rollout: each R_l, made from R_(l-1) and layer l's maps a block of rows at a
+// time, pooled once into all of layer l's panels (every head shows the layer's one rollout, as
+// when the maps are kept).
+void pool_rollout_in_blocks(const AnalyzedTextView& text, const FigureOptions& o, int64_t k,
+                            const LongTextThumbnails& long_text, std::vector<HeatmapPanel>& out) {
+  const TextAnalysis& a = text.analysis;
+  const int64_t n = a.length, H = a.num_heads, per_layer = H + 1;
+  require_rollout_fits(n);
+  const LayerMapRows maps = rollout_layer_rows(text, o.rollout_of_norm);
+  const LayerMapRows checked = [&](int64_t l, RowSpan rows) {
+    stop_if_stale(long_text.keep_going);
+    return maps(l, rows);
+  };
+  const auto pool_layer = [&](int64_t l, const at::Tensor& rollout) {
+    HeatmapPanel& first = out[static_cast<size_t>(l * per_layer)];
+    MagnitudePooler(n, k, first.values.data()).add_rows(rollout.contiguous().data_ptr<float>(), n);
+    for (int64_t h = 0; h < per_layer; ++h) {
+      HeatmapPanel& p = out[static_cast<size_t>(l * per_layer + h)];
+      if (h > 0) p.values = first.values;
+      finish_panel(p, l, h, H, o);
+    }
+    report_layers(long_text, l + 1, a.num_layers);
+  };
+  const int64_t block_rows = long_text.block_rows > 0 ? long_text.block_rows : rows_per_block(H * n);
+  rollout_in_blocks(checked, a.num_layers - 1, n, block_rows, pool_layer);
 }
 
 // The forward's pooled attention, where it is what these options show of this text.
@@ -147,14 +189,17 @@ std::vector<HeatmapPanel> grid_thumbnails(const AnalyzedTextView& text, const Fi
     pool_whole_maps(text, o, k, out);
   } else if (pooled_covers(long_text.pooled, text, o, max_cells)) {
     take_pooled(*long_text.pooled, o, out);
+  } else if (o.matrix == MatrixKind::Rollout) {
+    pool_rollout_in_blocks(text, o, k, long_text, out);
   } else {
-    pool_in_blocks(text, o, k, long_text.block_rows, out);
+    pool_in_blocks(text, o, k, long_text, out);
   }
   return out;
 }
 
-ThumbnailAtlas grid_atlas(const AnalyzedTextView& text, const FigureOptions& options, const OverviewPooler* pooled) {
-  return thumbnail_atlas(grid_thumbnails(text, options, kGridThumbnailCells, {.pooled = pooled}),
+ThumbnailAtlas grid_atlas(const AnalyzedTextView& text, const FigureOptions& options,
+                          const LongTextThumbnails& long_text) {
+  return thumbnail_atlas(grid_thumbnails(text, options, kGridThumbnailCells, long_text),
                          static_cast<int>(text.analysis.num_heads + 1));
 }
 

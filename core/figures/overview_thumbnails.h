@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "base/progress.h"
 #include "figures/figure.h"
 #include "figures/figure_options.h"
 #include "figures/overview_pooler.h"
@@ -18,9 +19,14 @@ namespace attnscope {
 // block, so a single strong entry still shows; the colour scale is then taken from the pooled values.
 // A long text's maps (not kept) are made again and pooled a block of query rows at a time, to the
 // same thumbnails, unless its forward pooled them already.
+// Its rollout is made layer after layer (analysis/attention_rollout.h: two n x n matrices held,
+// refused in one line past kMostRolloutBytes), each R_l pooled as it is made. Minutes at 8,192
+// tokens: the layers done are reported, and the work stops (attnscope::Cancelled) when asked.
 struct LongTextThumbnails {
   int64_t block_rows = 0;                  // rows a block; 0: about 32 MB of a layer's maps
   const OverviewPooler* pooled = nullptr;  // the forward's, used where it holds what is asked
+  ProgressReport progress = {};            // stage "overview", the share of the layers pooled
+  KeepGoing keep_going = {};               // asked between blocks of rows
 };
 std::vector<HeatmapPanel> grid_thumbnails(const AnalyzedTextView& text, const FigureOptions& options, int max_cells,
                                           const LongTextThumbnails& long_text = {});
@@ -29,7 +35,7 @@ std::vector<HeatmapPanel> grid_thumbnails(const AnalyzedTextView& text, const Fi
 // edit (a 512-token BERT-base text has 156 quarter-million-cell maps).
 constexpr int kGridThumbnailCells = 64;
 ThumbnailAtlas grid_atlas(const AnalyzedTextView& text, const FigureOptions& options,
-                          const OverviewPooler* pooled = nullptr);
+                          const LongTextThumbnails& long_text = {});
 // The overview as a forward pooling it has it so far (OverviewPooler::pools(options) must hold):
 // the layers done coloured as grid_atlas colours them, the later ones' tiles left clear.
 ThumbnailAtlas pooled_atlas(const OverviewPooler& pooled, const FigureOptions& options);

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <iterator>
 
-#include "base/byte_size.h"
 #include "analysis/attention_rollout.h"
 #include "analysis/context_similarity.h"
 #include "analysis/lens_maps.h"
@@ -155,6 +154,13 @@ at::Tensor map_rows(const AnalyzedTextView& text, int layer, int head, MatrixKin
   return head < 0 ? layer_rows(text, layer, kind, heads, rows) : heads[0];
 }
 
+LayerMapRows rollout_layer_rows(const AnalyzedTextView& text, bool rollout_of_norm) {
+  return [text, rollout_of_norm](int64_t l, RowSpan rows) {
+    if (rollout_of_norm) return map_rows(text, static_cast<int>(l), -1, MatrixKind::Norm, rows);
+    return recomputed_rows(text, static_cast<int>(l), -1, rows).mean(0);
+  };
+}
+
 namespace {
 
 // A long text's head (or summed) map, n x n, made a block of rows at a time (the layer's maps are
@@ -169,24 +175,12 @@ std::vector<float> long_text_matrix(const AnalyzedTextView& text, int layer, int
   return out;
 }
 
-// Past this, a long text's rollout (two n x n matrices) is refused: 4 GB, a text of 22,000 tokens.
-constexpr double kMostRolloutBytes = 4e9;
-
 // A long text's rollout after `layer`, its layer maps made again a block of rows at a time
 // (analysis/attention_rollout.h: two n x n matrices held, and `layer` products of n^3).
 at::Tensor long_text_rollout(const AnalyzedTextView& text, int layer, bool of_norm) {
-  const int64_t n = text.analysis.length;
-  const double bytes = 2.0 * static_cast<double>(n) * static_cast<double>(n) * sizeof(float);
-  if (bytes > kMostRolloutBytes) {
-    throw Error("the attention rollout of a text of " + std::to_string(n) + " tokens holds two " + std::to_string(n) +
-                " x " + std::to_string(n) + " matrices (" + byte_size(bytes) +
-                "): ask for it on a shorter text (--max-len)");
-  }
-  const LayerMapRows maps = [&](int64_t l, RowSpan rows) {
-    if (of_norm) return map_rows(text, static_cast<int>(l), -1, MatrixKind::Norm, rows);
-    return recomputed_rows(text, static_cast<int>(l), -1, rows).mean(0);
-  };
-  return rollout_in_blocks(maps, layer, n, rows_per_block(text.analysis.num_heads * n));
+  require_rollout_fits(text.analysis.length);
+  return rollout_in_blocks(rollout_layer_rows(text, of_norm), layer, text.analysis.length,
+                           rows_per_block(text.analysis.num_heads * text.analysis.length));
 }
 
 }  // namespace

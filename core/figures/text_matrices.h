@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/attention_rollout.h"
 #include "analysis/text_analysis.h"
 #include "figures/figure_options.h"
 #include "model/attention_rows.h"
@@ -55,6 +56,9 @@ at::Tensor layer_rows(const AnalyzedTextView& text, int layer, MatrixKind kind, 
 // [rows, n]: rows `rows` of one head's map of one kind, or (head -1) of its layer's own map, as head_matrix has
 // them, made from a block of rows for a long text.
 at::Tensor map_rows(const AnalyzedTextView& text, int layer, int head, MatrixKind kind, RowSpan rows);
+// The rows of the layer maps M_l a long text's rollout is made from (analysis/attention_rollout.h):
+// the mean of the layer's recomputed attention, or its norm-based layer map.
+LayerMapRows rollout_layer_rows(const AnalyzedTextView& text, bool rollout_of_norm);
 // [H, n, n]: every head's map of one kind in one layer (rollout: the layer's map for each head).
 at::Tensor layer_head_maps(const AnalyzedTextView& text, int layer, MatrixKind kind, bool rollout_of_norm);
 // [n, n]: the layer's own map: the sum of its heads' (`heads`, from layer_head_maps), the norm-based layer map, or the

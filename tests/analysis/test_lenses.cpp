@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "analysis/attention_rollout.h"
 #include "analysis/norm_based_attention.h"
@@ -63,6 +65,27 @@ TEST(Lenses, RolloutInBlocksOfRows) {
   for (const int64_t last : {0, 2})
     EXPECT_TRUE(at::allclose(rollout_in_blocks(rows_of(maps), last, 13, 4), whole[last], 1e-6, 1e-7)) << last;
   EXPECT_THROW(rollout_in_blocks(rows_of(maps), -1, 13, 4), Error);
+  // Every R_l on its way to the last, handed out as it is made.
+  std::vector<int64_t> seen;
+  rollout_in_blocks(rows_of(maps), 2, 13, 4, [&](int64_t l, const at::Tensor& r) {
+    seen.push_back(l);
+    EXPECT_TRUE(at::allclose(r, whole[l], 1e-6, 1e-7)) << l;
+  });
+  EXPECT_EQ(seen, (std::vector<int64_t>{0, 1, 2}));
+}
+
+// Two n x n floats are held; past 4 GB (about 22,000 tokens) the rollout is refused in one line
+// that says how much it would take.
+TEST(Lenses, ARolloutTooLargeIsRefusedWithItsSize) {
+  EXPECT_DOUBLE_EQ(rollout_in_blocks_bytes(1000), 8e6);
+  EXPECT_NO_THROW(require_rollout_fits(22000));
+  try {
+    require_rollout_fits(32768);
+    ADD_FAILURE() << "32,768 tokens: 8.6 GB";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("32768 tokens"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("GB"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Lenses, MatchTheReferenceOnMiniLM) {

@@ -6,6 +6,9 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include <string_view>
+#include <vector>
+
 #include "base/error.h"
 #include "figures/overview_thumbnails.h"
 #include "figures/text_matrices.h"
@@ -39,6 +42,53 @@ TEST(LongTextFigures, ThumbnailsPooledFromBlocksOfRowsEqualThoseOfTheWholeMaps) 
       EXPECT_EQ(streamed[p].title, whole[p].title);
     }
   }
+}
+
+// The overview's rollout of a long text: each layer's R_l made from the one before and the layer's
+// maps made again, 37 rows a block, pooled as it is made: the thumbnails of the whole maps'
+// rollout, to the bit, every layer reported as it is pooled.
+TEST(LongTextFigures, RolloutThumbnailsMadeLayerByLayerEqualThoseOfTheWholeMaps) {
+  for (const bool of_norm : {false, true}) {
+    FigureOptions o;
+    o.matrix = MatrixKind::Rollout;
+    o.rollout_of_norm = of_norm;
+    std::vector<double> reported;
+    const LongTextThumbnails long_text{.block_rows = 37, .progress = [&](std::string_view stage, double f) {
+                                         EXPECT_EQ(stage, "overview");
+                                         reported.push_back(f);
+                                       }};
+    const auto streamed = grid_thumbnails(long_view(), o, kGridThumbnailCells, long_text);
+    const auto whole = grid_thumbnails(maps_view(), o, kGridThumbnailCells);
+    ASSERT_EQ(streamed.size(), whole.size());
+    for (size_t p = 0; p < whole.size(); ++p) {
+      EXPECT_EQ(streamed[p].values, whole[p].values) << (of_norm ? "norm " : "") << "panel " << whole[p].title;
+      EXPECT_EQ(streamed[p].color_scale.hi, whole[p].color_scale.hi);
+      EXPECT_EQ(streamed[p].title, whole[p].title);
+    }
+    ASSERT_EQ(reported.size(), size_t{6});  // MiniLM's layers
+    EXPECT_DOUBLE_EQ(reported.front(), 1.0 / 6);
+    EXPECT_DOUBLE_EQ(reported.back(), 1.0);
+  }
+}
+
+// Asked to stop, a long text's overview stops between blocks of rows (rollout or not); a view
+// without a model to make its maps again is refused in one line.
+TEST(LongTextFigures, ALongTextsOverviewStopsWhenAskedAndSaysWhatItLacks) {
+  for (const MatrixKind kind : {MatrixKind::Rollout, MatrixKind::Similarity}) {
+    FigureOptions o;
+    o.matrix = kind;
+    int asked = 0;
+    const KeepGoing three_blocks = [&] { return ++asked <= 3; };
+    EXPECT_THROW(grid_thumbnails(long_view(), o, kGridThumbnailCells, {.block_rows = 64, .keep_going = three_blocks}),
+                 Cancelled)
+        << matrix_name(kind);
+    EXPECT_EQ(asked, 4) << matrix_name(kind);
+  }
+  const BothPaths& b = both_paths();
+  FigureOptions rollout;
+  rollout.matrix = MatrixKind::Rollout;
+  EXPECT_THROW(grid_thumbnails({b.encoding, b.long_text.captures, b.long_text.analysis}, rollout, kGridThumbnailCells),
+               Error);
 }
 
 // The forward's own blocks of maps pooled as it makes them (29 rows a block, across cells of 8):
