@@ -96,7 +96,7 @@ void time_long_text(const attnscope::Checkpoint& checkpoint, const attnscope::En
        [&] {  // what the explorer's overview waits for: the forward pooling it, then colours
          OverviewPooler pooler(analysis.num_layers, analysis.num_heads, kGridThumbnailCells);
          checkpoint.model().forward({ids}, {.kept = KeptAttention::QueriesAndKeys, .attention_blocks = pooler.sink()});
-         grid_atlas(view, {}, &pooler);
+         grid_atlas(view, {}, {.pooled = &pooler});
        },
        [&] {  // what the Head view waits for: the top level of the head's pyramid, its clipped scale counted
          MapPyramid pyramid(head_map_source(view, {last, head}, ValueScale::Clipped, false));

@@ -175,11 +175,14 @@ bool same_settings(const AnalysisSettings& a, AnalysisSettings b) {
 }
 
 // Failing here costs nothing: the snapshot then has no atlas, and the overview makes its
-// thumbnails itself and says why it can't.
-void colour_grid(AnalysisSnapshot& snapshot, const FigureOptions& options, const OverviewPooler* pooled) {
+// thumbnails itself and says why it can't. A newer request stops it (a long text's rollout takes
+// minutes).
+void colour_grid(AnalysisSnapshot& snapshot, const FigureOptions& options, const LongTextThumbnails& long_text) {
   try {
-    snapshot.grid = grid_atlas(snapshot.view(), options, pooled);
+    snapshot.grid = grid_atlas(snapshot.view(), options, long_text);
     snapshot.grid_options = options;
+  } catch (const Cancelled&) {
+    throw;
   } catch (const std::exception&) {
   }
 }
@@ -335,7 +338,10 @@ void AnalysisWorker::answer(const AnalysisRequest& request, uint64_t serial,
     if (request.head_roles) add_head_roles(*snapshot, serial);
     if (request.grid) {
       const auto grid_start = std::chrono::steady_clock::now();
-      colour_grid(*snapshot, *request.grid, pooler ? &*pooler : nullptr);
+      colour_grid(*snapshot, *request.grid,
+                  {.pooled = pooler ? &*pooler : nullptr,
+                   .progress = stage_progress(serial),
+                   .keep_going = keep_going(serial)});
       snapshot->grid_seconds = since(grid_start);
     }
   } catch (const Cancelled&) {

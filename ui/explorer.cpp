@@ -359,6 +359,7 @@ void Explorer::draw_frame() {
 bool Explorer::screenshot_ready() const {
   if (picker_.downloading() || run_asked_ || run_b_asked_ || worker_->busy() || !worker_->latest() || views_pending_)
     return false;
+  if (settings_.view.view == View::Grid && grid_.colouring()) return false;
   if (settings_.view.view == View::Corpus && !options_.corpus_result.empty())
     return corpus_.has_result() && !corpus_.busy();
   if (settings_.view.view == View::Compare) return compare_ready();
@@ -406,6 +407,7 @@ bool Explorer::wait_for_work() {
     settle_frames_ = std::max(settle_frames_, 1);
   const ModelStatus m = worker_->model_status();
   if (serial_of(worker_->latest()) != seen_ || m.loaded != was_loaded_) settle_frames_ = std::max(settle_frames_, 1);
+  if (grid_.job_updates() != seen_overview_) settle_frames_ = std::max(settle_frames_, 1);
   if (worker_b_ && (serial_of(worker_b_->latest()) != seen_b_ || serial_of(comparison_.latest()) != seen_comparison_))
     settle_frames_ = std::max(settle_frames_, 1);
   return settle_frames_ > 0 || animating() || polling || script_.key_due(glfwGetTime());
@@ -509,6 +511,7 @@ int Explorer::run() {
       if (text_panel_.load_file(path)) submit();
     if (script_.typing()) script_.type_due_keys(text_panel_, worker_->model_status().loaded, glfwGetTime());
     seen_ = serial_of(worker_->latest());
+    seen_overview_ = grid_.job_updates();
     if (worker_b_) seen_b_ = serial_of(worker_b_->latest()), seen_comparison_ = serial_of(comparison_.latest());
     was_loaded_ = worker_->model_status().loaded;
     audit_.clear();

@@ -107,7 +107,8 @@ class Explorer {
   bool script_over(int width, int height, double frame_start, bool presented);
   int settle_frames_ = kSettleFrames;
   // What was already drawn, by serial: a raw pointer could be a new snapshot at a freed one's address.
-  uint64_t seen_ = 0;  // the newest snapshot already drawn
+  uint64_t seen_ = 0;           // the newest snapshot already drawn
+  uint64_t seen_overview_ = 0;  // the overview job's reports already drawn (GridPanel::job_updates)
   uint64_t seen_b_ = 0;
   uint64_t seen_comparison_ = 0;
   bool was_loaded_ = false;
@@ -142,7 +143,7 @@ class Explorer {
   bool help_open_ = false;
   bool views_pending_ = false;  // a view drawn this frame is still being made (PanelActions::more_frames)
   TextPanel text_panel_;
-  GridPanel grid_;
+  GridPanel grid_{[] { glfwPostEmptyEvent(); }};
   // A long text's maps in these views are drawn from tiles (the second builder).
   FigurePanel head_{[](const AnalyzedTextView& t, const FigureOptions& o) {
                       return o.query_key ? query_key_figure(t, o) : head_figure(t, o);

@@ -1,5 +1,6 @@
 // The explorer's background work without a window: the analysis worker answers the newest
-// request, corpus runs report progress and can be cancelled, downloads hand over their result once.
+// request, a long text's overview is coloured beside it, corpus runs report progress and can be
+// cancelled, downloads hand over their result once.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,6 +13,8 @@
 #include "analysis_worker.h"
 #include "corpus_job.h"
 #include "download_job.h"
+#include "figures/overview_thumbnails.h"
+#include "overview_job.h"
 #include "figures/text_figures.h"
 #include "support/fake_hub.h"
 #include "support/paths.h"
@@ -143,6 +146,49 @@ TEST(AnalysisWorker, ALongTextsRunReportsEachLayerWithTheOverviewSoFar) {
   EXPECT_EQ(worker.progress().serial, 0u);  // nothing under way
 }
 
+// A long text's overview asked with options its run did not colour it with is made off the UI
+// thread: the newest request wins, each atlas the one grid_atlas makes (rollout too, layer by
+// layer), what cannot be made says why, and every step is reported for the window to draw.
+TEST(OverviewJob, ColoursALongTextsOverviewAndTheNewestRequestWins) {
+  const test::TempDir dir;
+  test::write_tiny_bert(dir / "tiny", {.layers = 3});
+  AnalysisWorker worker((dir / "tiny").string(), "cpu", "float32");
+  AnalysisRequest asked{"the cat sat on the mat", {}, 0};
+  asked.long_texts.maps_up_to = 4;
+  const uint64_t serial = worker.submit(asked);
+  ASSERT_TRUE(wait_for([&] { return worker.latest() && worker.latest()->serial == serial; }));
+  const auto s = worker.latest_good();
+  ASSERT_TRUE(s && !s->captures.attention.defined());
+  std::atomic<int> notified{0};
+  OverviewJob job([&] { ++notified; });
+  FigureOptions rollout, similarity, rollout_of_norm;
+  rollout.matrix = rollout_of_norm.matrix = MatrixKind::Rollout;
+  similarity.matrix = MatrixKind::Similarity;
+  rollout_of_norm.rollout_of_norm = true;
+  const auto made = [&](const FigureOptions& o) {
+    return wait_for([&] {
+      const auto l = job.latest();
+      return l && l->of == s->serial && l->key == grid_thumbnails_key(o);
+    });
+  };
+  job.submit(s, similarity);
+  job.submit(s, rollout);  // the newest: similarity is abandoned or replaced
+  ASSERT_TRUE(made(rollout));
+  EXPECT_TRUE(job.latest()->error.empty()) << job.latest()->error;
+  EXPECT_EQ(job.latest()->atlas.rgba, grid_atlas(s->view(), rollout).rgba);
+  EXPECT_EQ(job.latest()->atlas.rows, 3);
+  EXPECT_GT(notified.load(), 0);
+  EXPECT_GT(job.updates(), 0u);
+  EXPECT_FALSE(job.fraction());
+  job.submit(s, similarity);
+  ASSERT_TRUE(made(similarity));
+  EXPECT_EQ(job.latest()->atlas.rgba, grid_atlas(s->view(), similarity).rgba);
+  // The norm-based maps need value vectors this run did not capture: one line, no atlas.
+  job.submit(s, rollout_of_norm);
+  ASSERT_TRUE(made(rollout_of_norm));
+  EXPECT_FALSE(job.latest()->error.empty());
+  EXPECT_TRUE(job.latest()->atlas.rgba.empty());
+}
 TEST(AnalysisWorker, AModelThatCannotLoadSaysWhy) {
   const test::TempDir dir;
   AnalysisWorker worker((dir / "none").string(), "cpu", "float32");

@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
 #include <utility>
 #include <vector>
 
+#include "base/error.h"
 #include "figures/text_figures.h"
 #include "controls/view_controls.h"
 #include "gl/opaque_draws.h"
@@ -27,16 +29,35 @@ void draw_frame(ImDrawList* draw, ImVec2 at, ImVec2 size, ImU32 colour) {
 }  // namespace
 
 // The worker has usually coloured the thumbnails already (the overview was shown when the run
-// was asked for); otherwise, or with other options since, they are made here.
+// was asked for); otherwise, or with other options since, a short text's are made here, a long
+// text's by the job (its maps are made again: seconds, minutes for its rollout), the window free
+// meanwhile.
 void GridPanel::rebuild(const PanelContext& c) {
   const AnalysisSnapshot& s = *c.snapshot;
   heads_ = static_cast<int>(s.analysis.num_heads);
   const FigureOptions o = figure_options(c.state);
   if (s.grid_options && grid_thumbnails_key(*s.grid_options) == grid_thumbnails_key(o)) {
+    job_.cancel();
     thumbnails_ = HeatmapRenderer::upload(s.grid);
-    return;
+  } else if (s.captures.attention.defined() || !c.snapshot_owner) {  // a short text's maps are kept
+    job_.cancel();
+    thumbnails_ = HeatmapRenderer::upload(grid_atlas(s.view(), o));
+  } else {
+    job_.submit(c.snapshot_owner, o);
+    waiting_for_job_ = true;
+    take_coloured(c);
   }
-  thumbnails_ = HeatmapRenderer::upload(grid_atlas(s.view(), o));
+}
+
+// The job's thumbnails once it has made those asked (its error said); false while it works on them.
+bool GridPanel::take_coloured(const PanelContext& c) {
+  const auto made = job_.latest();
+  if (!made || made->of != c.snapshot->serial || made->key != grid_thumbnails_key(figure_options(c.state)))
+    return false;
+  waiting_for_job_ = false;
+  if (!made->error.empty()) throw Error(made->error);
+  thumbnails_ = HeatmapRenderer::upload(made->atlas);
+  return true;
 }
 
 // The matrix shown, its rollout option and the export button, above the thumbnails.
@@ -80,25 +101,38 @@ const RunProgress* GridPanel::filling(const PanelContext& c) {
 }
 
 // The thumbnails of this snapshot (or of the run filling them) with these options, made once;
-// false (and error_ said) when they cannot be.
+// false (and error_ said, or the job's progress shown) when they cannot be shown yet.
 bool GridPanel::thumbnails_ready(const PanelContext& c) {
   const RunProgress* run = filling(c);
   const std::string key = run ? "run " + std::to_string(run->serial) + "|" + std::to_string(run->layers_done)
                               : std::to_string(c.snapshot->serial) + "|" + grid_thumbnails_key(figure_options(c.state));
-  if (key != key_) {
+  if (key != key_ || waiting_for_job_) {
+    const bool changed = key != key_;
     key_ = key;
-    error_.clear();
+    if (changed) {
+      error_.clear();
+      waiting_for_job_ = false;
+    }
     try {
       if (run) {
         thumbnails_ = HeatmapRenderer::upload(*run->overview);
         heads_ = run->overview->columns - 1;
-      } else {
+      } else if (changed) {
         rebuild(c);
+      } else {
+        take_coloured(c);
       }
     } catch (const std::exception& e) {
       thumbnails_ = {};
       error_ = e.what();
     }
+  }
+  if (waiting_for_job_) {
+    const double done = job_.fraction().value_or(0.0);
+    char overlay[64];
+    std::snprintf(overlay, sizeof overlay, "making the overview of this long text: %.0f%%", 100 * done);
+    ImGui::ProgressBar(static_cast<float>(done), ImVec2(-1, 0), overlay);
+    return false;
   }
   if (error_.empty()) return true;
   ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", error_.c_str());

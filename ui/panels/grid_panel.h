@@ -4,10 +4,12 @@
 #include <imgui.h>
 
 #include <array>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "gl/heatmap_renderer.h"
+#include "overview_job.h"
 #include "panels/panel_context.h"
 #include "panels/role_grid.h"
 
@@ -15,7 +17,13 @@ namespace attnscope::ui {
 
 class GridPanel {
  public:
+  // `notify` wakes the window when a long text's overview, coloured off the UI thread, moves on.
+  explicit GridPanel(std::function<void()> notify = {}) : job_(std::move(notify)) {}
   PanelActions draw(const PanelContext& context);
+  // A long text's thumbnails are being made off the UI thread (a screenshot waits for them).
+  bool colouring() const { return waiting_for_job_; }
+  // Counts the job's reports: a new count asks for a frame.
+  uint64_t job_updates() const { return job_.updates(); }
 
  private:
   struct Tile {
@@ -28,12 +36,15 @@ class GridPanel {
   std::vector<Tile> draw_tile_frames(const PanelContext& context, ViewState& state, PanelActions& actions,
                                      float label_w, float pitch, float side);
   void rebuild(const PanelContext& context);
+  bool take_coloured(const PanelContext& context);
   HeatmapAtlas thumbnails_;  // layer-major, H + 1 per layer (the last: the sum), one tile each
   std::string key_;
   std::string error_;  // why the thumbnails could not be made (e.g. a lens whose captures this run lacks)
   int heads_ = 0;
   Figure figure_;  // the same grid as a figure, for export
   RoleGrid roles_;
+  OverviewJob job_;               // a long text's thumbnails with options its run did not colour
+  bool waiting_for_job_ = false;  // key_'s thumbnails are the job's, not made yet
 };
 
 }  // namespace attnscope::ui
