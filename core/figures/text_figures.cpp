@@ -6,6 +6,7 @@
 #include <map>
 
 #include "base/error.h"
+#include "figures/overview_thumbnails.h"
 #include "figures/query_key_figure.h"
 #include "figures/tensor_values.h"
 #include "model/reproducible_products.h"
@@ -143,6 +144,14 @@ Figure grid_figure(const AnalyzedTextView& text, const FigureOptions& options) {
   const auto& a = text.analysis;
   Figure f = titled(std::string("every head: ") + matrix_name(o.matrix) + " (last column: layer sums)", o,
                     static_cast<int>(a.num_heads + 1));
+  // A long text's maps are never whole (L (H + 1) of them would be 77 GB for a BERT-base size at
+  // 8,192 tokens, and each rollout panel its own L products): its panels are the overview's
+  // thumbnails, made a block of rows at a time, pooled to kLongGridCells a side; up to that length
+  // the values of every map kept.
+  if (!text.keeps_maps()) {
+    for (HeatmapPanel& p : grid_thumbnails(text, o, kLongGridCells)) f.panels.push_back(std::move(p));
+    return f;
+  }
   for (int l = 0; l < a.num_layers; ++l)
     for (int h = 0; h <= a.num_heads; ++h) {
       const int head = h == a.num_heads ? -1 : h;

@@ -34,6 +34,11 @@ TiledFigure tiled_head_figure(const AnalyzedTextView& text, const FigureOptions&
 TiledFigure tiled_figure5(const AnalyzedTextView& text, const FigureOptions& options);      // figure5's
 TiledFigure tiled_figure12(const AnalyzedTextView& text, const FigureOptions& options);     // figure12's
 
+// Every head's map and every layer's sum. A long text's (maps not kept) are its overview's
+// thumbnails (figures/overview_thumbnails.h) at most this many cells a side: 1 MB a panel, 290 MB for
+// a BERT-base size, each cell its block's value of largest magnitude, the diagonal zeroed on
+// attention alone, as the overview does.
+inline constexpr int kLongGridCells = 512;
 Figure grid_figure(const AnalyzedTextView& text, const FigureOptions& options);
 Figure figure4(const AnalyzedTextView& text, const FigureOptions& options);
 Figure figure5(const AnalyzedTextView& text, const FigureOptions& options);

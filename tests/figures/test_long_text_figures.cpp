@@ -11,6 +11,7 @@
 
 #include "base/error.h"
 #include "figures/overview_thumbnails.h"
+#include "figures/text_figures.h"
 #include "figures/text_matrices.h"
 #include "model/attention_rows.h"
 #include "support/long_text_views.h"
@@ -68,6 +69,26 @@ TEST(LongTextFigures, RolloutThumbnailsMadeLayerByLayerEqualThoseOfTheWholeMaps)
     ASSERT_EQ(reported.size(), size_t{6});  // MiniLM's layers
     EXPECT_DOUBLE_EQ(reported.front(), 1.0 / 6);
     EXPECT_DOUBLE_EQ(reported.back(), 1.0);
+  }
+}
+
+// A long text's grid figure is its overview's thumbnails at up to kLongGridCells a side: at 512
+// tokens the panels of every map kept, value for value, rollout too (made once, not per panel).
+TEST(LongTextFigures, TheGridFigureOfALongTextIsItsThumbnailsAtFullSize) {
+  for (const MatrixKind kind : {MatrixKind::Attention, MatrixKind::Rollout}) {
+    FigureOptions o;
+    o.matrix = kind;
+    const Figure streamed = grid_figure(long_view(), o), whole = grid_figure(maps_view(), o);
+    ASSERT_EQ(streamed.panels.size(), whole.panels.size());
+    ASSERT_EQ(streamed.panels.size(), size_t{6 * 13});
+    for (size_t p = 0; p < whole.panels.size(); ++p) {
+      const auto& a = std::get<HeatmapPanel>(streamed.panels[p]);
+      const auto& b = std::get<HeatmapPanel>(whole.panels[p]);
+      ASSERT_EQ(a.rows, 512);
+      EXPECT_EQ(a.values, b.values) << matrix_name(kind) << " panel " << b.title;
+      EXPECT_EQ(a.title, b.title);
+      EXPECT_EQ(a.color_scale.hi, b.color_scale.hi);
+    }
   }
 }
 
