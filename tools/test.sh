@@ -37,18 +37,9 @@ if [ "${ATTNSCOPE_SKIP_SANITIZERS:-0}" != 1 ]; then
     -DATTNSCOPE_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" \
     "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG"
   grep -q "no CUDA toolkit found" "$root/.cache/cmake-configure.log"
-  # Run once, in the main pass: the layout sweep (32 screenshots of the same drawing code at four
-  # window sizes), the Slurm cluster test (the same command-line code, waiting on its jobs), the
-  # interrupted corpus run (its resumption is checked in process by CorpusRun tests under the
-  # sanitizers too; here it would only wait longer on a slower process) and every view of a real
-  # decoder (the views' code runs here on the encoders, the decoder's forward in test_model: 90 s
-  # more under the sanitizers, for the 30 layers of SmolLM2 through every view); and, 170 s of
-  # test time together, the GUI tests whose code runs under the sanitizers in lighter tests (the
-  # corpus view in every view's test, its report in the report's own tests, the next tokens in the
-  # command line's, the heads' roles in the analysis's and pipeline's) and the real decoders'
-  # goldens (their reading and forward in the GGUF and tiny-decoder tests).
-  env "${sanitizer_env[@]}" ctest --test-dir "$no_toolkit_build" --output-on-failure -j "$(nproc)" \
-    -E 'Gui\.NothingIsCutAtProjectorSizes|Slurm\.|Cli\.CorpusInterruptedByCtrlCResumes|Gui\.EveryViewOfADecoderRendersSomething|Gui\.CorpusViewShowsASavedRunAndAMergedOne|Gui\.TheKeyNAppendsTheMostLikelyNextToken|Gui\.TheRoleGridColoursEachHeadByItsRole|GgufDecoder\.'
+  # The tests tools/not_under_sanitizers.txt names, each under its reason, are left out here.
+  excluded=$(grep -v -e '^#' -e '^$' "$root/tools/not_under_sanitizers.txt" | paste -sd '|')
+  env "${sanitizer_env[@]}" ctest --test-dir "$no_toolkit_build" --output-on-failure -j "$(nproc)" -E "$excluded"
   fuzz_build=$no_toolkit_build
 else
   say "a build that finds no CUDA toolkit"
