@@ -103,6 +103,7 @@ Explorer::Explorer(const ExplorerOptions& o, Settings settings, std::string warn
   for (FigurePanel* panel : {&head_, &separators_, &stats_, &lines_, &layers_}) panel->zoom = o.zoom;
   pairs_.set_zoom(o.zoom);
   head_.tiles = o.long_maps;
+  head_.make_rollouts_beside([] { glfwPostEmptyEvent(); });
   if (o.bench_frames > 0 || o.bench_typing > 0) glfwSwapInterval(0);  // time the frames, not the display
   if (o.partial_frames) back_buffer_kept_ = back_buffer_kept_after_swap(window_.get(), window_background());
   // A result file is read by its own worker; its text and settings are taken once it is read (take_result).
@@ -360,6 +361,7 @@ bool Explorer::screenshot_ready() const {
   if (picker_.downloading() || run_asked_ || run_b_asked_ || worker_->busy() || !worker_->latest() || views_pending_)
     return false;
   if (settings_.view.view == View::Grid && grid_.colouring()) return false;
+  if (settings_.view.view == View::Head && head_.waiting()) return false;
   if (settings_.view.view == View::Corpus && !options_.corpus_result.empty())
     return corpus_.has_result() && !corpus_.busy();
   if (settings_.view.view == View::Compare) return compare_ready();
@@ -407,7 +409,7 @@ bool Explorer::wait_for_work() {
     settle_frames_ = std::max(settle_frames_, 1);
   const ModelStatus m = worker_->model_status();
   if (serial_of(worker_->latest()) != seen_ || m.loaded != was_loaded_) settle_frames_ = std::max(settle_frames_, 1);
-  if (grid_.job_updates() != seen_overview_) settle_frames_ = std::max(settle_frames_, 1);
+  if (job_updates() != seen_jobs_) settle_frames_ = std::max(settle_frames_, 1);
   if (worker_b_ && (serial_of(worker_b_->latest()) != seen_b_ || serial_of(comparison_.latest()) != seen_comparison_))
     settle_frames_ = std::max(settle_frames_, 1);
   return settle_frames_ > 0 || animating() || polling || script_.key_due(glfwGetTime());
@@ -511,7 +513,7 @@ int Explorer::run() {
       if (text_panel_.load_file(path)) submit();
     if (script_.typing()) script_.type_due_keys(text_panel_, worker_->model_status().loaded, glfwGetTime());
     seen_ = serial_of(worker_->latest());
-    seen_overview_ = grid_.job_updates();
+    seen_jobs_ = job_updates();
     if (worker_b_) seen_b_ = serial_of(worker_b_->latest()), seen_comparison_ = serial_of(comparison_.latest());
     was_loaded_ = worker_->model_status().loaded;
     audit_.clear();

@@ -107,8 +107,10 @@ class Explorer {
   bool script_over(int width, int height, double frame_start, bool presented);
   int settle_frames_ = kSettleFrames;
   // What was already drawn, by serial: a raw pointer could be a new snapshot at a freed one's address.
-  uint64_t seen_ = 0;           // the newest snapshot already drawn
-  uint64_t seen_overview_ = 0;  // the overview job's reports already drawn (GridPanel::job_updates)
+  uint64_t seen_ = 0;  // the newest snapshot already drawn
+  // The reports of the jobs beside the window already drawn (the overview's, the Head view's rollout).
+  uint64_t seen_jobs_ = 0;
+  uint64_t job_updates() const { return grid_.job_updates() + head_.job_updates(); }
   uint64_t seen_b_ = 0;
   uint64_t seen_comparison_ = 0;
   bool was_loaded_ = false;

@@ -6,6 +6,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <string>
 
 #include "base/error.h"
 #include "model/reproducible_products.h"
@@ -40,10 +41,10 @@ std::function<bool(int64_t, int64_t)> outlined_pairs(const TextAnalysis& analysi
 }  // namespace
 
 MapSource head_map_source(const AnalyzedTextView& text, const MapOfHead& map, ValueScale scale, bool symmetric) {
-  if (map.kind == MatrixKind::Rollout && !text.keeps_maps())
-    throw Error(
-        "this view draws no attention rollout R of a long text (it keeps no map): the overview shows every layer's, "
-        "attnscope-cli figure --matrix rollout draws one whole, or keep the maps (--maps-up-to)");
+  if (map.kind == MatrixKind::Rollout && !text.keeps_maps() && !text.rollout_of(map.layer, map.rollout_of_norm))
+    throw Error("this view draws no attention rollout of a long text after layer " + std::to_string(map.layer) +
+                " (each is made beforehand, minutes at 8,192 tokens): the Head view and the overview draw it, as "
+                "does attnscope-cli figure --matrix rollout");
   MapSource source;
   source.n = text.analysis.length;
   source.block_rows = rows_per_block((map.head < 0 ? text.analysis.num_heads : 1) * source.n);

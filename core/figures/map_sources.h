@@ -15,12 +15,14 @@ namespace attnscope {
 struct MapOfHead {
   int layer = 0, head = 0;  // head -1: the layer's own map
   MatrixKind kind = MatrixKind::Attention;
-  bool zero_diagonal = false;  // shown with its diagonal set to 0 (FigureOptions::zero_diagonal)
-  bool outline_pairs = false;  // the head's pairs outlined
+  bool zero_diagonal = false;    // shown with its diagonal set to 0 (FigureOptions::zero_diagonal)
+  bool outline_pairs = false;    // the head's pairs outlined
+  bool rollout_of_norm = false;  // a rollout's lens (FigureOptions::rollout_of_norm)
 };
 
 // The rows of map_rows. The source keeps a copy of `text` (what it refers to must outlive the
-// source). Throws attnscope::Error for what needs every map whole (rollout of a long text).
+// source). Throws attnscope::Error for what needs every map whole: a long text's rollout other than
+// the one it keeps (AnalyzedTextView::rollout).
 MapSource head_map_source(const AnalyzedTextView& text, const MapOfHead& map, ValueScale scale, bool symmetric);
 // 1 where row i or column j is a separator, else 0 (separator_mask).
 MapSource separator_mask_source(const std::vector<int>& separators, int64_t n);

@@ -112,12 +112,18 @@ HeatmapPanel matrix_panel(const AnalyzedTextView& text, int layer, int head, Mat
   return p;
 }
 
+namespace {
+
+std::string head_figure_title(const FigureOptions& o) {
+  return o.matrix == MatrixKind::Rollout ? "attention rollout after layer " + std::to_string(o.layer)
+                                         : std::string(matrix_name(o.matrix)) + " of " + head_name(o.layer, o.head);
+}
+
+}  // namespace
+
 Figure head_figure(const AnalyzedTextView& text, const FigureOptions& options) {
   const FigureOptions o = resolved(options, text.analysis);
-  Figure f =
-      titled(o.matrix == MatrixKind::Rollout ? "attention rollout after layer " + std::to_string(o.layer)
-                                             : std::string(matrix_name(o.matrix)) + " of " + head_name(o.layer, o.head),
-             o, 1);
+  Figure f = titled(head_figure_title(o), o, 1);
   f.panels.push_back(matrix_panel(text, o.layer, o.head, o.matrix, o));
   return f;
 }
@@ -125,15 +131,16 @@ Figure head_figure(const AnalyzedTextView& text, const FigureOptions& options) {
 namespace {
 
 MapSource matrix_source(const AnalyzedTextView& text, int layer, int head, MatrixKind kind, const FigureOptions& o) {
-  return head_map_source(text, {layer, head, kind, o.zero_diagonal, outlines_pairs(text, head, kind, o)}, o.scale,
-                         signed_matrix(kind));
+  return head_map_source(text,
+                         {layer, head, kind, o.zero_diagonal, outlines_pairs(text, head, kind, o), o.rollout_of_norm},
+                         o.scale, signed_matrix(kind));
 }
 
 }  // namespace
 
 TiledFigure tiled_head_figure(const AnalyzedTextView& text, const FigureOptions& options) {
   const FigureOptions o = resolved(options, text.analysis);
-  TiledFigure out{titled(std::string(matrix_name(o.matrix)) + " of " + head_name(o.layer, o.head), o, 1), {}};
+  TiledFigure out{titled(head_figure_title(o), o, 1), {}};
   out.figure.panels.push_back(matrix_panel_frame(text, o.layer, o.head, o.matrix, o));
   out.tiled.push_back({0, matrix_source(text, o.layer, o.head, o.matrix, o)});
   return out;

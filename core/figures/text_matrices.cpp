@@ -100,7 +100,10 @@ at::Tensor long_text_rows(const AnalyzedTextView& text, int layer, int head, Mat
     case MatrixKind::Cosine:
       return host_floats(cosine_rows(similarity_rows(a.head_outputs[layer].narrow(0, first, heads), rows.first, count),
                                      a.similarity.norms[layer].narrow(0, first, heads), rows.first));
-    default: require_maps(text, kind);
+    case MatrixKind::Rollout:
+      if (text.rollout && text.rollout->layer == layer)
+        return text.rollout->matrix.narrow(0, rows.first, count).unsqueeze(0).expand({heads, -1, -1});
+      require_maps(text, kind);
   }
   return {};
 }
@@ -161,6 +164,21 @@ LayerMapRows rollout_layer_rows(const AnalyzedTextView& text, bool rollout_of_no
   };
 }
 
+KeptRollout long_text_rollout(const AnalyzedTextView& text, int layer, bool of_norm, const RolloutControl& control) {
+  require_rollout_fits(text.analysis.length);
+  const LayerMapRows maps = rollout_layer_rows(text, of_norm);
+  const LayerMapRows checked = [&](int64_t l, RowSpan rows) {
+    stop_if_stale(control.keep_going);
+    return maps(l, rows);
+  };
+  const RolloutOfLayer report = [&](int64_t l, const at::Tensor&) {
+    if (control.progress) control.progress("rollout", static_cast<double>(l + 1) / static_cast<double>(layer + 1));
+  };
+  return {layer, of_norm,
+          rollout_in_blocks(checked, layer, text.analysis.length,
+                            rows_per_block(text.analysis.num_heads * text.analysis.length), report)};
+}
+
 namespace {
 
 // A long text's head (or summed) map, n x n, made a block of rows at a time (the layer's maps are
@@ -175,20 +193,14 @@ std::vector<float> long_text_matrix(const AnalyzedTextView& text, int layer, int
   return out;
 }
 
-// A long text's rollout after `layer`, its layer maps made again a block of rows at a time
-// (analysis/attention_rollout.h: two n x n matrices held, and `layer` products of n^3).
-at::Tensor long_text_rollout(const AnalyzedTextView& text, int layer, bool of_norm) {
-  require_rollout_fits(text.analysis.length);
-  return rollout_in_blocks(rollout_layer_rows(text, of_norm), layer, text.analysis.length,
-                           rows_per_block(text.analysis.num_heads * text.analysis.length));
-}
-
 }  // namespace
 
 std::vector<float> head_matrix(const AnalyzedTextView& text, int layer, int head, MatrixKind kind,
                                bool rollout_of_norm) {
-  if (!text.keeps_maps() && kind == MatrixKind::Rollout)
-    return tensor_values(long_text_rollout(text, layer, rollout_of_norm));
+  if (!text.keeps_maps() && kind == MatrixKind::Rollout) {
+    if (const KeptRollout* kept = text.rollout_of(layer, rollout_of_norm)) return tensor_values(kept->matrix);
+    return tensor_values(long_text_rollout(text, layer, rollout_of_norm).matrix);
+  }
   if (!text.keeps_maps()) return long_text_matrix(text, layer, head, kind);
   const auto& sim = text.analysis.similarity;
   switch (kind) {

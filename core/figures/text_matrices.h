@@ -4,10 +4,12 @@
 // and the token labels and checked options every text figure starts from.
 #include <ATen/core/Tensor.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "analysis/attention_rollout.h"
+#include "base/progress.h"
 #include "analysis/text_analysis.h"
 #include "figures/figure_options.h"
 #include "model/attention_rows.h"
@@ -15,6 +17,15 @@
 #include "tokenizer/encoding.h"
 
 namespace attnscope {
+
+// A long text's rollout after one layer, made beforehand (long_text_rollout): its maps are never
+// whole, and R_layer takes `layer` products of n x n matrices (minutes at 8,192 tokens), too long
+// for a view to make while it draws.
+struct KeptRollout {
+  int layer = 0;
+  bool of_norm = false;  // through the norm-based layer maps
+  at::Tensor matrix;     // [n, n] float32 on the host
+};
 
 // One analysed text, as the explorer and the command line hold it.
 struct AnalyzedTextView {
@@ -24,9 +35,29 @@ struct AnalyzedTextView {
   // A long text's maps (captures.attention undefined): recomputed from its queries and keys by the
   // model that ran it. Unset: the text's maps are read from its captures, or are not to be had.
   AttentionRows attention_rows = {};
+  // A long text's rollout made beforehand, or null: map_rows reads it for its layer,
+  // head_map_source for its layer and lens (another is refused in one line); head_matrix makes any
+  // other.
+  std::shared_ptr<const KeptRollout> rollout = {};
 
   bool keeps_maps() const { return captures.attention.defined(); }
+  // The kept rollout, where it is the one of `layer` through this lens.
+  const KeptRollout* rollout_of(int layer, bool of_norm) const {
+    return rollout && rollout->layer == layer && rollout->of_norm == of_norm ? rollout.get() : nullptr;
+  }
 };
+
+// What making a long text's rollout reports: the share of its layers done (stage "rollout"), and
+// whether to go on (asked between blocks of rows; false throws Cancelled).
+struct RolloutControl {
+  ProgressReport progress = {};
+  KeepGoing keep_going = {};
+};
+// A long text's rollout after `layer`, its layer maps made again a block of rows at a time
+// (analysis/attention_rollout.h: two n x n matrices held, and `layer` products of n^3); refused in
+// one line past kMostRolloutBytes.
+KeptRollout long_text_rollout(const AnalyzedTextView& text, int layer, bool of_norm,
+                              const RolloutControl& control = {});
 
 // The view of a text analysed by `model`: a long text's maps made again by it (null: not to be
 // had). Both must outlive the view, which is for one thread at a time (AttentionRows).
@@ -48,7 +79,8 @@ std::vector<float> head_matrix(const AnalyzedTextView& text, int layer, int head
 // or of every head's (head -1, heads H), read from the maps a text keeps or made again for a long
 // text (attention: AnalyzedTextView::attention_rows; S and cosine: from the head outputs its
 // analysis keeps; the norm-based lens: attention rows and the kept value norms), equal to the bit
-// either way. Rollout needs every map (refused in one line).
+// either way. A long text's rollout is its kept one's rows (AnalyzedTextView::rollout, the lens the
+// caller's), for each head; without it, refused in one line.
 at::Tensor head_rows(const AnalyzedTextView& text, int layer, int head, MatrixKind kind, RowSpan rows);
 // [rows, n]: the same rows of the layer's own map, from `heads` (head_rows of every head): their
 // sum, or the norm-based layer map (layer_own_map's rows, to the bit).

@@ -6,12 +6,14 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string_view>
 #include <vector>
 
 #include "base/error.h"
 #include "figures/overview_thumbnails.h"
 #include "figures/text_figures.h"
+#include "figures/tensor_values.h"
 #include "figures/text_matrices.h"
 #include "model/attention_rows.h"
 #include "support/long_text_views.h"
@@ -200,6 +202,43 @@ TEST(LongTextFigures, TheRolloutIsMadeFromBlocksOfRowsToTheBit) {
       ASSERT_EQ(made.size(), size_t{512 * 512});
       EXPECT_EQ(made, kept) << "layer " << layer << (of_norm ? " of the norm-based maps" : "");
     }
+}
+
+// A long text's rollout made beforehand (as the explorer's Head view has it made off the UI thread):
+// the whole maps' rollout to the bit, its layers reported as they are made; kept in the text's
+// view, the Head view's tiles read it for its layer and lens, and refuse another in one line.
+TEST(LongTextFigures, ARolloutMadeBeforehandIsWhatTheHeadViewsTilesShow) {
+  for (const bool of_norm : {false, true}) {
+    std::vector<double> reported;
+    RolloutControl control;
+    control.progress = [&](std::string_view stage, double f) {
+      EXPECT_EQ(stage, "rollout");
+      reported.push_back(f);
+    };
+    const KeptRollout kept = long_text_rollout(long_view(), 3, of_norm, control);
+    EXPECT_EQ(tensor_values(kept.matrix), head_matrix(maps_view(), 3, 0, MatrixKind::Rollout, of_norm));
+    EXPECT_EQ(reported, (std::vector<double>{0.25, 0.5, 0.75, 1.0}));
+    FigureOptions o;
+    o.matrix = MatrixKind::Rollout;
+    o.layer = 3;
+    o.rollout_of_norm = of_norm;
+    EXPECT_THROW(tiled_head_figure(long_view(), o), Error);  // not made yet
+    AnalyzedTextView view = long_view();
+    view.rollout = std::make_shared<const KeptRollout>(kept);
+    const TiledFigure tiled = tiled_head_figure(view, o);
+    ASSERT_EQ(tiled.tiled.size(), size_t{1});
+    EXPECT_TRUE(at::equal(tiled.tiled[0].source.rows(100, 37), kept.matrix.narrow(0, 100, 37)));
+    EXPECT_EQ(tiled.figure.title, head_figure(maps_view(), o).title);
+    EXPECT_EQ(head_matrix(view, 3, -1, MatrixKind::Rollout, of_norm), tensor_values(kept.matrix));
+    o.rollout_of_norm = !of_norm;
+    EXPECT_THROW(tiled_head_figure(view, o), Error);  // the other lens
+    o.rollout_of_norm = of_norm;
+    o.layer = 2;
+    EXPECT_THROW(tiled_head_figure(view, o), Error);  // another layer
+  }
+  RolloutControl stop;
+  stop.keep_going = [] { return false; };
+  EXPECT_THROW(long_text_rollout(long_view(), 1, false, stop), Cancelled);
 }
 
 TEST(LongTextFigures, WhatNeedsEveryMapIsRefusedInOneLine) {

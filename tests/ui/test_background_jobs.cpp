@@ -15,6 +15,7 @@
 #include "download_job.h"
 #include "figures/overview_thumbnails.h"
 #include "overview_job.h"
+#include "rollout_job.h"
 #include "figures/text_figures.h"
 #include "support/fake_hub.h"
 #include "support/paths.h"
@@ -168,27 +169,63 @@ TEST(OverviewJob, ColoursALongTextsOverviewAndTheNewestRequestWins) {
   const auto made = [&](const FigureOptions& o) {
     return wait_for([&] {
       const auto l = job.latest();
-      return l && l->of == s->serial && l->key == grid_thumbnails_key(o);
+      return l && l->key == overview_request_key(s->serial, o);
     });
   };
-  job.submit(s, similarity);
-  job.submit(s, rollout);  // the newest: similarity is abandoned or replaced
+  submit_overview(job, s, similarity);
+  submit_overview(job, s, rollout);  // the newest: similarity is abandoned or replaced
   ASSERT_TRUE(made(rollout));
   EXPECT_TRUE(job.latest()->error.empty()) << job.latest()->error;
-  EXPECT_EQ(job.latest()->atlas.rgba, grid_atlas(s->view(), rollout).rgba);
-  EXPECT_EQ(job.latest()->atlas.rows, 3);
+  EXPECT_EQ(job.latest()->value.rgba, grid_atlas(s->view(), rollout).rgba);
+  EXPECT_EQ(job.latest()->value.rows, 3);
   EXPECT_GT(notified.load(), 0);
   EXPECT_GT(job.updates(), 0u);
   EXPECT_FALSE(job.fraction());
-  job.submit(s, similarity);
+  submit_overview(job, s, similarity);
   ASSERT_TRUE(made(similarity));
-  EXPECT_EQ(job.latest()->atlas.rgba, grid_atlas(s->view(), similarity).rgba);
+  EXPECT_EQ(job.latest()->value.rgba, grid_atlas(s->view(), similarity).rgba);
   // The norm-based maps need value vectors this run did not capture: one line, no atlas.
-  job.submit(s, rollout_of_norm);
+  submit_overview(job, s, rollout_of_norm);
   ASSERT_TRUE(made(rollout_of_norm));
   EXPECT_FALSE(job.latest()->error.empty());
-  EXPECT_TRUE(job.latest()->atlas.rgba.empty());
+  EXPECT_TRUE(job.latest()->value.rgba.empty());
 }
+// A long text's rollout for the Head view is made off the UI thread: the newest request wins, the
+// one made is long_text_rollout's, what cannot be made says why.
+TEST(RolloutJob, MakesALongTextsRolloutAndTheNewestRequestWins) {
+  const test::TempDir dir;
+  test::write_tiny_bert(dir / "tiny", {.layers = 3});
+  AnalysisWorker worker((dir / "tiny").string(), "cpu", "float32");
+  AnalysisRequest asked{"the cat sat on the mat", {}, 0};
+  asked.long_texts.maps_up_to = 4;
+  const uint64_t serial = worker.submit(asked);
+  ASSERT_TRUE(wait_for([&] { return worker.latest() && worker.latest()->serial == serial; }));
+  const auto s = worker.latest_good();
+  ASSERT_TRUE(s && !s->captures.attention.defined());
+  std::atomic<int> notified{0};
+  RolloutJob job([&] { ++notified; });
+  const auto made = [&](int layer, bool of_norm) {
+    return wait_for([&] {
+      const auto l = job.latest();
+      return l && l->key == rollout_request_key(s->serial, layer, of_norm);
+    });
+  };
+  submit_rollout(job, s, 2, false);
+  submit_rollout(job, s, 1, false);  // the newest: layer 2's is abandoned or replaced
+  ASSERT_TRUE(made(1, false));
+  ASSERT_TRUE(job.latest()->error.empty()) << job.latest()->error;
+  ASSERT_TRUE(job.latest()->value);
+  EXPECT_EQ(job.latest()->value->layer, 1);
+  EXPECT_TRUE(at::equal(job.latest()->value->matrix, long_text_rollout(s->view(), 1, false).matrix));
+  EXPECT_GT(notified.load(), 0);
+  EXPECT_FALSE(job.fraction());
+  // The norm-based maps need value vectors this run did not capture: one line, no rollout.
+  submit_rollout(job, s, 1, true);
+  ASSERT_TRUE(made(1, true));
+  EXPECT_FALSE(job.latest()->error.empty());
+  EXPECT_FALSE(job.latest()->value);
+}
+
 TEST(AnalysisWorker, AModelThatCannotLoadSaysWhy) {
   const test::TempDir dir;
   AnalysisWorker worker((dir / "none").string(), "cpu", "float32");

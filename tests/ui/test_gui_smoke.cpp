@@ -157,6 +157,20 @@ TEST_F(Gui, ALongTextShowsWhatItsMapsShow) {
             0.01);
 }
 
+// A long text's rollout in the Head view: made off the UI thread (a progress bar meanwhile, the
+// screenshot waits for it), then drawn from its tiles as the kept maps' rollout is drawn.
+TEST_F(Gui, TheHeadViewDrawsALongTextsRollout) {
+  const std::string file = (dir_ / "long.txt").string();
+  std::ofstream(file) << corpus_text();
+  const std::vector<std::string> args = {"--file", file,      "--max-len", "512",      "--view",
+                                         "head",   "--layer", "3",         "--matrix", "rollout"};
+  std::vector<std::string> long_args = args;
+  long_args.insert(long_args.end(), {"--maps-up-to", "100"});
+  const Image long_text = shot("long-head-rollout", long_args), maps = shot("maps-head-rollout", args);
+  EXPECT_GT(distinct_colours(long_text), 60u);
+  EXPECT_LT(mean_difference(long_text, maps, heatmap_box(maps)), 0.01);
+}
+
 // A result file of `analyze` shown without its model (--result): a long text's (MiniLM at 512
 // tokens, queries and keys kept) maps are made again from the file as the model makes them: the
 // head view and the overview show the pixels the model shows with every map kept; a file that

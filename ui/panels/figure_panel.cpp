@@ -3,6 +3,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cstdio>
 
 namespace attnscope::ui {
 
@@ -60,13 +61,40 @@ void FigurePanel::release_tiles() {
   key_.clear();
 }
 
+void FigurePanel::make_rollouts_beside(std::function<void()> notify) {
+  rollouts_ = std::make_unique<RolloutJob>(std::move(notify));
+}
+
+// A long text's rollout for these options: the job's, once made (its error thrown); null while it
+// is made (asked for here).
+std::shared_ptr<const KeptRollout> FigurePanel::kept_rollout(const PanelContext& c, const FigureOptions& options) {
+  const int layer = resolved(options, c.snapshot->analysis).layer;
+  const auto made = rollouts_->latest();
+  if (made && made->key == rollout_request_key(c.snapshot->serial, layer, options.rollout_of_norm)) {
+    if (!made->error.empty()) throw Error(made->error);
+    return made->value;
+  }
+  submit_rollout(*rollouts_, c.snapshot_owner, layer, options.rollout_of_norm);
+  return nullptr;
+}
+
 void FigurePanel::rebuild(const PanelContext& c, const FigureOptions& options) {
   error_.clear();
+  waiting_ = false;
   try {
-    const AnalyzedTextView text = c.snapshot->view();
+    AnalyzedTextView text = c.snapshot->view();
     if (!build_tiled_ || text.keeps_maps() || !c.snapshot_owner) {
       canvas_.set(build_(text, options));
       return;
+    }
+    if (rollouts_ && options.matrix == MatrixKind::Rollout) {
+      canvas_.set({});
+      if (!(text.rollout = kept_rollout(c, options))) {
+        waiting_ = true;
+        return;
+      }
+    } else if (rollouts_) {
+      rollouts_->cancel();  // one asked before is no longer wanted
     }
     TiledFigure t = build_tiled_(text, options);
     std::vector<std::unique_ptr<TiledMap>> maps(t.figure.panels.size());
@@ -100,9 +128,13 @@ PanelActions FigurePanel::draw(const PanelContext& c, const std::function<void(V
   }
   const FigureOptions options = figure_options(state);
   const std::string key = figure_key(c.snapshot->serial, options);
-  if (key != key_) {
+  if (key != key_ || (waiting_ && rollouts_->fraction() == std::nullopt)) {  // asked, or the rollout made
     key_ = key;
     rebuild(c, options);
+  }
+  if (waiting_) {
+    draw_rollout_progress();
+    return actions;
   }
   if (!error_.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", error_.c_str());
   // Attention lines follow the pointer: the hovered token's lines, else the pinned token's.
@@ -116,6 +148,14 @@ PanelActions FigurePanel::draw(const PanelContext& c, const std::function<void(V
     lines_pinned_ =
         lines_pinned_ == lines_hovered_ ? std::pair<int, int>{-1, -1} : lines_hovered_;  // a second click lets go
   return actions;
+}
+
+void FigurePanel::draw_rollout_progress() const {
+  const double done = rollouts_->fraction().value_or(0.0);
+  char overlay[96];
+  std::snprintf(overlay, sizeof overlay, "making the attention rollout of this long text: %.0f%% of its layers",
+                100 * done);
+  ImGui::ProgressBar(static_cast<float>(done), ImVec2(-1, 0), overlay);
 }
 
 }  // namespace attnscope::ui

@@ -8,6 +8,7 @@
 #include "figure_canvas.h"
 #include "figures/text_figures.h"
 #include "panels/panel_context.h"
+#include "rollout_job.h"
 
 namespace attnscope::ui {
 
@@ -29,18 +30,30 @@ class FigurePanel {
   // map, 22 maps in the Layers view): called while another view is shown; it is made again when
   // this one is.
   void release_tiles();
+  // A long text's rollout is made off the UI thread (RolloutJob) before its figure is built, a
+  // progress bar shown meanwhile; `notify` wakes the window as it moves. Without this, a long
+  // text's rollout is refused in one line (the figure builder's).
+  void make_rollouts_beside(std::function<void()> notify);
+  // A rollout this view shows is being made (no figure yet).
+  bool waiting() const { return waiting_; }
+  // How many times the rollout job has reported: the window draws a frame when this changes.
+  uint64_t job_updates() const { return rollouts_ ? rollouts_->updates() : 0; }
   float zoom = 1.0f;
   bool reveal_highlight = false;  // the next draw scrolls to the first highlighted token
   PyramidOptions tiles;           // a long text's tiled maps
 
  private:
   void rebuild(const PanelContext& c, const FigureOptions& options);
+  std::shared_ptr<const KeptRollout> kept_rollout(const PanelContext& c, const FigureOptions& options);
+  void draw_rollout_progress() const;
 
   FigureBuilder build_;
   TiledBuilder build_tiled_;
   FigureCanvas canvas_;
   std::string key_;  // what the figure was built from
   std::string error_;
+  std::unique_ptr<RolloutJob> rollouts_;  // a long text's rollout, made beside the window
+  bool waiting_ = false;                  // for the rollout key_ needs
   // Attention lines: the token under the mouse, and the one a click pinned (side, index).
   std::pair<int, int> lines_hovered_{-1, -1}, lines_pinned_{-1, -1};
 };

@@ -43,7 +43,7 @@ void GridPanel::rebuild(const PanelContext& c) {
     job_.cancel();
     thumbnails_ = HeatmapRenderer::upload(grid_atlas(s.view(), o));
   } else {
-    job_.submit(c.snapshot_owner, o);
+    submit_overview(job_, c.snapshot_owner, o);
     waiting_for_job_ = true;
     take_coloured(c);
   }
@@ -52,11 +52,10 @@ void GridPanel::rebuild(const PanelContext& c) {
 // The job's thumbnails once it has made those asked (its error said); false while it works on them.
 bool GridPanel::take_coloured(const PanelContext& c) {
   const auto made = job_.latest();
-  if (!made || made->of != c.snapshot->serial || made->key != grid_thumbnails_key(figure_options(c.state)))
-    return false;
+  if (!made || made->key != overview_request_key(c.snapshot->serial, figure_options(c.state))) return false;
   waiting_for_job_ = false;
   if (!made->error.empty()) throw Error(made->error);
-  thumbnails_ = HeatmapRenderer::upload(made->atlas);
+  thumbnails_ = HeatmapRenderer::upload(made->value);
   return true;
 }
 
