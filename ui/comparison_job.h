@@ -1,16 +1,16 @@
 #pragma once
 // Compare mode's comparison of the two newest analyses (A's and B's), off the UI thread: a
 // comparison of two BERT-base runs of 512 tokens with head matching takes a tenth of a second.
-// The newest pair wins; each result is an immutable snapshot, and `notify` wakes the window.
-#include <condition_variable>
+// The newest pair wins (newest_request_job.h); each result is an immutable snapshot, and `notify`
+// wakes the window.
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
-#include <thread>
+#include <string>
 
 #include "analysis_worker.h"
 #include "compare/text_comparison.h"
+#include "newest_request_job.h"
 
 namespace attnscope::ui {
 
@@ -23,33 +23,17 @@ struct ComparisonSnapshot {
 
 class ComparisonJob {
  public:
-  explicit ComparisonJob(std::function<void()> notify = {});
-  ~ComparisonJob();
-  ComparisonJob(const ComparisonJob&) = delete;
-  ComparisonJob& operator=(const ComparisonJob&) = delete;
+  explicit ComparisonJob(std::function<void()> notify = {}) : job_(std::move(notify)) {}
 
   // Compares a with b unless that pair is the one compared (or being compared) already.
   void submit(std::shared_ptr<const AnalysisSnapshot> a, std::shared_ptr<const AnalysisSnapshot> b,
               CompareSettings settings);
   std::shared_ptr<const ComparisonSnapshot> latest() const;
-  bool busy() const;
+  bool busy() const { return job_.busy(); }
 
  private:
-  struct Request {
-    std::shared_ptr<const AnalysisSnapshot> a, b;
-    CompareSettings settings;
-  };
-  void run();
-
-  mutable std::mutex mutex_;
-  std::condition_variable wake_;
-  std::optional<Request> pending_;
-  uint64_t submitted_a_ = 0, submitted_b_ = 0;  // serials (a pointer could be reused by a new snapshot)
-  bool submitted_match_ = false, working_ = false, stop_ = false;
-  uint64_t next_serial_ = 0;  // read and written by the job's thread only
-  std::shared_ptr<const ComparisonSnapshot> latest_;
-  std::function<void()> notify_;
-  std::thread thread_;
+  uint64_t made_ = 0;                                                // results made, counted on the job's thread only
+  NewestRequestJob<std::shared_ptr<const ComparisonSnapshot>> job_;  // last: its thread uses made_
 };
 
 }  // namespace attnscope::ui

@@ -73,6 +73,11 @@ class NewestRequestJob {
     std::lock_guard lock(mutex_);
     return fraction_;
   }
+  // A request is waiting or being made.
+  bool busy() const {
+    std::lock_guard lock(mutex_);
+    return working_ || pending_.has_value();
+  }
   // How many times it has reported (the share done moved, or a result was made).
   uint64_t updates() const {
     std::lock_guard lock(mutex_);
@@ -96,6 +101,7 @@ class NewestRequestJob {
         request = std::move(*pending_);
         pending_.reset();
         fraction_ = 0.0;
+        working_ = true;
       }
       make(request);
     }
@@ -115,6 +121,7 @@ class NewestRequestJob {
     } catch (const Cancelled&) {
       std::lock_guard lock(mutex_);
       fraction_.reset();
+      working_ = false;
       return;
     } catch (const std::exception& e) {
       made->error = e.what();
@@ -122,6 +129,7 @@ class NewestRequestJob {
     report([&] {
       latest_ = std::move(made);
       fraction_.reset();
+      working_ = false;
     });
   }
 
@@ -142,7 +150,7 @@ class NewestRequestJob {
   uint64_t requests_ = 0, updates_ = 0;
   std::string submitted_key_;
   std::optional<double> fraction_;
-  bool stop_ = false;
+  bool working_ = false, stop_ = false;
   std::shared_ptr<const Made> latest_;
   std::function<void()> notify_;
   std::thread thread_;  // last: started once the rest is made
