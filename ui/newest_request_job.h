@@ -68,6 +68,11 @@ class NewestRequestJob {
     std::lock_guard lock(mutex_);
     return latest_;
   }
+  // The newest result, no longer kept by the job (a large one handed over).
+  std::shared_ptr<const Made> take_latest() {
+    std::lock_guard lock(mutex_);
+    return std::move(latest_);
+  }
   // The share done of the request being made; nullopt when none is.
   std::optional<double> fraction() const {
     std::lock_guard lock(mutex_);

@@ -146,7 +146,7 @@ TiledFigure tiled_head_figure(const AnalyzedTextView& text, const FigureOptions&
   return out;
 }
 
-Figure grid_figure(const AnalyzedTextView& text, const FigureOptions& options) {
+Figure grid_figure(const AnalyzedTextView& text, const FigureOptions& options, const LongTextThumbnails& long_text) {
   const FigureOptions o = resolved(options, text.analysis);
   const auto& a = text.analysis;
   Figure f = titled(std::string("every head: ") + matrix_name(o.matrix) + " (last column: layer sums)", o,
@@ -156,7 +156,9 @@ Figure grid_figure(const AnalyzedTextView& text, const FigureOptions& options) {
   // thumbnails, made a block of rows at a time, pooled to kLongGridCells a side; up to that length
   // the values of every map kept.
   if (!text.keeps_maps()) {
-    for (HeatmapPanel& p : grid_thumbnails(text, o, kLongGridCells)) f.panels.push_back(std::move(p));
+    LongTextThumbnails blocks = long_text;
+    blocks.pooled = nullptr;
+    for (HeatmapPanel& p : grid_thumbnails(text, o, kLongGridCells, blocks)) f.panels.push_back(std::move(p));
     return f;
   }
   for (int l = 0; l < a.num_layers; ++l)

@@ -37,9 +37,11 @@ TiledFigure tiled_figure12(const AnalyzedTextView& text, const FigureOptions& op
 // Every head's map and every layer's sum. A long text's (maps not kept) are its overview's
 // thumbnails (figures/overview_thumbnails.h) at most this many cells a side: 1 MB a panel, 290 MB for
 // a BERT-base size, each cell its block's value of largest magnitude, the diagonal zeroed on
-// attention alone, as the overview does.
+// attention alone, as the overview does; `long_text` reports their layers and stops them (its
+// `pooled` is not read: the forward pools at the overview's size).
 inline constexpr int kLongGridCells = 512;
-Figure grid_figure(const AnalyzedTextView& text, const FigureOptions& options);
+Figure grid_figure(const AnalyzedTextView& text, const FigureOptions& options,
+                   const LongTextThumbnails& long_text = {});
 Figure figure4(const AnalyzedTextView& text, const FigureOptions& options);
 Figure figure5(const AnalyzedTextView& text, const FigureOptions& options);
 Figure figure9(const AnalyzedTextView& text, const FigureOptions& options);

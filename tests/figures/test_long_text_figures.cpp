@@ -94,6 +94,21 @@ TEST(LongTextFigures, TheGridFigureOfALongTextIsItsThumbnailsAtFullSize) {
   }
 }
 
+// The grid figure of a long text, made beside the explorer's window for its export, reports its
+// layers as they are pooled and stops between blocks of rows when asked.
+TEST(LongTextFigures, TheGridFigureOfALongTextReportsItsLayersAndStops) {
+  FigureOptions o;
+  o.matrix = MatrixKind::Similarity;
+  std::vector<double> reported;
+  LongTextThumbnails long_text;
+  long_text.progress = [&](std::string_view, double f) { reported.push_back(f); };
+  EXPECT_EQ(grid_figure(long_view(), o, long_text).panels.size(), size_t{6 * 13});
+  ASSERT_EQ(reported.size(), size_t{6});
+  EXPECT_DOUBLE_EQ(reported.back(), 1.0);
+  long_text.keep_going = [] { return false; };
+  EXPECT_THROW(grid_figure(long_view(), o, long_text), Cancelled);
+}
+
 // Asked to stop, a long text's overview stops between blocks of rows (rollout or not); a view
 // without a model to make its maps again is refused in one line.
 TEST(LongTextFigures, ALongTextsOverviewStopsWhenAskedAndSaysWhatItLacks) {

@@ -171,6 +171,36 @@ TEST_F(Gui, TheHeadViewDrawsALongTextsRollout) {
   EXPECT_LT(mean_difference(long_text, maps, heatmap_box(maps)), 0.01);
 }
 
+// The overview's Export... of a long text: its figure is made off the UI thread (the screenshot
+// waits for it), then the export dialog opens on it as it does on a short text's.
+TEST_F(Gui, ALongTextsOverviewIsExportedFromOffTheUiThread) {
+  const std::string file = (dir_ / "long.txt").string();
+  std::ofstream(file) << corpus_text();
+  const std::vector<std::string> args = {"--file", file,   "--max-len", "512",
+                                         "--view", "grid", "--matrix",  "similarity"};
+  std::vector<std::string> long_args = args;
+  long_args.insert(long_args.end(), {"--maps-up-to", "100"});
+  const Image overview = shot("long-overview", long_args);
+  // Export... is the last button of the overview's row of controls: the rightmost pixel of a
+  // button's colour below the tabs.
+  int x = -1, y = -1;
+  for (int row = 40; row < 100 && x < 0; ++row)
+    for (int col = kWidth - 1; col > kWidth * 3 / 10 && x < 0; --col)
+      if (const unsigned char* p = overview.at(col, row); p[0] == 36 && p[1] == 70 && p[2] == 110)
+        x = col - 8, y = row + 6;
+  ASSERT_GE(x, 0) << "no button in the overview's controls";
+  const std::vector<std::string> click = {"--click", std::to_string(x), std::to_string(y)};
+  std::vector<std::string> long_click = long_args, maps_click = args;
+  long_click.insert(long_click.end(), click.begin(), click.end());
+  maps_click.insert(maps_click.end(), click.begin(), click.end());
+  const Image exported = shot("long-export", long_click), maps_exported = shot("maps-export", maps_click);
+  // Inside the dialog: the window behind it is dimmed in a few frames, not always as far.
+  const Box dialog{kWidth * 33 / 100, kHeight * 44 / 100, kWidth * 62 / 100, kHeight * 55 / 100};
+  EXPECT_GT(mean_difference(exported, overview, dialog), 20.0) << "no dialog after a click at " << x << ", " << y;
+  // The dialog's background lets the window's dimming through a little.
+  EXPECT_LT(mean_difference(exported, maps_exported, dialog), 4.0);
+}
+
 // A result file of `analyze` shown without its model (--result): a long text's (MiniLM at 512
 // tokens, queries and keys kept) maps are made again from the file as the model makes them: the
 // head view and the overview show the pixels the model shows with every map kept; a file that

@@ -76,18 +76,53 @@ void GridPanel::draw_controls(const PanelContext& c, ViewState& state, PanelActi
                     "Every head's strongest role (previous token, first token or sink, induction, ...) above the maps"))
     actions.state = state;
   same_line_if_fits(button_width("Export..."));
-  if (c.snapshot && ImGui::Button("Export...")) {
-    try {
-      figure_ = grid_figure(c.snapshot->view(), figure_options(c.state));
-      actions.export_figure = &figure_;
-    } catch (const std::exception& e) {
-      error_ = e.what();
-    }
-  }
+  if (c.snapshot && ImGui::Button("Export...")) export_figure(c, actions);
+  if (!exporting_.empty()) take_exported(actions);
   if (matrix != static_cast<int>(state.matrix)) {
     state.matrix = static_cast<MatrixKind>(matrix);
     actions.state = state;
   }
+}
+
+// The grid as a figure for the export dialog: a short text's made here, a long text's by the
+// export job (its progress shown until take_exported hands it over).
+void GridPanel::export_figure(const PanelContext& c, PanelActions& actions) {
+  const FigureOptions o = figure_options(c.state);
+  if (c.snapshot->captures.attention.defined() || !c.snapshot_owner) {
+    try {
+      exported_ = std::make_shared<const Figure>(grid_figure(c.snapshot->view(), o));
+      actions.export_figure = exported_.get();
+    } catch (const std::exception& e) {
+      error_ = e.what();
+    }
+    return;
+  }
+  exporting_ = "export|" + overview_request_key(c.snapshot->serial, o);
+  export_job_.submit(exporting_, [snapshot = c.snapshot_owner, o](const JobControl& control) {
+    LongTextThumbnails long_text;
+    long_text.keep_going = control.keep_going;
+    long_text.progress = [&](std::string_view, double fraction) { control.progress(fraction); };
+    return std::make_shared<const Figure>(grid_figure(snapshot->view(), o, long_text));
+  });
+}
+
+void GridPanel::take_exported(PanelActions& actions) {
+  const auto made = export_job_.latest();
+  if (!made || made->key != exporting_) {
+    const double done = export_job_.fraction().value_or(0.0);
+    char overlay[80];
+    std::snprintf(overlay, sizeof overlay, "making the figure to export: %.0f%%", 100 * done);
+    ImGui::ProgressBar(static_cast<float>(done), ImVec2(-1, 0), overlay);
+    return;
+  }
+  exporting_.clear();
+  export_job_.take_latest();  // `made` is all that holds it now
+  if (!made->error.empty()) {
+    error_ = made->error;
+    return;
+  }
+  exported_ = made->value;
+  actions.export_figure = exported_.get();
 }
 
 // A long text's run under way whose forward has pooled some layers of the overview shown: those
