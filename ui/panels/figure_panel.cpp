@@ -87,7 +87,7 @@ void FigurePanel::rebuild(const PanelContext& c, const FigureOptions& options) {
       canvas_.set(build_(text, options));
       return;
     }
-    if (rollouts_ && options.matrix == MatrixKind::Rollout) {
+    if (rollouts_ && options.matrix == MatrixKind::Rollout && !options.query_key) {
       canvas_.set({});
       if (!(text.rollout = kept_rollout(c, options))) {
         waiting_ = true;
