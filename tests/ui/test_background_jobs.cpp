@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <filesystem>
 #include <chrono>
 #include <mutex>
 #include <thread>
@@ -147,18 +148,23 @@ TEST(AnalysisWorker, ALongTextsRunReportsEachLayerWithTheOverviewSoFar) {
   EXPECT_EQ(worker.progress().serial, 0u);  // nothing under way
 }
 
-// A long text's overview asked with options its run did not colour it with is made off the UI
-// thread: the newest request wins, each atlas the one grid_atlas makes (rollout too, layer by
-// layer), what cannot be made says why, and every step is reported for the window to draw.
-TEST(OverviewJob, ColoursALongTextsOverviewAndTheNewestRequestWins) {
-  const test::TempDir dir;
+// A short text analysed as a long one (its maps not kept) by a tiny BERT of 3 layers written to `dir`.
+std::shared_ptr<const AnalysisSnapshot> long_text_snapshot(const std::filesystem::path& dir) {
   test::write_tiny_bert(dir / "tiny", {.layers = 3});
   AnalysisWorker worker((dir / "tiny").string(), "cpu", "float32");
   AnalysisRequest asked{"the cat sat on the mat", {}, 0};
   asked.long_texts.maps_up_to = 4;
   const uint64_t serial = worker.submit(asked);
-  ASSERT_TRUE(wait_for([&] { return worker.latest() && worker.latest()->serial == serial; }));
-  const auto s = worker.latest_good();
+  if (!wait_for([&] { return worker.latest() && worker.latest()->serial == serial; })) return nullptr;
+  return worker.latest_good();
+}
+
+// A long text's overview asked with options its run did not colour it with is made off the UI
+// thread: the newest request wins, each atlas the one grid_atlas makes (rollout too, layer by
+// layer), what cannot be made says why, and every step is reported for the window to draw.
+TEST(OverviewJob, ColoursALongTextsOverviewAndTheNewestRequestWins) {
+  const test::TempDir dir;
+  const auto s = long_text_snapshot(dir.path());
   ASSERT_TRUE(s && !s->captures.attention.defined());
   std::atomic<int> notified{0};
   OverviewJob job([&] { ++notified; });
@@ -194,13 +200,7 @@ TEST(OverviewJob, ColoursALongTextsOverviewAndTheNewestRequestWins) {
 // one made is long_text_rollout's, what cannot be made says why.
 TEST(RolloutJob, MakesALongTextsRolloutAndTheNewestRequestWins) {
   const test::TempDir dir;
-  test::write_tiny_bert(dir / "tiny", {.layers = 3});
-  AnalysisWorker worker((dir / "tiny").string(), "cpu", "float32");
-  AnalysisRequest asked{"the cat sat on the mat", {}, 0};
-  asked.long_texts.maps_up_to = 4;
-  const uint64_t serial = worker.submit(asked);
-  ASSERT_TRUE(wait_for([&] { return worker.latest() && worker.latest()->serial == serial; }));
-  const auto s = worker.latest_good();
+  const auto s = long_text_snapshot(dir.path());
   ASSERT_TRUE(s && !s->captures.attention.defined());
   std::atomic<int> notified{0};
   RolloutJob job([&] { ++notified; });
