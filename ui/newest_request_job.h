@@ -68,9 +68,11 @@ class NewestRequestJob {
     std::lock_guard lock(mutex_);
     return latest_;
   }
-  // The newest result, no longer kept by the job (a large one handed over).
+  // The newest result, no longer kept by the job (a large one handed over); the same request made
+  // again is then made anew.
   std::shared_ptr<const Made> take_latest() {
     std::lock_guard lock(mutex_);
+    if (latest_ && latest_->key == submitted_key_) submitted_key_.clear();
     return std::move(latest_);
   }
   // The share done of the request being made; nullopt when none is.

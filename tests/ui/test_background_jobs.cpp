@@ -15,6 +15,7 @@
 #include "corpus_job.h"
 #include "download_job.h"
 #include "figures/overview_thumbnails.h"
+#include "newest_request_job.h"
 #include "overview_job.h"
 #include "rollout_job.h"
 #include "figures/text_figures.h"
@@ -146,6 +147,47 @@ TEST(AnalysisWorker, ALongTextsRunReportsEachLayerWithTheOverviewSoFar) {
     EXPECT_TRUE(std::all_of(so_far.begin() + done, so_far.end(), [](uint8_t b) { return b == 0; })) << "layer " << k;
   }
   EXPECT_EQ(worker.progress().serial, 0u);  // nothing under way
+}
+
+// The same request is made once while its result is kept; handed over (take_latest), it is made
+// again when asked again (a second export of the same figure); a stale request stops and leaves
+// nothing.
+TEST(NewestRequestJob, ARequestIsMadeOnceUntilItsResultIsHandedOver) {
+  NewestRequestJob<int> job;
+  std::atomic<int> runs{0};
+  const auto work = [&](int value) {
+    return [&runs, value](const JobControl&) {
+      ++runs;
+      return value;
+    };
+  };
+  const auto made = [&](const std::string& key) {
+    return wait_for([&] { return job.latest() && job.latest()->key == key && !job.busy(); });
+  };
+  job.submit("a", work(1));
+  ASSERT_TRUE(made("a"));
+  job.submit("a", work(2));  // made already: not again
+  EXPECT_EQ(job.latest()->value, 1);
+  EXPECT_EQ(runs.load(), 1);
+  const auto taken = job.take_latest();
+  ASSERT_TRUE(taken);
+  EXPECT_EQ(taken->value, 1);
+  EXPECT_FALSE(job.latest());
+  job.submit("a", work(3));
+  ASSERT_TRUE(made("a"));
+  EXPECT_EQ(job.latest()->value, 3);
+  EXPECT_EQ(runs.load(), 2);
+  std::atomic<bool> started{false};
+  job.submit("slow", [&](const JobControl& control) {
+    started = true;
+    while (control.keep_going()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    throw Cancelled();
+    return 0;
+  });
+  ASSERT_TRUE(wait_for([&] { return started.load(); }));
+  job.submit("b", work(4));  // the newest: "slow" stops and leaves nothing
+  ASSERT_TRUE(made("b"));
+  EXPECT_EQ(job.latest()->value, 4);
 }
 
 // A short text analysed as a long one (its maps not kept) by a tiny BERT of 3 layers written to `dir`.
