@@ -103,7 +103,8 @@ Explorer::Explorer(const ExplorerOptions& o, Settings settings, std::string warn
   for (FigurePanel* panel : {&head_, &separators_, &stats_, &lines_, &layers_}) panel->zoom = o.zoom;
   pairs_.set_zoom(o.zoom);
   head_.tiles = o.long_maps;
-  head_.make_rollouts_beside([] { glfwPostEmptyEvent(); });
+  head_.make_rollouts_beside(head_figure_rollout_layers, [] { glfwPostEmptyEvent(); });
+  layers_.make_rollouts_beside(figure12_rollout_layers, [] { glfwPostEmptyEvent(); });
   if (o.bench_frames > 0 || o.bench_typing > 0) glfwSwapInterval(0);  // time the frames, not the display
   if (o.partial_frames) back_buffer_kept_ = back_buffer_kept_after_swap(window_.get(), window_background());
   // A result file is read by its own worker; its text and settings are taken once it is read (take_result).
@@ -361,7 +362,9 @@ bool Explorer::screenshot_ready() const {
   if (picker_.downloading() || run_asked_ || run_b_asked_ || worker_->busy() || !worker_->latest() || views_pending_)
     return false;
   if (settings_.view.view == View::Grid && grid_.colouring()) return false;
-  if (settings_.view.view == View::Head && head_.waiting()) return false;
+  if ((settings_.view.view == View::Head && head_.waiting()) ||
+      (settings_.view.view == View::Layers && layers_.waiting()))
+    return false;
   if (settings_.view.view == View::Corpus && !options_.corpus_result.empty())
     return corpus_.has_result() && !corpus_.busy();
   if (settings_.view.view == View::Compare) return compare_ready();

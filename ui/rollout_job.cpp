@@ -2,17 +2,21 @@
 
 namespace attnscope::ui {
 
-std::string rollout_request_key(uint64_t serial, int layer, bool of_norm) {
-  return std::to_string(serial) + "|" + std::to_string(layer) + (of_norm ? "|norm" : "|attention");
+std::string rollout_request_key(uint64_t serial, const std::vector<int>& layers, bool of_norm) {
+  std::string key = std::to_string(serial) + "|";
+  for (int l : layers) key += std::to_string(l) + ",";
+  return key + (of_norm ? "|norm" : "|attention");
 }
 
-void submit_rollout(RolloutJob& job, std::shared_ptr<const AnalysisSnapshot> snapshot, int layer, bool of_norm) {
-  const std::string key = rollout_request_key(snapshot->serial, layer, of_norm);
-  job.submit(key, [snapshot = std::move(snapshot), layer, of_norm](const JobControl& control) {
+void submit_rollouts(RolloutJob& job, std::shared_ptr<const AnalysisSnapshot> snapshot, std::vector<int> layers,
+                     bool of_norm) {
+  const std::string key = rollout_request_key(snapshot->serial, layers, of_norm);
+  job.submit(key, [snapshot = std::move(snapshot), layers = std::move(layers), of_norm](const JobControl& control) {
     RolloutControl rollout;
     rollout.keep_going = control.keep_going;
     rollout.progress = [&](std::string_view, double fraction) { control.progress(fraction); };
-    return std::make_shared<const KeptRollout>(long_text_rollout(snapshot->view(), layer, of_norm, rollout));
+    return std::make_shared<const std::vector<KeptRollout>>(
+        long_text_rollouts(snapshot->view(), layers, of_norm, rollout));
   });
 }
 

@@ -1,11 +1,12 @@
 #pragma once
-// A long text's attention rollout after one layer, made off the UI thread for the Head view: its
-// layer maps are made again a block of rows at a time and multiplied, `layer` products of n x n
-// matrices (seconds at 2,048 tokens, minutes at 8,192). The newest request wins
-// (newest_request_job.h); the one made is kept until another is.
+// A long text's attention rollouts after some layers, made off the UI thread for the Head and
+// Layers views: its layer maps are made again a block of rows at a time and multiplied, up to the
+// last layer asked (seconds at 2,048 tokens, minutes at 8,192). The newest request wins
+// (newest_request_job.h); the ones made are kept until others are.
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "analysis_worker.h"
 #include "figures/text_matrices.h"
@@ -13,10 +14,13 @@
 
 namespace attnscope::ui {
 
-using RolloutJob = NewestRequestJob<std::shared_ptr<const KeptRollout>>;
+using KeptRollouts = std::shared_ptr<const std::vector<KeptRollout>>;
+using RolloutJob = NewestRequestJob<KeptRollouts>;
 
-std::string rollout_request_key(uint64_t serial, int layer, bool of_norm);
-// Makes `snapshot`'s rollout after `layer` on `job`, unless it is made or being made already.
-void submit_rollout(RolloutJob& job, std::shared_ptr<const AnalysisSnapshot> snapshot, int layer, bool of_norm);
+// `layers` ascending, each once (long_text_rollouts).
+std::string rollout_request_key(uint64_t serial, const std::vector<int>& layers, bool of_norm);
+// Makes `snapshot`'s rollouts after `layers` on `job`, unless they are made or being made already.
+void submit_rollouts(RolloutJob& job, std::shared_ptr<const AnalysisSnapshot> snapshot, std::vector<int> layers,
+                     bool of_norm);
 
 }  // namespace attnscope::ui

@@ -28,6 +28,7 @@ json to_json(const Settings& s) {
               {"sentences", s.analysis.sentences == SentenceMode::Segments ? "segments" : "punct"},
               {"view", view_name(s.view.view)},
               {"matrix", matrix_name(s.view.matrix)},
+              {"layers_matrix", matrix_name(s.view.layers_matrix)},
               {"rollout_of_norm", s.view.rollout_of_norm},
               {"head_roles", s.view.head_roles},
               {"colormap", colormap(s.view.colormap).name},
@@ -61,6 +62,7 @@ Settings from_json(const json& j) {
     s.analysis.sentences = v->get<std::string>() == "segments" ? SentenceMode::Segments : SentenceMode::Punctuation;
   if (auto* v = field("view")) s.view.view = view_by_name(v->get<std::string>());
   if (auto* v = field("matrix")) s.view.matrix = matrix_by_name(v->get<std::string>());
+  if (auto* v = field("layers_matrix")) s.view.layers_matrix = matrix_by_name(v->get<std::string>());
   if (auto* v = field("rollout_of_norm")) s.view.rollout_of_norm = v->get<bool>();
   if (auto* v = field("head_roles")) s.view.head_roles = v->get<bool>();
   if (auto* v = field("colormap")) s.view.colormap = colormap_by_name(v->get<std::string>());

@@ -21,6 +21,7 @@ struct FigureCommandOptions {
   SecondRunOptions second;
   AnalysisOptions analysis;
   std::string figure, out, corpus, corpus_b, matrix = "attention", colormap = "viridis", scale = "linear";
+  std::string layer_matrix = "similarity";
   int layer = -1, head = 0, query = 0, key = -1;
   bool rollout_of_norm = false;
   std::vector<int> layers, heads;
@@ -37,6 +38,7 @@ FigureOptions figure_options(const FigureCommandOptions& o, std::string caption)
   f.rollout_of_norm = o.rollout_of_norm;
   f.key = o.key;
   f.matrix = matrix_by_name(o.matrix);
+  f.layer_matrix = matrix_by_name(o.layer_matrix);
   f.colormap = colormap_by_name(o.colormap);
   f.scale = value_scale_by_name(o.scale);
   f.caption = std::move(caption);
@@ -103,8 +105,9 @@ Figure compared_figure(const FigureCommandOptions& o) {
 int run_figure(FigureCommandOptions o) {
   figure_format(o.out);  // a wrong extension is reported before the model runs
   // What the figure draws besides the analysis; the analysis's own needs are added by the pipeline.
-  o.run.lenses = needs_lens_captures(
-      {}, {.norm = o.matrix == "norm", .rollout_of_norm = o.rollout_of_norm, .query_key = o.figure == "qk"});
+  o.run.lenses = needs_lens_captures({}, {.norm = o.matrix == "norm" || o.layer_matrix == "norm",
+                                          .rollout_of_norm = o.rollout_of_norm,
+                                          .query_key = o.figure == "qk"});
   if (o.second.given() && !o.corpus.empty())
     throw Error("--corpus draws one corpus result; a second run (--model-b, --text-b) compares two texts");
   if (!o.corpus_b.empty() && o.corpus.empty()) throw Error("--corpus-b compares with --corpus: give both");
@@ -166,6 +169,11 @@ Action add_figure_command(CLI::App& app) {
   cmd->add_option("--matrix", o->matrix,
                   "For head, grid: attention, similarity, cosine, norm (norm-based attention, Kobayashi et al. "
                   "2020) or rollout (Abnar and Zuidema 2020)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"attention", "similarity", "cosine", "norm", "rollout"}));
+  cmd->add_option("--layer-matrix", o->layer_matrix,
+                  "For 12 (layers): each layer's map: similarity (its heads' summed S, the paper's), attention, "
+                  "cosine, norm or rollout (on a long text, every layer shown rolled out in one pass)")
       ->capture_default_str()
       ->check(CLI::IsMember({"attention", "similarity", "cosine", "norm", "rollout"}));
   cmd->add_option("--colormap", o->colormap,

@@ -43,8 +43,8 @@ std::function<bool(int64_t, int64_t)> outlined_pairs(const TextAnalysis& analysi
 MapSource head_map_source(const AnalyzedTextView& text, const MapOfHead& map, ValueScale scale, bool symmetric) {
   if (map.kind == MatrixKind::Rollout && !text.keeps_maps() && !text.rollout_of(map.layer, map.rollout_of_norm))
     throw Error("this view draws no attention rollout of a long text after layer " + std::to_string(map.layer) +
-                " (each is made beforehand, minutes at 8,192 tokens): the Head view and the overview draw it, as "
-                "does attnscope-cli figure --matrix rollout");
+                " (each is made beforehand, minutes at 8,192 tokens): the Head view, the Layers view and the overview "
+                "draw it, as does attnscope-cli figure --matrix rollout");
   MapSource source;
   source.n = text.analysis.length;
   source.block_rows = rows_per_block((map.head < 0 ? text.analysis.num_heads : 1) * source.n);

@@ -2,6 +2,7 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -332,8 +333,27 @@ Figure figure12(const AnalyzedTextView& text, const FigureOptions& options) {
   const FigureOptions o = resolved(options, text.analysis);
   const std::vector<int> layers = chosen_layers(o, text.analysis);
   Figure f = figure12_titled(o, layers.size());
-  for (int l : layers) f.panels.push_back(matrix_panel(text, l, -1, o.layer_matrix, o));
+  // A long text's rollouts are made in one pass up to the last layer shown, not one pass each.
+  AnalyzedTextView view = text;
+  if (const std::vector<int> rollouts = figure12_rollout_layers(text.analysis, o);
+      !rollouts.empty() && !text.keeps_maps() &&
+      !std::ranges::all_of(rollouts, [&](int l) { return text.rollout_of(l, o.rollout_of_norm) != nullptr; }))
+    view.rollouts = long_text_rollouts(text, rollouts, o.rollout_of_norm);
+  for (int l : layers) f.panels.push_back(matrix_panel(view, l, -1, o.layer_matrix, o));
   return f;
+}
+
+std::vector<int> head_figure_rollout_layers(const TextAnalysis& analysis, const FigureOptions& options) {
+  if (options.matrix != MatrixKind::Rollout || options.query_key) return {};
+  return {resolved(options, analysis).layer};
+}
+
+std::vector<int> figure12_rollout_layers(const TextAnalysis& analysis, const FigureOptions& options) {
+  if (options.layer_matrix != MatrixKind::Rollout) return {};
+  std::vector<int> layers = chosen_layers(resolved(options, analysis), analysis);
+  std::ranges::sort(layers);
+  layers.erase(std::unique(layers.begin(), layers.end()), layers.end());
+  return layers;
 }
 
 TiledFigure tiled_figure12(const AnalyzedTextView& text, const FigureOptions& options) {

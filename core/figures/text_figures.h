@@ -33,6 +33,11 @@ struct TiledFigure {
 TiledFigure tiled_head_figure(const AnalyzedTextView& text, const FigureOptions& options);  // head_figure's
 TiledFigure tiled_figure5(const AnalyzedTextView& text, const FigureOptions& options);      // figure5's
 TiledFigure tiled_figure12(const AnalyzedTextView& text, const FigureOptions& options);     // figure12's
+// The layers whose rollout these figures of a long text draw (empty: none), each to be made
+// beforehand (long_text_rollouts, in the text's view): the head figure's layer, or the Layers
+// figure's chosen ones, where they show rollout.
+std::vector<int> head_figure_rollout_layers(const TextAnalysis& analysis, const FigureOptions& options);
+std::vector<int> figure12_rollout_layers(const TextAnalysis& analysis, const FigureOptions& options);
 
 // Every head's map and every layer's sum. A long text's (maps not kept) are its overview's
 // thumbnails (figures/overview_thumbnails.h) at most this many cells a side: 1 MB a panel, 290 MB for

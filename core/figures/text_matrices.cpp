@@ -9,6 +9,7 @@
 #include "analysis/context_similarity.h"
 #include "analysis/lens_maps.h"
 #include "analysis/norm_based_attention.h"
+#include "base/byte_size.h"
 #include "base/error.h"
 #include "figures/tensor_values.h"
 #include "model/reproducible_products.h"
@@ -101,8 +102,8 @@ at::Tensor long_text_rows(const AnalyzedTextView& text, int layer, int head, Mat
       return host_floats(cosine_rows(similarity_rows(a.head_outputs[layer].narrow(0, first, heads), rows.first, count),
                                      a.similarity.norms[layer].narrow(0, first, heads), rows.first));
     case MatrixKind::Rollout:
-      if (text.rollout && text.rollout->layer == layer)
-        return text.rollout->matrix.narrow(0, rows.first, count).unsqueeze(0).expand({heads, -1, -1});
+      if (const KeptRollout* kept = text.rollout_after(layer))
+        return kept->matrix.narrow(0, rows.first, count).unsqueeze(0).expand({heads, -1, -1});
       require_maps(text, kind);
   }
   return {};
@@ -164,19 +165,63 @@ LayerMapRows rollout_layer_rows(const AnalyzedTextView& text, bool rollout_of_no
   };
 }
 
-KeptRollout long_text_rollout(const AnalyzedTextView& text, int layer, bool of_norm, const RolloutControl& control) {
-  require_rollout_fits(text.analysis.length);
+const KeptRollout* AnalyzedTextView::rollout_of(int layer, bool of_norm) const {
+  const KeptRollout* kept = rollout_after(layer);
+  return kept && kept->of_norm == of_norm ? kept : nullptr;
+}
+
+const KeptRollout* AnalyzedTextView::rollout_after(int layer) const {
+  for (const KeptRollout& kept : rollouts)
+    if (kept.layer == layer) return &kept;
+  return nullptr;
+}
+
+namespace {
+
+// The pass works in two n x n matrices and hands the last layer's over as one of them; each other
+// layer asked is a copy kept beside them.
+void require_kept_rollouts_fit(int64_t n, size_t kept) {
+  require_rollout_fits(n);
+  const double each = static_cast<double>(n) * static_cast<double>(n) * sizeof(float);
+  const double bytes = rollout_in_blocks_bytes(n) + static_cast<double>(kept - 1) * each;
+  if (bytes <= kMostRolloutBytes) return;
+  const auto most = static_cast<int64_t>((kMostRolloutBytes - rollout_in_blocks_bytes(n)) / each) + 1;
+  throw Error("the attention rollouts after " + std::to_string(kept) + " layers of a text of " + std::to_string(n) +
+              " tokens would hold " + byte_size(bytes) + " (at most " + byte_size(kMostRolloutBytes) +
+              "): ask for at most " + std::to_string(most) + " layers at a time");
+}
+
+}  // namespace
+
+std::vector<KeptRollout> long_text_rollouts(const AnalyzedTextView& text, const std::vector<int>& layers, bool of_norm,
+                                            const RolloutControl& control) {
+  if (layers.empty() || !std::is_sorted(layers.begin(), layers.end()) ||
+      std::adjacent_find(layers.begin(), layers.end()) != layers.end() || layers.front() < 0 ||
+      layers.back() >= text.analysis.num_layers)
+    throw Error("the layers of a rollout are asked each once, in order, within 0 .. " +
+                std::to_string(text.analysis.num_layers - 1));
+  const int64_t n = text.analysis.length;
+  const int last = layers.back();
+  require_kept_rollouts_fit(n, layers.size());
   const LayerMapRows maps = rollout_layer_rows(text, of_norm);
   const LayerMapRows checked = [&](int64_t l, RowSpan rows) {
     stop_if_stale(control.keep_going);
     return maps(l, rows);
   };
-  const RolloutOfLayer report = [&](int64_t l, const at::Tensor&) {
-    if (control.progress) control.progress("rollout", static_cast<double>(l + 1) / static_cast<double>(layer + 1));
+  std::vector<KeptRollout> kept;
+  const RolloutOfLayer each = [&](int64_t l, const at::Tensor& rollout) {
+    // R_last is handed back whole; the others' buffer is written over by the next layer.
+    if (l < last && std::binary_search(layers.begin(), layers.end(), static_cast<int>(l)))
+      kept.push_back({static_cast<int>(l), of_norm, rollout.clone()});
+    if (control.progress) control.progress("rollout", static_cast<double>(l + 1) / static_cast<double>(last + 1));
   };
-  return {layer, of_norm,
-          rollout_in_blocks(checked, layer, text.analysis.length,
-                            rows_per_block(text.analysis.num_heads * text.analysis.length), report)};
+  at::Tensor after_last = rollout_in_blocks(checked, last, n, rows_per_block(text.analysis.num_heads * n), each);
+  kept.push_back({last, of_norm, std::move(after_last)});
+  return kept;
+}
+
+KeptRollout long_text_rollout(const AnalyzedTextView& text, int layer, bool of_norm, const RolloutControl& control) {
+  return long_text_rollouts(text, {layer}, of_norm, control).front();
 }
 
 namespace {

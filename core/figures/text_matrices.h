@@ -18,7 +18,7 @@
 
 namespace attnscope {
 
-// A long text's rollout after one layer, made beforehand (long_text_rollout): its maps are never
+// A long text's rollout after one layer, made beforehand (long_text_rollouts): its maps are never
 // whole, and R_layer takes `layer` products of n x n matrices (minutes at 8,192 tokens), too long
 // for a view to make while it draws.
 struct KeptRollout {
@@ -35,16 +35,16 @@ struct AnalyzedTextView {
   // A long text's maps (captures.attention undefined): recomputed from its queries and keys by the
   // model that ran it. Unset: the text's maps are read from its captures, or are not to be had.
   AttentionRows attention_rows = {};
-  // A long text's rollout made beforehand, or null: map_rows reads it for its layer,
-  // head_map_source for its layer and lens (another is refused in one line); head_matrix makes any
-  // other.
-  std::shared_ptr<const KeptRollout> rollout = {};
+  // A long text's rollouts made beforehand (one lens, each after its layer): map_rows reads the one
+  // of its layer, head_map_source the one of its layer and lens (another is refused in one line);
+  // head_matrix makes any other.
+  std::vector<KeptRollout> rollouts = {};
 
   bool keeps_maps() const { return captures.attention.defined(); }
-  // The kept rollout, where it is the one of `layer` through this lens.
-  const KeptRollout* rollout_of(int layer, bool of_norm) const {
-    return rollout && rollout->layer == layer && rollout->of_norm == of_norm ? rollout.get() : nullptr;
-  }
+  // The kept rollout after `layer` through this lens, or null.
+  const KeptRollout* rollout_of(int layer, bool of_norm) const;
+  // The kept rollout after `layer`, through the lens it was made by (map_rows': the caller's).
+  const KeptRollout* rollout_after(int layer) const;
 };
 
 // What making a long text's rollout reports: the share of its layers done (stage "rollout"), and
@@ -53,9 +53,13 @@ struct RolloutControl {
   ProgressReport progress = {};
   KeepGoing keep_going = {};
 };
-// A long text's rollout after `layer`, its layer maps made again a block of rows at a time
-// (analysis/attention_rollout.h: two n x n matrices held, and `layer` products of n^3); refused in
-// one line past kMostRolloutBytes.
+// A long text's rollouts after each of `layers` (each once, ascending), made in one pass up to the
+// last of them, its layer maps made again a block of rows at a time (analysis/attention_rollout.h:
+// two n x n matrices worked in, `last` products of n^3), the others kept as the pass goes by.
+// Refused in one line when what they hold would pass kMostRolloutBytes, saying how many fit.
+std::vector<KeptRollout> long_text_rollouts(const AnalyzedTextView& text, const std::vector<int>& layers, bool of_norm,
+                                            const RolloutControl& control = {});
+// The rollout after one layer (the Head view's).
 KeptRollout long_text_rollout(const AnalyzedTextView& text, int layer, bool of_norm,
                               const RolloutControl& control = {});
 

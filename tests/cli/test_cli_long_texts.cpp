@@ -56,14 +56,15 @@ TEST_F(CliLongText, PrintsWhatEveryMapKeptPrints) {
 
 // The overview (made again block by block of rows), figure 5 (a head's maps and S made again) and
 // the norm-based lens's overview and layer map (from attention made again and the kept value
-// vectors), and the rollout after a layer (made a block of rows at a time) draw the same SVG as with
-// every map kept.
+// vectors), and the rollout after a layer or after each of several (made a block of rows at a time,
+// in one pass) draw the same SVG as with every map kept.
 TEST_F(CliLongText, DrawsTheFiguresEveryMapKeptDraws) {
   const std::vector<std::vector<std::string>> figures = {{"grid"},
                                                          {"5"},
                                                          {"grid", "--matrix", "norm"},
                                                          {"head", "--matrix", "norm", "--head", "-1"},
-                                                         {"head", "--matrix", "rollout"}};
+                                                         {"head", "--matrix", "rollout"},
+                                                         {"12", "--layer-matrix", "rollout", "--layers", "1,4"}};
   for (size_t f = 0; f < figures.size(); ++f) {
     const std::string long_svg = (dir_.path() / ("long-" + std::to_string(f) + ".svg")).string(),
                       maps_svg = (dir_.path() / ("maps-" + std::to_string(f) + ".svg")).string();

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <numeric>
 #include <string_view>
 #include <vector>
 
@@ -239,7 +240,7 @@ TEST(LongTextFigures, ARolloutMadeBeforehandIsWhatTheHeadViewsTilesShow) {
     o.rollout_of_norm = of_norm;
     EXPECT_THROW(tiled_head_figure(long_view(), o), Error);  // not made yet
     AnalyzedTextView view = long_view();
-    view.rollout = std::make_shared<const KeptRollout>(kept);
+    view.rollouts = {kept};
     const TiledFigure tiled = tiled_head_figure(view, o);
     ASSERT_EQ(tiled.tiled.size(), size_t{1});
     EXPECT_TRUE(at::equal(tiled.tiled[0].source.rows(100, 37), kept.matrix.narrow(0, 100, 37)));
@@ -254,6 +255,64 @@ TEST(LongTextFigures, ARolloutMadeBeforehandIsWhatTheHeadViewsTilesShow) {
   RolloutControl stop;
   stop.keep_going = [] { return false; };
   EXPECT_THROW(long_text_rollout(long_view(), 1, false, stop), Cancelled);
+}
+
+// The rollouts after several layers, made in one pass up to the last (as the Layers view has them
+// made): each the whole maps' rollout to the bit, the pass reported layer by layer; the Layers
+// figure of a long text draws them, made by itself or beforehand, as it draws the kept maps'.
+TEST(LongTextFigures, RolloutsAfterSeveralLayersAreMadeInOnePass) {
+  std::vector<double> reported;
+  RolloutControl control;
+  control.progress = [&](std::string_view, double f) { reported.push_back(f); };
+  const std::vector<KeptRollout> kept = long_text_rollouts(long_view(), {1, 2, 4}, true, control);
+  ASSERT_EQ(kept.size(), size_t{3});
+  for (size_t k = 0; k < kept.size(); ++k) {
+    EXPECT_EQ(kept[k].layer, std::vector<int>({1, 2, 4})[k]);
+    EXPECT_TRUE(kept[k].of_norm);
+    EXPECT_EQ(tensor_values(kept[k].matrix), head_matrix(maps_view(), kept[k].layer, 0, MatrixKind::Rollout, true))
+        << "layer " << kept[k].layer;
+  }
+  EXPECT_EQ(reported, (std::vector<double>{0.2, 0.4, 0.6, 0.8, 1.0}));
+  for (const std::vector<int>& bad : std::vector<std::vector<int>>{{}, {2, 1}, {1, 1}, {-1}, {6}})
+    EXPECT_THROW(long_text_rollouts(long_view(), bad, false), Error);
+
+  FigureOptions o;
+  o.layer_matrix = MatrixKind::Rollout;
+  o.rollout_of_norm = true;
+  o.layers = {4, 1, 2};
+  EXPECT_EQ(figure12_rollout_layers(long_view().analysis, o), (std::vector<int>{1, 2, 4}));
+  EXPECT_EQ(figure12_rollout_layers(long_view().analysis, {}), std::vector<int>{});  // the paper's summed S
+  o.matrix = MatrixKind::Rollout;
+  EXPECT_EQ(head_figure_rollout_layers(long_view().analysis, o), std::vector<int>{5});  // layer -1: the last
+  const Figure made_here = figure12(long_view(), o), whole = figure12(maps_view(), o);
+  ASSERT_EQ(made_here.panels.size(), size_t{3});
+  for (size_t p = 0; p < whole.panels.size(); ++p)
+    EXPECT_EQ(std::get<HeatmapPanel>(made_here.panels[p]).values, std::get<HeatmapPanel>(whole.panels[p]).values);
+  EXPECT_THROW(tiled_figure12(long_view(), o), Error);  // tiles draw rollouts made beforehand only
+  AnalyzedTextView view = long_view();
+  view.rollouts = kept;
+  const TiledFigure tiled = tiled_figure12(view, o);
+  ASSERT_EQ(tiled.tiled.size(), size_t{3});
+  EXPECT_TRUE(at::equal(tiled.tiled[2].source.rows(300, 50), kept[1].matrix.narrow(0, 300, 50)));  // layer 2
+  EXPECT_EQ(tiled.figure.title, whole.title);
+}
+
+// Rollouts kept beside the pass's two matrices are refused past kMostRolloutBytes, saying how many
+// layers fit, before any is made.
+TEST(LongTextFigures, TooManyRolloutsOfALongTextAreRefusedSayingHowManyFit) {
+  const BothPaths& b = both_paths();
+  TextAnalysis analysis = b.long_text.analysis;
+  analysis.length = 8192;  // 268 MB a rollout: two worked in, and at most 12 kept besides them
+  analysis.num_layers = 22;
+  const AnalyzedTextView view{b.encoding, b.long_text.captures, analysis};
+  std::vector<int> layers(22);
+  std::iota(layers.begin(), layers.end(), 0);
+  try {
+    long_text_rollouts(view, layers, false);
+    ADD_FAILURE() << "22 rollouts of 8,192 tokens were not refused";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("at most 13 layers"), std::string::npos) << e.what();
+  }
 }
 
 TEST(LongTextFigures, WhatNeedsEveryMapIsRefusedInOneLine) {

@@ -238,32 +238,38 @@ TEST(OverviewJob, ColoursALongTextsOverviewAndTheNewestRequestWins) {
   EXPECT_FALSE(job.latest()->error.empty());
   EXPECT_TRUE(job.latest()->value.rgba.empty());
 }
-// A long text's rollout for the Head view is made off the UI thread: the newest request wins, the
-// one made is long_text_rollout's, what cannot be made says why.
-TEST(RolloutJob, MakesALongTextsRolloutAndTheNewestRequestWins) {
+// A long text's rollouts for the Head and Layers views are made off the UI thread: the newest
+// request wins, the ones made are long_text_rollouts', what cannot be made says why.
+TEST(RolloutJob, MakesALongTextsRolloutsAndTheNewestRequestWins) {
   const test::TempDir dir;
   const auto s = long_text_snapshot(dir.path());
   ASSERT_TRUE(s && !s->captures.attention.defined());
   std::atomic<int> notified{0};
   RolloutJob job([&] { ++notified; });
-  const auto made = [&](int layer, bool of_norm) {
+  const auto made = [&](const std::vector<int>& layers, bool of_norm) {
     return wait_for([&] {
       const auto l = job.latest();
-      return l && l->key == rollout_request_key(s->serial, layer, of_norm);
+      return l && l->key == rollout_request_key(s->serial, layers, of_norm);
     });
   };
-  submit_rollout(job, s, 2, false);
-  submit_rollout(job, s, 1, false);  // the newest: layer 2's is abandoned or replaced
-  ASSERT_TRUE(made(1, false));
+  submit_rollouts(job, s, {2}, false);
+  submit_rollouts(job, s, {0, 1}, false);  // the newest: layer 2's is abandoned or replaced
+  ASSERT_TRUE(made({0, 1}, false));
   ASSERT_TRUE(job.latest()->error.empty()) << job.latest()->error;
   ASSERT_TRUE(job.latest()->value);
-  EXPECT_EQ(job.latest()->value->layer, 1);
-  EXPECT_TRUE(at::equal(job.latest()->value->matrix, long_text_rollout(s->view(), 1, false).matrix));
+  const std::vector<KeptRollout>& kept = *job.latest()->value;
+  ASSERT_EQ(kept.size(), size_t{2});
+  for (int l : {0, 1}) {
+    EXPECT_EQ(kept[l].layer, l);
+    EXPECT_TRUE(at::equal(kept[l].matrix, long_text_rollout(s->view(), l, false).matrix)) << "layer " << l;
+  }
+  EXPECT_NE(rollout_request_key(s->serial, {0, 1}, false), rollout_request_key(s->serial, {0, 1}, true));
+  EXPECT_NE(rollout_request_key(s->serial, {0, 1}, false), rollout_request_key(s->serial, {1}, false));
   EXPECT_GT(notified.load(), 0);
   EXPECT_FALSE(job.fraction());
   // The norm-based maps need value vectors this run did not capture: one line, no rollout.
-  submit_rollout(job, s, 1, true);
-  ASSERT_TRUE(made(1, true));
+  submit_rollouts(job, s, {1}, true);
+  ASSERT_TRUE(made({1}, true));
   EXPECT_FALSE(job.latest()->error.empty());
   EXPECT_FALSE(job.latest()->value);
 }

@@ -157,9 +157,10 @@ TEST_F(Gui, ALongTextShowsWhatItsMapsShow) {
             0.01);
 }
 
-// A long text's rollout in the Head view: made off the UI thread (a progress bar meanwhile, the
-// screenshot waits for it), then drawn from its tiles as the kept maps' rollout is drawn.
-TEST_F(Gui, TheHeadViewDrawsALongTextsRollout) {
+// A long text's rollout in the Head view, and each layer's in the Layers view (chosen there, a
+// setting): made off the UI thread (a progress bar meanwhile, the screenshot waits for it), then
+// drawn from their tiles as the kept maps' rollouts are drawn.
+TEST_F(Gui, TheHeadAndLayersViewsDrawALongTextsRollout) {
   const std::string file = (dir_ / "long.txt").string();
   std::ofstream(file) << corpus_text();
   const std::vector<std::string> args = {"--file", file,      "--max-len", "512",      "--view",
@@ -169,6 +170,17 @@ TEST_F(Gui, TheHeadViewDrawsALongTextsRollout) {
   const Image long_text = shot("long-head-rollout", long_args), maps = shot("maps-head-rollout", args);
   EXPECT_GT(distinct_colours(long_text), 60u);
   EXPECT_LT(mean_difference(long_text, maps, heatmap_box(maps)), 0.01);
+  const auto layers_shot = [&](const std::string& name, std::vector<std::string> a) {
+    test::write_text(dir_ / "settings.json",
+                     R"({"format": "attnscope.settings", "version": 1, "layers_matrix": "rollout"})");
+    a.at(5) = "layers";
+    return shot(name, a);
+  };
+  const Image long_layers = layers_shot("long-layers-rollout", long_args),
+              maps_layers = layers_shot("maps-layers-rollout", args);
+  EXPECT_GT(distinct_colours(long_layers), 60u);
+  EXPECT_GT(mean_difference(long_layers, long_text, Box{kWidth / 3, kHeight / 8, kWidth - 10, kHeight / 2}), 3.0);
+  EXPECT_LT(mean_difference(long_layers, maps_layers, Box{kWidth / 3, kHeight / 8, kWidth - 10, kHeight / 2}), 0.01);
 }
 
 // The overview's Export... of a long text: its figure is made off the UI thread (the screenshot

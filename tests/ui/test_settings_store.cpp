@@ -21,6 +21,7 @@ TEST(SettingsStore, RoundTrip) {
   s.analysis.sentences = SentenceMode::Segments;
   s.view.view = View::Pairs;
   s.view.matrix = MatrixKind::Cosine;
+  s.view.layers_matrix = MatrixKind::Rollout;
   s.view.rollout_of_norm = true;
   s.view.head_roles = true;
   s.view.colormap = ColormapId::Magma;
@@ -39,6 +40,7 @@ TEST(SettingsStore, RoundTrip) {
   EXPECT_EQ(back.settings.analysis.sentences, SentenceMode::Segments);
   EXPECT_EQ(back.settings.view.view, View::Pairs);
   EXPECT_EQ(back.settings.view.matrix, MatrixKind::Cosine);
+  EXPECT_EQ(back.settings.view.layers_matrix, MatrixKind::Rollout);
   EXPECT_TRUE(back.settings.view.rollout_of_norm);
   EXPECT_TRUE(back.settings.view.head_roles);
   EXPECT_EQ(back.settings.view.colormap, ColormapId::Magma);

@@ -55,26 +55,41 @@ CanvasHover draw_zoomable_figure(FigureCanvas& canvas, float& zoom, const PanelC
   return hover;
 }
 
+namespace {
+
+double bytes_held(const KeptRollouts& rollouts) {
+  double bytes = 0;
+  if (rollouts)
+    for (const KeptRollout& kept : *rollouts) bytes += static_cast<double>(kept.matrix.nbytes());
+  return bytes;
+}
+
+}  // namespace
+
 void FigurePanel::release_tiles() {
+  if (rollouts_) {
+    const auto made = rollouts_->latest();
+    if (made && bytes_held(made->value) > kRolloutBytesKeptHidden) rollouts_->take_latest();
+  }
   if (!canvas_.has_tiles()) return;
   canvas_.set({});
   key_.clear();
 }
 
-void FigurePanel::make_rollouts_beside(std::function<void()> notify) {
+void FigurePanel::make_rollouts_beside(RolloutLayers which, std::function<void()> notify) {
+  rollout_layers_ = std::move(which);
   rollouts_ = std::make_unique<RolloutJob>(std::move(notify));
 }
 
-// A long text's rollout for these options: the job's, once made (its error thrown); null while it
-// is made (asked for here).
-std::shared_ptr<const KeptRollout> FigurePanel::kept_rollout(const PanelContext& c, const FigureOptions& options) {
-  const int layer = resolved(options, c.snapshot->analysis).layer;
+// A long text's rollouts after `layers`: the job's, once made (its error thrown); null while they
+// are made (asked for here).
+KeptRollouts FigurePanel::kept_rollouts(const PanelContext& c, const std::vector<int>& layers, bool of_norm) {
   const auto made = rollouts_->latest();
-  if (made && made->key == rollout_request_key(c.snapshot->serial, layer, options.rollout_of_norm)) {
+  if (made && made->key == rollout_request_key(c.snapshot->serial, layers, of_norm)) {
     if (!made->error.empty()) throw Error(made->error);
     return made->value;
   }
-  submit_rollout(*rollouts_, c.snapshot_owner, layer, options.rollout_of_norm);
+  submit_rollouts(*rollouts_, c.snapshot_owner, layers, of_norm);
   return nullptr;
 }
 
@@ -87,12 +102,15 @@ void FigurePanel::rebuild(const PanelContext& c, const FigureOptions& options) {
       canvas_.set(build_(text, options));
       return;
     }
-    if (rollouts_ && options.matrix == MatrixKind::Rollout && !options.query_key) {
+    if (const std::vector<int> layers = rollouts_ ? rollout_layers_(text.analysis, options) : std::vector<int>{};
+        !layers.empty()) {
       canvas_.set({});
-      if (!(text.rollout = kept_rollout(c, options))) {
+      const KeptRollouts made = kept_rollouts(c, layers, options.rollout_of_norm);
+      if (!made) {
         waiting_ = true;
         return;
       }
+      text.rollouts = *made;
     } else if (rollouts_) {
       rollouts_->cancel();  // one asked before is no longer wanted
     }

@@ -15,6 +15,8 @@ namespace attnscope::ui {
 using FigureBuilder = std::function<Figure(const AnalyzedTextView&, const FigureOptions&)>;
 // A long text's figure whose maps are drawn from tiles (text_figures.h: TiledFigure).
 using TiledBuilder = std::function<TiledFigure(const AnalyzedTextView&, const FigureOptions&)>;
+// The layers whose rollout a long text's figure draws (empty: none; text_figures.h).
+using RolloutLayers = std::function<std::vector<int>(const TextAnalysis&, const FigureOptions&)>;
 
 class FigurePanel {
  public:
@@ -27,13 +29,16 @@ class FigurePanel {
                     const std::vector<CellHighlight>& highlights = {});
   const Figure& figure() const { return canvas_.figure(); }
   // A long text's figure drawn from tiles is dropped (its tiles and their textures, some 10 MB a
-  // map, 22 maps in the Layers view): called while another view is shown; it is made again when
-  // this one is.
+  // map, 22 maps in the Layers view), and its rollouts with it past kRolloutBytesKeptHidden:
+  // called while another view is shown; they are made again when this one is.
   void release_tiles();
-  // A long text's rollout is made off the UI thread (RolloutJob) before its figure is built, a
-  // progress bar shown meanwhile; `notify` wakes the window as it moves. Without this, a long
-  // text's rollout is refused in one line (the figure builder's).
-  void make_rollouts_beside(std::function<void()> notify);
+  // A long text's rollouts after the layers `which` says are made off the UI thread (RolloutJob)
+  // before its figure is built, a progress bar shown meanwhile; `notify` wakes the window as it
+  // moves. Without this, a long text's rollout is refused in one line (the figure builder's).
+  void make_rollouts_beside(RolloutLayers which, std::function<void()> notify);
+  // One layer's rollout at 11,000 tokens: the Head view's is kept while hidden (minutes to make
+  // again), a Layers view's dozen at 8,192 tokens (3 GB) is not.
+  static constexpr double kRolloutBytesKeptHidden = 512e6;
   // A rollout this view shows is being made (no figure yet).
   bool waiting() const { return waiting_; }
   // How many times the rollout job has reported: the window draws a frame when this changes.
@@ -44,7 +49,7 @@ class FigurePanel {
 
  private:
   void rebuild(const PanelContext& c, const FigureOptions& options);
-  std::shared_ptr<const KeptRollout> kept_rollout(const PanelContext& c, const FigureOptions& options);
+  KeptRollouts kept_rollouts(const PanelContext& c, const std::vector<int>& layers, bool of_norm);
   void draw_rollout_progress() const;
 
   FigureBuilder build_;
@@ -52,8 +57,9 @@ class FigurePanel {
   FigureCanvas canvas_;
   std::string key_;  // what the figure was built from
   std::string error_;
-  std::unique_ptr<RolloutJob> rollouts_;  // a long text's rollout, made beside the window
-  bool waiting_ = false;                  // for the rollout key_ needs
+  std::unique_ptr<RolloutJob> rollouts_;  // a long text's rollouts, made beside the window
+  RolloutLayers rollout_layers_;          // which of them a figure needs
+  bool waiting_ = false;                  // for the rollouts key_ needs
   // Attention lines: the token under the mouse, and the one a click pinned (side, index).
   std::pair<int, int> lines_hovered_{-1, -1}, lines_pinned_{-1, -1};
 };
