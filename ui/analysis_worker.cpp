@@ -314,7 +314,10 @@ void AnalysisWorker::take_result(const AnalysisRequest& request, uint64_t serial
   } else if (shown && same_settings(shown->analysis.settings, request.settings)) {
     s.analysis = shown->analysis;
   } else {
-    s.analysis = analyze_text(s.encoding, s.captures, request.settings, {.keep_going = keep_going(serial)});
+    s.analysis =
+        analyze_text(s.encoding, s.captures, request.settings,
+                     {.keep_going = keep_going(serial),
+                      .separator_columns = separator_columns_made_again(o, request.settings, keep_going(serial))});
   }
   s.analysis_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }

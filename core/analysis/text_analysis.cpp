@@ -166,7 +166,9 @@ TextAnalysis analyze_text(const Encoding& encoding, const TextCaptures& c, const
   c10::InferenceMode guard;
   AnalysisRun chosen = run;
   chosen.similarity_in_blocks |= !c.attention.defined();  // a long text: no map is whole, nor is S
-  return analyze_text(encoding, c.head_outputs, separator_columns(c, settings.separators_from), settings, chosen,
+  const at::Tensor columns =
+      run.separator_columns.defined() ? run.separator_columns : separator_columns(c, settings.separators_from);
+  return analyze_text(encoding, c.head_outputs, columns, settings, chosen,
                       chosen.similarity_in_blocks ? at::Tensor() : pair_maps(c, settings.pairs_from));
 }
 

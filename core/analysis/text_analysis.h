@@ -103,6 +103,9 @@ struct AnalysisRun {
   // masks found before (`found`).
   bool keep_long_pair_masks = false;
   ProgressReport progress = {};  // given: a long text's scan for pairs reports its share of heads done
+  // [L, H, n]: the column attention the separators are found in, made before (a long text's from a
+  // lens, pipeline/long_text_separators.h); undefined: separator_columns of the captures.
+  at::Tensor separator_columns = {};
 };
 
 // Throws attnscope::Error for settings out of range.

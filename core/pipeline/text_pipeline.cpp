@@ -8,6 +8,7 @@
 #include "base/error.h"
 #include "model/device_fallback.h"
 #include "model/forward_progress.h"
+#include "pipeline/long_text_separators.h"
 
 namespace attnscope {
 
@@ -42,8 +43,9 @@ bool has_text_tokens(const Encoding& encoding) {
 }
 
 // What a text of n tokens keeps (TextPipelineOptions::long_texts); a long text's analysis reads S
-// and the attention's column sums only, in one line when asked for more. Its lenses' captures
-// (value norms and Gram matrices) grow as n: the norm-based maps are made again with the attention.
+// and the maps' column sums (the attention's kept, a lens's made again: long_text_separators.h)
+// only, in one line when asked for more. Its lenses' captures (value norms and Gram matrices) grow
+// as n: the norm-based maps are made again with the attention.
 KeptAttention kept_attention(const ModelConfig& config, size_t n, const TextPipelineOptions& o) {
   if (!o.long_texts) return KeptAttention::Maps;
   const KeptAttention kept = attention_to_keep(config, static_cast<int64_t>(n), *o.long_texts);
@@ -53,7 +55,6 @@ KeptAttention kept_attention(const ModelConfig& config, size_t n, const TextPipe
                 "would take " + byte_size(map_bytes(config, static_cast<int64_t>(n))) + "); " + what +
                 " needs every map: leave it out, or keep the maps (--maps-up-to) where the memory allows");
   };
-  if (o.settings.separators_from != SeparatorInput::Attention) refuse("looking for separators in another map");
   if (o.settings.words) refuse("the analysis on words");
   if (o.settings.pairs_from != PairInput::Similarity) refuse("taking the pairs from another matrix than S");
   return kept;
@@ -97,11 +98,16 @@ TextPipelineResult TextPipeline::run(std::string_view text, const TextPipelineOp
   r.forward_seconds = seconds_since(start);
   if (o.keep_going && !o.keep_going()) throw Cancelled();
   const auto analysis_start = std::chrono::steady_clock::now();
+  at::Tensor columns;  // a long text's from a lens, made from its maps made again
+  if (needs_long_text_separator_columns(r.captures, o.settings.separators_from))
+    columns = long_text_separator_columns(recomputed_attention_rows(checkpoint->model(), r.captures), r.captures,
+                                          o.settings.separators_from, o.keep_going, o.progress);
   r.analysis = analyze_text(r.encoding, r.captures, o.settings,
                             {.to_host = o.to_host,
                              .keep_going = o.keep_going,
                              .keep_long_pair_masks = o.keep_long_pair_masks,
-                             .progress = o.progress});
+                             .progress = o.progress,
+                             .separator_columns = columns});
   r.analysis_seconds = seconds_since(analysis_start);
   return r;
 }

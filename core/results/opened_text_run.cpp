@@ -2,6 +2,7 @@
 
 #include "base/error.h"
 #include "base/json_fields.h"
+#include "pipeline/long_text_separators.h"
 #include "results/analysis_json.h"
 #include "results/head_roles_json.h"
 
@@ -46,6 +47,15 @@ std::vector<FoundPairs> stored_pairs_found(TextRunFile& file, const AnalysisSett
 
 }  // namespace
 
+at::Tensor separator_columns_made_again(const OpenedTextRun& opened, const AnalysisSettings& settings,
+                                        const KeepGoing& keep_going) {
+  const TextCaptures& captures = opened.file.run.captures;
+  if (!needs_long_text_separator_columns(captures, settings.separators_from)) return {};
+  if (!opened.scores) throw Error("this result file keeps neither the maps nor what makes them again");
+  return long_text_separator_columns(recomputed_attention_rows(*opened.scores, captures), captures,
+                                     settings.separators_from, keep_going);
+}
+
 OpenedTextRun open_text_run(const std::filesystem::path& path, const KeepGoing& keep_going) {
   // A long text's masks are made again as a view asks for a head's, as after a run.
   return open_text_run(load_text_run(path, {.long_pair_masks = false}), path.string(), keep_going);
@@ -64,7 +74,9 @@ OpenedTextRun open_text_run(TextRunFile read, const std::string& source, const K
     opened.scores = std::make_shared<const AttentionScores>(config, ComputeDevice{});
   std::vector<FoundPairs> found = stored_pairs_found(opened.file, settings, source);
   opened.analysis = analyze_text(file.run.encoding, file.run.captures, settings,
-                                 {.keep_going = keep_going, .found = found.empty() ? nullptr : &found});
+                                 {.keep_going = keep_going,
+                                  .found = found.empty() ? nullptr : &found,
+                                  .separator_columns = separator_columns_made_again(opened, settings, keep_going)});
   opened.file.analysis.reset();  // its masks are the analysis's now; the rest is in the analysis
   if (!file.head_roles.is_null())
     opened.roles = head_roles_from_json(file.head_roles, config.num_layers, config.num_heads, source);

@@ -32,4 +32,10 @@ OpenedTextRun open_text_run(const std::filesystem::path& path, const KeepGoing& 
 // The same for a file already read (load_text_run, text_run_from_bytes); `source` names it in errors.
 OpenedTextRun open_text_run(TextRunFile file, const std::string& source, const KeepGoing& keep_going = {});
 
+// The file's long text's separator columns from a lens (settings.separators_from), made from its
+// maps made again (pipeline/long_text_separators.h); undefined where the analysis makes them itself
+// (AnalysisRun::separator_columns).
+at::Tensor separator_columns_made_again(const OpenedTextRun& opened, const AnalysisSettings& settings,
+                                        const KeepGoing& keep_going = {});
+
 }  // namespace attnscope

@@ -46,12 +46,16 @@ TEST_F(CliLongText, PrintsWhatEveryMapKeptPrints) {
     ASSERT_EQ(maps.status, 0) << maps.err;
     EXPECT_EQ(long_text.out, maps.out) << command.front();
   }
-  const Outcome long_text = run_cli(args({"analyze", "--out", "-", "--captures", "none"}, true));
-  const Outcome maps = run_cli(args({"analyze", "--out", "-", "--captures", "none"}, false));
-  ASSERT_EQ(long_text.status, 0) << long_text.err;
-  nlohmann::json a = nlohmann::json::parse(long_text.out), b = nlohmann::json::parse(maps.out);
-  EXPECT_EQ(a["analysis"], b["analysis"]);
-  EXPECT_EQ(a["head_roles"], b["head_roles"]);
+  // Separators from a lens: a long text's made from its maps made again (pipeline/long_text_separators.h).
+  for (const char* from : {"attention", "norm", "rollout"}) {
+    const std::vector<std::string> analyze = {"analyze", "--out", "-", "--captures", "none", "--separators-from", from};
+    const Outcome long_text = run_cli(args(analyze, true)), maps = run_cli(args(analyze, false));
+    ASSERT_EQ(long_text.status, 0) << long_text.err;
+    ASSERT_EQ(maps.status, 0) << maps.err;
+    nlohmann::json a = nlohmann::json::parse(long_text.out), b = nlohmann::json::parse(maps.out);
+    EXPECT_EQ(a["analysis"], b["analysis"]) << from;
+    EXPECT_EQ(a["head_roles"], b["head_roles"]) << from;
+  }
 }
 
 // The overview (made again block by block of rows), figure 5 (a head's maps and S made again) and
@@ -176,7 +180,6 @@ TEST_F(CliLongText, RefusesWhatNeedsEveryMapInOneLine) {
       args({"analyze", "--out", (dir_.path() / "r.safetensors").string(), "--captures", "attention"}, true),
       "queries-keys");
   expect_one_line_error(args({"stats", "--words"}, true), "words");
-  expect_one_line_error(args({"stats", "--separators-from", "norm"}, true), "separators");
   expect_one_line_error(args({"pairs", "--layer", "0", "--head", "0", "--pairs-from", "attention"}, true), "S");
   expect_one_line_error(args({"stats", "--maps-up-to", "-3"}, false), "maps-up-to");
 }

@@ -7,6 +7,7 @@
 
 #include "base/error.h"
 #include "model/checkpoint.h"
+#include "pipeline/long_text_separators.h"
 #include "results/analysis_json.h"
 #include "results/opened_text_run.h"
 #include "support/paths.h"
@@ -22,7 +23,12 @@ class OpenedTextRunTest : public ::testing::Test {
   // `kept`: what the run keeps; the analysis with these settings, written with `captures`.
   std::filesystem::path written(KeptAttention kept, CaptureSet captures, const AnalysisSettings& settings = {}) {
     file_.run = checkpoint_->run(file_.text, 16, {.kept = kept});
-    analysis_ = analyze_text(file_.run.encoding, file_.run.captures, settings);
+    AnalysisRun run;  // a long text's separators from a lens made as the pipeline makes them
+    if (needs_long_text_separator_columns(file_.run.captures, settings.separators_from))
+      run.separator_columns =
+          long_text_separator_columns(recomputed_attention_rows(checkpoint_->model(), file_.run.captures),
+                                      file_.run.captures, settings.separators_from);
+    analysis_ = analyze_text(file_.run.encoding, file_.run.captures, settings, run);
     const auto path = dir_ / "r.safetensors";
     save_text_run(path, file_, &analysis_, {.captures = captures});
     return path;
@@ -102,6 +108,19 @@ TEST_F(OpenedTextRunTest, ALongTextsMapsAreMadeAgainWithoutTheModel) {
     const at::Tensor got = opened.scores->recompute(opened.scores->recompute_inputs(c.queries[l], c.keys[l], l));
     EXPECT_TRUE(at::equal(got, want)) << "layer " << l;
   }
+}
+
+// Separators from rollout of a long text: made again from the file's queries and keys as the run
+// made them from the model's, to the bit.
+TEST_F(OpenedTextRunTest, ALongTextsSeparatorsFromALensAreMadeAgainWithoutTheModel) {
+  AnalysisSettings settings;
+  settings.separators_from = SeparatorInput::Rollout;
+  const OpenedTextRun opened =
+      open_text_run(written(KeptAttention::QueriesAndKeys, CaptureSet::QueriesAndKeys, settings));
+  ASSERT_TRUE(opened.scores);
+  expect_the_runs_analysis(opened.analysis);
+  EXPECT_TRUE(separator_columns_made_again(opened, settings).defined());
+  EXPECT_FALSE(separator_columns_made_again(opened, {}).defined());  // the attention's are kept
 }
 
 TEST_F(OpenedTextRunTest, WhatNeedsTheModelIsRefusedInOneLine) {

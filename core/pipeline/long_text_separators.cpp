@@ -1,0 +1,69 @@
+#include "pipeline/long_text_separators.h"
+
+#include <ATen/ATen.h>
+
+#include <string>
+
+#include "analysis/attention_rollout.h"
+#include "analysis/norm_based_attention.h"
+#include "base/error.h"
+#include "model/reproducible_products.h"
+
+namespace attnscope {
+namespace {
+
+// [L, H, n]: each head's norm-based map N_ij = A_ij ||f_h(x_j)||, summed over its query rows.
+at::Tensor norm_column_sums(const AttentionRows& rows, const TextCaptures& c, int64_t L, int64_t H, int64_t n,
+                            const KeepGoing& keep_going, const ProgressReport& progress) {
+  if (!c.value_norms.defined())
+    throw Error("separators from the norm-based maps need the value vectors' norms, which this run did not keep");
+  at::Tensor sums = at::zeros({L, H, n}, at::kFloat);
+  for (int64_t l = 0; l < L; ++l) {
+    const at::Tensor norms = c.value_norms[l].to(at::kCPU, at::kFloat);
+    for (const auto& [first, count] : row_blocks(n, rows_per_block(H * n))) {
+      stop_if_stale(keep_going);
+      sums[l] += norm_based_attention(rows(l, -1, {first, count}), norms).sum(1);
+    }
+    if (progress) progress("separators", static_cast<double>(l + 1) / static_cast<double>(L));
+  }
+  return sums;
+}
+
+// [L, H, n]: each layer's rollout R_l (through its heads' mean attention, as rollout_maps makes it)
+// summed over its query rows, the same for every head of the layer.
+at::Tensor rollout_column_sums(const AttentionRows& rows, int64_t L, int64_t H, int64_t n, const KeepGoing& keep_going,
+                               const ProgressReport& progress) {
+  require_rollout_fits(n);
+  at::Tensor sums = at::empty({L, n}, at::kFloat);
+  const LayerMapRows mean_attention = [&](int64_t l, RowSpan span) {
+    stop_if_stale(keep_going);
+    return rows(l, -1, span).mean(0);
+  };
+  const RolloutOfLayer each = [&](int64_t l, const at::Tensor& rollout) {
+    sums[l] = rollout.sum(0);
+    if (progress) progress("separators", static_cast<double>(l + 1) / static_cast<double>(L));
+  };
+  rollout_in_blocks(mean_attention, L - 1, n, rows_per_block(H * n), each);
+  return sums.unsqueeze(1).expand({-1, H, -1}).contiguous();
+}
+
+}  // namespace
+
+at::Tensor long_text_separator_columns(const AttentionRows& rows, const TextCaptures& captures, SeparatorInput input,
+                                       const KeepGoing& keep_going, const ProgressReport& progress) {
+  if (!rows || !captures.head_outputs.defined())
+    throw Error("a long text's separators from a lens need its maps made again by the model that ran it");
+  const int64_t L = captures.head_outputs.size(0), H = captures.head_outputs.size(1), n = captures.head_outputs.size(2);
+  at::Tensor sums;
+  switch (input) {
+    case SeparatorInput::Attention:
+      if (!captures.column_sums.defined()) throw Error("this long text's run kept no column sums of its maps");
+      sums = captures.column_sums.to(at::kCPU, at::kFloat);
+      break;
+    case SeparatorInput::Norm: sums = norm_column_sums(rows, captures, L, H, n, keep_going, progress); break;
+    case SeparatorInput::Rollout: sums = rollout_column_sums(rows, L, H, n, keep_going, progress); break;
+  }
+  return column_means(sums, captures.visibility).to(captures.head_outputs.device());
+}
+
+}  // namespace attnscope
