@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 
@@ -152,9 +154,17 @@ void check_size(const ResultContent& content, const TextAnalysis* a, CaptureSet 
   if (all <= limit_bytes) return;
   if (a)
     for (const HeadAnalysis& h : a->heads) analysis += 4.0 * static_cast<double>(h.pair_count);
-  throw Error(std::string("the result with captures \"") + capture_set_name(captures) + "\" would take " +
-              byte_size(all) + ", more than its limit of " + byte_size(limit_bytes) +
-              ": give --captures none (the analysis alone: " + byte_size(analysis) + "), or a larger --max-size");
+  const std::string over = std::string("the result with captures \"") + capture_set_name(captures) + "\" would take " +
+                           byte_size(all) + ", more than its limit of " + byte_size(limit_bytes);
+  if (analysis <= limit_bytes)
+    throw Error(over + ": give --captures none (the analysis alone: " + byte_size(analysis) +
+                "), or a larger --max-size");
+  // The analysis alone may take more than the captures beside it (a long text's pairs of S keep
+  // their values only without the head outputs): the smaller of the two is what to allow.
+  char least[32];
+  std::snprintf(least, sizeof least, "%g", std::ceil(std::min(all, analysis) / 1e6) / 1e3);  // GB, rounded up
+  throw Error(over + ", the analysis alone (--captures none) " + byte_size(analysis) + ": give --max-size " + least +
+              " or more" + (analysis < all ? " with --captures none" : ""));
 }
 
 nlohmann::json as_json(ResultContent content, bool decimal) {
