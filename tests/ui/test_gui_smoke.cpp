@@ -1,8 +1,12 @@
 // The real window under Xvfb (Mesa's software OpenGL), on the real MiniLM checkpoint: every view
 // renders, the screenshots are not blank, the head view's heatmap is a square of the expected
-// size, and focusing another head changes the pixels. Sections, in order: helpers (measuring
-// regions; running the window and reading PNGs are in gui_window.h), then the Gui tests: every view, focus and
-// matrices, layout at projector sizes, the idle window, typing and partial frames, other encoders.
+// size, and focusing another head changes the pixels. Sections (each marked SECTION below):
+//   1. helpers: measuring regions (running the window and reading PNGs are in gui_window.h)
+//   2. every view, the head view's map, focus
+//   3. long texts: maps made again, rollout, export, result files, tiles, pairs
+//   4. presentation, matrices, thumbnails, the corpus view, first run and downloads
+//   5. the idle window, typing and partial frames, wrapping, layout at projector sizes
+//   6. lenses and pairs from another matrix, compare mode, a bad model
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -22,6 +26,8 @@
 
 namespace attnscope {
 namespace {
+
+// SECTION 1: helpers.
 
 struct Box {
   int x0, y0, x1, y1;
@@ -68,6 +74,8 @@ double mean_difference(const Image& a, const Image& b, const Box& box) {
       for (int c = 0; c < 3; ++c) sum += std::abs(a.at(x, y)[c] - b.at(x, y)[c]);
   return sum / (3.0 * std::max(1, box.w() * box.h()));
 }
+
+// SECTION 2: every view, the head view's map, focus.
 
 TEST_F(Gui, EveryViewRendersSomething) {
   for (const char* view : {"grid", "head", "separators", "pairs", "stats", "layers", "lines"}) {
@@ -117,6 +125,8 @@ TEST_F(Gui, FocusingAnotherHeadChangesTheHeatmap) {
   EXPECT_GT(mean_difference(a, b, box), 2.0);
   EXPECT_LT(mean_difference(a, again, box), 0.01);  // the same head renders the same pixels
 }
+
+// SECTION 3: long texts.
 
 // A long text (past --maps-up-to it keeps queries and keys, not maps; MiniLM at 512 tokens): every
 // view renders, and the overview's thumbnails and the views of maps (head, separators, layers),
@@ -280,6 +290,8 @@ TEST_F(Gui, ClickingAPairFindsItsTokensInALongText) {
   EXPECT_GT(mean_difference(sorted, found, figure), 5.0);
 }
 
+// SECTION 4: presentation, matrices, thumbnails, the corpus view, first run and downloads.
+
 TEST_F(Gui, PresentationModeChangesTheLook) {
   const Image normal = shot("normal", {"--file", text_, "--view", "head", "--layer", "2", "--head", "5"});
   const Image presenting =
@@ -411,6 +423,8 @@ TEST_F(Gui, DownloadsAModelFromTheWindowAndOpensIt) {
       << slurp(dir_ / "log");
 }
 
+// SECTION 5: the idle window, typing and partial frames, wrapping, layout.
+
 // Nothing changes: the window waits for events and draws no frame, and uses next to no CPU.
 TEST_F(Gui, AnIdleWindowDrawsNoFrames) {
   run_explorer({"--file", text_, "--view", "grid", "--idle-check", "3"});
@@ -523,6 +537,8 @@ TEST_F(Gui, TheOverviewLeavesRoomForItsScrollBar) {
   const std::string log = slurp(dir_ / "log");
   EXPECT_EQ(log.find("layout:"), std::string::npos) << log;
 }
+
+// SECTION 6: lenses, pairs from another matrix, compare mode, a bad model.
 
 // Every lens in the overview and the head view: norm-based attention and rollout draw maps of
 // their own (not the attention grid's pixels).
