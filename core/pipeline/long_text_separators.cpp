@@ -6,6 +6,7 @@
 
 #include "analysis/attention_rollout.h"
 #include "analysis/norm_based_attention.h"
+#include "analysis/text_analysis.h"
 #include "base/error.h"
 #include "model/reproducible_products.h"
 
@@ -54,15 +55,10 @@ at::Tensor long_text_separator_columns(const AttentionRows& rows, const TextCapt
   if (!rows || !captures.head_outputs.defined())
     throw Error("a long text's separators from a lens need its maps made again by the model that ran it");
   const int64_t L = captures.head_outputs.size(0), H = captures.head_outputs.size(1), n = captures.head_outputs.size(2);
-  at::Tensor sums;
-  switch (input) {
-    case SeparatorInput::Attention:
-      if (!captures.column_sums.defined()) throw Error("this long text's run kept no column sums of its maps");
-      sums = captures.column_sums.to(at::kCPU, at::kFloat);
-      break;
-    case SeparatorInput::Norm: sums = norm_column_sums(rows, captures, L, H, n, keep_going, progress); break;
-    case SeparatorInput::Rollout: sums = rollout_column_sums(rows, L, H, n, keep_going, progress); break;
-  }
+  if (input == SeparatorInput::Attention) return separator_columns(captures, input);  // from the kept column sums
+  const at::Tensor sums = input == SeparatorInput::Norm
+                              ? norm_column_sums(rows, captures, L, H, n, keep_going, progress)
+                              : rollout_column_sums(rows, L, H, n, keep_going, progress);
   return column_means(sums, captures.visibility).to(captures.head_outputs.device());
 }
 
