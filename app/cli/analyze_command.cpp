@@ -52,40 +52,59 @@ void print_summary(const TextResult& r, const TextAnalysis& a, double seconds, c
     std::printf("saved    %s\n", saved_to.c_str());
 }
 
-int run_analyze(const AnalyzeOptions& o) {
-  const auto start = std::chrono::steady_clock::now();
-  RunOptions run = o.run;
-  run.keep_pair_masks = !o.out.empty() || !isatty(STDOUT_FILENO);  // a result is written, not the summary alone
-  const AnalyzedText analyzed = run_and_analyze(run, o.analysis);
-  const TextResult& r = analyzed.result;  // named, not structured bindings: lambdas capture them (clang 14)
-  const TextAnalysis& analysis = analyzed.analysis;
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+// with_roles: the roles are written, not summed up (the summary alone skips them: a long text's
+// take minutes).
+TextRunFile result_file(const std::string& model, const AnalyzedText& analyzed, bool with_roles) {
+  const TextResult& r = analyzed.result;
   TextRunFile file;
-  file.model_path = o.run.model;
+  file.model_path = model;
   file.model_config = r.checkpoint->model().config().to_json();
   file.device = r.device.describe();
   file.text = r.text;
   file.max_length = r.max_length;
   file.run = r.run;
-  // The roles are written, not summed up: the summary alone skips them (a long text's take minutes).
-  if (run.keep_pair_masks && !analysis.settings.words) {  // roles read token ids and positions: pieces, not words
+  if (with_roles && !analyzed.analysis.settings.words) {  // roles read token ids and positions: pieces, not words
     StageProgress progress;
     TextHeadRolesOptions probe;  // induction left undefined where the probe and its template do not fit
     probe.induction = r.checkpoint->model().config().max_tokens() >= 2 * probe.induction_period + 2;
     probe.progress = progress.report();
     file.head_roles = head_roles_to_json(text_head_roles(*r.checkpoint, r.run, probe), {}, probe.induction_period);
   }
+  return file;
+}
+
+ResultWriteOptions write_options(const AnalyzeOptions& o) {
   ResultWriteOptions write;
   write.captures = capture_set_by_name(o.captures);
   write.limit_bytes = o.max_size_gb * 1e9;
-  const bool to_file = !o.out.empty() && o.out != "-";
-  // A long text keeps no maps: "all" writes what makes every one of them again.
-  if (!r.run.captures.attention.defined() && write.captures == CaptureSet::All)
-    write.captures = CaptureSet::QueriesAndKeys;
   write.decimal = o.encoding == "decimal";
   const bool json_named = std::filesystem::path(o.out).extension() == ".json";
   write.container =
       o.format == "json" || (o.format == "auto" && json_named) ? ResultContainer::Json : ResultContainer::Binary;
+  return write;
+}
+
+int run_analyze(const AnalyzeOptions& o) {
+  const auto start = std::chrono::steady_clock::now();
+  RunOptions run = o.run;
+  run.keep_pair_masks = !o.out.empty() || !isatty(STDOUT_FILENO);  // a result is written, not the summary alone
+  ResultWriteOptions write = write_options(o);
+  // A result it could not write is refused before the forward, not after a run of hours. A run on
+  // words keeps fewer tokens than it encodes: its size is checked after it, as every result's is.
+  if (run.keep_pair_masks && !o.analysis.words)
+    run.before_forward = [&write](const PlannedRun& p) {
+      const bool maps = p.kept == KeptAttention::Maps;
+      ResultWriteOptions planned = write;
+      planned.captures = written_captures(write.captures, maps);
+      check_planned_result({p.config, p.tokens, maps, p.lenses, true}, planned);
+    };
+  const AnalyzedText analyzed = run_and_analyze(run, o.analysis);
+  const TextResult& r = analyzed.result;  // named, not structured bindings: lambdas capture them (clang 14)
+  const TextAnalysis& analysis = analyzed.analysis;
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const TextRunFile file = result_file(o.run.model, analyzed, run.keep_pair_masks);
+  write.captures = written_captures(write.captures, r.run.captures.attention.defined());
+  const bool to_file = !o.out.empty() && o.out != "-";
   const auto json = [&] { return text_run_to_json(file, &analysis, write); };
   if (to_file) {
     save_text_run(o.out, file, &analysis, write);

@@ -118,6 +118,7 @@ AnalyzedText run_and_analyze(const RunOptions& o, const AnalysisOptions& analysi
   options.lens_captures = o.lenses;
   options.long_texts = o.long_texts;
   options.keep_long_pair_masks = o.keep_pair_masks;
+  options.before_forward = o.before_forward;
   AnalyzedText out;
   TextResult& r = out.result;
   r.text = read_text_input(o.input);

@@ -3,6 +3,7 @@
 // analysis settings; and the one way they are turned into a result.
 #include <CLI/CLI.hpp>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -10,6 +11,7 @@
 #include "analysis/text_analysis.h"
 #include "model/capture_plan.h"
 #include "model/checkpoint.h"
+#include "pipeline/text_pipeline.h"
 #include "text_input.h"
 
 namespace attnscope::cli {
@@ -28,6 +30,7 @@ struct RunOptions {
   // Such a long text's every pair mask kept (AnalysisRun::keep_long_pair_masks): what writes a
   // result whole reads them all, once each.
   bool keep_pair_masks = false;
+  std::function<void(const PlannedRun&)> before_forward;  // TextPipelineOptions::before_forward
 };
 
 struct AnalysisOptions {

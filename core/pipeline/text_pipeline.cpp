@@ -74,6 +74,8 @@ TextPipelineResult TextPipeline::run(std::string_view text, const TextPipelineOp
   run.keep_going = o.keep_going;
   run.lenses = o.lens_captures || needs_lens_captures(o.settings);
   run.kept = kept_attention(checkpoint->model().config(), r.encoding.size(), o);
+  if (o.before_forward)
+    o.before_forward({&checkpoint->model().config(), static_cast<int64_t>(r.encoding.size()), run.kept, run.lenses});
   run.attention_blocks = with_forward_progress(o.attention_blocks, o.progress, checkpoint->model().config().num_layers);
   const bool predicts = o.next_tokens > 0 && checkpoint->model().config().causal();
   run.last_layer =

@@ -29,6 +29,14 @@ struct ShownMaps {
 // (separators or pairs from the norm-based maps) or something shown reads them.
 bool needs_lens_captures(const AnalysisSettings& settings, const ShownMaps& shown = {});
 
+// What a run keeps, known once its text is encoded and before its forward.
+struct PlannedRun {
+  const ModelConfig* config = nullptr;
+  int64_t tokens = 0;  // word pieces (a run on words keeps fewer)
+  KeptAttention kept = KeptAttention::Maps;
+  bool lenses = false;  // the lenses' captures taken
+};
+
 struct TextPipelineOptions {
   size_t max_length = 0;       // 0: the checkpoint's default (checked: 2 .. the model's positions)
   AnalysisSettings settings;   // settings.words: every capture and result on words
@@ -53,6 +61,9 @@ struct TextPipelineOptions {
   // Given: a long text's forward ("model", by its blocks of maps) and scan for pairs ("pairs")
   // report how far they have come (a short text's take less than a second and report nothing).
   ProgressReport progress = {};
+  // Given: told what the run keeps before its forward; what it throws ends the run there (analyze
+  // refuses a result it could not write before a forward that may take hours, not after).
+  std::function<void(const PlannedRun&)> before_forward;
 };
 
 struct TextPipelineResult {

@@ -36,6 +36,9 @@ struct ResultContent {
   std::vector<StreamedTensor> streamed;  // made as the file is written (the pair masks)
 };
 
+// Bytes of one head's pair mask packed over the upper triangle.
+int64_t packed_mask_bytes(int64_t tokens) { return (PairMask::triangle(static_cast<int>(tokens)) + 7) / 8; }
+
 nlohmann::json token_to_json(const Token& t, size_t index) {
   return {{"index", index}, {"id", t.id}, {"text", t.text}, {"begin", t.begin}, {"end", t.end}, {"special", t.special}};
 }
@@ -44,7 +47,7 @@ nlohmann::json token_to_json(const Token& t, size_t index) {
 // were 1.1 GB beside the chunked masks at 8,192 tokens), and (when the head outputs are not kept)
 // the pairs' S_hat in mask order: without the outputs they could not be recomputed.
 void add_pairs(const TextAnalysis& a, bool with_values, ResultContent& content) {
-  const int64_t bytes = (PairMask::triangle(static_cast<int>(a.length)) + 7) / 8;
+  const int64_t bytes = packed_mask_bytes(a.length);
   content.streamed.push_back(
       {"pair_mask", at::kByte, {a.num_layers, a.num_heads, bytes}, [&a, bytes](std::ostream& out) {
          for (int64_t l = 0; l < a.num_layers; ++l)
@@ -93,22 +96,27 @@ bool keeps_head_outputs(CaptureSet captures) {
   return captures == CaptureSet::All || captures == CaptureSet::QueriesAndKeys;
 }
 
+// A capture set writes what its run kept: a long text keeps queries and keys, not maps.
+void require_kept(CaptureSet captures, bool maps_kept, bool queries_kept) {
+  if (captures == CaptureSet::QueriesAndKeys && !queries_kept)
+    throw Error(
+        "this run kept no queries and keys to write (captures \"queries-keys\"): a long text keeps them, a "
+        "shorter one with --lenses");
+  if (captures != CaptureSet::QueriesAndKeys && captures != CaptureSet::None && !maps_kept)
+    throw Error("this run kept no attention maps to write (captures \"" + std::string(capture_set_name(captures)) +
+                "\"): a long text writes \"queries-keys\"");
+}
+
 void add_captures(const TextCaptures& c, CaptureSet captures, NamedTensors& tensors) {
   const auto host = [](const at::Tensor& t) { return t.to(at::kCPU, at::kFloat).contiguous(); };
+  require_kept(captures, c.attention.defined(), c.queries.defined() && c.keys.defined());
   if (captures == CaptureSet::QueriesAndKeys) {
-    if (!c.queries.defined() || !c.keys.defined())
-      throw Error(
-          "this run kept no queries and keys to write (captures \"queries-keys\"): a long text keeps them, a "
-          "shorter one with --lenses");
     tensors.emplace_back("queries", host(c.queries));
     tensors.emplace_back("keys", host(c.keys));
     if (c.column_sums.defined()) tensors.emplace_back("column_sums", host(c.column_sums));
     tensors.emplace_back("head_outputs", host(c.head_outputs));
     return;
   }
-  if (captures != CaptureSet::None && !c.attention.defined())
-    throw Error("this run kept no attention maps to write (captures \"" + std::string(capture_set_name(captures)) +
-                "\"): a long text writes \"queries-keys\"");
   if (captures != CaptureSet::None) tensors.emplace_back("attention", host(c.attention));
   if (captures == CaptureSet::All) tensors.emplace_back("head_outputs", host(c.head_outputs));
   if (captures != CaptureSet::None && c.value_norms.defined()) add_lenses(c, tensors);
@@ -141,8 +149,25 @@ ResultContent content_of(const TextRunFile& file, const TextAnalysis* analysis, 
   return r;
 }
 
-// A result over the limit is refused before anything is written, with what it would need and
-// what the analysis alone would (its masks, and then every pair's value: 4 bytes a pair).
+// Refuses a result of `all` bytes over the limit, with what the analysis alone would take (its
+// masks, and then every pair's value: 4 bytes a pair); `at_least` where both are known only in
+// part (before the run, the pairs not yet found).
+void refuse_over_limit(double all, double analysis, CaptureSet captures, double limit_bytes, bool at_least) {
+  const std::string least_word = at_least ? "at least " : "";
+  const std::string over = std::string("the result with captures \"") + capture_set_name(captures) + "\" would take " +
+                           least_word + byte_size(all) + ", more than its limit of " + byte_size(limit_bytes);
+  if (analysis <= limit_bytes)
+    throw Error(over + ": give --captures none (the analysis alone: " + least_word + byte_size(analysis) +
+                "), or a larger --max-size");
+  // The analysis alone may take more than the captures beside it (a long text's pairs of S keep
+  // their values only without the head outputs): the smaller of the two is what to allow.
+  char least[32];
+  std::snprintf(least, sizeof least, "%g", std::ceil(std::min(all, analysis) / 1e6) / 1e3);  // GB, rounded up
+  throw Error(over + ", the analysis alone (--captures none) " + least_word + byte_size(analysis) +
+              ": give --max-size " + least + " or more" + (analysis < all ? " with --captures none" : ""));
+}
+
+// A result over the limit is refused before anything is written.
 void check_size(const ResultContent& content, const TextAnalysis* a, CaptureSet captures, double limit_bytes) {
   double all = 0, analysis = 0;
   for (const auto& [name, t] : content.tensors)
@@ -154,17 +179,12 @@ void check_size(const ResultContent& content, const TextAnalysis* a, CaptureSet 
   if (all <= limit_bytes) return;
   if (a)
     for (const HeadAnalysis& h : a->heads) analysis += 4.0 * static_cast<double>(h.pair_count);
-  const std::string over = std::string("the result with captures \"") + capture_set_name(captures) + "\" would take " +
-                           byte_size(all) + ", more than its limit of " + byte_size(limit_bytes);
-  if (analysis <= limit_bytes)
-    throw Error(over + ": give --captures none (the analysis alone: " + byte_size(analysis) +
-                "), or a larger --max-size");
-  // The analysis alone may take more than the captures beside it (a long text's pairs of S keep
-  // their values only without the head outputs): the smaller of the two is what to allow.
-  char least[32];
-  std::snprintf(least, sizeof least, "%g", std::ceil(std::min(all, analysis) / 1e6) / 1e3);  // GB, rounded up
-  throw Error(over + ", the analysis alone (--captures none) " + byte_size(analysis) + ": give --max-size " + least +
-              " or more" + (analysis < all ? " with --captures none" : ""));
+  refuse_over_limit(all, analysis, captures, limit_bytes, false);
+}
+
+// Bytes of every head's packed pair mask (add_pairs).
+double pair_mask_bytes(int64_t layers, int64_t heads, int64_t tokens) {
+  return static_cast<double>(layers * heads) * static_cast<double>(packed_mask_bytes(tokens));
 }
 
 nlohmann::json as_json(ResultContent content, bool decimal) {
@@ -236,7 +256,7 @@ TextRunFile from_document(const nlohmann::json& doc, const TensorSource& tensor,
     for (const auto& head : heads)
       stored.scales.push_back(json_float(json_field(head, "scale", where), where + ": \"scale\""));
   }
-  const int64_t bytes = (PairMask::triangle(static_cast<int>(n)) + 7) / 8;
+  const int64_t bytes = packed_mask_bytes(n);
   const at::Tensor masks = required("pair_mask", at::empty({L, H, bytes}, at::kByte));
   const bool copy_masks = read.load.long_pair_masks || file.captures != CaptureSet::QueriesAndKeys;
   int64_t total = 0;
@@ -336,6 +356,37 @@ CaptureSet capture_set_by_name(const std::string& name) {
   for (CaptureSet s : {CaptureSet::All, CaptureSet::Attention, CaptureSet::None, CaptureSet::QueriesAndKeys})
     if (name == capture_set_name(s)) return s;
   throw Error("unknown captures \"" + name + "\": expected all, attention, none or queries-keys");
+}
+
+CaptureSet written_captures(CaptureSet asked, bool maps_kept) {
+  return !maps_kept && asked == CaptureSet::All ? CaptureSet::QueriesAndKeys : asked;
+}
+
+// What add_captures and add_pairs will write, in the shapes TextCaptures gives (keys: one per key
+// head).
+double planned_result_bytes(const PlannedResult& p, CaptureSet captures) {
+  const ModelConfig& c = *p.config;
+  const double layers = static_cast<double>(c.num_layers), heads = static_cast<double>(c.num_heads),
+               n = static_cast<double>(p.tokens), d = static_cast<double>(c.head_dim());
+  const double queries_keys = layers * (heads + static_cast<double>(c.kv_heads())) * n * d * 4;
+  const double head_outputs = layers * heads * n * d * 4, maps = layers * heads * n * n * 4;
+  double bytes = 0;
+  if (captures == CaptureSet::QueriesAndKeys)  // the maps' column sums: a long text's
+    bytes = queries_keys + head_outputs + (p.maps_kept ? 0 : layers * heads * n * 4);
+  if (captures == CaptureSet::All || captures == CaptureSet::Attention) {
+    bytes = maps + (captures == CaptureSet::All ? head_outputs : 0);
+    // add_lenses: value norms, each layer's norm-based map and rollout, queries and keys
+    if (p.lenses) bytes += layers * heads * n * 4 + 2 * layers * n * n * 4 + queries_keys;
+  }
+  return bytes + (p.analysis ? pair_mask_bytes(c.num_layers, c.num_heads, p.tokens) : 0);
+}
+
+void check_planned_result(const PlannedResult& p, const ResultWriteOptions& o) {
+  require_kept(o.captures, p.maps_kept, !p.maps_kept || p.lenses);
+  const double all = planned_result_bytes(p, o.captures);
+  if (all <= o.limit_bytes) return;
+  const double analysis = p.analysis ? pair_mask_bytes(p.config->num_layers, p.config->num_heads, p.tokens) : 0;
+  refuse_over_limit(all, analysis, o.captures, o.limit_bytes, true);
 }
 
 nlohmann::json text_run_to_json(const TextRunFile& file, const TextAnalysis* analysis, const ResultWriteOptions& o) {

@@ -63,6 +63,26 @@ struct ResultWriteOptions {
   double limit_bytes = kDefaultResultLimitBytes;  // a file of more tensor bytes is refused, saying its size
 };
 
+// What a run will keep, known once its text is encoded: enough to refuse, before a forward that
+// may take hours, a result it could not write.
+struct PlannedResult {
+  const ModelConfig* config = nullptr;
+  int64_t tokens = 0;     // as the result holds them (word pieces)
+  bool maps_kept = true;  // false: a long text's queries and keys instead (KeptAttention::QueriesAndKeys)
+  bool lenses = false;    // the lenses' captures taken (with the queries and keys)
+  bool analysis = true;   // written with its pairs' masks
+};
+
+// The capture set a run writes when `asked` is: a long text keeps no maps, so "all" writes what
+// makes every one of them again ("queries-keys").
+CaptureSet written_captures(CaptureSet asked, bool maps_kept);
+// The bytes of the tensors such a result holds whatever its analysis finds (its captures and pair
+// masks; the pairs' values, 4 bytes a pair where written, come on top).
+double planned_result_bytes(const PlannedResult& plan, CaptureSet captures);
+// Throws attnscope::Error, in the words save_text_run would use after the run, for a capture set
+// the run will not keep and for a result whose known part is already over options.limit_bytes.
+void check_planned_result(const PlannedResult& plan, const ResultWriteOptions& options);
+
 // `analysis` may be null (captures only). Written atomically. Throws attnscope::Error, also for
 // a result over options.limit_bytes (before writing anything: the line gives what it would need).
 void save_text_run(const std::filesystem::path& path, const TextRunFile& file, const TextAnalysis* analysis,

@@ -142,7 +142,14 @@ with safe_open(sys.argv[2], "np") as f:
       run_cli(args({"analyze", "--out", (dir_.path() / "big.safetensors").string(), "--max-size", "0.001"}, true));
   EXPECT_NE(big.err.find("or more"), std::string::npos) << big.err;
   EXPECT_EQ(big.err.find("give --captures none"), std::string::npos) << big.err;
+  // Refused before the forward (after it the size is known to the byte, not "at least").
+  EXPECT_NE(big.err.find("would take at least"), std::string::npos) << big.err;
   EXPECT_FALSE(std::filesystem::exists(dir_.path() / "big.safetensors"));
+  // So is a capture set a long text does not keep.
+  const Outcome maps_asked = run_cli(
+      args({"analyze", "--out", (dir_.path() / "maps.json").string(), "--captures", "attention", "--max-size", "0.001"},
+           true));
+  EXPECT_NE(maps_asked.err.find("kept no attention maps"), std::string::npos) << maps_asked.err;
 }
 
 // compare on two long runs (the model and a noisy copy of it) sums its map measures a block of rows

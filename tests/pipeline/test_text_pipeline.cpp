@@ -106,6 +106,34 @@ TEST_F(TextPipelineTest, ALongTextReportsHowFarItsRunHasCome) {
   EXPECT_TRUE(reports.empty());
 }
 
+// Before its forward a run says what it will keep (what analyze reckons a result's size from),
+// and what that throws ends it there: the forward never starts.
+TEST_F(TextPipelineTest, ARunSaysWhatItKeepsBeforeItsForward) {
+  std::vector<PlannedRun> planned;
+  std::vector<std::string> stages;
+  TextPipelineOptions o;
+  o.lens_captures = true;
+  o.before_forward = [&](const PlannedRun& p) { planned.push_back(p); };
+  const TextPipelineResult maps = pipeline_->run(kText, o);
+  ASSERT_EQ(planned.size(), 1u);
+  EXPECT_EQ(planned[0].config, &pipeline_->checkpoint()->model().config());
+  EXPECT_EQ(planned[0].tokens, static_cast<int64_t>(maps.encoding.size()));
+  EXPECT_EQ(planned[0].kept, KeptAttention::Maps);
+  EXPECT_TRUE(planned[0].lenses);
+  o = {};
+  o.long_texts = CapturePlan{.maps_up_to = 4};
+  o.progress = [&](std::string_view stage, double) { stages.emplace_back(stage); };
+  o.before_forward = [&](const PlannedRun& p) {
+    planned.push_back(p);
+    throw Error("too large");
+  };
+  EXPECT_THROW(pipeline_->run(kText, o), Error);
+  ASSERT_EQ(planned.size(), 2u);
+  EXPECT_EQ(planned[1].kept, KeptAttention::QueriesAndKeys);
+  EXPECT_FALSE(planned[1].lenses);
+  EXPECT_TRUE(stages.empty());  // the forward reports its first block of maps: it never began
+}
+
 // Next tokens: none for an encoder (not asked of it); for a real decoder, those next_tokens gives
 // for the same text with its last layer run complete (the pipeline runs it at the last token
 // alone), on pieces and on words alike.

@@ -144,6 +144,74 @@ TEST_F(TextRunFileTest, ALongTextsQueriesAndKeysRoundTrip) {
   EXPECT_FALSE(std::filesystem::exists(dir_ / "big.safetensors"));
 }
 
+// What a run will write, reckoned before its forward from the model's shape and the text's length,
+// is what it writes but the pairs' values (4 bytes a pair, where written): a result of exactly that
+// size is written and one byte less refused, and the same limit refuses it before the run.
+void expect_planned_size_written(const TextRunFile& file, const TextAnalysis& analysis, const PlannedResult& plan,
+                                 CaptureSet captures, const std::filesystem::path& path) {
+  SCOPED_TRACE(std::string(capture_set_name(captures)) + (plan.maps_kept ? ", maps kept" : ", a long text") +
+               (plan.lenses ? ", lenses" : ""));
+  const double planned = planned_result_bytes(plan, captures);
+  double values = 0;
+  if (captures == CaptureSet::Attention || captures == CaptureSet::None)
+    for (const HeadAnalysis& h : analysis.heads) values += 4.0 * static_cast<double>(h.pair_count);
+  ResultWriteOptions o{.captures = captures, .limit_bytes = planned + values};
+  EXPECT_NO_THROW(check_planned_result(plan, o));
+  EXPECT_NO_THROW(save_text_run(path, file, &analysis, o));
+  o.limit_bytes -= 1;
+  EXPECT_THROW(save_text_run(path, file, &analysis, o), Error);
+  o.limit_bytes = planned - 1;
+  try {
+    check_planned_result(plan, o);
+    ADD_FAILURE() << "a planned result over its limit passed";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("would take at least"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(TextRunFileTest, WhatARunWillWriteIsKnownBeforeItsForward) {
+  const ModelConfig& config = checkpoint_->model().config();
+  const auto tokens = static_cast<int64_t>(file_.run.encoding.size());
+  for (const CaptureSet set : {CaptureSet::All, CaptureSet::Attention, CaptureSet::None})
+    expect_planned_size_written(file_, analysis_, {&config, tokens, true, false, true}, set, dir_ / "p.safetensors");
+  file_.run = checkpoint_->run(file_.text, 16, {.lenses = true});
+  analysis_ = analyze_text(file_.run.encoding, file_.run.captures, {});
+  for (const CaptureSet set : {CaptureSet::All, CaptureSet::Attention, CaptureSet::QueriesAndKeys})
+    expect_planned_size_written(file_, analysis_, {&config, tokens, true, true, true}, set, dir_ / "l.safetensors");
+  file_.run = checkpoint_->run(file_.text, 16, {.kept = KeptAttention::QueriesAndKeys});
+  analysis_ = analyze_text(file_.run.encoding, file_.run.captures, {});
+  const PlannedResult long_text{&config, tokens, false, false, true};
+  for (const CaptureSet set : {CaptureSet::QueriesAndKeys, CaptureSet::None})
+    expect_planned_size_written(file_, analysis_, long_text, set, dir_ / "q.safetensors");
+  EXPECT_EQ(written_captures(CaptureSet::All, false), CaptureSet::QueriesAndKeys);
+  EXPECT_EQ(written_captures(CaptureSet::All, true), CaptureSet::All);
+  // A capture set the run will not keep is refused before it, as after.
+  EXPECT_THROW(check_planned_result(long_text, {.captures = CaptureSet::Attention}), Error);
+  EXPECT_THROW(check_planned_result({&config, tokens, true, false, true}, {.captures = CaptureSet::QueriesAndKeys}),
+               Error);
+}
+
+// A decoder with grouped queries keeps one key per key head: reckoned so.
+TEST(TextRunFilePlan, ADecodersKeysAreOnePerKeyHead) {
+  const auto ids = test::golden("decoder_head_roles.json")["mistral"]["ids"].get<std::vector<int64_t>>();
+  const auto model = Transformer::load(test::golden_dir() / "decoders" / "mistral", test::test_device());
+  ASSERT_LT(model->config().kv_heads(), model->config().num_heads);
+  test::TempDir dir;
+  TextRunFile file;
+  file.model_config = model->config().to_json();
+  for (const int64_t id : ids) file.run.encoding.tokens.push_back({.id = static_cast<int32_t>(id), .text = "t"});
+  file.run.encoding.full_length = ids.size();
+  const auto tokens = static_cast<int64_t>(ids.size());
+  file.run.captures = text_captures(model->forward({ids}, {.kept = KeptAttention::QueriesAndKeys}), 0, true);
+  const TextAnalysis analysis = analyze_text(file.run.encoding, file.run.captures, {});
+  expect_planned_size_written(file, analysis, {&model->config(), tokens, false, false, true},
+                              CaptureSet::QueriesAndKeys, dir.path() / "q.safetensors");
+  file.run.captures = text_captures(model->forward({ids}, {.lenses = true}), 0, true);
+  const TextAnalysis with_maps = analyze_text(file.run.encoding, file.run.captures, {});
+  expect_planned_size_written(file, with_maps, {&model->config(), tokens, true, true, true}, CaptureSet::All,
+                              dir.path() / "a.safetensors");
+}
+
 TEST_F(TextRunFileTest, TheBinaryFileIsTheRawCapturesAndADocument) {
   save_text_run(dir_ / "r.safetensors", file_, &analysis_, {});
   const SafetensorsFile f(dir_ / "r.safetensors");
