@@ -82,11 +82,30 @@ void scan_head(const float* s, int n, const ScanFacts& f, float threshold, HeadH
   for (int d = 0; d < n; ++d) out.counts.distance_histogram[static_cast<size_t>(d)] = histogram[static_cast<size_t>(d)];
 }
 
-// First pass over a group of heads [G, n, d]: each head's largest S_ij over participants i != j
-// (when positive, the whole path's plain maximum is this one too: its diagonal is 0 and every token
-// takes part there), on the host; `norms` ([G, n]) takes the token norms on the way.
-at::Tensor group_maxima(const at::Tensor& c, const at::Tensor& part,
-                        const std::vector<std::pair<int64_t, int64_t>>& blocks, at::Tensor* norms) {
+using RowBlocks = std::vector<std::pair<int64_t, int64_t>>;
+
+// The rows the scans read: S's, or (`cosine_norms` given, [G, n]) S's divided by the token norms,
+// as cosine_from_similarity divides the whole S: the same bits. `norms` as similarity_rows.
+at::Tensor pair_source_rows(const at::Tensor& c, int64_t first, int64_t count, const at::Tensor& cosine_norms,
+                            at::Tensor* norms = nullptr) {
+  const at::Tensor s = similarity_rows(c, first, count, norms);
+  return cosine_norms.defined() ? cosine_rows(s, cosine_norms, first) : s;
+}
+
+// Every token's norm in a group of heads [G, n, d], from S's diagonal as the scans' own products
+// give it (context_similarity's bits): cosine divides by every column's norm from its first row.
+at::Tensor group_norms(const at::Tensor& c, const RowBlocks& blocks) {
+  at::Tensor norms = at::empty({c.size(0), c.size(1)}, c.options());
+  for (const auto& [first, count] : blocks) similarity_rows(c, first, count, &norms);
+  return norms;
+}
+
+// First pass over a group of heads [G, n, d]: each head's largest S_ij (or cosine) over
+// participants i != j (when positive, the whole path's plain maximum is this one too: its diagonal
+// is 0 and every token takes part there), on the host; `norms` ([G, n]) takes the token norms on
+// the way.
+at::Tensor group_maxima(const at::Tensor& c, const at::Tensor& part, const RowBlocks& blocks, at::Tensor* norms,
+                        const at::Tensor& cosine_norms) {
   const int64_t n = c.size(1);
   at::Tensor scale = at::full({c.size(0)}, -std::numeric_limits<float>::infinity(), c.options());
   for (const auto& [first, count] : blocks) {
@@ -95,7 +114,7 @@ at::Tensor group_maxima(const at::Tensor& c, const at::Tensor& part,
                                    .unsqueeze(1)
                                    .logical_and(part.unsqueeze(0))
                                    .logical_and(rows.unsqueeze(1) != at::arange(n, rows.options()).unsqueeze(0));
-    const at::Tensor s = similarity_rows(c, first, count, norms);
+    const at::Tensor s = pair_source_rows(c, first, count, cosine_norms, norms);
     scale = at::maximum(scale, at::where(allowed, s, -std::numeric_limits<float>::infinity()).amax({1, 2}));
   }
   return scale.cpu();
@@ -103,13 +122,13 @@ at::Tensor group_maxima(const at::Tensor& c, const at::Tensor& part,
 
 // Second pass over a group of heads: the rows of each block scanned, head by head, into `out` (the
 // group's G entries, their scales set).
-void scan_group(const at::Tensor& c, const ScanFacts& f, double tau,
-                const std::vector<std::pair<int64_t, int64_t>>& blocks, HeadHighSimilarity* out) {
+void scan_group(const at::Tensor& c, const ScanFacts& f, double tau, const RowBlocks& blocks,
+                const at::Tensor& cosine_norms, HeadHighSimilarity* out) {
   const int64_t G = c.size(0), n = c.size(1);
   std::vector<std::vector<int32_t>> histograms(static_cast<size_t>(G), std::vector<int32_t>(static_cast<size_t>(n)));
   for (const auto& block : blocks) {
     const int64_t first = block.first, count = block.second;  // named: clang 14's lambdas capture no bindings
-    const at::Tensor host = similarity_rows(c, first, count).cpu().contiguous();
+    const at::Tensor host = pair_source_rows(c, first, count, cosine_norms).cpu().contiguous();
     at::parallel_for(0, G, 1, [&](int64_t begin, int64_t end) {
       for (int64_t k = begin; k < end; ++k) {
         if (!(out[k].scale > 0)) continue;
@@ -160,7 +179,7 @@ std::vector<HeadHighSimilarity> high_similarity(const at::Tensor& similarity, co
 }
 
 PairMask pair_rows(const at::Tensor& head_outputs, const TextFacts& facts, double tau, float scale, int64_t first,
-                   int64_t count) {
+                   int64_t count, const at::Tensor& cosine_norms) {
   const int64_t n = head_outputs.size(0);
   if (first < 0 || count < 0 || first + count > n) throw Error("pair rows out of range");
   HeadHighSimilarity out;
@@ -171,12 +190,13 @@ PairMask pair_rows(const at::Tensor& head_outputs, const TextFacts& facts, doubl
   const ScanFacts f(facts);
   std::vector<int32_t> histogram(static_cast<size_t>(n));
   const int64_t step = rows_per_block(n);
+  const at::Tensor norms = cosine_norms.defined() ? cosine_norms.to(c.device(), at::kFloat).unsqueeze(0) : at::Tensor();
   for (int64_t done = first; done < first + count;) {
     const int64_t rows = std::min(step, first + count - done);
     // A product of fewer than kFewestBlockRows rows sums in another order: made from more, the
     // rows wanted read out of it.
     const int64_t made = std::min(n, std::max(rows, kFewestBlockRows)), start = std::min(done, n - made);
-    const at::Tensor host = similarity_rows(c, start, made).cpu().contiguous();
+    const at::Tensor host = pair_source_rows(c, start, made, norms).cpu().contiguous();
     scan_rows(host.data_ptr<float>() + (done - start) * n, static_cast<int>(done), static_cast<int>(rows),
               static_cast<int>(n), f, static_cast<float>(tau) * scale, histogram.data(), out);
     done += rows;
@@ -225,15 +245,18 @@ std::vector<HeadHighSimilarity> high_similarity_in_blocks(const at::Tensor& head
     const int64_t G = std::min(group, K - g);
     const at::Tensor heads = c.narrow(0, g, G);
     const auto blocks = row_blocks(n, run.rows > 0 ? run.rows : rows_per_block(G * n));
-    at::Tensor group_norms = run.norms ? run.norms->narrow(0, g, G) : at::Tensor();
-    const at::Tensor scale = group_maxima(heads, part, blocks, run.norms ? &group_norms : nullptr);
+    at::Tensor norms = run.norms ? run.norms->narrow(0, g, G) : at::Tensor();
+    const at::Tensor cosine_norms = run.cosine ? group_norms(heads, blocks) : at::Tensor();
+    if (run.cosine && run.norms) norms.copy_(cosine_norms);
+    const at::Tensor scale =
+        group_maxima(heads, part, blocks, run.norms && !run.cosine ? &norms : nullptr, cosine_norms);
     for (int64_t k = 0; k < G; ++k) {
       HeadHighSimilarity& h = out[static_cast<size_t>(g + k)];
       h.scale = scale.data_ptr<float>()[k];
       if (run.masks) h.mask = PairMask(static_cast<int>(n));
       h.counts = PairCounts(static_cast<size_t>(n));
     }
-    scan_group(heads, f, tau, blocks, out.data() + g);
+    scan_group(heads, f, tau, blocks, cosine_norms, out.data() + g);
     if (run.progress) run.progress("pairs", static_cast<double>(g + G) / static_cast<double>(K));
   }
   return out;

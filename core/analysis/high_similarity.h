@@ -35,6 +35,9 @@ struct InBlocksRun {
   bool masks = true;             // false: the counts alone are made (the masks left empty)
   ProgressReport progress = {};  // given: the share of heads scanned ("pairs"), after each group
   KeepGoing keep_going = {};     // asked before each group (seconds of work a group at 8,192 tokens)
+  // The pairs of each head's cosine matrix S_ij / (||c_i|| ||c_j||) instead of S's, equal to
+  // high_similarity of cosine_from_similarity's (a third pass over S takes the norms first).
+  bool cosine = false;
 };
 
 // The same from the head outputs [K, n, d] alone, never holding an n x n matrix: each head's S
@@ -48,8 +51,9 @@ std::vector<HeadHighSimilarity> high_similarity_in_blocks(const at::Tensor& head
 // text's analysis keeps no mask: TextAnalysis::pair_mask): the bits high_similarity_in_blocks set
 // in those rows, by the same products and the same comparison with tau * `scale` (the head's
 // HeadHighSimilarity::scale), other rows empty. Never holds more than a block of rows of S.
+// `cosine_norms` given ([n], the head's token norms): the rows of its cosine matrix instead.
 PairMask pair_rows(const at::Tensor& head_outputs, const TextFacts& facts, double tau, float scale, int64_t first,
-                   int64_t count);
+                   int64_t count, const at::Tensor& cosine_norms = {});
 
 // Which elements of one head's S are its pairs, as the scans decide: i < j, both taking part
 // (`takes`, n flags of 0 or 1), S_ij >= static_cast<float>(tau) * scale; none where scale <= 0.

@@ -46,9 +46,12 @@ std::vector<HeadHighSimilarity> find_pairs(TextAnalysis& a, const at::Tensor& ma
   const int64_t L = a.num_layers, H = a.num_heads, n = a.length;
   if (run.similarity_in_blocks) {
     at::Tensor norms;
-    auto high = high_similarity_in_blocks(
-        a.head_outputs.reshape({L * H, n, -1}), a.facts, a.settings.tau,
-        {.norms = &norms, .masks = run.keep_long_pair_masks, .progress = run.progress, .keep_going = run.keep_going});
+    auto high = high_similarity_in_blocks(a.head_outputs.reshape({L * H, n, -1}), a.facts, a.settings.tau,
+                                          {.norms = &norms,
+                                           .masks = run.keep_long_pair_masks,
+                                           .progress = run.progress,
+                                           .keep_going = run.keep_going,
+                                           .cosine = a.settings.pairs_from == PairInput::Cosine});
     a.similarity.norms = norms.view({L, H, n});
     return high;
   }
@@ -123,7 +126,8 @@ PairMask TextAnalysis::pair_mask(int64_t layer, int64_t h, RowSpan rows) const {
     return part;
   }
   if (!head_outputs.defined()) throw Error("this analysis keeps neither the pairs nor the head outputs they come from");
-  return pair_rows(head_outputs[layer][h], facts, settings.tau, kept.scale, first, count);
+  return pair_rows(head_outputs[layer][h], facts, settings.tau, kept.scale, first, count,
+                   settings.pairs_from == PairInput::Cosine ? similarity.norms[layer][h] : at::Tensor());
 }
 
 std::vector<TokenPair> head_pairs(const TextAnalysis& a, int64_t layer, int64_t head, int64_t limit,
@@ -137,7 +141,7 @@ std::vector<TokenPair> head_pairs(const TextAnalysis& a, int64_t layer, int64_t 
     if (static_cast<int64_t>(pairs.size()) > limit) pairs.resize(static_cast<size_t>(limit));
     return pairs;
   }
-  // S not kept: the rows that hold the listed pairs, a block at a time.
+  // S not kept: the rows that hold the listed pairs, a block at a time (S's, or its cosine's).
   std::vector<TokenPair> pairs;
   const int64_t n = a.length, step = std::max<int64_t>(1, (int64_t{8} << 20) / std::max<int64_t>(n, 1));
   const auto list = [&](const PairMask& mask) {
@@ -151,9 +155,12 @@ std::vector<TokenPair> head_pairs(const TextAnalysis& a, int64_t layer, int64_t 
     for (int64_t first = 0; first < n && static_cast<int64_t>(pairs.size()) < limit; first += step)
       list(a.pair_mask(layer, head, {first, std::min(step, n - first)}));
   const at::Tensor outputs = a.head_outputs[layer].narrow(0, head, 1);
+  const bool cosine = a.settings.pairs_from == PairInput::Cosine;
   for (size_t k = 0; k < pairs.size();) {
     const int64_t first = pairs[k].i, count = std::min(step, n - first);
-    const at::Tensor rows = similarity_rows(outputs, first, count).to(at::kCPU, at::kFloat).contiguous();
+    at::Tensor rows = similarity_rows(outputs, first, count);
+    if (cosine) rows = cosine_rows(rows, a.similarity.norms[layer].narrow(0, head, 1), first);
+    rows = rows.to(at::kCPU, at::kFloat).contiguous();
     const float* s = rows.data_ptr<float>();
     for (; k < pairs.size() && pairs[k].i < first + count; ++k)
       pairs[k].value = s[(pairs[k].i - first) * n + pairs[k].j] / h.scale;
@@ -220,8 +227,8 @@ TextAnalysis analyze_text(const Encoding& encoding, const at::Tensor& head_outpu
                 std::to_string(encoding.size()));
   check_settings(settings, L, H);
   const bool from_maps = settings.pairs_from != PairInput::Similarity && settings.pairs_from != PairInput::Cosine;
-  if (run.similarity_in_blocks && settings.pairs_from != PairInput::Similarity)
-    throw Error("a long text's pairs come from S only: its maps and cosine matrices are not made whole");
+  if (run.similarity_in_blocks && from_maps)
+    throw Error("a long text's pairs come from S or its cosine only: its maps are not made whole");
   if (from_maps && (!maps.defined() || maps.sizes() != at::IntArrayRef({L, H, n, n})))
     throw Error("pairs from attention, the norm-based maps or rollout need those maps for every head (pair_maps)");
   c10::InferenceMode guard;

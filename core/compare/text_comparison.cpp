@@ -95,12 +95,19 @@ std::vector<uint8_t> takes_part(const TextAnalysis& analysis) {
   return {analysis.facts.takes_part.begin(), analysis.facts.takes_part.end()};
 }
 
+// The rows a side's pairs come from, given those rows of its S ([H, rows, n]): S's, or its cosine's
+// (a long text's pairs come from one or the other).
+at::Tensor pair_source_of(const ComparedRun& r, int64_t layer, const at::Tensor& s, int64_t first) {
+  if (r.analysis.settings.pairs_from != PairInput::Cosine) return s;
+  return cosine_rows(s, r.analysis.similarity.norms[layer].to(s.device()), first);
+}
+
 // Adds to `both` (H entries) the pairs each head of A and B shares in these rows of S ([H, rows, n] a side).
 void add_pairs_in_both(const ComparedRun& a, const ComparedRun& b, int64_t layer, const at::Tensor& rows_a,
                        const at::Tensor& rows_b, int64_t first, const std::array<std::vector<uint8_t>, 2>& takes,
                        int64_t* both) {
-  const at::Tensor host_a = rows_a.to(at::kCPU, at::kFloat).contiguous(),
-                   host_b = rows_b.to(at::kCPU, at::kFloat).contiguous();
+  const at::Tensor host_a = pair_source_of(a, layer, rows_a, first).to(at::kCPU, at::kFloat).contiguous(),
+                   host_b = pair_source_of(b, layer, rows_b, first).to(at::kCPU, at::kFloat).contiguous();
   const int64_t H = host_a.size(0), count = host_a.size(1), n = host_a.size(2);
   at::parallel_for(0, H, 1, [&](int64_t begin, int64_t end) {
     for (int64_t h = begin; h < end; ++h) {

@@ -56,7 +56,8 @@ KeptAttention kept_attention(const ModelConfig& config, size_t n, const TextPipe
                 " needs every map: leave it out, or keep the maps (--maps-up-to) where the memory allows");
   };
   if (o.settings.words) refuse("the analysis on words");
-  if (o.settings.pairs_from != PairInput::Similarity) refuse("taking the pairs from another matrix than S");
+  if (o.settings.pairs_from != PairInput::Similarity && o.settings.pairs_from != PairInput::Cosine)
+    refuse("taking the pairs from another matrix than S or its cosine");
   return kept;
 }
 

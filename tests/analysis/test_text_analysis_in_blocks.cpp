@@ -1,8 +1,8 @@
 // A long text's analysis (no map and no S whole: the forward keeps queries, keys and column sums,
 // the pairs are found block by block) equals the analysis of the same text with every map kept,
-// forced on the real MiniLM at 128 and 512 tokens: separators, pairs (their masks, not kept, made
-// again when asked, whole or some rows), statistics, pooled layers, norms, and the pairs listed for
-// a head with their values.
+// forced on the real MiniLM at 128 and 512 tokens: separators, pairs of S or of its cosine (their
+// masks, not kept, made again when asked, whole or some rows), statistics, pooled layers, norms, and the pairs listed
+// for a head with their values.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
@@ -97,14 +97,18 @@ TEST_P(TextAnalysisInBlocks, EqualsTheAnalysisWithEveryMapKept) {
     return text_captures(minilm.model().forward({encoding.ids()}, {.kept = kept}), 0, true);
   };
   const TextCaptures long_text = forward(KeptAttention::QueriesAndKeys), maps = forward(KeptAttention::Maps);
-  for (const bool specials : {true, false}) {
-    AnalysisSettings settings;
-    settings.include_special = specials;
-    const TextAnalysis blocks = analyze_text(encoding, long_text, settings),
-                       whole = analyze_text(encoding, maps, settings);
-    expect_same(blocks, whole);
-    expect_same_rows(blocks, whole);
-  }
+  // Pairs of S, and of its cosine (each head's norms taken in a pass of their own first).
+  for (const PairInput input : {PairInput::Similarity, PairInput::Cosine})
+    for (const bool specials : {true, false}) {
+      SCOPED_TRACE(std::string(pair_input_name(input)) + (specials ? ", special tokens in" : ", out"));
+      AnalysisSettings settings;
+      settings.include_special = specials;
+      settings.pairs_from = input;
+      const TextAnalysis blocks = analyze_text(encoding, long_text, settings),
+                         whole = analyze_text(encoding, maps, settings);
+      expect_same(blocks, whole);
+      expect_same_rows(blocks, whole);
+    }
   // Kept when asked (a result file of every head's): the masks the whole path finds.
   const TextAnalysis kept = analyze_text(encoding, long_text, {}, {.keep_long_pair_masks = true});
   const TextAnalysis whole = analyze_text(encoding, maps, {});
@@ -136,7 +140,7 @@ TEST_P(TextAnalysisInBlocks, EqualsTheAnalysisWithEveryMapKept) {
   EXPECT_THROW(analyze_text(encoding, maps, {}, {.found = &counts_alone}), Error);  // a short text's need their masks
   AnalysisSettings from_attention;
   from_attention.pairs_from = PairInput::Attention;
-  EXPECT_THROW(analyze_text(encoding, long_text, from_attention), Error);  // one line: S only
+  EXPECT_THROW(analyze_text(encoding, long_text, from_attention), Error);  // one line: S or its cosine only
 }
 
 INSTANTIATE_TEST_SUITE_P(Lengths, TextAnalysisInBlocks, ::testing::Values(128, 512));

@@ -39,8 +39,11 @@ class CliLongText : public Cli {
 };
 
 TEST_F(CliLongText, PrintsWhatEveryMapKeptPrints) {
-  for (const auto& command : std::vector<std::vector<std::string>>{
-           {"heads", "--json"}, {"stats"}, {"pairs", "--layer", "5", "--head", "0"}}) {
+  for (const auto& command :
+       std::vector<std::vector<std::string>>{{"heads", "--json"},
+                                             {"stats"},
+                                             {"pairs", "--layer", "5", "--head", "0"},
+                                             {"pairs", "--layer", "5", "--head", "0", "--pairs-from", "cosine"}}) {
     const Outcome long_text = run_cli(args(command, true)), maps = run_cli(args(command, false));
     ASSERT_EQ(long_text.status, 0) << long_text.err;
     ASSERT_EQ(maps.status, 0) << maps.err;

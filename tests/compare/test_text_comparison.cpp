@@ -27,9 +27,10 @@ struct Analysed {
   ComparedRun view() const { return {run.encoding, text, run.captures, analysis}; }
 };
 
-Analysed analyse(const Checkpoint& model, const std::string& text) {
-  Analysed a{text, model.run(text, 128), {}};
-  a.analysis = analyze_text(a.run.encoding, a.run.captures, AnalysisSettings{});
+Analysed analyse(const Checkpoint& model, const std::string& text, const CheckpointRun& run = {},
+                 const AnalysisSettings& settings = {}) {
+  Analysed a{text, model.run(text, 128, run), {}};
+  a.analysis = analyze_text(a.run.encoding, a.run.captures, settings);
   return a;
 }
 
@@ -181,6 +182,31 @@ TEST(TextComparison, LongTextsCompareBlockByBlockAsWholeOnes) {
   EXPECT_FALSE(without.changes.front().attention_cosine);
   EXPECT_TRUE(without.changes.front().similarity_relative_change);
   EXPECT_THROW(difference_map(long_a.view(), long_b.view(), ComparedMatrix::Attention, 0, 0), Error);
+}
+
+// Pairs of each head's cosine: a long text's shared pairs counted from the rows of its cosine (S's
+// rows divided by the norms), as the whole runs' masks give them; one side long, the other whole too.
+TEST(TextComparison, ALongTextsCosinePairsAreSharedAsWholeOnes) {
+  const test::TempDir dir;
+  test::write_modified_checkpoint(test::minilm_dir(), dir / "noisy", test::add_noise(0.1, 11));
+  const auto noisy = Checkpoint::load(dir / "noisy", test::test_device());
+  const Checkpoint& minilm = test::minilm_checkpoint();
+  AnalysisSettings cosine;
+  cosine.pairs_from = PairInput::Cosine;
+  const CheckpointRun long_text{.kept = KeptAttention::QueriesAndKeys};
+  const Analysed a = analyse(minilm, kText, {}, cosine), b = analyse(*noisy, kText, {}, cosine),
+                 long_a = analyse(minilm, kText, long_text, cosine), long_b = analyse(*noisy, kText, long_text, cosine);
+  const TextComparison whole = compare_texts(a.view(), b.view());
+  int64_t shared = 0;
+  for (const TextComparison& blocks : {compare_texts(long_a.view(), long_b.view(), {.block_rows = 7}),
+                                       compare_texts(a.view(), long_b.view(), {.block_rows = 7})}) {
+    ASSERT_EQ(blocks.changes.size(), whole.changes.size());
+    for (size_t k = 0; k < whole.changes.size(); ++k) {
+      EXPECT_EQ(blocks.changes[k].jaccard, whole.changes[k].jaccard) << "head " << k;
+      shared += whole.changes[k].jaccard.value_or(0) > 0;
+    }
+  }
+  EXPECT_GT(shared, 0);
 }
 
 TEST(TextComparison, RunsThatShareNoTokenAreRefused) {
