@@ -18,8 +18,9 @@
 //
 // With --long-text, what a long text costs (issue 32), its maps not kept: the plain forward, the
 // forward keeping queries and keys, the overview's thumbnails made again block by block, the whole
-// analysis, one head's whole map made again, and the forward pooling the overview's thumbnails from
-// its own blocks of maps, coloured (what the explorer's overview of a long text waits for).
+// analysis, one head's whole map made again, the forward pooling the overview's thumbnails from
+// its own blocks of maps, coloured (what the explorer's overview of a long text waits for), and the
+// Head view's rollout after the second layer and after the last.
 //
 // Prints one JSON object. bench/run.sh runs it beside bench/reference_forward.py.
 #include <ATen/Parallel.h>
@@ -101,13 +102,17 @@ void time_long_text(const attnscope::Checkpoint& checkpoint, const attnscope::En
        [&] {  // what the Head view waits for: the top level of the head's pyramid, its clipped scale counted
          MapPyramid pyramid(head_map_source(view, {last, head}, ValueScale::Clipped, false));
          pyramid.make_top(std::chrono::hours(1));
-       }},
+       },
+       // The Head view's rollout (made before it is drawn): after the second layer one product of
+       // n x n matrices, after the last L - 1 of them.
+       [&] { long_text_rollout(view, 1, false); }, [&] { long_text_rollout(view, last, false); }},
       checkpoint.model().device().device, std::chrono::milliseconds(0));
-  std::cout << nlohmann::json{{"tokens", ids.size()},     {"runs", runs},
-                              {"forward_plain_ms", m[0]}, {"forward_queries_keys_ms", m[1]},
-                              {"thumbnails_ms", m[2]},    {"analysis_ms", m[3]},
-                              {"head_map_ms", m[4]},      {"forward_pooled_overview_ms", m[5]},
-                              {"head_view_map_ms", m[6]}}
+  std::cout << nlohmann::json{{"tokens", ids.size()},         {"runs", runs},
+                              {"forward_plain_ms", m[0]},     {"forward_queries_keys_ms", m[1]},
+                              {"thumbnails_ms", m[2]},        {"analysis_ms", m[3]},
+                              {"head_map_ms", m[4]},          {"forward_pooled_overview_ms", m[5]},
+                              {"head_view_map_ms", m[6]},     {"rollout_second_layer_ms", m[7]},
+                              {"rollout_last_layer_ms", m[8]}}
                    .dump()
             << "\n";
 }

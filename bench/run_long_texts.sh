@@ -43,8 +43,8 @@ for n in "${lengths[@]}"; do
 done
 
 echo
-echo "| tokens | forward keeping queries and keys | plain forward (no captures) | overview (thumbnails made again) | forward pooling the overview, coloured | whole analysis | one head's whole map | one head's map in the Head view (tiles' top level) | peak resident memory |"
-echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+echo "| tokens | forward keeping queries and keys | plain forward (no captures) | overview (thumbnails made again) | forward pooling the overview, coloured | whole analysis | one head's whole map | one head's map in the Head view (tiles' top level) | rollout after the second layer | rollout after the last layer | peak resident memory |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 for n in "${lengths[@]}"; do
   runs=3
   [ "$n" -le 2048 ] || runs=1
@@ -55,8 +55,9 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 f = r["forward_queries_keys_ms"]  # the forward a long text runs: the ratios' unit
 cell = lambda k: "%.1f s (%.2fx)" % (r[k] / 1000, r[k] / f)
-print("| %d | %.1f s | %s | %s | %s | %s | %.0f ms | %.0f ms | %.0f MB |" % (r["tokens"], f / 1000,
+print("| %d | %.1f s | %s | %s | %s | %s | %.0f ms | %.0f ms | %s | %s | %.0f MB |" % (r["tokens"], f / 1000,
       cell("forward_plain_ms"), cell("thumbnails_ms"), cell("forward_pooled_overview_ms"), cell("analysis_ms"),
-      r["head_map_ms"], r["head_view_map_ms"], int(sys.argv[2]) / 1024))
+      r["head_map_ms"], r["head_view_map_ms"], cell("rollout_second_layer_ms"), cell("rollout_last_layer_ms"),
+      int(sys.argv[2]) / 1024))
 PY
 done
