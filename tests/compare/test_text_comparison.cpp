@@ -34,6 +34,12 @@ Analysed analyse(const Checkpoint& model, const std::string& text, const Checkpo
   return a;
 }
 
+// MiniLM with noise of 0.1 added to its weights, written under `dir`.
+std::shared_ptr<const Checkpoint> noisy_minilm(const test::TempDir& dir) {
+  test::write_modified_checkpoint(test::minilm_dir(), dir / "noisy", test::add_noise(0.1, 11));
+  return Checkpoint::load(dir / "noisy", test::test_device());
+}
+
 double mean_change(const TextComparison& c) {
   double sum = 0;
   for (const HeadChange& h : c.changes) sum += h.change();
@@ -138,18 +144,11 @@ TEST(TextComparison, WithoutMatchingEachHeadMeetsItsOwnOnly) {
 // by their models and S from their head outputs, against the same runs with every map kept.
 TEST(TextComparison, LongTextsCompareBlockByBlockAsWholeOnes) {
   const test::TempDir dir;
-  test::write_modified_checkpoint(test::minilm_dir(), dir / "noisy", test::add_noise(0.1, 11));
-  const auto noisy = Checkpoint::load(dir / "noisy", test::test_device());
+  const auto noisy = noisy_minilm(dir);
   const Checkpoint& minilm = test::minilm_checkpoint();
-  CheckpointRun queries_and_keys;
-  queries_and_keys.kept = KeptAttention::QueriesAndKeys;
-  const auto long_run = [&](const Checkpoint& model) {
-    Analysed r{kText, model.run(kText, 128, queries_and_keys), {}};
-    r.analysis = analyze_text(r.run.encoding, r.run.captures, AnalysisSettings{});
-    return r;
-  };
-  const Analysed a = analyse(minilm, kText), b = analyse(*noisy, kText), long_a = long_run(minilm),
-                 long_b = long_run(*noisy);
+  const CheckpointRun long_text{.kept = KeptAttention::QueriesAndKeys};
+  const Analysed a = analyse(minilm, kText), b = analyse(*noisy, kText), long_a = analyse(minilm, kText, long_text),
+                 long_b = analyse(*noisy, kText, long_text);
   ASSERT_FALSE(long_a.run.captures.attention.defined() || long_a.analysis.similarity.similarity.defined());
   const auto remade = [](const Analysed& r, const Checkpoint& model) {
     ComparedRun v = r.view();
@@ -188,8 +187,7 @@ TEST(TextComparison, LongTextsCompareBlockByBlockAsWholeOnes) {
 // rows divided by the norms), as the whole runs' masks give them; one side long, the other whole too.
 TEST(TextComparison, ALongTextsCosinePairsAreSharedAsWholeOnes) {
   const test::TempDir dir;
-  test::write_modified_checkpoint(test::minilm_dir(), dir / "noisy", test::add_noise(0.1, 11));
-  const auto noisy = Checkpoint::load(dir / "noisy", test::test_device());
+  const auto noisy = noisy_minilm(dir);
   const Checkpoint& minilm = test::minilm_checkpoint();
   AnalysisSettings cosine;
   cosine.pairs_from = PairInput::Cosine;
