@@ -265,6 +265,54 @@ AttentionBlockSink AnalysisWorker::block_sink(const AnalysisRequest& request, ui
   };
 }
 
+ForwardAsked forward_asked(const AnalysisRequest& request) {
+  return {.max_length = request.max_length,
+          .lenses = request.lenses || needs_lens_captures(request.settings),
+          .words = request.settings.words,
+          .next_tokens = request.next_tokens,
+          .long_texts = request.long_texts};
+}
+
+bool reuses_forward(const ForwardAsked& shown, const ForwardAsked& asked) {
+  return shown.max_length == asked.max_length && (shown.lenses || !asked.lenses) && shown.words == asked.words &&
+         shown.next_tokens == asked.next_tokens && shown.long_texts == asked.long_texts;
+}
+
+// Only on the CPU: a GPU's forward and analysis are quicker than the analysis of the host's copy.
+bool AnalysisWorker::analyze_shown(const AnalysisRequest& request, uint64_t serial, AnalysisSnapshot& s) {
+  const auto shown = latest_good();
+  const auto checkpoint = pipeline_->checkpoint();
+  if (!shown || shown->text != request.text || shown->checkpoint != checkpoint ||
+      !checkpoint->model().device().device.is_cpu() || !reuses_forward(shown->forward, s.forward))
+    return false;
+  const int layers = static_cast<int>(shown->analysis.num_layers);
+  if (!shown->captures.attention.defined()) report({serial, layers, layers, nullptr, {}});  // a bar for its scan
+  TextPipelineOptions options;
+  options.settings = request.settings;
+  options.keep_going = keep_going(serial);
+  options.progress = stage_progress(serial);
+  TextPipelineResult r = pipeline_->analyze(shown->encoding, shown->captures, options);
+  s.checkpoint = checkpoint;
+  s.encoding = std::move(r.encoding);
+  s.captures = std::move(r.captures);
+  s.analysis = std::move(r.analysis);
+  s.analysis_seconds = r.analysis_seconds;
+  s.next = shown->next;
+  s.forward = shown->forward;  // its lenses' captures with it
+  s.forward_reused = true;
+  if (shown->roles) {  // read from the captures alone
+    s.roles = shown->roles;
+    s.roles_note = shown->roles_note;
+  }
+  // The thumbnails read the captures and the options, never the analysis's settings.
+  if (request.grid && shown->grid_options &&
+      grid_thumbnails_key(*shown->grid_options) == grid_thumbnails_key(*request.grid)) {
+    s.grid = shown->grid;
+    s.grid_options = request.grid;
+  }
+  return true;
+}
+
 // The pipeline's run of the request's text: the forward (its blocks pooled into the overview when
 // it is shown, `pooler`) and the analysis.
 void AnalysisWorker::run_model(const AnalysisRequest& request, uint64_t serial, AnalysisSnapshot& s,
@@ -334,12 +382,13 @@ void AnalysisWorker::answer(const AnalysisRequest& request, uint64_t serial,
   snapshot->waited_seconds = std::chrono::duration<double>(start - asked).count();
   try {
     std::optional<OverviewPooler> pooler;
+    snapshot->forward = forward_asked(request);
     if (opened_)
       take_result(request, serial, *snapshot);
-    else
+    else if (!analyze_shown(request, serial, *snapshot))
       run_model(request, serial, *snapshot, pooler);
-    if (request.head_roles) add_head_roles(*snapshot, serial);
-    if (request.grid) {
+    if (request.head_roles && !snapshot->roles) add_head_roles(*snapshot, serial);
+    if (request.grid && !snapshot->grid_options) {
       const auto grid_start = std::chrono::steady_clock::now();
       colour_grid(*snapshot, *request.grid,
                   {.pooled = pooler ? &*pooler : nullptr,

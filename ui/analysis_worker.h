@@ -53,6 +53,20 @@ struct NextPiece {
   double probability = 0;
 };
 
+// What a request asks of the forward (its text aside). A request of the same text that asks what
+// the shown snapshot's forward gave (reuses_forward) changes the analysis alone: that is all that
+// is made again (a long text's forward takes a minute at 8,192 tokens).
+struct ForwardAsked {
+  size_t max_length = 0;
+  bool lenses = false;  // the lenses' captures (the request's own, or its settings' needs_lens_captures)
+  bool words = false;   // captures merged to words
+  int next_tokens = 0;
+  CapturePlan long_texts;
+};
+ForwardAsked forward_asked(const AnalysisRequest& request);
+// Whether a forward asked `shown` gives what `asked` needs: the same but for lenses taken and not needed.
+bool reuses_forward(const ForwardAsked& shown, const ForwardAsked& asked);
+
 struct AnalysisSnapshot {
   uint64_t serial = 0;  // of the request it answers
   std::string text;
@@ -71,7 +85,9 @@ struct AnalysisSnapshot {
   double grid_seconds = 0;    // colouring it, after the analysis
   double waited_seconds = 0;  // from the request to the start of its run (a stale run still stopping)
   std::chrono::steady_clock::time_point finished;  // when it was ready to be shown
-  std::string error;  // non-empty: this request failed (the previous good snapshot stays shown)
+  std::string error;            // non-empty: this request failed (the previous good snapshot stays shown)
+  ForwardAsked forward;         // what its forward was asked
+  bool forward_reused = false;  // the forward of the snapshot shown before, analysed with other settings
 
   // The text as figures read it: a long text's maps made again block by block by its model. One
   // view per thread (it keeps the last layer's queries and keys laid out for the products).
@@ -158,6 +174,9 @@ class AnalysisWorker {
   void answer(const AnalysisRequest& request, uint64_t serial, std::chrono::steady_clock::time_point asked);
   void run_model(const AnalysisRequest& request, uint64_t serial, AnalysisSnapshot& s,
                  std::optional<OverviewPooler>& pooler);
+  // The shown snapshot's forward analysed with the request's settings, when it gives what the
+  // request asks (reuses_forward): with it its next tokens, head roles and overview.
+  bool analyze_shown(const AnalysisRequest& request, uint64_t serial, AnalysisSnapshot& s);
   void take_result(const AnalysisRequest& request, uint64_t serial, AnalysisSnapshot& s);
   void add_head_roles(AnalysisSnapshot& snapshot, uint64_t serial);
   // What the forward hands its blocks of maps to: the overview's pooler, when the overview is

@@ -16,6 +16,7 @@ struct CapturePlan {
   // the memory (memory_share of it).
   int64_t maps_up_to = 0;
   double memory_share = 0.25;
+  bool operator==(const CapturePlan&) const = default;
 };
 
 // Bytes of one text's maps (elements of `element_bytes`) and of its analysis' float32 similarity

@@ -46,19 +46,39 @@ bool has_text_tokens(const Encoding& encoding) {
 // and the maps' column sums (the attention's kept, a lens's made again: long_text_separators.h)
 // only, in one line when asked for more. Its lenses' captures (value norms and Gram matrices) grow
 // as n: the norm-based maps are made again with the attention.
-KeptAttention kept_attention(const ModelConfig& config, size_t n, const TextPipelineOptions& o) {
-  if (!o.long_texts) return KeptAttention::Maps;
-  const KeptAttention kept = attention_to_keep(config, static_cast<int64_t>(n), *o.long_texts);
-  if (kept == KeptAttention::Maps) return kept;
+void refuse_what_needs_every_map(const ModelConfig& config, size_t n, const AnalysisSettings& settings) {
   const auto refuse = [&](const std::string& what) {
     throw Error("a text of " + std::to_string(n) + " tokens keeps no attention maps (with its similarities they " +
                 "would take " + byte_size(map_bytes(config, static_cast<int64_t>(n))) + "); " + what +
                 " needs every map: leave it out, or keep the maps (--maps-up-to) where the memory allows");
   };
-  if (o.settings.words) refuse("the analysis on words");
-  if (o.settings.pairs_from != PairInput::Similarity && o.settings.pairs_from != PairInput::Cosine)
+  if (settings.words) refuse("the analysis on words");
+  if (settings.pairs_from != PairInput::Similarity && settings.pairs_from != PairInput::Cosine)
     refuse("taking the pairs from another matrix than S or its cosine");
+}
+
+KeptAttention kept_attention(const ModelConfig& config, size_t n, const TextPipelineOptions& o) {
+  if (!o.long_texts) return KeptAttention::Maps;
+  const KeptAttention kept = attention_to_keep(config, static_cast<int64_t>(n), *o.long_texts);
+  if (kept != KeptAttention::Maps) refuse_what_needs_every_map(config, n, o.settings);
   return kept;
+}
+
+// The analysis of a run's captures (r.encoding, r.captures): a long text's separators from a lens
+// found in column sums of its maps made again by `model`.
+void add_analysis(const Transformer& model, TextPipelineResult& r, const TextPipelineOptions& o) {
+  const auto start = std::chrono::steady_clock::now();
+  at::Tensor columns;
+  if (needs_long_text_separator_columns(r.captures, o.settings.separators_from))
+    columns = long_text_separator_columns(recomputed_attention_rows(model, r.captures), r.captures,
+                                          o.settings.separators_from, o.keep_going, o.progress);
+  r.analysis = analyze_text(r.encoding, r.captures, o.settings,
+                            {.to_host = o.to_host,
+                             .keep_going = o.keep_going,
+                             .keep_long_pair_masks = o.keep_long_pair_masks,
+                             .progress = o.progress,
+                             .separator_columns = columns});
+  r.analysis_seconds = seconds_since(start);
 }
 
 }  // namespace
@@ -100,18 +120,19 @@ TextPipelineResult TextPipeline::run(std::string_view text, const TextPipelineOp
   }
   r.forward_seconds = seconds_since(start);
   if (o.keep_going && !o.keep_going()) throw Cancelled();
-  const auto analysis_start = std::chrono::steady_clock::now();
-  at::Tensor columns;  // a long text's from a lens, made from its maps made again
-  if (needs_long_text_separator_columns(r.captures, o.settings.separators_from))
-    columns = long_text_separator_columns(recomputed_attention_rows(checkpoint->model(), r.captures), r.captures,
-                                          o.settings.separators_from, o.keep_going, o.progress);
-  r.analysis = analyze_text(r.encoding, r.captures, o.settings,
-                            {.to_host = o.to_host,
-                             .keep_going = o.keep_going,
-                             .keep_long_pair_masks = o.keep_long_pair_masks,
-                             .progress = o.progress,
-                             .separator_columns = columns});
-  r.analysis_seconds = seconds_since(analysis_start);
+  add_analysis(checkpoint->model(), r, o);
+  return r;
+}
+
+TextPipelineResult TextPipeline::analyze(Encoding encoding, TextCaptures captures, const TextPipelineOptions& o) const {
+  const std::shared_ptr<const Checkpoint> checkpoint = this->checkpoint();
+  TextPipelineResult r;
+  r.encoding = std::move(encoding);
+  r.captures = std::move(captures);
+  if (!r.captures.attention.defined())
+    refuse_what_needs_every_map(checkpoint->model().config(), r.encoding.size(), o.settings);
+  r.device = checkpoint->model().device();
+  add_analysis(checkpoint->model(), r, o);
   return r;
 }
 

@@ -92,6 +92,12 @@ class TextPipeline {
   TextPipelineResult run(std::string_view text, const TextPipelineOptions& options,
                          IncrementalEncoder* encoder = nullptr);
 
+  // The analysis half of run() on a text run before: its encoding and captures as run() gave them
+  // (on the host, on words where its settings were), analysed with other settings, the forward
+  // not run again; what needs every map is refused for a long text as run() refuses it. What the
+  // explorer does when the settings change and the text does not.
+  TextPipelineResult analyze(Encoding encoding, TextCaptures captures, const TextPipelineOptions& options) const;
+
   std::shared_ptr<const Checkpoint> checkpoint() const;
   const std::string& model() const { return model_; }
 

@@ -134,6 +134,39 @@ TEST_F(TextPipelineTest, ARunSaysWhatItKeepsBeforeItsForward) {
   EXPECT_TRUE(stages.empty());  // the forward reports its first block of maps: it never began
 }
 
+// A text run once, analysed again with other settings (what the explorer does when the settings
+// change and the text does not): the analysis a run with those settings gives, the forward not
+// run; a long text's too (separators from a lens made from its maps made again), and what needs
+// every map refused as a run refuses it.
+TEST_F(TextPipelineTest, ARunIsAnalysedAgainWithOtherSettings) {
+  const auto expect_same = [](const TextAnalysis& a, const TextAnalysis& b) {
+    ASSERT_EQ(a.heads.size(), b.heads.size());
+    for (size_t k = 0; k < a.heads.size(); ++k) {
+      EXPECT_EQ(a.heads[k].scale, b.heads[k].scale) << "head " << k;
+      EXPECT_EQ(a.heads[k].pair_count, b.heads[k].pair_count) << "head " << k;
+      EXPECT_EQ(a.heads[k].separators.positions, b.heads[k].separators.positions) << "head " << k;
+    }
+    EXPECT_EQ(a.segment_separators.positions, b.segment_separators.positions);
+  };
+  for (const bool long_text : {false, true}) {
+    SCOPED_TRACE(long_text ? "a long text" : "every map kept");
+    TextPipelineOptions o;
+    if (long_text) o.long_texts = CapturePlan{.maps_up_to = 4};
+    const TextPipelineResult first = pipeline_->run(kText, o);
+    ASSERT_EQ(first.captures.attention.defined(), !long_text);
+    o.settings.tau = 0.4;
+    o.settings.include_special = false;
+    o.settings.separators_from = SeparatorInput::Rollout;
+    o.settings.pairs_from = PairInput::Cosine;
+    const TextPipelineResult again = pipeline_->analyze(first.encoding, first.captures, o);
+    EXPECT_EQ(again.analysis.settings.tau, 0.4);
+    EXPECT_TRUE(again.captures.head_outputs.is_same(first.captures.head_outputs));
+    expect_same(again.analysis, pipeline_->run(kText, o).analysis);
+    o.settings.pairs_from = PairInput::Attention;
+    if (long_text) EXPECT_THROW(pipeline_->analyze(first.encoding, first.captures, o), Error);
+  }
+}
+
 // Next tokens: none for an encoder (not asked of it); for a real decoder, those next_tokens gives
 // for the same text with its last layer run complete (the pipeline runs it at the last token
 // alone), on pieces and on words alike.

@@ -149,6 +149,83 @@ TEST(AnalysisWorker, ALongTextsRunReportsEachLayerWithTheOverviewSoFar) {
   EXPECT_EQ(worker.progress().serial, 0u);  // nothing under way
 }
 
+// A change of settings on the text shown analyses the shown forward again, the model not run: the
+// analysis a run with those settings gives, the next tokens, head roles and overview carried over.
+// A request its captures do not serve (a lens, another text or length) runs the model.
+TEST(AnalysisWorker, ASettingsChangeAnalysesTheShownForwardAgain) {
+  const test::TempDir dir;
+  test::write_tiny_bert(dir / "tiny", {});
+  std::mutex mutex;
+  std::vector<RunProgress> seen;
+  std::atomic<AnalysisWorker*> watched{nullptr};
+  AnalysisWorker worker((dir / "tiny").string(), "cpu", "float32", [&] {
+    if (AnalysisWorker* w = watched.load()) {
+      std::lock_guard lock(mutex);
+      seen.push_back(w->progress());
+    }
+  });
+  watched = &worker;
+  const auto answer = [&](const AnalysisRequest& request) {
+    const uint64_t serial = worker.submit(request);
+    EXPECT_TRUE(wait_for([&] { return worker.latest() && worker.latest()->serial == serial; }));
+    EXPECT_TRUE(worker.latest()->error.empty()) << worker.latest()->error;
+    return worker.latest();
+  };
+  AnalysisRequest asked{"the cat sat on the mat. the dog sat.", {}, 0};
+  asked.grid = FigureOptions{};
+  asked.head_roles = true;
+  const auto first = answer(asked);
+  EXPECT_FALSE(first->forward_reused);
+  asked.settings.tau = 0.4;
+  asked.settings.include_special = false;
+  const auto again = answer(asked);
+  EXPECT_TRUE(again->forward_reused);
+  EXPECT_TRUE(again->captures.head_outputs.is_same(first->captures.head_outputs));
+  const TextAnalysis expected = analyze_text(first->encoding, first->captures, asked.settings);
+  ASSERT_EQ(again->analysis.heads.size(), expected.heads.size());
+  for (size_t k = 0; k < expected.heads.size(); ++k)
+    EXPECT_EQ(again->analysis.heads[k].pairs.bits(), expected.heads[k].pairs.bits()) << "head " << k;
+  EXPECT_EQ(again->analysis.settings.tau, 0.4);
+  ASSERT_TRUE(again->roles && again->grid_options);
+  EXPECT_EQ(again->grid.rgba, first->grid.rgba);
+  EXPECT_EQ(again->forward.max_length, first->forward.max_length);
+  // A lens needs captures the forward did not take: run again, then kept for the next change.
+  asked.settings.separators_from = SeparatorInput::Norm;
+  const auto lens = answer(asked);
+  EXPECT_FALSE(lens->forward_reused);
+  EXPECT_TRUE(lens->captures.value_norms.defined());
+  asked.settings.separators_from = SeparatorInput::Attention;
+  EXPECT_TRUE(answer(asked)->forward_reused);
+  asked.max_length = 6;
+  EXPECT_FALSE(answer(asked)->forward_reused);
+  asked.text = "the dog sat on the mat.";
+  EXPECT_FALSE(answer(asked)->forward_reused);
+  // A long text's scan reports its progress, the forward's layers all done; what needs every map
+  // is refused as a run refuses it.
+  asked.long_texts.maps_up_to = 4;
+  asked.max_length = 0;
+  const auto long_text = answer(asked);
+  ASSERT_FALSE(long_text->captures.attention.defined());
+  asked.settings.pairs_from = PairInput::Cosine;
+  const auto cosine = answer(asked);
+  EXPECT_TRUE(cosine->forward_reused);
+  EXPECT_EQ(cosine->analysis.settings.pairs_from, PairInput::Cosine);
+  {
+    std::lock_guard lock(mutex);
+    std::vector<RunProgress> scan;
+    for (const RunProgress& p : seen)
+      if (p.serial == cosine->serial) scan.push_back(p);
+    ASSERT_FALSE(scan.empty());
+    EXPECT_EQ(scan.back().stage, "pairs");
+    EXPECT_DOUBLE_EQ(scan.back().fraction, 1.0);
+    for (const RunProgress& p : scan) EXPECT_EQ(p.layers_done, p.layers);
+  }
+  asked.settings.pairs_from = PairInput::Attention;  // needs every map: refused in one line
+  const uint64_t refused = worker.submit(asked);
+  ASSERT_TRUE(wait_for([&] { return worker.latest() && worker.latest()->serial == refused; }));
+  EXPECT_NE(worker.latest()->error.find("every map"), std::string::npos) << worker.latest()->error;
+}
+
 // The same request is made once while its result is kept; handed over (take_latest), it is made
 // again when asked again (a second export of the same figure); a stale request stops and leaves
 // nothing.

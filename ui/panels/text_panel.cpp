@@ -188,12 +188,13 @@ TextPanelResult TextPanel::draw(Settings& settings, const ModelStatus& model, co
   else if (busy)
     ImGui::TextUnformatted("Analysing...");
   else if (shown)
-    coloured_wrapped(
-        ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled),
-        std::to_string(shown->encoding.size()) + " tokens, " +
-            (shown->checkpoint ? "model " + std::to_string(static_cast<int>(shown->forward_seconds * 1000)) + " ms, "
-                               : std::string("from a result file, ")) +
-            "analysis " + std::to_string(static_cast<int>(shown->analysis_seconds * 1000)) + " ms");
+    coloured_wrapped(ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled),
+                     std::to_string(shown->encoding.size()) + " tokens, " +
+                         (!shown->checkpoint ? std::string("from a result file, ")
+                          : shown->forward_reused
+                              ? std::string("the model's last run, ")  // the settings changed, not the text
+                              : "model " + std::to_string(static_cast<int>(shown->forward_seconds * 1000)) + " ms, ") +
+                         "analysis " + std::to_string(static_cast<int>(shown->analysis_seconds * 1000)) + " ms");
   if (latest && !latest->error.empty()) coloured_wrapped(ImVec4(1, 0.6f, 0.3f, 1), latest->error);
   if (!message_.empty()) coloured_wrapped(ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled), message_);
   if (shown) draw_tokens(*shown);
