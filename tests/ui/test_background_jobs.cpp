@@ -36,6 +36,34 @@ bool wait_for(Done done, double seconds = 120) {
   return true;
 }
 
+// A worker on a CPU whose every notification records its progress, as the window reads it.
+class WatchedWorker {
+ public:
+  explicit WatchedWorker(const std::filesystem::path& model)
+      : worker(model.string(), "cpu", "float32", [this] {
+          if (!ready_) return;  // a notification before the worker is built
+          std::lock_guard lock(mutex_);
+          seen_.push_back(worker.progress());
+        }) {
+    ready_ = true;
+  }
+  std::vector<RunProgress> progress_of(uint64_t serial) const {
+    std::lock_guard lock(mutex_);
+    std::vector<RunProgress> of;
+    for (const RunProgress& p : seen_)
+      if (p.serial == serial) of.push_back(p);
+    return of;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<RunProgress> seen_;
+  std::atomic<bool> ready_{false};
+
+ public:
+  AnalysisWorker worker;  // last: destroyed first, its thread stopped before what it notifies goes
+};
+
 TEST(AnalysisWorker, AnswersTheNewestRequestWithAnImmutableSnapshot) {
   const test::TempDir dir;
   test::write_tiny_bert(dir / "tiny", {});
@@ -105,16 +133,8 @@ TEST(AnalysisWorker, ColoursTheOverviewsThumbnailsWhenAskedAsTheWindowWould) {
 TEST(AnalysisWorker, ALongTextsRunReportsEachLayerWithTheOverviewSoFar) {
   const test::TempDir dir;
   test::write_tiny_bert(dir / "tiny", {.layers = 3});
-  std::mutex mutex;
-  std::vector<RunProgress> seen;
-  std::atomic<AnalysisWorker*> watched{nullptr};
-  AnalysisWorker worker((dir / "tiny").string(), "cpu", "float32", [&] {
-    if (AnalysisWorker* w = watched.load()) {
-      std::lock_guard lock(mutex);
-      seen.push_back(w->progress());
-    }
-  });
-  watched = &worker;
+  WatchedWorker watched(dir / "tiny");
+  AnalysisWorker& worker = watched.worker;
   AnalysisRequest asked{"the cat sat on the mat", {}, 0};
   asked.grid = FigureOptions{};
   asked.long_texts.maps_up_to = 4;
@@ -123,10 +143,8 @@ TEST(AnalysisWorker, ALongTextsRunReportsEachLayerWithTheOverviewSoFar) {
   const auto s = worker.latest_good();
   ASSERT_TRUE(s && !s->captures.attention.defined() && s->grid_options);
   EXPECT_EQ(s->grid.rgba, grid_atlas(s->view(), *s->grid_options).rgba);
-  std::lock_guard lock(mutex);
   std::vector<RunProgress> layers, stages;
-  for (const RunProgress& p : seen)
-    if (p.serial == serial) (p.stage.empty() ? layers : stages).push_back(p);
+  for (const RunProgress& p : watched.progress_of(serial)) (p.stage.empty() ? layers : stages).push_back(p);
   ASSERT_EQ(layers.size(), size_t{3});
   ASSERT_FALSE(stages.empty());
   for (const RunProgress& p : stages) {
@@ -155,16 +173,8 @@ TEST(AnalysisWorker, ALongTextsRunReportsEachLayerWithTheOverviewSoFar) {
 TEST(AnalysisWorker, ASettingsChangeAnalysesTheShownForwardAgain) {
   const test::TempDir dir;
   test::write_tiny_bert(dir / "tiny", {});
-  std::mutex mutex;
-  std::vector<RunProgress> seen;
-  std::atomic<AnalysisWorker*> watched{nullptr};
-  AnalysisWorker worker((dir / "tiny").string(), "cpu", "float32", [&] {
-    if (AnalysisWorker* w = watched.load()) {
-      std::lock_guard lock(mutex);
-      seen.push_back(w->progress());
-    }
-  });
-  watched = &worker;
+  WatchedWorker watched(dir / "tiny");
+  AnalysisWorker& worker = watched.worker;
   const auto answer = [&](const AnalysisRequest& request) {
     const uint64_t serial = worker.submit(request);
     EXPECT_TRUE(wait_for([&] { return worker.latest() && worker.latest()->serial == serial; }));
@@ -210,16 +220,11 @@ TEST(AnalysisWorker, ASettingsChangeAnalysesTheShownForwardAgain) {
   const auto cosine = answer(asked);
   EXPECT_TRUE(cosine->forward_reused);
   EXPECT_EQ(cosine->analysis.settings.pairs_from, PairInput::Cosine);
-  {
-    std::lock_guard lock(mutex);
-    std::vector<RunProgress> scan;
-    for (const RunProgress& p : seen)
-      if (p.serial == cosine->serial) scan.push_back(p);
-    ASSERT_FALSE(scan.empty());
-    EXPECT_EQ(scan.back().stage, "pairs");
-    EXPECT_DOUBLE_EQ(scan.back().fraction, 1.0);
-    for (const RunProgress& p : scan) EXPECT_EQ(p.layers_done, p.layers);
-  }
+  const std::vector<RunProgress> scan = watched.progress_of(cosine->serial);
+  ASSERT_FALSE(scan.empty());
+  EXPECT_EQ(scan.back().stage, "pairs");
+  EXPECT_DOUBLE_EQ(scan.back().fraction, 1.0);
+  for (const RunProgress& p : scan) EXPECT_EQ(p.layers_done, p.layers);
   asked.settings.pairs_from = PairInput::Attention;  // needs every map: refused in one line
   const uint64_t refused = worker.submit(asked);
   ASSERT_TRUE(wait_for([&] { return worker.latest() && worker.latest()->serial == refused; }));
