@@ -22,6 +22,9 @@
 // its own blocks of maps, coloured (what the explorer's overview of a long text waits for), and the
 // Head view's rollout after the second layer and after the last.
 //
+// With --continued N, a decoder's text typed on at its end: the explorer's forward of the text
+// continued from a run of it without its last N tokens (ForwardPrefix), beside the same from scratch.
+//
 // Prints one JSON object. bench/run.sh runs it beside bench/reference_forward.py.
 #include <ATen/Parallel.h>
 #include <ATen/DeviceAccelerator.h>
@@ -159,6 +162,33 @@ void time_head_roles(const attnscope::Checkpoint& checkpoint, const std::vector<
 }
 
 // --dump-map: the head's map made again (a long text's path, its maps never kept).
+// The explorer's forward (in slices, its last layer at its head outputs and last token) of `ids`
+// from scratch and continued from a run of them without their last `typed`.
+void time_continued(const attnscope::Checkpoint& checkpoint, const std::vector<int64_t>& ids, int64_t typed, int warmup,
+                    int runs, std::chrono::milliseconds idle) {
+  using namespace attnscope;
+  const Transformer& model = checkpoint.model();
+  typed = std::clamp<int64_t>(typed, 1, static_cast<int64_t>(ids.size()) - 1);
+  const std::vector<int64_t> before(ids.begin(), ids.end() - typed);
+  const ForwardOptions explorer{
+      .last_layer = LastLayer::HeadOutputsAndLastToken, .keep_layer_inputs = true, .keep_going = [] { return true; }};
+  ForwardOptions continued = explorer;
+  continued.prefix = {text_captures(model.forward({before}, explorer), 0, false).hidden_states,
+                      static_cast<int64_t>(before.size())};
+  const auto m = interleaved_medians(
+      warmup, runs, {[&] { model.forward({ids}, explorer); }, [&] { model.forward({ids}, continued); }},
+      model.device().device, idle);
+  std::cout << nlohmann::json{{"tokens", ids.size()},
+                              {"typed", typed},
+                              {"tokens_continued", model.tokens_continued(continued.prefix, ids.size(), 1)},
+                              {"runs", runs},
+                              {"forward_ms", m[0]},
+                              {"continued_ms", m[1]},
+                              {"ratio", m[1] / m[0]}}
+                   .dump()
+            << "\n";
+}
+
 void dump_map(const attnscope::Checkpoint& checkpoint, const std::vector<int64_t>& ids, int layer, int head,
               const std::string& file) {
   using namespace attnscope;
@@ -207,6 +237,11 @@ int main(int argc, char** argv) {
   app.add_flag("--head-roles", head_roles,
                "Time a long text's head roles from its maps made again, over the keys each block sees and over whole "
                "rows (as before), beside the forward keeping queries and keys");
+  int64_t typed = 0;
+  app.add_option("--continued", typed,
+                 "N: a decoder's forward of the text continued from a run of it without its last N tokens, beside "
+                 "the same from scratch (the explorer's forward as text is typed on at its end)")
+      ->check(CLI::Range(1, 1 << 20));
   std::vector<std::string> dump;
   app.add_option("--dump-map", dump, "L H FILE: write head H of layer L's map, made again, and exit")->expected(3);
   CLI11_PARSE(app, argc, argv);
@@ -229,6 +264,10 @@ int main(int argc, char** argv) {
   }
   if (head_roles) {
     time_head_roles(*checkpoint, ids, warmup, runs);
+    return 0;
+  }
+  if (typed > 0) {
+    time_continued(*checkpoint, ids, typed, warmup, runs, std::chrono::milliseconds(idle_ms));
     return 0;
   }
   if (long_text) {

@@ -326,6 +326,7 @@ void AnalysisWorker::run_model(const AnalysisRequest& request, uint64_t serial, 
   options.long_texts = request.long_texts;
   options.attention_blocks = block_sink(request, serial, pooler);
   options.progress = stage_progress(serial);
+  options.continues = true;
   TextPipelineResult r = pipeline_->run(request.text, options, &encoder_);
   const Tokenizer& tokenizer = pipeline_->checkpoint()->tokenizer();
   for (const NextToken& t : r.next) {
@@ -337,6 +338,7 @@ void AnalysisWorker::run_model(const AnalysisRequest& request, uint64_t serial, 
   s.captures = std::move(r.captures);
   s.analysis = std::move(r.analysis);
   s.forward_seconds = r.forward_seconds;
+  s.tokens_continued = r.tokens_continued;
   s.analysis_seconds = r.analysis_seconds;
 }
 

@@ -88,6 +88,9 @@ struct AnalysisSnapshot {
   std::string error;            // non-empty: this request failed (the previous good snapshot stays shown)
   ForwardAsked forward;         // what its forward was asked
   bool forward_reused = false;  // the forward of the snapshot shown before, analysed with other settings
+  // A decoder's leading tokens whose layers the forward took from the run before (the text typed
+  // on at its end: TextPipelineOptions::continues).
+  int64_t tokens_continued = 0;
 
   // The text as figures read it: a long text's maps made again block by block by its model. One
   // view per thread (it keeps the last layer's queries and keys laid out for the products).

@@ -45,8 +45,9 @@ struct BatchCaptures {
   // text's real query rows, [L, B, H, n] float32 (before column_means); all_queries and all_keys
   // are kept then too, and recompute any map.
   at::Tensor all_column_sums;
-  // L + 1 entries [B, n, D]: embeddings, then each layer; with KeptAttention::QueriesAndKeys (a
-  // long text) the last alone.
+  // L + 1 entries [B, n, D]: embeddings, then each layer (L where the last layer stopped at its
+  // head outputs: each layer's input); with KeptAttention::QueriesAndKeys (a long text) the last
+  // alone, unless ForwardOptions::keep_layer_inputs.
   std::vector<at::Tensor> hidden_states;
   // [B, D]: each text's last token after the last layer (and the final norm, where the family has
   // one); undefined where the last layer stopped at its head outputs everywhere.
@@ -58,12 +59,15 @@ struct BatchCaptures {
 // std::shared_ptr<const TextCaptures>).
 struct TextCaptures {
   int64_t num_layers = 0, num_heads = 0, length = 0, head_dim = 0, hidden_size = 0;
-  at::Tensor attention;      // [L, H, n, n]; undefined for a long text (kept: column_sums, queries, keys)
-  at::Tensor column_sums;    // [L, H, n] float32 sums over the rows; defined where attention is not
-  at::Tensor head_outputs;   // [L, H, n, d]
-  at::Tensor hidden_states;  // [L + 1, n, D]; may be undefined (e.g. not saved in a result file)
-  at::Tensor value_norms;    // [L, H, n] ||f_h(x_j)||; undefined unless the lenses were captured
-  at::Tensor value_gram;     // [L, n, H, H] <f_h(x_j), f_h'(x_j)>; likewise
+  at::Tensor attention;     // [L, H, n, n]; undefined for a long text (kept: column_sums, queries, keys)
+  at::Tensor column_sums;   // [L, H, n] float32 sums over the rows; defined where attention is not
+  at::Tensor head_outputs;  // [L, H, n, d]
+  // [L + 1, n, D], or [L, n, D] (each layer's input) where the last layer stopped at its head
+  // outputs and they were kept (CheckpointRun::layer_inputs); may be undefined (e.g. not saved in
+  // a result file).
+  at::Tensor hidden_states;
+  at::Tensor value_norms;  // [L, H, n] ||f_h(x_j)||; undefined unless the lenses were captured
+  at::Tensor value_gram;   // [L, n, H, H] <f_h(x_j), f_h'(x_j)>; likewise
   // [L, H, n, d] and [L, G, n, d]: a decoder with grouped queries has G key heads, each shared by
   // H / G query heads (key_head); undefined unless the lenses were captured or the text is long.
   at::Tensor queries, keys;

@@ -58,9 +58,12 @@ std::vector<TextRun> Checkpoint::run(const std::vector<Encoding>& encodings, con
                                                     .attention_blocks = o.attention_blocks,
                                                     .lenses = o.lenses,
                                                     .last_layer = o.last_layer,
+                                                    .keep_layer_inputs = o.layer_inputs,
+                                                    .prefix = o.prefix,
                                                     .keep_going = o.keep_going});
-  // Not where the last layer's output is missing, nor for a long text (its forward keeps the last alone).
-  const bool hidden_states = o.last_layer == LastLayer::Complete && o.kept == KeptAttention::Maps;
+  // Unless asked, not where the last layer's output is missing, nor for a long text (its forward
+  // keeps the last alone).
+  const bool hidden_states = o.layer_inputs || (o.last_layer == LastLayer::Complete && o.kept == KeptAttention::Maps);
   std::vector<TextRun> runs;
   runs.reserve(encodings.size());
   for (size_t i = 0; i < encodings.size(); ++i)

@@ -473,6 +473,7 @@ BatchCaptures Transformer::forward(const std::vector<std::vector<int64_t>>& ids,
     local = rotary_tables(n, config_.rotary.local_theta);
   }
   const at::Tensor relative = weights_.relative_embeddings.defined() ? relative_index(n) : at::Tensor();
+  const at::Tensor continued = continued_rows(options.prefix, batch);
   for (size_t l = 0; l < weights_.layers.size(); ++l) {
     stop_if_stale(keep_going);
     const LayerWeights& w = weights_.layers[l];
@@ -490,16 +491,44 @@ BatchCaptures Transformer::forward(const std::vector<std::vector<int64_t>>& ids,
       return out;
     }
     stop_if_stale(keep_going);
-    x = finish(w, context, x, keep_going);
-    // A long text keeps its latest state alone: every layer's would be (L + 1) n D floats, which
-    // nothing reads there (1.6 GB for Gemma 3 at 32,768 tokens).
-    if (in_blocks) out.hidden_states.clear();
+    const auto next = static_cast<int64_t>(l) + 1;
+    // Not the last layer's: the kept last state is normalised (a pre-norm family's final norm).
+    x = continued.defined() && next < config_.num_layers
+            ? finish_rows_after(w, context, x, continued.size(1), continued[next], keep_going)
+            : finish(w, context, x, keep_going);
+    // A long text keeps its latest state alone unless asked: every layer's would be (L + 1) n D
+    // floats, which nothing but a continued forward reads there (1.6 GB for Gemma 3 at 32,768 tokens).
+    if (in_blocks && !options.keep_layer_inputs) out.hidden_states.clear();
     out.hidden_states.push_back(x);
   }
   if (weights_.final_norm_weight.defined())  // a pre-norm family's last output is normalised
     out.hidden_states.back() = normalize(x, weights_.final_norm_weight, weights_.final_norm_bias);
   out.last_states = last_rows(out.hidden_states.back(), batch.lengths);
   return out;
+}
+
+int64_t Transformer::tokens_continued(const ForwardPrefix& prefix, int64_t tokens, size_t texts) const {
+  if (!config_.causal() || texts != 1) return 0;
+  return std::max<int64_t>(0, std::min(prefix.tokens, tokens - kFewestBlockRows));
+}
+
+at::Tensor Transformer::continued_rows(const ForwardPrefix& prefix, const Batch& batch) const {
+  const int64_t rows = tokens_continued(prefix, batch.n, batch.lengths.size());
+  if (rows == 0) return {};
+  const at::Tensor& inputs = prefix.layer_inputs;
+  if (!inputs.defined() || inputs.dim() != 3 || inputs.size(0) < config_.num_layers || inputs.size(1) < rows ||
+      inputs.size(2) != config_.hidden_size)
+    throw Error("the run to continue from keeps no input of every layer for its first " + std::to_string(rows) +
+                " tokens");
+  return inputs.narrow(0, 0, config_.num_layers).narrow(1, 0, rows).to(device_.device, device_.dtype);
+}
+
+at::Tensor Transformer::finish_rows_after(const LayerWeights& w, const at::Tensor& context, const at::Tensor& x,
+                                          int64_t first, const at::Tensor& earlier_rows,
+                                          const KeepGoing& keep_going) const {
+  const int64_t rest = x.size(1) - first;
+  const at::Tensor later = finish(w, context.narrow(2, first, rest), x.narrow(1, first, rest), keep_going);
+  return at::cat({earlier_rows.unsqueeze(0), later}, 1);
 }
 
 // Row lengths[b] - 1 of each text b of [B, n, ...]: [B, ...].

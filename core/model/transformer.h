@@ -44,6 +44,19 @@ enum class KeptAttention {
 // overview's thumbnails) reads them here instead of making them all again after the forward.
 using AttentionBlockSink = std::function<void(int64_t layer, RowSpan rows, const at::Tensor& attention)>;
 
+// The start of a decoder's text run before, which a forward of a text beginning with the same
+// tokens continues from. A causal layer's output at token i reads tokens 0 .. i alone, so the
+// first `tokens` rows of every layer's input are those of the run before: only the later rows go
+// through each layer's output projection and feed-forward block (most of a layer's work; the last
+// layer's whole where it runs to the end, its kept output being normalised); the
+// attention, its captures and the lenses' are made for every row as ever, so the captures are
+// those of a forward from scratch (on the CPU to the bit: reproducible_products.h).
+struct ForwardPrefix {
+  // [L' >= L, k >= tokens, D]: its first L the input of each layer (TextCaptures::hidden_states)
+  at::Tensor layer_inputs;
+  int64_t tokens = 0;  // the leading tokens the two texts share; 0: none continued
+};
+
 struct ForwardOptions {
   // Keep the attention maps (or what recomputes them: `kept`) and head outputs of every layer;
   // without, attention runs fused.
@@ -57,6 +70,13 @@ struct ForwardOptions {
   // (BatchCaptures::all_value_norms, all_value_gram, all_queries, all_keys).
   bool lenses = false;
   LastLayer last_layer = LastLayer::Complete;  // the other two need capture
+  // Keep every layer's input in BatchCaptures::hidden_states even for a long text (which otherwise
+  // keeps its latest alone): what a later forward continues from (ForwardPrefix).
+  bool keep_layer_inputs = false;
+  // A decoder's single text continued from a run before; ignored for an encoder, a batch of more
+  // than one text, or fewer than kFewestBlockRows new rows to run (then the prefix gives way to
+  // enough rows that each product sums as from scratch).
+  ForwardPrefix prefix = {};
   // Asked before each layer and between the slices its products are then cut into (about 2 ms of
   // work each on two CPU cores): a run made stale by a newer request stops within a slice.
   KeepGoing keep_going = {};
@@ -71,6 +91,10 @@ class Transformer {
 
   // ids: one list of token ids per text (each at most max_positions long).
   BatchCaptures forward(const std::vector<std::vector<int64_t>>& ids, const ForwardOptions& options = {}) const;
+
+  // The leading tokens a forward of `texts` texts, the longest of `tokens`, takes from `prefix`: 0
+  // but for a decoder's single text, and never so many that fewer than kFewestBlockRows are left.
+  int64_t tokens_continued(const ForwardPrefix& prefix, int64_t tokens, size_t texts) const;
 
   const ModelConfig& config() const { return config_; }
   // A decoder's next-token scores' matrix [V, D] on the compute device; undefined for an encoder.
@@ -140,6 +164,13 @@ class Transformer {
   at::Tensor relative_index(int64_t n) const;  // DeBERTa's, on the device
   at::Tensor finish(const LayerWeights& w, const at::Tensor& context, const at::Tensor& x,
                     const KeepGoing& keep_going) const;
+  // The same for the rows from `first` on, the rows before taken from `earlier_rows` ([first, D]):
+  // a continued forward (ForwardPrefix).
+  at::Tensor finish_rows_after(const LayerWeights& w, const at::Tensor& context, const at::Tensor& x, int64_t first,
+                               const at::Tensor& earlier_rows, const KeepGoing& keep_going) const;
+  // The rows of each layer's input a forward of `batch` takes from `prefix`, on the compute device,
+  // [L', rows, D]; undefined where none are (ForwardOptions::prefix).
+  at::Tensor continued_rows(const ForwardPrefix& prefix, const Batch& batch) const;
   at::Tensor feed_forward(const LayerWeights& w, const at::Tensor& x, const KeepGoing& keep_going) const;
   at::Tensor finish_last_tokens(const LayerWeights& w, const at::Tensor& context, const at::Tensor& x,
                                 const Batch& batch) const;

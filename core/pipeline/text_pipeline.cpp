@@ -83,6 +83,14 @@ void add_analysis(const Transformer& model, TextPipelineResult& r, const TextPip
 
 }  // namespace
 
+ForwardPrefix TextPipeline::prefix_for(const std::vector<int64_t>& ids,
+                                       const std::shared_ptr<const Checkpoint>& checkpoint) const {
+  const LastForward& last = last_forward_;
+  if (last.checkpoint != checkpoint || !last.layer_inputs.defined()) return {};
+  const auto shared = std::mismatch(ids.begin(), ids.end(), last.ids.begin(), last.ids.end()).first - ids.begin();
+  return {last.layer_inputs, shared};
+}
+
 TextPipelineResult TextPipeline::run(std::string_view text, const TextPipelineOptions& o, IncrementalEncoder* encoder) {
   const auto start = std::chrono::steady_clock::now();
   std::shared_ptr<const Checkpoint> checkpoint = this->checkpoint();
@@ -98,6 +106,10 @@ TextPipelineResult TextPipeline::run(std::string_view text, const TextPipelineOp
   if (o.before_forward)
     o.before_forward({&checkpoint->model().config(), static_cast<int64_t>(r.encoding.size()), run.kept, run.lenses});
   run.attention_blocks = with_forward_progress(o.attention_blocks, o.progress, checkpoint->model().config().num_layers);
+  const bool continues = o.continues && checkpoint->model().config().causal();
+  const std::vector<int64_t> ids = r.encoding.ids();
+  run.layer_inputs = continues;
+  if (continues) run.prefix = prefix_for(ids, checkpoint);
   const bool predicts = o.next_tokens > 0 && checkpoint->model().config().causal();
   run.last_layer =
       predicts && o.last_layer == LastLayer::HeadOutputsOnly ? LastLayer::HeadOutputsAndLastToken : o.last_layer;
@@ -106,12 +118,17 @@ TextPipelineResult TextPipeline::run(std::string_view text, const TextPipelineOp
       [&](const ComputeDevice& d) {
         if (d.device != checkpoint->model().device().device) {  // the CPU takes over, for this text and the next
           checkpoint = Checkpoint::load(model_, d);
+          run.prefix = {};
           std::lock_guard lock(mutex_);
           checkpoint_ = checkpoint;
         }
         r.captures = std::move(checkpoint->run({r.encoding}, run).front().captures);
       },
       notice_);
+  if (continues) {
+    r.tokens_continued = checkpoint->model().tokens_continued(run.prefix, static_cast<int64_t>(ids.size()), 1);
+    last_forward_ = {ids, r.captures.hidden_states, checkpoint};
+  }
   if (predicts) r.next = next_tokens(checkpoint->model(), r.captures, o.next_tokens);
   if (o.settings.words) {
     TextRun words = to_words({std::move(r.encoding), std::move(r.captures)});

@@ -64,15 +64,21 @@ struct TextPipelineOptions {
   // Given: told what the run keeps before its forward; what it throws ends the run there (analyze
   // refuses a result it could not write before a forward that may take hours, not after).
   std::function<void(const PlannedRun&)> before_forward;
+  // A decoder's text continued from this pipeline's last run that set it: the tokens the two share
+  // at their start do not go through each layer's output projection and feed-forward block again
+  // (model/transformer.h: ForwardPrefix), so text typed or a next token appended at the end costs
+  // about what its own tokens do. The captures are a forward's from scratch. The explorer's runs.
+  bool continues = false;
 };
 
 struct TextPipelineResult {
   Encoding encoding;
   TextCaptures captures;
   TextAnalysis analysis;
-  std::vector<NextToken> next;  // TextPipelineOptions::next_tokens of them, most likely first
-  ComputeDevice device;         // the device that did the work
-  double forward_seconds = 0;   // encoding, forward and words
+  std::vector<NextToken> next;   // TextPipelineOptions::next_tokens of them, most likely first
+  ComputeDevice device;          // the device that did the work
+  double forward_seconds = 0;    // encoding, forward and words
+  int64_t tokens_continued = 0;  // the leading tokens taken from the last run (TextPipelineOptions::continues)
   double analysis_seconds = 0;
 };
 
@@ -106,6 +112,15 @@ class TextPipeline {
   Notice notice_;
   mutable std::mutex mutex_;
   std::shared_ptr<const Checkpoint> checkpoint_;  // replaced by a CPU copy when the GPU ran out of memory
+  // The last run with TextPipelineOptions::continues, on word pieces: its ids, each layer's input
+  // over them, and the checkpoint that made them. Read and written by the thread that runs texts.
+  struct LastForward {
+    std::vector<int64_t> ids;
+    at::Tensor layer_inputs;
+    std::shared_ptr<const Checkpoint> checkpoint;
+  };
+  LastForward last_forward_;
+  ForwardPrefix prefix_for(const std::vector<int64_t>& ids, const std::shared_ptr<const Checkpoint>& checkpoint) const;
 };
 
 }  // namespace attnscope

@@ -231,6 +231,52 @@ TEST_F(TextPipelineTest, ARunIsAbandonedWhenKeepGoingSaysNo) {
   EXPECT_NO_THROW(pipeline_->run(kText, o));
 }
 
+// A decoder's text typed on at its end, its runs continuing from the last (the explorer's): the
+// tokens both share are taken from the run before, and what a run gives is what a pipeline without
+// a run before gives, on pieces and on words, with its next tokens. A new pipeline's first run and
+// an encoder's runs continue nothing.
+TEST(TextPipelineContinues, ADecodersTextTypedOnAtItsEnd) {
+  {
+    const std::string file =
+        test::real_model_file("models/SmolLM2-135M-Instruct/SmolLM2-135M-Instruct.Q4_1.gguf").string();
+    TextPipeline typed(file, test::test_device());
+    TextPipeline fresh(typed.checkpoint(), file);
+    TextPipelineOptions o;
+    o.continues = true;
+    o.next_tokens = 3;
+    std::string text = "The cat sat on the mat, and the dog watched it from the door.";
+    EXPECT_EQ(typed.run(text, o).tokens_continued, 0) << "nothing before";
+    for (const bool words : {false, true}) {
+      o.settings.words = words;
+      const size_t before = typed.checkpoint()->encode(text, 128).size();
+      text += words ? " Then it slept." : " The dog sat.";
+      const TextPipelineResult r = typed.run(text, o);
+      TextPipelineOptions from_scratch = o;
+      from_scratch.continues = false;
+      const TextPipelineResult expected = fresh.run(text, from_scratch);
+      EXPECT_GT(r.tokens_continued, static_cast<int64_t>(before) - 4) << "the tokens typed before";
+      EXPECT_TRUE(at::equal(r.captures.attention, expected.captures.attention));
+      EXPECT_TRUE(at::equal(r.captures.head_outputs, expected.captures.head_outputs));
+      ASSERT_EQ(r.analysis.heads.size(), expected.analysis.heads.size());
+      for (size_t k = 0; k < r.analysis.heads.size(); ++k)
+        EXPECT_EQ(r.analysis.heads[k].pairs.bits(), expected.analysis.heads[k].pairs.bits()) << "head " << k;
+      ASSERT_EQ(r.next.size(), expected.next.size());
+      for (size_t k = 0; k < r.next.size(); ++k) EXPECT_EQ(r.next[k].id, expected.next[k].id);
+    }
+    o.settings.words = false;
+    EXPECT_EQ(TextPipeline(typed.checkpoint(), file).run(text, o).tokens_continued, 0) << "another pipeline";
+  }
+  test::TempDir dir;
+  test::write_tiny_bert(dir.path(), {});
+  TextPipeline encoder(dir.path().string(), test::test_device());
+  TextPipelineOptions o;
+  o.continues = true;
+  encoder.run(kText, o);
+  const TextPipelineResult r = encoder.run(kText, o);
+  EXPECT_EQ(r.tokens_continued, 0);
+  EXPECT_FALSE(r.captures.hidden_states.defined()) << "an encoder keeps no layer's input for it";
+}
+
 TEST(NeedsLensCaptures, WhenTheAnalysisOrSomethingShownReadsThem) {
   AnalysisSettings s;
   EXPECT_FALSE(needs_lens_captures(s));

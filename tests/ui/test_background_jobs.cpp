@@ -231,6 +231,25 @@ TEST(AnalysisWorker, ASettingsChangeAnalysesTheShownForwardAgain) {
   EXPECT_NE(worker.latest()->error.find("every map"), std::string::npos) << worker.latest()->error;
 }
 
+// A decoder's text typed on at its end: the worker's forward takes the tokens typed before from
+// its last run, and the snapshot says how many.
+TEST(AnalysisWorker, ADecodersTextTypedOnRunsItsNewTokens) {
+  WatchedWorker watched(test::real_model_file("models/SmolLM2-135M-Instruct/SmolLM2-135M-Instruct.Q4_1.gguf"));
+  AnalysisWorker& worker = watched.worker;
+  const auto answer = [&](const std::string& text) {
+    const uint64_t serial = worker.submit({text, {}, 0});
+    EXPECT_TRUE(wait_for([&] { return worker.latest() && worker.latest()->serial == serial; }));
+    EXPECT_TRUE(worker.latest()->error.empty()) << worker.latest()->error;
+    return worker.latest();
+  };
+  const auto first = answer("The cat sat on the mat.");
+  EXPECT_EQ(first->tokens_continued, 0);
+  const auto typed = answer("The cat sat on the mat. The dog");
+  EXPECT_GT(typed->tokens_continued, static_cast<int64_t>(first->encoding.size()) - 4);
+  EXPECT_FALSE(typed->next.empty());
+  EXPECT_LE(answer("A dog sat on the mat.")->tokens_continued, 1) << "an edit at the start: a start token at most";
+}
+
 // The same request is made once while its result is kept; handed over (take_latest), it is made
 // again when asked again (a second export of the same figure); a stale request stops and leaves
 // nothing.

@@ -38,6 +38,22 @@ void draw_run_progress(const RunProgress& p) {
   ImGui::ProgressBar(done, ImVec2(-1, 0), overlay);
 }
 
+// The line under the editor: the tokens, and what the model and the analysis took.
+std::string run_line(const AnalysisSnapshot& s) {
+  const auto ms = [](double seconds) { return std::to_string(static_cast<int>(seconds * 1000)) + " ms"; };
+  std::string model;
+  if (!s.checkpoint) {
+    model = "from a result file";
+  } else if (s.forward_reused) {
+    model = "the model's last run";  // the settings changed, not the text
+  } else {
+    model = "model " + ms(s.forward_seconds);
+    if (s.tokens_continued > 0)  // a decoder's text typed on at its end
+      model += " (the first " + std::to_string(s.tokens_continued) + " tokens' layers from its last run)";
+  }
+  return std::to_string(s.encoding.size()) + " tokens, " + model + ", analysis " + ms(s.analysis_seconds);
+}
+
 }  // namespace
 
 TextPanel::TextPanel(std::string examples_dir) : examples_dir_(std::move(examples_dir)) {
@@ -188,13 +204,7 @@ TextPanelResult TextPanel::draw(Settings& settings, const ModelStatus& model, co
   else if (busy)
     ImGui::TextUnformatted("Analysing...");
   else if (shown)
-    coloured_wrapped(ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled),
-                     std::to_string(shown->encoding.size()) + " tokens, " +
-                         (!shown->checkpoint ? std::string("from a result file, ")
-                          : shown->forward_reused
-                              ? std::string("the model's last run, ")  // the settings changed, not the text
-                              : "model " + std::to_string(static_cast<int>(shown->forward_seconds * 1000)) + " ms, ") +
-                         "analysis " + std::to_string(static_cast<int>(shown->analysis_seconds * 1000)) + " ms");
+    coloured_wrapped(ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled), run_line(*shown));
   if (latest && !latest->error.empty()) coloured_wrapped(ImVec4(1, 0.6f, 0.3f, 1), latest->error);
   if (!message_.empty()) coloured_wrapped(ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled), message_);
   if (shown) draw_tokens(*shown);

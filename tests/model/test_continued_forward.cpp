@@ -1,0 +1,141 @@
+// A decoder's forward continued from a run of a text that starts with the same tokens
+// (ForwardPrefix): the rows it takes from the run before are each layer's input, and only the later
+// rows go through the output projection and feed-forward block. Every capture (maps or what
+// recomputes them, head outputs, the lenses' vectors, hidden states, the last token's state) equals
+// a forward from scratch of the new text to the bit on the CPU: text appended, one token appended,
+// an edit in the middle, text cut at the end; keeping every map and keeping queries and keys (a
+// long text's); the last layer complete and stopped at its head outputs, as the explorer runs it. An
+// encoder, and a batch, take nothing from a prefix.
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "base/error.h"
+#include "model/reproducible_products.h"
+#include "model/transformer.h"
+#include "support/nested_tensor.h"
+#include "support/paths.h"
+#include "support/test_device.h"
+
+namespace attnscope {
+namespace {
+
+// On a GPU its products may pick other kernels for fewer rows: the same to its rounding there.
+void expect_same(const at::Tensor& a, const at::Tensor& b, const std::string& what) {
+  ASSERT_EQ(a.defined(), b.defined()) << what;
+  if (!a.defined()) return;
+  ASSERT_EQ(a.sizes(), b.sizes()) << what;
+  if (a.device().is_cpu())
+    EXPECT_TRUE(at::equal(a, b)) << what << ": largest difference " << (a - b).abs().max().item<double>();
+  else
+    EXPECT_TRUE(at::allclose(a.to(at::kFloat), b.to(at::kFloat), 1e-4, 1e-5)) << what;
+}
+
+void expect_same_captures(const BatchCaptures& a, const BatchCaptures& b) {
+  expect_same(a.all_attention, b.all_attention, "maps");
+  expect_same(a.all_column_sums, b.all_column_sums, "column sums");
+  expect_same(a.all_head_outputs, b.all_head_outputs, "head outputs");
+  expect_same(a.all_queries, b.all_queries, "queries");
+  expect_same(a.all_keys, b.all_keys, "keys");
+  expect_same(a.all_value_norms, b.all_value_norms, "value norms");
+  expect_same(a.all_value_gram, b.all_value_gram, "value Gram matrices");
+  expect_same(a.last_states, b.last_states, "last tokens' states");
+  ASSERT_EQ(a.hidden_states.size(), b.hidden_states.size());
+  for (size_t l = 0; l < a.hidden_states.size(); ++l)
+    expect_same(a.hidden_states[l], b.hidden_states[l], "hidden state " + std::to_string(l));
+}
+
+std::vector<int64_t> text_of(const Transformer& model, int64_t n, int64_t seed) {
+  std::vector<int64_t> ids;
+  for (int64_t k = 0; k < n; ++k) ids.push_back(1 + (seed + k * 7919) % (model.config().vocab_size - 1));
+  return ids;
+}
+
+int64_t shared_start(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
+  return std::mismatch(a.begin(), a.end(), b.begin(), b.end()).first - a.begin();
+}
+
+// `before` run keeping its layers' inputs, then `after` continued from it and from scratch.
+void expect_continued_as_fresh(const Transformer& model, const std::vector<int64_t>& before,
+                               const std::vector<int64_t>& after, ForwardOptions options, const std::string& what) {
+  SCOPED_TRACE(what);
+  options.keep_layer_inputs = true;
+  const BatchCaptures earlier = model.forward({before}, options);
+  const TextCaptures kept = text_captures(earlier, 0, false);
+  ASSERT_GE(kept.hidden_states.size(0), model.config().num_layers) << "every layer's input kept";
+  ForwardOptions continued_options = options;
+  continued_options.prefix = {kept.hidden_states, shared_start(before, after)};
+  const auto n = static_cast<int64_t>(after.size());
+  const int64_t expected = std::min(shared_start(before, after), n - kFewestBlockRows);
+  EXPECT_EQ(model.tokens_continued(continued_options.prefix, n, 1), expected);
+  EXPECT_GT(expected, 0);
+  expect_same_captures(model.forward({after}, continued_options), model.forward({after}, options));
+}
+
+class ContinuedForward : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ContinuedForward, EqualsAForwardFromScratch) {
+  const auto model = Transformer::load(test::golden_dir() / GetParam(), test::test_device());
+  const std::vector<int64_t> text = text_of(*model, 44, 11), tail = text_of(*model, 20, 3);  // 64 positions
+  std::vector<int64_t> appended = text, one_more = text, edited = text;
+  appended.insert(appended.end(), tail.begin(), tail.end());
+  one_more.push_back(tail.front());
+  edited[30] = edited[30] % (model->config().vocab_size - 1) + 1;
+  const std::vector<int64_t> cut(text.begin(), text.begin() + 36);
+  const ForwardOptions every_map{.lenses = true};
+  expect_continued_as_fresh(*model, text, appended, every_map, "text appended");
+  expect_continued_as_fresh(*model, text, one_more, every_map, "one token appended");
+  expect_continued_as_fresh(*model, text, edited, every_map, "an edit in the middle");
+  expect_continued_as_fresh(*model, text, cut, every_map, "the text cut at its end");
+  expect_continued_as_fresh(*model, text, appended, {.last_layer = LastLayer::HeadOutputsAndLastToken},
+                            "the explorer's forward");
+  expect_continued_as_fresh(*model, text, appended, {.kept = KeptAttention::QueriesAndKeys, .block_rows = 7},
+                            "queries and keys kept");
+}
+
+INSTANTIATE_TEST_SUITE_P(Decoders, ContinuedForward,
+                         ::testing::Values("decoders/llama", "decoders/mistral", "decoders/qwen2_sliding",
+                                           "decoders/qwen3", "decoders/gemma2", "decoders/gemma3", "decoders/gpt2",
+                                           "decoders/gpt_neox"),
+                         [](const auto& info) {
+                           std::string name = info.param;
+                           std::replace(name.begin(), name.end(), '/', '_');
+                           return test::test_name(name);
+                         });
+
+// Each layer's input of a run keeping them: the first L hidden states, over the whole text.
+at::Tensor layer_inputs(const Transformer& model, const std::vector<int64_t>& ids) {
+  return text_captures(model.forward({ids}, {.keep_layer_inputs = true}), 0, false).hidden_states;
+}
+
+TEST(ContinuedForwardOf, AnEncoderOrABatchTakesNothing) {
+  const auto encoder = Transformer::load(test::golden_dir() / "encoders" / "modernbert", test::test_device());
+  const std::vector<int64_t> text = text_of(*encoder, 40, 2);
+  std::vector<int64_t> appended = text;
+  appended.push_back(7);
+  const ForwardPrefix prefix{layer_inputs(*encoder, text), 40};
+  EXPECT_EQ(encoder->tokens_continued(prefix, 41, 1), 0) << "every token of an encoder reads every other";
+  expect_same_captures(encoder->forward({appended}, {.prefix = prefix}), encoder->forward({appended}));
+
+  const auto decoder = Transformer::load(test::golden_dir() / "decoders" / "llama", test::test_device());
+  const ForwardPrefix decoded{layer_inputs(*decoder, text), 40};
+  EXPECT_EQ(decoder->tokens_continued(decoded, 41, 2), 0) << "a batch";
+  EXPECT_EQ(decoder->tokens_continued(decoded, 41, 1), 37) << "kFewestBlockRows left to run";
+  EXPECT_EQ(decoder->tokens_continued(decoded, 3, 1), 0) << "a text too short to continue";
+}
+
+TEST(ContinuedForwardOf, APrefixWithoutEveryLayersInputIsRefused) {
+  const auto model = Transformer::load(test::golden_dir() / "decoders" / "llama", test::test_device());
+  const std::vector<int64_t> text = text_of(*model, 40, 2);
+  const at::Tensor inputs = layer_inputs(*model, text);
+  EXPECT_THROW(model->forward({text}, {.prefix = {inputs.narrow(0, 0, 1), 30}}), Error) << "one layer's";
+  EXPECT_THROW(model->forward({text}, {.prefix = {inputs.narrow(1, 0, 10), 30}}), Error) << "fewer tokens";
+  EXPECT_THROW(model->forward({text}, {.prefix = {at::Tensor(), 30}}), Error) << "none";
+  EXPECT_NO_THROW(model->forward({text}, {.prefix = {at::Tensor(), 0}})) << "nothing to continue";
+}
+
+}  // namespace
+}  // namespace attnscope
