@@ -16,6 +16,7 @@
 #include <limits>
 
 #include "base/error.h"
+#include "model/causal_context.h"
 #include "model/gguf_model.h"
 #include "model/model_locator.h"
 #include "model/relative_position_bias.h"
@@ -214,6 +215,7 @@ at::Tensor Transformer::attend(const LayerWeights& w, const at::Tensor& x, const
     k_t = rotate(k_t, *rotary);
   }
   if (mask.in_blocks) return attend_in_blocks({q_t, k_t, v_t}, mask, *keep, B, keep_going);
+  if (keep && mask.earlier_rows > 0) return attend_rows_after({q_t, k_t, v_t}, mask, *keep, B);
   if (keep || config_.attention_softcap > 0 || relative.defined())
     return attend_explicitly(w, {q_t, k_t, v_t}, mask.whole, relative, keep, B);
   const auto as_heads = [&](const at::Tensor& t) { return t.transpose(1, 2).view({B, H, n, d}); };
@@ -232,20 +234,28 @@ at::Tensor Transformer::attend_in_blocks(const Projected& qkv, const LayerMask& 
   const int64_t n = q_t.size(2), H = config_.num_heads, d = config_.head_dim();
   const int64_t l = static_cast<int64_t>(keep.head_outputs.size());
   const at::Tensor q_rows = scores_.scaled_query_rows(q_t);
-  const at::Tensor values = v_t.transpose(1, 2);
+  // A causal layer's blocks of head outputs read the values laid out once (causal_context.h), and
+  // its blocks of rows start where those blocks do, none made twice (a test's few rows aside).
+  const bool causal = config_.causal();
+  const at::Tensor values = causal ? v_t.transpose(1, 2).contiguous() : v_t.transpose(1, 2);
+  int64_t step = mask.block_rows > 0 ? mask.block_rows : rows_per_block(B * H * n);
+  if (causal && mask.block_rows == 0) step = (step + kCausalContextRows - 1) / kCausalContextRows * kCausalContextRows;
   at::Tensor context = keep.all_head_outputs[l];
   const at::Tensor context_rows = context.view({B * H, n, d});
   at::Tensor columns = keep.all_column_sums[l];  // [B, H, n]
   columns.zero_();
   const at::Tensor real = real_query_rows(keep.lengths, n, device_.device);  // [B, 1, n, 1] or undefined
-  for (const auto& [first, count] : row_blocks(n, mask.block_rows > 0 ? mask.block_rows : rows_per_block(B * H * n))) {
+  for (const auto& [first, count] : row_blocks(n, step)) {
     if (first > 0) stop_if_stale(keep_going);
     const RowSpan rows{first, count};
     const AttentionScores::Masks masks = scores_.masks(n, mask.padding, rows);
     const at::Tensor attention =
         at::_softmax(scores_.masked_scores(q_rows, k_t, mask.local ? masks.local : masks.global, B, rows), -1, false);
     at::Tensor out = context_rows.narrow(1, rows.first, rows.count);
-    out.copy_(at::bmm(attention.view({B * H, rows.count, n}), values));
+    if (causal)
+      causal_context_into(out, attention.view({B * H, rows.count, n}), values, rows.first);
+    else
+      out.copy_(at::bmm(attention.view({B * H, rows.count, n}), values));
     const at::Tensor summed = real.defined() ? attention * real.narrow(2, rows.first, rows.count) : attention;
     columns.add_(summed.sum(2, false, at::kFloat));
     if (mask.sink && *mask.sink) (*mask.sink)(l, rows, attention);
@@ -253,6 +263,33 @@ at::Tensor Transformer::attend_in_blocks(const Projected& qkv, const LayerMask& 
   keep.head_outputs.push_back(context);
   if (keep.all_value_norms.defined()) keep_value_vectors(v_t, l, keep);
   keep_queries_and_keys(qkv, l, keep);
+  return context;
+}
+
+at::Tensor Transformer::attend_rows_after(const Projected& qkv, const LayerMask& mask, BatchCaptures& keep,
+                                          int64_t B) const {
+  const auto& [q_t, k_t, v_t] = qkv;
+  const int64_t n = q_t.size(2), H = config_.num_heads, d = config_.head_dim();
+  const int64_t before = mask.earlier_rows, l = static_cast<int64_t>(keep.attention.size());
+  const RowSpan rows{before, n - before};
+  at::Tensor attention = keep.all_attention[l], context = keep.all_head_outputs[l];  // [1, H, n, n], [1, H, n, d]
+  at::Tensor later = attention.narrow(2, rows.first, rows.count);
+  later.copy_(at::_softmax(
+      scores_.masked_scores(scores_.scaled_query_rows(q_t), k_t,
+                            mask.whole.defined() ? mask.whole.narrow(2, rows.first, rows.count) : mask.whole, B, rows),
+      -1, false));
+  causal_context_into(context.view({B * H, n, d}).narrow(1, rows.first, rows.count),
+                      later.reshape({B * H, rows.count, n}), v_t.transpose(1, 2), rows.first);
+  at::Tensor earlier = attention.narrow(2, 0, before);
+  earlier.narrow(3, before, n - before).zero_();  // keys after a causal row's token
+  earlier.narrow(3, 0, before).copy_(mask.earlier_attention.narrow(2, 0, before).narrow(3, 0, before));
+  context.narrow(2, 0, before).copy_(mask.earlier_outputs.narrow(2, 0, before));
+  keep.attention.push_back(attention);
+  keep.head_outputs.push_back(context);
+  if (keep.all_value_norms.defined()) {
+    keep_value_vectors(v_t, l, keep);
+    keep_queries_and_keys(qkv, l, keep);
+  }
   return context;
 }
 
@@ -283,7 +320,10 @@ at::Tensor Transformer::attend_explicitly(const LayerWeights& w, const Projected
   at::_softmax_out(attention, scores, -1, false);
   at::Tensor context = keep->all_head_outputs[l];
   at::Tensor context_rows = context.view({B * H, n, d});
-  at::bmm_out(context_rows, attention.view({B * H, n, n}), v_t.transpose(1, 2));
+  if (config_.causal())  // each row's bits whatever the text's length (causal_context.h)
+    causal_context_into(context_rows, attention.view({B * H, n, n}), v_t.transpose(1, 2), 0);
+  else
+    at::bmm_out(context_rows, attention.view({B * H, n, n}), v_t.transpose(1, 2));
   keep->attention.push_back(attention);
   keep->head_outputs.push_back(context);
   if (keep->all_value_norms.defined()) {
@@ -474,17 +514,25 @@ BatchCaptures Transformer::forward(const std::vector<std::vector<int64_t>>& ids,
   }
   const at::Tensor relative = weights_.relative_embeddings.defined() ? relative_index(n) : at::Tensor();
   const at::Tensor continued = continued_rows(options.prefix, batch);
+  const bool earlier_maps = continued.defined() && capture && !in_blocks && options.prefix.attention.defined();
+  if (earlier_maps) check_earlier_maps(options.prefix, continued.size(1));
   for (size_t l = 0; l < weights_.layers.size(); ++l) {
     stop_if_stale(keep_going);
     const LayerWeights& w = weights_.layers[l];
     const bool is_local = config_.is_local_layer(l);
     const RotaryTables* positions = rotary ? (is_local ? &local : &global) : nullptr;
-    const LayerMask mask{is_local ? masks.local : masks.global,
-                         in_blocks,
-                         is_local,
-                         padding,
-                         options.block_rows,
-                         &options.attention_blocks};
+    LayerMask mask{is_local ? masks.local : masks.global,
+                   in_blocks,
+                   is_local,
+                   padding,
+                   options.block_rows,
+                   &options.attention_blocks};
+    if (earlier_maps) {
+      const auto layer = static_cast<int64_t>(l);
+      mask.earlier_attention = options.prefix.attention[layer].unsqueeze(0).to(device_.device, device_.dtype);
+      mask.earlier_outputs = options.prefix.head_outputs[layer].unsqueeze(0).to(device_.device, device_.dtype);
+      mask.earlier_rows = continued.size(1);
+    }
     const at::Tensor context = attend(w, x, mask, capture ? &out : nullptr, positions, relative, keep_going);
     if (stops_early && l + 1 == weights_.layers.size()) {
       if (last == LastLayer::HeadOutputsAndLastToken) out.last_states = finish_last_tokens(w, context, x, batch);
@@ -521,6 +569,16 @@ at::Tensor Transformer::continued_rows(const ForwardPrefix& prefix, const Batch&
     throw Error("the run to continue from keeps no input of every layer for its first " + std::to_string(rows) +
                 " tokens");
   return inputs.narrow(0, 0, config_.num_layers).narrow(1, 0, rows).to(device_.device, device_.dtype);
+}
+
+void Transformer::check_earlier_maps(const ForwardPrefix& prefix, int64_t rows) const {
+  const at::Tensor &maps = prefix.attention, &outputs = prefix.head_outputs;
+  const int64_t L = config_.num_layers, H = config_.num_heads;
+  if (maps.dim() != 4 || maps.size(0) != L || maps.size(1) != H || maps.size(2) < rows || maps.size(3) < rows ||
+      !outputs.defined() || outputs.dim() != 4 || outputs.size(0) != L || outputs.size(1) != H ||
+      outputs.size(2) < rows || outputs.size(3) != config_.head_dim())
+    throw Error("the run to continue from keeps no map and head output of every layer and head for its first " +
+                std::to_string(rows) + " tokens");
 }
 
 at::Tensor Transformer::finish_rows_after(const LayerWeights& w, const at::Tensor& context, const at::Tensor& x,

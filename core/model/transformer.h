@@ -48,13 +48,19 @@ using AttentionBlockSink = std::function<void(int64_t layer, RowSpan rows, const
 // tokens continues from. A causal layer's output at token i reads tokens 0 .. i alone, so the
 // first `tokens` rows of every layer's input are those of the run before: only the later rows go
 // through each layer's output projection and feed-forward block (most of a layer's work; the last
-// layer's whole where it runs to the end, its kept output being normalised); the
-// attention, its captures and the lenses' are made for every row as ever, so the captures are
-// those of a forward from scratch (on the CPU to the bit: reproducible_products.h).
+// layer's whole where it runs to the end, its kept output being normalised); the queries, keys
+// and values, and the lenses' captures, are made for every row, the maps for every row too unless
+// the run before's are given, and the captures are those of a forward from scratch (on the CPU to
+// the bit: reproducible_products.h).
 struct ForwardPrefix {
   // [L' >= L, k >= tokens, D]: its first L the input of each layer (TextCaptures::hidden_states)
   at::Tensor layer_inputs;
   int64_t tokens = 0;  // the leading tokens the two texts share; 0: none continued
+  // That run's maps and head outputs ([L, H, k, k] and [L, H, k, d]: TextCaptures::attention and
+  // head_outputs), or undefined. Given, a forward keeping every map makes only the later rows of
+  // each map (a softmax row over keys it cannot see adds zeros alone, so the rows before are those
+  // a forward from scratch makes): an appended token costs O(n) in attention, not O(n^2).
+  at::Tensor attention, head_outputs;
 };
 
 struct ForwardOptions {
@@ -138,6 +144,11 @@ class Transformer {
     at::Tensor padding;
     int64_t block_rows = 0;
     const AttentionBlockSink* sink = nullptr;  // given: each block of maps goes there too
+    // A continued forward keeping every map: the rows before `earlier_rows` of this layer's maps
+    // and head outputs taken from the run before's ([B = 1, H, k >= earlier_rows, k] and [1, H, k,
+    // d], on the device); 0: every row made.
+    at::Tensor earlier_attention, earlier_outputs;
+    int64_t earlier_rows = 0;
   };
   at::Tensor normalize(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias) const;
   struct Projected {
@@ -155,6 +166,9 @@ class Transformer {
   // when given.
   at::Tensor attend_explicitly(const LayerWeights& w, const Projected& qkv, const at::Tensor& mask,
                                const at::Tensor& relative, BatchCaptures* keep, int64_t B) const;
+  // The same for the rows from mask.earlier_rows on (made as a block of rows is: the same bits as
+  // the whole maps'), the rows before taken from the run before (a continued forward).
+  at::Tensor attend_rows_after(const Projected& qkv, const LayerMask& mask, BatchCaptures& keep, int64_t B) const;
   // The same in blocks of query rows, keeping the queries, keys and column sums instead of the maps.
   at::Tensor attend_in_blocks(const Projected& qkv, const LayerMask& mask, BatchCaptures& keep, int64_t B,
                               const KeepGoing& keep_going) const;
@@ -171,6 +185,7 @@ class Transformer {
   // The rows of each layer's input a forward of `batch` takes from `prefix`, on the compute device,
   // [L', rows, D]; undefined where none are (ForwardOptions::prefix).
   at::Tensor continued_rows(const ForwardPrefix& prefix, const Batch& batch) const;
+  void check_earlier_maps(const ForwardPrefix& prefix, int64_t rows) const;  // throws where they do not serve
   at::Tensor feed_forward(const LayerWeights& w, const at::Tensor& x, const KeepGoing& keep_going) const;
   at::Tensor finish_last_tokens(const LayerWeights& w, const at::Tensor& context, const at::Tensor& x,
                                 const Batch& batch) const;

@@ -88,7 +88,7 @@ ForwardPrefix TextPipeline::prefix_for(const std::vector<int64_t>& ids,
   const LastForward& last = last_forward_;
   if (last.checkpoint != checkpoint || !last.layer_inputs.defined()) return {};
   const auto shared = std::mismatch(ids.begin(), ids.end(), last.ids.begin(), last.ids.end()).first - ids.begin();
-  return {last.layer_inputs, shared};
+  return {last.layer_inputs, shared, last.attention, last.head_outputs};
 }
 
 TextPipelineResult TextPipeline::run(std::string_view text, const TextPipelineOptions& o, IncrementalEncoder* encoder) {
@@ -127,7 +127,7 @@ TextPipelineResult TextPipeline::run(std::string_view text, const TextPipelineOp
       notice_);
   if (continues) {
     r.tokens_continued = checkpoint->model().tokens_continued(run.prefix, static_cast<int64_t>(ids.size()), 1);
-    last_forward_ = {ids, r.captures.hidden_states, checkpoint};
+    last_forward_ = {ids, r.captures.hidden_states, r.captures.attention, r.captures.head_outputs, checkpoint};
   }
   if (predicts) r.next = next_tokens(checkpoint->model(), r.captures, o.next_tokens);
   if (o.settings.words) {

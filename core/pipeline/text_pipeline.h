@@ -65,9 +65,10 @@ struct TextPipelineOptions {
   // refuses a result it could not write before a forward that may take hours, not after).
   std::function<void(const PlannedRun&)> before_forward;
   // A decoder's text continued from this pipeline's last run that set it: the tokens the two share
-  // at their start do not go through each layer's output projection and feed-forward block again
-  // (model/transformer.h: ForwardPrefix), so text typed or a next token appended at the end costs
-  // about what its own tokens do. The captures are a forward's from scratch. The explorer's runs.
+  // at their start do not go through each layer's output projection and feed-forward block again,
+  // nor their rows of the maps (model/transformer.h: ForwardPrefix), so text typed or a next token
+  // appended at the end costs little more than its own tokens. The captures are a forward's from
+  // scratch. The explorer's runs.
   bool continues = false;
 };
 
@@ -113,10 +114,11 @@ class TextPipeline {
   mutable std::mutex mutex_;
   std::shared_ptr<const Checkpoint> checkpoint_;  // replaced by a CPU copy when the GPU ran out of memory
   // The last run with TextPipelineOptions::continues, on word pieces: its ids, each layer's input
-  // over them, and the checkpoint that made them. Read and written by the thread that runs texts.
+  // over them, its maps and head outputs (shared with its captures, not copied; no maps for a long
+  // text), and the checkpoint that made them. Read and written by the thread that runs texts.
   struct LastForward {
     std::vector<int64_t> ids;
-    at::Tensor layer_inputs;
+    at::Tensor layer_inputs, attention, head_outputs;
     std::shared_ptr<const Checkpoint> checkpoint;
   };
   LastForward last_forward_;

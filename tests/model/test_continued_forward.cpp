@@ -1,6 +1,7 @@
 // A decoder's forward continued from a run of a text that starts with the same tokens
 // (ForwardPrefix): the rows it takes from the run before are each layer's input, and only the later
-// rows go through the output projection and feed-forward block. Every capture (maps or what
+// rows go through the output projection and feed-forward block, and where that run's maps are given
+// only the later rows of each map are made. Every capture (maps or what
 // recomputes them, head outputs, the lenses' vectors, hidden states, the last token's state) equals
 // a forward from scratch of the new text to the bit on the CPU: text appended, one token appended,
 // an edit in the middle, text cut at the end; keeping every map and keeping queries and keys (a
@@ -72,7 +73,13 @@ void expect_continued_as_fresh(const Transformer& model, const std::vector<int64
   const int64_t expected = std::min(shared_start(before, after), n - kFewestBlockRows);
   EXPECT_EQ(model.tokens_continued(continued_options.prefix, n, 1), expected);
   EXPECT_GT(expected, 0);
-  expect_same_captures(model.forward({after}, continued_options), model.forward({after}, options));
+  const BatchCaptures fresh = model.forward({after}, options);
+  expect_same_captures(model.forward({after}, continued_options), fresh);
+  if (!kept.attention.defined()) return;  // a long text's forward makes every row of its maps in blocks
+  SCOPED_TRACE("the maps' earlier rows taken too");
+  continued_options.prefix.attention = kept.attention;
+  continued_options.prefix.head_outputs = kept.head_outputs;
+  expect_same_captures(model.forward({after}, continued_options), fresh);
 }
 
 class ContinuedForward : public ::testing::TestWithParam<std::string> {};
@@ -135,6 +142,13 @@ TEST(ContinuedForwardOf, APrefixWithoutEveryLayersInputIsRefused) {
   EXPECT_THROW(model->forward({text}, {.prefix = {inputs.narrow(1, 0, 10), 30}}), Error) << "fewer tokens";
   EXPECT_THROW(model->forward({text}, {.prefix = {at::Tensor(), 30}}), Error) << "none";
   EXPECT_NO_THROW(model->forward({text}, {.prefix = {at::Tensor(), 0}})) << "nothing to continue";
+  const TextCaptures kept = text_captures(model->forward({text}), 0, false);
+  EXPECT_THROW(model->forward({text}, {.prefix = {inputs, 30, kept.attention.narrow(2, 0, 10), kept.head_outputs}}),
+               Error)
+      << "maps of fewer rows";
+  EXPECT_THROW(model->forward({text}, {.prefix = {inputs, 30, kept.attention, at::Tensor()}}), Error)
+      << "maps without head outputs";
+  EXPECT_NO_THROW(model->forward({text}, {.prefix = {inputs, 30, kept.attention, kept.head_outputs}}));
 }
 
 }  // namespace

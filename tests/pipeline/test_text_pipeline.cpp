@@ -265,6 +265,17 @@ TEST(TextPipelineContinues, ADecodersTextTypedOnAtItsEnd) {
     }
     o.settings.words = false;
     EXPECT_EQ(TextPipeline(typed.checkpoint(), file).run(text, o).tokens_continued, 0) << "another pipeline";
+    // A few hundred tokens, a next token appended: its maps' rows before taken from the last run.
+    for (int k = 0; k < 4; ++k) text += " " + text;
+    o.max_length = 400;
+    typed.run(text, o);
+    const TextPipelineResult appended = typed.run(text + " The", o);
+    o.continues = false;
+    const TextPipelineResult expected = fresh.run(text + " The", o);
+    EXPECT_GT(appended.tokens_continued, 300);
+    EXPECT_TRUE(at::equal(appended.captures.attention, expected.captures.attention));
+    EXPECT_TRUE(at::equal(appended.captures.head_outputs, expected.captures.head_outputs));
+    EXPECT_EQ(appended.next.front().id, expected.next.front().id);
   }
   test::TempDir dir;
   test::write_tiny_bert(dir.path(), {});
