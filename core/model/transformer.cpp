@@ -1,11 +1,13 @@
-// The one transformer forward (transformer.h). Sections, in order:
+// The one transformer forward (transformer.h). SECTIONS, in order:
 //   1. loading: config.json and model.safetensors, or a GGUF file, into a Transformer
 //   2. products in slices with a check between them (in_slices, linear), RoBERTa's positions, rotary helpers
 //   3. a layer: embed, normalize, the projections (fused or apart), attend (the captures are taken
 //      here), finish and feed_forward
 //   4. the padding mask (the others: attention_scores.h); the checked batch and the captures'
 //      buffers
-//   5. forward
+//   5. forward, and what a decoder's forward continued from a run before takes from it
+//      (ForwardPrefix: continued_rows, check_earlier_maps, finish_rows_after; the maps' later rows
+//      alone in attend_rows_after, section 3)
 #include "model/transformer.h"
 
 #include <ATen/ATen.h>
