@@ -286,12 +286,7 @@ at::Tensor Transformer::attend_rows_after(const Projected& qkv, const LayerMask&
   earlier.narrow(3, before, n - before).zero_();  // keys after a causal row's token
   earlier.narrow(3, 0, before).copy_(mask.earlier_attention.narrow(2, 0, before).narrow(3, 0, before));
   context.narrow(2, 0, before).copy_(mask.earlier_outputs.narrow(2, 0, before));
-  keep.attention.push_back(attention);
-  keep.head_outputs.push_back(context);
-  if (keep.all_value_norms.defined()) {
-    keep_value_vectors(v_t, l, keep);
-    keep_queries_and_keys(qkv, l, keep);
-  }
+  keep_layer(attention, context, qkv, l, keep);
   return context;
 }
 
@@ -326,13 +321,18 @@ at::Tensor Transformer::attend_explicitly(const LayerWeights& w, const Projected
     causal_context_into(context_rows, attention.view({B * H, n, n}), v_t.transpose(1, 2), 0);
   else
     at::bmm_out(context_rows, attention.view({B * H, n, n}), v_t.transpose(1, 2));
-  keep->attention.push_back(attention);
-  keep->head_outputs.push_back(context);
-  if (keep->all_value_norms.defined()) {
-    keep_value_vectors(v_t, l, *keep);
-    keep_queries_and_keys(qkv, l, *keep);
-  }
+  keep_layer(attention, context, qkv, l, *keep);
   return context;
+}
+
+void Transformer::keep_layer(const at::Tensor& attention, const at::Tensor& context, const Projected& qkv, int64_t l,
+                             BatchCaptures& keep) const {
+  keep.attention.push_back(attention);
+  keep.head_outputs.push_back(context);
+  if (keep.all_value_norms.defined()) {
+    keep_value_vectors(qkv.v_t, l, keep);
+    keep_queries_and_keys(qkv, l, keep);
+  }
 }
 
 at::Tensor Transformer::recompute_attention(const at::Tensor& queries, const at::Tensor& keys, int64_t layer,

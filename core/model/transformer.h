@@ -194,6 +194,9 @@ class Transformer {
   // matrices in `keep` (v_t: the values as attend computed them, [B * H, d, n]).
   void keep_value_vectors(const at::Tensor& v_t, int64_t l, BatchCaptures& keep) const;
   void keep_queries_and_keys(const Projected& qkv, int64_t l, BatchCaptures& keep) const;
+  // Layer l's maps and head outputs, with the lenses' vectors where they are taken, into `keep`.
+  void keep_layer(const at::Tensor& attention, const at::Tensor& context, const Projected& qkv, int64_t l,
+                  BatchCaptures& keep) const;
   // W_O^T W_O of every layer, [D, D]: its block (h, h') is W_O^h W_O^h'^T, so the Gram matrix of
   // the f_h(x_j) of a token needs products of its values only. Independent of the text and D^3 per
   // layer (more than a whole 128-token forward of MiniLM), so made on the first forward with the
