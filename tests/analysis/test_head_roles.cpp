@@ -143,7 +143,11 @@ class CollectedWarnings : public c10::WarningHandler {
 // A long text's roles come from its maps block by block of query rows (LayerRoleRows): the same
 // scores as from the whole maps, for blocks of any height, an encoder's reach, a decoder's and a
 // band; blocks of another height than the last one's give no warning (`analyze --out` printed
-// libtorch's about resized outputs once a layer).
+// libtorch's about resized outputs once a layer). Every role but one is a mean of values copied
+// from the maps, equal to the bit. Broad sums each row's a log a, and libtorch takes the log of a
+// tensor's last few elements one by one and of the others a vector at a time, which differ in the
+// last bit on some processors (CI's did): where a row's elements fall depends on the block's
+// height, so Broad is equal within rounding.
 TEST(HeadRoles, BlocksOfRowsGiveTheWholeMapsScores) {
   const CollectedWarnings warnings;
   const nlohmann::json& golden = test::golden("minilm_head_roles.json");
@@ -162,9 +166,15 @@ TEST(HeadRoles, BlocksOfRowsGiveTheWholeMapsScores) {
       }
       for (const HeadRole role : kHeadRoles)
         for (int64_t l = 0; l < L; ++l)
-          for (int64_t h = 0; h < H; ++h)
-            EXPECT_EQ(blocks.score(role, l, h), whole.score(role, l, h))
-                << head_role_name(role) << " " << l << ":" << h << ", blocks of " << step;
+          for (int64_t h = 0; h < H; ++h) {
+            const auto got = blocks.score(role, l, h), want = whole.score(role, l, h);
+            ASSERT_EQ(got.has_value(), want.has_value()) << head_role_name(role) << " " << l << ":" << h;
+            if (!got) continue;
+            if (role == HeadRole::Broad)
+              EXPECT_NEAR(*got, *want, 1e-12) << l << ":" << h << ", blocks of " << step;
+            else
+              EXPECT_EQ(*got, *want) << head_role_name(role) << " " << l << ":" << h << ", blocks of " << step;
+          }
     }
   }
   EXPECT_TRUE(warnings.messages.empty()) << warnings.messages.front();
