@@ -4,7 +4,7 @@
 
 #include "commands.h"
 #include "base/error.h"
-#include "model/model_locator.h"
+#include "model/checkpoint.h"
 #include "text_input.h"
 #include "tokenizer/tokenizer.h"
 
@@ -19,7 +19,7 @@ struct TokenizeOptions {
 };
 
 int run_tokenize(const TokenizeOptions& o) {
-  const auto tokenizer = load_tokenizer(locate_model(o.model));
+  const auto tokenizer = Checkpoint::load_tokenizer_of(o.model);
   const std::string text = read_text_input(o.input);
   const Encoding e = tokenizer->encode(text, o.max_length);
   if (o.json) {
@@ -51,12 +51,13 @@ Action add_tokenize_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("tokenize",
                                  "Split a text into the model's word pieces: ids, tokens and the byte range of each");
   cmd->add_option("--model", o->model,
-                  "Checkpoint folder (tokenizer.json, or vocab.txt with tokenizer_config.json), or a model id in the "
-                  "Hugging Face cache")
+                  "Checkpoint folder (tokenizer.json, or vocab.txt with tokenizer_config.json), a GGUF file (its own "
+                  "vocabulary) or a folder holding one, or a model id in the Hugging Face cache")
       ->required();
   cmd->add_option("--text", o->input.text, "The text itself");
   cmd->add_option("--file", o->input.file, "A UTF-8 text file to read the text from");
-  cmd->add_option("--max-len", o->max_length, "Keep at most N tokens, [CLS] and [SEP] included")
+  cmd->add_option("--max-len", o->max_length,
+                  "Keep at most N tokens, the special ones ([CLS] and [SEP], or a decoder's start token) included")
       ->capture_default_str()
       ->check(CLI::Range(2, 1 << 20));
   cmd->add_flag("--json", o->json, "Print JSON instead of a table");

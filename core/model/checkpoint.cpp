@@ -28,6 +28,11 @@ std::shared_ptr<const Checkpoint> Checkpoint::load(const std::filesystem::path& 
   return checkpoint;
 }
 
+std::unique_ptr<Tokenizer> Checkpoint::load_tokenizer_of(const std::filesystem::path& model) {
+  const std::filesystem::path dir = locate_model(model.string());
+  return is_gguf_file(dir) ? load_gguf_tokenizer(GgufFile(dir)) : load_tokenizer(dir);
+}
+
 size_t Checkpoint::default_max_length() const {
   return std::min(kDefaultMaxLength, static_cast<size_t>(model_->config().max_tokens()));
 }

@@ -41,6 +41,10 @@ class Checkpoint {
   // folder, or from the Hugging Face cache's copy of a model id (see model_locator.h).
   static std::shared_ptr<const Checkpoint> load(const std::filesystem::path& model, const ComputeDevice& device);
 
+  // The tokenizer alone of a checkpoint folder, a GGUF file or a folder holding one, or a model id
+  // (as load finds them), without reading the weights.
+  static std::unique_ptr<Tokenizer> load_tokenizer_of(const std::filesystem::path& model);
+
   // 128 (the paper's N), or the model's positions when it has fewer.
   size_t default_max_length() const;
   // Tokenise with truncation to max_length (2 .. the model's positions).

@@ -32,6 +32,25 @@ TEST_F(Cli, NextTokensOfADecoderAsTableAndJson) {
   EXPECT_EQ(j["next"][0]["piece"], "ĠHe");
 }
 
+// tokenize on a GGUF file reads the file's own vocabulary (the weights are not needed): the ids
+// transformers gives for the golden text, with each piece's bytes in the text.
+TEST_F(Cli, TokenizeADecodersGgufFile) {
+  const nlohmann::json golden = read_json(golden_dir() / "gguf" / "smollm2_decoder.json");
+  const auto model = real_model_file(golden["file"].get<std::string>());
+  if (!std::filesystem::exists(model)) return;
+  const std::string text = golden["text"];
+  for (const auto& given : {model, model.parent_path()}) {  // the file, or the folder holding it
+    const Outcome o = run_cli({"tokenize", "--model", given.string(), "--text", text, "--json"});
+    ASSERT_EQ(o.status, 0) << o.err;
+    const nlohmann::json j = nlohmann::json::parse(o.out);
+    std::vector<int64_t> ids;
+    for (const auto& t : j["tokens"]) ids.push_back(t["id"]);
+    EXPECT_EQ(ids, golden["ids"].get<std::vector<int64_t>>()) << given;
+    EXPECT_EQ(j["tokens"][0]["begin"], 0);
+    EXPECT_EQ(j["tokens"][0]["end"], std::string_view("Across").size());
+  }
+}
+
 TEST_F(Cli, NextRefusesAnEncoder) {
   const Outcome encoder = run_cli({"next", "--model", tiny(), "--text", "a b"});
   EXPECT_NE(encoder.status, 0);
