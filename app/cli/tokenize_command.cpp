@@ -1,5 +1,6 @@
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <iostream>
 
 #include "commands.h"
@@ -36,7 +37,10 @@ int run_tokenize(const TokenizeOptions& o) {
   std::printf("%5s  %6s  %-20s  %s\n", "index", "id", "token", "bytes");
   for (size_t i = 0; i < e.tokens.size(); ++i) {
     const Token& t = e.tokens[i];
-    std::printf("%5zu  %6d  %-20s  %u-%u\n", i, t.id, t.text.c_str(), t.begin, t.end);
+    // Padded to 20 characters, not bytes: a SentencePiece piece starts with the 3-byte "▁".
+    const auto chars = std::count_if(t.text.begin(), t.text.end(), [](char c) { return (c & 0xC0) != 0x80; });
+    const std::string pad(static_cast<size_t>(std::max<std::ptrdiff_t>(0, 20 - chars)), ' ');
+    std::printf("%5zu  %6d  %s%s  %u-%u\n", i, t.id, t.text.c_str(), pad.c_str(), t.begin, t.end);
   }
   if (e.truncated)
     std::printf("truncated: the text has %zu tokens, the first %zu are kept (--max-len)\n", e.full_length,
