@@ -12,6 +12,11 @@
 #   bench/run_typing.sh [bursts] [rounds] [view]
 # MODELS (names under models/) picks the models: by default MiniLM, a BERT-base-sized random model
 # and SmolLM2 (a decoder, from the folder holding its GGUF file). LENGTHS picks the lengths (128 512).
+# TYPE_AT picks where the keys go: start (the default: every edit changes every token after it) or
+# end (writing on, as a decoder's user does: its runs continue from the last one). At the end the
+# text is first cut to 2 tokens a burst fewer than the length, so that what is typed is within it,
+# and the forward alone is measured on that cut text: the shortest the typed text is, the strictest
+# target.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 bursts=${1:-20}
@@ -29,14 +34,22 @@ gui() {
   if [ -n "${DISPLAY:-}" ]; then "${cmd[@]}"; else xvfb-run -a -s "-screen 0 1600x1000x24" "${cmd[@]}"; fi
 }
 
-echo "| model | tokens | view | latency median | latency p95 | forward alone | the explorer's forward alone | analysis alone | in the window: forward, analysis, thumbnails | whole frame median | target | met |"
-echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+echo "| model | tokens | typed at | view | latency median | latency p95 | forward alone | the explorer's forward alone | analysis alone | in the window: forward, analysis, thumbnails | whole frame median | target | met |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+type_at=${TYPE_AT:-start}
 for model in ${MODELS:-all-MiniLM-L6-v2 random-bert-base SmolLM2-135M-Instruct}; do
   for len in ${LENGTHS:-128 512}; do
     typings=() alones=()
+    text=$long
+    if [ "$type_at" = end ]; then  # the long text cut at its (len - 2 x bursts)th token's last byte
+      text=$tmp/cut.txt
+      "$root/build/app/attnscope-cli" tokenize --model "$root/models/$model" --file "$long" \
+        --max-len $((len - 2 * bursts)) --json |
+        "$root/.venv/bin/python" -c 'import json, sys; e = max(t["end"] for t in json.load(sys.stdin)["tokens"]); sys.stdout.buffer.write(open(sys.argv[1], "rb").read()[:e])' "$long" > "$text"
+    fi
     for _ in $(seq "$rounds"); do
-      typings+=("$(gui --model "$root/models/$model" --file "$long" --max-len "$len" --view "$view" --bench-typing "$bursts" 2>/dev/null | tail -1)")
-      alones+=("$("$root/build/bench/bench_forward" --model "$root/models/$model" --text-file "$long" --max-len "$len" --runs 15 --threads 2 --reuse-freed-memory)")
+      typings+=("$(gui --model "$root/models/$model" --file "$text" --max-len "$len" --view "$view" --bench-typing "$bursts" --typing-at "$type_at" 2>/dev/null | tail -1)")
+      alones+=("$("$root/build/bench/bench_forward" --model "$root/models/$model" --text-file "$text" --max-len "$len" --runs 15 --threads 2 --reuse-freed-memory)")
     done
     "$root/.venv/bin/python" - "$model" "$len" "$view" "$(printf '%s\n' "${typings[@]}")" "$(printf '%s\n' "${alones[@]}")" <<'PY'
 import json, statistics, sys
@@ -54,7 +67,9 @@ inside_t = statistics.median(r.get("thumbnails_median_ms", 0) for r in typings)
 target = forward + analysis + 2 * frame if length <= 128 else 2 * forward
 what = "forward + analysis + 2 frames" if length <= 128 else "2 x forward"
 met = "yes" if latency <= target else "no"
-print(f"| {model} | {typings[0]['tokens']} | {view} | {latency:.0f} ms | {p95:.0f} ms | {forward:.0f} ms | {own:.0f} ms | {analysis:.0f} ms | "
+# Typed at the end, the tokens grow: from those the forward alone ran to those at the last burst.
+tokens = typings[0]["tokens"] if typings[0].get("typed_at", "start") == "start" else f"{alones[0]['tokens']} to {typings[0]['tokens']}"
+print(f"| {model} | {tokens} | {typings[0].get('typed_at', 'start')} | {view} | {latency:.0f} ms | {p95:.0f} ms | {forward:.0f} ms | {own:.0f} ms | {analysis:.0f} ms | "
       f"{inside_f:.0f} ms, {inside_a:.0f} ms, {inside_t:.0f} ms | {frame:.0f} ms | {what} = {target:.0f} ms | {met} |")
 PY
   done

@@ -10,6 +10,7 @@
 
 #include "figures/map_pyramid.h"
 #include "model/capture_plan.h"
+#include "typing_bench.h"
 #include "view_state.h"
 
 namespace attnscope::ui {
@@ -44,6 +45,8 @@ struct ExplorerOptions {
   int bench_frames = 0;                     // > 0: once analysed, time this many frames, print the figures, exit
   int bench_typing = 0;                     // > 0: type this many bursts into the editor, print the latencies, exit
   double typing_interval = 0;               // seconds between scripted keys (0: the benchmark's 80 ms)
+  // Where the scripted keys go (--typing-at).
+  TypingPlace typing_at = TypingPlace::Start;
   double idle_check = 0;              // > 0: once analysed, wait idle this many seconds, print the frames drawn, exit
   bool trace_shown = false;           // print the wall-clock time of each frame that first shows a new text's analysis
   bool partial_frames = true;         // a frame that changes only the text side redraws only it (gl/partial_frames.h)

@@ -52,7 +52,10 @@ void TypingBench::frame_presented(double now, double frame_seconds, bool shows_c
   pause_until_ = now + o_.pause;
 }
 
-void TypingBench::analysis_shown(double forward_seconds, double analysis_seconds, double thumbnail_seconds) {
+void TypingBench::analysis_shown(double forward_seconds, double analysis_seconds, double thumbnail_seconds,
+                                 int64_t tokens_continued) {
+  if (state_ == State::Starting) return;  // the text's analysis from before the first key
+  continued_.push_back(static_cast<double>(tokens_continued));
   forwards_.push_back(forward_seconds);
   analyses_.push_back(analysis_seconds);
   thumbnails_.push_back(thumbnail_seconds);
@@ -61,6 +64,9 @@ void TypingBench::analysis_shown(double forward_seconds, double analysis_seconds
 nlohmann::json TypingBench::summary(size_t tokens, int abandoned, bool last_text_shown) const {
   const auto ms = [](const std::vector<double>& v, double q) { return std::round(percentile(v, q) * 1e4) / 10; };
   return {{"tokens", tokens},
+          {"typed_at", o_.place == TypingPlace::End ? "end" : "start"},
+          {"tokens_continued_median", percentile(continued_, 0.5)},
+          {"tokens_continued", continued_},
           {"bursts", latencies_.size()},
           {"keys_per_burst", o_.keys_per_burst},
           {"key_interval_ms", o_.key_interval * 1000},

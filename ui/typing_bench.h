@@ -3,6 +3,7 @@
 // of the real window, and the time from the last keystroke of each burst to the end of the first
 // frame that shows the analysis of the text as it then stands. Pure bookkeeping: the explorer
 // asks what to type now and says when a frame was presented.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -10,11 +11,16 @@
 
 namespace attnscope::ui {
 
+// Where the keys go: at the text's start every edit changes every token after it; at its end a
+// decoder's run continues from the last (TextPipelineOptions::continues), as when writing on.
+enum class TypingPlace { Start, End };
+
 struct TypingBenchOptions {
   int bursts = 20;
   int keys_per_burst = 6;      // a short word and a space
   double key_interval = 0.08;  // seconds between keystrokes: a quick typist
   double pause = 0.25;         // after a burst's analysis is shown, before the next burst
+  TypingPlace place = TypingPlace::Start;
 };
 
 class TypingBench {
@@ -27,7 +33,11 @@ class TypingBench {
   void frame_presented(double now, double frame_seconds, bool shows_current_text, bool whole = true);
   // Timings the worker reported for a snapshot that was shown (`thumbnail_seconds`: colouring the
   // overview's thumbnails after the analysis, 0 when another view was shown).
-  void analysis_shown(double forward_seconds, double analysis_seconds, double thumbnail_seconds);
+  // `tokens_continued`: the leading tokens the run took from the one before (0: all run). One shown
+  // before the first key is not counted.
+  void analysis_shown(double forward_seconds, double analysis_seconds, double thumbnail_seconds,
+                      int64_t tokens_continued = 0);
+  const TypingBenchOptions& options() const { return o_; }
   bool done() const { return latencies_.size() >= static_cast<size_t>(o_.bursts); }
   bool waiting() const { return state_ == State::Waiting; }
   // When the script next has something to do (a key, the end of a pause); 0: now, or at the next event.
@@ -45,7 +55,7 @@ class TypingBench {
   double next_key_ = 0, last_key_ = 0, pause_until_ = 0;
   int typed_in_burst_ = 0;
   size_t word_ = 0;
-  std::vector<double> latencies_, frames_, whole_frames_, forwards_, analyses_, thumbnails_;
+  std::vector<double> latencies_, frames_, whole_frames_, forwards_, analyses_, thumbnails_, continued_;
   int frames_since_key_ = 0;         // presented since the burst's last key
   std::vector<int> frames_to_show_;  // per burst: frames presented from its last key to the one showing its analysis
 };

@@ -19,6 +19,7 @@ WindowScript::WindowScript(const ExplorerOptions& options) : options_(options) {
   if (options.bench_typing > 0) {
     TypingBenchOptions typing{options.bench_typing};
     if (options.typing_interval > 0) typing.key_interval = options.typing_interval;
+    typing.place = options.typing_at;
     typing_.emplace(typing);
   }
 }
@@ -43,7 +44,11 @@ void WindowScript::type_due_keys(TextPanel& text, bool model_loaded, double now)
   if (keys.empty()) return;
   if (!text.editor().focused()) {
     text.editor().focus();
-    text.editor().buffer().move_to_start(false);  // type at the start: every edit changes the tokens shown
+    auto& buffer = text.editor().buffer();
+    if (typing_->options().place == TypingPlace::End)
+      buffer.move_to_end(false);
+    else
+      buffer.move_to_start(false);
   }
   text.editor().type(keys);
 }
@@ -70,7 +75,8 @@ bool WindowScript::typing_step(const ScriptedFrame& f, double now) {
   const auto shown = f.worker.latest_good();
   const bool current = shown && shown->text == f.text && !f.worker.busy();
   if (shown && shown->serial != typing_seen_ && current)
-    typing_->analysis_shown(shown->forward_seconds, shown->analysis_seconds, shown->grid_seconds);
+    typing_->analysis_shown(shown->forward_seconds, shown->analysis_seconds, shown->grid_seconds,
+                            shown->tokens_continued);
   if (current) typing_seen_ = shown->serial;
   typing_->frame_presented(now, f.seconds, current, f.whole);
   if (!typing_->done()) return false;

@@ -49,8 +49,8 @@ class WindowScript {
   bool key_due(double now) const;
   bool idle_checking() const { return idle_until_ > 0; }
 
-  // The typing benchmark's keys that are due, typed into the editor (at its start: every edit then changes the tokens
-  // shown).
+  // The typing benchmark's keys that are due, typed into the editor (at its start or end, as the
+  // options say).
   void type_due_keys(TextPanel& text, bool model_loaded, double now);
   // Between the backend's reading of the pointer and ImGui's frame: the scripted click's or key's
   // press, then its release.

@@ -26,6 +26,7 @@ struct CommandLine {
   int layer = -1, head = -1;
   bool presentation = false, full_frames = false, head_roles = false;
   double typing_interval_ms = 0, quick_run_ms = 0;
+  std::string typing_at = "start";
 };
 
 void add_options(CLI::App& app, attnscope::ui::ExplorerOptions& o, CommandLine& in) {
@@ -101,6 +102,11 @@ void add_options(CLI::App& app, attnscope::ui::ExplorerOptions& o, CommandLine& 
          "Type this many bursts of keys into the editor (no vsync), print the median and 95th percentile from the last "
          "key of a burst to the first frame showing its analysis, beside the model's forward time, and exit")
       ->check(CLI::Range(1, 100000));
+  app.add_option("--typing-at", in.typing_at,
+                 "Where --bench-typing types: start (every edit changes every token after it) or end (writing on; a "
+                 "decoder's run continues from the last one)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"start", "end"}));
   app.add_option("--typing-interval", in.typing_interval_ms,
                  "Milliseconds between the scripted keys of --bench-typing (default 80)")
       ->check(CLI::Range(1.0, 10000.0));
@@ -139,6 +145,7 @@ attnscope::ui::ExplorerOptions resolved(attnscope::ui::ExplorerOptions o, const 
   if (in.presentation) o.presentation = true;
   if (in.head_roles) o.head_roles = true;
   o.typing_interval = in.typing_interval_ms / 1000;
+  o.typing_at = in.typing_at == "end" ? TypingPlace::End : TypingPlace::Start;
   o.partial_frames = !in.full_frames;
   o.quick_run = in.quick_run_ms / 1000;
   return o;

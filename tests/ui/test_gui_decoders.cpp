@@ -1,7 +1,7 @@
 // The real window on a real decoder (SmolLM2-135M-Instruct from its GGUF file): every view renders,
 // the key N appends the model's most likely next token and analyses again, as a class watching the
-// model write would press it (the text it writes is the one the core predicts), and the overview's
-// role grid colours each head by its role.
+// model write would press it (the text it writes is the one the core predicts), typing at the
+// text's end continues the runs before, and the overview's role grid colours each head by its role.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -49,6 +49,34 @@ TEST_F(Gui, TheKeyNAppendsTheMostLikelyNextToken) {
   }
   EXPECT_GT(expected.size(), start.size());
   EXPECT_EQ(printed["text"], expected) << out;
+}
+
+// Typed at its end, a decoder's text is written on: each run the window makes continues from the
+// one before it (the earlier tokens' layers taken from it), and the views end on the text as it
+// stands. Typed at its start, the first key changes the first token and nothing is taken; the
+// next burst follows the first (the cursor moves on), so it may share the word typed before.
+TEST_F(Gui, TypingAtTheEndOfADecodersTextContinuesItsRuns) {
+  const auto model = smollm2();
+  if (!std::filesystem::exists(model)) return;
+  const std::string text =
+      "The lighthouse keeper climbed the stairs each evening, trimmed the wick, and watched the ships pass the "
+      "rocks below";  // 21 tokens
+  for (const std::string place : {"end", "start"}) {
+    SCOPED_TRACE(place);
+    run_explorer(
+        {"--model", model.string(), "--text", text, "--view", "grid", "--bench-typing", "2", "--typing-at", place},
+        false);
+    const auto report = nlohmann::json::parse(slurp(dir_ / "out"));
+    EXPECT_EQ(report["typed_at"], place) << report;
+    EXPECT_EQ(report["bursts"], 2) << report;
+    EXPECT_TRUE(report["last_text_shown"].get<bool>()) << report;
+    if (place == "end")
+      // Of its 21 tokens, all but the last (which the typed letters join) and the few rows a
+      // continued run always makes again (kFewestBlockRows).
+      EXPECT_GE(report["tokens_continued_median"].get<double>(), 15) << report;
+    else
+      EXPECT_LE(report["tokens_continued_median"].get<double>(), 2) << report;
+  }
 }
 
 // The role grid: SmolLM2's many sink heads show in the first-token role's colour (Okabe-Ito's

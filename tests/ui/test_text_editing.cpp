@@ -144,6 +144,7 @@ TEST(TextLayout, PositionsAndPointsMapBothWays) {
 
 TEST(TypingBench, MeasuresFromTheLastKeyOfABurstToTheFrameThatShowsItsText) {
   TypingBench bench({2, 3, 0.1, 0.5});
+  bench.analysis_shown(0.9, 0.9, 0.9, 5);  // the text as opened, before any key: not counted
   std::string typed;
   double t = 0;
   for (; typed.size() < 3; t += 0.05) {
@@ -152,7 +153,7 @@ TEST(TypingBench, MeasuresFromTheLastKeyOfABurstToTheFrameThatShowsItsText) {
   }
   EXPECT_TRUE(bench.waiting());
   // The third key went at t = 0.2; the frame at 0.45 shows its analysis.
-  bench.analysis_shown(0.1, 0.02, 0.003);
+  bench.analysis_shown(0.1, 0.02, 0.003, 40);
   bench.frame_presented(0.45, 0.01, true);
   EXPECT_FALSE(bench.waiting());
   EXPECT_EQ(bench.keys_due(0.5), "");          // pausing
@@ -163,6 +164,8 @@ TEST(TypingBench, MeasuresFromTheLastKeyOfABurstToTheFrameThatShowsItsText) {
   EXPECT_NEAR(s["forward_median_ms"].get<double>(), 100.0, 0.01);
   EXPECT_NEAR(s["analysis_median_ms"].get<double>(), 20.0, 0.01);
   EXPECT_NEAR(s["thumbnails_median_ms"].get<double>(), 3.0, 0.01);
+  EXPECT_EQ(s["tokens_continued"], nlohmann::json::array({40.0}));
+  EXPECT_EQ(s["typed_at"], "start");
   EXPECT_EQ(s["bursts"], 1);
   EXPECT_EQ(s["frames_to_show_min"], 2);  // the last key's own frame at 0.2, then the one at 0.45
   EXPECT_EQ(s["frames_to_show_max"], 2);
