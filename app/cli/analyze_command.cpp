@@ -52,10 +52,8 @@ void print_summary(const TextResult& r, const TextAnalysis& a, double seconds, c
     std::printf("saved    %s\n", saved_to.c_str());
 }
 
-// with_roles: the roles are written, not summed up (the summary alone skips them: a long text's
-// take minutes).
-TextRunFile result_file(const std::string& model, const AnalyzedText& analyzed, bool with_roles) {
-  const TextResult& r = analyzed.result;
+// The result file of a run, its head roles not yet made (add_head_roles).
+TextRunFile result_file(const std::string& model, const TextResult& r) {
   TextRunFile file;
   file.model_path = model;
   file.model_config = r.checkpoint->model().config().to_json();
@@ -63,14 +61,18 @@ TextRunFile result_file(const std::string& model, const AnalyzedText& analyzed, 
   file.text = r.text;
   file.max_length = r.max_length;
   file.run = r.run;
-  if (with_roles && !analyzed.analysis.settings.words) {  // roles read token ids and positions: pieces, not words
-    StageProgress progress;
-    TextHeadRolesOptions probe;  // induction left undefined where the probe and its template do not fit
-    probe.induction = r.checkpoint->model().config().max_tokens() >= 2 * probe.induction_period + 2;
-    probe.progress = progress.report();
-    file.head_roles = head_roles_to_json(text_head_roles(*r.checkpoint, r.run, probe), {}, probe.induction_period);
-  }
   return file;
+}
+
+// The roles are written, not summed up (the summary alone skips them: a long text's take minutes).
+void add_head_roles(TextRunFile& file, const AnalyzedText& analyzed) {
+  if (analyzed.analysis.settings.words) return;  // roles read token ids and positions: pieces, not words
+  const TextResult& r = analyzed.result;
+  StageProgress progress;
+  TextHeadRolesOptions probe;  // induction left undefined where the probe and its template do not fit
+  probe.induction = r.checkpoint->model().config().max_tokens() >= 2 * probe.induction_period + 2;
+  probe.progress = progress.report();
+  file.head_roles = head_roles_to_json(text_head_roles(*r.checkpoint, r.run, probe), {}, probe.induction_period);
 }
 
 ResultWriteOptions write_options(const AnalyzeOptions& o) {
@@ -102,8 +104,14 @@ int run_analyze(const AnalyzeOptions& o) {
   const TextResult& r = analyzed.result;  // named, not structured bindings: lambdas capture them (clang 14)
   const TextAnalysis& analysis = analyzed.analysis;
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const TextRunFile file = result_file(o.run.model, analyzed, run.keep_pair_masks);
+  TextRunFile file = result_file(o.run.model, r);
   write.captures = written_captures(write.captures, r.run.captures.attention.defined());
+  if (run.keep_pair_masks) {
+    // Its size now that the pairs are counted: refused before the head roles, which take minutes on
+    // a long text (and before the pairs' values are found again to be written).
+    check_text_run_size(file, &analysis, write);
+    add_head_roles(file, analyzed);
+  }
   const bool to_file = !o.out.empty() && o.out != "-";
   const auto json = [&] { return text_run_to_json(file, &analysis, write); };
   if (to_file) {

@@ -33,7 +33,7 @@ constexpr int kVersion = 2;
 struct ResultContent {
   nlohmann::json document;
   NamedTensors tensors;
-  std::vector<StreamedTensor> streamed;  // made as the file is written (the pair masks)
+  std::vector<StreamedTensor> streamed;  // made as the file is written (the pair masks and values)
 };
 
 // Bytes of one head's pair mask packed over the upper triangle.
@@ -45,7 +45,10 @@ nlohmann::json token_to_json(const Token& t, size_t index) {
 
 // Every head's mask, [L, H, bytes], packed one head at a time as it is written (packed whole they
 // were 1.1 GB beside the chunked masks at 8,192 tokens), and (when the head outputs are not kept)
-// the pairs' S_hat in mask order: without the outputs they could not be recomputed.
+// the pairs' S_hat in mask order: without the outputs they could not be recomputed. The values
+// are written head by head too: a long text's come from S made again block by block, and Gemma 3
+// at 32,768 tokens has some 2.9 billion pairs (11.5 GB of values); their size is known from the
+// counts, so a result over its limit is refused before any is made (check_size).
 void add_pairs(const TextAnalysis& a, bool with_values, ResultContent& content) {
   const int64_t bytes = packed_mask_bytes(a.length);
   content.streamed.push_back(
@@ -59,12 +62,23 @@ void add_pairs(const TextAnalysis& a, bool with_values, ResultContent& content) 
   if (!with_values) return;
   int64_t total = 0;
   for (const HeadAnalysis& head : a.heads) total += head.pair_count;
-  at::Tensor values = at::empty({total}, at::kFloat);
-  float* out = values.data_ptr<float>();
-  for (int64_t l = 0; l < a.num_layers; ++l)
-    for (int64_t h = 0; h < a.num_heads; ++h)
-      for (const TokenPair& p : head_pairs(a, l, h)) *out++ = p.value;
-  content.tensors.emplace_back("pair_value", values);
+  content.streamed.push_back({"pair_value", at::kFloat, {total}, [&a, total](std::ostream& out) {
+                                std::vector<float> values;
+                                int64_t written = 0;
+                                for (int64_t l = 0; l < a.num_layers; ++l)
+                                  for (int64_t h = 0; h < a.num_heads; ++h) {
+                                    values.clear();
+                                    for (const TokenPair& p : head_pairs(a, l, h)) values.push_back(p.value);
+                                    out.write(reinterpret_cast<const char*>(values.data()),
+                                              static_cast<std::streamsize>(values.size() * sizeof(float)));
+                                    written += static_cast<int64_t>(values.size());
+                                  }
+                                // The header said `total`: any other count would leave a file that
+                                // reads wrong, so none is left (the write is atomic).
+                                if (written != total)
+                                  throw Error("pairs found again do not match their count (" + std::to_string(written) +
+                                              " against " + std::to_string(total) + "): nothing was written");
+                              }});
 }
 
 // The lenses (docs/lenses.md), when the run captured them: what each head moves from each token,
@@ -393,6 +407,10 @@ nlohmann::json text_run_to_json(const TextRunFile& file, const TextAnalysis* ana
   ResultContent content = content_of(file, analysis, o.captures);
   check_size(content, analysis, o.captures, o.limit_bytes);
   return as_json(std::move(content), o.decimal);
+}
+
+void check_text_run_size(const TextRunFile& file, const TextAnalysis* analysis, const ResultWriteOptions& o) {
+  check_size(content_of(file, analysis, o.captures), analysis, o.captures, o.limit_bytes);
 }
 
 void save_text_run(const std::filesystem::path& path, const TextRunFile& file, const TextAnalysis* analysis,

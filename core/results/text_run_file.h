@@ -83,6 +83,10 @@ double planned_result_bytes(const PlannedResult& plan, CaptureSet captures);
 // the run will not keep and for a result whose known part is already over options.limit_bytes.
 void check_planned_result(const PlannedResult& plan, const ResultWriteOptions& options);
 
+// Throws attnscope::Error as save_text_run would for a result over options.limit_bytes, making and
+// writing nothing (the pairs' values are counted, not found again): what to ask before work that
+// only the written file needs.
+void check_text_run_size(const TextRunFile& file, const TextAnalysis* analysis, const ResultWriteOptions& options);
 // `analysis` may be null (captures only). Written atomically. Throws attnscope::Error, also for
 // a result over options.limit_bytes (before writing anything: the line gives what it would need).
 void save_text_run(const std::filesystem::path& path, const TextRunFile& file, const TextAnalysis* analysis,

@@ -146,7 +146,9 @@ TEST_F(TextRunFileTest, ALongTextsQueriesAndKeysRoundTrip) {
 
 // What a run will write, reckoned before its forward from the model's shape and the text's length,
 // is what it writes but the pairs' values (4 bytes a pair, where written): a result of exactly that
-// size is written and one byte less refused, and the same limit refuses it before the run.
+// size is written and one byte less refused, and the same limit refuses it before the run. After
+// the run and before anything is made for the file, check_text_run_size says what save_text_run
+// will.
 void expect_planned_size_written(const TextRunFile& file, const TextAnalysis& analysis, const PlannedResult& plan,
                                  CaptureSet captures, const std::filesystem::path& path) {
   SCOPED_TRACE(std::string(capture_set_name(captures)) + (plan.maps_kept ? ", maps kept" : ", a long text") +
@@ -157,8 +159,10 @@ void expect_planned_size_written(const TextRunFile& file, const TextAnalysis& an
     for (const HeadAnalysis& h : analysis.heads) values += 4.0 * static_cast<double>(h.pair_count);
   ResultWriteOptions o{.captures = captures, .limit_bytes = planned + values};
   EXPECT_NO_THROW(check_planned_result(plan, o));
+  EXPECT_NO_THROW(check_text_run_size(file, &analysis, o));
   EXPECT_NO_THROW(save_text_run(path, file, &analysis, o));
   o.limit_bytes -= 1;
+  EXPECT_THROW(check_text_run_size(file, &analysis, o), Error);
   EXPECT_THROW(save_text_run(path, file, &analysis, o), Error);
   o.limit_bytes = planned - 1;
   try {
