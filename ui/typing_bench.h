@@ -11,8 +11,9 @@
 
 namespace attnscope::ui {
 
-// Where the keys go: at the text's start every edit changes every token after it; at its end a
-// decoder's run continues from the last (TextPipelineOptions::continues), as when writing on.
+// Where the keys go: at the text's start (the cursor then moves on with what is typed), so that
+// every edit changes the tokens after it; at its end, writing on, where a decoder's run continues
+// from the last (TextPipelineOptions::continues).
 enum class TypingPlace { Start, End };
 
 struct TypingBenchOptions {
