@@ -53,8 +53,10 @@ TEST_F(Gui, TheKeyNAppendsTheMostLikelyNextToken) {
 
 // Typed at its end, a decoder's text is written on: each run the window makes continues from the
 // one before it (the earlier tokens' layers taken from it), and the views end on the text as it
-// stands. Typed at its start, the first key changes the first token and nothing is taken; the
-// next burst follows the first (the cursor moves on), so it may share the word typed before.
+// stands. The first may have nothing to continue from: keys come once the model is loaded, and on
+// a loaded machine (CI's, running tests side by side) the text's first run was still under way
+// and was dropped. Typed at its start, the first key changes the first token and nothing is
+// taken; the next burst follows the first (the cursor moves on), so it may share the word typed.
 TEST_F(Gui, TypingAtTheEndOfADecodersTextContinuesItsRuns) {
   const auto model = smollm2();
   if (!std::filesystem::exists(model)) return;
@@ -64,18 +66,21 @@ TEST_F(Gui, TypingAtTheEndOfADecodersTextContinuesItsRuns) {
   for (const std::string place : {"end", "start"}) {
     SCOPED_TRACE(place);
     run_explorer(
-        {"--model", model.string(), "--text", text, "--view", "grid", "--bench-typing", "2", "--typing-at", place},
+        {"--model", model.string(), "--text", text, "--view", "grid", "--bench-typing", "3", "--typing-at", place},
         false);
     const auto report = nlohmann::json::parse(slurp(dir_ / "out"));
     EXPECT_EQ(report["typed_at"], place) << report;
-    EXPECT_EQ(report["bursts"], 2) << report;
+    EXPECT_EQ(report["bursts"], 3) << report;
     EXPECT_TRUE(report["last_text_shown"].get<bool>()) << report;
-    if (place == "end")
-      // Of its 21 tokens, all but the last (which the typed letters join) and the few rows a
-      // continued run always makes again (kFewestBlockRows).
-      EXPECT_GE(report["tokens_continued_median"].get<double>(), 15) << report;
-    else
-      EXPECT_LE(report["tokens_continued_median"].get<double>(), 2) << report;
+    const auto continued = report["tokens_continued"].get<std::vector<double>>();
+    ASSERT_GE(continued.size(), 3u) << report;  // one analysis shown a burst at least
+    for (size_t k = 0; k < continued.size(); ++k)
+      if (place == "start")
+        EXPECT_LE(continued[k], 2) << k << "\n" << report;
+      else if (k > 0)
+        // Of its 21 tokens, all but the last (which the typed letters join) and the few rows a
+        // continued run always makes again (kFewestBlockRows).
+        EXPECT_GE(continued[k], 15) << k << "\n" << report;
   }
 }
 
