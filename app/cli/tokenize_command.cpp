@@ -8,6 +8,7 @@
 #include "model/checkpoint.h"
 #include "text_input.h"
 #include "tokenizer/tokenizer.h"
+#include "tokenizer/utf8.h"
 
 namespace attnscope::cli {
 namespace {
@@ -38,8 +39,7 @@ int run_tokenize(const TokenizeOptions& o) {
   for (size_t i = 0; i < e.tokens.size(); ++i) {
     const Token& t = e.tokens[i];
     // Padded to 20 characters, not bytes: a SentencePiece piece starts with the 3-byte "▁".
-    const auto chars = std::count_if(t.text.begin(), t.text.end(), [](char c) { return (c & 0xC0) != 0x80; });
-    const std::string pad(static_cast<size_t>(std::max<std::ptrdiff_t>(0, 20 - chars)), ' ');
+    const std::string pad(20 - std::min<size_t>(20, count_code_points(t.text)), ' ');
     std::printf("%5zu  %6d  %s%s  %u-%u\n", i, t.id, t.text.c_str(), pad.c_str(), t.begin, t.end);
   }
   if (e.truncated)
