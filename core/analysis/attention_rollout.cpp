@@ -60,6 +60,13 @@ at::Tensor rollout_in_blocks(const LayerMapRows& maps, int64_t last, int64_t n, 
   return rollout;
 }
 
+LayerMapRows mean_attention_rows(const AttentionRows& rows, const KeepGoing& keep_going) {
+  return [rows, keep_going](int64_t layer, RowSpan span) {
+    stop_if_stale(keep_going);
+    return rows(layer, -1, span).mean(0);
+  };
+}
+
 double rollout_in_blocks_bytes(int64_t n) {
   return 2.0 * static_cast<double>(n) * static_cast<double>(n) * sizeof(float);
 }

@@ -9,6 +9,8 @@
 
 #include <functional>
 
+#include "base/progress.h"
+#include "model/attention_rows.h"
 #include "model/row_span.h"
 
 namespace attnscope {
@@ -18,6 +20,10 @@ at::Tensor attention_rollout(const at::Tensor& layer_maps);
 
 // [rows, n]: rows `rows` of M_l, handed out a block at a time (a long text's, made again).
 using LayerMapRows = std::function<at::Tensor(int64_t layer, RowSpan rows)>;
+
+// M_l's rows as the mean of a long text's heads' attention rows made again (model/attention_rows.h),
+// asking `keep_going` before each block (false throws Cancelled): what a long text's rollout reads.
+LayerMapRows mean_attention_rows(const AttentionRows& rows, const KeepGoing& keep_going = {});
 
 // Handed each R_l, [n, n], as soon as it is made (l = 0 .. last): a caller that wants every
 // layer's rollout (the overview) reads it there, as R_(l+1) is made in the other buffer next.

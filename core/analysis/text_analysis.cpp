@@ -35,15 +35,19 @@ at::Tensor segment_columns(const at::Tensor& columns, const MapChoice& choice) {
 at::Tensor symmetric_pair_matrix(PairInput input, const ContextSimilarity& similarity, const at::Tensor& maps) {
   if (input == PairInput::Similarity) return {};
   if (input == PairInput::Cosine) return cosine_from_similarity(similarity.similarity, similarity.norms);
-  const at::Tensor m = maps.to(similarity.similarity.device(), at::kFloat);
-  const int64_t n = m.size(-1);
-  return (m + m.transpose(-1, -2)).mul_(0.5).mul_(1 - at::eye(n, m.options()));
+  return symmetric_pair_map(maps.to(similarity.similarity.device(), at::kFloat));
 }
 
 // Every head's high-similarity elements, from S (or the matrix settings.pairs_from names), whole or
 // block by block; in blocks, the token norms come from the same products.
 std::vector<HeadHighSimilarity> find_pairs(TextAnalysis& a, const at::Tensor& maps, const AnalysisRun& run) {
   const int64_t L = a.num_layers, H = a.num_heads, n = a.length;
+  if (run.similarity_in_blocks && run.lens_pairs) {
+    a.similarity.norms = at::linalg_vector_norm(a.head_outputs, 2, {-1});
+    auto high = run.lens_pairs(a.facts, a.settings.tau);
+    if (static_cast<int64_t>(high.size()) != L * H) throw Error("a lens's pairs were not found for every head");
+    return high;
+  }
   if (run.similarity_in_blocks) {
     at::Tensor norms;
     auto high = high_similarity_in_blocks(a.head_outputs.reshape({L * H, n, -1}), a.facts, a.settings.tau,
@@ -134,8 +138,10 @@ std::vector<TokenPair> head_pairs(const TextAnalysis& a, int64_t layer, int64_t 
                                   const PairMask* made) {
   const HeadAnalysis& h = a.head(layer, head);
   if (h.pair_count == 0 || limit <= 0) return {};
-  if (a.pair_matrix.defined() || a.similarity.similarity.defined()) {
-    const at::Tensor source = a.pair_matrix.defined() ? a.pair_matrix[layer][head] : a.head_similarity(layer, head);
+  if (a.pair_matrix.defined() || a.similarity.similarity.defined() || a.pair_map) {
+    const at::Tensor source = a.pair_matrix.defined() ? a.pair_matrix[layer][head]
+                              : a.pair_map            ? symmetric_pair_map(a.pair_map(layer, head))
+                                                      : a.head_similarity(layer, head);
     const at::Tensor s = source.to(at::kCPU, at::kFloat).contiguous();
     std::vector<TokenPair> pairs = list_pairs(h.pairs, s.data_ptr<float>(), h.scale);
     if (static_cast<int64_t>(pairs.size()) > limit) pairs.resize(static_cast<size_t>(limit));
@@ -168,6 +174,16 @@ std::vector<TokenPair> head_pairs(const TextAnalysis& a, int64_t layer, int64_t 
   return pairs;
 }
 
+bool pair_values_are_slow(const TextAnalysis& a) { return a.pair_map && a.settings.pairs_from == PairInput::Rollout; }
+
+std::vector<TokenPair> pairs_without_values(const TextAnalysis& a, int64_t layer, int64_t head, int64_t limit) {
+  std::vector<TokenPair> pairs;
+  a.pair_mask(layer, head).for_each([&](int i, int j) {
+    if (static_cast<int64_t>(pairs.size()) < limit) pairs.push_back({i, j, std::numeric_limits<float>::quiet_NaN()});
+  });
+  return pairs;
+}
+
 TextAnalysis analyze_text(const Encoding& encoding, const TextCaptures& c, const AnalysisSettings& settings,
                           const AnalysisRun& run) {
   c10::InferenceMode guard;
@@ -177,6 +193,28 @@ TextAnalysis analyze_text(const Encoding& encoding, const TextCaptures& c, const
       run.separator_columns.defined() ? run.separator_columns : separator_columns(c, settings.separators_from);
   return analyze_text(encoding, c.head_outputs, columns, settings, chosen,
                       chosen.similarity_in_blocks ? at::Tensor() : pair_maps(c, settings.pairs_from));
+}
+
+at::Tensor symmetric_pair_map(const at::Tensor& maps) {
+  c10::InferenceMode guard;
+  at::Tensor m = maps + maps.transpose(-1, -2);
+  m.mul_(0.5).diagonal(0, -2, -1).zero_();
+  return m;
+}
+
+void symmetric_pair_map_in_place(at::Tensor& map, int64_t tile) {
+  c10::InferenceMode guard;
+  const int64_t n = map.size(0);
+  if (map.dim() != 2 || map.size(1) != n || tile < 1) throw Error("a map made symmetric in place must be square");
+  for (int64_t i = 0; i < n; i += tile)
+    for (int64_t j = i; j < n; j += tile) {
+      at::Tensor upper = map.narrow(0, i, std::min(tile, n - i)).narrow(1, j, std::min(tile, n - j)),
+                 lower = map.narrow(0, j, std::min(tile, n - j)).narrow(1, i, std::min(tile, n - i));
+      const at::Tensor mean = (upper + lower.t()).mul_(0.5);
+      upper.copy_(mean);
+      lower.copy_(mean.t());
+    }
+  map.diagonal().zero_();
 }
 
 at::Tensor pair_maps(const TextCaptures& c, PairInput input) {
@@ -227,9 +265,9 @@ TextAnalysis analyze_text(const Encoding& encoding, const at::Tensor& head_outpu
                 std::to_string(encoding.size()));
   check_settings(settings, L, H);
   const bool from_maps = settings.pairs_from != PairInput::Similarity && settings.pairs_from != PairInput::Cosine;
-  if (run.similarity_in_blocks && from_maps)
-    throw Error("a long text's pairs come from S or its cosine only: its maps are not made whole");
-  if (from_maps && (!maps.defined() || maps.sizes() != at::IntArrayRef({L, H, n, n})))
+  if (run.similarity_in_blocks && from_maps && !run.lens_pairs)
+    throw Error("a long text's pairs from a lens need its maps made again by the model that ran it");
+  if (from_maps && !run.similarity_in_blocks && (!maps.defined() || maps.sizes() != at::IntArrayRef({L, H, n, n})))
     throw Error("pairs from attention, the norm-based maps or rollout need those maps for every head (pair_maps)");
   c10::InferenceMode guard;
   TextAnalysis a;
@@ -237,6 +275,7 @@ TextAnalysis analyze_text(const Encoding& encoding, const at::Tensor& head_outpu
   a.num_layers = L;
   a.num_heads = H;
   a.length = n;
+  if (run.similarity_in_blocks && from_maps) a.pair_map = run.pair_map;
 
   check();
   if (run.similarity_in_blocks)

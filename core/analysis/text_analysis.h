@@ -19,11 +19,20 @@
 
 namespace attnscope {
 
+// One head's whole map of a lens, [n, n] float32 on the host, made again when asked (a long text's).
+using HeadMapSource = std::function<at::Tensor(int64_t layer, int64_t head)>;
+
+// Every head's high-similarity elements (layer-major) of a long text's lens (the norm-based maps,
+// attention, rollout), found by whoever can make its maps again (pipeline/long_text_lens_pairs.h)
+// once the analysis knows its tokens' facts.
+using LensPairs = std::function<std::vector<HeadHighSimilarity>(const TextFacts& facts, double tau)>;
+
 struct HeadAnalysis {
   // max_{i != j} S_ij (or of settings.pairs_from's matrix) over participating tokens; <= 0: no pairs
   float scale = 0.0f;
   // S_hat >= tau, i < j (listed with their values by head_pairs); empty (no tokens) where a long
   // text's analysis does not keep it (AnalysisRun::keep_long_pair_masks): TextAnalysis::pair_mask.
+  // Always kept for a long text's pairs from a lens, which only the model could find again.
   PairMask pairs;
   int64_t pair_count = 0;  // |P|, kept or not
   Separators separators;   // from this head's own attention map (the separator view)
@@ -44,6 +53,9 @@ struct TextAnalysis {
   ContextSimilarity similarity;
   at::Tensor head_outputs;  // [L, H, n, d] float32, kept only where S is not
   at::Tensor pair_matrix;  // [L, H, n, n] the pairs' symmetric matrix when settings.pairs_from is not S; else undefined
+  // A long text's pairs from a lens: one head's map they come from, [n, n], made again when asked
+  // (pipeline/long_text_lens_pairs.h; pair_matrix is never whole), for head_pairs' values.
+  HeadMapSource pair_map;
   std::vector<HeadAnalysis> heads;  // layer-major: index l * H + h
   std::vector<LayerAnalysis> layers;
   Separators segment_separators;  // from settings.segment_map
@@ -70,6 +82,13 @@ struct TextAnalysis {
 // it already (TextAnalysis::pair_mask), not to be made again.
 std::vector<TokenPair> head_pairs(const TextAnalysis& analysis, int64_t layer, int64_t head,
                                   int64_t limit = std::numeric_limits<int64_t>::max(), const PairMask* made = nullptr);
+
+// Whether head_pairs' values take minutes: a long text's pairs of rollout, valued from the rollout
+// after the head's layer made whole again (a product of n x n matrices for each layer before it).
+// A window lists such pairs without values (pairs_without_values) rather than wait for them.
+bool pair_values_are_slow(const TextAnalysis& analysis);
+// The first `limit` pairs of one head, ordered by (i, j), their values NaN (not made).
+std::vector<TokenPair> pairs_without_values(const TextAnalysis& analysis, int64_t layer, int64_t head, int64_t limit);
 
 // A head's pairs found before (a result file's analysis): what the scan of S would find again.
 struct FoundPairs {
@@ -102,6 +121,10 @@ struct AnalysisRun {
   // one again (some 0.1 s at 8,192 tokens). A result file of every head's keeps them. So are
   // masks found before (`found`).
   bool keep_long_pair_masks = false;
+  // A long text's (similarity_in_blocks) pairs from a lens: without it they are refused, since its
+  // maps are not whole. Their masks are kept; pair_map gives head_pairs the values.
+  LensPairs lens_pairs = {};
+  HeadMapSource pair_map = {};
   ProgressReport progress = {};  // given: a long text's scan for pairs reports its share of heads done
   // [L, H, n]: the column attention the separators are found in, made before (a long text's from a
   // lens, pipeline/long_text_separators.h); undefined: separator_columns of the captures.
@@ -115,6 +138,14 @@ TextAnalysis analyze_text(const Encoding& encoding, const TextCaptures& captures
 // [L, H, n]: the column sums a_j the separators are found in, from the maps `input` names (rollout:
 // each layer's, for every head of it). Throws attnscope::Error when a lens's captures are missing.
 at::Tensor separator_columns(const TextCaptures& captures, SeparatorInput input);
+
+// (M + M^T) / 2 over the last two dimensions, its diagonal 0 (as S's is): the matrix the pairs of
+// a map M are found in. Equal to the bit whether M is one head's or every head's.
+at::Tensor symmetric_pair_map(const at::Tensor& maps);
+// The same of one square map [n, n] in its own memory, tile by tile (`tile` rows and columns):
+// each pair of tiles (I, J), (J, I) takes (M_IJ + M_JI^T) / 2 and its transpose, the same sums and
+// halves element by element, so the same bits, without a second n x n matrix (a long text's).
+void symmetric_pair_map_in_place(at::Tensor& map, int64_t tile = 512);
 
 // [L, H, n, n]: the maps the pairs come from when settings.pairs_from names attention, the
 // norm-based maps or rollout (before they are made symmetric); undefined for S and cosine, which

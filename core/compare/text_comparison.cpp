@@ -95,6 +95,10 @@ std::vector<uint8_t> takes_part(const TextAnalysis& analysis) {
   return {analysis.facts.takes_part.begin(), analysis.facts.takes_part.end()};
 }
 
+bool pairs_of_s(const ComparedRun& r) {
+  return r.analysis.settings.pairs_from == PairInput::Similarity || r.analysis.settings.pairs_from == PairInput::Cosine;
+}
+
 // The rows a side's pairs come from, given those rows of its S ([H, rows, n]): S's, or its cosine's
 // (a long text's pairs come from one or the other).
 at::Tensor pair_source_of(const ComparedRun& r, int64_t layer, const at::Tensor& s, int64_t first) {
@@ -123,7 +127,10 @@ void add_pairs_in_both(const ComparedRun& a, const ComparedRun& b, int64_t layer
 SameTokenMeasures maps_in_blocks(const ComparedRun& a, const ComparedRun& b, int64_t L, int64_t H, int64_t block_rows) {
   const int64_t n = a.analysis.length;
   const auto heads = static_cast<size_t>(L * H);
-  SameTokenMeasures m{std::nullopt, MapPairSums::zeros(heads), std::vector<int64_t>(heads, 0)};
+  // Pairs from a lens are not in S's rows: a long text keeps their masks (text_analysis.h), which
+  // count them instead.
+  const bool of_s = pairs_of_s(a) && pairs_of_s(b);
+  SameTokenMeasures m{std::nullopt, MapPairSums::zeros(heads), std::vector<int64_t>(of_s ? heads : 0, 0)};
   if (has_attention(a) && has_attention(b)) m.attention = MapPairSums::zeros(heads);
   const std::array<std::vector<uint8_t>, 2> takes{takes_part(a.analysis), takes_part(b.analysis)};
   for (int64_t l = 0; l < L; ++l)
@@ -135,7 +142,7 @@ SameTokenMeasures maps_in_blocks(const ComparedRun& a, const ComparedRun& b, int
                          map_pair_sums(attention_rows_of(a, l, {0, H}, rows), attention_rows_of(b, l, {0, H}, rows)));
       const at::Tensor s_a = similarity_rows_of(a, l, {0, H}, rows), s_b = similarity_rows_of(b, l, {0, H}, rows);
       m.similarity.add(at, map_pair_sums(s_a, s_b));
-      add_pairs_in_both(a, b, l, s_a, s_b, first, takes, m.pairs_in_both.data() + at);
+      if (of_s) add_pairs_in_both(a, b, l, s_a, s_b, first, takes, m.pairs_in_both.data() + at);
     }
   return m;
 }

@@ -275,10 +275,13 @@ Figure figure9(const AnalyzedTextView& text, const FigureOptions& options) {
     }
   });
   p.table_header = {"token i", "token j", "i", "j", from == PairInput::Similarity ? "S_hat" : "M_hat"};
-  for (const TokenPair& pair : head_pairs(text.analysis, o.layer, head, kTableRowsShown, &mask))
+  const std::vector<TokenPair> listed = pair_values_are_slow(text.analysis)
+                                            ? pairs_without_values(text.analysis, o.layer, head, kTableRowsShown)
+                                            : head_pairs(text.analysis, o.layer, head, kTableRowsShown, &mask);
+  for (const TokenPair& pair : listed)
     p.table.push_back({readable_piece(text.encoding.tokens[pair.i].text),
                        readable_piece(text.encoding.tokens[pair.j].text), std::to_string(pair.i),
-                       std::to_string(pair.j), share_text(pair.value)});
+                       std::to_string(pair.j), std::isnan(pair.value) ? "-" : share_text(pair.value)});
   p.table_rows = mask.count();
   f.panels.push_back(std::move(p));
   return f;

@@ -36,15 +36,11 @@ at::Tensor rollout_column_sums(const AttentionRows& rows, int64_t L, int64_t H, 
                                const ProgressReport& progress) {
   require_rollout_fits(n);
   at::Tensor sums = at::empty({L, n}, at::kFloat);
-  const LayerMapRows mean_attention = [&](int64_t l, RowSpan span) {
-    stop_if_stale(keep_going);
-    return rows(l, -1, span).mean(0);
-  };
   const RolloutOfLayer each = [&](int64_t l, const at::Tensor& rollout) {
     sums[l] = rollout.sum(0);
     if (progress) progress("separators", static_cast<double>(l + 1) / static_cast<double>(L));
   };
-  rollout_in_blocks(mean_attention, L - 1, n, rows_per_block(H * n), each);
+  rollout_in_blocks(mean_attention_rows(rows, keep_going), L - 1, n, rows_per_block(H * n), each);
   return sums.unsqueeze(1).expand({-1, H, -1}).contiguous();
 }
 

@@ -8,6 +8,7 @@
 #include "base/error.h"
 #include "model/device_fallback.h"
 #include "model/forward_progress.h"
+#include "pipeline/long_text_lens_pairs.h"
 #include "pipeline/long_text_separators.h"
 
 namespace attnscope {
@@ -54,7 +55,7 @@ void refuse_what_needs_every_map(const ModelConfig& config, size_t n, const Anal
   };
   if (settings.words) refuse("the analysis on words");
   if (settings.pairs_from != PairInput::Similarity && settings.pairs_from != PairInput::Cosine)
-    refuse("taking the pairs from another matrix than S or its cosine");
+    require_long_text_lens_pairs_fit(settings.pairs_from, static_cast<int64_t>(n));
 }
 
 KeptAttention kept_attention(const ModelConfig& config, size_t n, const TextPipelineOptions& o) {
@@ -64,20 +65,25 @@ KeptAttention kept_attention(const ModelConfig& config, size_t n, const TextPipe
   return kept;
 }
 
-// The analysis of a run's captures (r.encoding, r.captures): a long text's separators from a lens
-// found in column sums of its maps made again by `model`.
-void add_analysis(const Transformer& model, TextPipelineResult& r, const TextPipelineOptions& o) {
+// The analysis of a run's captures (r.encoding, r.captures): a long text's separators and pairs
+// from a lens found in its maps made again by the checkpoint's model.
+void add_analysis(const std::shared_ptr<const Checkpoint>& checkpoint, TextPipelineResult& r,
+                  const TextPipelineOptions& o) {
   const auto start = std::chrono::steady_clock::now();
-  at::Tensor columns;
-  if (needs_long_text_separator_columns(r.captures, o.settings.separators_from))
-    columns = long_text_separator_columns(recomputed_attention_rows(model, r.captures), r.captures,
-                                          o.settings.separators_from, o.keep_going, o.progress);
-  r.analysis = analyze_text(r.encoding, r.captures, o.settings,
-                            {.to_host = o.to_host,
-                             .keep_going = o.keep_going,
-                             .keep_long_pair_masks = o.keep_long_pair_masks,
-                             .progress = o.progress,
-                             .separator_columns = columns});
+  AnalysisRun run{.to_host = o.to_host,
+                  .keep_going = o.keep_going,
+                  .keep_long_pair_masks = o.keep_long_pair_masks,
+                  .progress = o.progress};
+  if (!r.captures.attention.defined()) {
+    const auto captures = std::make_shared<const TextCaptures>(r.captures);  // its tensors shared, not copied
+    const LensMapsOf of{[checkpoint, captures] { return recomputed_attention_rows(checkpoint->model(), *captures); },
+                        captures};
+    if (needs_long_text_separator_columns(r.captures, o.settings.separators_from))
+      run.separator_columns =
+          long_text_separator_columns(of.rows(), r.captures, o.settings.separators_from, o.keep_going, o.progress);
+    find_long_text_pairs_in_lens(run, of, o.settings.pairs_from);
+  }
+  r.analysis = analyze_text(r.encoding, r.captures, o.settings, run);
   r.analysis_seconds = seconds_since(start);
 }
 
@@ -137,7 +143,7 @@ TextPipelineResult TextPipeline::run(std::string_view text, const TextPipelineOp
   }
   r.forward_seconds = seconds_since(start);
   if (o.keep_going && !o.keep_going()) throw Cancelled();
-  add_analysis(checkpoint->model(), r, o);
+  add_analysis(checkpoint, r, o);
   return r;
 }
 
@@ -149,7 +155,7 @@ TextPipelineResult TextPipeline::analyze(Encoding encoding, TextCaptures capture
   if (!r.captures.attention.defined())
     refuse_what_needs_every_map(checkpoint->model().config(), r.encoding.size(), o.settings);
   r.device = checkpoint->model().device();
-  add_analysis(checkpoint->model(), r, o);
+  add_analysis(checkpoint, r, o);
   return r;
 }
 

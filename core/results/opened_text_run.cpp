@@ -2,6 +2,7 @@
 
 #include "base/error.h"
 #include "base/json_fields.h"
+#include "pipeline/long_text_lens_pairs.h"
 #include "pipeline/long_text_separators.h"
 #include "results/analysis_json.h"
 #include "results/head_roles_json.h"
@@ -73,10 +74,16 @@ OpenedTextRun open_text_run(TextRunFile read, const std::string& source, const K
   if (file.captures == CaptureSet::QueriesAndKeys)
     opened.scores = std::make_shared<const AttentionScores>(config, ComputeDevice{});
   std::vector<FoundPairs> found = stored_pairs_found(opened.file, settings, source);
-  opened.analysis = analyze_text(file.run.encoding, file.run.captures, settings,
-                                 {.keep_going = keep_going,
-                                  .found = found.empty() ? nullptr : &found,
-                                  .separator_columns = separator_columns_made_again(opened, settings, keep_going)});
+  AnalysisRun run{.keep_going = keep_going,
+                  .found = found.empty() ? nullptr : &found,
+                  .separator_columns = separator_columns_made_again(opened, settings, keep_going)};
+  if (opened.scores) {  // a long text's pairs from a lens: its maps made again without weights
+    const auto captures = std::make_shared<const TextCaptures>(file.run.captures);  // tensors shared
+    find_long_text_pairs_in_lens(
+        run, {[scores = opened.scores, captures] { return recomputed_attention_rows(*scores, *captures); }, captures},
+        settings.pairs_from);
+  }
+  opened.analysis = analyze_text(file.run.encoding, file.run.captures, settings, run);
   opened.file.analysis.reset();  // its masks are the analysis's now; the rest is in the analysis
   if (!file.head_roles.is_null())
     opened.roles = head_roles_from_json(file.head_roles, config.num_layers, config.num_heads, source);

@@ -92,6 +92,23 @@ TEST_F(PairSources, MapsAreNeededWhenNotTakenFromTheCaptures) {
   EXPECT_NO_THROW(analyze_text(e_, c_.head_outputs, columns, s, {}, pair_maps(c_, s.pairs_from)));
 }
 
+// Made symmetric in place, tile by tile (a long text's map, pipeline/long_text_lens_pairs.h): the
+// bits symmetric_pair_map gives, with tiles that do not divide n and with one tile.
+TEST(SymmetricPairMap, InPlaceTileByTileGivesTheSameBits) {
+  at::manual_seed(3);
+  const at::Tensor map = at::rand({700, 700}).pow_(4);  // attention-like: many small values, some large
+  const at::Tensor whole = symmetric_pair_map(map);
+  EXPECT_TRUE(at::equal(whole, whole.t()));
+  EXPECT_EQ(whole.diagonal().abs().max().item<float>(), 0.0f);
+  for (const int64_t tile : {int64_t{64}, int64_t{300}, int64_t{512}, int64_t{700}, int64_t{1000}}) {
+    at::Tensor in_place = map.clone();
+    symmetric_pair_map_in_place(in_place, tile);
+    EXPECT_TRUE(at::equal(in_place, whole)) << "tiles of " << tile;
+  }
+  at::Tensor not_square = at::rand({3, 4});
+  EXPECT_THROW(symmetric_pair_map_in_place(not_square), Error);
+}
+
 TEST(PairSourcesOnMiniLM, RolloutPairsAreTheLayersForEveryHeadAndAttentionPairsDifferFromS) {
   const TextRun run = test::minilm_checkpoint().run("The keeper lit the lamp. The lamp shone over the sea.", 128);
   AnalysisSettings s;

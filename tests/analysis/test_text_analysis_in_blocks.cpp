@@ -140,7 +140,8 @@ TEST_P(TextAnalysisInBlocks, EqualsTheAnalysisWithEveryMapKept) {
   EXPECT_THROW(analyze_text(encoding, maps, {}, {.found = &counts_alone}), Error);  // a short text's need their masks
   AnalysisSettings from_attention;
   from_attention.pairs_from = PairInput::Attention;
-  EXPECT_THROW(analyze_text(encoding, long_text, from_attention), Error);  // one line: S or its cosine only
+  // Without what makes its maps again (pipeline/long_text_lens_pairs.h), in one line.
+  EXPECT_THROW(analyze_text(encoding, long_text, from_attention), Error);
 }
 
 INSTANTIATE_TEST_SUITE_P(Lengths, TextAnalysisInBlocks, ::testing::Values(128, 512));

@@ -1,6 +1,7 @@
 // Long texts from the command line (--maps-up-to): a text past the length keeps queries and keys,
-// not maps, and analyze, heads, stats, pairs and figure print exactly what they print with every map kept
-// (the real MiniLM at 512 tokens), and compare its measures; what needs the maps is refused in one line.
+// not maps, and analyze, heads, stats, pairs (of S, its cosine or a lens) and figure print exactly what
+// they print with every map kept (the real MiniLM at 512 tokens), and compare its measures; what needs
+// the maps is refused in one line.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
@@ -43,7 +44,11 @@ TEST_F(CliLongText, PrintsWhatEveryMapKeptPrints) {
        std::vector<std::vector<std::string>>{{"heads", "--json"},
                                              {"stats"},
                                              {"pairs", "--layer", "5", "--head", "0"},
-                                             {"pairs", "--layer", "5", "--head", "0", "--pairs-from", "cosine"}}) {
+                                             {"pairs", "--layer", "5", "--head", "0", "--pairs-from", "cosine"},
+                                             // A lens: each head's map made whole again (long_text_lens_pairs.h).
+                                             {"pairs", "--layer", "5", "--head", "0", "--pairs-from", "attention"},
+                                             {"pairs", "--layer", "2", "--head", "7", "--pairs-from", "norm"},
+                                             {"stats", "--pairs-from", "rollout"}}) {
     const Outcome long_text = run_cli(args(command, true)), maps = run_cli(args(command, false));
     ASSERT_EQ(long_text.status, 0) << long_text.err;
     ASSERT_EQ(maps.status, 0) << maps.err;
@@ -195,7 +200,6 @@ TEST_F(CliLongText, RefusesWhatNeedsEveryMapInOneLine) {
       args({"analyze", "--out", (dir_.path() / "r.safetensors").string(), "--captures", "attention"}, true),
       "queries-keys");
   expect_one_line_error(args({"stats", "--words"}, true), "words");
-  expect_one_line_error(args({"pairs", "--layer", "0", "--head", "0", "--pairs-from", "attention"}, true), "S");
   expect_one_line_error(args({"stats", "--maps-up-to", "-3"}, false), "maps-up-to");
 }
 

@@ -10,6 +10,7 @@
 #include "base/error.h"
 #include "model/attention_rows.h"
 #include "model/checkpoint.h"
+#include "pipeline/long_text_lens_pairs.h"
 #include "support/minilm.h"
 #include "support/modified_checkpoint.h"
 #include "support/paths.h"
@@ -203,6 +204,37 @@ TEST(TextComparison, ALongTextsCosinePairsAreSharedAsWholeOnes) {
       EXPECT_EQ(blocks.changes[k].jaccard, whole.changes[k].jaccard) << "head " << k;
       shared += whole.changes[k].jaccard.value_or(0) > 0;
     }
+  }
+  EXPECT_GT(shared, 0);
+}
+
+// Pairs of attention: a long text's masks (kept, since only the model finds them again) give the
+// shared pairs, as the whole runs' do; they are not counted from S's rows.
+TEST(TextComparison, ALongTextsPairsFromALensAreSharedAsWholeOnes) {
+  const test::TempDir dir;
+  const auto noisy = noisy_minilm(dir);
+  const Checkpoint& minilm = test::minilm_checkpoint();
+  AnalysisSettings attention;
+  attention.pairs_from = PairInput::Attention;
+  const auto long_analyse = [&](const Checkpoint& model) {
+    Analysed a{kText, model.run(kText, 128, {.kept = KeptAttention::QueriesAndKeys}), {}};
+    const auto captures = std::make_shared<const TextCaptures>(a.run.captures);
+    AnalysisRun run;
+    find_long_text_pairs_in_lens(
+        run, {[&model, captures] { return recomputed_attention_rows(model.model(), *captures); }, captures},
+        PairInput::Attention);
+    a.analysis = analyze_text(a.run.encoding, a.run.captures, attention, run);
+    return a;
+  };
+  const Analysed a = analyse(minilm, kText, {}, attention), b = analyse(*noisy, kText, {}, attention),
+                 long_a = long_analyse(minilm), long_b = long_analyse(*noisy);
+  const TextComparison whole = compare_texts(a.view(), b.view()),
+                       blocks = compare_texts(long_a.view(), long_b.view(), {.block_rows = 7});
+  ASSERT_EQ(blocks.changes.size(), whole.changes.size());
+  int64_t shared = 0;
+  for (size_t k = 0; k < whole.changes.size(); ++k) {
+    EXPECT_EQ(blocks.changes[k].jaccard, whole.changes[k].jaccard) << "head " << k;
+    shared += whole.changes[k].jaccard.value_or(0) > 0;
   }
   EXPECT_GT(shared, 0);
 }

@@ -7,6 +7,7 @@
 
 #include "base/error.h"
 #include "model/checkpoint.h"
+#include "pipeline/long_text_lens_pairs.h"
 #include "pipeline/long_text_separators.h"
 #include "results/analysis_json.h"
 #include "results/opened_text_run.h"
@@ -23,11 +24,18 @@ class OpenedTextRunTest : public ::testing::Test {
   // `kept`: what the run keeps; the analysis with these settings, written with `captures`.
   std::filesystem::path written(KeptAttention kept, CaptureSet captures, const AnalysisSettings& settings = {}) {
     file_.run = checkpoint_->run(file_.text, 16, {.kept = kept});
-    AnalysisRun run;  // a long text's separators from a lens made as the pipeline makes them
+    AnalysisRun run;  // a long text's separators and pairs from a lens made as the pipeline makes them
     if (needs_long_text_separator_columns(file_.run.captures, settings.separators_from))
       run.separator_columns =
           long_text_separator_columns(recomputed_attention_rows(checkpoint_->model(), file_.run.captures),
                                       file_.run.captures, settings.separators_from);
+    if (!file_.run.captures.attention.defined()) {
+      const auto captures = std::make_shared<const TextCaptures>(file_.run.captures);
+      const auto checkpoint = checkpoint_;
+      find_long_text_pairs_in_lens(
+          run, {[checkpoint, captures] { return recomputed_attention_rows(checkpoint->model(), *captures); }, captures},
+          settings.pairs_from);
+    }
     analysis_ = analyze_text(file_.run.encoding, file_.run.captures, settings, run);
     const auto path = dir_ / "r.safetensors";
     save_text_run(path, file_, &analysis_, {.captures = captures});
@@ -121,6 +129,29 @@ TEST_F(OpenedTextRunTest, ALongTextsSeparatorsFromALensAreMadeAgainWithoutTheMod
   expect_the_runs_analysis(opened.analysis);
   EXPECT_TRUE(separator_columns_made_again(opened, settings).defined());
   EXPECT_FALSE(separator_columns_made_again(opened, {}).defined());  // the attention's are kept
+}
+
+// A long text's pairs from a lens: found again from the file's queries and keys, as the run found
+// them with the model's, and listed with the same values.
+TEST_F(OpenedTextRunTest, ALongTextsPairsFromALensAreFoundAgainWithoutTheModel) {
+  for (const PairInput input : {PairInput::Attention, PairInput::Rollout}) {
+    SCOPED_TRACE(pair_input_name(input));
+    AnalysisSettings settings;
+    settings.pairs_from = input;
+    settings.tau = 0.1;  // the tiny model's maps are nearly flat
+    const OpenedTextRun opened =
+        open_text_run(written(KeptAttention::QueriesAndKeys, CaptureSet::QueriesAndKeys, settings));
+    ASSERT_TRUE(opened.scores);
+    expect_the_runs_analysis(opened.analysis);
+    int64_t pairs = 0;
+    for (int64_t l = 0; l < analysis_.num_layers; ++l) {
+      const auto got = head_pairs(opened.analysis, l, 0), want = head_pairs(analysis_, l, 0);
+      ASSERT_EQ(got.size(), want.size());
+      for (size_t p = 0; p < got.size(); ++p) EXPECT_EQ(got[p].value, want[p].value) << "layer " << l;
+      pairs += static_cast<int64_t>(got.size());
+    }
+    EXPECT_GT(pairs, 0);
+  }
 }
 
 TEST_F(OpenedTextRunTest, WhatNeedsTheModelIsRefusedInOneLine) {

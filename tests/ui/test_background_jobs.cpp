@@ -225,7 +225,7 @@ TEST(AnalysisWorker, ASettingsChangeAnalysesTheShownForwardAgain) {
   EXPECT_EQ(scan.back().stage, "pairs");
   EXPECT_DOUBLE_EQ(scan.back().fraction, 1.0);
   for (const RunProgress& p : scan) EXPECT_EQ(p.layers_done, p.layers);
-  asked.settings.pairs_from = PairInput::Attention;  // needs every map: refused in one line
+  asked.settings.words = true;  // needs every map: refused in one line
   const uint64_t refused = worker.submit(asked);
   ASSERT_TRUE(wait_for([&] { return worker.latest() && worker.latest()->serial == refused; }));
   EXPECT_NE(worker.latest()->error.find("every map"), std::string::npos) << worker.latest()->error;

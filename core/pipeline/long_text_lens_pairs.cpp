@@ -1,0 +1,116 @@
+#include "pipeline/long_text_lens_pairs.h"
+
+#include <ATen/ATen.h>
+#include <c10/core/InferenceMode.h>
+
+#include <string>
+
+#include "analysis/attention_rollout.h"
+#include "analysis/norm_based_attention.h"
+#include "base/byte_size.h"
+#include "base/error.h"
+#include "model/reproducible_products.h"
+
+namespace attnscope {
+namespace {
+
+int64_t tokens_of(const TextCaptures& c) { return c.head_outputs.size(2); }
+
+void require_source(const LensMapsOf& of, PairInput input) {
+  if (!of.rows || !of.captures || !of.captures->head_outputs.defined())
+    throw Error("a long text's pairs from a lens need its maps made again by the model that ran it");
+  if (input == PairInput::Norm && !of.captures->value_norms.defined())
+    throw Error("pairs from the norm-based maps need the value vectors' norms, which this run did not keep");
+}
+
+// Rollout R_l through each layer's mean attention, made in blocks (attention_rollout.h), handed to
+// `each` layer by layer up to `last`; R_last returned.
+at::Tensor rollouts(const AttentionRows& rows, int64_t last, int64_t n, int64_t H, const KeepGoing& keep_going,
+                    const RolloutOfLayer& each = {}) {
+  return rollout_in_blocks(mean_attention_rows(rows, keep_going), last, n, rows_per_block(H * n), each);
+}
+
+// One head's map of attention or the norm-based maps, made whole a block of rows at a time (the
+// recomputation's scores and softmax held for a block, not for the whole map).
+at::Tensor head_map(const AttentionRows& rows, const TextCaptures& c, PairInput input, int64_t layer, int64_t head) {
+  const int64_t n = tokens_of(c);
+  const at::Tensor norms =
+      input == PairInput::Norm ? c.value_norms[layer].narrow(0, head, 1).to(at::kCPU, at::kFloat) : at::Tensor();
+  at::Tensor map = at::empty({n, n}, at::kFloat);
+  for (const auto& [first, count] : row_blocks(n, rows_per_block(n))) {
+    const at::Tensor block = rows(layer, head, {first, count});  // [1, count, n]
+    map.narrow(0, first, count).copy_((norms.defined() ? norm_based_attention(block, norms) : block).squeeze(0));
+  }
+  return map;
+}
+
+HeadHighSimilarity pairs_of_map(at::Tensor map, const TextFacts& facts, double tau) {
+  symmetric_pair_map_in_place(map);
+  return std::move(high_similarity(map.unsqueeze(0), facts, tau).front());
+}
+
+}  // namespace
+
+double long_text_lens_pairs_bytes(PairInput input, int64_t n) {
+  const double square = static_cast<double>(n) * static_cast<double>(n) * sizeof(float);
+  return (input == PairInput::Rollout ? rollout_in_blocks_bytes(n) : 0) + square;
+}
+
+void require_long_text_lens_pairs_fit(PairInput input, int64_t n) {
+  const double bytes = long_text_lens_pairs_bytes(input, n);
+  if (bytes <= kMostRolloutBytes) return;
+  throw Error(std::string("pairs from ") + pair_input_name(input) + " on a text of " + std::to_string(n) +
+              " tokens make each head's map whole (" + byte_size(bytes) + " at a time, more than " +
+              byte_size(kMostRolloutBytes) + "): take them from S, the default, or a shorter text (--max-len)");
+}
+
+at::Tensor long_text_lens_map(const LensMapsOf& of, PairInput input, int64_t layer, int64_t head) {
+  require_source(of, input);
+  const TextCaptures& c = *of.captures;
+  const int64_t n = tokens_of(c);
+  require_long_text_lens_pairs_fit(input, n);
+  c10::InferenceMode guard;
+  const AttentionRows rows = of.rows();
+  if (input != PairInput::Rollout) return head_map(rows, c, input, layer, head);
+  return rollouts(rows, layer, n, c.head_outputs.size(1), {});
+}
+
+std::vector<HeadHighSimilarity> long_text_lens_pairs(const LensMapsOf& of, PairInput input, const TextFacts& facts,
+                                                     double tau, const KeepGoing& keep_going,
+                                                     const ProgressReport& progress) {
+  require_source(of, input);
+  const TextCaptures& c = *of.captures;
+  const int64_t L = c.head_outputs.size(0), H = c.head_outputs.size(1), n = tokens_of(c);
+  require_long_text_lens_pairs_fit(input, n);
+  c10::InferenceMode guard;
+  const AttentionRows rows = of.rows();
+  std::vector<HeadHighSimilarity> high(static_cast<size_t>(L * H));
+  const auto done = [&](int64_t heads) {
+    if (progress) progress("pairs", static_cast<double>(heads) / static_cast<double>(L * H));
+  };
+  if (input == PairInput::Rollout) {  // one rollout a layer, shared by its heads
+    rollouts(rows, L - 1, n, H, keep_going, [&](int64_t l, const at::Tensor& rollout) {
+      HeadHighSimilarity layer = pairs_of_map(rollout.clone(), facts, tau);  // R_l is read for R_(l+1)
+      for (int64_t h = 0; h < H; ++h) high[static_cast<size_t>(l * H + h)] = layer;
+      done((l + 1) * H);
+    });
+    return high;
+  }
+  for (int64_t k = 0; k < L * H; ++k) {
+    stop_if_stale(keep_going);
+    high[static_cast<size_t>(k)] = pairs_of_map(head_map(rows, c, input, k / H, k % H), facts, tau);
+    done(k + 1);
+  }
+  return high;
+}
+
+void find_long_text_pairs_in_lens(AnalysisRun& run, const LensMapsOf& of, PairInput input) {
+  if (input == PairInput::Similarity || input == PairInput::Cosine) return;
+  run.lens_pairs = [of, input, keep_going = run.keep_going, progress = run.progress](const TextFacts& facts,
+                                                                                     double tau) {
+    return long_text_lens_pairs(of, input, facts, tau, keep_going, progress);
+  };
+  run.pair_map = [of, input](int64_t layer, int64_t head) { return long_text_lens_map(of, input, layer, head); };
+}
+
+}  // namespace attnscope

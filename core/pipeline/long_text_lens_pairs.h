@@ -1,0 +1,51 @@
+#pragma once
+// A long text's pairs from a lens (AnalysisSettings::pairs_from: attention, the norm-based maps or
+// rollout). Its maps are not kept, and the symmetric matrix (M + M^T) / 2 the pairs are found in
+// needs M's columns as well as its rows, which no block of rows gives: each head's map is made
+// whole again here, a block of rows at a time, one head at a time, made symmetric in place and
+// scanned as a short text's is (high_similarity), so that attention's and the norm-based maps'
+// pairs equal the short path's to the bit. That holds one n x n matrix at a time (a layer's
+// rollout three), never a layer's maps: 268 MB at 8,192 tokens; past kMostRolloutBytes (some
+// 31,000 tokens, rollout's 18,000) it is refused in one line.
+#include <ATen/core/Tensor.h>
+
+#include <memory>
+
+#include "analysis/text_analysis.h"
+#include "base/progress.h"
+#include "model/attention_rows.h"
+#include "model/captures.h"
+
+namespace attnscope {
+
+// Makes a text's maps again: a fresh AttentionRows at each call (one is not shared between threads).
+using AttentionRowsMaker = std::function<AttentionRows()>;
+
+// What makes a long text's lens maps again: the maker, and the captures it reads (value norms for
+// the norm-based maps), shared so that the maps can be made as long as the analysis lives.
+struct LensMapsOf {
+  AttentionRowsMaker rows;
+  std::shared_ptr<const TextCaptures> captures;
+};
+
+// One head's whole map of `input` [n, n] float32 on the host: its attention, its norm-based map,
+// or the rollout after its layer (the same for every head of a layer).
+at::Tensor long_text_lens_map(const LensMapsOf& of, PairInput input, int64_t layer, int64_t head);
+
+// Every head's high-similarity elements of `input` (layer-major), with their masks: what
+// analyze_text finds in pair_maps(captures, input) of the same text with every map kept. Asks
+// `keep_going` between heads (false throws Cancelled); reports its share of heads ("pairs").
+std::vector<HeadHighSimilarity> long_text_lens_pairs(const LensMapsOf& of, PairInput input, const TextFacts& facts,
+                                                     double tau, const KeepGoing& keep_going = {},
+                                                     const ProgressReport& progress = {});
+
+// What the lens pairs of a text of n tokens hold at once, and the one-line refusal past the most
+// they may (kMostRolloutBytes).
+double long_text_lens_pairs_bytes(PairInput input, int64_t n);
+void require_long_text_lens_pairs_fit(PairInput input, int64_t n);
+
+// A long text's analysis run (its similarity in blocks) made to find its pairs in a lens: sets
+// run.lens_pairs and run.pair_map. Nothing where the pairs come from S or its cosine.
+void find_long_text_pairs_in_lens(AnalysisRun& run, const LensMapsOf& of, PairInput input);
+
+}  // namespace attnscope

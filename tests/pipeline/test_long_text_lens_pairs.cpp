@@ -1,0 +1,135 @@
+// A long text's pairs from a lens (pipeline/long_text_lens_pairs.h): each head's map made whole
+// again from the kept queries and keys, one head at a time, gives the pairs the same text finds in
+// its kept maps: to the bit for attention and the norm-based maps, as for rollout (made in blocks),
+// on the real MiniLM at 512 tokens; listed with the same values (rollout's, which take minutes on a
+// long text, also without them); through the pipeline on a short text forced to the long path;
+// refused in one line past the size it may hold.
+#include <gtest/gtest.h>
+
+#include <ATen/ATen.h>
+
+#include <cmath>
+#include <tuple>
+
+#include "analysis/text_analysis.h"
+#include "base/error.h"
+#include "pipeline/long_text_lens_pairs.h"
+#include "pipeline/text_pipeline.h"
+#include "support/long_text_views.h"
+#include "support/minilm.h"
+#include "support/paths.h"
+#include "support/test_device.h"
+
+namespace attnscope {
+namespace {
+
+LensMapsOf lens_maps_of(const TextCaptures& captures) {
+  const auto shared = std::make_shared<const TextCaptures>(captures);
+  return {[shared] { return recomputed_attention_rows(test::minilm_checkpoint().model(), *shared); }, shared};
+}
+
+void expect_same_pairs(const TextAnalysis& long_text, const TextAnalysis& whole) {
+  ASSERT_EQ(long_text.heads.size(), whole.heads.size());
+  int64_t pairs = 0;
+  for (size_t k = 0; k < whole.heads.size(); ++k) {
+    const HeadAnalysis &a = long_text.heads[k], &b = whole.heads[k];
+    EXPECT_EQ(a.scale, b.scale) << "head " << k;
+    EXPECT_EQ(a.pair_count, b.pair_count) << "head " << k;
+    EXPECT_EQ(a.pairs.bits(), b.pairs.bits()) << "head " << k;  // kept: only the model finds them again
+    EXPECT_EQ(a.stats.count, b.stats.count) << "head " << k;
+    EXPECT_EQ(a.stats.anchor_index, b.stats.anchor_index) << "head " << k;
+    EXPECT_EQ(a.stats.same_sentence_share, b.stats.same_sentence_share) << "head " << k;
+    pairs += b.pair_count;
+  }
+  EXPECT_GT(pairs, 0);
+  for (size_t l = 0; l < whole.layers.size(); ++l)
+    EXPECT_EQ(long_text.layers[l].distance_histogram, whole.layers[l].distance_histogram) << "layer " << l;
+  for (const int64_t layer : {int64_t{0}, whole.num_layers - 1}) {
+    const auto listed = head_pairs(long_text, layer, 1), expected = head_pairs(whole, layer, 1);
+    ASSERT_EQ(listed.size(), expected.size());
+    for (size_t p = 0; p < listed.size(); ++p) {
+      EXPECT_EQ(std::make_pair(listed[p].i, listed[p].j), std::make_pair(expected[p].i, expected[p].j));
+      EXPECT_EQ(listed[p].value, expected[p].value);
+    }
+  }
+}
+
+TEST(LongTextLensPairs, EqualThePairsOfTheWholeMaps) {
+  const test::BothPaths& b = test::both_paths();
+  ASSERT_FALSE(b.long_text.captures.attention.defined());
+  for (const PairInput input : {PairInput::Attention, PairInput::Norm, PairInput::Rollout}) {
+    SCOPED_TRACE(pair_input_name(input));
+    AnalysisSettings settings;
+    settings.pairs_from = input;
+    AnalysisRun run;
+    find_long_text_pairs_in_lens(run, lens_maps_of(b.long_text.captures), input);
+    const TextAnalysis long_text = analyze_text(b.encoding, b.long_text.captures, settings, run);
+    EXPECT_FALSE(long_text.pair_matrix.defined());
+    const TextAnalysis whole = analyze_text(b.encoding, b.maps.captures, settings);
+    expect_same_pairs(long_text, whole);
+    // Rollout's values are what a window does not wait for: its pairs listed without them.
+    EXPECT_EQ(pair_values_are_slow(long_text), input == PairInput::Rollout);
+    EXPECT_FALSE(pair_values_are_slow(whole));
+    const int64_t last = whole.num_layers - 1;
+    const auto unvalued = pairs_without_values(long_text, last, 2, 5), valued = head_pairs(whole, last, 2, 5);
+    ASSERT_EQ(unvalued.size(), valued.size());
+    for (size_t p = 0; p < valued.size(); ++p) {
+      EXPECT_EQ(std::make_pair(unvalued[p].i, unvalued[p].j), std::make_pair(valued[p].i, valued[p].j));
+      EXPECT_TRUE(std::isnan(unvalued[p].value));
+    }
+  }
+}
+
+// Without the means of making the maps again, the norm-based maps without the value vectors'
+// norms, a stop asked for between heads, and a text too long for a head's whole map: one line each.
+TEST(LongTextLensPairs, SayWhatTheyLackAndStopWhenAsked) {
+  const test::BothPaths& b = test::both_paths();
+  AnalysisSettings settings;
+  settings.pairs_from = PairInput::Attention;
+  EXPECT_THROW(analyze_text(b.encoding, b.long_text.captures, settings), Error);
+  TextCaptures without_norms = b.long_text.captures;
+  without_norms.value_norms = at::Tensor();
+  const TextFacts& facts = b.maps.analysis.facts;
+  EXPECT_THROW(long_text_lens_pairs(lens_maps_of(without_norms), PairInput::Norm, facts, 0.3), Error);
+  EXPECT_THROW(long_text_lens_pairs({}, PairInput::Attention, facts, 0.3), Error);
+  for (const PairInput input : {PairInput::Attention, PairInput::Rollout})
+    EXPECT_THROW(long_text_lens_pairs(lens_maps_of(b.long_text.captures), input, facts, 0.3, [] { return false; }),
+                 Cancelled);
+  EXPECT_NO_THROW(require_long_text_lens_pairs_fit(PairInput::Attention, 16384));
+  EXPECT_NO_THROW(require_long_text_lens_pairs_fit(PairInput::Rollout, 16384));
+  for (const auto& [input, n, needed] :
+       {std::tuple{PairInput::Attention, 32768, "4.3 GB"}, std::tuple{PairInput::Rollout, 20000, "4.8 GB"}})
+    try {
+      require_long_text_lens_pairs_fit(input, n);
+      ADD_FAILURE() << n << " tokens' maps whole were not refused";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(needed), std::string::npos) << e.what();
+    }
+  EXPECT_EQ(long_text_lens_pairs_bytes(PairInput::Norm, 100), 100 * 100 * 4);
+  EXPECT_EQ(long_text_lens_pairs_bytes(PairInput::Rollout, 100), 3 * 100 * 100 * 4);
+}
+
+// Through the pipeline (as `analyze` and the explorer run it), and its analysis half on a run
+// before: a text forced to the long path finds the pairs of every lens it finds with its maps.
+TEST(LongTextLensPairs, ThePipelineFindsThemOnALongText) {
+  TextPipeline pipeline(test::minilm_dir().string(), test::test_device());
+  const std::string text = "The cat sat on the mat. Then it slept; the dog, however, barked at the door all night.";
+  for (const PairInput input : {PairInput::Attention, PairInput::Norm, PairInput::Rollout}) {
+    SCOPED_TRACE(pair_input_name(input));
+    TextPipelineOptions o;
+    o.settings.pairs_from = input;
+    const TextPipelineResult whole = pipeline.run(text, o);
+    o.long_texts = CapturePlan{.maps_up_to = 4};
+    const TextPipelineResult long_text = pipeline.run(text, o);
+    ASSERT_FALSE(long_text.captures.attention.defined());
+    expect_same_pairs(long_text.analysis, whole.analysis);
+    TextPipelineOptions of_s = o;
+    of_s.settings.pairs_from = PairInput::Similarity;
+    of_s.lens_captures = true;  // the norm-based maps' value norms, which pairs of S do not take
+    const TextPipelineResult first = pipeline.run(text, of_s);
+    expect_same_pairs(pipeline.analyze(first.encoding, first.captures, o).analysis, whole.analysis);
+  }
+}
+
+}  // namespace
+}  // namespace attnscope
