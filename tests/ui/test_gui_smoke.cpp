@@ -572,6 +572,24 @@ TEST_F(Gui, PairsFromAnotherMatrixChangeThePairsView) {
   EXPECT_GT(mean_difference(of_s, of_attention, Box{0, kHeight / 8, kWidth, kHeight}), 1.0);
 }
 
+// A long text's pairs from a lens (each head's map made whole again, the masks kept): the Pairs
+// view shows them as it shows S's, other pairs; rollout's listed without their values.
+TEST_F(Gui, ALongTextsPairsFromALensFillThePairsView) {
+  const std::string file = (dir_ / "long.txt").string();
+  std::ofstream(file) << corpus_text();
+  const std::vector<std::string> args = {"--file", file,    "--max-len", "512", "--maps-up-to", "100",
+                                         "--view", "pairs", "--layer",   "2",   "--head",       "1"};
+  const Image of_s = shot("long-pairs-similarity", args);
+  for (const char* lens : {"attention", "rollout"}) {
+    test::write_text(dir_ / "settings.json",
+                     std::string(R"({"format": "attnscope.settings", "version": 1, "pairs_from": ")") + lens + "\"}");
+    const Image of_lens = shot(std::string("long-pairs-") + lens, args);
+    EXPECT_GT(distinct_colours(of_lens), 60u) << lens;
+    EXPECT_GT(coloured_share(of_lens), 0.01) << lens;
+    EXPECT_GT(mean_difference(of_s, of_lens, Box{0, kHeight / 8, kWidth, kHeight}), 1.0) << lens;
+  }
+}
+
 // A lens the run cannot show (the norm lens on words, which keep no value vectors) is a line in
 // the view, not a crash; and the norm lens on pieces, chosen after the first analysis, is shown
 // once the text has run again with the lenses' captures (they are captured only when needed).

@@ -4,6 +4,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 namespace attnscope::ui {
@@ -124,7 +125,10 @@ int PairsPanel::draw_table(const Encoding& e, bool of_s) {
       ImGui::TableNextColumn();
       ImGui::Text("%d", p.j);
       ImGui::TableNextColumn();
-      ImGui::Text("%.3f", p.value);
+      if (std::isnan(p.value))
+        ImGui::TextDisabled("-");
+      else
+        ImGui::Text("%.3f", p.value);
     }
   ImGui::EndTable();
   return hovered;
@@ -137,7 +141,9 @@ PanelActions PairsPanel::draw(const PanelContext& c) {
       std::to_string(c.snapshot->serial) + "|" + std::to_string(c.state.layer) + "|" + std::to_string(head);
   if (key != pairs_key_) {  // only the shown head's pairs are ever listed
     pairs_key_ = key;
-    pairs_ = head_pairs(c.snapshot->analysis, c.state.layer, head, kListedPairs);
+    const TextAnalysis& a = c.snapshot->analysis;
+    pairs_ = pair_values_are_slow(a) ? pairs_without_values(a, c.state.layer, head, kListedPairs)
+                                     : head_pairs(a, c.state.layer, head, kListedPairs);
     pairs_in_all_ = c.snapshot->analysis.head(c.state.layer, head).pair_count;
     order_.clear();
     hovered_ = -1;
@@ -150,6 +156,10 @@ PanelActions PairsPanel::draw(const PanelContext& c) {
   else
     ImGui::Text("Layer %d, head %d: %lld pairs with M_hat >= %.3g, M = %s", c.state.layer, head, count, settings.tau,
                 pair_input_name(settings.pairs_from));
+  if (pair_values_are_slow(c.snapshot->analysis))
+    ImGui::TextDisabled(
+        "Values not listed: each needs the rollout after the layer made whole (minutes on a "
+        "long text); attnscope-cli pairs lists them.");
   if (pairs_in_all_ > static_cast<int64_t>(pairs_.size()))
     ImGui::TextDisabled("The table lists the first %zu (by position); the map shows them all.", pairs_.size());
   ImGui::BeginChild("pair table",
