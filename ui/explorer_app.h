@@ -110,7 +110,9 @@ class Explorer {
   uint64_t seen_ = 0;  // the newest snapshot already drawn
   // The reports of the jobs beside the window already drawn (the overview's, the Head view's rollout).
   uint64_t seen_jobs_ = 0;
-  uint64_t job_updates() const { return grid_.job_updates() + head_.job_updates() + layers_.job_updates(); }
+  uint64_t job_updates() const {
+    return grid_.job_updates() + head_.job_updates() + layers_.job_updates() + pairs_.job_updates();
+  }
   uint64_t seen_b_ = 0;
   uint64_t seen_comparison_ = 0;
   bool was_loaded_ = false;

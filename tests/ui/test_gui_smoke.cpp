@@ -573,7 +573,8 @@ TEST_F(Gui, PairsFromAnotherMatrixChangeThePairsView) {
 }
 
 // A long text's pairs from a lens (each head's map made whole again, the masks kept): the Pairs
-// view shows them as it shows S's, other pairs; rollout's listed without their values.
+// view shows them as it shows S's, other pairs, with the map beside; rollout's listed without
+// their values, its map the rollout after the layer made beside the window.
 TEST_F(Gui, ALongTextsPairsFromALensFillThePairsView) {
   const std::string file = (dir_ / "long.txt").string();
   std::ofstream(file) << corpus_text();
@@ -587,6 +588,12 @@ TEST_F(Gui, ALongTextsPairsFromALensFillThePairsView) {
     EXPECT_GT(distinct_colours(of_lens), 60u) << lens;
     EXPECT_GT(coloured_share(of_lens), 0.01) << lens;
     EXPECT_GT(mean_difference(of_s, of_lens, Box{0, kHeight / 8, kWidth, kHeight}), 1.0) << lens;
+    // The map below the text, at the bottom right (rollout's made off the UI thread first, the
+    // screenshot waiting for it): coloured, not a line saying it is not drawn.
+    int64_t coloured = 0, all = 0;
+    for (int y = kHeight * 88 / 100; y < kHeight * 98 / 100; ++y)
+      for (int x = kWidth * 65 / 100; x < kWidth * 88 / 100; ++x, ++all) coloured += of_lens.saturated(x, y);
+    EXPECT_GT(static_cast<double>(coloured) / static_cast<double>(all), 0.5) << lens;
   }
 }
 

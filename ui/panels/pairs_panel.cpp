@@ -18,6 +18,12 @@ FigureOptions pairs_view_options(const FigureOptions& options) {
   return o;
 }
 
+// The rollout the map beside the table shows: the focused layer's, when the pairs come from rollout.
+std::vector<int> pairs_view_rollout_layers(const TextAnalysis& analysis, const FigureOptions& options) {
+  if (analysis.settings.pairs_from != PairInput::Rollout) return {};
+  return {resolved(options, analysis).layer};
+}
+
 // Fig. 9's text without its table: the table is the interactive one beside.
 Figure pairs_text(const AnalyzedTextView& text, const FigureOptions& o) {
   Figure f = figure9(text, o);
@@ -134,7 +140,16 @@ int PairsPanel::draw_table(const Encoding& e, bool of_s) {
   return hovered;
 }
 
-PanelActions PairsPanel::draw(const PanelContext& c) {
+void PairsPanel::make_rollouts_beside(std::function<void()> notify) {
+  figure_.make_rollouts_beside(pairs_view_rollout_layers, std::move(notify));
+}
+
+PanelActions PairsPanel::draw(const PanelContext& context) {
+  // The map's rollout is the mean attention's, whatever the state says for the other views.
+  ViewState state = context.state;
+  state.rollout_of_norm = false;
+  const PanelContext c{context.snapshot,    state,       context.renderer,
+                       context.figure_font, context.run, context.snapshot_owner};
   if (!c.snapshot) return figure_.draw(c);
   const int head = std::max(0, c.state.head);
   const std::string key =

@@ -1,6 +1,7 @@
 #pragma once
 // Fig. 9 for the focused head: the sortable pair table beside the text (pair tokens coloured,
 // one colour per token value) and the similarity map; hovering a row lights the pair in both.
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,11 @@ class PairsPanel {
   PanelActions draw(const PanelContext& context);
   void set_zoom(float zoom) { figure_.zoom = zoom; }
   void release_tiles() { figure_.release_tiles(); }
+  // A long text's pairs of rollout: the map beside the table is the rollout after the focused layer,
+  // made off the UI thread under a progress bar (FigurePanel::make_rollouts_beside).
+  void make_rollouts_beside(std::function<void()> notify);
+  bool waiting() const { return figure_.waiting(); }
+  uint64_t job_updates() const { return figure_.job_updates(); }
 
  private:
   // A table lists at most this many (2^18, 3 MB): a long text's head may have millions of pairs,
