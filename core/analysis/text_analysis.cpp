@@ -138,9 +138,15 @@ std::vector<TokenPair> head_pairs(const TextAnalysis& a, int64_t layer, int64_t 
                                   const PairMask* made) {
   const HeadAnalysis& h = a.head(layer, head);
   if (h.pair_count == 0 || limit <= 0) return {};
+  // A long text's lens map is made again for this call alone: made symmetric in its own memory.
+  const auto lens_map = [&] {
+    at::Tensor map = a.pair_map(layer, head);
+    symmetric_pair_map_in_place(map);
+    return map;
+  };
   if (a.pair_matrix.defined() || a.similarity.similarity.defined() || a.pair_map) {
     const at::Tensor source = a.pair_matrix.defined() ? a.pair_matrix[layer][head]
-                              : a.pair_map            ? symmetric_pair_map(a.pair_map(layer, head))
+                              : a.pair_map            ? lens_map()
                                                       : a.head_similarity(layer, head);
     const at::Tensor s = source.to(at::kCPU, at::kFloat).contiguous();
     std::vector<TokenPair> pairs = list_pairs(h.pairs, s.data_ptr<float>(), h.scale);
