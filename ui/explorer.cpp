@@ -105,7 +105,7 @@ Explorer::Explorer(const ExplorerOptions& o, Settings settings, std::string warn
   head_.tiles = o.long_maps;
   head_.make_rollouts_beside(head_figure_rollout_layers, [] { glfwPostEmptyEvent(); });
   layers_.make_rollouts_beside(figure12_rollout_layers, [] { glfwPostEmptyEvent(); });
-  pairs_.make_rollouts_beside([] { glfwPostEmptyEvent(); });
+  pairs_.make_long_text_parts_beside([] { glfwPostEmptyEvent(); });
   if (o.bench_frames > 0 || o.bench_typing > 0) glfwSwapInterval(0);  // time the frames, not the display
   if (o.partial_frames) back_buffer_kept_ = back_buffer_kept_after_swap(window_.get(), window_background());
   // A result file is read by its own worker; its text and settings are taken once it is read (take_result).

@@ -138,16 +138,9 @@ std::vector<TokenPair> head_pairs(const TextAnalysis& a, int64_t layer, int64_t 
                                   const PairMask* made) {
   const HeadAnalysis& h = a.head(layer, head);
   if (h.pair_count == 0 || limit <= 0) return {};
-  // A long text's lens map is made again for this call alone: made symmetric in its own memory.
-  const auto lens_map = [&] {
-    at::Tensor map = a.pair_map(layer, head);
-    symmetric_pair_map_in_place(map);
-    return map;
-  };
-  if (a.pair_matrix.defined() || a.similarity.similarity.defined() || a.pair_map) {
-    const at::Tensor source = a.pair_matrix.defined() ? a.pair_matrix[layer][head]
-                              : a.pair_map            ? lens_map()
-                                                      : a.head_similarity(layer, head);
+  if (a.pair_map) return pairs_valued_from_map(a, layer, head, a.pair_map(layer, head), limit);
+  if (a.pair_matrix.defined() || a.similarity.similarity.defined()) {
+    const at::Tensor source = a.pair_matrix.defined() ? a.pair_matrix[layer][head] : a.head_similarity(layer, head);
     const at::Tensor s = source.to(at::kCPU, at::kFloat).contiguous();
     std::vector<TokenPair> pairs = list_pairs(h.pairs, s.data_ptr<float>(), h.scale);
     if (static_cast<int64_t>(pairs.size()) > limit) pairs.resize(static_cast<size_t>(limit));
@@ -187,6 +180,24 @@ std::vector<TokenPair> pairs_without_values(const TextAnalysis& a, int64_t layer
   a.pair_mask(layer, head).for_each([&](int i, int j) {
     if (static_cast<int64_t>(pairs.size()) < limit) pairs.push_back({i, j, std::numeric_limits<float>::quiet_NaN()});
   });
+  return pairs;
+}
+
+std::vector<TokenPair> pairs_valued_from_map(const TextAnalysis& a, int64_t layer, int64_t head, const at::Tensor& map,
+                                             int64_t limit) {
+  const int64_t n = a.length;
+  if (map.dim() != 2 || map.size(0) != n || map.size(1) != n || map.scalar_type() != at::kFloat || !map.is_cpu())
+    throw Error("a head's pairs are valued from its whole map: [" + std::to_string(n) + ", " + std::to_string(n) +
+                "] float32 on the host");
+  const at::Tensor m = map.contiguous();
+  const float* v = m.const_data_ptr<float>();
+  const float scale = a.head(layer, head).scale;
+  std::vector<TokenPair> pairs = pairs_without_values(a, layer, head, limit);
+  for (TokenPair& p : pairs) {
+    // As symmetric_pair_map: a float sum, halved, then over the scale as list_pairs does.
+    const float mean = (v[int64_t{p.i} * n + p.j] + v[int64_t{p.j} * n + p.i]) * 0.5f;
+    p.value = mean / scale;
+  }
   return pairs;
 }
 

@@ -85,10 +85,17 @@ std::vector<TokenPair> head_pairs(const TextAnalysis& analysis, int64_t layer, i
 
 // Whether head_pairs' values take minutes: a long text's pairs of rollout, valued from the rollout
 // after the head's layer made whole again (a product of n x n matrices for each layer before it).
-// A window lists such pairs without values (pairs_without_values) rather than wait for them.
+// A window lists such pairs without values (pairs_without_values) until it has that rollout made
+// (pairs_valued_from_map), rather than make it a second time.
 bool pair_values_are_slow(const TextAnalysis& analysis);
 // The first `limit` pairs of one head, ordered by (i, j), their values NaN (not made).
 std::vector<TokenPair> pairs_without_values(const TextAnalysis& analysis, int64_t layer, int64_t head, int64_t limit);
+// A long text's pairs from a lens (TextAnalysis::pair_map), the first `limit` of one head, valued
+// from `map`, the head's map as pair_map makes it ([n, n] float32 on the host, left as it is):
+// (M_ij + M_ji) / 2 over the head's scale, the same float operations, and so the same bits, as
+// symmetric_pair_map and the scan. The explorer passes the rollout its view has made already.
+std::vector<TokenPair> pairs_valued_from_map(const TextAnalysis& analysis, int64_t layer, int64_t head,
+                                             const at::Tensor& map, int64_t limit);
 
 // A head's pairs found before (a result file's analysis): what the scan of S would find again.
 struct FoundPairs {

@@ -4,11 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <atomic>
 #include <filesystem>
 #include <chrono>
 #include <mutex>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "analysis_worker.h"
@@ -17,6 +19,7 @@
 #include "figures/overview_thumbnails.h"
 #include "newest_request_job.h"
 #include "overview_job.h"
+#include "pair_values_job.h"
 #include "rollout_job.h"
 #include "figures/text_figures.h"
 #include "support/fake_hub.h"
@@ -292,10 +295,12 @@ TEST(NewestRequestJob, ARequestIsMadeOnceUntilItsResultIsHandedOver) {
 }
 
 // A short text analysed as a long one (its maps not kept) by a tiny BERT of 3 layers written to `dir`.
-std::shared_ptr<const AnalysisSnapshot> long_text_snapshot(const std::filesystem::path& dir) {
+std::shared_ptr<const AnalysisSnapshot> long_text_snapshot(const std::filesystem::path& dir,
+                                                           PairInput pairs_from = PairInput::Similarity) {
   test::write_tiny_bert(dir / "tiny", {.layers = 3});
   AnalysisWorker worker((dir / "tiny").string(), "cpu", "float32");
   AnalysisRequest asked{"the cat sat on the mat", {}, 0};
+  asked.settings.pairs_from = pairs_from;
   asked.long_texts.maps_up_to = 4;
   const uint64_t serial = worker.submit(asked);
   if (!wait_for([&] { return worker.latest() && worker.latest()->serial == serial; })) return nullptr;
@@ -373,6 +378,54 @@ TEST(RolloutJob, MakesALongTextsRolloutsAndTheNewestRequestWins) {
   ASSERT_TRUE(made({1}, true));
   EXPECT_FALSE(job.latest()->error.empty());
   EXPECT_FALSE(job.latest()->value);
+}
+
+// The values of a long text's pairs from a lens are made off the UI thread: from the head's map
+// made again, or (rollout's) from the rollout the Pairs view's map made, the same bits either way
+// as that map made symmetric whole; the newest request wins.
+TEST(PairValuesJob, ValuesALongTextsLensPairsAsHeadPairsDoes) {
+  for (const PairInput input : {PairInput::Attention, PairInput::Rollout}) {
+    SCOPED_TRACE(pair_input_name(input));
+    const test::TempDir dir;
+    const auto s = long_text_snapshot(dir.path(), input);
+    ASSERT_TRUE(s && !s->captures.attention.defined() && s->analysis.pair_map);
+    const TextAnalysis& a = s->analysis;
+    int64_t layer = 0, head = 0;  // a head with pairs
+    for (int64_t k = 0; k < a.num_layers * a.num_heads && a.head(layer, head).pair_count == 0; ++k)
+      std::tie(layer, head) = std::make_pair((k + 1) / a.num_heads, (k + 1) % a.num_heads);
+    ASSERT_GT(a.head(layer, head).pair_count, 0);
+    std::atomic<int> notified{0};
+    PairValuesJob job([&] { ++notified; });
+    const auto made = [&](int64_t l, int64_t h) {
+      return wait_for([&] {
+        const auto m = job.latest();
+        return m && m->key == pair_values_request_key(s->serial, l, h);
+      });
+    };
+    const at::Tensor rollout = input == PairInput::Rollout
+                                   ? long_text_rollout(s->view(), static_cast<int>(layer), false).matrix
+                                   : at::Tensor();
+    submit_pair_values(job, s, (layer + 1) % a.num_layers, head, 3);
+    submit_pair_values(job, s, layer, head, 3, rollout);  // the newest
+    ASSERT_TRUE(made(layer, head));
+    ASSERT_TRUE(job.latest()->error.empty()) << job.latest()->error;
+    const std::vector<TokenPair>& listed = *job.latest()->value;
+    const std::vector<TokenPair> expected = pairs_without_values(a, layer, head, 3);
+    // (M + M^T) / 2 made whole, over the scale, as a short text's pair matrix is read.
+    const at::Tensor symmetric = symmetric_pair_map(a.pair_map(layer, head));
+    ASSERT_EQ(listed.size(), std::min<size_t>(3, static_cast<size_t>(a.head(layer, head).pair_count)));
+    ASSERT_EQ(listed.size(), expected.size());
+    for (size_t p = 0; p < listed.size(); ++p) {
+      const int i = expected[p].i, j = expected[p].j;
+      EXPECT_EQ(std::make_tuple(listed[p].i, listed[p].j), std::make_tuple(i, j));
+      EXPECT_EQ(listed[p].value, symmetric[i][j].item<float>() / a.head(layer, head).scale) << "pair " << p;
+    }
+    EXPECT_GT(notified.load(), 0);
+    // A map of another shape is refused in one line, not read past its end.
+    submit_pair_values(job, s, layer, (head + 1) % a.num_heads, 3, at::zeros({2, 2}));
+    ASSERT_TRUE(made(layer, (head + 1) % a.num_heads));
+    EXPECT_NE(job.latest()->error.find("whole map"), std::string::npos) << job.latest()->error;
+  }
 }
 
 TEST(AnalysisWorker, AModelThatCannotLoadSaysWhy) {

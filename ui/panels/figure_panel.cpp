@@ -81,6 +81,13 @@ void FigurePanel::make_rollouts_beside(RolloutLayers which, std::function<void()
   rollouts_ = std::make_unique<RolloutJob>(std::move(notify));
 }
 
+at::Tensor FigurePanel::rollout_made(uint64_t serial, int layer) const {
+  const auto made = rollouts_ ? rollouts_->latest() : nullptr;
+  if (!made || !made->value || made->value->empty() || made->key != rollout_request_key(serial, {layer}, false))
+    return {};
+  return made->value->front().matrix;
+}
+
 // A long text's rollouts after `layers`: the job's, once made (its error thrown); null while they
 // are made (asked for here).
 KeptRollouts FigurePanel::kept_rollouts(const PanelContext& c, const std::vector<int>& layers, bool of_norm) {

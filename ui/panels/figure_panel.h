@@ -39,6 +39,9 @@ class FigurePanel {
   // One layer's rollout at 11,000 tokens: the Head view's is kept while hidden (minutes to make
   // again), a Layers view's dozen at 8,192 tokens (3 GB) is not.
   static constexpr double kRolloutBytesKeptHidden = 512e6;
+  // The rollout of the mean attention after `layer` of snapshot `serial`, once this view's job has
+  // made it for its figure (alone, as the Pairs view asks); undefined before.
+  at::Tensor rollout_made(uint64_t serial, int layer) const;
   // A rollout this view shows is being made (no figure yet).
   bool waiting() const { return waiting_; }
   // How many times the rollout job has reported: the window draws a frame when this changes.

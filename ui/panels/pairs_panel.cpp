@@ -140,8 +140,42 @@ int PairsPanel::draw_table(const Encoding& e, bool of_s) {
   return hovered;
 }
 
-void PairsPanel::make_rollouts_beside(std::function<void()> notify) {
-  figure_.make_rollouts_beside(pairs_view_rollout_layers, std::move(notify));
+void PairsPanel::make_long_text_parts_beside(std::function<void()> notify) {
+  figure_.make_rollouts_beside(pairs_view_rollout_layers, notify);
+  values_ = std::make_unique<PairValuesJob>(std::move(notify));
+}
+
+// The shown head's pairs: a long text's from a lens without their values at first where a job
+// beside the window makes them (take_values), any other's with them.
+void PairsPanel::list_pairs(const PanelContext& c, int head) {
+  const TextAnalysis& a = c.snapshot->analysis;
+  const bool beside = a.pair_map && values_ && c.snapshot_owner;
+  if (beside || pair_values_are_slow(a))
+    pairs_ = pairs_without_values(a, c.state.layer, head, kListedPairs);
+  else
+    pairs_ = head_pairs(a, c.state.layer, head, kListedPairs);
+  values_pending_ = beside && !pairs_.empty();
+  pairs_in_all_ = a.head(c.state.layer, head).pair_count;
+  order_.clear();
+  hovered_ = -1;
+}
+
+// Asks for the listed pairs' values (rollout's once the map beside has the rollout they come
+// from), and takes them when made.
+void PairsPanel::take_values(const PanelContext& c, int head) {
+  const uint64_t serial = c.snapshot->serial;
+  const auto made = values_->latest();
+  if (made && made->key == pair_values_request_key(serial, c.state.layer, head)) {
+    values_pending_ = false;
+    if (!made->error.empty() || !made->value) return;  // the table stays without values
+    pairs_ = *made->value;
+    order_.clear();  // sorted again: the values may be the sort's key
+    return;
+  }
+  at::Tensor rollout;
+  if (pair_values_are_slow(c.snapshot->analysis) && !(rollout = figure_.rollout_made(serial, c.state.layer)).defined())
+    return;  // the map beside is still making it
+  submit_pair_values(*values_, c.snapshot_owner, c.state.layer, head, kListedPairs, rollout);
 }
 
 PanelActions PairsPanel::draw(const PanelContext& context) {
@@ -156,13 +190,9 @@ PanelActions PairsPanel::draw(const PanelContext& context) {
       std::to_string(c.snapshot->serial) + "|" + std::to_string(c.state.layer) + "|" + std::to_string(head);
   if (key != pairs_key_) {  // only the shown head's pairs are ever listed
     pairs_key_ = key;
-    const TextAnalysis& a = c.snapshot->analysis;
-    pairs_ = pair_values_are_slow(a) ? pairs_without_values(a, c.state.layer, head, kListedPairs)
-                                     : head_pairs(a, c.state.layer, head, kListedPairs);
-    pairs_in_all_ = c.snapshot->analysis.head(c.state.layer, head).pair_count;
-    order_.clear();
-    hovered_ = -1;
+    list_pairs(c, head);
   }
+  if (values_pending_) take_values(c, head);
   const AnalysisSettings& settings = c.snapshot->analysis.settings;
   const bool of_s = settings.pairs_from == PairInput::Similarity;
   const auto count = static_cast<long long>(pairs_in_all_);
@@ -171,10 +201,14 @@ PanelActions PairsPanel::draw(const PanelContext& context) {
   else
     ImGui::Text("Layer %d, head %d: %lld pairs with M_hat >= %.3g, M = %s", c.state.layer, head, count, settings.tau,
                 pair_input_name(settings.pairs_from));
-  if (pair_values_are_slow(c.snapshot->analysis))
+  if (values_pending_)
+    ImGui::TextDisabled(pair_values_are_slow(c.snapshot->analysis)
+                            ? "Values follow once the rollout after this layer is made (the map's progress bar)."
+                            : "Values being made from the head's map...");
+  else if (pair_values_are_slow(c.snapshot->analysis) && !pairs_.empty() && std::isnan(pairs_.front().value))
     ImGui::TextDisabled(
-        "Values not listed: each needs the rollout after the layer made whole (minutes on a "
-        "long text); attnscope-cli pairs lists them.");
+        "Values not listed: each needs the rollout after the layer made whole; attnscope-cli pairs "
+        "lists them.");
   if (pairs_in_all_ > static_cast<int64_t>(pairs_.size()))
     ImGui::TextDisabled("The table lists the first %zu (by position); the map shows them all.", pairs_.size());
   ImGui::BeginChild("pair table",

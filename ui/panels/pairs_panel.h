@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "pair_values_job.h"
 #include "panels/figure_panel.h"
 
 namespace attnscope::ui {
@@ -14,11 +15,15 @@ class PairsPanel {
   PanelActions draw(const PanelContext& context);
   void set_zoom(float zoom) { figure_.zoom = zoom; }
   void release_tiles() { figure_.release_tiles(); }
-  // A long text's pairs of rollout: the map beside the table is the rollout after the focused layer,
-  // made off the UI thread under a progress bar (FigurePanel::make_rollouts_beside).
-  void make_rollouts_beside(std::function<void()> notify);
-  bool waiting() const { return figure_.waiting(); }
-  uint64_t job_updates() const { return figure_.job_updates(); }
+  // What a long text's pairs from a lens need made off the UI thread: the map beside the table of
+  // rollout's pairs, the rollout after the focused layer, under a progress bar
+  // (FigurePanel::make_rollouts_beside); and the values of the pairs listed, from the head's map
+  // made again (PairValuesJob), for rollout's from that rollout once made. Without this, such
+  // pairs are listed with their values made on the UI thread (rollout's without them).
+  void make_long_text_parts_beside(std::function<void()> notify);
+  // The map or the listed pairs' values are being made.
+  bool waiting() const { return figure_.waiting() || values_pending_; }
+  uint64_t job_updates() const { return figure_.job_updates() + (values_ ? values_->updates() : 0); }
 
  private:
   // A table lists at most this many (2^18, 3 MB): a long text's head may have millions of pairs,
@@ -29,11 +34,15 @@ class PairsPanel {
   std::vector<TokenPair> pairs_;  // of the head shown, listed when it or the analysis changes
   int64_t pairs_in_all_ = 0;      // the head's, listed or not
   std::string pairs_key_;
-  std::vector<int> order_;  // row order after sorting
-  int hovered_ = -1;        // index into the head's pairs
-  Figure export_;           // Fig. 9 with its table, for export
+  std::unique_ptr<PairValuesJob> values_;
+  bool values_pending_ = false;  // pairs_ listed without values, asked of values_
+  std::vector<int> order_;       // row order after sorting
+  int hovered_ = -1;             // index into the head's pairs
+  Figure export_;                // Fig. 9 with its table, for export
   static Figure pairs_view_figure(const AnalyzedTextView& text, const FigureOptions& options);
   static TiledFigure pairs_view_tiled_figure(const AnalyzedTextView& text, const FigureOptions& options);
+  void list_pairs(const PanelContext& c, int head);
+  void take_values(const PanelContext& c, int head);
   void sort_rows(const std::vector<TokenPair>& pairs, const Encoding& encoding);
   int draw_table(const Encoding& encoding, bool of_s);
 };
