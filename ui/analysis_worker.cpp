@@ -245,6 +245,21 @@ ProgressReport AnalysisWorker::stage_progress(uint64_t serial) {
   };
 }
 
+std::function<void(const Encoding&, const TextAnalysis&)> AnalysisWorker::analysis_so_far(uint64_t serial) {
+  return [this, serial](const Encoding& encoding, const TextAnalysis& analysis) {
+    auto s = std::make_shared<AnalysisSnapshot>();
+    s->serial = serial;
+    s->encoding = encoding;
+    s->analysis = analysis;
+    {
+      std::lock_guard lock(mutex_);
+      if (progress_.serial != serial) return;  // a short text's run: over before it would be drawn
+      progress_.so_far = std::move(s);
+    }
+    if (notify_) notify_();
+  };
+}
+
 // Only a long text's forward hands out blocks (a short one keeps its maps): the pooler, made here
 // when the overview of attention is shown, allocates nothing before the first block.
 AttentionBlockSink AnalysisWorker::block_sink(const AnalysisRequest& request, uint64_t serial,
@@ -291,6 +306,7 @@ bool AnalysisWorker::analyze_shown(const AnalysisRequest& request, uint64_t seri
   options.settings = request.settings;
   options.keep_going = keep_going(serial);
   options.progress = stage_progress(serial);
+  options.analysis_so_far = analysis_so_far(serial);
   TextPipelineResult r = pipeline_->analyze(shown->encoding, shown->captures, options);
   s.checkpoint = checkpoint;
   s.encoding = std::move(r.encoding);
@@ -326,6 +342,7 @@ void AnalysisWorker::run_model(const AnalysisRequest& request, uint64_t serial, 
   options.long_texts = request.long_texts;
   options.attention_blocks = block_sink(request, serial, pooler);
   options.progress = stage_progress(serial);
+  options.analysis_so_far = analysis_so_far(serial);
   options.continues = true;
   TextPipelineResult r = pipeline_->run(request.text, options, &encoder_);
   const Tokenizer& tokenizer = pipeline_->checkpoint()->tokenizer();

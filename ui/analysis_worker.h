@@ -112,6 +112,9 @@ struct RunProgress {
   // ProgressReport stages) and its share done.
   std::string stage = {};
   double fraction = 0;
+  // During its scan for pairs: the analysis so far (TextAnalysis::heads_scanned), with the text's
+  // encoding, for the Statistics view to show the heads scanned before the rest are.
+  std::shared_ptr<const AnalysisSnapshot> so_far = {};
 };
 
 // A snapshot's serial, 0 for none: what the UI compares to notice a new one (a pointer could be a
@@ -188,6 +191,8 @@ class AnalysisWorker {
   void report(RunProgress progress);
   // The analysis's progress (TextPipelineOptions::progress), the forward's layers left to block_sink.
   ProgressReport stage_progress(uint64_t serial);
+  // The analysis so far of a long text's scan (TextPipelineOptions::analysis_so_far), into the progress.
+  std::function<void(const Encoding&, const TextAnalysis&)> analysis_so_far(uint64_t serial);
   bool stale(uint64_t serial) const { return newest_ != serial || stop_flag_; }
   // What the core's long stages ask between their steps: whether request `serial` is still wanted.
   KeepGoing keep_going(uint64_t serial) const {

@@ -32,12 +32,21 @@ void Explorer::draw_view(View view, const PanelContext& c) {
       analysis_changed |= pair_source_control(settings_.analysis);
       apply(pairs_.draw(c));
       break;
-    case View::Stats:
-      apply(stats_.draw(c, [&](ViewState& s) {
+    case View::Stats: {
+      // A long text's scan under way: the statistics of the heads it has scanned so far.
+      const std::shared_ptr<const AnalysisSnapshot> so_far = c.run ? c.run->so_far : nullptr;
+      if (so_far)
+        ImGui::TextDisabled("Scanning the heads for pairs: the statistics of %lld of %lld heads so far.",
+                            static_cast<long long>(so_far->analysis.heads_scanned.value_or(0)),
+                            static_cast<long long>(so_far->analysis.heads.size()));
+      const PanelContext shown =
+          so_far ? PanelContext{so_far.get(), c.state, c.renderer, c.figure_font, c.run, so_far} : c;
+      apply(stats_.draw(shown, [&](ViewState& s) {
         focus(s);
         analysis_changed |= pair_source_control(settings_.analysis);
       }));
       break;
+    }
     case View::Layers: apply(layers_.draw(c, [&](ViewState& s) { layers_controls(s, model); })); break;
     case View::Lines: apply(lines_.draw(c, [&](ViewState& s) { lines_controls(s, model); })); break;
     case View::Corpus: apply(corpus_.draw(c, worker_->checkpoint(), focus)); break;

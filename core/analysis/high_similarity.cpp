@@ -257,7 +257,9 @@ std::vector<HeadHighSimilarity> high_similarity_in_blocks(const at::Tensor& head
       h.counts = PairCounts(static_cast<size_t>(n));
     }
     scan_group(heads, f, tau, blocks, cosine_norms, out.data() + g);
+    // The share first: whoever is handed the heads then reads the stage they belong to.
     if (run.progress) run.progress("pairs", static_cast<double>(g + G) / static_cast<double>(K));
+    if (run.scanned) run.scanned(g, std::span<const HeadHighSimilarity>(out.data() + g, static_cast<size_t>(G)));
   }
   return out;
 }

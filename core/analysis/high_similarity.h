@@ -8,6 +8,8 @@
 // head a view or a command shows needs them listed (list_pairs).
 #include <ATen/core/Tensor.h>
 
+#include <functional>
+#include <span>
 #include <vector>
 
 #include "base/progress.h"
@@ -21,6 +23,11 @@ struct HeadHighSimilarity {
   PairMask mask;
   PairCounts counts;
 };
+
+// Heads [first, first + heads.size()) (layer-major) whose scan has ended, in order, handed over as
+// a long text's scan goes on (minutes at 8,192 tokens): what a window shows of its statistics
+// before the rest are scanned.
+using HeadsScanned = std::function<void(int64_t first, std::span<const HeadHighSimilarity> heads)>;
 
 // similarity: [K, n, n] with K heads, diagonal already 0; facts: token ids, sentences and who
 // takes part (special tokens may be left out). The maxima are taken where the tensors live; the
@@ -38,6 +45,7 @@ struct InBlocksRun {
   // The pairs of each head's cosine matrix S_ij / (||c_i|| ||c_j||) instead of S's, equal to
   // high_similarity of cosine_from_similarity's (a third pass over S takes the norms first).
   bool cosine = false;
+  HeadsScanned scanned = {};  // given: each group of heads as its scan ends
 };
 
 // The same from the head outputs [K, n, d] alone, never holding an n x n matrix: each head's S

@@ -3,7 +3,9 @@
 #include <ATen/ATen.h>
 #include <c10/core/InferenceMode.h>
 
+#include <optional>
 #include <set>
+#include <span>
 
 #include "analysis/context_similarity.h"
 #include "analysis/lens_maps.h"
@@ -40,11 +42,13 @@ at::Tensor symmetric_pair_matrix(PairInput input, const ContextSimilarity& simil
 
 // Every head's high-similarity elements, from S (or the matrix settings.pairs_from names), whole or
 // block by block; in blocks, the token norms come from the same products.
-std::vector<HeadHighSimilarity> find_pairs(TextAnalysis& a, const at::Tensor& maps, const AnalysisRun& run) {
+// `scanned`: a long text's heads handed on as their scan ends.
+std::vector<HeadHighSimilarity> find_pairs(TextAnalysis& a, const at::Tensor& maps, const AnalysisRun& run,
+                                           const HeadsScanned& scanned) {
   const int64_t L = a.num_layers, H = a.num_heads, n = a.length;
   if (run.similarity_in_blocks && run.lens_pairs) {
     a.similarity.norms = at::linalg_vector_norm(a.head_outputs, 2, {-1});
-    auto high = run.lens_pairs(a.facts, a.settings.tau);
+    auto high = run.lens_pairs(a.facts, a.settings.tau, scanned);
     if (static_cast<int64_t>(high.size()) != L * H) throw Error("a lens's pairs were not found for every head");
     return high;
   }
@@ -55,7 +59,8 @@ std::vector<HeadHighSimilarity> find_pairs(TextAnalysis& a, const at::Tensor& ma
                                            .masks = run.keep_long_pair_masks,
                                            .progress = run.progress,
                                            .keep_going = run.keep_going,
-                                           .cosine = a.settings.pairs_from == PairInput::Cosine});
+                                           .cosine = a.settings.pairs_from == PairInput::Cosine,
+                                           .scanned = scanned});
     a.similarity.norms = norms.view({L, H, n});
     return high;
   }
@@ -86,6 +91,39 @@ std::vector<HeadHighSimilarity> taken_pairs(TextAnalysis& a, std::vector<FoundPa
   }
   return high;
 }
+
+// What a long text's analysis hands on while its scan goes on (AnalysisRun::so_far): everything
+// known before the scan, and each head's scale, pair count and statistics as it is scanned.
+class AnalysisSoFar {
+ public:
+  AnalysisSoFar(const TextAnalysis& a, std::function<void(const TextAnalysis&)> tell) : tell_(std::move(tell)) {
+    so_far_.settings = a.settings;
+    so_far_.num_layers = a.num_layers;
+    so_far_.num_heads = a.num_heads;
+    so_far_.length = a.length;
+    so_far_.segment_separators = a.segment_separators;
+    so_far_.segments = a.segments;
+    so_far_.facts = a.facts;
+    so_far_.heads.resize(static_cast<size_t>(a.num_layers * a.num_heads));
+    so_far_.heads_scanned = 0;
+  }
+  HeadsScanned scanned() {
+    return [this](int64_t first, std::span<const HeadHighSimilarity> heads) {
+      for (size_t k = 0; k < heads.size(); ++k) {
+        HeadAnalysis& h = so_far_.heads.at(static_cast<size_t>(first) + k);
+        h.scale = heads[k].scale;
+        h.pair_count = heads[k].counts.count;
+        h.stats = stats_from_counts(heads[k].counts, so_far_.facts);
+      }
+      so_far_.heads_scanned = first + static_cast<int64_t>(heads.size());
+      tell_(so_far_);
+    };
+  }
+
+ private:
+  TextAnalysis so_far_;
+  std::function<void(const TextAnalysis&)> tell_;
+};
 
 LayerAnalysis pool_layer(const std::vector<HeadAnalysis>& heads, size_t first, size_t count, size_t n) {
   LayerAnalysis layer;
@@ -319,7 +357,10 @@ TextAnalysis analyze_text(const Encoding& encoding, const at::Tensor& head_outpu
   a.facts = text_facts(std::move(ids), std::move(sentence), std::move(takes_part));
   a.facts.classes = token_classes(encoding);
 
-  std::vector<HeadHighSimilarity> high = run.found ? taken_pairs(a, *run.found, run) : find_pairs(a, maps, run);
+  std::optional<AnalysisSoFar> so_far;
+  if (run.so_far && run.similarity_in_blocks && !run.found) so_far.emplace(a, run.so_far);
+  std::vector<HeadHighSimilarity> high =
+      run.found ? taken_pairs(a, *run.found, run) : find_pairs(a, maps, run, so_far ? so_far->scanned() : nullptr);
   check();
   std::vector<Separators> head_separators =
       separators_from_columns(columns.reshape({L * H, n}), settings.tau_sep, eligible);

@@ -5,6 +5,7 @@
 #include <ATen/core/Tensor.h>
 
 #include <functional>
+#include <optional>
 #include <limits>
 #include <vector>
 
@@ -24,8 +25,9 @@ using HeadMapSource = std::function<at::Tensor(int64_t layer, int64_t head)>;
 
 // Every head's high-similarity elements (layer-major) of a long text's lens (the norm-based maps,
 // attention, rollout), found by whoever can make its maps again (pipeline/long_text_lens_pairs.h)
-// once the analysis knows its tokens' facts.
-using LensPairs = std::function<std::vector<HeadHighSimilarity>(const TextFacts& facts, double tau)>;
+// once the analysis knows its tokens' facts; `scanned` handed each head as it ends.
+using LensPairs =
+    std::function<std::vector<HeadHighSimilarity>(const TextFacts& facts, double tau, const HeadsScanned& scanned)>;
 
 struct HeadAnalysis {
   // max_{i != j} S_ij (or of settings.pairs_from's matrix) over participating tokens; <= 0: no pairs
@@ -61,6 +63,10 @@ struct TextAnalysis {
   Separators segment_separators;  // from settings.segment_map
   std::vector<Segment> segments;
   TextFacts facts;  // ids, sentences, who takes part, chance level
+  // Set on a long text's analysis so far alone (AnalysisRun::so_far): its first heads (layer-major)
+  // scanned for pairs, whose scales, pair counts and statistics are set; the others' are not, and
+  // it has no layers, S, head outputs or masks.
+  std::optional<int64_t> heads_scanned;
 
   const HeadAnalysis& head(int64_t layer, int64_t h) const {
     return heads.at(static_cast<size_t>(layer * num_heads + h));
@@ -133,6 +139,9 @@ struct AnalysisRun {
   LensPairs lens_pairs = {};
   HeadMapSource pair_map = {};
   ProgressReport progress = {};  // given: a long text's scan for pairs reports its share of heads done
+  // Given: a long text's analysis so far (TextAnalysis::heads_scanned), each time its scan for pairs
+  // ends a group of heads: what a window shows of their statistics while the rest are scanned.
+  std::function<void(const TextAnalysis& so_far)> so_far = {};
   // [L, H, n]: the column attention the separators are found in, made before (a long text's from a
   // lens, pipeline/long_text_separators.h); undefined: separator_columns of the captures.
   at::Tensor separator_columns = {};

@@ -76,8 +76,7 @@ at::Tensor long_text_lens_map(const LensMapsOf& of, PairInput input, int64_t lay
 }
 
 std::vector<HeadHighSimilarity> long_text_lens_pairs(const LensMapsOf& of, PairInput input, const TextFacts& facts,
-                                                     double tau, const KeepGoing& keep_going,
-                                                     const ProgressReport& progress) {
+                                                     double tau, const LensPairsScan& scan) {
   require_source(of, input);
   const TextCaptures& c = *of.captures;
   const int64_t L = c.head_outputs.size(0), H = c.head_outputs.size(1), n = tokens_of(c);
@@ -85,30 +84,33 @@ std::vector<HeadHighSimilarity> long_text_lens_pairs(const LensMapsOf& of, PairI
   c10::InferenceMode guard;
   const AttentionRows rows = of.rows();
   std::vector<HeadHighSimilarity> high(static_cast<size_t>(L * H));
-  const auto done = [&](int64_t heads) {
-    if (progress) progress("pairs", static_cast<double>(heads) / static_cast<double>(L * H));
+  // Heads [first, end) scanned: the share first, as high_similarity_in_blocks reports them.
+  const auto done = [&](int64_t first, int64_t end) {
+    if (scan.progress) scan.progress("pairs", static_cast<double>(end) / static_cast<double>(L * H));
+    if (scan.scanned)
+      scan.scanned(first, std::span<const HeadHighSimilarity>(high.data() + first, static_cast<size_t>(end - first)));
   };
   if (input == PairInput::Rollout) {  // one rollout a layer, shared by its heads
-    rollouts(rows, L - 1, n, H, keep_going, [&](int64_t l, const at::Tensor& rollout) {
+    rollouts(rows, L - 1, n, H, scan.keep_going, [&](int64_t l, const at::Tensor& rollout) {
       HeadHighSimilarity layer = pairs_of_map(rollout.clone(), facts, tau);  // R_l is read for R_(l+1)
       for (int64_t h = 0; h < H; ++h) high[static_cast<size_t>(l * H + h)] = layer;
-      done((l + 1) * H);
+      done(l * H, (l + 1) * H);
     });
     return high;
   }
   for (int64_t k = 0; k < L * H; ++k) {
-    stop_if_stale(keep_going);
+    stop_if_stale(scan.keep_going);
     high[static_cast<size_t>(k)] = pairs_of_map(head_map(rows, c, input, k / H, k % H), facts, tau);
-    done(k + 1);
+    done(k, k + 1);
   }
   return high;
 }
 
 void find_long_text_pairs_in_lens(AnalysisRun& run, const LensMapsOf& of, PairInput input) {
   if (input == PairInput::Similarity || input == PairInput::Cosine) return;
-  run.lens_pairs = [of, input, keep_going = run.keep_going, progress = run.progress](const TextFacts& facts,
-                                                                                     double tau) {
-    return long_text_lens_pairs(of, input, facts, tau, keep_going, progress);
+  run.lens_pairs = [of, input, keep_going = run.keep_going, progress = run.progress](const TextFacts& facts, double tau,
+                                                                                     const HeadsScanned& scanned) {
+    return long_text_lens_pairs(of, input, facts, tau, {keep_going, progress, scanned});
   };
   run.pair_map = [of, input](int64_t layer, int64_t head) { return long_text_lens_map(of, input, layer, head); };
 }

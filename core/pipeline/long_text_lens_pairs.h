@@ -32,12 +32,17 @@ struct LensMapsOf {
 // or the rollout after its layer (the same for every head of a layer).
 at::Tensor long_text_lens_map(const LensMapsOf& of, PairInput input, int64_t layer, int64_t head);
 
+// What the scan of a long text's lens pairs is told and tells as it goes.
+struct LensPairsScan {
+  KeepGoing keep_going = {};     // asked between heads (false throws Cancelled)
+  ProgressReport progress = {};  // its share of heads ("pairs")
+  HeadsScanned scanned = {};     // each head as it ends (a layer's heads together for rollout)
+};
+
 // Every head's high-similarity elements of `input` (layer-major), with their masks: what
-// analyze_text finds in pair_maps(captures, input) of the same text with every map kept. Asks
-// `keep_going` between heads (false throws Cancelled); reports its share of heads ("pairs").
+// analyze_text finds in pair_maps(captures, input) of the same text with every map kept.
 std::vector<HeadHighSimilarity> long_text_lens_pairs(const LensMapsOf& of, PairInput input, const TextFacts& facts,
-                                                     double tau, const KeepGoing& keep_going = {},
-                                                     const ProgressReport& progress = {});
+                                                     double tau, const LensPairsScan& scan = {});
 
 // What the lens pairs of a text of n tokens hold at once, and the one-line refusal past the most
 // they may (kMostRolloutBytes).

@@ -74,6 +74,7 @@ void add_analysis(const std::shared_ptr<const Checkpoint>& checkpoint, TextPipel
                   .keep_going = o.keep_going,
                   .keep_long_pair_masks = o.keep_long_pair_masks,
                   .progress = o.progress};
+  if (o.analysis_so_far) run.so_far = [&](const TextAnalysis& so_far) { o.analysis_so_far(r.encoding, so_far); };
   if (!r.captures.attention.defined()) {
     const auto captures = std::make_shared<const TextCaptures>(r.captures);  // its tensors shared, not copied
     const LensMapsOf of{[checkpoint, captures] { return recomputed_attention_rows(checkpoint->model(), *captures); },

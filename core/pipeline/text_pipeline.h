@@ -61,6 +61,9 @@ struct TextPipelineOptions {
   // Given: a long text's forward ("model", by its blocks of maps) and scan for pairs ("pairs")
   // report how far they have come (a short text's take less than a second and report nothing).
   ProgressReport progress = {};
+  // Given: a long text's analysis so far, with its encoding, each time its scan for pairs ends a
+  // group of heads (AnalysisRun::so_far): their statistics before the rest are scanned.
+  std::function<void(const Encoding& encoding, const TextAnalysis& so_far)> analysis_so_far;
   // Given: told what the run keeps before its forward; what it throws ends the run there (analyze
   // refuses a result it could not write before a forward that may take hours, not after).
   std::function<void(const PlannedRun&)> before_forward;

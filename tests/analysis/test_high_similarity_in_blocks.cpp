@@ -5,6 +5,9 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include <span>
+#include <vector>
+
 #include "analysis/context_similarity.h"
 #include "analysis/high_similarity.h"
 #include "base/error.h"
@@ -77,6 +80,18 @@ TEST_P(HighSimilarityInBlocks, EqualsTheScanOfTheWholeSimilarity) {
     ASSERT_EQ(static_cast<int64_t>(reported.size()), (K + 4) / 5);
     for (size_t g = 0; g < reported.size(); ++g)
       EXPECT_DOUBLE_EQ(reported[g], static_cast<double>(std::min<int64_t>(5 * (g + 1), K)) / K);
+    // Each group handed on as its scan ends, in order, as the whole scan finds it.
+    int64_t next = 0;
+    std::vector<HeadHighSimilarity> handed;
+    high_similarity_in_blocks(heads, facts, 0.3,
+                              {.heads = 5, .scanned = [&](int64_t first, std::span<const HeadHighSimilarity> group) {
+                                 EXPECT_EQ(first, next);
+                                 EXPECT_EQ(group.size(), static_cast<size_t>(std::min<int64_t>(5, K - first)));
+                                 next = first + static_cast<int64_t>(group.size());
+                                 handed.insert(handed.end(), group.begin(), group.end());
+                               }});
+    EXPECT_EQ(next, K);
+    expect_same(handed, expected);
     // Abandoned when asked, before the next group: after two groups asked three times.
     int asked = 0;
     EXPECT_THROW(high_similarity_in_blocks(heads, facts, 0.3, {.heads = 5, .keep_going = [&] { return ++asked <= 2; }}),

@@ -12,6 +12,7 @@
 
 #include "analysis/text_analysis.h"
 #include "base/error.h"
+#include "support/analysis_so_far.h"
 #include "support/minilm.h"
 #include "support/paths.h"
 
@@ -104,10 +105,16 @@ TEST_P(TextAnalysisInBlocks, EqualsTheAnalysisWithEveryMapKept) {
       AnalysisSettings settings;
       settings.include_special = specials;
       settings.pairs_from = input;
-      const TextAnalysis blocks = analyze_text(encoding, long_text, settings),
-                         whole = analyze_text(encoding, maps, settings);
+      // What the scan hands on as it goes: a whole text's analysis, over at once, hands on nothing.
+      std::vector<TextAnalysis> so_far, none;
+      const TextAnalysis blocks = analyze_text(encoding, long_text, settings,
+                                               {.so_far = [&](const TextAnalysis&a) { so_far.push_back(a); }}),
+                         whole = analyze_text(encoding, maps, settings,
+                                              {.so_far = [&](const TextAnalysis&a) { none.push_back(a); }});
       expect_same(blocks, whole);
       expect_same_rows(blocks, whole);
+      test::expect_analyses_so_far(so_far, blocks);
+      EXPECT_TRUE(none.empty());
     }
   // Kept when asked (a result file of every head's): the masks the whole path finds.
   const TextAnalysis kept = analyze_text(encoding, long_text, {}, {.keep_long_pair_masks = true});

@@ -15,6 +15,7 @@
 #include "base/error.h"
 #include "pipeline/long_text_lens_pairs.h"
 #include "pipeline/text_pipeline.h"
+#include "support/analysis_so_far.h"
 #include "support/long_text_views.h"
 #include "support/minilm.h"
 #include "support/paths.h"
@@ -61,12 +62,16 @@ TEST(LongTextLensPairs, EqualThePairsOfTheWholeMaps) {
     SCOPED_TRACE(pair_input_name(input));
     AnalysisSettings settings;
     settings.pairs_from = input;
-    AnalysisRun run;
+    std::vector<TextAnalysis> so_far;  // handed on head by head (rollout's layer by layer)
+    AnalysisRun run{.so_far = [&](const TextAnalysis& a) { so_far.push_back(a); }};
     find_long_text_pairs_in_lens(run, lens_maps_of(b.long_text.captures), input);
     const TextAnalysis long_text = analyze_text(b.encoding, b.long_text.captures, settings, run);
     EXPECT_FALSE(long_text.pair_matrix.defined());
     const TextAnalysis whole = analyze_text(b.encoding, b.maps.captures, settings);
     expect_same_pairs(long_text, whole);
+    test::expect_analyses_so_far(so_far, long_text);
+    EXPECT_EQ(static_cast<int64_t>(so_far.size()),
+              input == PairInput::Rollout ? whole.num_layers : whole.num_layers * whole.num_heads);
     // Rollout's values are what a window does not wait for: its pairs listed without them.
     EXPECT_EQ(pair_values_are_slow(long_text), input == PairInput::Rollout);
     EXPECT_FALSE(pair_values_are_slow(whole));
@@ -93,7 +98,8 @@ TEST(LongTextLensPairs, SayWhatTheyLackAndStopWhenAsked) {
   EXPECT_THROW(long_text_lens_pairs(lens_maps_of(without_norms), PairInput::Norm, facts, 0.3), Error);
   EXPECT_THROW(long_text_lens_pairs({}, PairInput::Attention, facts, 0.3), Error);
   for (const PairInput input : {PairInput::Attention, PairInput::Rollout})
-    EXPECT_THROW(long_text_lens_pairs(lens_maps_of(b.long_text.captures), input, facts, 0.3, [] { return false; }),
+    EXPECT_THROW(long_text_lens_pairs(lens_maps_of(b.long_text.captures), input, facts, 0.3,
+                                      {.keep_going = [] { return false; }}),
                  Cancelled);
   EXPECT_NO_THROW(require_long_text_lens_pairs_fit(PairInput::Attention, 16384));
   EXPECT_NO_THROW(require_long_text_lens_pairs_fit(PairInput::Rollout, 16384));

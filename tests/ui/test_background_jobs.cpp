@@ -22,6 +22,7 @@
 #include "pair_values_job.h"
 #include "rollout_job.h"
 #include "figures/text_figures.h"
+#include "support/analysis_so_far.h"
 #include "support/fake_hub.h"
 #include "support/paths.h"
 #include "support/tiny_bert.h"
@@ -426,6 +427,38 @@ TEST(PairValuesJob, ValuesALongTextsLensPairsAsHeadPairsDoes) {
     ASSERT_TRUE(made(layer, (head + 1) % a.num_heads));
     EXPECT_NE(job.latest()->error.find("whole map"), std::string::npos) << job.latest()->error;
   }
+}
+
+// A long text's scan for pairs hands the window its analysis so far (RunProgress::so_far) before
+// the run ends: the heads scanned with the statistics the finished analysis gives them.
+TEST(AnalysisWorker, ALongTextsStatisticsComeAsItsScanGoesOn) {
+  const test::TempDir dir;
+  test::write_tiny_bert(dir / "tiny", {.layers = 3});
+  std::mutex seen_mutex;
+  std::vector<std::shared_ptr<const AnalysisSnapshot>> seen;
+  std::atomic<AnalysisWorker*> self{nullptr};
+  AnalysisWorker worker((dir / "tiny").string(), "cpu", "float32", [&] {
+    const AnalysisWorker* w = self.load();
+    if (!w) return;
+    const auto so_far = w->progress().so_far;
+    std::lock_guard lock(seen_mutex);
+    if (so_far && (seen.empty() || seen.back() != so_far)) seen.push_back(so_far);
+  });
+  self = &worker;
+  AnalysisRequest asked{"the cat sat on the mat. the dog sat on the log.", {}, 0};
+  asked.long_texts.maps_up_to = 4;
+  const uint64_t serial = worker.submit(asked);
+  ASSERT_TRUE(wait_for([&] { return worker.latest() && worker.latest()->serial == serial; }));
+  const auto done = worker.latest_good();
+  ASSERT_TRUE(done && done->serial == serial && !done->captures.attention.defined());
+  std::lock_guard lock(seen_mutex);
+  std::vector<TextAnalysis> analyses;
+  for (const auto& s : seen) {
+    EXPECT_EQ(s->serial, serial);
+    EXPECT_EQ(s->encoding.ids(), done->encoding.ids());
+    analyses.push_back(s->analysis);
+  }
+  test::expect_analyses_so_far(analyses, done->analysis);
 }
 
 TEST(AnalysisWorker, AModelThatCannotLoadSaysWhy) {

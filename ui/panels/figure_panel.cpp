@@ -152,7 +152,9 @@ PanelActions FigurePanel::draw(const PanelContext& c, const std::function<void(V
     return actions;
   }
   const FigureOptions options = figure_options(state);
-  const std::string key = figure_key(c.snapshot->serial, options);
+  std::string key = figure_key(c.snapshot->serial, options);
+  if (const auto scanned = c.snapshot->analysis.heads_scanned)  // an analysis so far: drawn again as it grows
+    key += "|so far " + std::to_string(*scanned);
   if (key != key_ || (waiting_ && rollouts_->fraction() == std::nullopt)) {  // asked, or the rollout made
     key_ = key;
     rebuild(c, options);
