@@ -161,7 +161,8 @@ void PairsPanel::list_pairs(const PanelContext& c, int head) {
 }
 
 // Asks for the listed pairs' values (rollout's once the map beside has the rollout they come
-// from), and takes them when made.
+// from), and takes them when made. Called after the map is drawn: a map that is not waiting for
+// its rollout and has none could not make it (refused, or stopped), and the values wait no more.
 void PairsPanel::take_values(const PanelContext& c, int head) {
   const uint64_t serial = c.snapshot->serial;
   const auto made = values_->latest();
@@ -173,8 +174,11 @@ void PairsPanel::take_values(const PanelContext& c, int head) {
     return;
   }
   at::Tensor rollout;
-  if (pair_values_are_slow(c.snapshot->analysis) && !(rollout = figure_.rollout_made(serial, c.state.layer)).defined())
-    return;  // the map beside is still making it
+  if (pair_values_are_slow(c.snapshot->analysis) &&
+      !(rollout = figure_.rollout_made(serial, c.state.layer)).defined()) {
+    values_pending_ = figure_.waiting();  // the map beside is still making it, or cannot
+    return;
+  }
   submit_pair_values(*values_, c.snapshot_owner, c.state.layer, head, kListedPairs, rollout);
 }
 
@@ -192,7 +196,6 @@ PanelActions PairsPanel::draw(const PanelContext& context) {
     pairs_key_ = key;
     list_pairs(c, head);
   }
-  if (values_pending_) take_values(c, head);
   const AnalysisSettings& settings = c.snapshot->analysis.settings;
   const bool of_s = settings.pairs_from == PairInput::Similarity;
   const auto count = static_cast<long long>(pairs_in_all_);
@@ -224,7 +227,8 @@ PanelActions PairsPanel::draw(const PanelContext& context) {
   }
   PanelActions actions = figure_.draw(c, {}, highlights);
   ImGui::EndGroup();
-  if (actions.export_figure) {  // the file gets the paper's Fig. 9: the text and the whole pair table
+  if (values_pending_) take_values(c, head);  // its job wakes the window when it ends
+  if (actions.export_figure) {                // the file gets the paper's Fig. 9: the text and the whole pair table
     FigureOptions o = figure_options(c.state);
     o.head = head;
     Figure f = figure9(c.snapshot->view(), o);
