@@ -78,9 +78,14 @@ TEST_F(AnalysisGolden, AgreesWithTheIndependentReference) {
       const HeadAnalysis& head = a.head(l, h);
       EXPECT_NEAR(head.scale, ref["scale"].get<double>(), 1e-4 * std::max(1.0, std::abs(ref["scale"].get<double>())))
           << where;
-      EXPECT_NEAR(a.similarity.norms[l][h].sum().item<double>(), ref["norms_sum"].get<double>(), 1e-3) << where;
-      EXPECT_NEAR(a.similarity.similarity[l][h].to(at::kDouble).sum().item<double>(),
-                  ref["similarity_sum"].get<double>(), 1e-5 * std::abs(ref["similarity_sum"].get<double>()) + 1e-2)
+      // The norms and S come from C, so they carry the forward's float32 differences from the
+      // reference, which depend on the machine's kernels: 1e-6 of the norms' sum here, 1.5e-5 by layer
+      // 5 on the CI's machine. The bands are the relative 1e-4 the head outputs are held to against
+      // transformers, twice that for S, a product of two of them.
+      const double norms_sum = ref["norms_sum"].get<double>(), similarity_sum = ref["similarity_sum"].get<double>();
+      EXPECT_NEAR(a.similarity.norms[l][h].sum().item<double>(), norms_sum, 1e-4 * std::abs(norms_sum)) << where;
+      EXPECT_NEAR(a.similarity.similarity[l][h].to(at::kDouble).sum().item<double>(), similarity_sum,
+                  2e-4 * std::abs(similarity_sum))
           << where;
 
       // Pairs clear of the threshold: same set (count and checksums of i * n + j).
