@@ -12,7 +12,9 @@ void DownloadJob::start(std::string id, HubOptions options) {
   cancel_ = false;
   {
     std::lock_guard lock(mutex_);
-    state_ = {true, id, {}, "", ""};
+    state_ = DownloadJobState{};  // not an aggregate of five: GCC took its empty progress for uninitialised
+    state_.running = true;
+    state_.id = id;
   }
   thread_ = std::thread([this, id = std::move(id), options = std::move(options)] {
     try {

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "figures/figure_painter.h"
+#include "gl/texture_id.h"
 
 namespace attnscope::ui {
 namespace {
@@ -14,10 +15,6 @@ namespace {
 ImU32 rgba(Rgb c, double alpha) {
   return IM_COL32(static_cast<int>(c.r * 255 + 0.5f), static_cast<int>(c.g * 255 + 0.5f),
                   static_cast<int>(c.b * 255 + 0.5f), static_cast<int>(alpha * 255 + 0.5));
-}
-
-ImTextureID texture_id(const HeatmapImage& image) {
-  return reinterpret_cast<ImTextureID>(static_cast<intptr_t>(image.texture.get()));
 }
 
 }  // namespace

@@ -3,12 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "gl/texture_id.h"
+
 namespace attnscope::ui {
 namespace {
-
-ImTextureID texture_id(const HeatmapImage& image) {
-  return reinterpret_cast<ImTextureID>(static_cast<intptr_t>(image.texture.get()));
-}
 
 // Tiles kept as textures: a screen of them twice over (a tile is at most 512 pixels a side, 1 MB).
 constexpr size_t kKeptTiles = 96;

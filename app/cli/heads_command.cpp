@@ -11,6 +11,7 @@
 #include "pipeline/text_head_roles.h"
 #include "results/head_roles_json.h"
 #include "progress_line.h"
+#include "optional_cell.h"
 #include "run_options.h"
 
 namespace attnscope::cli {
@@ -22,13 +23,6 @@ struct HeadsOptions {
   TextHeadRolesOptions probe;
   bool csv = false, json = false;
 };
-
-std::string cell(const std::optional<double>& v) {
-  if (!v) return "-";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3f", *v);
-  return buf;
-}
 
 std::string label(const HeadRoleScores& s, int64_t l, int64_t h, const HeadRoleSettings& settings) {
   const auto role = s.strongest(l, h, settings);
@@ -43,7 +37,7 @@ void print_table(const HeadRoleScores& s, const HeadsOptions& o, size_t tokens) 
   for (int64_t l = 0; l < s.layers(); ++l) {
     for (int64_t h = 0; h < s.heads(); ++h) {
       std::printf("%5lld %4lld", static_cast<long long>(l), static_cast<long long>(h));
-      for (const HeadRole role : kHeadRoles) std::printf(" %9s", cell(s.score(role, l, h)).c_str());
+      for (const HeadRole role : kHeadRoles) std::printf(" %9s", optional_cell(s.score(role, l, h)).c_str());
       std::printf("  %s\n", label(s, l, h, o.roles).c_str());
     }
     std::printf("layer %lld: sink rate %.2f\n", static_cast<long long>(l), s.sink_rate(o.roles, l));

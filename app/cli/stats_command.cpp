@@ -3,6 +3,7 @@
 #include "commands.h"
 #include "base/error.h"
 #include "results/analysis_json.h"
+#include "optional_cell.h"
 #include "run_options.h"
 #include "tokenizer/piece_text.h"
 
@@ -16,26 +17,20 @@ struct StatsOptions {
   bool json = false;
 };
 
-std::string cell(const std::optional<double>& v, const char* format = "%.3f") {
-  if (!v) return "-";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, format, *v);
-  return buf;
-}
-
 void print_layer(const TextAnalysis& a, const Encoding& e, int64_t l) {
   std::printf("%5s %4s %6s %7s %7s %9s %9s %7s %8s  %s\n", "layer", "head", "pairs", "density", "repeat", "rep.sent",
               "same.sent", "chance", "mean.d", "anchor (share)");
   for (int64_t h = 0; h < a.num_heads; ++h) {
     const HeadStats& s = a.head(l, h).stats;
-    const std::string anchor = s.anchor_index
-                                   ? readable_piece(e.tokens[static_cast<size_t>(*s.anchor_index)].text) + "@" +
-                                         std::to_string(*s.anchor_index) + " (" + cell(s.anchor_share, "%.2f") + ")"
-                                   : "-";
+    const std::string anchor = s.anchor_index ? readable_piece(e.tokens[static_cast<size_t>(*s.anchor_index)].text) +
+                                                    "@" + std::to_string(*s.anchor_index) + " (" +
+                                                    optional_cell(s.anchor_share, "%.2f") + ")"
+                                              : "-";
     std::printf("%5lld %4lld %6d %7s %7s %9s %9s %7s %8s  %s\n", static_cast<long long>(l), static_cast<long long>(h),
-                s.count, cell(s.density).c_str(), cell(s.repeat_share).c_str(),
-                cell(s.same_sentence_repeat_share).c_str(), cell(s.same_sentence_share).c_str(),
-                cell(s.chance_same_sentence).c_str(), cell(s.mean_distance, "%.1f").c_str(), anchor.c_str());
+                s.count, optional_cell(s.density).c_str(), optional_cell(s.repeat_share).c_str(),
+                optional_cell(s.same_sentence_repeat_share).c_str(), optional_cell(s.same_sentence_share).c_str(),
+                optional_cell(s.chance_same_sentence).c_str(), optional_cell(s.mean_distance, "%.1f").c_str(),
+                anchor.c_str());
   }
   std::printf("layer %lld: %d distinct anchor tokens among %lld heads\n\n", static_cast<long long>(l),
               a.layers[static_cast<size_t>(l)].distinct_anchors, static_cast<long long>(a.num_heads));

@@ -18,15 +18,15 @@
 namespace attnscope {
 namespace {
 
-struct Analysed {
+struct RunAndAnalysis {
   TextRun run;
   TextAnalysis analysis;
   AnalyzedTextView view() const { return {run.encoding, run.captures, analysis}; }
 };
 
-const Analysed& analysed() {
-  static const Analysed a = [] {
-    Analysed r;
+const RunAndAnalysis& analysed() {
+  static const RunAndAnalysis a = [] {
+    RunAndAnalysis r;
     r.run = test::minilm_checkpoint().run("The cat sat. The dog ran to the cat! A bird sang.", 128);
     r.analysis = analyze_text(r.run.encoding, r.run.captures, AnalysisSettings{});
     return r;
@@ -47,7 +47,7 @@ FigureOptions focus(int layer, int head) {
 }
 
 TEST(TextFigures, MatrixPanelsHoldTheCapturedAndAnalysedValues) {
-  const Analysed& a = analysed();
+  const RunAndAnalysis& a = analysed();
   const auto attention = matrix_panel(a.view(), 2, 7, MatrixKind::Attention, {});
   EXPECT_EQ(attention.values, floats(a.run.captures.attention[2][7]));
   EXPECT_EQ(attention.rows, static_cast<int>(a.run.encoding.size()));
@@ -62,7 +62,7 @@ TEST(TextFigures, MatrixPanelsHoldTheCapturedAndAnalysedValues) {
 }
 
 TEST(TextFigures, CosineIsSimilarityOverNorms) {
-  const Analysed& a = analysed();
+  const RunAndAnalysis& a = analysed();
   const auto cosine = matrix_panel(a.view(), 1, 3, MatrixKind::Cosine, {});
   const auto s = a.analysis.similarity.similarity[1][3];
   const auto norms = a.analysis.similarity.norms[1][3];
@@ -76,7 +76,7 @@ TEST(TextFigures, CosineIsSimilarityOverNorms) {
 }
 
 TEST(TextFigures, Figure5PanelsAreAttentionSimilarityMaskAndBlocks) {
-  const Analysed& a = analysed();
+  const RunAndAnalysis& a = analysed();
   const Figure f = figure5(a.view(), focus(5, 2));
   ASSERT_EQ(f.panels.size(), 4u);
   const auto& mask = std::get<HeatmapPanel>(f.panels[2]);
@@ -96,7 +96,7 @@ TEST(TextFigures, Figure5PanelsAreAttentionSimilarityMaskAndBlocks) {
 }
 
 TEST(TextFigures, Figure9ColoursOneColourPerTokenValueAndListsEveryPair) {
-  const Analysed& a = analysed();
+  const RunAndAnalysis& a = analysed();
   const Figure f = figure9(a.view(), focus(3, 4));
   const auto& t = std::get<TokenTextPanel>(f.panels[0]);
   const auto pairs = head_pairs(a.analysis, 3, 4);
@@ -118,7 +118,7 @@ TEST(TextFigures, Figure9ColoursOneColourPerTokenValueAndListsEveryPair) {
 }
 
 TEST(TextFigures, StatisticsFigureShowsUndefinedAsNan) {
-  const Analysed& a = analysed();
+  const RunAndAnalysis& a = analysed();
   const Figure f = stats_figure(a.view(), focus(4, 0));
   const auto& repeats = std::get<BarPanel>(f.panels[0]);
   ASSERT_EQ(repeats.categories.size(), 12u);
@@ -134,7 +134,7 @@ TEST(TextFigures, StatisticsFigureShowsUndefinedAsNan) {
 }
 
 TEST(TextFigures, LayerFiguresTakeTheChosenLayers) {
-  const Analysed& a = analysed();
+  const RunAndAnalysis& a = analysed();
   FigureOptions o;
   o.layers = {0, 5};
   const Figure f12 = figure12(a.view(), o);
@@ -150,7 +150,7 @@ TEST(TextFigures, LayerFiguresTakeTheChosenLayers) {
 }
 
 TEST(TextFigures, GridHasEveryHeadAndTheLayerSums) {
-  const Analysed& a = analysed();
+  const RunAndAnalysis& a = analysed();
   const Figure f = grid_figure(a.view(), {});
   EXPECT_EQ(f.columns, 13);
   EXPECT_EQ(f.panels.size(), 6u * 13u);
@@ -199,15 +199,15 @@ void expect_thumbnails_are_pooled_maps(const AnalyzedTextView& text, const Figur
 }
 
 // With the lenses' captures, which the norm-based maps need.
-Analysed analysed_with_lenses(const std::string& text, size_t max_length) {
-  Analysed a;
+RunAndAnalysis analysed_with_lenses(const std::string& text, size_t max_length) {
+  RunAndAnalysis a;
   a.run = test::minilm_checkpoint().run(text, max_length, {.lenses = true});
   a.analysis = analyze_text(a.run.encoding, a.run.captures, AnalysisSettings{});
   return a;
 }
 
 TEST(TextFigures, GridThumbnailsAreTheShownMapsPooledByLargestMagnitude) {
-  const Analysed a = analysed_with_lenses("The cat sat. The dog ran to the cat! A bird sang.", 128);
+  const RunAndAnalysis a = analysed_with_lenses("The cat sat. The dog ran to the cat! A bird sang.", 128);
   const int n = static_cast<int>(a.analysis.length);
   ASSERT_EQ(n % 2, 1);
   for (MatrixKind kind :
@@ -233,7 +233,7 @@ TEST(TextFigures, GridThumbnailsOfALongTextTakeTheLayersAFewAtATime) {
     std::ifstream in(test::source_dir() / "assets/examples" / name);
     text += std::string(std::istreambuf_iterator<char>(in), {}) + " ";
   }
-  const Analysed a = analysed_with_lenses(text, 512);
+  const RunAndAnalysis a = analysed_with_lenses(text, 512);
   ASSERT_EQ(a.run.encoding.size(), 512u);
   FigureOptions o = focus(0, 0);
   o.zero_diagonal = true;
@@ -244,7 +244,7 @@ TEST(TextFigures, GridThumbnailsOfALongTextTakeTheLayersAFewAtATime) {
 }
 
 TEST(TextFigures, GridAtlasIsTheThumbnailsColouredAndItsKeyIgnoresTheFocus) {
-  const Analysed& a = analysed();
+  const RunAndAnalysis& a = analysed();
   const FigureOptions o = focus(0, 0);
   const ThumbnailAtlas atlas = grid_atlas(a.view(), o);
   EXPECT_EQ(atlas.rgba, thumbnail_atlas(grid_thumbnails(a.view(), o, kGridThumbnailCells), 13).rgba);
@@ -264,7 +264,7 @@ TEST(TextFigures, GridAtlasIsTheThumbnailsColouredAndItsKeyIgnoresTheFocus) {
 }
 
 TEST(TextFigures, AttentionLinesForSeveralHeadsAndOneToken) {
-  const Analysed& a = analysed();
+  const RunAndAnalysis& a = analysed();
   FigureOptions o = focus(2, 3);
   o.heads = {1, 3};
   Figure f = lines_figure(a.view(), o);
@@ -304,7 +304,7 @@ TEST(TextFigures, AttentionLinesForSeveralHeadsAndOneToken) {
 }
 
 TEST(TextFigures, BadChoicesAreRefusedWithAMessage) {
-  const Analysed& a = analysed();
+  const RunAndAnalysis& a = analysed();
   EXPECT_THROW(head_figure(a.view(), focus(6, 0)), Error);
   EXPECT_THROW(head_figure(a.view(), focus(0, 12)), Error);
   try {

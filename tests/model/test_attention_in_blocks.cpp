@@ -17,6 +17,7 @@
 #include "model/attention_rows.h"
 #include "model/transformer.h"
 #include "support/nested_tensor.h"
+#include "support/model_texts.h"
 #include "support/paths.h"
 #include "support/test_device.h"
 
@@ -73,21 +74,15 @@ void expect_same_forward(const Transformer& model, const std::vector<std::vector
   }
 }
 
-// Texts of 64 and 41 tokens of the model's vocabulary: long enough that every product of a block,
-// as of the whole, goes to MKL (torch multiplies matrices of fewer than 400 multiply-adds in a loop
-// of its own, which sums in another order; a real long text's blocks are far larger).
-std::vector<int64_t> text_of(const Transformer& model, int64_t n, int64_t seed) {
-  n = std::min(n, model.config().max_tokens());
-  std::vector<int64_t> ids;
-  for (int64_t k = 0; k < n; ++k) ids.push_back(1 + (seed + k * 7919) % (model.config().vocab_size - 1));
-  return ids;
-}
-
 class AttentionInBlocks : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(AttentionInBlocks, GivesTheWholePathsOutputsAndMapsToTheBit) {
   const auto model = Transformer::load(test::golden_dir() / GetParam(), test::test_device());
-  const std::vector<int64_t> longer = text_of(*model, 64, 11), shorter = text_of(*model, 41, 5);
+  // Texts of 64 and 41 tokens of the model's vocabulary: long enough that every product of a block,
+  // as of the whole, goes to MKL (torch multiplies matrices of fewer than 400 multiply-adds in a loop
+  // of its own, which sums in another order; a real long text's blocks are far larger).
+  const std::vector<int64_t> longer = test::spread_token_ids(*model, 64, 11);
+  const std::vector<int64_t> shorter = test::spread_token_ids(*model, 41, 5);
   expect_same_forward(*model, {longer}, 7);
   expect_same_forward(*model, {longer, shorter}, 9);  // padded: pads are no query rows
 }

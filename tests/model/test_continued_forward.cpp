@@ -18,6 +18,7 @@
 #include "model/reproducible_products.h"
 #include "model/transformer.h"
 #include "support/nested_tensor.h"
+#include "support/model_texts.h"
 #include "support/paths.h"
 #include "support/test_device.h"
 
@@ -47,12 +48,6 @@ void expect_same_captures(const BatchCaptures& a, const BatchCaptures& b) {
   ASSERT_EQ(a.hidden_states.size(), b.hidden_states.size());
   for (size_t l = 0; l < a.hidden_states.size(); ++l)
     expect_same(a.hidden_states[l], b.hidden_states[l], "hidden state " + std::to_string(l));
-}
-
-std::vector<int64_t> text_of(const Transformer& model, int64_t n, int64_t seed) {
-  std::vector<int64_t> ids;
-  for (int64_t k = 0; k < n; ++k) ids.push_back(1 + (seed + k * 7919) % (model.config().vocab_size - 1));
-  return ids;
 }
 
 int64_t shared_start(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
@@ -86,7 +81,8 @@ class ContinuedForward : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ContinuedForward, EqualsAForwardFromScratch) {
   const auto model = Transformer::load(test::golden_dir() / GetParam(), test::test_device());
-  const std::vector<int64_t> text = text_of(*model, 44, 11), tail = text_of(*model, 20, 3);  // 64 positions
+  const std::vector<int64_t> text = test::spread_token_ids(*model, 44, 11),
+                             tail = test::spread_token_ids(*model, 20, 3);  // 64 positions
   std::vector<int64_t> appended = text, one_more = text, edited = text;
   appended.insert(appended.end(), tail.begin(), tail.end());
   one_more.push_back(tail.front());
@@ -120,7 +116,7 @@ at::Tensor layer_inputs(const Transformer& model, const std::vector<int64_t>& id
 
 TEST(ContinuedForwardOf, AnEncoderOrABatchTakesNothing) {
   const auto encoder = Transformer::load(test::golden_dir() / "encoders" / "modernbert", test::test_device());
-  const std::vector<int64_t> text = text_of(*encoder, 40, 2);
+  const std::vector<int64_t> text = test::spread_token_ids(*encoder, 40, 2);
   std::vector<int64_t> appended = text;
   appended.push_back(7);
   const ForwardPrefix prefix{layer_inputs(*encoder, text), 40};
@@ -136,7 +132,7 @@ TEST(ContinuedForwardOf, AnEncoderOrABatchTakesNothing) {
 
 TEST(ContinuedForwardOf, APrefixWithoutEveryLayersInputIsRefused) {
   const auto model = Transformer::load(test::golden_dir() / "decoders" / "llama", test::test_device());
-  const std::vector<int64_t> text = text_of(*model, 40, 2);
+  const std::vector<int64_t> text = test::spread_token_ids(*model, 40, 2);
   const at::Tensor inputs = layer_inputs(*model, text);
   EXPECT_THROW(model->forward({text}, {.prefix = {inputs.narrow(0, 0, 1), 30}}), Error) << "one layer's";
   EXPECT_THROW(model->forward({text}, {.prefix = {inputs.narrow(1, 0, 10), 30}}), Error) << "fewer tokens";

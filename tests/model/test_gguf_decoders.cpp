@@ -17,6 +17,7 @@
 #include "model/safetensors.h"
 #include "model/tensor_source.h"
 #include "model/transformer.h"
+#include "support/golden_captures.h"
 #include "support/paths.h"
 #include "support/test_device.h"
 
@@ -33,10 +34,6 @@ class GgufDecoder : public ::testing::TestWithParam<std::string> {
     return SafetensorsSource(file).read(name);
   }
 };
-
-double relative_gap(const at::Tensor& ours, const at::Tensor& theirs) {
-  return (ours - theirs).abs().max().item<double>() / theirs.abs().max().item<double>();
-}
 
 TEST_P(GgufDecoder, DerivesTheConfigurationTransformersDerives) {
   const nlohmann::json e = expected();
@@ -77,9 +74,9 @@ TEST_P(GgufDecoder, MapsAndHeadOutputsAreTransformers) {
     EXPECT_LT((c.attention[l] - attention[l]).abs().max().item<double>(), 1e-4) << "attention, layer " << l;
   const auto kept = e["kept_layers"].get<std::vector<int64_t>>();
   for (size_t k = 0; k < kept.size(); ++k)
-    EXPECT_LT(relative_gap(c.head_outputs[kept[k]], outputs[static_cast<int64_t>(k)]), 1e-4)
+    EXPECT_LT(test::relative_gap(c.head_outputs[kept[k]], outputs[static_cast<int64_t>(k)]), 1e-4)
         << "head outputs, layer " << kept[k];
-  EXPECT_LT(relative_gap(c.hidden_states[c.hidden_states.size(0) - 1], reference("last_hidden")), 1e-3)
+  EXPECT_LT(test::relative_gap(c.hidden_states[c.hidden_states.size(0) - 1], reference("last_hidden")), 1e-3)
       << "the final norm's output";
 }
 

@@ -10,6 +10,7 @@
 #include "model/checkpoint.h"
 #include "model/safetensors.h"
 #include "model/tensor_source.h"
+#include "support/golden_captures.h"
 #include "support/paths.h"
 #include "support/test_device.h"
 
@@ -21,10 +22,6 @@ nlohmann::json expected() { return test::read_json(test::golden_dir() / "mpnet" 
 at::Tensor reference(const std::string& name) {
   const SafetensorsFile file(test::golden_dir() / "mpnet" / "real.safetensors");
   return SafetensorsSource(file).read(name);
-}
-
-double relative_gap(const at::Tensor& ours, const at::Tensor& theirs) {
-  return (ours.to(at::kCPU) - theirs).abs().max().item<double>() / theirs.abs().max().item<double>();
 }
 
 TEST(MpnetGolden, TokensAreTransformers) {
@@ -51,9 +48,9 @@ TEST(MpnetGolden, MapsHeadOutputsAndHiddenStatesAreTransformers) {
         << "attention, layer " << l;
   const auto kept = e["kept_layers"].get<std::vector<int64_t>>();
   for (size_t k = 0; k < kept.size(); ++k)
-    EXPECT_LT(relative_gap(c.head_outputs[kept[k]], outputs[static_cast<int64_t>(k)]), 1e-4)
+    EXPECT_LT(test::relative_gap(c.head_outputs[kept[k]], outputs[static_cast<int64_t>(k)]), 1e-4)
         << "head outputs, layer " << kept[k];
-  EXPECT_LT(relative_gap(c.hidden_states[c.hidden_states.size(0) - 1], reference("last_hidden")), 1e-4);
+  EXPECT_LT(test::relative_gap(c.hidden_states[c.hidden_states.size(0) - 1], reference("last_hidden")), 1e-4);
 }
 
 }  // namespace

@@ -25,4 +25,8 @@ void expect_golden_case(const TextCaptures& got, const nlohmann::json& expected,
     EXPECT_LT(gap(got.hidden_states[static_cast<int64_t>(l)], hidden[l]), 1e-4) << what << " hidden state " << l;
 }
 
+double relative_gap(const at::Tensor& ours, const at::Tensor& theirs) {
+  return (ours.to(theirs.device()) - theirs).abs().max().item<double>() / theirs.abs().max().item<double>();
+}
+
 }  // namespace attnscope::test

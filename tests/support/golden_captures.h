@@ -12,4 +12,8 @@ namespace attnscope::test {
 
 void expect_golden_case(const TextCaptures& got, const nlohmann::json& expected, const std::string& what);
 
+// The largest difference from the reference over the reference's largest magnitude: the relative
+// gap real models' captures are held to (their values span several orders of magnitude).
+double relative_gap(const at::Tensor& ours, const at::Tensor& theirs);
+
 }  // namespace attnscope::test
