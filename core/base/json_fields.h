@@ -1,5 +1,6 @@
 #pragma once
 // Fields of JSON that came from outside, read with errors that name the file and the field.
+#include <optional>
 #include <string>
 #include <type_traits>
 
@@ -9,6 +10,12 @@
 #include "base/json_number.h"
 
 namespace attnscope {
+
+// Writing: an optional value, null where it is unset.
+template <typename T>
+nlohmann::json json_or_null(const std::optional<T>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
 
 // A field that may be absent: null when json is no object or lacks it. (operator[] on a const
 // json with a missing key is undefined behaviour: the fuzzer found a tokenizer's post-processor

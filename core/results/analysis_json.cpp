@@ -8,11 +8,6 @@
 namespace attnscope {
 namespace {
 
-template <typename T>
-nlohmann::json optional(const std::optional<T>& v) {
-  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
-}
-
 // Histogram as {distance: count} for the distances that occur.
 nlohmann::json histogram(const std::vector<int64_t>& counts) {
   nlohmann::json out = nlohmann::json::object();
@@ -80,16 +75,16 @@ AnalysisSettings settings_from_json(const nlohmann::json& j, const std::string& 
 
 nlohmann::json head_stats_to_json(const HeadStats& s) {
   return {{"count", s.count},
-          {"density", optional(s.density)},
-          {"repeat_share", optional(s.repeat_share)},
-          {"same_sentence_repeat_share", optional(s.same_sentence_repeat_share)},
-          {"same_sentence_share", optional(s.same_sentence_share)},
-          {"chance_same_sentence", optional(s.chance_same_sentence)},
-          {"mean_distance", optional(s.mean_distance)},
+          {"density", json_or_null(s.density)},
+          {"repeat_share", json_or_null(s.repeat_share)},
+          {"same_sentence_repeat_share", json_or_null(s.same_sentence_repeat_share)},
+          {"same_sentence_share", json_or_null(s.same_sentence_share)},
+          {"chance_same_sentence", json_or_null(s.chance_same_sentence)},
+          {"mean_distance", json_or_null(s.mean_distance)},
           {"distance_histogram", histogram(s.distance_histogram)},
-          {"anchor_index", optional(s.anchor_index)},
-          {"anchor_id", optional(s.anchor_id)},
-          {"anchor_share", optional(s.anchor_share)}};
+          {"anchor_index", json_or_null(s.anchor_index)},
+          {"anchor_id", json_or_null(s.anchor_id)},
+          {"anchor_share", json_or_null(s.anchor_share)}};
 }
 
 namespace {

@@ -6,15 +6,11 @@
 #include <cmath>
 #include <sstream>
 
+#include "base/json_fields.h"
 #include "results/analysis_json.h"
 
 namespace attnscope {
 namespace {
-
-template <typename T>
-nlohmann::json optional(const std::optional<T>& v) {
-  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
-}
 
 nlohmann::json finite(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
 
@@ -36,12 +32,12 @@ nlohmann::json stats_json(const HeadStats& s, const Encoding& e) {
 
 nlohmann::json change_json(const StatsChange& c) {
   return {{"count", c.count},
-          {"density", optional(c.density)},
-          {"repeat_share", optional(c.repeat_share)},
-          {"same_sentence_share", optional(c.same_sentence_share)},
-          {"mean_distance", optional(c.mean_distance)},
-          {"anchor_share", optional(c.anchor_share)},
-          {"same_anchor", optional(c.same_anchor)}};
+          {"density", json_or_null(c.density)},
+          {"repeat_share", json_or_null(c.repeat_share)},
+          {"same_sentence_share", json_or_null(c.same_sentence_share)},
+          {"mean_distance", json_or_null(c.mean_distance)},
+          {"anchor_share", json_or_null(c.anchor_share)},
+          {"same_anchor", json_or_null(c.same_anchor)}};
 }
 
 nlohmann::json head_json(const TextComparison& c, const ComparedRun& a, const ComparedRun& b, int64_t l, int64_t h) {
@@ -49,10 +45,10 @@ nlohmann::json head_json(const TextComparison& c, const ComparedRun& a, const Co
   nlohmann::json out{{"layer", l},
                      {"head", h},
                      {"cka", finite(change.cka)},
-                     {"attention_cosine", optional(change.attention_cosine)},
-                     {"attention_max_difference", optional(change.attention_max_difference)},
-                     {"similarity_relative_change", optional(change.similarity_relative_change)},
-                     {"jaccard", optional(change.jaccard)},
+                     {"attention_cosine", json_or_null(change.attention_cosine)},
+                     {"attention_max_difference", json_or_null(change.attention_max_difference)},
+                     {"similarity_relative_change", json_or_null(change.similarity_relative_change)},
+                     {"jaccard", json_or_null(change.jaccard)},
                      {"matched_head", nullptr},
                      {"matched_cka", nullptr}};
   if (!c.matching.empty()) {

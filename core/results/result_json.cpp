@@ -9,11 +9,6 @@
 #include "base/base64.h"
 
 namespace attnscope {
-namespace {
-
-constexpr const char* kFormat = "attnscope.text-run";
-
-}  // namespace
 
 Token token_from_json(const nlohmann::json& json, const std::string& where) {
   Token t;
@@ -84,8 +79,8 @@ TextRunFile text_run_header(const nlohmann::json& json, const std::string& sourc
 
 TextRunFile text_run_from_v1_json(const nlohmann::json& json, const std::string& source) {
   if (!json.is_object() || !json.contains("format") ||
-      json["format"] != kFormat)  // value() would throw on a non-string
-    throw Error(source + ": not an attnscope result (\"format\" must be \"" + kFormat + "\")");
+      json["format"] != kTextRunFormat)  // value() would throw on a non-string
+    throw Error(source + ": not an attnscope result (\"format\" must be \"" + kTextRunFormat + "\")");
   if (json_typed<int>(json, "version", source) != 1) throw Error(source + ": not a version 1 result");
   TextRunFile file = text_run_header(json, source);
   file.version = 1;

@@ -9,6 +9,9 @@
 
 namespace attnscope {
 
+// The "format" of a text's result file, in both versions.
+inline constexpr const char* kTextRunFormat = "attnscope.text-run";
+
 // Reads a matrix ({rows, cols, encoding: base64-f32le | decimal, data}), checking it is rows x
 // cols; `where` names it in error messages.
 at::Tensor matrix_from_json(const nlohmann::json& json, int64_t rows, int64_t cols, const std::string& where);

@@ -27,7 +27,6 @@ namespace {
 
 // Sections: names; writing (the document and its tensors, then either container); reading.
 
-constexpr const char* kFormat = "attnscope.text-run";
 constexpr int kVersion = 2;
 
 struct ResultContent {
@@ -141,7 +140,7 @@ ResultContent content_of(const TextRunFile& file, const TextAnalysis* analysis, 
   nlohmann::json tokens = nlohmann::json::array();
   for (size_t i = 0; i < file.run.encoding.tokens.size(); ++i)
     tokens.push_back(token_to_json(file.run.encoding.tokens[i], i));
-  r.document = {{"format", kFormat},
+  r.document = {{"format", kTextRunFormat},
                 {"version", kVersion},
                 {"model", {{"path", file.model_path}, {"config", file.model_config}}},
                 {"device", file.device},
@@ -293,8 +292,8 @@ TextRunFile from_document(const nlohmann::json& doc, const TensorSource& tensor,
 }
 
 void check_format(const nlohmann::json& format, const std::string& source) {
-  if (format != kFormat)
-    throw Error(source + ": not an attnscope result (\"format\" must be \"" + std::string(kFormat) + "\")");
+  if (format != kTextRunFormat)
+    throw Error(source + ": not an attnscope result (\"format\" must be \"" + std::string(kTextRunFormat) + "\")");
 }
 
 TextRunFile from_json(const nlohmann::json& json, const std::string& source, const TextRunLoad& load) {
@@ -421,9 +420,10 @@ void save_text_run(const std::filesystem::path& path, const TextRunFile& file, c
     write_file_atomically(path, as_json(std::move(content), o.decimal).dump() + "\n");
     return;
   }
-  write_safetensors(path, content.tensors,
-                    {{"format", kFormat}, {"version", std::to_string(kVersion)}, {"document", content.document.dump()}},
-                    content.streamed);
+  write_safetensors(
+      path, content.tensors,
+      {{"format", kTextRunFormat}, {"version", std::to_string(kVersion)}, {"document", content.document.dump()}},
+      content.streamed);
 }
 
 namespace {
