@@ -1,5 +1,6 @@
 #pragma once
-// Fields of JSON that came from outside, read with errors that name the file and the field.
+// Fields of JSON that came from outside, read with errors that name the file and the field; and
+// optional values written as JSON.
 #include <optional>
 #include <string>
 #include <type_traits>
