@@ -94,8 +94,6 @@ Figure titled(std::string title, const Acc& c, const FigureOptions& o, int colum
   return f;
 }
 
-std::string head_name(int l, int h) { return "layer " + std::to_string(l) + ", head " + std::to_string(h); }
-
 Figure figure2(const Acc& c, const Choice& k, const FigureOptions& o) {
   Figure f = titled("Fig. 2: attention summed over texts", c, o, 2);
   const at::Tensor sum = c.attention_sum();

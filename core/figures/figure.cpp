@@ -72,6 +72,11 @@ Figure titled_figure(std::string title, std::string caption, int columns) {
   return f;
 }
 
+std::string head_name(int layer, int head) {
+  return head < 0 ? "layer " + std::to_string(layer) + " (sum of heads)"
+                  : "layer " + std::to_string(layer) + ", head " + std::to_string(head);
+}
+
 std::vector<std::string> head_categories(int64_t heads) {
   std::vector<std::string> c;
   for (int64_t h = 0; h < heads; ++h) c.push_back("h" + std::to_string(h));

@@ -105,6 +105,8 @@ void share_color_scale(HeatmapPanel& a, HeatmapPanel& b, ValueScale scale, bool 
 
 // An empty figure with its title, caption and number of panel columns.
 Figure titled_figure(std::string title, std::string caption, int columns);
+// "layer 3, head 5", or "layer 3 (sum of heads)" for head -1: a head as titles name it.
+std::string head_name(int layer, int head);
 // "h0", "h1", ...: the categories of a bar panel over a layer's heads.
 std::vector<std::string> head_categories(int64_t heads);
 // A statistic for a bar panel: NaN (drawn "n/a") where undefined.

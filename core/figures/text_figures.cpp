@@ -16,11 +16,6 @@
 namespace attnscope {
 namespace {
 
-std::string head_name(int layer, int head) {
-  return head < 0 ? "layer " + std::to_string(layer) + " (sum of heads)"
-                  : "layer " + std::to_string(layer) + ", head " + std::to_string(head);
-}
-
 std::string share_text(const std::optional<double>& v) {
   if (!v) return "n/a";
   char buf[32];
