@@ -523,12 +523,12 @@ BatchCaptures Transformer::forward(const std::vector<std::vector<int64_t>>& ids,
     const LayerWeights& w = weights_.layers[l];
     const bool is_local = config_.is_local_layer(l);
     const RotaryTables* positions = rotary ? (is_local ? &local : &global) : nullptr;
-    LayerMask mask{is_local ? masks.local : masks.global,
-                   in_blocks,
-                   is_local,
-                   padding,
-                   options.block_rows,
-                   &options.attention_blocks};
+    LayerMask mask{.whole = is_local ? masks.local : masks.global,
+                   .in_blocks = in_blocks,
+                   .local = is_local,
+                   .padding = padding,
+                   .block_rows = options.block_rows,
+                   .sink = &options.attention_blocks};
     if (earlier_maps) {
       const auto layer = static_cast<int64_t>(l);
       mask.earlier_attention = options.prefix.attention[layer].unsqueeze(0).to(device_.device, device_.dtype);

@@ -211,7 +211,8 @@ CharString TextNormalizer::replace(const CharString& chars, const Step& step) {
 
 TextNormalizer TextNormalizer::bert(const NormalizerOptions& options) {
   TextNormalizer n;
-  Step step{Kind::Bert};
+  Step step;
+  step.kind = Kind::Bert;
   step.bert = options;
   n.steps_.push_back(std::move(step));
   return n;

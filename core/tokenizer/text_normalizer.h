@@ -29,7 +29,7 @@ class TextNormalizer {
  private:
   enum class Kind { Nfc, Nfkc, Nfd, Nfkd, Lowercase, StripAccents, Strip, Replace, Prepend, Precompiled, Bert };
   struct Step {
-    Kind kind;
+    Kind kind = Kind::Bert;
     bool left = false, right = false;  // Strip
     std::string content;               // Replace, Prepend
     std::string literal;               // Replace: a string pattern...
