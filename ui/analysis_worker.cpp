@@ -261,12 +261,13 @@ std::function<void(const Encoding&, const TextAnalysis&)> AnalysisWorker::analys
 }
 
 // Only a long text's forward hands out blocks (a short one keeps its maps): the pooler, made here
-// when the overview of attention is shown, allocates nothing before the first block.
+// when the overview of attention is shown, allocates nothing before the first block. Its blocks
+// are of pieces: a run on words pools its word maps after the forward instead.
 AttentionBlockSink AnalysisWorker::block_sink(const AnalysisRequest& request, uint64_t serial,
                                               std::optional<OverviewPooler>& pooler) {
   const ModelConfig& config = pipeline_->checkpoint()->model().config();
   const int layers = static_cast<int>(config.num_layers);
-  if (request.grid && OverviewPooler::pools(*request.grid))
+  if (request.grid && OverviewPooler::pools(*request.grid) && !request.settings.words)
     pooler.emplace(config.num_layers, config.num_heads, kGridThumbnailCells);
   return [this, &request, &pooler, serial, layers](int64_t layer, RowSpan rows, const at::Tensor& attention) {
     if (pooler) pooler->add(layer, rows, attention);

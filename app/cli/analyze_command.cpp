@@ -92,7 +92,8 @@ int run_analyze(const AnalyzeOptions& o) {
   run.keep_pair_masks = !o.out.empty() || !isatty(STDOUT_FILENO);  // a result is written, not the summary alone
   ResultWriteOptions write = write_options(o);
   // A result it could not write is refused before the forward, not after a run of hours. A run on
-  // words keeps fewer tokens than it encodes: its size is checked after it, as every result's is.
+  // words keeps fewer tokens than it encodes: its size is checked after it, as every result's is,
+  // and its capture set before it.
   if (run.keep_pair_masks && !o.analysis.words)
     run.before_forward = [&write](const PlannedRun& p) {
       const bool maps = p.kept == KeptAttention::Maps;
@@ -100,12 +101,16 @@ int run_analyze(const AnalyzeOptions& o) {
       planned.captures = written_captures(write.captures, maps);
       check_planned_result({p.config, p.tokens, maps, p.lenses, true}, planned);
     };
+  else if (run.keep_pair_masks && write.captures != CaptureSet::All)  // "all" on a long text's words: "none"
+    run.before_forward = [&write](const PlannedRun& p) {
+      if (p.kept != KeptAttention::Maps) require_captures_of_long_words(write.captures);
+    };
   const AnalyzedText analyzed = run_and_analyze(run, o.analysis);
   const TextResult& r = analyzed.result;  // named, not structured bindings: lambdas capture them (clang 14)
   const TextAnalysis& analysis = analyzed.analysis;
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   TextRunFile file = result_file(o.run.model, r);
-  write.captures = written_captures(write.captures, r.run.captures.attention.defined());
+  write.captures = written_captures(write.captures, r.run.captures);
   if (run.keep_pair_masks) {
     // Its size now that the pairs are counted: refused before the head roles, which take minutes on
     // a long text (and before the pairs' values are found again to be written).

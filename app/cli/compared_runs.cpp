@@ -13,7 +13,7 @@ void add_second_run_options(CLI::App& cmd, SecondRunOptions& o) {
 ComparedRun ComparedTexts::view(const AnalyzedText& r) {
   const TextRun& run = r.result.run;
   ComparedRun out{run.encoding, r.result.text, run.captures, r.analysis};
-  if (!run.captures.attention.defined() && run.captures.queries.defined())
+  if (run.captures.remakes_maps())
     out.attention_rows = recomputed_attention_rows(r.result.checkpoint->model(), run.captures);
   return out;
 }

@@ -7,6 +7,8 @@
 #include <string_view>
 
 #include "base/error.h"
+#include "model/reproducible_products.h"
+#include "model/run_sums.h"
 #include "tokenizer/piece_text.h"
 
 namespace attnscope {
@@ -33,12 +35,56 @@ bool continues(const Token& previous, const Token& piece, bool continuation_mark
   return !marks_word_start(piece.text);
 }
 
+// Each word's first piece, and one past the last at the end: int64 on the host.
+at::Tensor piece_bounds(const WordGroups& g) {
+  return at::tensor(std::vector<int64_t>(g.first_piece.begin(), g.first_piece.end()), at::kLong);
+}
+
+// [K, .., W, x]: t [K, .., n, x] averaged over each word's pieces along its second-to-last
+// dimension, one leading slice at a time (a float64 copy of one slice, not of the whole).
+at::Tensor piece_means(const at::Tensor& t, const at::Tensor& bounds) {
+  const at::Tensor on = bounds.to(t.device());
+  const at::Tensor sizes =
+      (on.narrow(0, 1, on.size(0) - 1) - on.narrow(0, 0, on.size(0) - 1)).to(at::kDouble).unsqueeze(1);
+  std::vector<at::Tensor> slices;
+  for (int64_t k = 0; k < t.size(0); ++k) slices.push_back((run_sums(t[k], t.dim() - 3, on) / sizes).to(at::kFloat));
+  return at::stack(slices);
+}
+
 // [W, n] float32: row a holds 1 for the pieces of word a.
 at::Tensor membership(const WordGroups& g, int64_t n) {
   const auto words = static_cast<int64_t>(g.words.size());
   std::vector<float> m(static_cast<size_t>(words * n), 0.0f);
   for (int64_t i = 0; i < n; ++i) m[static_cast<size_t>(g.word_of_piece[static_cast<size_t>(i)] * n + i)] = 1.0f;
   return at::tensor(m).reshape({words, n});
+}
+
+// The captures over words but their maps: the head outputs (and hidden states) averaged over each
+// word's pieces, the lens captures dropped.
+TextCaptures averaged_over_words(const TextCaptures& pieces, const WordGroups& groups) {
+  if (static_cast<int64_t>(groups.word_of_piece.size()) != pieces.length)
+    throw Error("the word groups are not of these captures' tokens");
+  const at::Tensor bounds = piece_bounds(groups);
+  TextCaptures w = pieces;
+  w.length = static_cast<int64_t>(groups.words.size());
+  w.head_outputs = piece_means(pieces.head_outputs, bounds);
+  if (pieces.hidden_states.defined()) w.hidden_states = piece_means(pieces.hidden_states, bounds);
+  w.value_norms = w.value_gram = w.queries = w.keys = w.column_sums = at::Tensor();
+  return w;
+}
+
+// [L, H, W]: each word map summed over its query rows, from `rows` block by block.
+at::Tensor word_column_sums(const AttentionRows& rows, const TextCaptures& w, const WordMapsMadeAgain& maps) {
+  const int64_t L = w.num_layers, H = w.num_heads, words = w.length;
+  at::Tensor sums = at::zeros({L, H, words}, at::kFloat);
+  for (int64_t l = 0; l < L; ++l) {
+    for (const auto& [first, count] : row_blocks(words, rows_per_block(H * w.pieces->length))) {
+      stop_if_stale(maps.keep_going);
+      sums[l] += rows(l, -1, {first, count}).sum(1);
+    }
+    if (maps.progress) maps.progress("words", static_cast<double>(l + 1) / static_cast<double>(L));
+  }
+  return sums;
 }
 
 }  // namespace
@@ -68,26 +114,32 @@ WordGroups group_words(const Encoding& pieces) {
 }
 
 TextCaptures word_captures(const TextCaptures& pieces, const WordGroups& groups) {
-  if (static_cast<int64_t>(groups.word_of_piece.size()) != pieces.length)
-    throw Error("the word groups are not of these captures' tokens");
   c10::InferenceMode guard;
-  const auto device = pieces.attention.device();
-  const at::Tensor member = membership(groups, pieces.length).to(device);  // [W, n]
-  const at::Tensor mean = member / member.sum(1, true);                    // each row averages a word's pieces
-  TextCaptures w = pieces;
-  w.length = static_cast<int64_t>(groups.words.size());
+  TextCaptures w = averaged_over_words(pieces, groups);
+  const at::Tensor member = membership(groups, pieces.length).to(pieces.attention.device());  // [W, n]
+  const at::Tensor mean = member / member.sum(1, true);  // each row averages a word's pieces
   w.attention = at::matmul(at::matmul(mean, pieces.attention.to(at::kFloat)), member.t())
                     .contiguous();  // mean over rows, sum over columns
-  w.head_outputs = at::matmul(mean, pieces.head_outputs.to(at::kFloat)).contiguous();
-  if (pieces.hidden_states.defined())
-    w.hidden_states = at::matmul(mean, pieces.hidden_states.to(at::kFloat)).contiguous();
-  w.value_norms = w.value_gram = w.queries = w.keys = at::Tensor();
   return w;
 }
 
-TextRun to_words(const TextRun& pieces) {
+TextCaptures long_text_word_captures(std::shared_ptr<const TextCaptures> pieces, const WordGroups& groups,
+                                     const WordMapsMadeAgain& maps) {
+  if (!maps.rows) throw Error("a long text's words need its maps made again by the model that ran it");
+  c10::InferenceMode guard;
+  TextCaptures w = averaged_over_words(*pieces, groups);
+  w.first_pieces.assign(groups.first_piece.begin(), groups.first_piece.end());
+  w.pieces = std::move(pieces);
+  w.column_sums = word_column_sums(maps.rows(w), w, maps).to(w.head_outputs.device());
+  return w;
+}
+
+TextRun to_words(TextRun pieces, const WordMapsMadeAgain& maps) {
   WordGroups groups = group_words(pieces.encoding);
-  TextCaptures captures = word_captures(pieces.captures, groups);
+  TextCaptures captures =
+      pieces.captures.attention.defined()
+          ? word_captures(pieces.captures, groups)
+          : long_text_word_captures(std::make_shared<const TextCaptures>(std::move(pieces.captures)), groups, maps);
   return {std::move(groups.words), std::move(captures)};
 }
 

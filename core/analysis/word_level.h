@@ -11,8 +11,11 @@
 //   - A word's head output is the mean of its pieces': c_a = (1 / |a|) sum_{i in a} c_i, so S on words
 //     is C_w C_w^T.
 // A text whose words are all one piece has the same maps as its pieces.
+#include <functional>
 #include <vector>
 
+#include "base/progress.h"
+#include "model/attention_rows.h"
 #include "model/checkpoint.h"
 #include "tokenizer/encoding.h"
 
@@ -30,7 +33,23 @@ WordGroups group_words(const Encoding& pieces);
 // not carried over (the norm lens is a piece-level view).
 TextCaptures word_captures(const TextCaptures& pieces, const WordGroups& groups);
 
-// The run over words: its encoding and captures (what the views and the analysis then read).
-TextRun to_words(const TextRun& pieces);
+// What carrying a long text over to words needs, its maps not being kept: a run's maps made again
+// (recomputed_attention_rows with its model or its scores), asked for the word captures.
+struct WordMapsMadeAgain {
+  std::function<AttentionRows(const TextCaptures&)> rows;
+  KeepGoing keep_going = {};     // asked before each block of rows
+  ProgressReport progress = {};  // "words": each layer's word column sums done
+};
+
+// The captures over words of a long text (pieces.attention undefined): the head outputs (and
+// hidden states) averaged over each word's pieces as above, each word map's column sums from its
+// rows made again block by block (no word map is held whole), and the pieces' captures kept
+// (captures.pieces), from which any word map is made again.
+TextCaptures long_text_word_captures(std::shared_ptr<const TextCaptures> pieces, const WordGroups& groups,
+                                     const WordMapsMadeAgain& maps);
+
+// The run over words: its encoding and captures (what the views and the analysis then read); a
+// long text's through long_text_word_captures, with `maps`.
+TextRun to_words(TextRun pieces, const WordMapsMadeAgain& maps = {});
 
 }  // namespace attnscope

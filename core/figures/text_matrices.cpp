@@ -54,16 +54,14 @@ MatrixKind matrix_by_name(const std::string& name) {
 AnalyzedTextView analyzed_text_view(const Encoding& encoding, const TextCaptures& captures,
                                     const TextAnalysis& analysis, const Transformer* model) {
   AnalyzedTextView view{encoding, captures, analysis};
-  if (!view.keeps_maps() && model && captures.queries.defined())
-    view.attention_rows = recomputed_attention_rows(*model, captures);
+  if (model && captures.remakes_maps()) view.attention_rows = recomputed_attention_rows(*model, captures);
   return view;
 }
 
 AnalyzedTextView analyzed_text_view(const Encoding& encoding, const TextCaptures& captures,
                                     const TextAnalysis& analysis, const AttentionScores* scores) {
   AnalyzedTextView view{encoding, captures, analysis};
-  if (!view.keeps_maps() && scores && captures.queries.defined())
-    view.attention_rows = recomputed_attention_rows(*scores, captures);
+  if (scores && captures.remakes_maps()) view.attention_rows = recomputed_attention_rows(*scores, captures);
   return view;
 }
 

@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <memory>
+#include <vector>
+
+#include "model/run_sums.h"
 
 namespace attnscope {
 namespace {
@@ -31,15 +34,32 @@ AttentionRows cached_rows(const Maker& maker, const TextCaptures& captures, Make
   };
 }
 
+// Rows of the maps over groups of pieces (words): W_ab = (1 / |a|) sum_{i in a} sum_{j in b} A_ij,
+// each block of word rows from the rows of its pieces. It keeps no n x n map either.
+AttentionRows grouped_rows(AttentionRows pieces, const std::vector<int64_t>& first_pieces) {
+  const auto words = static_cast<int64_t>(first_pieces.size()) - 1;
+  const at::Tensor bounds = at::tensor(first_pieces, at::kLong);
+  return [pieces = std::move(pieces), bounds, words](int64_t layer, int64_t head, RowSpan rows) {
+    const int64_t count = rows.size(words);
+    const at::Tensor own = bounds.narrow(0, rows.first, count + 1);  // the block's words' pieces
+    const int64_t begin = own[0].item<int64_t>(), end = own[count].item<int64_t>();
+    const at::Tensor by_columns = run_sums(pieces(layer, head, {begin, end - begin}), 2, bounds);  // [heads, p, W]
+    const at::Tensor sizes = (own.narrow(0, 1, count) - own.narrow(0, 0, count)).to(at::kDouble).view({1, count, 1});
+    return (run_sums(by_columns, 1, own - begin) / sizes).to(at::kFloat).contiguous();
+  };
+}
+
 }  // namespace
 
 AttentionRows recomputed_attention_rows(const Transformer& model, const TextCaptures& captures) {
+  if (captures.pieces) return grouped_rows(recomputed_attention_rows(model, *captures.pieces), captures.first_pieces);
   return cached_rows(model, captures, [&model](const Transformer::RecomputeInputs& inputs, RowSpan rows) {
     return model.recompute_attention(inputs, rows);
   });
 }
 
 AttentionRows recomputed_attention_rows(const AttentionScores& scores, const TextCaptures& captures) {
+  if (captures.pieces) return grouped_rows(recomputed_attention_rows(scores, *captures.pieces), captures.first_pieces);
   return cached_rows(scores, captures, [&scores](const AttentionScores::RecomputeInputs& inputs, RowSpan rows) {
     return scores.recompute(inputs, rows);
   });

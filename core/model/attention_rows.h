@@ -18,7 +18,9 @@ using AttentionRows = std::function<at::Tensor(int64_t layer, int64_t head, RowS
 // Recomputed by `model` from captures.queries and captures.keys, equal to the bit to the maps a
 // forward keeping them would have made (Transformer::recompute_attention). Both must outlive the
 // result. It keeps the last head's (or layer's) queries and keys as the products read them, so walking a layer
-// block by block lays them out once; not to be shared between threads.
+// block by block lays them out once; not to be shared between threads. For a long text carried
+// over to words (captures.pieces) the rows are the word maps' (analysis/word_level.h's W_ab), each
+// block made from its pieces' rows, equal to the maps of words made from kept maps within rounding.
 AttentionRows recomputed_attention_rows(const Transformer& model, const TextCaptures& captures);
 // The same without the model's weights (a result file's: AttentionScores made from its
 // configuration), for every family but DeBERTa and MPNet, whose scores need weights.

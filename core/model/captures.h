@@ -4,6 +4,7 @@
 #include <ATen/core/Tensor.h>
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace attnscope {
@@ -73,6 +74,14 @@ struct TextCaptures {
   at::Tensor queries, keys;
   at::Tensor last_state;  // [D] the last token after the last layer; undefined as last_states
   AttentionVisibility visibility;
+  // A long text carried over to words (analysis/word_level.h), whose maps are made again from its
+  // pieces' queries and keys: the pieces' captures, and the first piece of each of the `length`
+  // words with one past the last at the end. Unset for pieces, and for words of kept maps.
+  std::shared_ptr<const TextCaptures> pieces;
+  std::vector<int64_t> first_pieces;
+
+  // Whether a map not kept can be made again: from queries and keys, or from its pieces'.
+  bool remakes_maps() const { return !attention.defined() && (queries.defined() || pieces); }
 
   // The key head query head `head` reads: its group's.
   int64_t key_head(int64_t head) const { return head / (num_heads / keys.size(1)); }

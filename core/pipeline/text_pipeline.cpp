@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 
-#include "base/byte_size.h"
 #include "analysis/word_level.h"
 #include "base/error.h"
 #include "model/device_fallback.h"
@@ -44,16 +43,11 @@ bool has_text_tokens(const Encoding& encoding) {
 }
 
 // What a text of n tokens keeps (TextPipelineOptions::long_texts); a long text's analysis reads S
-// and the maps' column sums (the attention's kept, a lens's made again: long_text_separators.h)
-// only, in one line when asked for more. Its lenses' captures (value norms and Gram matrices) grow
-// as n: the norm-based maps are made again with the attention.
-void refuse_what_needs_every_map(const ModelConfig& config, size_t n, const AnalysisSettings& settings) {
-  const auto refuse = [&](const std::string& what) {
-    throw Error("a text of " + std::to_string(n) + " tokens keeps no attention maps (with its similarities they " +
-                "would take " + byte_size(map_bytes(config, static_cast<int64_t>(n))) + "); " + what +
-                " needs every map: leave it out, or keep the maps (--maps-up-to) where the memory allows");
-  };
-  if (settings.words) refuse("the analysis on words");
+// and the maps' column sums (the attention's kept, a lens's or words' made again:
+// long_text_separators.h, word_level.h), and pairs from a lens only where their masks fit, in one
+// line when not. Its lenses' captures (value norms and Gram matrices) grow as n: the norm-based
+// maps are made again with the attention.
+void refuse_lens_pairs_that_do_not_fit(size_t n, const AnalysisSettings& settings) {
   if (settings.pairs_from != PairInput::Similarity && settings.pairs_from != PairInput::Cosine)
     require_long_text_lens_pairs_fit(settings.pairs_from, static_cast<int64_t>(n));
 }
@@ -61,7 +55,7 @@ void refuse_what_needs_every_map(const ModelConfig& config, size_t n, const Anal
 KeptAttention kept_attention(const ModelConfig& config, size_t n, const TextPipelineOptions& o) {
   if (!o.long_texts) return KeptAttention::Maps;
   const KeptAttention kept = attention_to_keep(config, static_cast<int64_t>(n), *o.long_texts);
-  if (kept != KeptAttention::Maps) refuse_what_needs_every_map(config, n, o.settings);
+  if (kept != KeptAttention::Maps) refuse_lens_pairs_that_do_not_fit(n, o.settings);
   return kept;
 }
 
@@ -138,7 +132,10 @@ TextPipelineResult TextPipeline::run(std::string_view text, const TextPipelineOp
   }
   if (predicts) r.next = next_tokens(checkpoint->model(), r.captures, o.next_tokens);
   if (o.settings.words) {
-    TextRun words = to_words({std::move(r.encoding), std::move(r.captures)});
+    const WordMapsMadeAgain maps{
+        [&checkpoint](const TextCaptures& c) { return recomputed_attention_rows(checkpoint->model(), c); },
+        o.keep_going, o.progress};
+    TextRun words = to_words({std::move(r.encoding), std::move(r.captures)}, maps);
     r.encoding = std::move(words.encoding);
     r.captures = std::move(words.captures);
   }
@@ -153,8 +150,7 @@ TextPipelineResult TextPipeline::analyze(Encoding encoding, TextCaptures capture
   TextPipelineResult r;
   r.encoding = std::move(encoding);
   r.captures = std::move(captures);
-  if (!r.captures.attention.defined())
-    refuse_what_needs_every_map(checkpoint->model().config(), r.encoding.size(), o.settings);
+  if (!r.captures.attention.defined()) refuse_lens_pairs_that_do_not_fit(r.encoding.size(), o.settings);
   r.device = checkpoint->model().device();
   add_analysis(checkpoint, r, o);
   return r;

@@ -122,6 +122,7 @@ void require_kept(CaptureSet captures, bool maps_kept, bool queries_kept) {
 
 void add_captures(const TextCaptures& c, CaptureSet captures, NamedTensors& tensors) {
   const auto host = [](const at::Tensor& t) { return t.to(at::kCPU, at::kFloat).contiguous(); };
+  if (c.pieces) require_captures_of_long_words(captures);
   require_kept(captures, c.attention.defined(), c.queries.defined() && c.keys.defined());
   if (captures == CaptureSet::QueriesAndKeys) {
     tensors.emplace_back("queries", host(c.queries));
@@ -373,6 +374,18 @@ CaptureSet capture_set_by_name(const std::string& name) {
 
 CaptureSet written_captures(CaptureSet asked, bool maps_kept) {
   return !maps_kept && asked == CaptureSet::All ? CaptureSet::QueriesAndKeys : asked;
+}
+
+void require_captures_of_long_words(CaptureSet written) {
+  if (written != CaptureSet::None)
+    throw Error(
+        "a long text's analysis on words keeps no maps of its words, nor queries and keys that make them "
+        "again (its pieces' do): write it with --captures none, or on word pieces");
+}
+
+CaptureSet written_captures(CaptureSet asked, const TextCaptures& kept) {
+  if (kept.pieces && asked == CaptureSet::All) return CaptureSet::None;
+  return written_captures(asked, kept.attention.defined());
 }
 
 // What add_captures and add_pairs will write, in the shapes TextCaptures gives (keys: one per key

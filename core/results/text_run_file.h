@@ -76,6 +76,11 @@ struct PlannedResult {
 // The capture set a run writes when `asked` is: a long text keeps no maps, so "all" writes what
 // makes every one of them again ("queries-keys").
 CaptureSet written_captures(CaptureSet asked, bool maps_kept);
+// The same for a run's captures: a long text on words keeps neither its words' maps nor their
+// queries and keys (its pieces' make them again), so "all" writes the analysis alone ("none").
+CaptureSet written_captures(CaptureSet asked, const TextCaptures& kept);
+// Throws attnscope::Error unless `written` is "none": what a long text on words may write.
+void require_captures_of_long_words(CaptureSet written);
 // The bytes of the tensors such a result holds whatever its analysis finds (its captures and pair
 // masks; the pairs' values, 4 bytes a pair where written, come on top).
 double planned_result_bytes(const PlannedResult& plan, CaptureSet captures);

@@ -1,11 +1,15 @@
 // Word-level maps (analysis/word_level.h): pieces grouped into words by hand-made encodings of
 // each vocabulary's marks, maps carried over by hand, a text without split words unchanged, and
-// MiniLM's word maps against tools/make_lens_golden.py (the reference tokenizer's word_ids()).
+// MiniLM's word maps against tools/make_lens_golden.py (the reference tokenizer's word_ids()), and
+// a long text's words (maps made again from its pieces') equal to those of the text with its maps.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
 #include "analysis/text_analysis.h"
 #include "analysis/word_level.h"
+#include "base/error.h"
+#include "model/attention_rows.h"
+#include "support/long_text_views.h"
 #include "support/minilm.h"
 #include "support/nested_tensor.h"
 #include "support/paths.h"
@@ -92,6 +96,55 @@ TEST(WordLevel, MatchTheReferenceOnMiniLM) {
     const at::Tensor sums = test::nested_tensor(c["word_outputs_sum"]);
     EXPECT_LT((words.captures.head_outputs.sum({2, 3}) - sums).abs().max().item<double>(), 1e-3);
   }
+}
+
+double largest_gap(const at::Tensor& a, const at::Tensor& b) { return (a - b.cpu()).abs().max().item<double>(); }
+
+// The same 512 tokens of MiniLM carried over to words from their kept maps and, as a long text, from
+// their queries and keys: the same head outputs to the bit, the word maps' column sums and any
+// block of their rows within float rounding, and the same analysis.
+TEST(WordLevel, ALongTextsWordsAreThoseOfItsKeptMaps) {
+  const test::BothPaths& b = test::both_paths();
+  const Transformer& model = test::minilm_checkpoint().model();
+  const WordGroups groups = group_words(b.encoding);
+  ASSERT_LT(groups.words.size() + 20, b.encoding.size());  // words of several pieces, and not a few
+  const TextCaptures whole = word_captures(b.maps.captures, groups);
+  std::vector<double> done;
+  const WordMapsMadeAgain maps{[&](const TextCaptures& c) { return recomputed_attention_rows(model, c); },
+                               {},
+                               [&](std::string_view stage, double fraction) {
+                                 EXPECT_EQ(stage, "words");
+                                 done.push_back(fraction);
+                               }};
+  const TextCaptures words =
+      long_text_word_captures(std::make_shared<const TextCaptures>(b.long_text.captures), groups, maps);
+  EXPECT_EQ(done.size(), 6u);
+  EXPECT_FALSE(words.attention.defined());
+  ASSERT_TRUE(words.remakes_maps());
+  EXPECT_EQ(words.length, static_cast<int64_t>(groups.words.size()));
+  EXPECT_TRUE(at::equal(words.head_outputs, whole.head_outputs));
+  EXPECT_LT(largest_gap(words.column_sums, whole.attention.sum(-2)), 1e-5);
+  const AttentionRows rows = recomputed_attention_rows(model, words);
+  for (const auto& [layer, head] : {std::pair<int64_t, int64_t>{0, -1}, {3, 7}, {5, -1}})
+    for (const RowSpan span : {RowSpan{0, 9}, RowSpan{101, 57}, RowSpan{words.length - 5, 5}}) {
+      const at::Tensor expected = whole.attention[layer].narrow(0, std::max<int64_t>(head, 0), head < 0 ? 12 : 1);
+      EXPECT_LT(largest_gap(rows(layer, head, span), expected.narrow(1, span.first, span.count)), 1e-6)
+          << "layer " << layer << ", head " << head << ", rows from " << span.first;
+    }
+  AnalysisSettings settings;
+  settings.words = true;
+  const TextAnalysis a = analyze_text(groups.words, words, settings), e = analyze_text(groups.words, whole, settings);
+  ASSERT_EQ(a.heads.size(), e.heads.size());
+  for (size_t k = 0; k < a.heads.size(); ++k) {
+    EXPECT_EQ(a.heads[k].scale, e.heads[k].scale) << "head " << k;
+    EXPECT_EQ(a.heads[k].pair_count, e.heads[k].pair_count) << "head " << k;
+    EXPECT_EQ(a.heads[k].separators.positions, e.heads[k].separators.positions) << "head " << k;
+  }
+}
+
+TEST(WordLevel, ALongTextsWordsNeedItsMapsMadeAgain) {
+  const test::BothPaths& b = test::both_paths();
+  EXPECT_THROW(to_words({b.encoding, b.long_text.captures}), Error);
 }
 
 }  // namespace

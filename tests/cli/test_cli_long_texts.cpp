@@ -1,7 +1,7 @@
 // Long texts from the command line (--maps-up-to): a text past the length keeps queries and keys,
 // not maps, and analyze, heads, stats, pairs (of S, its cosine or a lens) and figure print exactly what
-// they print with every map kept (the real MiniLM at 512 tokens), and compare its measures; what needs
-// the maps is refused in one line.
+// they print with every map kept (the real MiniLM at 512 tokens), on words too, and compare its
+// measures; what needs the maps is refused in one line.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
@@ -63,6 +63,26 @@ TEST_F(CliLongText, PrintsWhatEveryMapKeptPrints) {
     nlohmann::json a = nlohmann::json::parse(long_text.out), b = nlohmann::json::parse(maps.out);
     EXPECT_EQ(a["analysis"], b["analysis"]) << from;
     EXPECT_EQ(a["head_roles"], b["head_roles"]) << from;
+  }
+}
+
+// On words: the word maps made from the pieces' maps made again (analysis/word_level.h), the same
+// statistics, pairs, analysis and overview as the words of every map kept.
+TEST_F(CliLongText, OnWordsPrintsWhatEveryMapKeptPrints) {
+  for (const auto& command :
+       std::vector<std::vector<std::string>>{{"stats", "--words"},
+                                             {"pairs", "--layer", "4", "--head", "2", "--words"},
+                                             {"analyze", "--out", "-", "--words", "--captures", "none"}}) {
+    const Outcome long_text = run_cli(args(command, true)), maps = run_cli(args(command, false));
+    ASSERT_EQ(long_text.status, 0) << long_text.err;
+    ASSERT_EQ(maps.status, 0) << maps.err;
+    if (command.front() != "analyze") {
+      EXPECT_EQ(long_text.out, maps.out) << command.front();
+      continue;
+    }
+    nlohmann::json a = nlohmann::json::parse(long_text.out), b = nlohmann::json::parse(maps.out);
+    EXPECT_EQ(a["analysis"], b["analysis"]);
+    EXPECT_EQ(a["tokens"], b["tokens"]);
   }
 }
 
@@ -199,7 +219,10 @@ TEST_F(CliLongText, RefusesWhatNeedsEveryMapInOneLine) {
   expect_one_line_error(
       args({"analyze", "--out", (dir_.path() / "r.safetensors").string(), "--captures", "attention"}, true),
       "queries-keys");
-  expect_one_line_error(args({"stats", "--words"}, true), "words");
+  expect_one_line_error(
+      args({"analyze", "--words", "--out", (dir_.path() / "w.safetensors").string(), "--captures", "queries-keys"},
+           true),
+      "words");
   expect_one_line_error(args({"stats", "--maps-up-to", "-3"}, false), "maps-up-to");
 }
 

@@ -136,8 +136,7 @@ TEST_F(TextPipelineTest, ARunSaysWhatItKeepsBeforeItsForward) {
 
 // A text run once, analysed again with other settings (what the explorer does when the settings
 // change and the text does not): the analysis a run with those settings gives, the forward not
-// run; a long text's too (separators and pairs from a lens made from its maps made again), and
-// what needs every map (the analysis on words) refused as a run refuses it.
+// run; a long text's too (separators and pairs from a lens made from its maps made again).
 TEST_F(TextPipelineTest, ARunIsAnalysedAgainWithOtherSettings) {
   const auto expect_same = [](const TextAnalysis& a, const TextAnalysis& b) {
     ASSERT_EQ(a.heads.size(), b.heads.size());
@@ -164,8 +163,35 @@ TEST_F(TextPipelineTest, ARunIsAnalysedAgainWithOtherSettings) {
     expect_same(again.analysis, pipeline_->run(kText, o).analysis);
     o.settings.pairs_from = PairInput::Attention;  // a long text's maps made again whole, a head at a time
     expect_same(pipeline_->analyze(first.encoding, first.captures, o).analysis, pipeline_->run(kText, o).analysis);
-    o.settings.words = true;
-    if (long_text) EXPECT_THROW(pipeline_->analyze(first.encoding, first.captures, o), Error);
+  }
+}
+
+// A long text on words: its words' maps made again from its pieces' queries and keys, the analysis
+// the text keeping its maps gets, a lens's pairs too; its progress says so.
+TEST_F(TextPipelineTest, ALongTextOnWordsIsAnalysedAsWithItsMaps) {
+  const std::string text = "the dogs sat on the mats.";  // "dog ##s", "mat ##s"
+  TextPipelineOptions o;
+  o.settings.words = true;
+  o.settings.separators_from = SeparatorInput::Rollout;
+  const TextPipelineResult maps = pipeline_->run(text, o);
+  o.long_texts = CapturePlan{.maps_up_to = 4};
+  std::vector<std::string> stages;
+  o.progress = [&](std::string_view stage, double) { stages.emplace_back(stage); };
+  const TextPipelineResult words = pipeline_->run(text, o);
+  ASSERT_FALSE(words.captures.attention.defined());
+  ASSERT_EQ(words.encoding.size(), maps.encoding.size());
+  const std::shared_ptr<const Checkpoint> checkpoint = pipeline_->checkpoint();
+  EXPECT_LT(words.encoding.size(), checkpoint->encode(text, checkpoint->default_max_length()).size());
+  EXPECT_NE(std::find(stages.begin(), stages.end(), "words"), stages.end());
+  for (const PairInput pairs : {PairInput::Similarity, PairInput::Attention}) {
+    o.settings.pairs_from = pairs;
+    const TextAnalysis a = pipeline_->analyze(words.encoding, words.captures, o).analysis;
+    const TextAnalysis e = pipeline_->analyze(maps.encoding, maps.captures, o).analysis;
+    ASSERT_EQ(a.heads.size(), e.heads.size());
+    for (size_t k = 0; k < a.heads.size(); ++k) {
+      EXPECT_EQ(a.heads[k].pair_count, e.heads[k].pair_count) << "head " << k;
+      EXPECT_EQ(a.heads[k].separators.positions, e.heads[k].separators.positions) << "head " << k;
+    }
   }
 }
 

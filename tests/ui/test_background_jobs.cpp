@@ -214,8 +214,8 @@ TEST(AnalysisWorker, ASettingsChangeAnalysesTheShownForwardAgain) {
   EXPECT_FALSE(answer(asked)->forward_reused);
   asked.text = "the dog sat on the mat.";
   EXPECT_FALSE(answer(asked)->forward_reused);
-  // A long text's scan reports its progress, the forward's layers all done; what needs every map
-  // is refused as a run refuses it.
+  // A long text's scan reports its progress, the forward's layers all done; on words its word maps
+  // are made again from its pieces'.
   asked.long_texts.maps_up_to = 4;
   asked.max_length = 0;
   const auto long_text = answer(asked);
@@ -229,10 +229,16 @@ TEST(AnalysisWorker, ASettingsChangeAnalysesTheShownForwardAgain) {
   EXPECT_EQ(scan.back().stage, "pairs");
   EXPECT_DOUBLE_EQ(scan.back().fraction, 1.0);
   for (const RunProgress& p : scan) EXPECT_EQ(p.layers_done, p.layers);
-  asked.settings.words = true;  // needs every map: refused in one line
-  const uint64_t refused = worker.submit(asked);
-  ASSERT_TRUE(wait_for([&] { return worker.latest() && worker.latest()->serial == refused; }));
-  EXPECT_NE(worker.latest()->error.find("every map"), std::string::npos) << worker.latest()->error;
+  asked.settings.words = true;
+  asked.text = "the dogs sat on the mats.";  // "dog ##s", "mat ##s": words of two pieces
+  const auto words = answer(asked);
+  EXPECT_FALSE(words->forward_reused);
+  EXPECT_FALSE(words->captures.attention.defined());
+  EXPECT_TRUE(words->captures.remakes_maps());
+  ASSERT_EQ(words->captures.first_pieces.size(), words->encoding.size() + 1);
+  EXPECT_LT(words->encoding.size(), static_cast<size_t>(words->captures.first_pieces.back()));
+  EXPECT_TRUE(std::any_of(words->encoding.tokens.begin(), words->encoding.tokens.end(),
+                          [](const Token& t) { return t.text == "dogs"; }));
 }
 
 // A decoder's text typed on at its end: the worker's forward takes the tokens typed before from
