@@ -40,15 +40,12 @@ at::Tensor piece_bounds(const WordGroups& g) {
   return at::tensor(std::vector<int64_t>(g.first_piece.begin(), g.first_piece.end()), at::kLong);
 }
 
-// [K, .., W, x]: t [K, .., n, x] averaged over each word's pieces along its second-to-last
-// dimension, one leading slice at a time (a float64 copy of one slice, not of the whole).
+// [K, .., W, x] float32: t [K, .., n, x] averaged over each word's pieces along its second-to-last
+// dimension.
 at::Tensor piece_means(const at::Tensor& t, const at::Tensor& bounds) {
-  const at::Tensor on = bounds.to(t.device());
-  const at::Tensor sizes =
-      (on.narrow(0, 1, on.size(0) - 1) - on.narrow(0, 0, on.size(0) - 1)).to(at::kDouble).unsqueeze(1);
-  std::vector<at::Tensor> slices;
-  for (int64_t k = 0; k < t.size(0); ++k) slices.push_back((run_sums(t[k], t.dim() - 3, on) / sizes).to(at::kFloat));
-  return at::stack(slices);
+  const int64_t words = bounds.size(0) - 1;
+  const at::Tensor sizes = (bounds.narrow(0, 1, words) - bounds.narrow(0, 0, words)).to(t.device(), at::kFloat);
+  return (run_sums(t.to(at::kFloat), t.dim() - 2, bounds) / sizes.unsqueeze(1)).contiguous();
 }
 
 // [W, n] float32: row a holds 1 for the pieces of word a.
@@ -73,15 +70,22 @@ TextCaptures averaged_over_words(const TextCaptures& pieces, const WordGroups& g
   return w;
 }
 
-// [L, H, W]: each word map summed over its query rows, from `rows` block by block.
-at::Tensor word_column_sums(const AttentionRows& rows, const TextCaptures& w, const WordMapsMadeAgain& maps) {
-  const int64_t L = w.num_layers, H = w.num_heads, words = w.length;
-  at::Tensor sums = at::zeros({L, H, words}, at::kFloat);
+// [L, H, W]: each word map summed over its query rows, sum_a W_ab = sum_i (1 / |word(i)|) sum_{j in b}
+// A_ij: the pieces' maps weighed row by row and summed over their rows a block at a time
+// (`pieces`: their rows made again), then their columns summed per word once a layer.
+at::Tensor word_column_sums(const AttentionRows& pieces, const TextCaptures& w, const at::Tensor& bounds,
+                            const WordMapsMadeAgain& maps) {
+  const int64_t L = w.num_layers, H = w.num_heads, n = w.pieces->length;
+  const at::Tensor sizes = bounds.narrow(0, 1, w.length) - bounds.narrow(0, 0, w.length);
+  const at::Tensor weights = at::repeat_interleave(sizes.to(at::kFloat).reciprocal(), sizes);  // [n] 1 / |word(i)|
+  at::Tensor sums = at::empty({L, H, w.length}, at::kFloat);
   for (int64_t l = 0; l < L; ++l) {
-    for (const auto& [first, count] : row_blocks(words, rows_per_block(H * w.pieces->length))) {
+    at::Tensor columns = at::zeros({H, n}, at::kFloat);
+    for (const auto& [first, count] : row_blocks(n, rows_per_block(H * n))) {
       stop_if_stale(maps.keep_going);
-      sums[l] += rows(l, -1, {first, count}).sum(1);
+      columns += (pieces(l, -1, {first, count}) * weights.narrow(0, first, count).view({1, count, 1})).sum(1);
     }
+    sums[l].copy_(run_sums(columns, 1, bounds));
     if (maps.progress) maps.progress("words", static_cast<double>(l + 1) / static_cast<double>(L));
   }
   return sums;
@@ -130,7 +134,7 @@ TextCaptures long_text_word_captures(std::shared_ptr<const TextCaptures> pieces,
   TextCaptures w = averaged_over_words(*pieces, groups);
   w.first_pieces.assign(groups.first_piece.begin(), groups.first_piece.end());
   w.pieces = std::move(pieces);
-  w.column_sums = word_column_sums(maps.rows(w), w, maps).to(w.head_outputs.device());
+  w.column_sums = word_column_sums(maps.rows(*w.pieces), w, piece_bounds(groups), maps).to(w.head_outputs.device());
   return w;
 }
 

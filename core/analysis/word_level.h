@@ -34,7 +34,7 @@ WordGroups group_words(const Encoding& pieces);
 TextCaptures word_captures(const TextCaptures& pieces, const WordGroups& groups);
 
 // What carrying a long text over to words needs, its maps not being kept: a run's maps made again
-// (recomputed_attention_rows with its model or its scores), asked for the word captures.
+// (recomputed_attention_rows with its model or its scores), asked for its pieces' captures.
 struct WordMapsMadeAgain {
   std::function<AttentionRows(const TextCaptures&)> rows;
   KeepGoing keep_going = {};     // asked before each block of rows
@@ -42,9 +42,9 @@ struct WordMapsMadeAgain {
 };
 
 // The captures over words of a long text (pieces.attention undefined): the head outputs (and
-// hidden states) averaged over each word's pieces as above, each word map's column sums from its
-// rows made again block by block (no word map is held whole), and the pieces' captures kept
-// (captures.pieces), from which any word map is made again.
+// hidden states) averaged over each word's pieces as above, each word map's column sums from the
+// pieces' maps made again block by block of rows (no map is held whole), and the pieces' captures
+// kept (captures.pieces), from which any word map is made again.
 TextCaptures long_text_word_captures(std::shared_ptr<const TextCaptures> pieces, const WordGroups& groups,
                                      const WordMapsMadeAgain& maps);
 

@@ -2,14 +2,29 @@
 
 #include <ATen/ATen.h>
 
+#include <vector>
+
 namespace attnscope {
 
+// The runs' dimension is moved first and made contiguous (one copy of t): each entry along it is
+// then a contiguous row, which index_select and index_add_ copy and add whole. Along another
+// dimension they would take each entry's strided slice apart, one small copy per entry, which
+// cost 20 s of a 2,048-token text's word maps where their sums now take under one.
 at::Tensor run_sums(const at::Tensor& t, int64_t dim, const at::Tensor& bounds) {
-  const at::Tensor wide = t.to(at::kDouble);
-  const at::Tensor prefix = at::cat({at::zeros_like(wide.narrow(dim, 0, 1)), wide.cumsum(dim)}, dim);
-  const at::Tensor at_bounds = prefix.index_select(dim, bounds);
   const int64_t runs = bounds.size(0) - 1;
-  return at_bounds.narrow(dim, 1, runs) - at_bounds.narrow(dim, 0, runs);
+  const at::Tensor starts = bounds.narrow(0, 0, runs), lengths = bounds.narrow(0, 1, runs) - starts;
+  const at::Tensor rows = t.movedim(dim, 0).contiguous();
+  const at::Tensor flat = rows.view({rows.size(0), -1});
+  at::Tensor sums = flat.index_select(0, starts.to(t.device()));  // each run's first entry
+  const int64_t longest = runs > 0 ? lengths.max().item<int64_t>() : 0;
+  for (int64_t k = 1; k < longest; ++k) {
+    const at::Tensor longer = at::nonzero(lengths > k).squeeze(1);  // the runs with a (k + 1)-th entry
+    sums.index_add_(0, longer.to(t.device()),
+                    flat.index_select(0, (starts.index_select(0, longer) + k).to(t.device())));
+  }
+  std::vector<int64_t> shape = rows.sizes().vec();
+  shape[0] = runs;
+  return sums.view(shape).movedim(0, dim);
 }
 
 }  // namespace attnscope
