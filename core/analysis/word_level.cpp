@@ -41,11 +41,17 @@ at::Tensor piece_bounds(const WordGroups& g) {
 }
 
 // [K, .., W, x] float32: t [K, .., n, x] averaged over each word's pieces along its second-to-last
-// dimension.
+// dimension, a leading slice (a layer) at a time: run_sums lays out a copy of what it is given, which
+// for a long text's head outputs whole would be half a gigabyte more.
 at::Tensor piece_means(const at::Tensor& t, const at::Tensor& bounds) {
   const int64_t words = bounds.size(0) - 1;
   const at::Tensor sizes = (bounds.narrow(0, 1, words) - bounds.narrow(0, 0, words)).to(t.device(), at::kFloat);
-  return (run_sums(t.to(at::kFloat), t.dim() - 2, bounds) / sizes.unsqueeze(1)).contiguous();
+  std::vector<int64_t> shape = t.sizes().vec();
+  shape[shape.size() - 2] = words;
+  at::Tensor means = at::empty(shape, t.options().dtype(at::kFloat));
+  for (int64_t k = 0; k < t.size(0); ++k)
+    means[k].copy_(run_sums(t[k].to(at::kFloat), t.dim() - 3, bounds) / sizes.unsqueeze(1));
+  return means;
 }
 
 // [W, n] float32: row a holds 1 for the pieces of word a.
@@ -133,7 +139,13 @@ TextCaptures long_text_word_captures(std::shared_ptr<const TextCaptures> pieces,
   c10::InferenceMode guard;
   TextCaptures w = averaged_over_words(*pieces, groups);
   w.first_pieces.assign(groups.first_piece.begin(), groups.first_piece.end());
-  w.pieces = std::move(pieces);
+  // Of the pieces' captures only what makes their maps again stays (queries, keys, visibility):
+  // their head outputs and states, as large as the queries, are the words' now.
+  auto remakes = std::make_shared<TextCaptures>(*pieces);
+  remakes->head_outputs = remakes->hidden_states = remakes->value_norms = remakes->value_gram = at::Tensor();
+  remakes->column_sums = remakes->last_state = at::Tensor();
+  pieces.reset();
+  w.pieces = std::move(remakes);
   w.column_sums = word_column_sums(maps.rows(*w.pieces), w, piece_bounds(groups), maps).to(w.head_outputs.device());
   return w;
 }

@@ -75,8 +75,9 @@ struct TextCaptures {
   at::Tensor last_state;  // [D] the last token after the last layer; undefined as last_states
   AttentionVisibility visibility;
   // A long text carried over to words (analysis/word_level.h), whose maps are made again from its
-  // pieces' queries and keys: the pieces' captures, and the first piece of each of the `length`
-  // words with one past the last at the end. Unset for pieces, and for words of kept maps.
+  // pieces' queries and keys: the pieces' captures (those alone, with their sizes and visibility),
+  // and the first piece of each of the `length` words with one past the last at the end. Unset for
+  // pieces, and for words of kept maps.
   std::shared_ptr<const TextCaptures> pieces;
   std::vector<int64_t> first_pieces;
 
