@@ -216,7 +216,7 @@ at::Tensor Transformer::attend(const LayerWeights& w, const at::Tensor& x, const
     q_t = rotate(q_t, *rotary);
     k_t = rotate(k_t, *rotary);
   }
-  if (mask.in_blocks) return attend_in_blocks({q_t, k_t, v_t}, mask, *keep, B, keep_going);
+  if (mask.in_blocks) return attend_in_blocks({q_t, k_t, v_t}, mask, keep, B, keep_going);
   if (keep && mask.earlier_rows > 0) return attend_rows_after({q_t, k_t, v_t}, mask, *keep, B);
   if (keep || config_.attention_softcap > 0 || relative.defined())
     return attend_explicitly(w, {q_t, k_t, v_t}, mask.whole, relative, keep, B);
@@ -229,12 +229,12 @@ at::Tensor Transformer::attend(const LayerWeights& w, const at::Tensor& x, const
 // Block by block of query rows, exactly what attend_explicitly does for those rows (the masks are
 // functions of position, softmax works row by row, and the products sum each output in one order
 // whatever their shape), so the head outputs and every later layer are those of the whole path to
-// the bit; of each block of maps only its column sums stay.
-at::Tensor Transformer::attend_in_blocks(const Projected& qkv, const LayerMask& mask, BatchCaptures& keep, int64_t B,
+// the bit; of each block of maps only its column sums stay (none without `keep`).
+at::Tensor Transformer::attend_in_blocks(const Projected& qkv, const LayerMask& mask, BatchCaptures* keep, int64_t B,
                                          const KeepGoing& keep_going) const {
   const auto& [q_t, k_t, v_t] = qkv;
   const int64_t n = q_t.size(2), H = config_.num_heads, d = config_.head_dim();
-  const int64_t l = static_cast<int64_t>(keep.head_outputs.size());
+  const int64_t l = keep ? static_cast<int64_t>(keep->head_outputs.size()) : 0;
   const at::Tensor q_rows = scores_.scaled_query_rows(q_t);
   // A causal layer's blocks of head outputs read the values laid out once (causal_context.h), and
   // its blocks of rows start where those blocks do, none made twice (a test's few rows aside).
@@ -242,11 +242,11 @@ at::Tensor Transformer::attend_in_blocks(const Projected& qkv, const LayerMask& 
   const at::Tensor values = causal ? v_t.transpose(1, 2).contiguous() : v_t.transpose(1, 2);
   int64_t step = mask.block_rows > 0 ? mask.block_rows : rows_per_block(B * H * n);
   if (causal && mask.block_rows == 0) step = (step + kCausalContextRows - 1) / kCausalContextRows * kCausalContextRows;
-  at::Tensor context = keep.all_head_outputs[l];
+  at::Tensor context = keep ? keep->all_head_outputs[l] : at::empty({B, H, n, d}, q_t.options());
   const at::Tensor context_rows = context.view({B * H, n, d});
-  at::Tensor columns = keep.all_column_sums[l];  // [B, H, n]
-  columns.zero_();
-  const at::Tensor real = real_query_rows(keep.lengths, n, device_.device);  // [B, 1, n, 1] or undefined
+  at::Tensor columns = keep ? keep->all_column_sums[l] : at::Tensor();  // [B, H, n]
+  if (keep) columns.zero_();
+  const at::Tensor real = keep ? real_query_rows(keep->lengths, n, device_.device) : at::Tensor();  // [B, 1, n, 1]
   for (const auto& [first, count] : row_blocks(n, step)) {
     if (first > 0) stop_if_stale(keep_going);
     const RowSpan rows{first, count};
@@ -258,13 +258,15 @@ at::Tensor Transformer::attend_in_blocks(const Projected& qkv, const LayerMask& 
       causal_context_into(out, attention.view({B * H, rows.count, n}), values, rows.first);
     else
       out.copy_(at::bmm(attention.view({B * H, rows.count, n}), values));
+    if (!keep) continue;
     const at::Tensor summed = real.defined() ? attention * real.narrow(2, rows.first, rows.count) : attention;
     columns.add_(summed.sum(2, false, at::kFloat));
     if (mask.sink && *mask.sink) (*mask.sink)(l, rows, attention);
   }
-  keep.head_outputs.push_back(context);
-  if (keep.all_value_norms.defined()) keep_value_vectors(v_t, l, keep);
-  keep_queries_and_keys(qkv, l, keep);
+  if (!keep) return context;
+  keep->head_outputs.push_back(context);
+  if (keep->all_value_norms.defined()) keep_value_vectors(v_t, l, *keep);
+  keep_queries_and_keys(qkv, l, *keep);
   return context;
 }
 
@@ -491,11 +493,11 @@ BatchCaptures Transformer::forward(const std::vector<std::vector<int64_t>>& ids,
   const KeepGoing& keep_going = options.keep_going;
   const bool stops_early = last != LastLayer::Complete;
   if (stops_early && !capture) throw Error("a forward pass without captures needs its last layer complete");
-  const bool in_blocks = capture && options.kept == KeptAttention::QueriesAndKeys;
-  if (in_blocks && weights_.relative_embeddings.defined())
+  if (capture && options.kept == KeptAttention::QueriesAndKeys && weights_.relative_embeddings.defined())
     throw Error("DeBERTa's attention maps cannot be recomputed from queries and keys: it keeps its maps");
   const Batch batch = checked_batch(ids);
   const int64_t n = batch.n;
+  const bool in_blocks = attends_in_blocks(options, batch.ids.size(0), n);
   BatchCaptures out;
   out.lengths = batch.lengths;
   out.visibility = config_.visibility();
@@ -555,6 +557,12 @@ BatchCaptures Transformer::forward(const std::vector<std::vector<int64_t>>& ids,
     out.hidden_states.back() = normalize(x, weights_.final_norm_weight, weights_.final_norm_bias);
   out.last_states = last_rows(out.hidden_states.back(), batch.lengths);
   return out;
+}
+
+bool Transformer::attends_in_blocks(const ForwardOptions& options, int64_t B, int64_t n) const {
+  if (options.capture) return options.kept == KeptAttention::QueriesAndKeys;
+  const double scores = static_cast<double>(B * config_.num_heads) * static_cast<double>(n) * static_cast<double>(n);
+  return !weights_.relative_embeddings.defined() && scores * sizeof(float) > options.most_whole_score_bytes;
 }
 
 int64_t Transformer::tokens_continued(const ForwardPrefix& prefix, int64_t tokens, size_t texts) const {

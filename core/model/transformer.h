@@ -67,6 +67,10 @@ struct ForwardOptions {
   // Keep the attention maps (or what recomputes them: `kept`) and head outputs of every layer;
   // without, attention runs fused.
   bool capture = true;
+  // Without captures, a layer's scores are made whole (by the fused attention, whose fallback with a
+  // mask holds [B, H, n, n] of them) up to this many bytes; past it, a block of query rows at a time
+  // as a long text's captures are, in memory that grows as n (tests set 0).
+  double most_whole_score_bytes = 256.0 * 1024 * 1024;
   KeptAttention kept = KeptAttention::Maps;
   // With KeptAttention::QueriesAndKeys: query rows per block of a layer's attention; 0: as many
   // as make about 32 MB of scores (tests set a few rows to cross many blocks).
@@ -169,9 +173,14 @@ class Transformer {
   // The same for the rows from mask.earlier_rows on (made as a block of rows is: the same bits as
   // the whole maps'), the rows before taken from the run before (a continued forward).
   at::Tensor attend_rows_after(const Projected& qkv, const LayerMask& mask, BatchCaptures& keep, int64_t B) const;
-  // The same in blocks of query rows, keeping the queries, keys and column sums instead of the maps.
-  at::Tensor attend_in_blocks(const Projected& qkv, const LayerMask& mask, BatchCaptures& keep, int64_t B,
+  // The same in blocks of query rows, keeping the queries, keys and column sums instead of the maps
+  // in `keep`; without it (a long text's forward without captures) the head outputs alone.
+  at::Tensor attend_in_blocks(const Projected& qkv, const LayerMask& mask, BatchCaptures* keep, int64_t B,
                               const KeepGoing& keep_going) const;
+  // Whether a forward of B texts of n tokens runs its attention in blocks of query rows: a long
+  // text's, its maps not kept (`kept`); without captures, where a layer's scores whole would take
+  // more than options.most_whole_score_bytes (DeBERTa's relative terms are made whole always).
+  bool attends_in_blocks(const ForwardOptions& options, int64_t B, int64_t n) const;
   // DeBERTa's content-to-position and position-to-content terms of the scores, [B, H, n, n], scaled.
   at::Tensor disentangled_scores(const LayerWeights& w, const Projected& qkv, const at::Tensor& relative,
                                  int64_t B) const;

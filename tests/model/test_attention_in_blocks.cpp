@@ -3,7 +3,8 @@
 // last hidden state, queries and keys equal the whole path's to the bit, its column sums equal the
 // maps' sums (to rounding: they are summed block by block), and the maps recomputed from what it
 // kept, block by block, equal the whole path's maps to the bit (also when made from the configuration
-// alone, without the weights). In every family but DeBERTa, on
+// alone, without the weights); a forward without captures past its limit on whole scores runs the
+// same blocks. In every family but DeBERTa, on
 // texts alone and in a padded batch, and on the real MiniLM at 512 tokens. The blocks here are a
 // few rows high, the last one often shorter, so that every text crosses many of them.
 #include <ATen/ATen.h>
@@ -85,6 +86,22 @@ TEST_P(AttentionInBlocks, GivesTheWholePathsOutputsAndMapsToTheBit) {
   const std::vector<int64_t> shorter = test::spread_token_ids(*model, 41, 5);
   expect_same_forward(*model, {longer}, 7);
   expect_same_forward(*model, {longer, shorter}, 9);  // padded: pads are no query rows
+}
+
+// A forward without captures past its limit on whole scores (0 here) runs the same blocks: the same
+// last hidden states to the bit as the forward keeping queries and keys, padded batch included.
+TEST_P(AttentionInBlocks, AForwardWithoutCapturesGoesInBlocksPastItsLimit) {
+  const auto model = Transformer::load(test::golden_dir() / GetParam(), test::test_device());
+  const std::vector<std::vector<int64_t>> ids = {test::spread_token_ids(*model, 64, 11),
+                                                 test::spread_token_ids(*model, 41, 5)};
+  const BatchCaptures plain = model->forward(ids, {.capture = false, .most_whole_score_bytes = 0, .block_rows = 9});
+  const BatchCaptures blocks = model->forward(ids, {.kept = KeptAttention::QueriesAndKeys, .block_rows = 9});
+  EXPECT_FALSE(plain.all_head_outputs.defined());
+  ASSERT_EQ(plain.hidden_states.size(), 1u) << "in blocks, the last state alone";
+  expect_bitwise(plain.hidden_states.back(), blocks.hidden_states.back(), "last hidden state");
+  expect_bitwise(plain.last_states, blocks.last_states, "last tokens' states");
+  const BatchCaptures whole = model->forward(ids, {.capture = false});  // the fused attention: other bits
+  EXPECT_TRUE(at::allclose(plain.hidden_states.back(), whole.hidden_states.back(), 1e-4, 1e-5));
 }
 
 INSTANTIATE_TEST_SUITE_P(Families, AttentionInBlocks,
