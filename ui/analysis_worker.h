@@ -42,7 +42,8 @@ struct AnalysisRequest {
   int next_tokens = 5;      // a decoder's most likely next tokens to show (none for an encoder)
   bool head_roles = false;  // the overview's role grid is shown: the text's head roles too
   // A text whose maps would not fit keeps its queries and keys instead (the views make its maps
-  // again); what needs every map (the lenses, words) is then refused in one line.
+  // again, on words from its pieces'); pairs from a lens whose maps would not fit whole one at a
+  // time are then refused in one line.
   CapturePlan long_texts = {};
 };
 

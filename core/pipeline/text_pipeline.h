@@ -104,7 +104,7 @@ class TextPipeline {
 
   // The analysis half of run() on a text run before: its encoding and captures as run() gave them
   // (on the host, on words where its settings were), analysed with other settings, the forward
-  // not run again; what needs every map is refused for a long text as run() refuses it. What the
+  // not run again; what a long text cannot give is refused as run() refuses it. What the
   // explorer does when the settings change and the text does not.
   TextPipelineResult analyze(Encoding encoding, TextCaptures captures, const TextPipelineOptions& options) const;
 
