@@ -503,8 +503,14 @@ ScriptedFrame Explorer::scripted_frame(int width, int height, double frame_secon
 // before it is presented (a screenshot reads the back buffer).
 bool Explorer::script_over(int width, int height, double frame_start, bool presented) {
   if (!script_.active() || script_.typing() != presented) return false;
-  return script_.step(scripted_frame(width, height, glfwGetTime() - frame_start), glfwGetTime(), frames_drawn_,
-                      settle_frames_);
+  const bool over = script_.step(scripted_frame(width, height, glfwGetTime() - frame_start), glfwGetTime(),
+                                 frames_drawn_, settle_frames_);
+  if (const auto view = script_.take_next_view()) {  // --then-views
+    settings_.view.view = *view;
+    select_tab_ = 2;
+    settle_frames_ = std::max(settle_frames_, 1);
+  }
+  return over;
 }
 
 int Explorer::run() {

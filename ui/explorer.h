@@ -26,6 +26,9 @@ struct ExplorerOptions {
   std::optional<bool> presentation;
   std::optional<bool> head_roles;  // the overview's role grid
   std::string screenshot;          // save the window here and exit
+  // Once the screenshot is saved, each of these views in turn, saved beside it as NAME-VIEW.png
+  // (one window and one analysis for several pictures: the GUI tests' layout sweeps).
+  std::vector<View> then_views;
   // Before the screenshot, once the analysis is shown: left clicks at these window pixels, in
   // order, each given to ImGui as a mouse's press and release (what the tests click).
   std::vector<std::pair<float, float>> clicks;

@@ -171,6 +171,22 @@ bool WindowScript::frames_step(const ScriptedFrame& f) {
   return true;
 }
 
+// Saves the screenshot (the first, or the view of then_views now shown): false while views remain.
+bool WindowScript::screenshot_step(const ScriptedFrame& f) {
+  std::string path = options_.screenshot;
+  if (views_shot_ > 0) {
+    const size_t stem = path.ends_with(".png") ? path.size() - 4 : path.size();
+    path = path.substr(0, stem) + "-" + view_name(options_.then_views[views_shot_ - 1]) + ".png";
+  }
+  save_screenshot(path, f.width, f.height);
+  for (const std::string& finding : f.audit.findings())
+    std::fprintf(stderr, "attnscope: layout: in the %s view: %s\n", view_name(f.view), finding.c_str());
+  if (views_shot_ == options_.then_views.size()) return true;
+  next_view_ = options_.then_views[views_shot_++];
+  ready_frames_ = 0;  // the next view is analysed and settled before its screenshot
+  return false;
+}
+
 bool WindowScript::step(const ScriptedFrame& f, double now, uint64_t frames_drawn, int& settle_frames) {
   if (!active()) return false;
   if (const ModelStatus m = f.worker.model_status(); !m.error.empty()) throw Error(m.error);
@@ -182,14 +198,10 @@ bool WindowScript::step(const ScriptedFrame& f, double now, uint64_t frames_draw
     return false;
   }
   if (click_step() || key_step()) return false;
-  if (!options_.keys.empty()) std::printf("%s\n", nlohmann::json{{"text", f.text}}.dump().c_str());
+  if (!options_.keys.empty() && views_shot_ == 0) std::printf("%s\n", nlohmann::json{{"text", f.text}}.dump().c_str());
   if (options_.idle_check > 0) return idle_step(now, frames_drawn, settle_frames);
   if (options_.bench_frames > 0 && !frames_step(f)) return false;
-  if (!options_.screenshot.empty()) {
-    save_screenshot(options_.screenshot, f.width, f.height);
-    for (const std::string& finding : f.audit.findings())
-      std::fprintf(stderr, "attnscope: layout: %s\n", finding.c_str());
-  }
+  if (!options_.screenshot.empty() && !screenshot_step(f)) return false;
   if (const auto latest = f.worker.latest(); latest && !latest->error.empty())
     std::fprintf(stderr, "attnscope: %s\n", latest->error.c_str());
   return true;

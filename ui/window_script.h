@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis_worker.h"
@@ -61,6 +62,8 @@ class WindowScript {
   // After a frame of an active script: true when it is over (its figures printed, its screenshot saved).
   // Throws attnscope::Error when the model failed or the analysis did not come in time.
   bool step(const ScriptedFrame& frame, double now, uint64_t frames_drawn, int& settle_frames);
+  // After a screenshot, the next of ExplorerOptions::then_views to show (once; empty when none).
+  std::optional<View> take_next_view() { return std::exchange(next_view_, std::nullopt); }
   // The idle check, also when woken with nothing to draw: true when it is over.
   bool idle_step(double now, uint64_t frames_drawn, int& settle_frames);
 
@@ -69,6 +72,7 @@ class WindowScript {
   bool click_step();
   bool key_step();
   bool frames_step(const ScriptedFrame& frame);
+  bool screenshot_step(const ScriptedFrame& frame);
 
   ExplorerOptions options_;
   std::optional<TypingBench> typing_;
@@ -83,6 +87,8 @@ class WindowScript {
   double idle_until_ = 0, idle_cpu_start_ = 0;
   uint64_t idle_frames_start_ = 0;
   long long mismatched_pixels_ = 0;
+  size_t views_shot_ = 0;  // of then_views
+  std::optional<View> next_view_;
 };
 
 }  // namespace attnscope::ui

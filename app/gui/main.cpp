@@ -23,6 +23,7 @@ std::string read_file(const std::string& path) {
 // What the command line gives in its own words, before it becomes ExplorerOptions.
 struct CommandLine {
   std::string text, file, view, matrix;
+  std::vector<std::string> then_views;
   int layer = -1, head = -1;
   bool presentation = false, full_frames = false, head_roles = false;
   double typing_interval_ms = 0, quick_run_ms = 0;
@@ -67,6 +68,12 @@ void add_options(CLI::App& app, attnscope::ui::ExplorerOptions& o, CommandLine& 
                  "or A beside B for separators, pairs, layers, lines")
       ->check(CLI::IsMember({"side", "changed", "stats", "separators", "pairs", "layers", "lines"}));
   app.add_option("--screenshot", o.screenshot, "Render the view once analysed, save it as this PNG, and exit");
+  app.add_option("--then-views", in.then_views,
+                 "With --screenshot: once it is saved, show each of these views in turn and save each beside it as "
+                 "NAME-VIEW.png (NAME: the screenshot's path without .png)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"grid", "head", "separators", "pairs", "stats", "layers", "lines", "corpus", "compare"}))
+      ->needs(app.get_option("--screenshot"));
   app.add_option("--click", o.clicks,
                  "With --screenshot: once the view is drawn, left-click at X Y (window pixels) first; repeatable")
       ->needs(app.get_option("--screenshot"));
@@ -139,6 +146,7 @@ attnscope::ui::ExplorerOptions resolved(attnscope::ui::ExplorerOptions o, const 
   if (!in.text.empty()) o.text = in.text;
   if (!in.file.empty()) o.text = read_file(in.file);
   if (!in.view.empty()) o.view = view_by_name(in.view);
+  for (const std::string& view : in.then_views) o.then_views.push_back(view_by_name(view));
   if (!in.matrix.empty()) o.matrix = attnscope::matrix_by_name(in.matrix);
   if (in.layer >= 0) o.layer = in.layer;
   if (in.head >= 0) o.head = in.head;

@@ -42,6 +42,10 @@ class Gui : public ::testing::Test {
                                     "--screenshot", png.string()};
     all.insert(all.end(), args.begin(), args.end());
     run_explorer(all, with_model);
+    return read_png(png);
+  }
+
+  static Image read_png(const std::filesystem::path& png) {
     Image img;
     int channels = 0;
     unsigned char* data = stbi_load(png.c_str(), &img.w, &img.h, &channels, 3);
@@ -52,6 +56,22 @@ class Gui : public ::testing::Test {
     img.rgb.assign(data, data + static_cast<size_t>(img.w) * img.h * 3);
     stbi_image_free(data);
     return img;
+  }
+
+  // Several views of one window and one analysis (--then-views): a screenshot of each, in order.
+  std::vector<Image> shots(const std::string& name, const std::vector<std::string>& views,
+                           const std::vector<std::string>& args, bool with_model = true, int width = kWidth,
+                           int height = kHeight) {
+    std::vector<std::string> all = {"--view", views.front()};
+    if (views.size() > 1) {
+      std::string then;
+      for (size_t v = 1; v < views.size(); ++v) then += (v > 1 ? "," : "") + views[v];
+      all.insert(all.end(), {"--then-views", then});
+    }
+    all.insert(all.end(), args.begin(), args.end());
+    std::vector<Image> images = {shot(name, all, with_model, width, height)};
+    for (size_t v = 1; v < views.size(); ++v) images.push_back(read_png(dir_ / (name + "-" + views[v] + ".png")));
+    return images;
   }
 
   // The explorer under Xvfb with these arguments; what it printed is in dir_ / "log", its standard

@@ -78,8 +78,11 @@ double mean_difference(const Image& a, const Image& b, const Box& box) {
 // SECTION 2: every view, the head view's map, focus.
 
 TEST_F(Gui, EveryViewRendersSomething) {
-  for (const char* view : {"grid", "head", "separators", "pairs", "stats", "layers", "lines"}) {
-    const Image img = shot(view, {"--file", text_, "--view", view, "--layer", "3", "--head", "2"});
+  const std::vector<std::string> views = {"grid", "head", "separators", "pairs", "stats", "layers", "lines"};
+  const std::vector<Image> images = shots("every", views, {"--file", text_, "--layer", "3", "--head", "2"});
+  for (size_t v = 0; v < views.size(); ++v) {
+    const std::string& view = views[v];
+    const Image& img = images[v];
     ASSERT_EQ(img.w, kWidth) << view;
     ASSERT_EQ(img.h, kHeight) << view;
     EXPECT_GT(distinct_colours(img), 60u) << view;
@@ -89,6 +92,8 @@ TEST_F(Gui, EveryViewRendersSomething) {
     const unsigned char* background = img.at(2, img.h / 2);
     EXPECT_EQ((std::array<int, 3>{background[0], background[1], background[2]}), (std::array<int, 3>{16, 16, 16}))
         << view;
+    // The window went on to the next view: its panel is not the last one's.
+    if (v > 0) EXPECT_GT(mean_difference(img, images[v - 1], Box{kWidth / 3, 0, kWidth, kHeight}), 2.0) << view;
   }
 }
 
@@ -96,14 +101,15 @@ TEST_F(Gui, EveryViewRendersSomething) {
 // positions, banded local attention in layers 1 and 2), every view.
 TEST_F(Gui, EveryViewOfAModernBertCheckpointRendersSomething) {
   const std::string model = (test::golden_dir() / "checkpoints" / "modernbert").string();
-  for (const char* view : {"grid", "head", "separators", "pairs", "stats", "layers", "lines"}) {
-    const Image img = shot(std::string("modern-") + view,
-                           {"--model", model, "--file", text_, "--view", view, "--layer", "1", "--head", "2"}, false);
-    ASSERT_EQ(img.w, kWidth) << view;
-    EXPECT_GT(distinct_colours(img), 60u) << view;
-    EXPECT_GT(coloured_share(img), 0.01) << view;
-    EXPECT_EQ(slurp(dir_ / "log").find("attnscope: layout:"), std::string::npos) << view << "\n" << slurp(dir_ / "log");
+  const std::vector<std::string> views = {"grid", "head", "separators", "pairs", "stats", "layers", "lines"};
+  const std::vector<Image> images =
+      shots("modern", views, {"--model", model, "--file", text_, "--layer", "1", "--head", "2"}, false);
+  for (size_t v = 0; v < views.size(); ++v) {
+    ASSERT_EQ(images[v].w, kWidth) << views[v];
+    EXPECT_GT(distinct_colours(images[v]), 60u) << views[v];
+    EXPECT_GT(coloured_share(images[v]), 0.01) << views[v];
   }
+  EXPECT_EQ(slurp(dir_ / "log").find("attnscope: layout:"), std::string::npos) << slurp(dir_ / "log");
 }
 
 TEST_F(Gui, HeadViewShowsASquareHeatmapOfTheExpectedSize) {
@@ -514,19 +520,21 @@ TEST_F(Gui, AParagraphWrapsInTheEditor) {
 // At a projector's 1280 x 800 and at 1920 x 1080, in normal and presentation mode, every view
 // draws with no tab label shortened and no pane whose content is cut (ImGui's own bookkeeping,
 // which the explorer prints in screenshot mode).
+// Each size and mode in one window, its views shown in turn (the log names the view of a finding).
 TEST_F(Gui, NothingIsCutAtProjectorSizes) {
+  const std::vector<std::string> views = {"grid", "head", "separators", "pairs", "stats", "layers", "lines", "corpus"};
   for (const auto& [w, h] : {std::pair{1280, 800}, std::pair{1920, 1080}})
-    for (bool presentation : {false, true})
-      for (const char* view : {"grid", "head", "separators", "pairs", "stats", "layers", "lines", "corpus"}) {
-        std::vector<std::string> args = {"--file", text_, "--view", view, "--layer", "5", "--head", "3"};
-        if (presentation) args.push_back("--presentation");
-        const Image img = shot(std::string(view) + "-" + std::to_string(w), args, true, w, h);
-        EXPECT_EQ(img.w, w);
-        const std::string log = slurp(dir_ / "log");
-        EXPECT_EQ(log.find("layout:"), std::string::npos)
-            << w << "x" << h << (presentation ? " presentation " : " ") << view << "\n"
-            << log;
-      }
+    for (bool presentation : {false, true}) {
+      std::vector<std::string> args = {"--file", text_, "--layer", "5", "--head", "3"};
+      if (presentation) args.push_back("--presentation");
+      const std::string name = (presentation ? "presentation-" : "normal-") + std::to_string(w);
+      const std::vector<Image> images = shots(name, views, args, true, w, h);
+      for (size_t v = 0; v < views.size(); ++v) EXPECT_EQ(images[v].w, w) << views[v];
+      const std::string log = slurp(dir_ / "log");
+      EXPECT_EQ(log.find("layout:"), std::string::npos)
+          << w << "x" << h << (presentation ? " presentation" : "") << "\n"
+          << log;
+    }
 }
 
 // A window too short for the overview's rows: its scroll bar comes, and the last column of
