@@ -1,6 +1,6 @@
 // Long texts from the command line (--maps-up-to): a text past the length keeps queries and keys,
 // not maps, and analyze, heads, stats, pairs (of S, its cosine or a lens) and figure print exactly what
-// they print with every map kept (the real MiniLM at 512 tokens), on words too, and compare its
+// they print with every map kept (the real MiniLM at 256 tokens), on words too, and compare its
 // measures; what needs the maps is refused in one line.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
@@ -32,7 +32,7 @@ class CliLongText : public Cli {
   }
   std::vector<std::string> args(const std::vector<std::string>& command, bool long_text) const {
     std::vector<std::string> a = command;
-    a.insert(a.end(), {"--model", minilm_dir().string(), "--file", file_, "--max-len", "512"});
+    a.insert(a.end(), {"--model", minilm_dir().string(), "--file", file_, "--max-len", "256"});
     if (long_text) a.insert(a.end(), {"--maps-up-to", "100"});
     return a;
   }
@@ -165,9 +165,9 @@ with safe_open(sys.argv[2], "np") as f:
   expect_one_line_error(
       args({"analyze", "--out", (dir_.path() / "big.safetensors").string(), "--max-size", "0.001"}, true),
       "MB, more than its limit of 1.0 MB");
-  // Its masks and pair values alone take more than 1 MB too: the smaller of the two is what to allow.
+  // Its masks and pair values alone take more than 100 kB: the smaller of the two is what to allow.
   const Outcome big =
-      run_cli(args({"analyze", "--out", (dir_.path() / "big.safetensors").string(), "--max-size", "0.001"}, true));
+      run_cli(args({"analyze", "--out", (dir_.path() / "big.safetensors").string(), "--max-size", "0.0001"}, true));
   EXPECT_NE(big.err.find("or more"), std::string::npos) << big.err;
   EXPECT_EQ(big.err.find("give --captures none"), std::string::npos) << big.err;
   // Refused before the forward (after it the size is known to the byte, not "at least").
