@@ -45,7 +45,7 @@ at::Tensor piece_bounds(const WordGroups& g) {
 // for a long text's head outputs whole would be half a gigabyte more.
 at::Tensor piece_means(const at::Tensor& t, const at::Tensor& bounds) {
   const int64_t words = bounds.size(0) - 1;
-  const at::Tensor sizes = (bounds.narrow(0, 1, words) - bounds.narrow(0, 0, words)).to(t.device(), at::kFloat);
+  const at::Tensor sizes = run_lengths(bounds).to(t.device(), at::kFloat);
   std::vector<int64_t> shape = t.sizes().vec();
   shape[shape.size() - 2] = words;
   at::Tensor means = at::empty(shape, t.options().dtype(at::kFloat));
@@ -82,7 +82,7 @@ TextCaptures averaged_over_words(const TextCaptures& pieces, const WordGroups& g
 at::Tensor word_column_sums(const AttentionRows& pieces, const TextCaptures& w, const at::Tensor& bounds,
                             const WordMapsMadeAgain& maps) {
   const int64_t L = w.num_layers, H = w.num_heads, n = w.pieces->length;
-  const at::Tensor sizes = bounds.narrow(0, 1, w.length) - bounds.narrow(0, 0, w.length);
+  const at::Tensor sizes = run_lengths(bounds);
   const at::Tensor weights = at::repeat_interleave(sizes.to(at::kFloat).reciprocal(), sizes);  // [n] 1 / |word(i)|
   at::Tensor sums = at::empty({L, H, w.length}, at::kFloat);
   for (int64_t l = 0; l < L; ++l) {

@@ -44,7 +44,7 @@ AttentionRows grouped_rows(AttentionRows pieces, const std::vector<int64_t>& fir
     const at::Tensor own = bounds.narrow(0, rows.first, count + 1);  // the block's words' pieces
     const int64_t begin = own[0].item<int64_t>(), end = own[count].item<int64_t>();
     const at::Tensor by_columns = run_sums(pieces(layer, head, {begin, end - begin}), 2, bounds);  // [heads, p, W]
-    const at::Tensor sizes = (own.narrow(0, 1, count) - own.narrow(0, 0, count)).to(at::kFloat).view({1, count, 1});
+    const at::Tensor sizes = run_lengths(own).to(at::kFloat).view({1, count, 1});
     return (run_sums(by_columns, 1, own - begin) / sizes).contiguous();
   };
 }

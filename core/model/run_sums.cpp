@@ -12,7 +12,7 @@ namespace attnscope {
 // cost 20 s of a 2,048-token text's word maps where their sums now take under one.
 at::Tensor run_sums(const at::Tensor& t, int64_t dim, const at::Tensor& bounds) {
   const int64_t runs = bounds.size(0) - 1;
-  const at::Tensor starts = bounds.narrow(0, 0, runs), lengths = bounds.narrow(0, 1, runs) - starts;
+  const at::Tensor starts = bounds.narrow(0, 0, runs), lengths = run_lengths(bounds);
   const at::Tensor rows = t.movedim(dim, 0).contiguous();
   const at::Tensor flat = rows.view({rows.size(0), -1});
   at::Tensor sums = flat.index_select(0, starts.to(t.device()));  // each run's first entry
@@ -25,6 +25,11 @@ at::Tensor run_sums(const at::Tensor& t, int64_t dim, const at::Tensor& bounds) 
   std::vector<int64_t> shape = rows.sizes().vec();
   shape[0] = runs;
   return sums.view(shape).movedim(0, dim);
+}
+
+at::Tensor run_lengths(const at::Tensor& bounds) {
+  const int64_t runs = bounds.size(0) - 1;
+  return bounds.narrow(0, 1, runs) - bounds.narrow(0, 0, runs);
 }
 
 }  // namespace attnscope

@@ -11,4 +11,7 @@ namespace attnscope {
 // of one piece or a few: this touches each entry once, in as many steps as the longest run has entries.
 at::Tensor run_sums(const at::Tensor& t, int64_t dim, const at::Tensor& bounds);
 
+// [R] int64 on the host: each run's number of entries, bounds[k + 1] - bounds[k] (a word's pieces).
+at::Tensor run_lengths(const at::Tensor& bounds);
+
 }  // namespace attnscope

@@ -1,5 +1,5 @@
 // Sums over contiguous runs (model/run_sums.h), by hand: runs of one and of several entries, along
-// rows and along columns, in the input's type.
+// rows and along columns, in the input's type; the runs' lengths.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
@@ -18,6 +18,7 @@ TEST(RunSums, SumsEachRunAlongTheAskedDimension) {
   // along the rows: one run of both
   const at::Tensor by_rows = run_sums(t, 0, at::tensor(std::vector<int64_t>{0, 2}, at::kLong));
   EXPECT_TRUE(at::equal(by_rows, at::tensor({11.0f, 22.0f, 33.0f, 44.0f, 55.0f}).reshape({1, 5})));
+  EXPECT_TRUE(at::equal(run_lengths(bounds), at::tensor(std::vector<int64_t>{1, 3, 1}, at::kLong)));
 }
 
 // One entry after another, as a loop would add them: 1e8 + 1 is 1e8 in float32, so the run below
