@@ -79,8 +79,7 @@ std::string head_name(int layer, int head) {
 
 std::vector<std::string> head_categories(int64_t heads) {
   std::vector<std::string> c;
-  // Appended rather than `"h" + std::to_string(h)`: GCC 12 warns (-Wstringop-overflow) through that
-  // operator's inlined insert with a bound it cannot rule out, where nothing overflows.
+  // Appended: through "h" + std::to_string(h) GCC 12 warns falsely (-Wstringop-overflow, -Warray-bounds).
   for (int64_t h = 0; h < heads; ++h) c.push_back(std::string("h").append(std::to_string(h)));
   return c;
 }

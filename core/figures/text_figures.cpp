@@ -161,7 +161,9 @@ Figure grid_figure(const AnalyzedTextView& text, const FigureOptions& options, c
     for (int h = 0; h <= a.num_heads; ++h) {
       const int head = h == a.num_heads ? -1 : h;
       HeatmapPanel p = matrix_panel(text, l, head, o.matrix, o);
-      p.title = head < 0 ? "L" + std::to_string(l) + " sum" : std::to_string(l) + "." + std::to_string(h);
+      // Appended: through "L" + std::to_string(l) GCC 12 warns falsely (-Wstringop-overflow, -Warray-bounds).
+      p.title = head < 0 ? std::string("L").append(std::to_string(l)).append(" sum")
+                         : std::to_string(l) + "." + std::to_string(h);
       p.row_labels.clear();
       p.col_labels.clear();
       p.x_label.clear();

@@ -145,7 +145,9 @@ std::vector<CachedModel> list_cached_models(const std::filesystem::path& cache) 
       const std::filesystem::path snapshot = snapshot_of(entry.path());
       if (snapshot.empty()) continue;
       std::string id = folder.substr(8);
-      if (const auto sep = id.find("--"); sep != std::string::npos) id.replace(sep, 2, "/");
+      // Made anew: through id.replace(sep, 2, "/") GCC 12 warns falsely (-Wstringop-overflow, -Warray-bounds).
+      if (const auto sep = id.find("--"); sep != std::string::npos)
+        id = id.substr(0, sep).append("/").append(id, sep + 2);
       add_cached_snapshot(id, snapshot, out);
     } catch (const std::exception&) {
       continue;  // damaged or foreign entries are not offered

@@ -151,7 +151,7 @@ class Transformer {
     // A continued forward keeping every map: the rows before `earlier_rows` of this layer's maps
     // and head outputs taken from the run before's ([B = 1, H, k >= earlier_rows, k] and [1, H, k,
     // d], on the device); 0: every row made.
-    at::Tensor earlier_attention, earlier_outputs;
+    at::Tensor earlier_attention = {}, earlier_outputs = {};  // initialised: designated initializers omit them
     int64_t earlier_rows = 0;
   };
   at::Tensor normalize(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias) const;
