@@ -32,6 +32,24 @@ struct Image {
 
 inline std::string quote(const std::string& s) { return "'" + s + "'"; }
 
+// Share of pixels that are not the window's background or plain UI greys.
+inline double coloured_share(const Image& img) {
+  size_t n = 0;
+  for (int y = 0; y < img.h; ++y)
+    for (int x = 0; x < img.w; ++x) n += img.saturated(x, y);
+  return static_cast<double>(n) / (static_cast<double>(img.w) * img.h);
+}
+
+inline size_t distinct_colours(const Image& img) {
+  std::vector<bool> seen(1 << 18, false);
+  size_t n = 0;
+  for (size_t k = 0; k + 2 < img.rgb.size(); k += 3) {
+    const size_t key = (img.rgb[k] >> 2) << 12 | (img.rgb[k + 1] >> 2) << 6 | (img.rgb[k + 2] >> 2);
+    if (!seen[key]) n += (seen[key] = true);
+  }
+  return n;
+}
+
 class Gui : public ::testing::Test {
  protected:
   // Runs the explorer to a screenshot; returns the decoded image.
@@ -74,6 +92,20 @@ class Gui : public ::testing::Test {
     return images;
   }
 
+  // Every figure view of `model` (a folder or file, layer 1 or more) on the classroom text, in one
+  // window: each picture drawn (colours, not a blank pane), nothing cut.
+  void expect_every_view_drawn(const std::string& name, const std::string& model, int layer) {
+    const std::vector<std::string> views = {"grid", "head", "separators", "pairs", "stats", "layers", "lines"};
+    const std::vector<Image> images =
+        shots(name, views, {"--model", model, "--file", text_, "--layer", std::to_string(layer), "--head", "2"}, false);
+    for (size_t v = 0; v < views.size(); ++v) {
+      ASSERT_EQ(images[v].w, kWidth) << views[v];
+      EXPECT_GT(distinct_colours(images[v]), 60u) << views[v];
+      EXPECT_GT(coloured_share(images[v]), 0.01) << views[v];
+    }
+    EXPECT_EQ(slurp(dir_ / "log").find("attnscope: layout:"), std::string::npos) << slurp(dir_ / "log");
+  }
+
   // The explorer under Xvfb with these arguments; what it printed is in dir_ / "log", its standard
   // output alone in dir_ / "out".
   void run_explorer(const std::vector<std::string>& args, bool with_model = true) {
@@ -94,23 +126,5 @@ class Gui : public ::testing::Test {
   test::TempDir dir_;
   const std::string text_ = (test::source_dir() / "assets/examples/classroom.txt").string();
 };
-
-// Share of pixels that are not the window's background or plain UI greys.
-inline double coloured_share(const Image& img) {
-  size_t n = 0;
-  for (int y = 0; y < img.h; ++y)
-    for (int x = 0; x < img.w; ++x) n += img.saturated(x, y);
-  return static_cast<double>(n) / (static_cast<double>(img.w) * img.h);
-}
-
-inline size_t distinct_colours(const Image& img) {
-  std::vector<bool> seen(1 << 18, false);
-  size_t n = 0;
-  for (size_t k = 0; k + 2 < img.rgb.size(); k += 3) {
-    const size_t key = (img.rgb[k] >> 2) << 12 | (img.rgb[k + 1] >> 2) << 6 | (img.rgb[k + 2] >> 2);
-    if (!seen[key]) n += (seen[key] = true);
-  }
-  return n;
-}
 
 }  // namespace attnscope

@@ -21,15 +21,7 @@ std::filesystem::path smollm2() {
 TEST_F(Gui, EveryViewOfADecoderRendersSomething) {
   const std::string model = smollm2().string();
   if (!std::filesystem::exists(model)) return;  // real_model_file said how to fetch it
-  const std::vector<std::string> views = {"grid", "head", "separators", "pairs", "stats", "layers", "lines"};
-  const std::vector<Image> images =
-      shots("decoder", views, {"--model", model, "--file", text_, "--layer", "4", "--head", "2"}, false);
-  for (size_t v = 0; v < views.size(); ++v) {
-    ASSERT_EQ(images[v].w, kWidth) << views[v];
-    EXPECT_GT(distinct_colours(images[v]), 60u) << views[v];
-    EXPECT_GT(coloured_share(images[v]), 0.01) << views[v];
-  }
-  EXPECT_EQ(slurp(dir_ / "log").find("attnscope: layout:"), std::string::npos) << slurp(dir_ / "log");
+  expect_every_view_drawn("decoder", model, 4);
 }
 
 // N twice: the text grows by the two tokens the model finds most likely, each predicted after the
