@@ -11,6 +11,13 @@
 #include "model/reproducible_products.h"
 
 namespace attnscope {
+namespace {
+
+// torch multiplies matrices in a loop of its own under 400 multiply-adds (rows x columns x the summed
+// dimension), which sums in another order than MKL; a block's keys are narrowed only above this.
+constexpr int64_t kFewestNarrowedProduct = 512;
+
+}  // namespace
 
 AttentionScores::AttentionScores(ModelConfig config, ComputeDevice device, at::Tensor relative_bias)
     : config_(std::move(config)), device_(device), relative_bias_(std::move(relative_bias)) {}
@@ -60,21 +67,48 @@ at::Tensor AttentionScores::recompute(const RecomputeInputs& inputs, RowSpan row
     const int64_t first = std::max<int64_t>(0, std::min(rows.first, n - kFewestBlockRows));
     return recompute(inputs, {first, std::min(kFewestBlockRows, n)}, keys).narrow(1, rows.first - first, count);
   }
+  if (keys.size(n) == n)
+    return block_attention(inputs.query_rows, inputs.keys_t, {},
+                           config_.is_local_layer(static_cast<size_t>(inputs.layer)), 1, rows, inputs.first_head)
+        .squeeze(0);
   const Masks m = masks(n, {}, rows, keys);
-  at::Tensor mask = config_.is_local_layer(static_cast<size_t>(inputs.layer)) ? m.local : m.global;
-  if (const int64_t heads = inputs.query_rows.size(0); mask.defined() && mask.size(1) > heads)
-    mask = mask.narrow(1, inputs.first_head, heads);  // MPNet's bias of the heads asked
-  const int64_t width = keys.size(n);
-  const at::Tensor keys_t = width == n ? inputs.keys_t : inputs.keys_t.narrow(2, keys.first, width);
-  const at::Tensor scores = masked_scores(inputs.query_rows, keys_t, mask, 1, rows);
+  const at::Tensor mask = heads_of(config_.is_local_layer(static_cast<size_t>(inputs.layer)) ? m.local : m.global,
+                                   inputs.query_rows.size(0), inputs.first_head);
+  const at::Tensor scores =
+      masked_scores(inputs.query_rows, inputs.keys_t.narrow(2, keys.first, keys.size(n)), mask, 1, rows);
   return at::_softmax(scores, -1, false).squeeze(0);
 }
 
+at::Tensor AttentionScores::block_attention(const at::Tensor& q_rows, const at::Tensor& k_t, const at::Tensor& padding,
+                                            bool local_layer, int64_t B, RowSpan rows, int64_t first_head) const {
+  const int64_t n = k_t.size(2), H = k_t.size(0) / B;
+  KeySpan seen = visible_keys(n, rows, local_layer);
+  if (rows.size(q_rows.size(1)) * seen.size(n) * k_t.size(1) < kFewestNarrowedProduct) seen = {};
+  const int64_t width = seen.size(n);
+  const Masks m = masks(n, padding, rows, seen);
+  const at::Tensor mask = heads_of(local_layer ? m.local : m.global, H, first_head);
+  if (width == n) return at::_softmax(masked_scores(q_rows, k_t, mask, B, rows), -1, false);
+  at::Tensor scores = at::empty({B, H, rows.size(q_rows.size(1)), n}, k_t.options());
+  scores.narrow(3, seen.first, width).copy_(masked_scores(q_rows, k_t.narrow(2, seen.first, width), mask, B, rows));
+  scores.narrow(3, 0, seen.first).fill_(lowest_value());
+  scores.narrow(3, seen.first + width, n - seen.first - width).fill_(lowest_value());
+  return at::_softmax(scores, -1, false);
+}
+
+// MPNet's bias of the heads asked, when they are fewer than the mask's.
+at::Tensor AttentionScores::heads_of(const at::Tensor& mask, int64_t heads, int64_t first_head) {
+  return mask.defined() && mask.size(1) > heads ? mask.narrow(1, first_head, heads) : mask;
+}
+
 KeySpan AttentionScores::visible_keys(int64_t layer, int64_t n, RowSpan rows) const {
+  return visible_keys(n, rows, config_.is_local_layer(static_cast<size_t>(layer)));
+}
+
+KeySpan AttentionScores::visible_keys(int64_t n, RowSpan rows, bool local_layer) const {
   const int64_t first = rows.first, last = rows.first + rows.size(n) - 1;
   int64_t from = 0, to = n;  // keys [from, to)
   if (config_.causal()) to = last + 1;
-  if (config_.is_local_layer(static_cast<size_t>(layer))) {
+  if (local_layer) {
     const int64_t w = config_.rotary.local_window;
     from = std::max<int64_t>(0, first - w);
     to = std::min(to, last + w + 1);

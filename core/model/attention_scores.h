@@ -34,6 +34,15 @@ class AttentionScores {
   at::Tensor masked_scores(const at::Tensor& q_rows, const at::Tensor& k_t, const at::Tensor& mask, int64_t B,
                            RowSpan rows = {}) const;
   double lowest_value() const;  // the additive mask's value for a key left out, in the compute dtype
+  // The maps of the query rows asked, [B, H, rows, n]: the softmax over every key of masked_scores,
+  // with only the keys the rows may see scored (visible_keys: a decoder's up to the block's last row,
+  // a local layer's band). The others take the mask's lowest value unscored, which is all that adding
+  // the mask leaves of any score, and a product gives each score the same bits whatever keys stand
+  // beside it (the tests hold the whole path's maps to these), so the maps are those of scoring every
+  // key, to the bit, for a fraction of the product and of the mask. `padding` as for masks;
+  // `first_head`: where the heads given begin (MPNet's bias differs by head).
+  at::Tensor block_attention(const at::Tensor& q_rows, const at::Tensor& k_t, const at::Tensor& padding,
+                             bool local_layer, int64_t B, RowSpan rows, int64_t first_head = 0) const;
 
   // One text's maps of one layer again from the queries and keys its forward used (queries
   // [H, n, d], keys [H or G, n, d]: TextCaptures keeps a group's shared keys once, repeated here
@@ -57,11 +66,13 @@ class AttentionScores {
   // The keys the rows asked may see in `layer` of a text of n tokens: every one in an encoder's
   // global layer; up to the last row in a decoder's; in a local layer, those within its window.
   KeySpan visible_keys(int64_t layer, int64_t n, RowSpan rows) const;
+  KeySpan visible_keys(int64_t n, RowSpan rows, bool local_layer) const;
 
   const ModelConfig& config() const { return config_; }
   const ComputeDevice& device() const { return device_; }
 
  private:
+  static at::Tensor heads_of(const at::Tensor& mask, int64_t heads, int64_t first_head);
   at::Tensor band_mask(int64_t n, const at::Tensor& padding, RowSpan rows, KeySpan keys) const;
   at::Tensor causal_mask(int64_t n, const at::Tensor& padding, RowSpan rows, KeySpan keys) const;
   std::pair<at::Tensor, at::Tensor> row_and_key_positions(int64_t n, RowSpan rows, KeySpan keys) const;

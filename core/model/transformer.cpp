@@ -219,7 +219,7 @@ at::Tensor Transformer::attend(const LayerWeights& w, const at::Tensor& x, const
   if (mask.in_blocks) return attend_in_blocks({q_t, k_t, v_t}, mask, keep, B, keep_going);
   if (keep && mask.earlier_rows > 0) return attend_rows_after({q_t, k_t, v_t}, mask, *keep, B);
   if (keep || config_.attention_softcap > 0 || relative.defined())
-    return attend_explicitly(w, {q_t, k_t, v_t}, mask.whole, relative, keep, B);
+    return attend_explicitly(w, {q_t, k_t, v_t}, mask, relative, keep, B);
   const auto as_heads = [&](const at::Tensor& t) { return t.transpose(1, 2).view({B, H, n, d}); };
   return at::scaled_dot_product_attention(as_heads(q_t), as_heads(k_t), as_heads(v_t),
                                           mask.whole.defined() ? std::optional<at::Tensor>(mask.whole) : std::nullopt,
@@ -250,12 +250,10 @@ at::Tensor Transformer::attend_in_blocks(const Projected& qkv, const LayerMask& 
   for (const auto& [first, count] : row_blocks(n, step)) {
     if (first > 0) stop_if_stale(keep_going);
     const RowSpan rows{first, count};
-    const AttentionScores::Masks masks = scores_.masks(n, mask.padding, rows);
-    const at::Tensor attention =
-        at::_softmax(scores_.masked_scores(q_rows, k_t, mask.local ? masks.local : masks.global, B, rows), -1, false);
+    const at::Tensor attention = scores_.block_attention(q_rows, k_t, mask.padding, mask.local, B, rows);
     at::Tensor out = context_rows.narrow(1, rows.first, rows.count);
     if (causal)
-      causal_context_into(out, attention.view({B * H, rows.count, n}), values, rows.first);
+      causal_context_into(out, attention.view({B * H, rows.count, n}), values, rows.first, window_of(mask.local));
     else
       out.copy_(at::bmm(attention.view({B * H, rows.count, n}), values));
     if (!keep) continue;
@@ -283,7 +281,7 @@ at::Tensor Transformer::attend_rows_after(const Projected& qkv, const LayerMask&
                             mask.whole.defined() ? mask.whole.narrow(2, rows.first, rows.count) : mask.whole, B, rows),
       -1, false));
   causal_context_into(context.view({B * H, n, d}).narrow(1, rows.first, rows.count),
-                      later.reshape({B * H, rows.count, n}), v_t.transpose(1, 2), rows.first);
+                      later.reshape({B * H, rows.count, n}), v_t.transpose(1, 2), rows.first, window_of(mask.local));
   at::Tensor earlier = attention.narrow(2, 0, before);
   earlier.narrow(3, before, n - before).zero_();  // keys after a causal row's token
   earlier.narrow(3, 0, before).copy_(mask.earlier_attention.narrow(2, 0, before).narrow(3, 0, before));
@@ -301,9 +299,10 @@ void Transformer::keep_queries_and_keys(const Projected& qkv, int64_t l, BatchCa
   keep.all_keys[l].copy_(qkv.k_t.view({B, G, H / G, d, n}).select(2, 0).transpose(2, 3));
 }
 
-at::Tensor Transformer::attend_explicitly(const LayerWeights& w, const Projected& qkv, const at::Tensor& mask,
+at::Tensor Transformer::attend_explicitly(const LayerWeights& w, const Projected& qkv, const LayerMask& layer_mask,
                                           const at::Tensor& relative, BatchCaptures* keep, int64_t B) const {
   const auto& [q_t, k_t, v_t] = qkv;
+  const at::Tensor& mask = layer_mask.whole;
   const int64_t n = q_t.size(2), H = config_.num_heads, d = config_.head_dim();
   at::Tensor scores =
       scores_.masked_scores(scores_.scaled_query_rows(q_t), k_t, relative.defined() ? at::Tensor() : mask, B);
@@ -320,12 +319,15 @@ at::Tensor Transformer::attend_explicitly(const LayerWeights& w, const Projected
   at::Tensor context = keep->all_head_outputs[l];
   at::Tensor context_rows = context.view({B * H, n, d});
   if (config_.causal())  // each row's bits whatever the text's length (causal_context.h)
-    causal_context_into(context_rows, attention.view({B * H, n, n}), v_t.transpose(1, 2), 0);
+    causal_context_into(context_rows, attention.view({B * H, n, n}), v_t.transpose(1, 2), 0,
+                        window_of(layer_mask.local));
   else
     at::bmm_out(context_rows, attention.view({B * H, n, n}), v_t.transpose(1, 2));
   keep_layer(attention, context, qkv, l, *keep);
   return context;
 }
+
+int64_t Transformer::window_of(bool local_layer) const { return local_layer ? config_.rotary.local_window : -1; }
 
 void Transformer::keep_layer(const at::Tensor& attention, const at::Tensor& context, const Projected& qkv, int64_t l,
                              BatchCaptures& keep) const {

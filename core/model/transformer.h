@@ -168,11 +168,14 @@ class Transformer {
                     const RotaryTables* rotary, const at::Tensor& relative, const KeepGoing& keep_going) const;
   // softmax(q k^T scale (soft-capped where the family does) + mask) V, the maps kept in `keep`
   // when given.
-  at::Tensor attend_explicitly(const LayerWeights& w, const Projected& qkv, const at::Tensor& mask,
+  at::Tensor attend_explicitly(const LayerWeights& w, const Projected& qkv, const LayerMask& mask,
                                const at::Tensor& relative, BatchCaptures* keep, int64_t B) const;
   // The same for the rows from mask.earlier_rows on (made as a block of rows is: the same bits as
   // the whole maps'), the rows before taken from the run before (a continued forward).
   at::Tensor attend_rows_after(const Projected& qkv, const LayerMask& mask, BatchCaptures& keep, int64_t B) const;
+  // The keys a causal layer's head outputs may leave out before each row (causal_context.h): a
+  // local layer's window; -1: none.
+  int64_t window_of(bool local_layer) const;
   // The same in blocks of query rows, keeping the queries, keys and column sums instead of the maps
   // in `keep`; without it (a long text's forward without captures) the head outputs alone.
   at::Tensor attend_in_blocks(const Projected& qkv, const LayerMask& mask, BatchCaptures* keep, int64_t B,

@@ -5,7 +5,8 @@
 // kept, block by block, equal the whole path's maps to the bit (also when made from the configuration
 // alone, without the weights); a forward without captures past its limit on whole scores runs the
 // same blocks. In every family but DeBERTa, on
-// texts alone and in a padded batch, and on the real MiniLM at 512 tokens. The blocks here are a
+// texts alone and in a padded batch, on sliding-window decoders past their window, and on the real
+// MiniLM at 512 tokens. The blocks here are a
 // few rows high, the last one often shorter, so that every text crosses many of them.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
@@ -13,12 +14,14 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <fstream>
 
 #include "base/error.h"
 #include "model/attention_rows.h"
 #include "model/transformer.h"
 #include "support/nested_tensor.h"
 #include "support/model_texts.h"
+#include "support/modified_checkpoint.h"
 #include "support/paths.h"
 #include "support/test_device.h"
 
@@ -115,6 +118,24 @@ INSTANTIATE_TEST_SUITE_P(Families, AttentionInBlocks,
                            std::replace(name.begin(), name.end(), '/', '_');
                            return test::test_name(name);
                          });
+
+// A sliding-window decoder's text past a block of head outputs (causal_context.h: 64 rows), where
+// a block's product leaves out the keys before its window and its scores the keys outside the
+// band: the checkpoints copied with 300 positions (their rotary positions need no table).
+TEST(AttentionInBlocksOf, SlidingWindowDecodersPastTheirWindow) {
+  for (const std::string family : {"gemma3", "mistral"}) {
+    SCOPED_TRACE(family);
+    const test::TempDir copy;
+    test::write_modified_checkpoint(test::golden_dir() / "decoders" / family, copy.path(),
+                                    [](const std::string&, const at::Tensor& value) { return value; });
+    nlohmann::json config = nlohmann::json::parse(std::ifstream(copy.path() / "config.json"));
+    config["max_position_embeddings"] = 300;
+    std::ofstream(copy.path() / "config.json") << config.dump();
+    const auto model = Transformer::load(copy.path(), test::test_device());
+    ASSERT_TRUE(model->config().has_local_layers());
+    expect_same_forward(*model, {test::spread_token_ids(*model, 230, 11)}, 37);
+  }
+}
 
 // Products shared among threads, blocks of the default height and of an odd one (MiniLM, 512 positions).
 TEST(AttentionInBlocksOf, TheRealMiniLMAtItsFullLength) {
