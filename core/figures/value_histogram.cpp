@@ -22,17 +22,24 @@ ValueHistogram::ValueHistogram(bool absolute) : absolute_(absolute), bins_(size_
 
 void ValueHistogram::add(const float* values, int64_t count) {
   for (int64_t k = 0; k < count; ++k) {
-    const float v = values[k];
+    const float v = absolute_ ? std::fabs(values[k]) : values[k];
+    if (std::bit_cast<uint32_t>(v) == 0) {  // +0, counted apart: see zeros_
+      ++zeros_;
+      continue;
+    }
     if (std::isnan(v)) continue;
-    ++bins_[ordered(absolute_ ? std::fabs(v) : v) >> (32 - kBinBits)];
+    ++bins_[ordered(v) >> (32 - kBinBits)];
     ++count_;
   }
 }
 
+int64_t ValueHistogram::count() const { return count_ + zeros_; }
+
 double ValueHistogram::kth(int64_t k) const {
+  const size_t zero_bin = ordered(0.0f) >> (32 - kBinBits);
   int64_t seen = 0;
   for (size_t bin = 0; bin < bins_.size(); ++bin) {
-    seen += bins_[bin];
+    seen += bins_[bin] + (bin == zero_bin ? zeros_ : 0);
     if (seen > k) {
       const uint32_t low = static_cast<uint32_t>(bin) << (32 - kBinBits), half = uint32_t{1} << (31 - kBinBits);
       return from_ordered(low | half);

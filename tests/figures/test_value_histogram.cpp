@@ -34,5 +34,27 @@ TEST(ValueHistogram, OrdersNegativeValuesAndCountsMagnitudesWhenAbsolute) {
   EXPECT_EQ(ValueHistogram(false).kth(0), 0.0);  // nothing counted
 }
 
+// Zeros (counted apart from the bins) take their place among the values: below the positive
+// ones, above the negative, -0 with them when magnitudes are counted.
+TEST(ValueHistogram, CountsZerosInTheirPlace) {
+  std::vector<float> values(600, 0.0f);
+  for (int k = 1; k <= 300; ++k) values.push_back(static_cast<float>(k));
+  for (int k = 1; k <= 100; ++k) values.push_back(-static_cast<float>(k));
+  values.push_back(-0.0f);
+  ValueHistogram signed_values(false), magnitudes(true);
+  signed_values.add(values.data(), static_cast<int64_t>(values.size()));
+  magnitudes.add(values.data(), static_cast<int64_t>(values.size()));
+  EXPECT_EQ(signed_values.count(), 1001);
+  EXPECT_NEAR(signed_values.kth(99), -1.0, 1e-3);
+  EXPECT_NEAR(signed_values.kth(100), 0.0, 1e-30);  // -0
+  EXPECT_NEAR(signed_values.kth(700), 0.0, 1e-30);
+  EXPECT_NEAR(signed_values.kth(701), 1.0, 1e-3);
+  EXPECT_NEAR(signed_values.kth(1000), 300.0, 0.3);
+  EXPECT_EQ(magnitudes.count(), 1001);
+  EXPECT_NEAR(magnitudes.kth(600), 0.0, 1e-30);  // both zeros' 601
+  EXPECT_NEAR(magnitudes.kth(601), 1.0, 1e-3);
+  EXPECT_NEAR(magnitudes.kth(1000), 300.0, 0.3);
+}
+
 }  // namespace
 }  // namespace attnscope
