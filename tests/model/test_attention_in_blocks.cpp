@@ -4,10 +4,9 @@
 // maps' sums (to rounding: they are summed block by block), and the maps recomputed from what it
 // kept, block by block, equal the whole path's maps to the bit (also when made from the configuration
 // alone, without the weights); a forward without captures past its limit on whole scores runs the
-// same blocks. In every family but DeBERTa, on
-// texts alone and in a padded batch, on sliding-window decoders past their window, and on the real
-// MiniLM at 512 tokens. The blocks here are a
-// few rows high, the last one often shorter, so that every text crosses many of them.
+// same blocks. In every family but DeBERTa, on texts alone and in a padded batch, on sliding-window
+// decoders past their window, and on the real MiniLM at 512 tokens. The blocks here are a few rows
+// high, the last one often shorter, so that every text crosses many of them.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 

@@ -65,12 +65,6 @@ TEST(CausalContext, RowsGivenAFewAtATimeAreThoseGivenAllAtOnce) {
   }
 }
 
-}  // namespace
-}  // namespace attnscope
-
-namespace attnscope {
-namespace {
-
 // A sliding-window layer's: the keys before each block's window are left out of its product, with
 // the same results (within rounding of one product over every key, the same bits whatever the
 // text's length and however many rows are given at once), windows narrower and wider than a block.
@@ -86,7 +80,7 @@ TEST(CausalContextOfAWindow, IsTheProductOverEveryKeyWithinRounding) {
 TEST(CausalContextOfAWindow, ARowHasTheSameBitsWhateverTheTextsLength) {
   for (const int64_t window : {5, 100})
     for (const auto& [shorter, longer] : {std::pair<int64_t, int64_t>{384, 385}, {200, 513}, {100, 129}}) {
-      Layer whole = layer_of(longer, 7, window);
+      const Layer whole = layer_of(longer, 7, window);
       const Layer cut{whole.maps.narrow(1, 0, shorter).narrow(2, 0, shorter).contiguous(),
                       whole.values.narrow(1, 0, shorter).contiguous(), window};
       EXPECT_TRUE(at::equal(context_of(cut), context_of(whole).narrow(1, 0, shorter)))
