@@ -92,26 +92,41 @@ PairMask::PairMask(int n, std::span<const uint8_t> bits) : PairMask(n) {
   }
 }
 
+const std::vector<uint8_t>& PairMask::pool() const {
+  static const std::vector<uint8_t> none;
+  return pool_ ? *pool_ : none;
+}
+
+std::vector<uint8_t>& PairMask::own_pool() {
+  if (!pool_)
+    pool_ = std::make_shared<std::vector<uint8_t>>();
+  else if (pool_.use_count() > 1)
+    pool_ = std::make_shared<std::vector<uint8_t>>(*pool_);
+  return *pool_;
+}
+
 uint8_t* PairMask::mixed(int64_t c) {
   const auto k = static_cast<size_t>(c);
+  std::vector<uint8_t>& pool = own_pool();
   if (kind_[k] != kMixed) {
     const bool full = kind_[k] == kFull;
-    slot_[k] = static_cast<uint32_t>(pool_.size() / kChunkBytes);
-    pool_.resize(pool_.size() + kChunkBytes, 0);
+    slot_[k] = static_cast<uint32_t>(pool.size() / kChunkBytes);
+    pool.resize(pool.size() + kChunkBytes, 0);
     kind_[k] = kMixed;
-    if (full) fill_ones(pool_.data() + static_cast<size_t>(slot_[k]) * kChunkBytes, chunk_size(c));
+    if (full) fill_ones(pool.data() + static_cast<size_t>(slot_[k]) * kChunkBytes, chunk_size(c));
   }
-  return pool_.data() + static_cast<size_t>(slot_[k]) * kChunkBytes;
+  return pool.data() + static_cast<size_t>(slot_[k]) * kChunkBytes;
 }
 
 // Only the last chunk of the pool goes back: rows set in order leave every earlier chunk settled.
 void PairMask::settle(int64_t c) {
   const auto k = static_cast<size_t>(c);
-  if (kind_[k] != kMixed || (static_cast<size_t>(slot_[k]) + 1) * kChunkBytes != pool_.size()) return;
-  const int64_t size = chunk_size(c), set = popcount(pool_.data() + pool_.size() - kChunkBytes, size);
+  if (kind_[k] != kMixed || (static_cast<size_t>(slot_[k]) + 1) * kChunkBytes != pool().size()) return;
+  std::vector<uint8_t>& pool = own_pool();
+  const int64_t size = chunk_size(c), set = popcount(pool.data() + pool.size() - kChunkBytes, size);
   if (set != 0 && set != size) return;
   kind_[k] = set == 0 ? kEmpty : kFull;
-  pool_.resize(pool_.size() - kChunkBytes);
+  pool.resize(pool.size() - kChunkBytes);
 }
 
 bool PairMask::test(int i, int j) const {
@@ -143,8 +158,7 @@ std::vector<uint8_t> PairMask::bits() const {
     const int64_t size = chunk_size(c);
     if (kind_[static_cast<size_t>(c)] == kFull) fill_ones(bytes, size);
     if (kind_[static_cast<size_t>(c)] == kMixed)
-      std::memcpy(bytes, pool_.data() + static_cast<size_t>(slot_[static_cast<size_t>(c)]) * kChunkBytes,
-                  static_cast<size_t>((size + 7) >> 3));
+      std::memcpy(bytes, chunk_bytes(c), static_cast<size_t>((size + 7) >> 3));
   }
   return out;
 }
@@ -162,11 +176,8 @@ int64_t PairMask::count_both(const PairMask& other) const {
       continue;
     }
     fill_ones(ones.data(), size);
-    const uint8_t* a =
-        ka == kMixed ? pool_.data() + static_cast<size_t>(slot_[static_cast<size_t>(c)]) * kChunkBytes : ones.data();
-    const uint8_t* b = kb == kMixed
-                           ? other.pool_.data() + static_cast<size_t>(other.slot_[static_cast<size_t>(c)]) * kChunkBytes
-                           : ones.data();
+    const uint8_t* a = ka == kMixed ? chunk_bytes(c) : ones.data();
+    const uint8_t* b = kb == kMixed ? other.chunk_bytes(c) : ones.data();
     for (int64_t byte = 0; byte < (size + 7) >> 3; ++byte)
       both += std::popcount(static_cast<unsigned>(a[byte] & b[byte]));
   }

@@ -4,10 +4,12 @@
 // numpy's triu_indices(n, 1)), bit k in byte k / 8 at position k % 8 (numpy's bitorder="little").
 // A dense head of a 512-token text takes 16 KB this way, where a pair list would take megabytes;
 // pair lists are made from it for the one head a view or a command shows. Held in chunks, those
-// with no pair or every pair kept as a tag alone.
+// with no pair or every pair kept as a tag alone. Copies share their chunks' bytes until one of them
+// is written to (a layer's rollout pairs are every one of its heads': twelve copies of one mask).
 #include <cstddef>
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <utility>
 #include <vector>
@@ -46,8 +48,11 @@ class PairMask {
   std::vector<uint8_t> bits() const;
   // Pairs set in both masks (of the same tokens).
   int64_t count_both(const PairMask& other) const;
-  // Bytes the mask holds beyond its object: what the chunks that are neither empty nor full take.
-  size_t stored_bytes() const { return pool_.size() + kind_.size() + slot_.size() * sizeof(uint32_t); }
+  // Bytes the mask holds beyond its object: what the chunks that are neither empty nor full take
+  // (shared with its copies, counted in each).
+  size_t stored_bytes() const { return pool().size() + kind_.size() + slot_.size() * sizeof(uint32_t); }
+  // Whether this mask and `other` share their chunks' bytes (copies of one another not written to since).
+  bool shares_bytes_with(const PairMask& other) const { return pool_ && pool_ == other.pool_; }
 
   // Calls f(i, j) for every pair, in row-major order.
   template <typename F>
@@ -77,9 +82,13 @@ class PairMask {
   bool chunk_bit(int64_t c, int64_t k) const {
     const Kind kind = static_cast<Kind>(kind_[static_cast<size_t>(c)]);
     if (kind != kMixed) return kind == kFull;
-    return pool_[static_cast<size_t>(slot_[static_cast<size_t>(c)]) * kChunkBytes + static_cast<size_t>(k >> 3)] >>
-               (k & 7) &
-           1;
+    return chunk_bytes(c)[k >> 3] >> (k & 7) & 1;
+  }
+  // The mixed chunks' bytes (none: an empty pool); own_pool() makes them this mask's alone first.
+  const std::vector<uint8_t>& pool() const;
+  std::vector<uint8_t>& own_pool();
+  const uint8_t* chunk_bytes(int64_t c) const {  // a mixed chunk's
+    return pool_->data() + static_cast<size_t>(slot_[static_cast<size_t>(c)]) * kChunkBytes;
   }
   int64_t chunk_size(int64_t c) const { return std::min(kChunkBits, triangle(n_) - c * kChunkBits); }
   uint8_t* mixed(int64_t c);  // chunk c's bytes, made mixed first where it is a tag
@@ -89,8 +98,9 @@ class PairMask {
   int64_t count_ = 0;
   std::vector<uint8_t> kind_;   // per chunk
   std::vector<uint32_t> slot_;  // per chunk: where a mixed one's bytes are in the pool
-  std::vector<uint8_t> pool_;   // mixed chunks' bytes, kChunkBytes each
-  int64_t open_ = -1;           // the last chunk set_row wrote
+  // Mixed chunks' bytes, kChunkBytes each; shared by copies (copy on write), null while none is mixed.
+  std::shared_ptr<std::vector<uint8_t>> pool_;
+  int64_t open_ = -1;  // the last chunk set_row wrote
 };
 
 }  // namespace attnscope

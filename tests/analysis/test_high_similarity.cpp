@@ -234,6 +234,29 @@ TEST(PairMask, RowsSetFromFlagsHoldExactlyThoseFlags) {
       EXPECT_EQ(m.test(i, j), flags[i][static_cast<size_t>(j - i - 1)] == 1) << i << "," << j;
 }
 
+// A copy shares the chunks' bytes (a layer's rollout pairs are each of its heads'); written to, it
+// takes bytes of its own and the other keeps its pairs.
+TEST(PairMask, CopiesShareTheirBytesUntilOneIsWrittenTo) {
+  const int n = 200;
+  std::vector<uint8_t> some(n, 0);
+  for (int j = 0; j < n; j += 3) some[static_cast<size_t>(j)] = 1;
+  PairMask original(n);
+  for (int i = 0; i < 150; ++i) original.set_row(i, some.data());
+  const std::vector<uint8_t> bits = original.bits();
+  PairMask copy = original;
+  EXPECT_TRUE(copy.shares_bytes_with(original));
+  EXPECT_EQ(copy.bits(), bits);
+  EXPECT_EQ(copy.count_both(original), original.count());
+  const std::vector<uint8_t> ones(n, 1);
+  copy.set_row(150, ones.data());
+  EXPECT_FALSE(copy.shares_bytes_with(original));
+  EXPECT_EQ(original.bits(), bits);  // untouched
+  EXPECT_EQ(copy.count(), original.count() + n - 151);
+  EXPECT_TRUE(copy.test(150, 199));
+  EXPECT_FALSE(original.test(150, 199));
+  EXPECT_FALSE(PairMask(n).shares_bytes_with(PairMask(n)));  // nothing mixed: nothing shared
+}
+
 TEST(PairMask, BitsPastTheEndAreIgnoredAndWrongSizesRefused) {
   EXPECT_EQ(PairMask(4, {0xff}).count(), 6);  // 6 pairs; the top two bits mean nothing
   EXPECT_THROW(PairMask(4, {0, 0}), Error);
