@@ -22,8 +22,13 @@ std::unique_ptr<ComparedTexts> compare_runs(const RunOptions& run, const SecondR
                                             const AnalysisOptions& analysis) {
   if (!second.given()) throw Error("a comparison needs a second run: --model-b, or --text-b / --file-b (or both)");
   auto out = std::make_unique<ComparedTexts>();
-  out->a = run_and_analyze(run, analysis);
-  out->run_b = run;
+  // Pairs from a lens: a long text's masks kept for the Jaccard indices (S's pairs are counted in
+  // the rows the comparison reads; a lens's mask would be made again from its map, head by head).
+  const PairInput from = analysis_settings(analysis).pairs_from;
+  RunOptions a = run;
+  a.keep_pair_masks |= from != PairInput::Similarity && from != PairInput::Cosine;
+  out->a = run_and_analyze(a, analysis);
+  out->run_b = a;
   if (!second.model.empty()) out->run_b.model = second.model;
   if (!second.input.text.empty() || !second.input.file.empty()) out->run_b.input = second.input;
   out->b = run_and_analyze(out->run_b, analysis);

@@ -204,6 +204,91 @@ PairMask pair_rows(const at::Tensor& head_outputs, const TextFacts& facts, doubl
   return std::move(out.mask);
 }
 
+namespace {
+
+void require_whole_map(const at::Tensor& map) {
+  if (map.dim() != 2 || map.size(0) != map.size(1) || !map.is_cpu() || map.scalar_type() != at::kFloat)
+    throw Error("a head's pairs are found in its whole map, square float32 on the host");
+}
+
+// Rows [first, first + count) of (M + M^T) / 2 as symmetric_pair_map makes them (a sum, then
+// halved; a float sum is the same in either order), the diagonal 0; `map` contiguous. In tiles of
+// 64 x 64, so that M^T's rows, M's columns, are read a cache line at a time: torch's sum with the
+// transposed block read every element of it from its own line, and made the pairs of a long
+// text's 264 norm-based maps take twice as long.
+at::Tensor symmetric_rows(const at::Tensor& map, int64_t first, int64_t count) {
+  constexpr int64_t kTile = 64;
+  const int64_t n = map.size(0);
+  at::Tensor out = at::empty({count, n}, at::kFloat);
+  const float* m = map.const_data_ptr<float>();
+  float* o = out.data_ptr<float>();
+  at::parallel_for(0, (n + kTile - 1) / kTile, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t j0 = begin * kTile; j0 < std::min(n, end * kTile); j0 += kTile)
+      for (int64_t r0 = 0; r0 < count; r0 += kTile)
+        for (int64_t r = r0; r < std::min(count, r0 + kTile); ++r) {
+          const float* row = m + (first + r) * n;
+          float* __restrict to = o + r * n;
+          for (int64_t j = j0; j < std::min(n, j0 + kTile); ++j) to[j] = (row[j] + m[j * n + first + r]) * 0.5f;
+        }
+  });
+  out.diagonal(first).zero_();
+  return out;
+}
+
+// Scans rows [first, first + count) of the map's symmetric matrix into `out` (its mask and
+// counts made for n tokens), a block of rows at a time, with the threshold tau * scale.
+void scan_map_rows(const at::Tensor& map, const ScanFacts& f, double tau, float scale, int64_t first, int64_t count,
+                   HeadHighSimilarity& out) {
+  const int64_t n = map.size(0);
+  std::vector<int32_t> histogram(static_cast<size_t>(n));
+  for (int64_t done = first; done < first + count; done += rows_per_block(n)) {
+    const int64_t rows = std::min(rows_per_block(n), first + count - done);
+    const at::Tensor block = symmetric_rows(map, done, rows);
+    scan_rows(block.data_ptr<float>(), static_cast<int>(done), static_cast<int>(rows), static_cast<int>(n), f,
+              static_cast<float>(tau) * scale, histogram.data(), out);
+  }
+  for (int64_t d = 0; d < n; ++d)
+    out.counts.distance_histogram[static_cast<size_t>(d)] = histogram[static_cast<size_t>(d)];
+}
+
+}  // namespace
+
+HeadHighSimilarity high_similarity_of_map(const at::Tensor& given, const TextFacts& facts, double tau) {
+  require_whole_map(given);
+  const at::Tensor map = given.contiguous();
+  const int64_t n = map.size(0);
+  const ScanFacts f(facts);
+  const at::Tensor part = at::from_blob(const_cast<uint8_t*>(f.takes.data()), {n}, at::kByte).to(at::kBool);
+  HeadHighSimilarity out;
+  // The largest element of participants off the diagonal: high_similarity's scale (its plain
+  // maximum, where it takes one, is this one whenever that is positive, and otherwise it takes this).
+  out.scale = -std::numeric_limits<float>::infinity();
+  for (const auto& [first, count] : row_blocks(n, rows_per_block(n))) {
+    at::Tensor allowed = part.narrow(0, first, count).unsqueeze(1).logical_and(part.unsqueeze(0));
+    allowed.diagonal(first).fill_(false);
+    const at::Tensor block = symmetric_rows(map, first, count);
+    out.scale =
+        std::max(out.scale, at::where(allowed, block, -std::numeric_limits<float>::infinity()).max().item<float>());
+  }
+  out.mask = PairMask(static_cast<int>(n));
+  out.counts = PairCounts(static_cast<size_t>(n));
+  if (out.scale > 0) scan_map_rows(map, f, tau, out.scale, 0, n, out);
+  return out;
+}
+
+PairMask map_pair_rows(const at::Tensor& given, const TextFacts& facts, double tau, float scale, int64_t first,
+                       int64_t count) {
+  require_whole_map(given);
+  const at::Tensor map = given.contiguous();
+  const int64_t n = map.size(0);
+  if (first < 0 || count < 0 || first + count > n) throw Error("pair rows out of range");
+  HeadHighSimilarity out;
+  out.mask = PairMask(static_cast<int>(n));
+  out.counts = PairCounts(static_cast<size_t>(n));
+  if (scale > 0 && count > 0) scan_map_rows(map, ScanFacts(facts), tau, scale, first, count, out);
+  return std::move(out.mask);
+}
+
 int64_t pairs_in_both(const float* s_a, const PairRule& a, const float* s_b, const PairRule& b, int64_t first,
                       int64_t count, int64_t n) {
   if (!a.any || !b.any) return 0;

@@ -63,6 +63,19 @@ std::vector<HeadHighSimilarity> high_similarity_in_blocks(const at::Tensor& head
 PairMask pair_rows(const at::Tensor& head_outputs, const TextFacts& facts, double tau, float scale, int64_t first,
                    int64_t count, const at::Tensor& cosine_norms = {});
 
+// One head's high-similarity elements of a lens's map (attention, the norm-based map, rollout;
+// [n, n] float32 on the host, left as it is, not made symmetric): what high_similarity finds in
+// symmetric_pair_map's matrix of it, found a block of rows at a time, each made symmetric as that
+// matrix is, (M_ij + M_ji) / 2 in float, the same bits; never a second n x n matrix. A long
+// text's rollout pairs (pipeline/long_text_lens_pairs.h).
+HeadHighSimilarity high_similarity_of_map(const at::Tensor& map, const TextFacts& facts, double tau);
+
+// Rows [first, first + count) of that head's mask alone, with `scale` (its HeadHighSimilarity::scale),
+// other rows empty: what a long text's lens pairs are made again from when their masks are not
+// kept (text_analysis.h).
+PairMask map_pair_rows(const at::Tensor& map, const TextFacts& facts, double tau, float scale, int64_t first,
+                       int64_t count);
+
 // Which elements of one head's S are its pairs, as the scans decide: i < j, both taking part
 // (`takes`, n flags of 0 or 1), S_ij >= static_cast<float>(tau) * scale; none where scale <= 0.
 struct PairRule {

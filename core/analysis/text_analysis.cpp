@@ -48,7 +48,7 @@ std::vector<HeadHighSimilarity> find_pairs(TextAnalysis& a, const at::Tensor& ma
   const int64_t L = a.num_layers, H = a.num_heads, n = a.length;
   if (run.similarity_in_blocks && run.lens_pairs) {
     a.similarity.norms = at::linalg_vector_norm(a.head_outputs, 2, {-1});
-    auto high = run.lens_pairs(a.facts, a.settings.tau, scanned);
+    auto high = run.lens_pairs(a.facts, a.settings.tau, run.keep_long_pair_masks, scanned);
     if (static_cast<int64_t>(high.size()) != L * H) throw Error("a lens's pairs were not found for every head");
     return high;
   }
@@ -167,6 +167,11 @@ PairMask TextAnalysis::pair_mask(int64_t layer, int64_t h, RowSpan rows) const {
     }
     return part;
   }
+  if (pair_map) {                                   // a long text's lens pairs not kept: the head's map made again
+    if (settings.pairs_from == PairInput::Rollout)  // kept when found: making the rollout again takes minutes
+      throw Error("this analysis holds no mask of that head's pairs from rollout");
+    return map_pair_rows(pair_map(layer, h), facts, settings.tau, kept.scale, first, count);
+  }
   if (!head_outputs.defined()) throw Error("this analysis keeps neither the pairs nor the head outputs they come from");
   return pair_rows(head_outputs[layer][h], facts, settings.tau, kept.scale, first, count,
                    settings.pairs_from == PairInput::Cosine ? similarity.norms[layer][h] : at::Tensor());
@@ -213,12 +218,21 @@ std::vector<TokenPair> head_pairs(const TextAnalysis& a, int64_t layer, int64_t 
 
 bool pair_values_are_slow(const TextAnalysis& a) { return a.pair_map && a.settings.pairs_from == PairInput::Rollout; }
 
-std::vector<TokenPair> pairs_without_values(const TextAnalysis& a, int64_t layer, int64_t head, int64_t limit) {
+namespace {
+
+// The first `limit` pairs of a mask, their values NaN.
+std::vector<TokenPair> first_pairs(const PairMask& mask, int64_t limit) {
   std::vector<TokenPair> pairs;
-  a.pair_mask(layer, head).for_each([&](int i, int j) {
+  mask.for_each([&](int i, int j) {
     if (static_cast<int64_t>(pairs.size()) < limit) pairs.push_back({i, j, std::numeric_limits<float>::quiet_NaN()});
   });
   return pairs;
+}
+
+}  // namespace
+
+std::vector<TokenPair> pairs_without_values(const TextAnalysis& a, int64_t layer, int64_t head, int64_t limit) {
+  return first_pairs(a.pair_mask(layer, head), limit);
 }
 
 std::vector<TokenPair> pairs_valued_from_map(const TextAnalysis& a, int64_t layer, int64_t head, const at::Tensor& map,
@@ -229,8 +243,11 @@ std::vector<TokenPair> pairs_valued_from_map(const TextAnalysis& a, int64_t laye
                 "] float32 on the host");
   const at::Tensor m = map.contiguous();
   const float* v = m.const_data_ptr<float>();
-  const float scale = a.head(layer, head).scale;
-  std::vector<TokenPair> pairs = pairs_without_values(a, layer, head, limit);
+  const HeadAnalysis& h = a.head(layer, head);
+  const float scale = h.scale;
+  // The mask kept, or made from this very map rather than from the map made once more.
+  std::vector<TokenPair> pairs =
+      first_pairs(h.pairs.tokens() == n ? h.pairs : map_pair_rows(m, a.facts, a.settings.tau, scale, 0, n), limit);
   for (TokenPair& p : pairs) {
     // As symmetric_pair_map: a float sum, halved, then over the scale as list_pairs does.
     const float mean = (v[int64_t{p.i} * n + p.j] + v[int64_t{p.j} * n + p.i]) * 0.5f;

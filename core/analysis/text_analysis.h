@@ -25,16 +25,18 @@ using HeadMapSource = std::function<at::Tensor(int64_t layer, int64_t head)>;
 
 // Every head's high-similarity elements (layer-major) of a long text's lens (the norm-based maps,
 // attention, rollout), found by whoever can make its maps again (pipeline/long_text_lens_pairs.h)
-// once the analysis knows its tokens' facts; `scanned` handed each head as it ends.
-using LensPairs =
-    std::function<std::vector<HeadHighSimilarity>(const TextFacts& facts, double tau, const HeadsScanned& scanned)>;
+// once the analysis knows its tokens' facts; `scanned` handed each head as it ends. Their masks
+// are left empty unless `keep_masks` (AnalysisRun::keep_long_pair_masks), rollout's kept always.
+using LensPairs = std::function<std::vector<HeadHighSimilarity>(const TextFacts& facts, double tau, bool keep_masks,
+                                                                const HeadsScanned& scanned)>;
 
 struct HeadAnalysis {
   // max_{i != j} S_ij (or of settings.pairs_from's matrix) over participating tokens; <= 0: no pairs
   float scale = 0.0f;
   // S_hat >= tau, i < j (listed with their values by head_pairs); empty (no tokens) where a long
   // text's analysis does not keep it (AnalysisRun::keep_long_pair_masks): TextAnalysis::pair_mask.
-  // Always kept for a long text's pairs from a lens, which only the model could find again.
+  // A long text's pairs from rollout are always kept (made again, the rollout would take minutes),
+  // each layer's one mask shared by its heads' copies.
   PairMask pairs;
   int64_t pair_count = 0;  // |P|, kept or not
   Separators separators;   // from this head's own attention map (the separator view)
@@ -76,8 +78,9 @@ struct TextAnalysis {
   at::Tensor summed_similarity(int64_t layer) const;
   // [n, n]: one head's S, diagonal 0 (a view of the whole, or made from its head outputs).
   at::Tensor head_similarity(int64_t layer, int64_t head) const;
-  // One head's pairs as a mask: the one kept, or made again from its head outputs by the scan that
-  // found them (high_similarity.h: pair_rows), the same bits; of `rows` only, the other rows empty.
+  // One head's pairs as a mask: the one kept, or made again by the scan that found them, the same
+  // bits: from its head outputs (high_similarity.h: pair_rows), or a lens's from the head's map made
+  // again whole (pair_map, whatever `rows`: map_pair_rows); of `rows` only, the other rows empty.
   PairMask pair_mask(int64_t layer, int64_t head, RowSpan rows = {}) const;
 };
 
@@ -131,11 +134,12 @@ struct AnalysisRun {
   // A long text's (similarity_in_blocks) pair masks kept in HeadAnalysis::pairs. They take up to
   // n^2 / 16 bytes a head (1.1 GB for a ModernBERT-base-sized model at 8,192 tokens, 4.8 GB for
   // Gemma 3 at 32,768), and a view reads one head's: not kept, TextAnalysis::pair_mask makes that
-  // one again (some 0.1 s at 8,192 tokens). A result file of every head's keeps them. So are
-  // masks found before (`found`).
+  // one again (some 0.1 s at 8,192 tokens from S, a lens's map made again 0.7 s). A result file of
+  // every head's keeps them. So are masks found before (`found`) and rollout's.
   bool keep_long_pair_masks = false;
   // A long text's (similarity_in_blocks) pairs from a lens: without it they are refused, since its
-  // maps are not whole. Their masks are kept; pair_map gives head_pairs the values.
+  // maps are not whole. Their masks are kept as S's are (rollout's always); pair_map gives
+  // head_pairs the values and TextAnalysis::pair_mask the masks not kept.
   LensPairs lens_pairs = {};
   HeadMapSource pair_map = {};
   ProgressReport progress = {};  // given: a long text's scan for pairs reports its share of heads done

@@ -127,8 +127,8 @@ void add_pairs_in_both(const ComparedRun& a, const ComparedRun& b, int64_t layer
 SameTokenMeasures maps_in_blocks(const ComparedRun& a, const ComparedRun& b, int64_t L, int64_t H, int64_t block_rows) {
   const int64_t n = a.analysis.length;
   const auto heads = static_cast<size_t>(L * H);
-  // Pairs from a lens are not in S's rows: a long text keeps their masks (text_analysis.h), which
-  // count them instead.
+  // Pairs from a lens are not in S's rows: their masks count them instead (kept where the run kept
+  // them, as `compare` asks; else made again from each head's map: TextAnalysis::pair_mask).
   const bool of_s = pairs_of_s(a) && pairs_of_s(b);
   SameTokenMeasures m{std::nullopt, MapPairSums::zeros(heads), std::vector<int64_t>(of_s ? heads : 0, 0)};
   if (has_attention(a) && has_attention(b)) m.attention = MapPairSums::zeros(heads);

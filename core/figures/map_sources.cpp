@@ -18,6 +18,7 @@ namespace {
 // Whether cell (i, j) is one of the head's pairs. A long text's mask is not kept
 // (AnalysisRun::keep_long_pair_masks): a tile's rows are made again, a tile's height at a time; the
 // cells of a tile of level 0 all read the rows of its band or, below the diagonal, of its column tile.
+// A lens's are made from the head's whole map whatever rows are asked: all at once, the first time.
 std::function<bool(int64_t, int64_t)> outlined_pairs(const TextAnalysis& analysis, const MapOfHead& map) {
   const PairMask* kept = &analysis.head(map.layer, map.head).pairs;
   if (kept->tokens() == analysis.length)
@@ -28,7 +29,7 @@ std::function<bool(int64_t, int64_t)> outlined_pairs(const TextAnalysis& analysi
   };
   auto band = std::make_shared<Band>();
   return [&analysis, map, band](int64_t i, int64_t j) {
-    const int64_t row = std::min(i, j), height = MapPyramid::kTileCells;
+    const int64_t row = std::min(i, j), height = analysis.pair_map ? analysis.length : MapPyramid::kTileCells;
     if (band->first < 0 || row < band->first || row >= band->first + height) {
       band->first = row / height * height;
       band->rows =

@@ -44,7 +44,10 @@ at::Tensor head_map(const AttentionRows& rows, const TextCaptures& c, PairInput 
   return map;
 }
 
-HeadHighSimilarity pairs_of_map(at::Tensor map, const TextFacts& facts, double tau) {
+// A head's pairs in a map of its own (attention's, the norm-based map's), made symmetric in place:
+// quicker than high_similarity_of_map's symmetric rows, made twice, which a layer's rollout needs
+// (R_l is read for R_(l+1)) rather than a third n x n matrix.
+HeadHighSimilarity pairs_of_own_map(at::Tensor map, const TextFacts& facts, double tau) {
   symmetric_pair_map_in_place(map);
   return std::move(high_similarity(map.unsqueeze(0), facts, tau).front());
 }
@@ -52,8 +55,8 @@ HeadHighSimilarity pairs_of_map(at::Tensor map, const TextFacts& facts, double t
 }  // namespace
 
 double long_text_lens_pairs_bytes(PairInput input, int64_t n) {
-  const double square = static_cast<double>(n) * static_cast<double>(n) * sizeof(float);
-  return (input == PairInput::Rollout ? rollout_in_blocks_bytes(n) : 0) + square;
+  return input == PairInput::Rollout ? rollout_in_blocks_bytes(n)
+                                     : static_cast<double>(n) * static_cast<double>(n) * sizeof(float);
 }
 
 void require_long_text_lens_pairs_fit(PairInput input, int64_t n) {
@@ -92,15 +95,17 @@ std::vector<HeadHighSimilarity> long_text_lens_pairs(const LensMapsOf& of, PairI
   };
   if (input == PairInput::Rollout) {  // one rollout a layer, shared by its heads
     rollouts(rows, L - 1, n, H, scan.keep_going, [&](int64_t l, const at::Tensor& rollout) {
-      HeadHighSimilarity layer = pairs_of_map(rollout.clone(), facts, tau);  // R_l is read for R_(l+1)
-      for (int64_t h = 0; h < H; ++h) high[static_cast<size_t>(l * H + h)] = layer;
+      const HeadHighSimilarity layer = high_similarity_of_map(rollout, facts, tau);
+      for (int64_t h = 0; h < H; ++h) high[static_cast<size_t>(l * H + h)] = layer;  // the mask's bytes shared
       done(l * H, (l + 1) * H);
     });
     return high;
   }
   for (int64_t k = 0; k < L * H; ++k) {
     stop_if_stale(scan.keep_going);
-    high[static_cast<size_t>(k)] = pairs_of_map(head_map(rows, c, input, k / H, k % H), facts, tau);
+    HeadHighSimilarity& head = high[static_cast<size_t>(k)];
+    head = pairs_of_own_map(head_map(rows, c, input, k / H, k % H), facts, tau);
+    if (!scan.masks) head.mask = PairMask();  // its count and statistics are what stays
     done(k, k + 1);
   }
   return high;
@@ -108,9 +113,9 @@ std::vector<HeadHighSimilarity> long_text_lens_pairs(const LensMapsOf& of, PairI
 
 void find_long_text_pairs_in_lens(AnalysisRun& run, const LensMapsOf& of, PairInput input) {
   if (input == PairInput::Similarity || input == PairInput::Cosine) return;
-  run.lens_pairs = [of, input, keep_going = run.keep_going, progress = run.progress](const TextFacts& facts, double tau,
-                                                                                     const HeadsScanned& scanned) {
-    return long_text_lens_pairs(of, input, facts, tau, {keep_going, progress, scanned});
+  run.lens_pairs = [of, input, keep_going = run.keep_going, progress = run.progress](
+                       const TextFacts& facts, double tau, bool keep_masks, const HeadsScanned& scanned) {
+    return long_text_lens_pairs(of, input, facts, tau, {keep_going, progress, scanned, keep_masks});
   };
   run.pair_map = [of, input](int64_t layer, int64_t head) { return long_text_lens_map(of, input, layer, head); };
 }

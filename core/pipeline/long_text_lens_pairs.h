@@ -2,11 +2,12 @@
 // A long text's pairs from a lens (AnalysisSettings::pairs_from: attention, the norm-based maps or
 // rollout). Its maps are not kept, and the symmetric matrix (M + M^T) / 2 the pairs are found in
 // needs M's columns as well as its rows, which no block of rows gives: each head's map is made
-// whole again here, a block of rows at a time, one head at a time, made symmetric in place and
-// scanned as a short text's is (high_similarity), so that attention's and the norm-based maps'
-// pairs equal the short path's to the bit. That holds one n x n matrix at a time (a layer's
-// rollout three), never a layer's maps: 268 MB at 8,192 tokens; past kMostRolloutBytes (some
-// 31,000 tokens, rollout's 18,000) it is refused in one line.
+// whole again here, a block of rows at a time, one head at a time, made symmetric in place (a
+// layer's rollout, which the next layer's reads, symmetric a block of rows at a time instead:
+// high_similarity_of_map) and scanned as a short text's is, so that the pairs equal the short
+// path's to the bit. That holds one n x n matrix at a time (a layer's rollout two), never a
+// layer's maps: 268 MB at 8,192 tokens; past kMostRolloutBytes (some 31,000 tokens, rollout's
+// 22,000) it is refused in one line.
 #include <ATen/core/Tensor.h>
 
 #include <memory>
@@ -37,10 +38,14 @@ struct LensPairsScan {
   KeepGoing keep_going = {};     // asked between heads (false throws Cancelled)
   ProgressReport progress = {};  // its share of heads ("pairs")
   HeadsScanned scanned = {};     // each head as it ends (a layer's heads together for rollout)
+  // Attention's and the norm-based maps' masks kept (a dense head's are 4 MB at 8,192 tokens);
+  // false: their counts and statistics alone, TextAnalysis::pair_mask makes a head's again from its
+  // map. Rollout's are kept either way (its map takes minutes), one a layer, shared by its heads.
+  bool masks = true;
 };
 
-// Every head's high-similarity elements of `input` (layer-major), with their masks: what
-// analyze_text finds in pair_maps(captures, input) of the same text with every map kept.
+// Every head's high-similarity elements of `input` (layer-major), with their masks (scan.masks):
+// what analyze_text finds in pair_maps(captures, input) of the same text with every map kept.
 std::vector<HeadHighSimilarity> long_text_lens_pairs(const LensMapsOf& of, PairInput input, const TextFacts& facts,
                                                      double tau, const LensPairsScan& scan = {});
 

@@ -257,6 +257,50 @@ TEST(PairMask, CopiesShareTheirBytesUntilOneIsWrittenTo) {
   EXPECT_FALSE(PairMask(n).shares_bytes_with(PairMask(n)));  // nothing mixed: nothing shared
 }
 
+// A lens's pairs found in its map as made (not symmetric), and its mask made again, some rows or
+// all: what the scan of symmetric_pair_map's matrix finds (scale, bits, counts), ties and left-out
+// tokens included.
+TEST(HighSimilarity, RowsOfAMapsPairsAreThoseOfItsSymmetricMatrixScanned) {
+  const int n = 150;
+  at::manual_seed(7);
+  at::Tensor map = at::rand({n, n});
+  map[3][9] = map[9][3] = 1.5f;  // the maximum, tied with itself both ways
+  std::vector<bool> takes(static_cast<size_t>(n), true);
+  takes[0] = takes[77] = false;
+  const TextFacts f = facts(n, takes);
+  at::Tensor symmetric = (map + map.t()).mul_(0.5);
+  symmetric.diagonal().zero_();
+  const HeadHighSimilarity whole = high_similarity(symmetric.unsqueeze(0), f, 0.4).front();
+  ASSERT_GT(whole.mask.count(), 1000);
+  const HeadHighSimilarity of_map = high_similarity_of_map(map, f, 0.4);  // found without the symmetric matrix
+  EXPECT_EQ(of_map.scale, whole.scale);
+  EXPECT_EQ(of_map.mask.bits(), whole.mask.bits());
+  EXPECT_EQ(of_map.counts.count, whole.counts.count);
+  EXPECT_EQ(of_map.counts.distance_histogram, whole.counts.distance_histogram);
+  EXPECT_EQ(of_map.counts.degree, whole.counts.degree);
+  EXPECT_EQ(of_map.counts.same_sentence, whole.counts.same_sentence);
+  EXPECT_EQ(of_map.counts.distance_sum, whole.counts.distance_sum);
+  // Every element not positive: no scale above 0, no pairs, as high_similarity says.
+  const at::Tensor negative = -map;
+  const HeadHighSimilarity none = high_similarity_of_map(negative, f, 0.4);
+  EXPECT_EQ(none.scale,
+            high_similarity((negative + negative.t()).mul_(0.5).fill_diagonal_(0).unsqueeze(0), f, 0.4).front().scale);
+  EXPECT_EQ(none.mask.count(), 0);
+  EXPECT_EQ(map_pair_rows(map, f, 0.4, whole.scale, 0, n).bits(), whole.mask.bits());
+  const PairMask part = map_pair_rows(map, f, 0.4, whole.scale, 40, 25);
+  int64_t in_rows = 0;
+  for (int i = 0; i < n; ++i)
+    for (int j = i + 1; j < n; ++j) {
+      const bool expected = i >= 40 && i < 65 && whole.mask.test(i, j);
+      ASSERT_EQ(part.test(i, j), expected) << i << "," << j;
+      in_rows += expected;
+    }
+  EXPECT_EQ(part.count(), in_rows);
+  EXPECT_EQ(map_pair_rows(map, f, 0.4, 0.0f, 0, n).count(), 0);  // no positive maximum: no pairs
+  EXPECT_THROW(map_pair_rows(map, f, 0.4, whole.scale, 140, 20), Error);
+  EXPECT_THROW(map_pair_rows(map.narrow(1, 0, n - 1), f, 0.4, whole.scale, 0, 1), Error);
+}
+
 TEST(PairMask, BitsPastTheEndAreIgnoredAndWrongSizesRefused) {
   EXPECT_EQ(PairMask(4, {0xff}).count(), 6);  // 6 pairs; the top two bits mean nothing
   EXPECT_THROW(PairMask(4, {0, 0}), Error);

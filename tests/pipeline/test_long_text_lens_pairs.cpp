@@ -1,9 +1,10 @@
 // A long text's pairs from a lens (pipeline/long_text_lens_pairs.h): each head's map made whole
 // again from the kept queries and keys, one head at a time, gives the pairs the same text finds in
 // its kept maps: to the bit for attention and the norm-based maps, as for rollout (made in blocks),
-// on the real MiniLM at 512 tokens; listed with the same values (rollout's, which take minutes on a
-// long text, also without them); through the pipeline on a short text forced to the long path;
-// refused in one line past the size it may hold.
+// on the real MiniLM at 512 tokens; their masks, not kept unless asked (rollout's always, shared by
+// a layer's heads), made again the same; listed with the same values (rollout's, which take
+// minutes on a long text, also without them); through the pipeline on a short text forced to the
+// long path; refused in one line past the size it may hold.
 #include <gtest/gtest.h>
 
 #include <ATen/ATen.h>
@@ -36,7 +37,11 @@ void expect_same_pairs(const TextAnalysis& long_text, const TextAnalysis& whole)
     const HeadAnalysis &a = long_text.heads[k], &b = whole.heads[k];
     EXPECT_EQ(a.scale, b.scale) << "head " << k;
     EXPECT_EQ(a.pair_count, b.pair_count) << "head " << k;
-    EXPECT_EQ(a.pairs.bits(), b.pairs.bits()) << "head " << k;  // kept: only the model finds them again
+    // Made again from the head's map where not kept (attention's, the norm-based maps').
+    EXPECT_EQ(long_text.pair_mask(static_cast<int64_t>(k) / whole.num_heads, static_cast<int64_t>(k) % whole.num_heads)
+                  .bits(),
+              b.pairs.bits())
+        << "head " << k;
     EXPECT_EQ(a.stats.count, b.stats.count) << "head " << k;
     EXPECT_EQ(a.stats.anchor_index, b.stats.anchor_index) << "head " << k;
     EXPECT_EQ(a.stats.same_sentence_share, b.stats.same_sentence_share) << "head " << k;
@@ -69,6 +74,16 @@ TEST(LongTextLensPairs, EqualThePairsOfTheWholeMaps) {
     EXPECT_FALSE(long_text.pair_matrix.defined());
     const TextAnalysis whole = analyze_text(b.encoding, b.maps.captures, settings);
     expect_same_pairs(long_text, whole);
+    // Rollout's masks are kept (made again, the rollout takes minutes), one a layer, shared by its
+    // heads; attention's and the norm-based maps' are not, as S's are not.
+    const bool rollout = input == PairInput::Rollout;
+    for (int64_t l = 0; l < whole.num_layers; ++l)
+      for (int64_t h = 0; h < whole.num_heads; ++h) {
+        const PairMask& kept = long_text.head(l, h).pairs;
+        EXPECT_EQ(kept.tokens(), rollout ? whole.length : 0) << l << "," << h;
+        if (rollout && h > 0 && long_text.head(l, 0).pair_count > 0)
+          EXPECT_TRUE(kept.shares_bytes_with(long_text.head(l, 0).pairs)) << l << "," << h;
+      }
     test::expect_analyses_so_far(so_far, long_text);
     EXPECT_EQ(static_cast<int64_t>(so_far.size()),
               input == PairInput::Rollout ? whole.num_layers : whole.num_layers * whole.num_heads);
@@ -104,7 +119,7 @@ TEST(LongTextLensPairs, SayWhatTheyLackAndStopWhenAsked) {
   EXPECT_NO_THROW(require_long_text_lens_pairs_fit(PairInput::Attention, 16384));
   EXPECT_NO_THROW(require_long_text_lens_pairs_fit(PairInput::Rollout, 16384));
   for (const auto& [input, n, needed] :
-       {std::tuple{PairInput::Attention, 32768, "4.3 GB"}, std::tuple{PairInput::Rollout, 20000, "4.8 GB"}})
+       {std::tuple{PairInput::Attention, 32768, "4.3 GB"}, std::tuple{PairInput::Rollout, 23000, "4.2 GB"}})
     try {
       require_long_text_lens_pairs_fit(input, n);
       ADD_FAILURE() << n << " tokens' maps whole were not refused";
@@ -112,7 +127,7 @@ TEST(LongTextLensPairs, SayWhatTheyLackAndStopWhenAsked) {
       EXPECT_NE(std::string(e.what()).find(needed), std::string::npos) << e.what();
     }
   EXPECT_EQ(long_text_lens_pairs_bytes(PairInput::Norm, 100), 100 * 100 * 4);
-  EXPECT_EQ(long_text_lens_pairs_bytes(PairInput::Rollout, 100), 3 * 100 * 100 * 4);
+  EXPECT_EQ(long_text_lens_pairs_bytes(PairInput::Rollout, 100), 2 * 100 * 100 * 4);
 }
 
 // Through the pipeline (as `analyze` and the explorer run it), and its analysis half on a run
@@ -129,6 +144,11 @@ TEST(LongTextLensPairs, ThePipelineFindsThemOnALongText) {
     const TextPipelineResult long_text = pipeline.run(text, o);
     ASSERT_FALSE(long_text.captures.attention.defined());
     expect_same_pairs(long_text.analysis, whole.analysis);
+    o.keep_long_pair_masks = true;  // as `analyze` asks when it writes a result file: every mask kept
+    const TextPipelineResult kept = pipeline.run(text, o);
+    for (size_t k = 0; k < whole.analysis.heads.size(); ++k)
+      EXPECT_EQ(kept.analysis.heads[k].pairs.bits(), whole.analysis.heads[k].pairs.bits()) << "head " << k;
+    o.keep_long_pair_masks = false;
     TextPipelineOptions of_s = o;
     of_s.settings.pairs_from = PairInput::Similarity;
     of_s.lens_captures = true;  // the norm-based maps' value norms, which pairs of S do not take
