@@ -152,36 +152,68 @@ at::Tensor TextAnalysis::summed_similarity(int64_t layer) const {
   return sum;
 }
 
+namespace {
+
+// Rows [first, first + count) of a head's whole mask, the other rows empty.
+PairMask mask_rows(const PairMask& whole, int64_t first, int64_t count) {
+  const int64_t n = whole.tokens();
+  if (first == 0 && count == n) return whole;
+  PairMask part(static_cast<int>(n));
+  std::vector<uint8_t> flags(static_cast<size_t>(n));
+  for (int64_t i = first; i < first + count; ++i) {
+    for (int64_t j = i + 1; j < n; ++j)
+      flags[static_cast<size_t>(j - i - 1)] = whole.test(static_cast<int>(i), static_cast<int>(j));
+    part.set_row(static_cast<int>(i), flags.data());
+  }
+  return part;
+}
+
+}  // namespace
+
 PairMask TextAnalysis::pair_mask(int64_t layer, int64_t h, RowSpan rows) const {
   const HeadAnalysis& kept = head(layer, h);
   const int64_t first = rows.first, count = rows.size(length);
   if (first < 0 || count < 0 || first + count > length) throw Error("pair mask rows out of range");
-  if (kept.pairs.tokens() == length) {
-    if (first == 0 && count == length) return kept.pairs;
-    PairMask part(static_cast<int>(length));
-    std::vector<uint8_t> flags(static_cast<size_t>(length));
-    for (int64_t i = first; i < first + count; ++i) {
-      for (int64_t j = i + 1; j < length; ++j)
-        flags[static_cast<size_t>(j - i - 1)] = kept.pairs.test(static_cast<int>(i), static_cast<int>(j));
-      part.set_row(static_cast<int>(i), flags.data());
-    }
-    return part;
-  }
+  if (kept.pairs.tokens() == length) return mask_rows(kept.pairs, first, count);
   if (pair_map) {                                   // a long text's lens pairs not kept: the head's map made again
     if (settings.pairs_from == PairInput::Rollout)  // kept when found: making the rollout again takes minutes
       throw Error("this analysis holds no mask of that head's pairs from rollout");
-    return map_pair_rows(pair_map(layer, h), facts, settings.tau, kept.scale, first, count);
+    return mask_rows(made_lens_mask(layer, h), first, count);
   }
   if (!head_outputs.defined()) throw Error("this analysis keeps neither the pairs nor the head outputs they come from");
   return pair_rows(head_outputs[layer][h], facts, settings.tau, kept.scale, first, count,
                    settings.pairs_from == PairInput::Cosine ? similarity.norms[layer][h] : at::Tensor());
 }
 
+// The whole mask of a long text's lens head: made before, or from the head's map made again, one
+// such map at a time (MadePairMasks), and kept for the next to ask.
+PairMask TextAnalysis::made_lens_mask(int64_t layer, int64_t h) const {
+  const auto made = [&] {
+    return map_pair_rows(pair_map(layer, h), facts, settings.tau, head(layer, h).scale, 0, length);
+  };
+  if (!made_masks) return made();
+  const auto making = made_masks->making();
+  if (std::optional<PairMask> mask = made_masks->find(layer, h)) return *mask;
+  PairMask mask = made();
+  made_masks->keep(layer, h, mask);
+  return mask;
+}
+
+std::optional<PairMask> TextAnalysis::pair_mask_at_hand(int64_t layer, int64_t h) const {
+  const PairMask& kept = head(layer, h).pairs;
+  if (kept.tokens() == length) return kept;
+  return pair_map && made_masks ? made_masks->find(layer, h) : std::nullopt;
+}
+
 std::vector<TokenPair> head_pairs(const TextAnalysis& a, int64_t layer, int64_t head, int64_t limit,
                                   const PairMask* made) {
   const HeadAnalysis& h = a.head(layer, head);
   if (h.pair_count == 0 || limit <= 0) return {};
-  if (a.pair_map) return pairs_valued_from_map(a, layer, head, a.pair_map(layer, head), limit);
+  if (a.pair_map) {  // one such map made at a time (MadePairMasks)
+    std::unique_lock<std::mutex> making;
+    if (a.made_masks) making = a.made_masks->making();
+    return pairs_valued_from_map(a, layer, head, a.pair_map(layer, head), limit);
+  }
   if (a.pair_matrix.defined() || a.similarity.similarity.defined()) {
     const at::Tensor source = a.pair_matrix.defined() ? a.pair_matrix[layer][head] : a.head_similarity(layer, head);
     const at::Tensor s = source.to(at::kCPU, at::kFloat).contiguous();
@@ -235,6 +267,8 @@ std::vector<TokenPair> pairs_without_values(const TextAnalysis& a, int64_t layer
   return first_pairs(a.pair_mask(layer, head), limit);
 }
 
+std::vector<TokenPair> pairs_without_values(const PairMask& mask, int64_t limit) { return first_pairs(mask, limit); }
+
 std::vector<TokenPair> pairs_valued_from_map(const TextAnalysis& a, int64_t layer, int64_t head, const at::Tensor& map,
                                              int64_t limit) {
   const int64_t n = a.length;
@@ -245,9 +279,14 @@ std::vector<TokenPair> pairs_valued_from_map(const TextAnalysis& a, int64_t laye
   const float* v = m.const_data_ptr<float>();
   const HeadAnalysis& h = a.head(layer, head);
   const float scale = h.scale;
-  // The mask kept, or made from this very map rather than from the map made once more.
-  std::vector<TokenPair> pairs =
-      first_pairs(h.pairs.tokens() == n ? h.pairs : map_pair_rows(m, a.facts, a.settings.tau, scale, 0, n), limit);
+  // The mask kept or made before, or made from this very map rather than from the map made once more.
+  std::optional<PairMask> mask = h.pairs.tokens() == n ? h.pairs : std::optional<PairMask>();
+  if (!mask && a.made_masks) mask = a.made_masks->find(layer, head);
+  if (!mask) {
+    mask = map_pair_rows(m, a.facts, a.settings.tau, scale, 0, n);
+    if (a.made_masks) a.made_masks->keep(layer, head, *mask);
+  }
+  std::vector<TokenPair> pairs = first_pairs(*mask, limit);
   for (TokenPair& p : pairs) {
     // As symmetric_pair_map: a float sum, halved, then over the scale as list_pairs does.
     const float mean = (v[int64_t{p.i} * n + p.j] + v[int64_t{p.j} * n + p.i]) * 0.5f;
@@ -347,7 +386,10 @@ TextAnalysis analyze_text(const Encoding& encoding, const at::Tensor& head_outpu
   a.num_layers = L;
   a.num_heads = H;
   a.length = n;
-  if (run.similarity_in_blocks && from_maps) a.pair_map = run.pair_map;
+  if (run.similarity_in_blocks && from_maps) {
+    a.pair_map = run.pair_map;
+    a.made_masks = std::make_shared<MadePairMasks>();
+  }
 
   check();
   if (run.similarity_in_blocks)

@@ -7,12 +7,14 @@
 #include <functional>
 #include <optional>
 #include <limits>
+#include <memory>
 #include <vector>
 
 #include "analysis/analysis_settings.h"
 #include "analysis/context_similarity.h"
 #include "analysis/head_stats.h"
 #include "analysis/high_similarity.h"
+#include "analysis/made_pair_masks.h"
 #include "analysis/separators.h"
 #include "model/captures.h"
 #include "model/row_span.h"
@@ -60,6 +62,9 @@ struct TextAnalysis {
   // A long text's pairs from a lens: one head's map they come from, [n, n], made again when asked
   // (pipeline/long_text_lens_pairs.h; pair_matrix is never whole), for head_pairs' values.
   HeadMapSource pair_map;
+  // Set with pair_map where masks are not kept: the masks of the heads a view asked for, made once
+  // (pair_mask and head_pairs make those maps one at a time). Shared by the analysis's copies.
+  std::shared_ptr<MadePairMasks> made_masks;
   std::vector<HeadAnalysis> heads;  // layer-major: index l * H + h
   std::vector<LayerAnalysis> layers;
   Separators segment_separators;  // from settings.segment_map
@@ -82,6 +87,12 @@ struct TextAnalysis {
   // bits: from its head outputs (high_similarity.h: pair_rows), or a lens's from the head's map made
   // again whole (pair_map, whatever `rows`: map_pair_rows); of `rows` only, the other rows empty.
   PairMask pair_mask(int64_t layer, int64_t head, RowSpan rows = {}) const;
+  // The head's whole mask where it is at hand, kept or made before (made_masks); never made here,
+  // so never slow: a window's UI thread asks this, and leaves the making to a job.
+  std::optional<PairMask> pair_mask_at_hand(int64_t layer, int64_t head) const;
+
+ private:
+  PairMask made_lens_mask(int64_t layer, int64_t head) const;
 };
 
 // The high-similarity pairs of one head with their S_hat (or the normalised value of the matrix
@@ -99,6 +110,8 @@ std::vector<TokenPair> head_pairs(const TextAnalysis& analysis, int64_t layer, i
 bool pair_values_are_slow(const TextAnalysis& analysis);
 // The first `limit` pairs of one head, ordered by (i, j), their values NaN (not made).
 std::vector<TokenPair> pairs_without_values(const TextAnalysis& analysis, int64_t layer, int64_t head, int64_t limit);
+// The same of a mask given (TextAnalysis::pair_mask_at_hand).
+std::vector<TokenPair> pairs_without_values(const PairMask& mask, int64_t limit);
 // A long text's pairs from a lens (TextAnalysis::pair_map), the first `limit` of one head, valued
 // from `map`, the head's map as pair_map makes it ([n, n] float32 on the host, left as it is):
 // (M_ij + M_ji) / 2 over the head's scale, the same float operations, and so the same bits, as

@@ -249,10 +249,11 @@ TiledFigure tiled_figure5(const AnalyzedTextView& text, const FigureOptions& opt
   return out;
 }
 
-Figure figure9(const AnalyzedTextView& text, const FigureOptions& options) {
-  const FigureOptions o = resolved(options, text.analysis);
-  const int head = std::max(0, o.head);
-  const PairMask mask = text.analysis.pair_mask(o.layer, head);  // a long text's made again
+namespace {
+
+// Fig. 9's title and its text, the pair tokens coloured (one colour per token value), from the
+// head's mask (a long text's made again, once: TextAnalysis::pair_mask).
+Figure figure9_of_mask(const AnalyzedTextView& text, const FigureOptions& o, int head, const PairMask& mask) {
   const PairInput from = text.analysis.settings.pairs_from;
   const std::string of =
       from == PairInput::Similarity ? "high-similarity pairs" : std::string("pairs of ") + pair_input_name(from);
@@ -271,17 +272,36 @@ Figure figure9(const AnalyzedTextView& text, const FigureOptions& options) {
       p.color_index[k] = it->second;
     }
   });
+  p.table_rows = -1;
+  f.panels.push_back(std::move(p));
+  return f;
+}
+
+}  // namespace
+
+Figure figure9(const AnalyzedTextView& text, const FigureOptions& options) {
+  const FigureOptions o = resolved(options, text.analysis);
+  const int head = std::max(0, o.head);
+  const PairMask mask = text.analysis.pair_mask(o.layer, head);  // a long text's made again
+  Figure f = figure9_of_mask(text, o, head, mask);
+  auto& p = std::get<TokenTextPanel>(f.panels[0]);
+  const PairInput from = text.analysis.settings.pairs_from;
   p.table_header = {"token i", "token j", "i", "j", from == PairInput::Similarity ? "S_hat" : "M_hat"};
   const std::vector<TokenPair> listed = pair_values_are_slow(text.analysis)
-                                            ? pairs_without_values(text.analysis, o.layer, head, kTableRowsShown)
+                                            ? pairs_without_values(mask, kTableRowsShown)
                                             : head_pairs(text.analysis, o.layer, head, kTableRowsShown, &mask);
   for (const TokenPair& pair : listed)
     p.table.push_back({readable_piece(text.encoding.tokens[pair.i].text),
                        readable_piece(text.encoding.tokens[pair.j].text), std::to_string(pair.i),
                        std::to_string(pair.j), std::isnan(pair.value) ? "-" : share_text(pair.value)});
   p.table_rows = mask.count();
-  f.panels.push_back(std::move(p));
   return f;
+}
+
+Figure figure9_text(const AnalyzedTextView& text, const FigureOptions& options) {
+  const FigureOptions o = resolved(options, text.analysis);
+  const int head = std::max(0, o.head);
+  return figure9_of_mask(text, o, head, text.analysis.pair_mask(o.layer, head));
 }
 
 Figure stats_figure(const AnalyzedTextView& text, const FigureOptions& options) {

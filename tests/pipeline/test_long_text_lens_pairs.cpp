@@ -3,13 +3,17 @@
 // its kept maps: to the bit for attention and the norm-based maps, as for rollout (made in blocks),
 // on the real MiniLM at 512 tokens; their masks, not kept unless asked (rollout's always, shared by
 // a layer's heads), made again the same; listed with the same values (rollout's, which take
-// minutes on a long text, also without them); through the pipeline on a short text forced to the
-// long path; refused in one line past the size it may hold.
+// minutes on a long text, also without them), each head's map made once for its mask however often
+// and from however many threads it is asked, one map at a time; through the pipeline on a short
+// text forced to the long path; refused in one line past the size it may hold.
 #include <gtest/gtest.h>
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <thread>
 #include <tuple>
 
 #include "analysis/text_analysis.h"
@@ -98,6 +102,75 @@ TEST(LongTextLensPairs, EqualThePairsOfTheWholeMaps) {
       EXPECT_TRUE(std::isnan(unvalued[p].value));
     }
   }
+}
+
+// A view asks for one head's mask from several threads (Fig. 9's text, the outlines, the table's
+// values): the head's map is made once for its mask, and never two maps at once by these callers.
+TEST(LongTextLensPairs, AHeadsMaskIsMadeOnceAndOneMapAtATime) {
+  const test::BothPaths& b = test::both_paths();
+  AnalysisSettings settings;
+  settings.pairs_from = PairInput::Norm;
+  AnalysisRun run;
+  find_long_text_pairs_in_lens(run, lens_maps_of(b.long_text.captures), PairInput::Norm);
+  TextAnalysis a = analyze_text(b.encoding, b.long_text.captures, settings, run);
+  const TextAnalysis whole = analyze_text(b.encoding, b.maps.captures, settings);
+  ASSERT_TRUE(a.made_masks);
+  std::atomic<int> made{0}, making{0}, most_at_once{0};
+  a.pair_map = [&, map = a.pair_map](int64_t layer, int64_t head) {
+    const int now = ++making;
+    most_at_once = std::max(most_at_once.load(), now);
+    at::Tensor m = map(layer, head);
+    --making;
+    ++made;
+    return m;
+  };
+  const int64_t layer = 2;
+  EXPECT_FALSE(a.pair_mask_at_hand(layer, 0)) << "not kept, not made yet";
+  std::vector<std::thread> views;
+  for (int k = 0; k < 4; ++k)
+    views.emplace_back([&] { EXPECT_EQ(a.pair_mask(layer, 0).bits(), whole.head(layer, 0).pairs.bits()); });
+  for (std::thread& t : views) t.join();
+  EXPECT_EQ(made.load(), 1);
+  const std::optional<PairMask> at_hand = a.pair_mask_at_hand(layer, 0);
+  ASSERT_TRUE(at_hand);
+  EXPECT_EQ(at_hand->bits(), whole.head(layer, 0).pairs.bits());
+  EXPECT_EQ(a.pair_mask(layer, 0, {3, 40}).bits(), whole.pair_mask(layer, 0, {3, 40}).bits());
+  EXPECT_EQ(made.load(), 1) << "rows of a head made already";
+  // Values need the map itself; a head listed with them first has its mask kept from that map.
+  views.clear();
+  views.emplace_back([&] { EXPECT_EQ(head_pairs(a, layer, 1).size(), head_pairs(whole, layer, 1).size()); });
+  views.emplace_back([&] { EXPECT_EQ(head_pairs(a, layer, 0).size(), head_pairs(whole, layer, 0).size()); });
+  views.emplace_back([&] { a.pair_mask(layer, 3); });
+  for (std::thread& t : views) t.join();
+  EXPECT_EQ(made.load(), 4);
+  EXPECT_EQ(most_at_once.load(), 1);
+  ASSERT_TRUE(a.pair_mask_at_hand(layer, 1));
+  EXPECT_EQ(a.pair_mask_at_hand(layer, 1)->bits(), whole.head(layer, 1).pairs.bits());
+  a.pair_mask(layer, 1);
+  EXPECT_EQ(made.load(), 4);
+  EXPECT_FALSE(a.pair_mask_at_hand(layer + 1, 1));
+}
+
+// The last masks made are kept up to a size, the newest always.
+TEST(LongTextLensPairs, TheLastMasksMadeAreKeptUpToASize) {
+  const test::BothPaths& b = test::both_paths();
+  const TextAnalysis& whole = b.maps.analysis;
+  std::vector<PairMask> masks;
+  for (int64_t h = 0; h < whole.num_heads; ++h)
+    if (whole.head(0, h).pairs.stored_bytes() > 0) masks.push_back(whole.head(0, h).pairs);
+  ASSERT_GE(masks.size(), 3u);
+  const size_t two = masks[1].stored_bytes() + masks[2].stored_bytes();
+  MadePairMasks made(two);
+  for (size_t k = 0; k < 3; ++k) made.keep(0, static_cast<int64_t>(k), masks[k]);
+  EXPECT_FALSE(made.find(0, 0)) << "the oldest let go";
+  ASSERT_TRUE(made.find(0, 1));
+  EXPECT_EQ(made.find(0, 1)->bits(), masks[1].bits());
+  EXPECT_TRUE(made.find(0, 2));
+  MadePairMasks tiny(1);
+  tiny.keep(1, 1, masks[0]);
+  tiny.keep(1, 2, masks[1]);
+  EXPECT_FALSE(tiny.find(1, 1));
+  EXPECT_TRUE(tiny.find(1, 2)) << "the newest kept whatever its size";
 }
 
 // Without the means of making the maps again, the norm-based maps without the value vectors'

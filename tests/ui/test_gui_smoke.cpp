@@ -571,9 +571,10 @@ TEST_F(Gui, PairsFromAnotherMatrixChangeThePairsView) {
   EXPECT_GT(mean_difference(of_s, of_attention, Box{0, kHeight / 8, kWidth, kHeight}), 1.0);
 }
 
-// A long text's pairs from a lens (each head's map made whole again, the masks kept): the Pairs
-// view shows them as it shows S's, other pairs, with the map beside; rollout's listed without
-// their values, its map the rollout after the layer made beside the window.
+// A long text's pairs from a lens (each head's map made whole again; attention's masks not kept,
+// the shown head's made again off the UI thread): the Pairs view shows them as it shows S's, other
+// pairs, with the map beside and the table filled with their values; rollout's map and values
+// from the rollout after the layer, made beside the window.
 TEST_F(Gui, ALongTextsPairsFromALensFillThePairsView) {
   const std::string file = (dir_ / "long.txt").string();
   std::ofstream(file) << corpus_text();
@@ -587,6 +588,9 @@ TEST_F(Gui, ALongTextsPairsFromALensFillThePairsView) {
     EXPECT_GT(distinct_colours(of_lens), 60u) << lens;
     EXPECT_GT(coloured_share(of_lens), 0.01) << lens;
     EXPECT_GT(mean_difference(of_s, of_lens, Box{0, kHeight / 8, kWidth, kHeight}), 1.0) << lens;
+    // The table's last column, M_hat: the values in bright text, row after row (not a dim "-").
+    EXPECT_GE(text_rows(of_lens, kWidth * 54 / 100, kWidth * 57 / 100, kHeight * 12 / 100, kHeight * 95 / 100), 20)
+        << lens;
     // The map below the text, at the bottom right (rollout's made off the UI thread first, the
     // screenshot waiting for it): coloured, not a line saying it is not drawn.
     int64_t coloured = 0, all = 0;

@@ -25,14 +25,7 @@ std::vector<int> pairs_view_rollout_layers(const TextAnalysis& analysis, const F
 }
 
 // Fig. 9's text without its table: the table is the interactive one beside.
-Figure pairs_text(const AnalyzedTextView& text, const FigureOptions& o) {
-  Figure f = figure9(text, o);
-  auto& panel = std::get<TokenTextPanel>(f.panels[0]);
-  panel.table.clear();
-  panel.table_header.clear();
-  panel.table_rows = -1;
-  return f;
-}
+Figure pairs_text(const AnalyzedTextView& text, const FigureOptions& o) { return figure9_text(text, o); }
 
 }  // namespace
 
@@ -147,15 +140,22 @@ void PairsPanel::make_long_text_parts_beside(std::function<void()> notify) {
 
 // The shown head's pairs: a long text's from a lens without their values at first where a job
 // beside the window makes them (take_values), any other's with them.
+// A long text's lens head whose mask is neither kept nor made yet (attention's, the norm-based
+// maps') gets an empty table until the job hands its pairs back with their values: listing them
+// here would make the head's map on the UI thread.
 void PairsPanel::list_pairs(const PanelContext& c, int head) {
   const TextAnalysis& a = c.snapshot->analysis;
   const bool beside = a.pair_map && values_ && c.snapshot_owner;
-  if (beside || pair_values_are_slow(a))
-    pairs_ = pairs_without_values(a, c.state.layer, head, kListedPairs);
-  else
-    pairs_ = head_pairs(a, c.state.layer, head, kListedPairs);
-  values_pending_ = beside && !pairs_.empty();
   pairs_in_all_ = a.head(c.state.layer, head).pair_count;
+  if (beside) {
+    const std::optional<PairMask> mask = a.pair_mask_at_hand(c.state.layer, head);
+    pairs_ = mask ? pairs_without_values(*mask, kListedPairs) : std::vector<TokenPair>();
+  } else if (pair_values_are_slow(a)) {
+    pairs_ = pairs_without_values(a, c.state.layer, head, kListedPairs);
+  } else {
+    pairs_ = head_pairs(a, c.state.layer, head, kListedPairs);
+  }
+  values_pending_ = beside && pairs_in_all_ > 0;
   order_.clear();
   hovered_ = -1;
 }
@@ -207,7 +207,8 @@ PanelActions PairsPanel::draw(const PanelContext& context) {
   if (values_pending_)
     ImGui::TextDisabled(pair_values_are_slow(c.snapshot->analysis)
                             ? "Values follow once the rollout after this layer is made (the map's progress bar)."
-                            : "Values being made from the head's map...");
+                        : pairs_.empty() ? "Pairs being listed from the head's map..."
+                                         : "Values being made from the head's map...");
   else if (pair_values_are_slow(c.snapshot->analysis) && !pairs_.empty() && std::isnan(pairs_.front().value))
     ImGui::TextDisabled(
         "Values not listed: each needs the rollout after the layer made whole; attnscope-cli pairs "
