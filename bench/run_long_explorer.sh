@@ -2,7 +2,8 @@
 # The explorer on a long text (issue 32): a ModernBERT-base-sized random checkpoint (22 layers of
 # 12 heads, 8,192 positions) on 8,192 tokens of the default corpus, under Xvfb with Mesa's software
 # OpenGL when there is no display. Peak resident memory read from outside (/usr/bin/time) for the
-# whole session: the forward, the analysis, the overview and what each view shows; frame times once
+# whole session: the forward, the analysis, the overview and what each view shows (the Pairs view
+# also with pairs from the norm-based maps, a settings file's choice); frame times once
 # the view is drawn whole (--bench-frames); then the same text's result file (analyze --out) shown
 # without the model. Prints a Markdown table.
 #   bench/run_long_explorer.sh [tokens] [frames]   (default: 8192 30)
@@ -22,6 +23,8 @@ run() {  # what: "frames" (prints median and 95th percentile) or "visit"; then t
   local cmd=("$root/build/app/attnscope" --settings "$tmp/settings.json" --width 1600 --height 1000 --timeout 1800 "$@")
   [ -n "${DISPLAY:-}" ] || cmd=(xvfb-run -a -s "-screen 0 1920x1200x24" "${cmd[@]}")
   rm -f "$tmp/settings.json"
+  [ -z "${pairs_from:-}" ] ||
+    echo "{\"format\": \"attnscope.settings\", \"version\": 1, \"pairs_from\": \"$pairs_from\"}" > "$tmp/settings.json"
   if [ "$what" = frames ]; then cmd+=(--bench-frames "$frames"); else cmd+=(--screenshot "$tmp/shot.png"); fi
   /usr/bin/time -f "%e %M" -o "$tmp/time" "${cmd[@]}" > "$tmp/out" 2> "$tmp/err" || { echo "| failed: $(tail -1 "$tmp/err") |"; return; }
   "$root/.venv/bin/python" - "$tmp/out" "$(cat "$tmp/time")" "$what" <<'PY'
@@ -41,6 +44,8 @@ text=(--model "$root/models/random-modernbert-base" --file "$tmp/long.txt" --max
 echo -n "| Head view, whole map on screen "; run frames "${text[@]}" --view head --layer 3 --head 2
 echo -n "| Head view zoomed to single cells (300x), tiles "; run frames "${text[@]}" --view head --layer 3 --head 2 --zoom 300
 echo -n "| every view in turn (keys 2 to 7, then the overview) "; run visit "${text[@]}" --view grid --keys 2345671
+# Pairs from a lens: each head's map made whole again, the shown head's mask made from it.
+echo -n "| Pairs view, pairs from the norm-based maps "; pairs_from=norm run visit "${text[@]}" --view pairs --layer 3 --head 2
 # The same text's result file (analyze --out), shown without the model: opened to the Head view.
 "$root/build/app/attnscope-cli" analyze "${text[@]}" --out "$tmp/long.safetensors" > /dev/null
 echo -n "| its result file shown without the model (--result), Head view "; run visit --result "$tmp/long.safetensors" --view head --layer 3 --head 2

@@ -7,6 +7,7 @@
 
 #include "base/byte_size.h"
 #include "base/error.h"
+#include "model/mapped_tensor.h"
 #include "model/reproducible_products.h"
 
 namespace attnscope {
@@ -44,12 +45,12 @@ at::Tensor rollout_in_blocks(const LayerMapRows& maps, int64_t last, int64_t n, 
   if (last < 0 || n < 1) throw Error("rollout needs a layer and at least one token");
   c10::InferenceMode guard;
   const std::vector<std::pair<int64_t, int64_t>> blocks = row_blocks(n, block_rows);
-  at::Tensor rollout = at::empty({n, n}, at::kFloat), next;
+  at::Tensor rollout = mapped_empty({n, n}), next;  // returned when freed (mapped_tensor.h)
   for (const auto& [first, count] : blocks)
     rollout.narrow(0, first, count).copy_(residual_rows(maps, 0, {first, count}));
   if (each_layer) each_layer(0, rollout);
   for (int64_t l = 1; l <= last; ++l) {
-    if (!next.defined()) next = at::empty_like(rollout);
+    if (!next.defined()) next = mapped_empty({n, n});
     for (const auto& [first, count] : blocks) {
       at::Tensor slot = next.narrow(0, first, count);
       at::matmul_out(slot, residual_rows(maps, l, {first, count}), rollout);

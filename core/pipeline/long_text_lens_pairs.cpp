@@ -9,6 +9,7 @@
 #include "analysis/norm_based_attention.h"
 #include "base/byte_size.h"
 #include "base/error.h"
+#include "model/mapped_tensor.h"
 #include "model/reproducible_products.h"
 
 namespace attnscope {
@@ -36,7 +37,7 @@ at::Tensor head_map(const AttentionRows& rows, const TextCaptures& c, PairInput 
   const int64_t n = tokens_of(c);
   const at::Tensor norms =
       input == PairInput::Norm ? c.value_norms[layer].narrow(0, head, 1).to(at::kCPU, at::kFloat) : at::Tensor();
-  at::Tensor map = at::empty({n, n}, at::kFloat);
+  at::Tensor map = mapped_empty({n, n});  // returned when freed (mapped_tensor.h)
   for (const auto& [first, count] : row_blocks(n, rows_per_block(n))) {
     const at::Tensor block = rows(layer, head, {first, count});  // [1, count, n]
     map.narrow(0, first, count).copy_((norms.defined() ? norm_based_attention(block, norms) : block).squeeze(0));
