@@ -175,6 +175,7 @@ PairMask TextAnalysis::pair_mask(int64_t layer, int64_t h, RowSpan rows) const {
   const int64_t first = rows.first, count = rows.size(length);
   if (first < 0 || count < 0 || first + count > length) throw Error("pair mask rows out of range");
   if (kept.pairs.tokens() == length) return mask_rows(kept.pairs, first, count);
+  if (kept.pair_count == 0) return PairMask(static_cast<int>(length));  // nothing to make again
   if (pair_map) {                                   // a long text's lens pairs not kept: the head's map made again
     if (settings.pairs_from == PairInput::Rollout)  // kept when found: making the rollout again takes minutes
       throw Error("this analysis holds no mask of that head's pairs from rollout");
@@ -202,6 +203,7 @@ PairMask TextAnalysis::made_lens_mask(int64_t layer, int64_t h) const {
 std::optional<PairMask> TextAnalysis::pair_mask_at_hand(int64_t layer, int64_t h) const {
   const PairMask& kept = head(layer, h).pairs;
   if (kept.tokens() == length) return kept;
+  if (head(layer, h).pair_count == 0) return PairMask(static_cast<int>(length));
   return pair_map && made_masks ? made_masks->find(layer, h) : std::nullopt;
 }
 

@@ -149,6 +149,13 @@ TEST(LongTextLensPairs, AHeadsMaskIsMadeOnceAndOneMapAtATime) {
   a.pair_mask(layer, 1);
   EXPECT_EQ(made.load(), 4);
   EXPECT_FALSE(a.pair_mask_at_hand(layer + 1, 1));
+  // A head without pairs has its empty mask at hand, nothing made.
+  TextAnalysis none = a;
+  none.heads[static_cast<size_t>(none.num_heads + 5)].pair_count = 0;
+  ASSERT_TRUE(none.pair_mask_at_hand(1, 5));
+  EXPECT_EQ(none.pair_mask_at_hand(1, 5)->count(), 0);
+  EXPECT_EQ(none.pair_mask(1, 5, {2, 9}).count(), 0);
+  EXPECT_EQ(made.load(), 4);
 }
 
 // The last masks made are kept up to a size, the newest always.

@@ -226,7 +226,10 @@ PanelActions PairsPanel::draw(const PanelContext& context) {
     const TokenPair& p = pairs_[hovered_];
     highlights = {{0, p.i, p.j}, {1, p.i, p.j}, {1, p.j, p.i}};
   }
-  PanelActions actions = figure_.draw(c, {}, highlights);
+  // The figure's coloured text needs the head's mask, which for a head listed by its job is made
+  // there: drawn once the job is done (built now, it would make the head's map on the UI thread).
+  const bool listing = values_pending_ && pairs_.empty();
+  PanelActions actions = listing ? PanelActions{} : figure_.draw(c, {}, highlights);
   ImGui::EndGroup();
   if (values_pending_) take_values(c, head);  // its job wakes the window when it ends
   if (actions.export_figure) {                // the file gets the paper's Fig. 9: the text and the whole pair table
