@@ -85,7 +85,8 @@ struct TextAnalysis {
   at::Tensor head_similarity(int64_t layer, int64_t head) const;
   // One head's pairs as a mask: the one kept, or made again by the scan that found them, the same
   // bits: from its head outputs (high_similarity.h: pair_rows), or a lens's from the head's map made
-  // again whole (pair_map, whatever `rows`: map_pair_rows); of `rows` only, the other rows empty.
+  // again whole (pair_map, whatever `rows`: map_pair_rows), once, then kept in made_masks; of `rows`
+  // only, the other rows empty. A head with no pairs: its empty mask, nothing made.
   PairMask pair_mask(int64_t layer, int64_t head, RowSpan rows = {}) const;
   // The head's whole mask where it is at hand, kept or made before (made_masks); never made here,
   // so never slow: a window's UI thread asks this, and leaves the making to a job.

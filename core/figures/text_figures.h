@@ -52,6 +52,7 @@ Figure figure5(const AnalyzedTextView& text, const FigureOptions& options);
 Figure figure9(const AnalyzedTextView& text, const FigureOptions& options);
 // Fig. 9 without its table (the explorer's Pairs view draws a table of its own): nor are the
 // pairs listed, which for a long text's lens pairs would make the head's map again for their values.
+// Its colours need the head's mask (TextAnalysis::pair_mask): the view builds it once at hand.
 Figure figure9_text(const AnalyzedTextView& text, const FigureOptions& options);
 Figure stats_figure(const AnalyzedTextView& text, const FigureOptions& options);  // 6, 7, 8, 11 for a text
 Figure figure12(const AnalyzedTextView& text, const FigureOptions& options);
