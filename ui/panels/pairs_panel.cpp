@@ -24,14 +24,11 @@ std::vector<int> pairs_view_rollout_layers(const TextAnalysis& analysis, const F
   return {resolved(options, analysis).layer};
 }
 
-// Fig. 9's text without its table: the table is the interactive one beside.
-Figure pairs_text(const AnalyzedTextView& text, const FigureOptions& o) { return figure9_text(text, o); }
-
 }  // namespace
 
 Figure PairsPanel::pairs_view_figure(const AnalyzedTextView& text, const FigureOptions& options) {
   const FigureOptions o = pairs_view_options(options);
-  Figure f = pairs_text(text, o);
+  Figure f = figure9_text(text, o);  // Fig. 9 without its table: the table is the interactive one beside
   f.panels.push_back(
       matrix_panel(text, resolved(o, text.analysis).layer, o.head, pairs_matrix(text.analysis.settings.pairs_from), o));
   return f;
@@ -42,7 +39,7 @@ TiledFigure PairsPanel::pairs_view_tiled_figure(const AnalyzedTextView& text, co
   FigureOptions o = pairs_view_options(options);
   o.matrix = pairs_matrix(text.analysis.settings.pairs_from);
   TiledFigure map = tiled_head_figure(text, o);
-  TiledFigure f{pairs_text(text, o), {}};
+  TiledFigure f{figure9_text(text, o), {}};
   f.tiled.push_back({f.figure.panels.size(), std::move(map.tiled.at(0).source)});
   f.figure.panels.push_back(std::move(map.figure.panels.at(0)));
   return f;
@@ -139,10 +136,9 @@ void PairsPanel::make_long_text_parts_beside(std::function<void()> notify) {
 }
 
 // The shown head's pairs: a long text's from a lens without their values at first where a job
-// beside the window makes them (take_values), any other's with them.
-// A long text's lens head whose mask is neither kept nor made yet (attention's, the norm-based
-// maps') gets an empty table until the job hands its pairs back with their values: listing them
-// here would make the head's map on the UI thread.
+// beside the window makes them (take_values), any other's with them. Such a head whose mask is
+// neither kept nor made yet (attention's, the norm-based maps') gets an empty table until the job
+// hands its pairs back with their values: listing them here would make its map on the UI thread.
 void PairsPanel::list_pairs(const PanelContext& c, int head) {
   const TextAnalysis& a = c.snapshot->analysis;
   const bool beside = a.pair_map && values_ && c.snapshot_owner;
