@@ -176,6 +176,13 @@ std::optional<HighlightPlace> highlight_tokens(const PanelLayout& l, ImVec2 orig
 
 }  // namespace
 
+std::vector<TiledMap*> FigureCanvas::tiled_maps() const {
+  std::vector<TiledMap*> maps;
+  for (const auto& map : tiled_)
+    if (map) maps.push_back(map.get());
+  return maps;
+}
+
 bool FigureCanvas::pending() const {
   return std::any_of(tiled_.begin(), tiled_.end(), [](const auto& map) { return map && map->pending(); });
 }

@@ -39,6 +39,8 @@ class FigureCanvas {
   // A tiled map needs more frames: part of what is shown is not made yet.
   bool pending() const;
   bool has_tiles() const { return !tiled_.empty(); }
+  // The tiled maps, one per panel drawn from tiles.
+  std::vector<TiledMap*> tiled_maps() const;
   bool empty() const { return figure_.panels.empty(); }
   const Figure& figure() const { return figure_; }
   // What "Export..." writes: the figure, tiled maps' panels as their top levels (pooled cells, no

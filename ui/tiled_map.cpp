@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 
 #include "gl/texture_id.h"
 
@@ -51,11 +52,23 @@ const HeatmapImage* TiledMap::tile(const HeatmapRenderer& renderer, const TileKe
   p.values.resize(static_cast<size_t>(p.rows) * p.cols);
   for (int r = 0; r < p.rows; ++r)
     std::copy_n(band->values.begin() + r * band->cols + first, p.cols, p.values.begin() + r * p.cols);
-  if (level == 0 && cell_px >= 3) p.outlined = pyramid_.outlined(b, column_tile);
+  if (level == 0 && cell_px >= 3) {
+    p.outlined = pyramid_.outlined(b, column_tile);
+    wants_outlines_ = wants_outlines_ || pyramid_.outlines_pending();
+  }
   drop_old_tiles();
   Tile& made = tiles_[key];
   made = {renderer.render(p, cell_px * std::max(p.rows, p.cols)), ++clock_};
   return &made.image;
+}
+
+void TiledMap::set_outlined(MapSource::Outlined outlined) {
+  pyramid_.set_outlined(std::move(outlined));
+  wants_outlines_ = false;
+  for (auto it = tiles_.begin(); it != tiles_.end();) {
+    const auto [level, b, column_tile, cell_px] = it->first;
+    it = level == 0 && cell_px >= 3 ? tiles_.erase(it) : std::next(it);
+  }
 }
 
 void TiledMap::drop_old_tiles() {

@@ -38,12 +38,17 @@ class TiledMap {
   // Draws the map into the screen rectangle [p0, p1] of `list`, as far as its clip rectangle shows
   // it, making the tiles it lacks until `deadline`.
   void draw(const HeatmapRenderer& renderer, ImDrawList* list, ImVec2 p0, ImVec2 p1, Clock::time_point deadline);
-  // More frames are needed: the top level or a visible tile is not made yet.
-  bool pending() const { return pending_; }
+  // More frames are needed: the top level or a visible tile is not made yet, or its outlines.
+  bool pending() const { return pending_ || wants_outlines(); }
   // Cell (i, j) of the map itself; the last one asked is kept, as a hover asks it every frame
   // (its row is made again where no band of level 0 holds it).
   float value(int i, int j);
   const MapPyramid& pyramid() const { return pyramid_; }
+  // A tile of level 0 was drawn without the outlines the source makes slowly
+  // (MapSource::make_outlined): the view makes them off the UI thread and hands them over here,
+  // which draws those tiles again.
+  bool wants_outlines() const { return wants_outlines_ && pyramid_.outlines_pending(); }
+  void set_outlined(MapSource::Outlined outlined);
 
  private:
   struct Tile {
@@ -61,6 +66,7 @@ class TiledMap {
   std::map<TileKey, Tile> tiles_;
   uint64_t clock_ = 0;
   bool pending_ = true;
+  bool wants_outlines_ = false;
   std::pair<int, int> hovered_{-1, -1};
   float hovered_value_ = 0;
 };

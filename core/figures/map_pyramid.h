@@ -14,6 +14,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -31,7 +32,13 @@ struct MapSource {
   std::function<at::Tensor(int64_t first, int64_t count)> rows;
   int64_t block_rows = 256;  // rows made at a time (about 32 MB of what making them holds)
   // Cells outlined at level 0 (a head's pairs), or empty.
-  std::function<bool(int64_t i, int64_t j)> outlined;
+  using Outlined = std::function<bool(int64_t i, int64_t j)>;
+  Outlined outlined;
+  // Set instead where the outlines need something slow made first (a long text's lens head's mask,
+  // from its whole map: some 0.7 s at 8,192 tokens): makes them, for a view to run off its UI thread
+  // and hand back (MapPyramid::set_outlined); `outlines_key` names what it makes.
+  std::function<Outlined()> make_outlined;
+  std::string outlines_key;
   // How it is coloured (color_scale): a clipped scale's percentile is counted as the top level is made.
   ValueScale scale = ValueScale::Linear;
   bool symmetric = false;                 // a signed map, its scale centred at 0
@@ -74,6 +81,10 @@ class MapPyramid {
   const PooledBand* band(int level, int64_t band, bool make);
   // The pairs among level 0's cells of tile (band, column tile), as (row, column) within the tile.
   std::vector<std::pair<int, int>> outlined(int64_t band, int64_t column_tile) const;
+  // The outlines are still to be made (MapSource::make_outlined) and handed over here.
+  bool outlines_pending() const { return !source_.outlined && source_.make_outlined; }
+  const MapSource& source() const { return source_; }
+  void set_outlined(MapSource::Outlined outlined) { source_.outlined = std::move(outlined); }
   // One cell of the map itself, from a band when it is kept, else from its row made again.
   float value(int64_t i, int64_t j);
 

@@ -6,6 +6,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "base/error.h"
@@ -15,21 +16,40 @@ namespace attnscope {
 
 namespace {
 
+MapSource::Outlined outlined_in(std::shared_ptr<const PairMask> mask) {
+  return
+      [mask = std::move(mask)](int64_t i, int64_t j) { return mask->test(static_cast<int>(i), static_cast<int>(j)); };
+}
+
 // Whether cell (i, j) is one of the head's pairs. A long text's mask is not kept
 // (AnalysisRun::keep_long_pair_masks): a tile's rows are made again, a tile's height at a time; the
 // cells of a tile of level 0 all read the rows of its band or, below the diagonal, of its column tile.
-// A lens's are made from the head's whole map whatever rows are asked: all at once, the first time.
-std::function<bool(int64_t, int64_t)> outlined_pairs(const TextAnalysis& analysis, const MapOfHead& map) {
+// A lens's mask is made from the head's whole map (TextAnalysis::made_lens_mask): unless at hand
+// already, that is left to the view's thread beside the window (make_outlined).
+void outline_pairs(const TextAnalysis& analysis, const MapOfHead& map, MapSource& source) {
   const PairMask* kept = &analysis.head(map.layer, map.head).pairs;
-  if (kept->tokens() == analysis.length)
-    return [kept](int64_t i, int64_t j) { return kept->test(static_cast<int>(i), static_cast<int>(j)); };
+  if (kept->tokens() == analysis.length) {
+    source.outlined = [kept](int64_t i, int64_t j) { return kept->test(static_cast<int>(i), static_cast<int>(j)); };
+    return;
+  }
+  if (analysis.pair_map) {
+    if (std::optional<PairMask> mask = analysis.pair_mask_at_hand(map.layer, map.head)) {
+      source.outlined = outlined_in(std::make_shared<const PairMask>(std::move(*mask)));
+      return;
+    }
+    source.make_outlined = [&analysis, map] {
+      return outlined_in(std::make_shared<const PairMask>(analysis.pair_mask(map.layer, map.head)));
+    };
+    source.outlines_key = "pairs of " + std::to_string(map.layer) + "," + std::to_string(map.head);
+    return;
+  }
   struct Band {
     int64_t first = -1;
     PairMask rows;
   };
   auto band = std::make_shared<Band>();
-  return [&analysis, map, band](int64_t i, int64_t j) {
-    const int64_t row = std::min(i, j), height = analysis.pair_map ? analysis.length : MapPyramid::kTileCells;
+  source.outlined = [&analysis, map, band](int64_t i, int64_t j) {
+    const int64_t row = std::min(i, j), height = MapPyramid::kTileCells;
     if (band->first < 0 || row < band->first || row >= band->first + height) {
       band->first = row / height * height;
       band->rows =
@@ -56,7 +76,7 @@ MapSource head_map_source(const AnalyzedTextView& text, const MapOfHead& map, Va
     rows.diagonal(first).zero_();  // cells (r, first + r): the map's diagonal
     return rows;
   };
-  if (map.outline_pairs && map.head >= 0) source.outlined = outlined_pairs(text.analysis, map);
+  if (map.outline_pairs && map.head >= 0) outline_pairs(text.analysis, map, source);
   source.scale = scale;
   source.symmetric = symmetric;
   return source;

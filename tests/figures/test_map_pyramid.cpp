@@ -9,12 +9,15 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <memory>
 
 #include "base/error.h"
 #include "figures/magnitude_pooler.h"
 #include "figures/map_pyramid.h"
 #include "figures/map_sources.h"
 #include "figures/text_figures.h"
+#include "pipeline/long_text_lens_pairs.h"
+#include "support/minilm.h"
 #include "support/long_text_views.h"
 
 namespace attnscope {
@@ -137,6 +140,55 @@ TEST(MapPyramid, OutlinesTheHeadsPairsAndRefusesWhatNeedsEveryMap) {
   EXPECT_TRUE(MapPyramid(source_of({4, 1, MatrixKind::Similarity})).outlined(0, 0).empty());
   EXPECT_THROW(source_of({0, 0, MatrixKind::Rollout}), Error);
   EXPECT_THROW(MapPyramid(MapSource{}), Error);
+}
+
+// A long text's pairs from a lens are outlined from the head's mask, made from its whole map: the
+// source makes none when built (a view's UI thread builds it), make_outlined makes it once (a view's
+// job), and a source built once it is at hand outlines at once.
+TEST(MapPyramid, ALensHeadsOutlinesAreMadeWhenAskedNotWhenShown) {
+  const test::BothPaths& b = test::both_paths();
+  AnalysisSettings settings;
+  settings.pairs_from = PairInput::Attention;
+  AnalysisRun run;
+  const auto captures = std::make_shared<const TextCaptures>(b.long_text.captures);
+  find_long_text_pairs_in_lens(
+      run, {[captures] { return recomputed_attention_rows(test::minilm_checkpoint().model(), *captures); }, captures},
+      PairInput::Attention);
+  TextAnalysis a = analyze_text(b.encoding, b.long_text.captures, settings, run);
+  const TextAnalysis whole = analyze_text(b.encoding, b.maps.captures, settings);
+  int made = 0;
+  a.pair_map = [&made, map = a.pair_map](int64_t layer, int64_t head) {
+    ++made;
+    return map(layer, head);
+  };
+  const AnalyzedTextView text{b.encoding, b.long_text.captures, a};
+  const MapOfHead m{3, 5, MatrixKind::Attention, false, true};
+  ASSERT_GT(whole.head(3, 5).pair_count, 0);
+  const MapSource later = head_map_source(text, m, ValueScale::Linear, false);
+  EXPECT_EQ(made, 0);
+  EXPECT_FALSE(later.outlined);
+  ASSERT_TRUE(later.make_outlined);
+  EXPECT_EQ(later.outlines_key, "pairs of 3,5");
+  MapPyramid pyramid(later, {.top_cells = 64});
+  EXPECT_TRUE(pyramid.outlines_pending());
+  EXPECT_TRUE(pyramid.outlined(0, 0).empty());
+  pyramid.set_outlined(later.make_outlined());
+  EXPECT_EQ(made, 1);
+  EXPECT_FALSE(pyramid.outlines_pending());
+  const MapSource at_once = head_map_source(text, m, ValueScale::Linear, false);
+  EXPECT_FALSE(at_once.make_outlined);
+  ASSERT_TRUE(at_once.outlined);
+  const PairMask& pairs = whole.head(3, 5).pairs;
+  int64_t listed = 0;
+  for (int64_t band = 0; band < 4; ++band)
+    for (int64_t tile = 0; tile < 4; ++tile)
+      for (const auto& [r, c] : pyramid.outlined(band, tile)) {
+        const int i = static_cast<int>(band * 128 + r), j = static_cast<int>(tile * 128 + c);
+        EXPECT_TRUE(pairs.test(i, j) && at_once.outlined(i, j)) << i << "," << j;
+        ++listed;
+      }
+  EXPECT_EQ(listed, 2 * pairs.count());
+  EXPECT_EQ(made, 1);
 }
 
 // The tiled figures are the whole figures without their maps' values: the same panels (titles,

@@ -271,6 +271,30 @@ TEST_F(Gui, ALongTextsMapZoomedInShowsItsCellsFromTiles) {
   EXPECT_LT(mean_difference(tiles, maps, visible), 1.0);
 }
 
+// A long text's pairs from attention are outlined on its attention map zoomed in, once their mask is
+// made off the UI thread from the head's whole map (the screenshot waits for it): black frames
+// around cells, which no viridis colour is and the same map without outlines (pairs from S) lacks.
+TEST_F(Gui, ALongTextsMapZoomedInOutlinesItsPairsFromALens) {
+  const std::string file = (dir_ / "long.txt").string();
+  std::ofstream(file) << corpus_text();
+  const std::vector<std::string> args = {"--file",  file, "--max-len",    "512", "--view",          "head",
+                                         "--layer", "3",  "--head",       "2",   "--matrix",        "attention",
+                                         "--zoom",  "8",  "--maps-up-to", "100", "--map-top-cells", "64"};
+  const auto black = [](const Image& shot) {
+    int64_t count = 0;
+    for (int y = kHeight / 3; y < kHeight - 40; ++y)
+      for (int x = kWidth / 2; x < kWidth - 40; ++x)
+        if (const unsigned char* p = shot.at(x, y); p[0] + p[1] + p[2] < 40) ++count;
+    return count;
+  };
+  const Image plain = shot("outlines-none", args);
+  test::write_text(dir_ / "settings.json",
+                   R"({"format": "attnscope.settings", "version": 1, "pairs_from": "attention"})");
+  const Image outlined = shot("outlines-attention", args);
+  EXPECT_EQ(black(plain), 0);
+  EXPECT_GT(black(outlined), 1000);
+}
+
 // A click on a pair in the Pairs view's table scrolls a long text's figure to the pair's tokens:
 // sorted by i from the end, the first pair lies at the end of a text zoomed 3x, out of sight; the
 // click moves the figure, a click on the table's header alone does not.

@@ -169,12 +169,34 @@ PanelActions FigurePanel::draw(const PanelContext& c, const std::function<void(V
   canvas_.set_lines_focus(focus.first, focus.second);
   const CanvasHover hover = draw_zoomable_figure(canvas_, zoom, c, actions, highlights, reveal_highlight);
   reveal_highlight = false;
+  hand_outlines(c);
   actions.more_frames = canvas_.pending();
   lines_hovered_ = {hover.lines_side, hover.lines_token};
   if (hover.clicked && hover.lines_token >= 0)
     lines_pinned_ =
         lines_pinned_ == lines_hovered_ ? std::pair<int, int>{-1, -1} : lines_hovered_;  // a second click lets go
   return actions;
+}
+
+// The outlines a tiled map drew level 0 without are made by this view's job, one head at a time,
+// and handed to every map of the figure that wants them (Fig. 5's S and the pairs' own matrix
+// outline the same head's); a map whose outlines could not be made is drawn without them. The
+// frames the maps ask for meanwhile see the job end.
+void FigurePanel::hand_outlines(const PanelContext& c) {
+  for (TiledMap* map : canvas_.tiled_maps()) {
+    if (!map->wants_outlines()) continue;
+    const MapSource& source = map->pyramid().source();
+    const std::string key = std::to_string(c.snapshot->serial) + "|" + source.outlines_key;
+    if (!outlines_) outlines_ = std::make_unique<NewestRequestJob<MapSource::Outlined>>();
+    const auto made = outlines_->latest();
+    if (made && made->key == key) {
+      map->set_outlined(made->value && made->error.empty() ? made->value : [](int64_t, int64_t) { return false; });
+      continue;
+    }
+    outlines_->submit(key, [owner = c.snapshot_owner, make = source.make_outlined](const JobControl&) {
+      return owner ? make() : MapSource::Outlined();  // `make` reads what `owner` holds
+    });
+  }
 }
 
 void FigurePanel::draw_rollout_progress() const {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "figure_canvas.h"
+#include "newest_request_job.h"
 #include "figures/text_figures.h"
 #include "panels/panel_context.h"
 #include "rollout_job.h"
@@ -53,6 +54,7 @@ class FigurePanel {
  private:
   void rebuild(const PanelContext& c, const FigureOptions& options);
   KeptRollouts kept_rollouts(const PanelContext& c, const std::vector<int>& layers, bool of_norm);
+  void hand_outlines(const PanelContext& c);
   void draw_rollout_progress() const;
 
   FigureBuilder build_;
@@ -62,7 +64,9 @@ class FigurePanel {
   std::string error_;
   std::unique_ptr<RolloutJob> rollouts_;  // a long text's rollouts, made beside the window
   RolloutLayers rollout_layers_;          // which of them a figure needs
-  bool waiting_ = false;                  // for the rollouts key_ needs
+  // A long text's lens head's outlines (MapSource::make_outlined), made beside the window.
+  std::unique_ptr<NewestRequestJob<MapSource::Outlined>> outlines_;
+  bool waiting_ = false;  // for the rollouts key_ needs
   // Attention lines: the token under the mouse, and the one a click pinned (side, index).
   std::pair<int, int> lines_hovered_{-1, -1}, lines_pinned_{-1, -1};
 };
