@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "base/error.h"
+#include "corpus/allocator_tuning.h"
 #include "figures/overview_thumbnails.h"
 #include "figures/text_figures.h"
 #include "pipeline/text_head_roles.h"
@@ -119,6 +120,7 @@ void AnalysisWorker::run_result(std::string path) {
   try {
     auto opened = std::make_shared<OpenedTextRun>(open_text_run(path, [this] { return !stop_flag_.load(); }));
     const TextCaptures& c = opened->file.run.captures;
+    if (!c.attention.defined()) return_freed_memory();  // a long text's, as run_model's before_forward
     status.loaded = true;
     status.name = std::filesystem::path(path).filename().string();
     status.device = "a result file, without its model";
@@ -345,6 +347,13 @@ void AnalysisWorker::run_model(const AnalysisRequest& request, uint64_t serial, 
   options.progress = stage_progress(serial);
   options.analysis_so_far = analysis_so_far(serial);
   options.continues = true;
+  // The heap as the text wants it (the window starts keeping freed memory, for typing on a short text).
+  options.before_forward = [](const PlannedRun& run) {
+    if (run.kept == KeptAttention::Maps)
+      keep_freed_memory_for_reuse();
+    else
+      return_freed_memory();
+  };
   TextPipelineResult r = pipeline_->run(request.text, options, &encoder_);
   const Tokenizer& tokenizer = pipeline_->checkpoint()->tokenizer();
   for (const NextToken& t : r.next) {

@@ -1,8 +1,10 @@
 // keep_freed_memory_for_reuse: a large block freed and allocated again comes back from the heap,
-// without the kernel faulting its pages in a second time (as the corpus loop's tensors do).
+// without the kernel faulting its pages in a second time (as the corpus loop's tensors do);
+// return_freed_memory: what the heap keeps for a long text.
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <thread>
@@ -64,6 +66,36 @@ TEST(AllocatorTuning, BlocksLargerThanAThreadsArenaAreReusedOnOtherThreadsToo) {
     again = faults_for_block(kBytes);
   }).join();
   EXPECT_LT(again, 1000);
+}
+
+long resident_pages() {
+  long size = 0, resident = 0;
+  if (FILE* f = std::fopen("/proc/self/statm", "r")) {
+    if (std::fscanf(f, "%ld %ld", &size, &resident) != 2) resident = 0;
+    std::fclose(f);
+  }
+  return resident;
+}
+
+// A long text's heap (return_freed_memory): what the heap kept is returned, blocks past 64 MB are
+// mapped and unmapped each time again, a scan's blocks of rows (32 MB) still come from the heap.
+TEST(AllocatorTuning, ALongTextsHeapKeepsOnlyBlocksOfRows) {
+#if !defined(__GLIBC__) || defined(ATTNSCOPE_ADDRESS_SANITIZER)
+  GTEST_SKIP() << "glibc's allocator only (AddressSanitizer brings its own)";
+#endif
+  keep_freed_memory_for_reuse();
+  constexpr size_t kKept = size_t{200} << 20, kRows = size_t{32} << 20, kMap = size_t{128} << 20;
+  faults_for_block(kKept);  // resident in the heap once freed
+  const long kept = resident_pages();
+  return_freed_memory();
+  EXPECT_LT(resident_pages(), kept - 40000) << "200 MB are 51,200 pages";
+  faults_for_block(kRows);
+  EXPECT_LT(faults_for_block(kRows), 1000);
+  EXPECT_GT(faults_for_block(kMap), 30000);
+  EXPECT_GT(faults_for_block(kMap), 30000);
+  keep_freed_memory_for_reuse();
+  faults_for_block(kMap);
+  EXPECT_LT(faults_for_block(kMap), 1000) << "kept again";
 }
 
 }  // namespace
