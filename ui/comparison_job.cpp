@@ -1,5 +1,7 @@
 #include "comparison_job.h"
 
+#include <string_view>
+
 namespace attnscope::ui {
 
 void ComparisonJob::submit(std::shared_ptr<const AnalysisSnapshot> a, std::shared_ptr<const AnalysisSnapshot> b,
@@ -7,7 +9,9 @@ void ComparisonJob::submit(std::shared_ptr<const AnalysisSnapshot> a, std::share
   // Serials, not pointers: a pointer could be reused by a new snapshot.
   const std::string key =
       std::to_string(serial_of(a)) + "|" + std::to_string(serial_of(b)) + (settings.match_heads ? "|match" : "|");
-  job_.submit(key, [this, a = std::move(a), b = std::move(b), settings](const JobControl&) {
+  job_.submit(key, [this, a = std::move(a), b = std::move(b), settings](const JobControl& control) mutable {
+    settings.progress = [&control](std::string_view, double fraction) { control.progress(fraction); };
+    settings.keep_going = control.keep_going;
     auto result = std::make_shared<ComparisonSnapshot>();
     result->a = a;
     result->b = b;
@@ -17,6 +21,8 @@ void ComparisonJob::submit(std::shared_ptr<const AnalysisSnapshot> a, std::share
       const ComparedRun run_a{a->encoding, a->text, a->captures, a->analysis, a->view().attention_rows};
       const ComparedRun run_b{b->encoding, b->text, b->captures, b->analysis, b->view().attention_rows};
       result->comparison = compare_texts(run_a, run_b, settings);
+    } catch (const Cancelled&) {
+      throw;  // a newer pair is compared instead: nothing is kept of this one
     } catch (const std::exception& e) {
       result->error = e.what();
     }

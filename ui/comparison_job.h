@@ -30,6 +30,8 @@ class ComparisonJob {
               CompareSettings settings);
   std::shared_ptr<const ComparisonSnapshot> latest() const;
   bool busy() const { return job_.busy(); }
+  // The share done of the comparison under way (a long text's reports it), nullopt when none is.
+  std::optional<double> fraction() const { return job_.fraction(); }
 
  private:
   uint64_t made_ = 0;                                                // results made, counted on the job's thread only

@@ -214,6 +214,7 @@ CompareStatus Explorer::compare_status() const {
   s.active = true;
   s.model = worker_b_->model_status();
   s.busy = worker_b_->busy() || comparison_.busy();
+  s.comparing = comparison_.fraction();
   if (const auto latest = worker_b_->latest(); latest && !latest->error.empty()) s.error = latest->error;
   return s;
 }

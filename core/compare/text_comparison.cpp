@@ -123,8 +123,26 @@ void add_pairs_in_both(const ComparedRun& a, const ComparedRun& b, int64_t layer
   });
 }
 
+// The steps of a comparison that take long, counted for CompareSettings::progress, each one
+// checked with its keep_going first: a long text's layers, then the heads whose masks are made again.
+class CompareSteps {
+ public:
+  CompareSteps(const CompareSettings& settings, int64_t steps) : settings_(settings), steps_(steps) {}
+  void begin() const { stop_if_stale(settings_.keep_going); }
+  void done() {
+    ++done_;
+    if (settings_.progress && steps_ > 0)
+      settings_.progress("compare", static_cast<double>(done_) / static_cast<double>(steps_));
+  }
+
+ private:
+  const CompareSettings& settings_;
+  int64_t steps_ = 0, done_ = 0;
+};
+
 // A long text on either side: a layer's maps a block of rows at a time (some 32 MB of floats a side).
-SameTokenMeasures maps_in_blocks(const ComparedRun& a, const ComparedRun& b, int64_t L, int64_t H, int64_t block_rows) {
+SameTokenMeasures maps_in_blocks(const ComparedRun& a, const ComparedRun& b, int64_t L, int64_t H, int64_t block_rows,
+                                 CompareSteps& steps) {
   const int64_t n = a.analysis.length;
   const auto heads = static_cast<size_t>(L * H);
   // Pairs from a lens are not in S's rows: their masks count them instead (kept where the run kept
@@ -133,7 +151,8 @@ SameTokenMeasures maps_in_blocks(const ComparedRun& a, const ComparedRun& b, int
   SameTokenMeasures m{std::nullopt, MapPairSums::zeros(heads), std::vector<int64_t>(of_s ? heads : 0, 0)};
   if (has_attention(a) && has_attention(b)) m.attention = MapPairSums::zeros(heads);
   const std::array<std::vector<uint8_t>, 2> takes{takes_part(a.analysis), takes_part(b.analysis)};
-  for (int64_t l = 0; l < L; ++l)
+  for (int64_t l = 0; l < L; ++l) {
+    steps.begin();
     for (const auto& [first, count] : row_blocks(n, block_rows > 0 ? block_rows : rows_per_block(H * n))) {
       const RowSpan rows{first, count};
       const auto at = static_cast<size_t>(l * H);
@@ -144,13 +163,13 @@ SameTokenMeasures maps_in_blocks(const ComparedRun& a, const ComparedRun& b, int
       m.similarity.add(at, map_pair_sums(s_a, s_b));
       if (of_s) add_pairs_in_both(a, b, l, s_a, s_b, first, takes, m.pairs_in_both.data() + at);
     }
+    steps.done();
+  }
   return m;
 }
 
-SameTokenMeasures same_token_measures(const ComparedRun& a, const ComparedRun& b, int64_t L, int64_t H,
-                                      const CompareSettings& settings) {
-  return keeps_whole(a) && keeps_whole(b) ? whole_maps(a, b, L, H) : maps_in_blocks(a, b, L, H, settings.block_rows);
-}
+// Whether a side's pair masks are made again from its lens maps when asked (a long text's).
+bool makes_masks_again(const ComparedRun& r) { return !keeps_whole(r) && !pairs_of_s(r); }
 
 // [L, H, m, d]: the first L layers' head outputs on the aligned tokens.
 at::Tensor aligned_outputs(const ComparedRun& r, int64_t layers, const std::vector<int64_t>& positions) {
@@ -192,9 +211,16 @@ TextComparison compare_texts(const ComparedRun& a, const ComparedRun& b, const C
   const auto cka = same_head_cka.accessor<double, 2>();
 
   std::optional<SameTokenMeasures> same;
-  if (c.alignment.identical) same = same_token_measures(a, b, c.layers, c.heads, settings);
+  const bool in_blocks = !keeps_whole(a) || !keeps_whole(b);
+  const bool masks_again = c.alignment.identical && (makes_masks_again(a) || makes_masks_again(b));
+  CompareSteps steps(settings,
+                     (c.alignment.identical && in_blocks ? c.layers : 0) + (masks_again ? c.layers * c.heads : 0));
+  if (c.alignment.identical)
+    same = in_blocks ? maps_in_blocks(a, b, c.layers, c.heads, settings.block_rows, steps)
+                     : whole_maps(a, b, c.layers, c.heads);
   for (int64_t l = 0; l < c.layers; ++l)
     for (int64_t h = 0; h < c.heads; ++h) {
+      if (masks_again) steps.begin();
       HeadChange& change = c.changes.emplace_back();
       const HeadAnalysis &ha = a.analysis.head(l, h), &hb = b.analysis.head(l, h);
       change.cka = cka[l][h];
@@ -211,6 +237,7 @@ TextComparison compare_texts(const ComparedRun& a, const ComparedRun& b, const C
       change.jaccard = same->pairs_in_both.empty()
                            ? jaccard_index(a.analysis.pair_mask(l, h), b.analysis.pair_mask(l, h))
                            : jaccard_of_counts(same->pairs_in_both[k], ha.pair_count, hb.pair_count);
+      if (masks_again) steps.done();
     }
   return c;
 }

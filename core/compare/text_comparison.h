@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "analysis/text_analysis.h"
+#include "base/progress.h"
 #include "compare/token_alignment.h"
 #include "model/attention_rows.h"
 
@@ -58,6 +59,10 @@ struct CompareSettings {
   bool match_heads = true;
   // A long text's maps summed this many query rows at a time (at least 4); 0: some 32 MB of floats a side.
   int64_t block_rows = 0;
+  // Given: the share done (stage "compare"), reported between a long text's layers, whose maps are
+  // made again, and between heads whose pair masks are made again (minutes at 8,192 tokens).
+  ProgressReport progress = {};
+  KeepGoing keep_going = {};  // asked at the same steps: false throws Cancelled
 };
 
 struct TextComparison {

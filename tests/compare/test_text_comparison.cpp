@@ -4,7 +4,9 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <string_view>
 
 #include "compare/text_comparison.h"
 #include "base/error.h"
@@ -237,6 +239,24 @@ TEST(TextComparison, ALongTextsPairsFromALensAreSharedAsWholeOnes) {
     shared += whole.changes[k].jaccard.value_or(0) > 0;
   }
   EXPECT_GT(shared, 0);
+  // The long steps are reported, each layer's maps and each head's masks made again (6 and 72),
+  // and a stop asked between them is taken.
+  std::vector<double> shares;
+  const auto report = [&](std::string_view stage, double share) {
+    EXPECT_EQ(stage, "compare");
+    shares.push_back(share);
+  };
+  compare_texts(long_a.view(), long_b.view(), {.block_rows = 7, .progress = report});
+  ASSERT_EQ(shares.size(), 6u + 72u);
+  EXPECT_TRUE(std::is_sorted(shares.begin(), shares.end()));
+  EXPECT_DOUBLE_EQ(shares.back(), 1.0);
+  int asked = 0;
+  const auto ten_steps = [&] { return ++asked < 10; };
+  EXPECT_THROW(compare_texts(long_a.view(), long_b.view(), {.block_rows = 7, .keep_going = ten_steps}), Cancelled);
+  EXPECT_EQ(asked, 10);
+  shares.clear();
+  compare_texts(a.view(), b.view(), {.progress = report});
+  EXPECT_TRUE(shares.empty()) << "nothing long in short texts' comparison";
 }
 
 TEST(TextComparison, RunsThatShareNoTokenAreRefused) {

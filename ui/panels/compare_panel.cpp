@@ -3,6 +3,7 @@
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <iterator>
 
@@ -77,6 +78,11 @@ void ComparePanel::draw_status(const CompareStatus& s) const {
     ImGui::TextDisabled("B: %s, %d layers x %d heads on %s%s", s.model.name.c_str(), s.model.layers, s.model.heads,
                         s.model.device.c_str(), s.busy ? " - analysing..." : "");
   ImGui::PopTextWrapPos();
+  if (s.comparing && *s.comparing > 0) {  // a long text's comparison (a short one's reports nothing)
+    char overlay[64];
+    std::snprintf(overlay, sizeof overlay, "comparing A and B: %.0f%%", 100 * *s.comparing);
+    ImGui::ProgressBar(static_cast<float>(*s.comparing), ImVec2(-1, 0), overlay);
+  }
 }
 
 void ComparePanel::rebuild(const ComparisonSnapshot& s, const FigureOptions& options) {

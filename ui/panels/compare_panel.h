@@ -24,10 +24,11 @@ struct CompareChoice {
 
 // What the panel shows of B's side while it loads and runs.
 struct CompareStatus {
-  bool active = false;  // a B has been chosen
-  ModelStatus model;    // B's worker's model
-  bool busy = false;    // B's analysis or the comparison is under way
-  std::string error;    // B's last analysis failed, or the comparison did
+  bool active = false;              // a B has been chosen
+  ModelStatus model;                // B's worker's model
+  bool busy = false;                // B's analysis or the comparison is under way
+  std::optional<double> comparing;  // the comparison's share done, while a long one runs
+  std::string error;                // B's last analysis failed, or the comparison did
 };
 
 struct CompareActions {
