@@ -1,6 +1,7 @@
 #include "compared_runs.h"
 
 #include "base/error.h"
+#include "progress_line.h"
 
 namespace attnscope::cli {
 
@@ -34,6 +35,8 @@ std::unique_ptr<ComparedTexts> compare_runs(const RunOptions& run, const SecondR
   out->b = run_and_analyze(out->run_b, analysis);
   CompareSettings settings;
   settings.match_heads = !second.model.empty();  // one model on two texts keeps its heads' identity
+  StageProgress progress;                        // a long text's maps made again: minutes at 8,192 tokens
+  settings.progress = progress.report();
   out->comparison = std::make_unique<TextComparison>(compare_texts(out->view_a(), out->view_b(), settings));
   return out;
 }
