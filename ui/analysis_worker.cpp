@@ -307,6 +307,7 @@ bool AnalysisWorker::analyze_shown(const AnalysisRequest& request, uint64_t seri
   if (!shown->captures.attention.defined()) report({serial, layers, layers, nullptr, {}});  // a bar for its scan
   TextPipelineOptions options;
   options.settings = request.settings;
+  options.long_pair_mask_bytes = request.pair_mask_bytes;
   options.keep_going = keep_going(serial);
   options.progress = stage_progress(serial);
   options.analysis_so_far = analysis_so_far(serial);
@@ -343,6 +344,7 @@ void AnalysisWorker::run_model(const AnalysisRequest& request, uint64_t serial, 
   options.next_tokens = request.next_tokens;
   options.keep_going = keep_going(serial);
   options.long_texts = request.long_texts;
+  options.long_pair_mask_bytes = request.pair_mask_bytes;
   options.attention_blocks = block_sink(request, serial, pooler);
   options.progress = stage_progress(serial);
   options.analysis_so_far = analysis_so_far(serial);

@@ -45,6 +45,9 @@ struct AnalysisRequest {
   // again, on words from its pieces'); pairs from a lens whose maps would not fit whole one at a
   // time are then refused in one line.
   CapturePlan long_texts = {};
+  // Such a text's pair masks kept up to this many bytes together, the heads that fit in order
+  // (AnalysisRun::long_pair_mask_bytes; the window's: ExplorerOptions::pair_mask_bytes).
+  uint64_t pair_mask_bytes = 0;
 };
 
 // A next token as the text panel offers it: its piece as people read it, the text it would add,

@@ -169,6 +169,7 @@ void Explorer::send_asked_runs() {
     AnalysisRequest request{text_panel_.text(), settings_.analysis, settings_.max_length, lenses_asked_, std::nullopt};
     if (settings_.view.view == View::Grid) request.grid = figure_options(settings_.view);
     request.long_texts = options_.long_texts;
+    request.pair_mask_bytes = options_.pair_mask_bytes;
     roles_asked_ = request.head_roles = needs_roles();
     const bool stale_run = worker_->busy() && worker_->model_status().loaded;  // busy loading: no run to stop
     const uint64_t serial = worker_->submit(std::move(request));
@@ -182,6 +183,7 @@ void Explorer::send_asked_runs() {
     AnalysisRequest request{compare_choice_->other_model ? text_panel_.text() : compare_choice_->text,
                             settings_.analysis, settings_.max_length, lenses_asked_, std::nullopt};
     request.long_texts = options_.long_texts;  // B's long text keeps no maps either
+    request.pair_mask_bytes = options_.pair_mask_bytes;
     worker_b_->submit(std::move(request));
   }
   run_asked_ = run_b_asked_ = false;

@@ -3,6 +3,7 @@
 // main loop, which sleeps until something happens (input, a finished analysis) and redraws only
 // then, or a few times a second while something runs. With a screenshot path it renders once
 // everything is analysed, saves and returns.
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
@@ -14,6 +15,14 @@
 #include "view_state.h"
 
 namespace attnscope::ui {
+
+// A long text's pair masks the window keeps by default for its views, their outlines and the
+// Compare view (AnalysisRun::long_pair_mask_bytes; a head's not kept is made again when shown: 0.1
+// s from S, 0.7 s from a lens's map at 8,192 tokens, and a comparison of pairs from a lens makes
+// every head's on both sides). 128 MiB holds every head's of a ModernBERT-base-sized model up to
+// some 2,850 tokens however dense its heads, a trained model's far longer (its masks are mostly
+// empty chunks); past them, the heads that fit, in order.
+inline constexpr uint64_t kWindowPairMaskBytes = uint64_t{128} << 20;
 
 struct ExplorerOptions {
   std::string model;  // empty: the one in the settings, else the bundled test model
@@ -64,6 +73,7 @@ struct ExplorerOptions {
   float zoom = 1;            // the figure views' zoom at the start (1: a figure fits its panel)
   PyramidOptions long_maps;  // a long text's map in the Head view, drawn from tiles (figures/map_pyramid.h)
   CapturePlan long_texts;    // past it a text keeps its queries and keys, not its maps (model/capture_plan.h)
+  uint64_t pair_mask_bytes = kWindowPairMaskBytes;  // such a text's pair masks kept (AnalysisRequest)
 };
 
 // Returns the process exit status; throws attnscope::Error when the window cannot be opened.

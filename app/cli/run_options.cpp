@@ -117,7 +117,7 @@ AnalyzedText run_and_analyze(const RunOptions& o, const AnalysisOptions& analysi
   options.settings = analysis_settings(analysis);
   options.lens_captures = o.lenses;
   options.long_texts = o.long_texts;
-  options.keep_long_pair_masks = o.keep_pair_masks;
+  options.long_pair_mask_bytes = o.keep_pair_masks ? kEveryPairMask : 0;
   options.before_forward = o.before_forward;
   AnalyzedText out;
   TextResult& r = out.result;

@@ -27,7 +27,7 @@ struct RunOptions {
   // Set by the commands that read no map whole (add_long_text_options): past the plan's length a
   // text keeps what recomputes its maps instead of them.
   std::optional<CapturePlan> long_texts;
-  // Such a long text's every pair mask kept (AnalysisRun::keep_long_pair_masks): what writes a
+  // Such a long text's every pair mask kept (AnalysisRun::long_pair_mask_bytes): what writes a
   // result whole reads them all, once each.
   bool keep_pair_masks = false;
   std::function<void(const PlannedRun&)> before_forward;  // TextPipelineOptions::before_forward

@@ -27,6 +27,7 @@ struct CommandLine {
   int layer = -1, head = -1;
   bool presentation = false, full_frames = false, head_roles = false;
   double typing_interval_ms = 0, quick_run_ms = 0;
+  double pair_mask_mib = attnscope::ui::kWindowPairMaskBytes >> 20;
   std::string typing_at = "start";
 };
 
@@ -95,6 +96,10 @@ void add_options(CLI::App& app, attnscope::ui::ExplorerOptions& o, CommandLine& 
   app.add_option("--memory-share", o.long_texts.memory_share,
                  "Share of this machine's memory every map and similarity of a text may take (default 0.25)")
       ->check(CLI::Range(0.0, 1.0));
+  app.add_option("--pair-masks", in.pair_mask_mib,
+                 "MiB a long text's pair masks may take together for its views and the Compare view (default 128); a "
+                 "head's past them is made again when shown")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--zoom", o.zoom, "The figure views' zoom at the start (1: a figure fits its panel)")
       ->check(CLI::Range(0.5, 10000.0));
   app.add_option("--map-top-cells", o.long_maps.top_cells,
@@ -152,6 +157,7 @@ attnscope::ui::ExplorerOptions resolved(attnscope::ui::ExplorerOptions o, const 
   if (in.head >= 0) o.head = in.head;
   if (in.presentation) o.presentation = true;
   if (in.head_roles) o.head_roles = true;
+  o.pair_mask_bytes = static_cast<uint64_t>(in.pair_mask_mib * (1 << 20));
   o.typing_interval = in.typing_interval_ms / 1000;
   o.typing_at = in.typing_at == "end" ? TypingPlace::End : TypingPlace::Start;
   o.partial_frames = !in.full_frames;

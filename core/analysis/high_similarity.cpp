@@ -324,6 +324,7 @@ std::vector<HeadHighSimilarity> high_similarity_in_blocks(const at::Tensor& head
   const int64_t group =
       run.heads > 0 ? run.heads : std::clamp<int64_t>((int64_t{8} << 20) / (128 * std::max<int64_t>(n, 1)), 1, K);
   std::vector<HeadHighSimilarity> out(static_cast<size_t>(K));
+  PairMaskBudget masks(run.mask_bytes);
   if (run.norms) *run.norms = at::empty({K, n}, c.options());
   for (int64_t g = 0; g < K; g += group) {
     stop_if_stale(run.keep_going);
@@ -338,10 +339,11 @@ std::vector<HeadHighSimilarity> high_similarity_in_blocks(const at::Tensor& head
     for (int64_t k = 0; k < G; ++k) {
       HeadHighSimilarity& h = out[static_cast<size_t>(g + k)];
       h.scale = scale.data_ptr<float>()[k];
-      if (run.masks) h.mask = PairMask(static_cast<int>(n));
+      if (masks.any()) h.mask = PairMask(static_cast<int>(n));
       h.counts = PairCounts(static_cast<size_t>(n));
     }
     scan_group(heads, f, tau, blocks, cosine_norms, out.data() + g);
+    for (int64_t k = 0; k < G; ++k) masks.keep(out[static_cast<size_t>(g + k)].mask);
     // The share first: whoever is handed the heads then reads the stage they belong to.
     if (run.progress) run.progress("pairs", static_cast<double>(g + G) / static_cast<double>(K));
     if (run.scanned) run.scanned(g, std::span<const HeadHighSimilarity>(out.data() + g, static_cast<size_t>(G)));

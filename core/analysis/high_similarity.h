@@ -15,6 +15,7 @@
 #include "base/progress.h"
 #include "analysis/head_stats.h"
 #include "analysis/pair_mask.h"
+#include "analysis/pair_mask_budget.h"
 
 namespace attnscope {
 
@@ -38,8 +39,10 @@ std::vector<HeadHighSimilarity> high_similarity(const at::Tensor& similarity, co
 // 32 MB of similarities per block, some 128 rows), and what it hands back beside the pairs.
 struct InBlocksRun {
   int64_t rows = 0, heads = 0;
-  at::Tensor* norms = nullptr;   // given: receives every token's ||c_i|| [K, n], as context_similarity gives them
-  bool masks = true;             // false: the counts alone are made (the masks left empty)
+  at::Tensor* norms = nullptr;  // given: receives every token's ||c_i|| [K, n], as context_similarity gives them
+  // The masks kept, up to this many bytes together (PairMaskBudget); the others left empty, their
+  // counts alone made. 0: no mask is made.
+  uint64_t mask_bytes = kEveryPairMask;
   ProgressReport progress = {};  // given: the share of heads scanned ("pairs"), after each group
   KeepGoing keep_going = {};     // asked before each group (seconds of work a group at 8,192 tokens)
   // The pairs of each head's cosine matrix S_ij / (||c_i|| ||c_j||) instead of S's, equal to

@@ -1,6 +1,6 @@
 #pragma once
-// A long text's pairs from attention or the norm-based maps keep no masks
-// (AnalysisRun::keep_long_pair_masks): a view's head has its mask made again from the head's whole
+// A long text's pairs from attention or the norm-based maps keep masks only up to a budget
+// (AnalysisRun::long_pair_mask_bytes): a view's head past them has its mask made again from its whole
 // map, n x n floats (268 MB at 8,192 tokens, some 0.7 s). One view asks for the same head's mask
 // several times and from several threads (Fig. 9's coloured text, the map's outlines, the table,
 // the table's values): those maps are made one at a time, and the last heads' masks kept (a mask

@@ -48,7 +48,7 @@ std::vector<HeadHighSimilarity> find_pairs(TextAnalysis& a, const at::Tensor& ma
   const int64_t L = a.num_layers, H = a.num_heads, n = a.length;
   if (run.similarity_in_blocks && run.lens_pairs) {
     a.similarity.norms = at::linalg_vector_norm(a.head_outputs, 2, {-1});
-    auto high = run.lens_pairs(a.facts, a.settings.tau, run.keep_long_pair_masks, scanned);
+    auto high = run.lens_pairs(a.facts, a.settings.tau, run.long_pair_mask_bytes, scanned);
     if (static_cast<int64_t>(high.size()) != L * H) throw Error("a lens's pairs were not found for every head");
     return high;
   }
@@ -56,7 +56,7 @@ std::vector<HeadHighSimilarity> find_pairs(TextAnalysis& a, const at::Tensor& ma
     at::Tensor norms;
     auto high = high_similarity_in_blocks(a.head_outputs.reshape({L * H, n, -1}), a.facts, a.settings.tau,
                                           {.norms = &norms,
-                                           .masks = run.keep_long_pair_masks,
+                                           .mask_bytes = run.long_pair_mask_bytes,
                                            .progress = run.progress,
                                            .keep_going = run.keep_going,
                                            .cosine = a.settings.pairs_from == PairInput::Cosine,
@@ -77,7 +77,7 @@ std::vector<HeadHighSimilarity> taken_pairs(TextAnalysis& a, std::vector<FoundPa
     throw Error("pairs found before are taken for every head's pairs of S only");
   // The norms without a temporary the size of the head outputs (half a gigabyte at 8,192 tokens).
   if (!a.similarity.norms.defined()) a.similarity.norms = at::linalg_vector_norm(a.head_outputs, 2, {-1});
-  const bool keep = !run.similarity_in_blocks || run.keep_long_pair_masks;
+  PairMaskBudget kept(run.similarity_in_blocks ? run.long_pair_mask_bytes : kEveryPairMask);
   std::vector<HeadHighSimilarity> high(found.size());
   for (size_t k = 0; k < found.size(); ++k) {
     PairMask& mask = found[k].mask;
@@ -86,7 +86,7 @@ std::vector<HeadHighSimilarity> taken_pairs(TextAnalysis& a, std::vector<FoundPa
       throw Error("pairs found before are of another text");
     high[k].scale = found[k].scale;
     high[k].counts.count = given ? mask.count() : found[k].count;
-    if (keep) high[k].mask = std::move(mask);
+    if (kept.keep(mask)) high[k].mask = std::move(mask);
     mask = PairMask();  // taken or dropped: the caller's copy goes either way
   }
   return high;

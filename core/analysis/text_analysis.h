@@ -28,15 +28,15 @@ using HeadMapSource = std::function<at::Tensor(int64_t layer, int64_t head)>;
 // Every head's high-similarity elements (layer-major) of a long text's lens (the norm-based maps,
 // attention, rollout), found by whoever can make its maps again (pipeline/long_text_lens_pairs.h)
 // once the analysis knows its tokens' facts; `scanned` handed each head as it ends. Their masks
-// are left empty unless `keep_masks` (AnalysisRun::keep_long_pair_masks), rollout's kept always.
-using LensPairs = std::function<std::vector<HeadHighSimilarity>(const TextFacts& facts, double tau, bool keep_masks,
+// are kept up to `mask_bytes` together (AnalysisRun::long_pair_mask_bytes), rollout's always.
+using LensPairs = std::function<std::vector<HeadHighSimilarity>(const TextFacts& facts, double tau, uint64_t mask_bytes,
                                                                 const HeadsScanned& scanned)>;
 
 struct HeadAnalysis {
   // max_{i != j} S_ij (or of settings.pairs_from's matrix) over participating tokens; <= 0: no pairs
   float scale = 0.0f;
   // S_hat >= tau, i < j (listed with their values by head_pairs); empty (no tokens) where a long
-  // text's analysis does not keep it (AnalysisRun::keep_long_pair_masks): TextAnalysis::pair_mask.
+  // text's analysis does not keep it (AnalysisRun::long_pair_mask_bytes): TextAnalysis::pair_mask.
   // A long text's pairs from rollout are always kept (made again, the rollout would take minutes),
   // each layer's one mask shared by its heads' copies.
   PairMask pairs;
@@ -124,7 +124,7 @@ std::vector<TokenPair> pairs_valued_from_map(const TextAnalysis& analysis, int64
 struct FoundPairs {
   float scale = 0.0f;
   // The head's mask; or none (no tokens) for a long text whose masks are not kept
-  // (AnalysisRun::keep_long_pair_masks), with their count alone: TextAnalysis::pair_mask makes a
+  // (AnalysisRun::long_pair_mask_bytes), with their count alone: TextAnalysis::pair_mask makes a
   // view's head's again, as after a scan.
   PairMask mask;
   int64_t count = 0;  // pairs in the mask, whether it is given or not
@@ -143,14 +143,16 @@ struct AnalysisRun {
   // Every head's pairs (layer-major), found before: taken (moved) instead of scanning S, the
   // costly part of a long text's analysis; with pairs of S only. A long text's norms ||c_i|| are
   // then summed directly (the scan takes them from S's diagonal: equal to float rounding), and
-  // its masks dropped unless kept (keep_long_pair_masks), as the scan's are.
+  // its masks dropped past what is kept (long_pair_mask_bytes), as the scan's are.
   std::vector<FoundPairs>* found = nullptr;
-  // A long text's (similarity_in_blocks) pair masks kept in HeadAnalysis::pairs. They take up to
-  // n^2 / 16 bytes a head (1.1 GB for a ModernBERT-base-sized model at 8,192 tokens, 4.8 GB for
-  // Gemma 3 at 32,768), and a view reads one head's: not kept, TextAnalysis::pair_mask makes that
-  // one again (some 0.1 s at 8,192 tokens from S, a lens's map made again 0.7 s). A result file of
-  // every head's keeps them. So are masks found before (`found`) and rollout's.
-  bool keep_long_pair_masks = false;
+  // A long text's (similarity_in_blocks) pair masks kept in HeadAnalysis::pairs up to this many
+  // bytes together (PairMaskBudget: the first heads that fit). They take up to n^2 / 16 bytes a
+  // head (1.1 GB for a ModernBERT-base-sized model at 8,192 tokens, 4.8 GB for Gemma 3 at 32,768;
+  // a trained model's far less), and a view reads one head's: one not kept, TextAnalysis::pair_mask
+  // makes again (some 0.1 s at 8,192 tokens from S, a lens's map made again 0.7 s). A result file
+  // of every head's keeps them all (kEveryPairMask). Masks found before (`found`) are kept up to
+  // the same bytes; rollout's always.
+  uint64_t long_pair_mask_bytes = 0;
   // A long text's (similarity_in_blocks) pairs from a lens: without it they are refused, since its
   // maps are not whole. Their masks are kept as S's are (rollout's always); pair_map gives
   // head_pairs the values and TextAnalysis::pair_mask the masks not kept.

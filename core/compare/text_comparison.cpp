@@ -168,8 +168,12 @@ SameTokenMeasures maps_in_blocks(const ComparedRun& a, const ComparedRun& b, int
   return m;
 }
 
-// Whether a side's pair masks are made again from its lens maps when asked (a long text's).
-bool makes_masks_again(const ComparedRun& r) { return !keeps_whole(r) && !pairs_of_s(r); }
+// Whether head (l, h)'s pair mask on a side is made again from its lens map when asked: a long
+// text's, with pairs, not kept (AnalysisRun::long_pair_mask_bytes).
+bool mask_made_again(const ComparedRun& r, int64_t l, int64_t h) {
+  const HeadAnalysis& head = r.analysis.head(l, h);
+  return !keeps_whole(r) && !pairs_of_s(r) && head.pairs.tokens() != r.analysis.length && head.pair_count > 0;
+}
 
 // [L, H, m, d]: the first L layers' head outputs on the aligned tokens.
 at::Tensor aligned_outputs(const ComparedRun& r, int64_t layers, const std::vector<int64_t>& positions) {
@@ -212,15 +216,20 @@ TextComparison compare_texts(const ComparedRun& a, const ComparedRun& b, const C
 
   std::optional<SameTokenMeasures> same;
   const bool in_blocks = !keeps_whole(a) || !keeps_whole(b);
-  const bool masks_again = c.alignment.identical && (makes_masks_again(a) || makes_masks_again(b));
-  CompareSteps steps(settings,
-                     (c.alignment.identical && in_blocks ? c.layers : 0) + (masks_again ? c.layers * c.heads : 0));
+  const auto masks_again = [&](int64_t l, int64_t h) {
+    return c.alignment.identical && (mask_made_again(a, l, h) || mask_made_again(b, l, h));
+  };
+  int64_t heads_again = 0;
+  for (int64_t l = 0; l < c.layers; ++l)
+    for (int64_t h = 0; h < c.heads; ++h) heads_again += masks_again(l, h);
+  CompareSteps steps(settings, (c.alignment.identical && in_blocks ? c.layers : 0) + heads_again);
   if (c.alignment.identical)
     same = in_blocks ? maps_in_blocks(a, b, c.layers, c.heads, settings.block_rows, steps)
                      : whole_maps(a, b, c.layers, c.heads);
   for (int64_t l = 0; l < c.layers; ++l)
     for (int64_t h = 0; h < c.heads; ++h) {
-      if (masks_again) steps.begin();
+      const bool again = masks_again(l, h);
+      if (again) steps.begin();
       HeadChange& change = c.changes.emplace_back();
       const HeadAnalysis &ha = a.analysis.head(l, h), &hb = b.analysis.head(l, h);
       change.cka = cka[l][h];
@@ -237,7 +246,7 @@ TextComparison compare_texts(const ComparedRun& a, const ComparedRun& b, const C
       change.jaccard = same->pairs_in_both.empty()
                            ? jaccard_index(a.analysis.pair_mask(l, h), b.analysis.pair_mask(l, h))
                            : jaccard_of_counts(same->pairs_in_both[k], ha.pair_count, hb.pair_count);
-      if (masks_again) steps.done();
+      if (again) steps.done();
     }
   return c;
 }

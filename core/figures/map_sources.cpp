@@ -21,8 +21,8 @@ MapSource::Outlined outlined_in(std::shared_ptr<const PairMask> mask) {
       [mask = std::move(mask)](int64_t i, int64_t j) { return mask->test(static_cast<int>(i), static_cast<int>(j)); };
 }
 
-// Whether cell (i, j) is one of the head's pairs. A long text's mask is not kept
-// (AnalysisRun::keep_long_pair_masks): a tile's rows are made again, a tile's height at a time; the
+// Whether cell (i, j) is one of the head's pairs. A long text's mask may not be kept
+// (AnalysisRun::long_pair_mask_bytes): a tile's rows are made again, a tile's height at a time; the
 // cells of a tile of level 0 all read the rows of its band or, below the diagonal, of its column tile.
 // A lens's mask is made from the head's whole map (TextAnalysis::made_lens_mask): unless at hand
 // already, that is left to the view's thread beside the window (make_outlined).

@@ -102,11 +102,12 @@ std::vector<HeadHighSimilarity> long_text_lens_pairs(const LensMapsOf& of, PairI
     });
     return high;
   }
+  PairMaskBudget masks(scan.mask_bytes);
   for (int64_t k = 0; k < L * H; ++k) {
     stop_if_stale(scan.keep_going);
     HeadHighSimilarity& head = high[static_cast<size_t>(k)];
     head = pairs_of_own_map(head_map(rows, c, input, k / H, k % H), facts, tau);
-    if (!scan.masks) head.mask = PairMask();  // its count and statistics are what stays
+    masks.keep(head.mask);  // where it is dropped, its count and statistics are what stays
     done(k, k + 1);
   }
   return high;
@@ -115,8 +116,8 @@ std::vector<HeadHighSimilarity> long_text_lens_pairs(const LensMapsOf& of, PairI
 void find_long_text_pairs_in_lens(AnalysisRun& run, const LensMapsOf& of, PairInput input) {
   if (input == PairInput::Similarity || input == PairInput::Cosine) return;
   run.lens_pairs = [of, input, keep_going = run.keep_going, progress = run.progress](
-                       const TextFacts& facts, double tau, bool keep_masks, const HeadsScanned& scanned) {
-    return long_text_lens_pairs(of, input, facts, tau, {keep_going, progress, scanned, keep_masks});
+                       const TextFacts& facts, double tau, uint64_t mask_bytes, const HeadsScanned& scanned) {
+    return long_text_lens_pairs(of, input, facts, tau, {keep_going, progress, scanned, mask_bytes});
   };
   run.pair_map = [of, input](int64_t layer, int64_t head) { return long_text_lens_map(of, input, layer, head); };
 }

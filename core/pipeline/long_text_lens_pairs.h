@@ -38,13 +38,14 @@ struct LensPairsScan {
   KeepGoing keep_going = {};     // asked between heads (false throws Cancelled)
   ProgressReport progress = {};  // its share of heads ("pairs")
   HeadsScanned scanned = {};     // each head as it ends (a layer's heads together for rollout)
-  // Attention's and the norm-based maps' masks kept (a dense head's are 4 MB at 8,192 tokens);
-  // false: their counts and statistics alone, TextAnalysis::pair_mask makes a head's again from its
-  // map. Rollout's are kept either way (its map takes minutes), one a layer, shared by its heads.
-  bool masks = true;
+  // Attention's and the norm-based maps' masks kept up to this many bytes together
+  // (PairMaskBudget; a dense head's are 4 MB at 8,192 tokens); the others' counts and statistics
+  // alone, TextAnalysis::pair_mask makes a head's again from its map. Rollout's are kept either way
+  // (its map takes minutes), one a layer, shared by its heads.
+  uint64_t mask_bytes = kEveryPairMask;
 };
 
-// Every head's high-similarity elements of `input` (layer-major), with their masks (scan.masks):
+// Every head's high-similarity elements of `input` (layer-major), with their masks (scan.mask_bytes):
 // what analyze_text finds in pair_maps(captures, input) of the same text with every map kept.
 std::vector<HeadHighSimilarity> long_text_lens_pairs(const LensMapsOf& of, PairInput input, const TextFacts& facts,
                                                      double tau, const LensPairsScan& scan = {});

@@ -66,7 +66,7 @@ void add_analysis(const std::shared_ptr<const Checkpoint>& checkpoint, TextPipel
   const auto start = std::chrono::steady_clock::now();
   AnalysisRun run{.to_host = o.to_host,
                   .keep_going = o.keep_going,
-                  .keep_long_pair_masks = o.keep_long_pair_masks,
+                  .long_pair_mask_bytes = o.long_pair_mask_bytes,
                   .progress = o.progress};
   if (o.analysis_so_far) run.so_far = [&](const TextAnalysis& so_far) { o.analysis_so_far(r.encoding, so_far); };
   if (!r.captures.attention.defined()) {

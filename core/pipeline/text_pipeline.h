@@ -51,7 +51,7 @@ struct TextPipelineOptions {
   // maps instead of the maps (TextCaptures::attention undefined; its analysis never holds an n x n
   // matrix whole). Absent: every map is kept, as whoever reads them (the explorer's views) needs.
   std::optional<CapturePlan> long_texts;
-  bool keep_long_pair_masks = false;  // AnalysisRun::keep_long_pair_masks
+  uint64_t long_pair_mask_bytes = 0;  // AnalysisRun::long_pair_mask_bytes
   // Such a long text's maps, a block of query rows at a time as the forward makes them and drops
   // them (ForwardOptions::attention_blocks): what pools them for a picture needs no second pass.
   AttentionBlockSink attention_blocks;

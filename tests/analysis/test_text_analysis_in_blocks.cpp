@@ -117,10 +117,21 @@ TEST_P(TextAnalysisInBlocks, EqualsTheAnalysisWithEveryMapKept) {
       EXPECT_TRUE(none.empty());
     }
   // Kept when asked (a result file of every head's): the masks the whole path finds.
-  const TextAnalysis kept = analyze_text(encoding, long_text, {}, {.keep_long_pair_masks = true});
+  const TextAnalysis kept = analyze_text(encoding, long_text, {}, {.long_pair_mask_bytes = kEveryPairMask});
   const TextAnalysis whole = analyze_text(encoding, maps, {});
   for (size_t k = 0; k < whole.heads.size(); ++k)
     EXPECT_EQ(kept.heads[k].pairs.bits(), whole.heads[k].pairs.bits()) << "head " << k;
+  // Kept up to a budget (the explorer's): the heads that fit, in order; the others' masks made
+  // again when asked, their counts kept.
+  const uint64_t three =
+      kept.heads[0].pairs.stored_bytes() + kept.heads[1].pairs.stored_bytes() + kept.heads[2].pairs.stored_bytes();
+  const TextAnalysis budget = analyze_text(encoding, long_text, {}, {.long_pair_mask_bytes = three});
+  for (size_t k = 0; k < whole.heads.size(); ++k) {
+    EXPECT_EQ(budget.heads[k].pairs.tokens(), k < 3 ? whole.length : 0) << "head " << k;
+    EXPECT_EQ(budget.heads[k].pair_count, whole.heads[k].pair_count) << "head " << k;
+    const int64_t l = static_cast<int64_t>(k) / whole.num_heads, h = static_cast<int64_t>(k) % whole.num_heads;
+    EXPECT_EQ(budget.pair_mask(l, h).bits(), whole.heads[k].pairs.bits()) << "head " << k;
+  }
   // Pairs found before (a result file's), given with their masks or as counts alone: taken, and a
   // long text's masks dropped unless kept, as the scan's are; made again, the same bits.
   const auto found = [&](bool with_masks) {
@@ -136,7 +147,8 @@ TEST_P(TextAnalysisInBlocks, EqualsTheAnalysisWithEveryMapKept) {
   for (const bool with_masks : {true, false})
     for (const bool keep : {false, true}) {
       std::vector<FoundPairs> given = found(with_masks);
-      const TextAnalysis taken = analyze_text(encoding, long_text, {}, {.found = &given, .keep_long_pair_masks = keep});
+      const TextAnalysis taken =
+          analyze_text(encoding, long_text, {}, {.found = &given, .long_pair_mask_bytes = keep ? kEveryPairMask : 0});
       for (size_t k = 0; k < whole.heads.size(); ++k) {
         EXPECT_EQ(taken.heads[k].pair_count, whole.heads[k].pair_count) << "head " << k;
         EXPECT_EQ(taken.heads[k].pairs.tokens(), with_masks && keep ? n : 0) << "head " << k;

@@ -224,11 +224,22 @@ TEST(LongTextLensPairs, ThePipelineFindsThemOnALongText) {
     const TextPipelineResult long_text = pipeline.run(text, o);
     ASSERT_FALSE(long_text.captures.attention.defined());
     expect_same_pairs(long_text.analysis, whole.analysis);
-    o.keep_long_pair_masks = true;  // as `analyze` asks when it writes a result file: every mask kept
+    o.long_pair_mask_bytes = kEveryPairMask;  // as `analyze` asks when it writes a result file
     const TextPipelineResult kept = pipeline.run(text, o);
     for (size_t k = 0; k < whole.analysis.heads.size(); ++k)
       EXPECT_EQ(kept.analysis.heads[k].pairs.bits(), whole.analysis.heads[k].pairs.bits()) << "head " << k;
-    o.keep_long_pair_masks = false;
+    // Up to a budget (the explorer's): attention's and the norm-based maps' first two heads kept,
+    // the others made again when asked; rollout's all (each layer's one mask, made in minutes).
+    o.long_pair_mask_bytes = kept.analysis.heads[0].pairs.stored_bytes() + kept.analysis.heads[1].pairs.stored_bytes();
+    const TextPipelineResult some = pipeline.run(text, o);
+    const int64_t H = whole.analysis.num_heads;
+    for (size_t k = 0; k < whole.analysis.heads.size(); ++k) {
+      const bool all = input == PairInput::Rollout;
+      EXPECT_EQ(some.analysis.heads[k].pairs.tokens(), all || k < 2 ? whole.analysis.length : 0) << "head " << k;
+      const int64_t l = static_cast<int64_t>(k) / H, h = static_cast<int64_t>(k) % H;
+      EXPECT_EQ(some.analysis.pair_mask(l, h).bits(), whole.analysis.heads[k].pairs.bits()) << "head " << k;
+    }
+    o.long_pair_mask_bytes = 0;
     TextPipelineOptions of_s = o;
     of_s.settings.pairs_from = PairInput::Similarity;
     of_s.lens_captures = true;  // the norm-based maps' value norms, which pairs of S do not take

@@ -271,9 +271,10 @@ TEST_F(Gui, ALongTextsMapZoomedInShowsItsCellsFromTiles) {
   EXPECT_LT(mean_difference(tiles, maps, visible), 1.0);
 }
 
-// A long text's pairs from attention are outlined on its attention map zoomed in, once their mask is
-// made off the UI thread from the head's whole map (the screenshot waits for it): black frames
-// around cells, which no viridis colour is and the same map without outlines (pairs from S) lacks.
+// A long text's pairs from attention are outlined on its attention map zoomed in, from the mask its
+// analysis kept or, with no mask kept (--pair-masks 0), once their mask is made off the UI thread
+// from the head's whole map (the screenshot waits for it): black frames around cells, which no
+// viridis colour is and the same map without outlines (pairs from S) lacks, the same either way.
 TEST_F(Gui, ALongTextsMapZoomedInOutlinesItsPairsFromALens) {
   const std::string file = (dir_ / "long.txt").string();
   std::ofstream(file) << corpus_text();
@@ -291,8 +292,12 @@ TEST_F(Gui, ALongTextsMapZoomedInOutlinesItsPairsFromALens) {
   test::write_text(dir_ / "settings.json",
                    R"({"format": "attnscope.settings", "version": 1, "pairs_from": "attention"})");
   const Image outlined = shot("outlines-attention", args);
+  std::vector<std::string> none_kept = args;
+  none_kept.insert(none_kept.end(), {"--pair-masks", "0"});
+  const Image made = shot("outlines-attention-made", none_kept);
   EXPECT_EQ(black(plain), 0);
   EXPECT_GT(black(outlined), 1000);
+  EXPECT_EQ(black(made), black(outlined));
 }
 
 // A click on a pair in the Pairs view's table scrolls a long text's figure to the pair's tokens:
