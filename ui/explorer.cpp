@@ -363,6 +363,7 @@ void Explorer::draw_frame() {
 }
 
 bool Explorer::screenshot_ready() const {
+  if (options_.screenshot_mid_scan) return held_so_far_ && !stats_.waiting();
   if (picker_.downloading() || run_asked_ || run_b_asked_ || worker_->busy() || !worker_->latest() || views_pending_)
     return false;
   if (settings_.view.view == View::Grid && grid_.colouring()) return false;

@@ -35,6 +35,9 @@ struct ExplorerOptions {
   std::optional<bool> presentation;
   std::optional<bool> head_roles;  // the overview's role grid
   std::string screenshot;          // save the window here and exit
+  // The screenshot taken while a long text's scan for pairs is under way: the Statistics view holds
+  // the first statistics the scan hands on (a few heads') and is saved with them (docs and tests).
+  bool screenshot_mid_scan = false;
   // Once the screenshot is saved, each of these views in turn, saved beside it as NAME-VIEW.png
   // (one window and one analysis for several pictures: the GUI tests' layout sweeps).
   std::vector<View> then_views;

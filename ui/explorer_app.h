@@ -146,6 +146,7 @@ class Explorer {
   int select_tab_ = 2;  // frames during which the tab bar is told which view to show
   bool help_open_ = false;
   bool views_pending_ = false;  // a view drawn this frame is still being made (PanelActions::more_frames)
+  std::shared_ptr<const AnalysisSnapshot> held_so_far_;  // ExplorerOptions::screenshot_mid_scan's
   TextPanel text_panel_;
   GridPanel grid_{[] { glfwPostEmptyEvent(); }};
   // A long text's maps in these views are drawn from tiles (the second builder).

@@ -34,7 +34,11 @@ void Explorer::draw_view(View view, const PanelContext& c) {
       break;
     case View::Stats: {
       // A long text's scan under way: the statistics of the heads it has scanned so far.
-      const std::shared_ptr<const AnalysisSnapshot> so_far = c.run ? c.run->so_far : nullptr;
+      std::shared_ptr<const AnalysisSnapshot> so_far = c.run ? c.run->so_far : nullptr;
+      if (options_.screenshot_mid_scan) {  // the first statistics handed on, held for the screenshot
+        if (!held_so_far_) held_so_far_ = so_far;
+        so_far = held_so_far_;
+      }
       if (so_far)
         ImGui::TextDisabled("Scanning the heads for pairs: the statistics of %lld of %lld heads so far.",
                             static_cast<long long>(so_far->analysis.heads_scanned.value_or(0)),

@@ -75,6 +75,10 @@ void add_options(CLI::App& app, attnscope::ui::ExplorerOptions& o, CommandLine& 
       ->delimiter(',')
       ->check(CLI::IsMember({"grid", "head", "separators", "pairs", "stats", "layers", "lines", "corpus", "compare"}))
       ->needs(app.get_option("--screenshot"));
+  app.add_flag("--screenshot-mid-scan", o.screenshot_mid_scan,
+               "With --screenshot and --view stats: save it while a long text's scan for pairs is under way, the view "
+               "holding the statistics of the first heads scanned")
+      ->needs(app.get_option("--screenshot"));
   app.add_option("--click", o.clicks,
                  "With --screenshot: once the view is drawn, left-click at X Y (window pixels) first; repeatable")
       ->needs(app.get_option("--screenshot"));

@@ -300,6 +300,35 @@ TEST_F(Gui, ALongTextsMapZoomedInOutlinesItsPairsFromALens) {
   EXPECT_EQ(black(made), black(outlined));
 }
 
+// A long text's Statistics view fills in as its scan for pairs goes: pairs from attention, each
+// head's map made whole again and scanned one head at a time, hand on the statistics of the heads
+// scanned so far; the screenshot taken on the first of them (--screenshot-mid-scan) shows the
+// bars of those heads (the first layer's first ones) and none yet of the last layer's, where the
+// view once every head is scanned shows every head's.
+TEST_F(Gui, ALongTextsStatisticsFillInAsItsScanGoes) {
+  const std::string file = (dir_ / "long.txt").string();
+  std::ofstream(file) << corpus_text();
+  test::write_text(dir_ / "settings.json",
+                   R"({"format": "attnscope.settings", "version": 1, "pairs_from": "attention"})");
+  const auto args = [&](const char* layer, bool mid_scan) {
+    std::vector<std::string> a = {"--file", file,     "--max-len", "512",     "--maps-up-to",
+                                  "100",    "--view", "stats",     "--layer", layer};
+    if (mid_scan) a.push_back("--screenshot-mid-scan");
+    return a;
+  };
+  const Image first = shot("stats-first-mid-scan", args("0", true)),
+              last = shot("stats-last-mid-scan", args("5", true)), done = shot("stats-last", args("5", false));
+  const auto coloured = [](const Image& img) {  // the bars of the view's figure, in its half of the window
+    int64_t n = 0;
+    for (int y = 100; y < kHeight; ++y)
+      for (int x = kWidth / 3; x < kWidth; ++x) n += img.saturated(x, y);
+    return n;
+  };
+  EXPECT_GT(coloured(first), coloured(last) + 3000);  // beyond the controls both have: bars
+  EXPECT_GT(coloured(done), 10000);
+  EXPECT_LT(coloured(last) * 10, coloured(done) * 3);
+}
+
 // A click on a pair in the Pairs view's table scrolls a long text's figure to the pair's tokens:
 // sorted by i from the end, the first pair lies at the end of a text zoomed 3x, out of sight; the
 // click moves the figure, a click on the table's header alone does not.
