@@ -20,7 +20,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (static_cast<int64_t>(file.analysis->pairs.size()) != c.num_layers * c.num_heads) std::abort();
       // Read again with a long text's masks counted where they lie: the same counts.
       const auto counted =
-          attnscope::text_run_from_bytes(std::as_bytes(std::span(data, size)), "result", {.long_pair_masks = false});
+          attnscope::text_run_from_bytes(std::as_bytes(std::span(data, size)), "result", {.long_pair_mask_bytes = 0});
       if (counted.analysis->pair_counts != file.analysis->pair_counts) std::abort();
       for (int l = 0; l < c.num_layers; ++l)
         for (int h = 0; h < c.num_heads; ++h) (void)attnscope::stored_pairs(file, l, h);

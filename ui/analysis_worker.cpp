@@ -31,7 +31,7 @@ AnalysisWorker::AnalysisWorker(std::shared_ptr<const Checkpoint> loaded, std::st
 
 AnalysisWorker::AnalysisWorker(OpenResult result, std::function<void()> notify) : notify_(std::move(notify)) {
   status_.reads_result = true;
-  thread_ = std::thread(&AnalysisWorker::run_result, this, std::move(result.path));
+  thread_ = std::thread(&AnalysisWorker::run_result, this, std::move(result));
 }
 
 AnalysisWorker::~AnalysisWorker() {
@@ -114,11 +114,13 @@ void AnalysisWorker::run(std::string model, std::string device, std::string prec
 
 // The file is read and its analysis put together here, off the UI thread (seconds for a long text's
 // gigabytes); the status then carries its text and settings for the window to take (ModelStatus::result).
-void AnalysisWorker::run_result(std::string path) {
+void AnalysisWorker::run_result(OpenResult result) {
+  const std::string& path = result.path;
   ModelStatus status;
   status.reads_result = true;
   try {
-    auto opened = std::make_shared<OpenedTextRun>(open_text_run(path, [this] { return !stop_flag_.load(); }));
+    auto opened = std::make_shared<OpenedTextRun>(open_text_run(
+        path, [this] { return !stop_flag_.load(); }, result.pair_mask_bytes));
     const TextCaptures& c = opened->file.run.captures;
     if (!c.attention.defined()) return_freed_memory();  // a long text's, as run_model's before_forward
     status.loaded = true;
@@ -396,6 +398,7 @@ void AnalysisWorker::take_result(const AnalysisRequest& request, uint64_t serial
     s.analysis =
         analyze_text(s.encoding, s.captures, request.settings,
                      {.keep_going = keep_going(serial),
+                      .long_pair_mask_bytes = request.pair_mask_bytes,
                       .separator_columns = separator_columns_made_again(o, request.settings, keep_going(serial))});
   }
   s.analysis_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -156,6 +156,7 @@ class AnalysisWorker {
   // are asked); an edit is answered with an error, the file's analysis staying shown.
   struct OpenResult {
     std::string path;
+    uint64_t pair_mask_bytes = 0;  // its long text's pair masks kept (AnalysisRequest::pair_mask_bytes)
   };
   explicit AnalysisWorker(OpenResult result, std::function<void()> notify = {});
   ~AnalysisWorker();
@@ -179,7 +180,7 @@ class AnalysisWorker {
 
  private:
   void run(std::string model, std::string device, std::string precision, std::shared_ptr<const Checkpoint> loaded);
-  void run_result(std::string path);
+  void run_result(OpenResult result);
   void serve(ModelStatus status);  // publishes the status, then answers requests until stopped
   void answer(const AnalysisRequest& request, uint64_t serial, std::chrono::steady_clock::time_point asked);
   void run_model(const AnalysisRequest& request, uint64_t serial, AnalysisSnapshot& s,

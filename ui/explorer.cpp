@@ -109,9 +109,9 @@ Explorer::Explorer(const ExplorerOptions& o, Settings settings, std::string warn
   if (o.bench_frames > 0 || o.bench_typing > 0) glfwSwapInterval(0);  // time the frames, not the display
   if (o.partial_frames) back_buffer_kept_ = back_buffer_kept_after_swap(window_.get(), window_background());
   // A result file is read by its own worker; its text and settings are taken once it is read (take_result).
-  worker_ = o.result.empty()
-                ? make_worker(settings_.model)
-                : std::make_unique<AnalysisWorker>(AnalysisWorker::OpenResult{o.result}, [] { glfwPostEmptyEvent(); });
+  worker_ = o.result.empty() ? make_worker(settings_.model)
+                             : std::make_unique<AnalysisWorker>(AnalysisWorker::OpenResult{o.result, o.pair_mask_bytes},
+                                                                [] { glfwPostEmptyEvent(); });
   ImGui::GetIO().ConfigInputTextCursorBlink = false;  // a blinking cursor would keep an idle window drawing
   if (script_.active()) ImGui::GetIO().ConfigFlags |= ImGuiConfigFlags_NoMouse;  // no stray tooltips in screenshots
   if (o.text)

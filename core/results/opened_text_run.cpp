@@ -39,7 +39,7 @@ std::vector<FoundPairs> stored_pairs_found(TextRunFile& file, const AnalysisSett
     const std::string where = source + ": analysis.layers[" + std::to_string(l) + "].heads[" + std::to_string(h) + "]";
     found.push_back(
         {.scale = stored.scales[k],
-         .mask = stored.pairs.empty() ? PairMask() : std::move(stored.pairs[k]),
+         .mask = k < stored.pairs.size() ? std::move(stored.pairs[k]) : PairMask(),
          .count = stored.pair_counts[k],
          .stats = head_stats_from_json(json_field(layers[l]["heads"][h], "stats", where), n, where + ".stats")});
   }
@@ -57,12 +57,14 @@ at::Tensor separator_columns_made_again(const OpenedTextRun& opened, const Analy
                                      settings.separators_from, keep_going);
 }
 
-OpenedTextRun open_text_run(const std::filesystem::path& path, const KeepGoing& keep_going) {
-  // A long text's masks are made again as a view asks for a head's, as after a run.
-  return open_text_run(load_text_run(path, {.long_pair_masks = false}), path.string(), keep_going);
+OpenedTextRun open_text_run(const std::filesystem::path& path, const KeepGoing& keep_going, uint64_t pair_mask_bytes) {
+  // A long text's masks past the bytes kept are made again as a view asks for a head's, as after a run.
+  return open_text_run(load_text_run(path, {.long_pair_mask_bytes = pair_mask_bytes}), path.string(), keep_going,
+                       pair_mask_bytes);
 }
 
-OpenedTextRun open_text_run(TextRunFile read, const std::string& source, const KeepGoing& keep_going) {
+OpenedTextRun open_text_run(TextRunFile read, const std::string& source, const KeepGoing& keep_going,
+                            uint64_t pair_mask_bytes) {
   OpenedTextRun opened{std::move(read), {}, {}, {}};
   const TextRunFile& file = opened.file;
   const ModelConfig config = ModelConfig::from_json(file.model_config, source + ": model.config");
@@ -76,6 +78,7 @@ OpenedTextRun open_text_run(TextRunFile read, const std::string& source, const K
   std::vector<FoundPairs> found = stored_pairs_found(opened.file, settings, source);
   AnalysisRun run{.keep_going = keep_going,
                   .found = found.empty() ? nullptr : &found,
+                  .long_pair_mask_bytes = pair_mask_bytes,
                   .separator_columns = separator_columns_made_again(opened, settings, keep_going)};
   if (opened.scores) {  // a long text's pairs from a lens: its maps made again without weights
     const auto captures = std::make_shared<const TextCaptures>(file.run.captures);  // tensors shared

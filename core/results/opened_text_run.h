@@ -27,10 +27,14 @@ struct OpenedTextRun {
 
 // Throws attnscope::Error in one line for a file that cannot be read or cannot be shown without
 // its model: no head outputs (captures "attention" or "none"), an analysis on words, MPNet's maps
-// (their bias by distance is a weight). `keep_going` is asked between the analysis's stages.
-OpenedTextRun open_text_run(const std::filesystem::path& path, const KeepGoing& keep_going = {});
+// (their bias by distance is a weight). `keep_going` is asked between the analysis's stages. A
+// long text's pair masks are read and kept up to `pair_mask_bytes` together
+// (AnalysisRun::long_pair_mask_bytes); a view's head past them has its mask made again.
+OpenedTextRun open_text_run(const std::filesystem::path& path, const KeepGoing& keep_going = {},
+                            uint64_t pair_mask_bytes = 0);
 // The same for a file already read (load_text_run, text_run_from_bytes); `source` names it in errors.
-OpenedTextRun open_text_run(TextRunFile file, const std::string& source, const KeepGoing& keep_going = {});
+OpenedTextRun open_text_run(TextRunFile file, const std::string& source, const KeepGoing& keep_going = {},
+                            uint64_t pair_mask_bytes = 0);
 
 // The file's long text's separator columns from a lens (settings.separators_from), made from its
 // maps made again (pipeline/long_text_separators.h); undefined where the analysis makes them itself

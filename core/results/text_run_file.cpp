@@ -272,13 +272,13 @@ TextRunFile from_document(const nlohmann::json& doc, const TensorSource& tensor,
   }
   const int64_t bytes = packed_mask_bytes(n);
   const at::Tensor masks = required("pair_mask", at::empty({L, H, bytes}, at::kByte));
-  const bool copy_masks = read.load.long_pair_masks || file.captures != CaptureSet::QueriesAndKeys;
+  PairMaskBudget kept(file.captures == CaptureSet::QueriesAndKeys ? read.load.long_pair_mask_bytes : kEveryPairMask);
   int64_t total = 0;
   for (int64_t k = 0; k < L * H; ++k) {
     const std::span<const uint8_t> m(masks.data_ptr<uint8_t>() + k * bytes, static_cast<size_t>(bytes));
-    if (copy_masks) stored.pairs.emplace_back(static_cast<int>(n), m);
-    stored.pair_counts.push_back(copy_masks ? stored.pairs.back().count()
-                                            : PairMask::count_packed(static_cast<int>(n), m));
+    PairMask& mask = stored.pairs.emplace_back(kept.any() ? PairMask(static_cast<int>(n), m) : PairMask());
+    stored.pair_counts.push_back(mask.tokens() ? mask.count() : PairMask::count_packed(static_cast<int>(n), m));
+    kept.keep(mask);
     if (read.copied) read.copied(std::as_bytes(m));
     total += stored.pair_counts.back();
   }
@@ -474,7 +474,8 @@ std::vector<TokenPair> stored_pairs(const TextRunFile& file, int layer, int head
     throw Error("layer " + std::to_string(layer) + " head " + std::to_string(head) + " is not in this result");
   const StoredAnalysis& a = *file.analysis;
   const size_t k = static_cast<size_t>(layer * c.num_heads + head);
-  if (a.pairs.empty()) throw Error("this result file was read without its pair masks");
+  if (k >= a.pairs.size() || a.pairs[k].tokens() != static_cast<int>(file.run.encoding.size()))
+    throw Error("this result file was read without that head's pair mask");
   const PairMask& mask = a.pairs[k];
   std::vector<TokenPair> pairs;
   if (a.pair_values.defined()) {

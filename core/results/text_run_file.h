@@ -34,7 +34,7 @@ CaptureSet capture_set_by_name(const std::string& name);  // throws attnscope::E
 struct StoredAnalysis {
   nlohmann::json summary;            // as analysis_to_json
   std::vector<float> scales;         // per head, layer-major: max S (from the summary)
-  std::vector<PairMask> pairs;       // per head, layer-major; empty when read without them (TextRunLoad)
+  std::vector<PairMask> pairs;       // per head, layer-major; a head's empty (no tokens) when not read (TextRunLoad)
   std::vector<int64_t> pair_counts;  // per head, layer-major: the pairs in each mask, read or not
   at::Tensor pair_values;            // [P] float32 S_hat in mask order; undefined when the file has the head outputs
 };
@@ -101,11 +101,12 @@ nlohmann::json text_run_to_json(const TextRunFile& file, const TextAnalysis* ana
                                 const ResultWriteOptions& options);
 
 struct TextRunLoad {
-  // A long text's pair masks (a file of captures "queries-keys") read into StoredAnalysis::pairs.
-  // Left out, they are counted where they lie and not copied (up to n^2 / 16 bytes a head: 1.1 GB
-  // for a ModernBERT-base-sized model at 8,192 tokens): what shows the file makes a view's head's
-  // again from the head outputs, as after a long text's run (open_text_run).
-  bool long_pair_masks = true;
+  // A long text's pair masks (a file of captures "queries-keys") read into StoredAnalysis::pairs up
+  // to this many bytes together (PairMaskBudget: the heads that fit, in order). Those left out are
+  // counted where they lie and not copied (up to n^2 / 16 bytes a head: 1.1 GB for a
+  // ModernBERT-base-sized model at 8,192 tokens): what shows the file makes a view's head's again
+  // from the head outputs, as after a long text's run (open_text_run).
+  uint64_t long_pair_mask_bytes = kEveryPairMask;
 };
 
 // Any version and container; throws attnscope::Error naming what is wrong.

@@ -98,9 +98,10 @@ TEST_F(OpenedTextRunTest, PairsOfAnotherMatrixAreFoundAgain) {
 }
 
 // Its pair masks too, as a view asks for a head's: the file's are counted, not kept (a gigabyte at
-// 8,192 tokens), as a long text's run keeps none.
+// 8,192 tokens), as a long text's run keeps none; or kept up to the bytes asked (the explorer's).
 TEST_F(OpenedTextRunTest, ALongTextsMapsAreMadeAgainWithoutTheModel) {
-  const OpenedTextRun opened = open_text_run(written(KeptAttention::QueriesAndKeys, CaptureSet::QueriesAndKeys));
+  const auto path = written(KeptAttention::QueriesAndKeys, CaptureSet::QueriesAndKeys);
+  const OpenedTextRun opened = open_text_run(path);
   ASSERT_TRUE(opened.scores);
   expect_the_runs_analysis(opened.analysis);
   int64_t pairs = 0;
@@ -109,6 +110,12 @@ TEST_F(OpenedTextRunTest, ALongTextsMapsAreMadeAgainWithoutTheModel) {
     pairs += head.pair_count;
   }
   EXPECT_GT(pairs, 0);
+  const TextRunFile read = load_text_run(path);  // every mask, as read: the bytes of the first two
+  const uint64_t two = read.analysis->pairs[0].stored_bytes() + read.analysis->pairs[1].stored_bytes();
+  const OpenedTextRun kept = open_text_run(path, {}, two);
+  expect_the_runs_analysis(kept.analysis);
+  for (size_t k = 0; k < kept.analysis.heads.size(); ++k)
+    EXPECT_EQ(kept.analysis.heads[k].pairs.tokens(), k < 2 ? kept.analysis.length : 0) << "head " << k;
   const TextCaptures& c = opened.file.run.captures;
   const Transformer& model = checkpoint_->model();
   for (int64_t l = 0; l < c.num_layers; ++l) {

@@ -120,13 +120,19 @@ TEST_F(TextRunFileTest, ALongTextsQueriesAndKeysRoundTrip) {
     expect_pairs_as_analysed(back, 1e-6f);
     // Read without its masks: counted where they lie, the same counts; its pairs then refused.
     const auto path = dir_ / (container == ResultContainer::Json ? "q.json" : "q.safetensors");
-    const TextRunFile counted = load_text_run(path, {.long_pair_masks = false});
-    EXPECT_TRUE(counted.analysis->pairs.empty());
+    const TextRunFile counted = load_text_run(path, {.long_pair_mask_bytes = 0});
     for (size_t k = 0; k < analysis_.heads.size(); ++k) {
+      EXPECT_EQ(counted.analysis->pairs[k].tokens(), 0) << "head " << k;
       EXPECT_EQ(counted.analysis->pair_counts[k], analysis_.heads[k].pair_count) << "head " << k;
       EXPECT_EQ(back.analysis->pair_counts[k], analysis_.heads[k].pair_count) << "head " << k;
     }
     EXPECT_THROW(stored_pairs(counted, 1, 0), Error);
+    // Read with the first head's alone (its bytes): that head's pairs listed, the next one's refused.
+    const TextRunFile first = load_text_run(path, {.long_pair_mask_bytes = back.analysis->pairs[0].stored_bytes()});
+    EXPECT_EQ(first.analysis->pairs[0].bits(), back.analysis->pairs[0].bits());
+    EXPECT_EQ(first.analysis->pairs[1].tokens(), 0);
+    EXPECT_EQ(stored_pairs(first, 0, 0).size(), stored_pairs(back, 0, 0).size());
+    EXPECT_THROW(stored_pairs(first, 0, 1), Error);
   }
   const auto how =
       text_run_to_json(file_, &analysis_, {ResultContainer::Json, CaptureSet::QueriesAndKeys})["attention"];
