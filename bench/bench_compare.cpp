@@ -2,6 +2,9 @@
 // text is the first with one word changed), each run tokenised, run and analysed, then
 // compare_texts; and the same for two models on one text. Prints one JSON object: medians over
 // --runs after warm-up of the two analyses alone and of the comparison alone, and their ratio.
+// With --long-text both runs keep their queries and keys instead of their maps, as a long text
+// does (the pipeline's run: the comparison makes the maps again a block of rows at a time), their
+// pair masks kept up to --pair-mask-mib (pairs from a lens not kept are made again head by head).
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 #include <CLI/CLI.hpp>
@@ -14,7 +17,9 @@
 #include <sstream>
 
 #include "compare/text_comparison.h"
+#include "model/attention_rows.h"
 #include "model/checkpoint.h"
+#include "pipeline/text_pipeline.h"
 
 namespace {
 
@@ -38,6 +43,24 @@ Analysed analyse(const attnscope::Checkpoint& model, const std::string& text, si
   return a;
 }
 
+// A long text's run through the pipeline (its maps not kept), and its view for compare_texts.
+struct LongAnalysed {
+  std::string text;
+  std::shared_ptr<const attnscope::Checkpoint> model;
+  attnscope::TextPipelineResult result;
+  attnscope::ComparedRun view() const {
+    attnscope::ComparedRun out{result.encoding, text, result.captures, result.analysis};
+    out.attention_rows = attnscope::recomputed_attention_rows(model->model(), result.captures);
+    return out;
+  }
+};
+
+LongAnalysed long_analyse(const std::shared_ptr<const attnscope::Checkpoint>& model, const std::string& text,
+                          const attnscope::TextPipelineOptions& options) {
+  attnscope::TextPipeline pipeline(model, "");
+  return {text, model, pipeline.run(text, options)};
+}
+
 double ms_since(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
@@ -48,13 +71,21 @@ int main(int argc, char** argv) {
   CLI::App app{"attnscope compare benchmark"};
   std::string model, model_b, text_file;
   size_t max_length = 128;
-  int runs = 10, threads = 0;
+  int runs = 10, threads = 0, warmup = 3;
+  bool long_text = false;
+  std::string pairs_from = "similarity";
+  double pair_mask_mib = 0;
   app.add_option("--model", model, "Checkpoint folder")->required();
   app.add_option("--model-b", model_b, "A second checkpoint: compare two models on one text instead of two texts");
   app.add_option("--text-file", text_file, "Text to run (truncated to --max-len)")->required();
   app.add_option("--max-len", max_length)->capture_default_str();
   app.add_option("--runs", runs)->capture_default_str();
+  app.add_option("--warmup", warmup)->capture_default_str();
   app.add_option("--threads", threads);
+  app.add_flag("--long-text", long_text, "Both runs keep queries and keys, not maps, as a long text does");
+  app.add_option("--pairs-from", pairs_from, "With --long-text: the matrix the pairs come from")->capture_default_str();
+  app.add_option("--pair-mask-mib", pair_mask_mib, "With --long-text: MiB of pair masks each run keeps")
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   if (threads > 0) at::set_num_threads(threads);
 
@@ -67,20 +98,43 @@ int main(int argc, char** argv) {
   const auto a_model = attnscope::Checkpoint::load(model, {});
   const auto b_model = model_b.empty() ? a_model : attnscope::Checkpoint::load(model_b, {});
 
+  attnscope::TextPipelineOptions options;
+  options.max_length = max_length;
+  options.long_texts = attnscope::CapturePlan{.maps_up_to = 1};
+  const auto from = attnscope::pair_input_by_name(pairs_from);
+  if (!from) {
+    std::cerr << "bench_compare: no matrix named " << pairs_from << "\n";
+    return 2;
+  }
+  options.settings.pairs_from = *from;
+  options.long_pair_mask_bytes = static_cast<uint64_t>(pair_mask_mib * (1 << 20));
   std::vector<double> analyses, comparisons;
   size_t tokens = 0;
-  for (int r = -3; r < runs; ++r) {  // three warm-up runs
+  for (int r = -warmup; r < runs; ++r) {
     const Clock::time_point start = Clock::now();
-    const Analysed a = analyse(*a_model, text_a, max_length), b = analyse(*b_model, text_b, max_length);
-    const double analysed = ms_since(start);
-    const Clock::time_point compare_start = Clock::now();
-    const attnscope::TextComparison c = attnscope::compare_texts(a.view(), b.view(), {!model_b.empty()});
-    const double compared = ms_since(compare_start);
-    tokens = a.run.encoding.size();
+    double analysed = 0, compared = 0;
+    if (long_text) {
+      const LongAnalysed a = long_analyse(a_model, text_a, options), b = long_analyse(b_model, text_b, options);
+      analysed = ms_since(start);
+      const Clock::time_point compare_start = Clock::now();
+      attnscope::compare_texts(a.view(), b.view(), {!model_b.empty()});
+      compared = ms_since(compare_start);
+      tokens = a.result.encoding.size();
+    } else {
+      const Analysed a = analyse(*a_model, text_a, max_length), b = analyse(*b_model, text_b, max_length);
+      analysed = ms_since(start);
+      const Clock::time_point compare_start = Clock::now();
+      attnscope::compare_texts(a.view(), b.view(), {!model_b.empty()});
+      compared = ms_since(compare_start);
+      tokens = a.run.encoding.size();
+    }
     if (r >= 0) analyses.push_back(analysed), comparisons.push_back(compared);
   }
   const double analysis_ms = median(analyses), compare_ms = median(comparisons);
   std::cout << nlohmann::json{{"mode", model_b.empty() ? "two texts" : "two models"},
+                              {"long_text", long_text},
+                              {"pairs_from", pairs_from},
+                              {"pair_mask_mib", pair_mask_mib},
                               {"tokens", tokens},
                               {"two_analyses_ms", analysis_ms},
                               {"compare_ms", compare_ms},
