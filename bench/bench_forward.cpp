@@ -26,6 +26,9 @@
 // continued from a run of it without its last N tokens (ForwardPrefix: its layers' inputs alone,
 // then with its maps and head outputs too, as the explorer continues), beside the same from scratch.
 //
+// With --typed-at-start, the pipeline's whole run as the window asks it on a text whose first word
+// changes each run, beside the same from scratch with and without the five next tokens.
+//
 // Prints one JSON object. bench/run.sh runs it beside bench/reference_forward.py.
 #include <ATen/Parallel.h>
 #include <ATen/DeviceAccelerator.h>
@@ -163,6 +166,32 @@ void time_head_roles(const attnscope::Checkpoint& checkpoint, const std::vector<
 }
 
 // --dump-map: the head's map made again (a long text's path, its maps never kept).
+// --typed-at-start: the pipeline's whole run (text to analysis) as the window asks it on a text
+// whose first word changes from run to run (typed at its start: no token shared but a start
+// token), continuing from its last run and working out the five most likely next tokens; the
+// same from scratch; and from scratch without the next tokens (what the typing target's forward
+// alone and analysis alone add up to). Each pipeline sees the two texts in turn.
+void time_typed_at_start(const std::shared_ptr<const attnscope::Checkpoint>& checkpoint, const std::string& model,
+                         const std::string& text, size_t max_length, int warmup, int runs,
+                         std::chrono::milliseconds idle) {
+  attnscope::TextPipeline continued(checkpoint, model), scratch(checkpoint, model), plain(checkpoint, model);
+  int turn = 0;
+  const auto next_text = [&] { return (++turn % 2 ? std::string("A ") : std::string("Then ")) + text; };
+  const attnscope::TextPipelineOptions as_window{.max_length = max_length, .next_tokens = 5, .continues = true},
+      with_next{.max_length = max_length, .next_tokens = 5}, alone{.max_length = max_length};
+  const auto m =
+      interleaved_medians(warmup, runs,
+                          {[&] { continued.run(next_text(), as_window); }, [&] { scratch.run(next_text(), with_next); },
+                           [&] { plain.run(next_text(), alone); }},
+                          checkpoint->model().device().device, idle);
+  std::cout << nlohmann::json{{"tokens", checkpoint->encode(text, max_length).size()},
+                              {"window_run_ms", m[0]},
+                              {"scratch_next_tokens_ms", m[1]},
+                              {"scratch_ms", m[2]}}
+                   .dump()
+            << "\n";
+}
+
 // The explorer's forward (in slices, its last layer at its head outputs and last token) of `ids`
 // from scratch and continued from a run of them without their last `typed`.
 void time_continued(const attnscope::Checkpoint& checkpoint, const std::vector<int64_t>& ids, int64_t typed, int warmup,
@@ -240,6 +269,7 @@ int main(int argc, char** argv) {
   app.add_flag("--long-text", long_text,
                "Time what a long text costs, its maps not kept: forward, overview, analysis, one head's map");
   bool head_roles = false;
+  bool typed_at_start = false;
   app.add_flag("--head-roles", head_roles,
                "Time a long text's head roles from its maps made again, over the keys each block sees and over whole "
                "rows (as before), beside the forward keeping queries and keys");
@@ -249,6 +279,9 @@ int main(int argc, char** argv) {
                  "the same from scratch (the explorer's forward as text is typed on at its end)")
       ->check(CLI::Range(1, 1 << 20));
   std::vector<std::string> dump;
+  app.add_flag("--typed-at-start", typed_at_start,
+               "The pipeline's run as the window asks it on a text whose first word changes each run (continued, "
+               "with the next tokens), from scratch with and without the next tokens");
   app.add_option("--dump-map", dump, "L H FILE: write head H of layer L's map, made again, and exit")->expected(3);
   CLI11_PARSE(app, argc, argv);
 
@@ -278,6 +311,10 @@ int main(int argc, char** argv) {
   }
   if (long_text) {
     time_long_text(*checkpoint, checkpoint->encode(text, max_length), warmup, runs);
+    return 0;
+  }
+  if (typed_at_start) {
+    time_typed_at_start(checkpoint, model, text, max_length, warmup, runs, std::chrono::milliseconds(idle_ms));
     return 0;
   }
   if (forward_only) {
