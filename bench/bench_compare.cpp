@@ -15,6 +15,7 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <utility>
 
 #include "compare/text_comparison.h"
 #include "model/attention_rows.h"
@@ -35,6 +36,7 @@ struct Analysed {
   attnscope::TextRun run;
   attnscope::TextAnalysis analysis;
   attnscope::ComparedRun view() const { return {run.encoding, text, run.captures, analysis}; }
+  size_t tokens() const { return run.encoding.size(); }
 };
 
 Analysed analyse(const attnscope::Checkpoint& model, const std::string& text, size_t max_length) {
@@ -53,6 +55,7 @@ struct LongAnalysed {
     out.attention_rows = attnscope::recomputed_attention_rows(model->model(), result.captures);
     return out;
   }
+  size_t tokens() const { return result.encoding.size(); }
 };
 
 LongAnalysed long_analyse(const std::shared_ptr<const attnscope::Checkpoint>& model, const std::string& text,
@@ -110,25 +113,25 @@ int main(int argc, char** argv) {
   options.long_pair_mask_bytes = static_cast<uint64_t>(pair_mask_mib * (1 << 20));
   std::vector<double> analyses, comparisons;
   size_t tokens = 0;
-  for (int r = -warmup; r < runs; ++r) {
+  // One round: both texts analysed (`both` returns the pair), then compared, each timed.
+  const auto round = [&](bool kept, const auto& both) {
     const Clock::time_point start = Clock::now();
-    double analysed = 0, compared = 0;
-    if (long_text) {
-      const LongAnalysed a = long_analyse(a_model, text_a, options), b = long_analyse(b_model, text_b, options);
-      analysed = ms_since(start);
-      const Clock::time_point compare_start = Clock::now();
-      attnscope::compare_texts(a.view(), b.view(), {!model_b.empty()});
-      compared = ms_since(compare_start);
-      tokens = a.result.encoding.size();
-    } else {
-      const Analysed a = analyse(*a_model, text_a, max_length), b = analyse(*b_model, text_b, max_length);
-      analysed = ms_since(start);
-      const Clock::time_point compare_start = Clock::now();
-      attnscope::compare_texts(a.view(), b.view(), {!model_b.empty()});
-      compared = ms_since(compare_start);
-      tokens = a.run.encoding.size();
-    }
-    if (r >= 0) analyses.push_back(analysed), comparisons.push_back(compared);
+    const auto [a, b] = both();
+    const double analysed = ms_since(start);
+    const Clock::time_point compare_start = Clock::now();
+    attnscope::compare_texts(a.view(), b.view(), {!model_b.empty()});
+    if (kept) analyses.push_back(analysed), comparisons.push_back(ms_since(compare_start));
+    tokens = a.tokens();
+  };
+  for (int r = -warmup; r < runs; ++r) {
+    if (long_text)
+      round(r >= 0, [&] {
+        return std::pair{long_analyse(a_model, text_a, options), long_analyse(b_model, text_b, options)};
+      });
+    else
+      round(r >= 0, [&] {
+        return std::pair{analyse(*a_model, text_a, max_length), analyse(*b_model, text_b, max_length)};
+      });
   }
   const double analysis_ms = median(analyses), compare_ms = median(comparisons);
   std::cout << nlohmann::json{{"mode", model_b.empty() ? "two texts" : "two models"},
