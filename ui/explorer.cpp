@@ -105,6 +105,7 @@ Explorer::Explorer(const ExplorerOptions& o, Settings settings, std::string warn
   head_.tiles = o.long_maps;
   head_.make_rollouts_beside(head_figure_rollout_layers, [] { glfwPostEmptyEvent(); });
   layers_.make_rollouts_beside(figure12_rollout_layers, [] { glfwPostEmptyEvent(); });
+  for (FigurePanel* panel : {&head_, &separators_, &layers_}) panel->make_maps_beside([] { glfwPostEmptyEvent(); });
   pairs_.make_long_text_parts_beside([] { glfwPostEmptyEvent(); });
   if (o.bench_frames > 0 || o.bench_typing > 0) glfwSwapInterval(0);  // time the frames, not the display
   if (o.partial_frames) back_buffer_kept_ = back_buffer_kept_after_swap(window_.get(), window_background());
@@ -368,6 +369,7 @@ bool Explorer::screenshot_ready() const {
     return false;
   if (settings_.view.view == View::Grid && grid_.colouring()) return false;
   if ((settings_.view.view == View::Head && head_.waiting()) ||
+      (settings_.view.view == View::Separators && separators_.waiting()) ||
       (settings_.view.view == View::Layers && layers_.waiting()) ||
       (settings_.view.view == View::Pairs && pairs_.waiting()))
     return false;

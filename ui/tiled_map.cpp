@@ -21,6 +21,13 @@ TiledMap::TiledMap(std::shared_ptr<const AnalysisSnapshot> snapshot, MapSource s
   style_.outlined.clear();
 }
 
+TiledMap::TiledMap(std::shared_ptr<const AnalysisSnapshot> snapshot, MapPyramid made, const HeatmapPanel& style)
+    : snapshot_(std::move(snapshot)), pyramid_(std::move(made)), style_(style) {
+  style_.values.clear();
+  style_.outlined.clear();
+  if (pyramid_.top_done()) style_.color_scale = pyramid_.color_scale();
+}
+
 bool TiledMap::make_top(Clock::time_point deadline) {
   if (pyramid_.top_done()) return true;
   if (Clock::now() >= deadline) return false;  // the frame's budget went to the figure's other maps

@@ -29,6 +29,8 @@ class TiledMap {
   // is made). `snapshot` holds what the source reads.
   TiledMap(std::shared_ptr<const AnalysisSnapshot> snapshot, MapSource source, const HeatmapPanel& style,
            PyramidOptions options = {});
+  // A pyramid whose top level was made beside the window (tiled_figure_job.h).
+  TiledMap(std::shared_ptr<const AnalysisSnapshot> snapshot, MapPyramid made, const HeatmapPanel& style);
 
   // Makes more of the top level until `deadline` (at least a band); true once it is whole, and
   // then `scale` is the map's colour scale.

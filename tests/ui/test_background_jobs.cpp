@@ -21,6 +21,7 @@
 #include "overview_job.h"
 #include "pair_values_job.h"
 #include "rollout_job.h"
+#include "tiled_figure_job.h"
 #include "figures/text_figures.h"
 #include "support/analysis_so_far.h"
 #include "support/fake_hub.h"
@@ -383,6 +384,61 @@ TEST(RolloutJob, MakesALongTextsRolloutsAndTheNewestRequestWins) {
   // The norm-based maps need value vectors this run did not capture: one line, no rollout.
   submit_rollouts(job, s, {1}, true);
   ASSERT_TRUE(made({1}, true));
+  EXPECT_FALSE(job.latest()->error.empty());
+  EXPECT_FALSE(job.latest()->value);
+}
+
+// A long text's figure drawn from tiles is built off the UI thread with the top level of each map
+// made: the newest request wins, each top level the one a pyramid of the same map makes in place
+// (Fig. 5's maps too), the share done reported, and a figure that cannot be built says why.
+TEST(TiledFigureJob, MakesALongTextsMapsTopLevelsAndTheNewestRequestWins) {
+  const test::TempDir dir;
+  const auto s = long_text_snapshot(dir.path());
+  ASSERT_TRUE(s && !s->captures.attention.defined());
+  std::atomic<int> notified{0};
+  TiledFigureJob job([&] { ++notified; });
+  const auto made = [&](const std::string& key) {
+    return wait_for([&] { return job.latest() && job.latest()->key == key; });
+  };
+  FigureOptions head;
+  head.layer = 2;
+  head.head = 1;
+  submit_tiled_figure(job, "head 0", s, nullptr, tiled_head_figure, FigureOptions{}, {});
+  submit_tiled_figure(job, "head 2,1", s, nullptr, tiled_head_figure, head, {});  // the newest
+  ASSERT_TRUE(made("head 2,1"));
+  ASSERT_TRUE(job.latest()->error.empty()) << job.latest()->error;
+  for (const auto& [builder, options] : {std::pair{&tiled_head_figure, head}, {&tiled_figure5, head}}) {
+    submit_tiled_figure(job, "again", s, nullptr, builder, options, {});
+    ASSERT_TRUE(made("again"));
+    const auto taken = job.take_latest();
+    ASSERT_TRUE(taken->error.empty()) << taken->error;
+    const MadeTiledFigure& figure = *taken->value;
+    TiledFigure in_place = builder(s->view(), options);
+    ASSERT_EQ(figure.maps.size(), in_place.tiled.size());
+    ASSERT_FALSE(figure.maps.empty());
+    for (size_t k = 0; k < figure.maps.size(); ++k) {
+      EXPECT_EQ(figure.maps[k].first, in_place.tiled[k].panel);
+      MapPyramid pyramid(std::move(in_place.tiled[k].source));
+      while (!pyramid.make_top(std::chrono::hours(1))) {
+      }
+      EXPECT_TRUE(figure.maps[k].second.top_done());
+      const std::vector<float>&made_top = figure.maps[k].second.top(), &top = pyramid.top();
+      ASSERT_EQ(made_top.size(), top.size());
+      for (size_t c = 0; c < top.size(); ++c)  // Fig. 5's empty blocks are NaN
+        ASSERT_TRUE(made_top[c] == top[c] || (std::isnan(made_top[c]) && std::isnan(top[c])))
+            << "map " << k << " cell " << c;
+      EXPECT_EQ(figure.maps[k].second.color_scale().hi, pyramid.color_scale().hi);
+    }
+    EXPECT_EQ(figure.figure.panels.size(), in_place.figure.panels.size());
+    EXPECT_EQ(figure.snapshot, s);
+  }
+  EXPECT_GT(notified.load(), 0);
+  EXPECT_FALSE(job.fraction());
+  // A rollout the snapshot was not given: refused in one line, no figure.
+  FigureOptions rollout = head;
+  rollout.matrix = MatrixKind::Rollout;
+  submit_tiled_figure(job, "rollout", s, nullptr, tiled_head_figure, rollout, {});
+  ASSERT_TRUE(made("rollout"));
   EXPECT_FALSE(job.latest()->error.empty());
   EXPECT_FALSE(job.latest()->value);
 }

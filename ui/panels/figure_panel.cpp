@@ -81,6 +81,10 @@ void FigurePanel::make_rollouts_beside(RolloutLayers which, std::function<void()
   rollouts_ = std::make_unique<RolloutJob>(std::move(notify));
 }
 
+void FigurePanel::make_maps_beside(std::function<void()> notify) {
+  tiled_figures_ = std::make_unique<TiledFigureJob>(std::move(notify));
+}
+
 at::Tensor FigurePanel::rollout_made(uint64_t serial, int layer) const {
   const auto made = rollouts_ ? rollouts_->latest() : nullptr;
   if (!made || !made->value || made->value->empty() || made->key != rollout_request_key(serial, {layer}, false))
@@ -109,18 +113,20 @@ void FigurePanel::rebuild(const PanelContext& c, const FigureOptions& options) {
       canvas_.set(build_(text, options));
       return;
     }
+    KeptRollouts rollouts;
     if (const std::vector<int> layers = rollouts_ ? rollout_layers_(text.analysis, options) : std::vector<int>{};
         !layers.empty()) {
       canvas_.set({});
-      const KeptRollouts made = kept_rollouts(c, layers, options.rollout_of_norm);
-      if (!made) {
+      rollouts = kept_rollouts(c, layers, options.rollout_of_norm);
+      if (!rollouts) {
         waiting_ = true;
         return;
       }
-      text.rollouts = *made;
+      text.rollouts = *rollouts;
     } else if (rollouts_) {
       rollouts_->cancel();  // one asked before is no longer wanted
     }
+    if (tiled_figures_) return set_tiled_figure(c, options, rollouts);
     TiledFigure t = build_tiled_(text, options);
     std::vector<std::unique_ptr<TiledMap>> maps(t.figure.panels.size());
     for (TiledPanel& p : t.tiled)
@@ -131,6 +137,28 @@ void FigurePanel::rebuild(const PanelContext& c, const FigureOptions& options) {
     canvas_.set({});
     error_ = e.what();
   }
+}
+
+void FigurePanel::set_tiled_figure(const PanelContext& c, const FigureOptions& options, const KeptRollouts& rollouts) {
+  const auto made = tiled_figures_->latest();
+  if (!made || made->key != key_) {
+    canvas_.set({});
+    submit_tiled_figure(*tiled_figures_, key_, c.snapshot_owner, rollouts, build_tiled_, options, tiles);
+    waiting_ = true;
+    return;
+  }
+  tiled_figures_->take_latest();  // its pyramids move to the canvas: the same figure again is made anew
+  if (!made->error.empty()) throw Error(made->error);
+  MadeTiledFigure& figure = *made->value;
+  std::vector<std::unique_ptr<TiledMap>> maps(figure.figure.panels.size());
+  for (auto& [panel, pyramid] : figure.maps)
+    maps.at(panel) = std::make_unique<TiledMap>(figure.snapshot, std::move(pyramid),
+                                                std::get<HeatmapPanel>(figure.figure.panels.at(panel)));
+  canvas_.set(std::move(figure.figure), std::move(maps));
+}
+
+bool FigurePanel::jobs_busy() const {
+  return (rollouts_ && rollouts_->busy()) || (tiled_figures_ && tiled_figures_->busy());
 }
 
 PanelActions FigurePanel::draw(const PanelContext& c, const std::function<void(ViewState&)>& controls,
@@ -155,12 +183,12 @@ PanelActions FigurePanel::draw(const PanelContext& c, const std::function<void(V
   std::string key = figure_key(c.snapshot->serial, options);
   if (const auto scanned = c.snapshot->analysis.heads_scanned)  // an analysis so far: drawn again as it grows
     key += "|so far " + std::to_string(*scanned);
-  if (key != key_ || (waiting_ && rollouts_->fraction() == std::nullopt)) {  // asked, or the rollout made
+  if (key != key_ || (waiting_ && !jobs_busy())) {  // asked, or the rollout or the maps made
     key_ = key;
     rebuild(c, options);
   }
   if (waiting_) {
-    draw_rollout_progress();
+    draw_progress();
     return actions;
   }
   if (!error_.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", error_.c_str());
@@ -199,11 +227,17 @@ void FigurePanel::hand_outlines(const PanelContext& c) {
   }
 }
 
-void FigurePanel::draw_rollout_progress() const {
-  const double done = rollouts_->fraction().value_or(0.0);
+void FigurePanel::draw_progress() const {
   char overlay[96];
-  std::snprintf(overlay, sizeof overlay, "making the attention rollout of this long text: %.0f%% of its layers",
-                100 * done);
+  double done = 0;
+  if (const auto maps = tiled_figures_ ? tiled_figures_->fraction() : std::nullopt; maps) {
+    done = *maps;
+    std::snprintf(overlay, sizeof overlay, "making the maps of this long text: %.0f%%", 100 * done);
+  } else {
+    done = rollouts_ ? rollouts_->fraction().value_or(0.0) : 0.0;
+    std::snprintf(overlay, sizeof overlay, "making the attention rollout of this long text: %.0f%% of its layers",
+                  100 * done);
+  }
   ImGui::ProgressBar(static_cast<float>(done), ImVec2(-1, 0), overlay);
 }
 

@@ -10,12 +10,11 @@
 #include "figures/text_figures.h"
 #include "panels/panel_context.h"
 #include "rollout_job.h"
+#include "tiled_figure_job.h"
 
 namespace attnscope::ui {
 
 using FigureBuilder = std::function<Figure(const AnalyzedTextView&, const FigureOptions&)>;
-// A long text's figure whose maps are drawn from tiles (text_figures.h: TiledFigure).
-using TiledBuilder = std::function<TiledFigure(const AnalyzedTextView&, const FigureOptions&)>;
 // The layers whose rollout a long text's figure draws (empty: none; text_figures.h).
 using RolloutLayers = std::function<std::vector<int>(const TextAnalysis&, const FigureOptions&)>;
 
@@ -37,16 +36,22 @@ class FigurePanel {
   // before its figure is built, a progress bar shown meanwhile; `notify` wakes the window as it
   // moves. Without this, a long text's rollout is refused in one line (the figure builder's).
   void make_rollouts_beside(RolloutLayers which, std::function<void()> notify);
+  // A long text's figure is built, the top level of each of its maps made, off the UI thread
+  // (TiledFigureJob), a progress bar shown meanwhile; `notify` wakes the window as it moves.
+  // Without this, the maps are made on the UI thread, a slice each frame.
+  void make_maps_beside(std::function<void()> notify);
   // One layer's rollout at 11,000 tokens: the Head view's is kept while hidden (minutes to make
   // again), a Layers view's dozen at 8,192 tokens (3 GB) is not.
   static constexpr double kRolloutBytesKeptHidden = 512e6;
   // The rollout of the mean attention after `layer` of snapshot `serial`, once this view's job has
   // made it for its figure (alone, as the Pairs view asks); undefined before.
   at::Tensor rollout_made(uint64_t serial, int layer) const;
-  // A rollout this view shows is being made (no figure yet).
+  // A rollout, or the maps, this view shows are being made (no figure yet).
   bool waiting() const { return waiting_; }
-  // How many times the rollout job has reported: the window draws a frame when this changes.
-  uint64_t job_updates() const { return rollouts_ ? rollouts_->updates() : 0; }
+  // How many times the rollout and map jobs have reported: the window draws a frame when this changes.
+  uint64_t job_updates() const {
+    return (rollouts_ ? rollouts_->updates() : 0) + (tiled_figures_ ? tiled_figures_->updates() : 0);
+  }
   float zoom = 1.0f;
   bool reveal_highlight = false;  // the next draw scrolls to the first highlighted token
   PyramidOptions tiles;           // a long text's tiled maps
@@ -55,18 +60,23 @@ class FigurePanel {
   void rebuild(const PanelContext& c, const FigureOptions& options);
   KeptRollouts kept_rollouts(const PanelContext& c, const std::vector<int>& layers, bool of_norm);
   void hand_outlines(const PanelContext& c);
-  void draw_rollout_progress() const;
+  // The figure of a long text with its maps' top levels made beside the window: set once made,
+  // else asked for (waiting_).
+  void set_tiled_figure(const PanelContext& c, const FigureOptions& options, const KeptRollouts& rollouts);
+  bool jobs_busy() const;
+  void draw_progress() const;
 
   FigureBuilder build_;
   TiledBuilder build_tiled_;
   FigureCanvas canvas_;
   std::string key_;  // what the figure was built from
   std::string error_;
-  std::unique_ptr<RolloutJob> rollouts_;  // a long text's rollouts, made beside the window
-  RolloutLayers rollout_layers_;          // which of them a figure needs
+  std::unique_ptr<RolloutJob> rollouts_;           // a long text's rollouts, made beside the window
+  std::unique_ptr<TiledFigureJob> tiled_figures_;  // a long text's figures, their maps made beside the window
+  RolloutLayers rollout_layers_;                   // which of them a figure needs
   // A long text's lens head's outlines (MapSource::make_outlined), made beside the window.
   std::unique_ptr<NewestRequestJob<MapSource::Outlined>> outlines_;
-  bool waiting_ = false;  // for the rollouts key_ needs
+  bool waiting_ = false;  // for the rollouts or the maps key_ needs
   // Attention lines: the token under the mouse, and the one a click pinned (side, index).
   std::pair<int, int> lines_hovered_{-1, -1}, lines_pinned_{-1, -1};
 };

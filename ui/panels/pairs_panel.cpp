@@ -132,6 +132,7 @@ int PairsPanel::draw_table(const Encoding& e, bool of_s) {
 
 void PairsPanel::make_long_text_parts_beside(std::function<void()> notify) {
   figure_.make_rollouts_beside(pairs_view_rollout_layers, notify);
+  figure_.make_maps_beside(notify);
   values_ = std::make_unique<PairValuesJob>(std::move(notify));
 }
 

@@ -15,11 +15,11 @@ class PairsPanel {
   PanelActions draw(const PanelContext& context);
   void set_zoom(float zoom) { figure_.zoom = zoom; }
   void release_tiles() { figure_.release_tiles(); }
-  // What a long text's pairs from a lens need made off the UI thread: the map beside the table of
-  // rollout's pairs, the rollout after the focused layer, under a progress bar
-  // (FigurePanel::make_rollouts_beside); and the values of the pairs listed, from the head's map
-  // made again (PairValuesJob), for rollout's from that rollout once made. Without this, such
-  // pairs are listed with their values made on the UI thread (rollout's without them).
+  // What a long text's pairs need made off the UI thread: the map beside the table, its top level
+  // (FigurePanel::make_maps_beside), and for rollout's pairs the rollout after the focused layer
+  // first, under a progress bar (FigurePanel::make_rollouts_beside); and the values of the pairs listed, from the
+  // head's map made again (PairValuesJob), for rollout's from that rollout once made. Without this, such pairs are
+  // listed with their values made on the UI thread (rollout's without them).
   void make_long_text_parts_beside(std::function<void()> notify);
   // The map or the listed pairs' values are being made.
   bool waiting() const { return figure_.waiting() || values_pending_; }
