@@ -71,9 +71,9 @@ at::Tensor AttentionScores::recompute(const RecomputeInputs& inputs, RowSpan row
     return block_attention(inputs.query_rows, inputs.keys_t, {},
                            config_.is_local_layer(static_cast<size_t>(inputs.layer)), 1, rows, inputs.first_head)
         .squeeze(0);
-  const Masks m = masks(n, {}, rows, keys);
-  const at::Tensor mask = heads_of(config_.is_local_layer(static_cast<size_t>(inputs.layer)) ? m.local : m.global,
-                                   inputs.query_rows.size(0), inputs.first_head);
+  const at::Tensor mask =
+      heads_of(layer_mask(n, {}, rows, keys, config_.is_local_layer(static_cast<size_t>(inputs.layer))),
+               inputs.query_rows.size(0), inputs.first_head);
   const at::Tensor scores =
       masked_scores(inputs.query_rows, inputs.keys_t.narrow(2, keys.first, keys.size(n)), mask, 1, rows);
   return at::_softmax(scores, -1, false).squeeze(0);
@@ -85,8 +85,7 @@ at::Tensor AttentionScores::block_attention(const at::Tensor& q_rows, const at::
   KeySpan seen = visible_keys(n, rows, local_layer);
   if (rows.size(q_rows.size(1)) * seen.size(n) * k_t.size(1) < kFewestNarrowedProduct) seen = {};
   const int64_t width = seen.size(n);
-  const Masks m = masks(n, padding, rows, seen);
-  const at::Tensor mask = heads_of(local_layer ? m.local : m.global, H, first_head);
+  const at::Tensor mask = heads_of(layer_mask(n, padding, rows, seen, local_layer), H, first_head);
   if (width == n) return at::_softmax(masked_scores(q_rows, k_t, mask, B, rows), -1, false);
   at::Tensor scores = at::empty({B, H, rows.size(q_rows.size(1)), n}, k_t.options());
   scores.narrow(3, seen.first, width).copy_(masked_scores(q_rows, k_t.narrow(2, seen.first, width), mask, B, rows));
@@ -150,20 +149,31 @@ std::pair<at::Tensor, at::Tensor> AttentionScores::row_and_key_positions(int64_t
 // Each mask is a function of its (query, key) position alone, so the rows of a block are the
 // same values as those rows of the whole mask.
 AttentionScores::Masks AttentionScores::masks(int64_t n, const at::Tensor& padding, RowSpan rows, KeySpan keys) const {
+  Masks m;
+  m.global = global_mask(n, padding, rows, keys);
+  if (config_.has_local_layers()) m.local = band_mask(n, m.global, rows, keys);
+  return m;
+}
+
+at::Tensor AttentionScores::layer_mask(int64_t n, const at::Tensor& padding, RowSpan rows, KeySpan keys,
+                                       bool local_layer) const {
+  const at::Tensor global = global_mask(n, padding, rows, keys);
+  return local_layer && config_.has_local_layers() ? band_mask(n, global, rows, keys) : global;
+}
+
+at::Tensor AttentionScores::global_mask(int64_t n, const at::Tensor& padding, RowSpan rows, KeySpan keys) const {
   const int64_t width = keys.size(n);
   const at::Tensor padded = padding.defined() && width != n ? padding.narrow(-1, keys.first, width) : padding;
-  Masks m;
-  m.global = config_.causal() ? causal_mask(n, padded, rows, keys) : padded;
+  at::Tensor global = config_.causal() ? causal_mask(n, padded, rows, keys) : padded;
   if (relative_bias_.defined()) {  // MPNet: every layer's scores get the same bias, [1, H, rows, keys]
     const at::Tensor buckets = relative_position_buckets(n, config_.relative_buckets, config_.relative_max_distance)
                                    .narrow(0, rows.first, rows.size(n))
                                    .narrow(1, keys.first, width)
                                    .to(device_.device);
     const at::Tensor bias = at::embedding(relative_bias_, buckets).permute({2, 0, 1}).unsqueeze(0);
-    m.global = m.global.defined() ? bias + m.global : bias.contiguous();
+    global = global.defined() ? bias + global : bias.contiguous();
   }
-  if (config_.has_local_layers()) m.local = band_mask(n, m.global, rows, keys);
-  return m;
+  return global;
 }
 
 double AttentionScores::lowest_value() const {

@@ -73,6 +73,11 @@ class AttentionScores {
 
  private:
   static at::Tensor heads_of(const at::Tensor& mask, int64_t heads, int64_t first_head);
+  // Masks::global for those rows and keys, and the one mask a layer of that kind adds (a global
+  // layer's block makes no band: where some layers are local it cost a quarter of a global head's
+  // map made again).
+  at::Tensor global_mask(int64_t n, const at::Tensor& padding, RowSpan rows, KeySpan keys) const;
+  at::Tensor layer_mask(int64_t n, const at::Tensor& padding, RowSpan rows, KeySpan keys, bool local_layer) const;
   at::Tensor band_mask(int64_t n, const at::Tensor& padding, RowSpan rows, KeySpan keys) const;
   at::Tensor causal_mask(int64_t n, const at::Tensor& padding, RowSpan rows, KeySpan keys) const;
   std::pair<at::Tensor, at::Tensor> row_and_key_positions(int64_t n, RowSpan rows, KeySpan keys) const;
