@@ -1,6 +1,7 @@
 #include "figures/map_pyramid.h"
 
 #include <ATen/ATen.h>
+#include <ATen/Parallel.h>
 
 #include <algorithm>
 #include <array>
@@ -20,7 +21,8 @@ MapPyramid::MapPyramid(MapSource source, PyramidOptions options)
   top_values_.assign(static_cast<size_t>(cells(top_) * cells(top_)), 0.0f);
   low_ = std::numeric_limits<double>::infinity();
   high_ = -low_;
-  if (source_.scale == ValueScale::Clipped && top_ > 0) histogram_.emplace(source_.symmetric);
+  if (source_.scale == ValueScale::Clipped && top_ > 0)
+    for (auto& histogram : histograms_) histogram.emplace(source_.symmetric);
 }
 
 // Whole blocks of k rows, so that a block of the pyramid is never split between two calls.
@@ -39,25 +41,37 @@ void MapPyramid::pool_rows(int level, int64_t first, int64_t count, float* out) 
 // The range and the histogram of every cell; NaN (an empty cell) is skipped by the comparisons
 // themselves. The range runs in kLanes minima and maxima side by side, which the compiler makes
 // vector lanes: one running pair is a chain of comparisons each waiting for the last (0.2 s of a
-// head's map at 8,192 tokens, against a few hundredths).
+// head's map at 8,192 tokens, against a few hundredths). The two halves of the values go to two
+// threads where there are (a view's job; the drawing thread has one), each with its own histogram
+// and range: counts, minima and maxima do not hang on the order they are taken in.
 void MapPyramid::track(const float* values, int64_t count) {
   constexpr int64_t kLanes = 16;
-  std::array<float, kLanes> lo, hi;
-  lo.fill(static_cast<float>(low_));
-  hi.fill(static_cast<float>(high_));
-  int64_t k = 0;
-  for (; k + kLanes <= count; k += kLanes)
-    for (int64_t i = 0; i < kLanes; ++i) {
-      lo[i] = values[k + i] < lo[i] ? values[k + i] : lo[i];
-      hi[i] = values[k + i] > hi[i] ? values[k + i] : hi[i];
+  std::array<std::pair<float, float>, 2> range;
+  const int64_t half = count / 2;
+  at::parallel_for(0, 2, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t part = begin; part < end; ++part) {
+      const float* v = values + (part == 0 ? 0 : half);
+      const int64_t size = part == 0 ? half : count - half;
+      std::array<float, kLanes> lo, hi;
+      lo.fill(static_cast<float>(low_));
+      hi.fill(static_cast<float>(high_));
+      int64_t k = 0;
+      for (; k + kLanes <= size; k += kLanes)
+        for (int64_t i = 0; i < kLanes; ++i) {
+          lo[i] = v[k + i] < lo[i] ? v[k + i] : lo[i];
+          hi[i] = v[k + i] > hi[i] ? v[k + i] : hi[i];
+        }
+      for (; k < size; ++k) {
+        lo[0] = v[k] < lo[0] ? v[k] : lo[0];
+        hi[0] = v[k] > hi[0] ? v[k] : hi[0];
+      }
+      range[static_cast<size_t>(part)] = {*std::min_element(lo.begin(), lo.end()),
+                                          *std::max_element(hi.begin(), hi.end())};
+      if (auto& histogram = histograms_[static_cast<size_t>(part)]) histogram->add(v, size);
     }
-  for (; k < count; ++k) {
-    lo[0] = values[k] < lo[0] ? values[k] : lo[0];
-    hi[0] = values[k] > hi[0] ? values[k] : hi[0];
-  }
-  low_ = *std::min_element(lo.begin(), lo.end());
-  high_ = *std::max_element(hi.begin(), hi.end());
-  if (histogram_) histogram_->add(values, count);
+  });
+  low_ = std::min(range[0].first, range[1].first);
+  high_ = std::max(range[0].second, range[1].second);
 }
 
 // A block of rows at a time (a layer's summed map at 8,192 tokens: a band of the top level is
@@ -143,10 +157,13 @@ ColorScale MapPyramid::color_scale() const {
   const ValueScale scale = source_.scale;
   if (top_ == 0 || !top_done()) return color_scale_for(top_values_, scale, source_.symmetric);
   if (low_ > high_) return {0, 1, scale, source_.symmetric};  // every cell empty
-  if (!histogram_ || histogram_->count() == 0) return {low_, high_, scale, source_.symmetric};
+  if (!histograms_[0]) return {low_, high_, scale, source_.symmetric};
+  ValueHistogram histogram = *histograms_[0];
+  histogram.add(*histograms_[1]);
+  if (histogram.count() == 0) return {low_, high_, scale, source_.symmetric};
   // As color_scale_for picks its percentile.
-  const auto k = static_cast<int64_t>(std::ceil(kClipPercentile * static_cast<double>(histogram_->count()))) - 1;
-  const double top = histogram_->kth(k);
+  const auto k = static_cast<int64_t>(std::ceil(kClipPercentile * static_cast<double>(histogram.count()))) - 1;
+  const double top = histogram.kth(k);
   if (source_.symmetric) return {-top, top, scale, true};
   return {low_, top > low_ ? top : high_, scale, false};
 }

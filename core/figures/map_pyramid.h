@@ -9,6 +9,7 @@
 // memory budget.
 #include <ATen/core/Tensor.h>
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -110,7 +111,9 @@ class MapPyramid {
   int64_t top_bands_done_ = 0, top_rows_done_ = 0;  // of the top level: whole bands, then rows of the next
   std::optional<MagnitudePooler> top_band_;         // the band being made
   double low_ = 0, high_ = 0;
-  std::optional<ValueHistogram> histogram_;  // of every cell, for a clipped scale
+  // Of every cell, for a clipped scale: one for each of the two halves of a block track counts on
+  // threads of its own (a histogram's count is a chain of increments, a third of a head's map made).
+  std::array<std::optional<ValueHistogram>, 2> histograms_;
   struct KeptBand {
     PooledBand band;
     uint64_t used = 0;

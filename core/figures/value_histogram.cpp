@@ -33,6 +33,12 @@ void ValueHistogram::add(const float* values, int64_t count) {
   }
 }
 
+void ValueHistogram::add(const ValueHistogram& other) {
+  for (size_t bin = 0; bin < bins_.size(); ++bin) bins_[bin] += other.bins_[bin];
+  count_ += other.count_;
+  zeros_ += other.zeros_;
+}
+
 int64_t ValueHistogram::count() const { return count_ + zeros_; }
 
 double ValueHistogram::kth(int64_t k) const {

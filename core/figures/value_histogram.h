@@ -13,6 +13,7 @@ class ValueHistogram {
   // `absolute`: counts |v| (a signed map's symmetric scale).
   explicit ValueHistogram(bool absolute);
   void add(const float* values, int64_t count);  // NaN is skipped
+  void add(const ValueHistogram& other);         // what `other` counted (of the same kind)
   int64_t count() const;
   // The k-th smallest value counted (k from 0), as the middle of its bin; 0 when none were counted.
   double kth(int64_t k) const;

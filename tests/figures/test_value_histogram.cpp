@@ -56,5 +56,20 @@ TEST(ValueHistogram, CountsZerosInTheirPlace) {
   EXPECT_NEAR(magnitudes.kth(1000), 300.0, 0.3);
 }
 
+// Two histograms of two halves (the Head view's top level counts a block's halves on two threads)
+// added together read as one of the whole: zeros, NaN and every k.
+TEST(ValueHistogram, TwoHalvesAddedUpReadAsTheWhole) {
+  std::vector<float> values = {0.0f, std::numeric_limits<float>::quiet_NaN(), -2.5f};
+  for (int k = 1; k <= 500; ++k) values.push_back(static_cast<float>((k * 37) % 101) / 9.0f);
+  ValueHistogram whole(false), first(false), second(false);
+  whole.add(values.data(), static_cast<int64_t>(values.size()));
+  first.add(values.data(), 250);
+  second.add(values.data() + 250, static_cast<int64_t>(values.size()) - 250);
+  first.add(second);
+  EXPECT_EQ(first.count(), whole.count());
+  EXPECT_EQ(first.count(), 502);  // NaN skipped
+  for (int64_t k = 0; k < whole.count(); ++k) ASSERT_EQ(first.kth(k), whole.kth(k)) << k;
+}
+
 }  // namespace
 }  // namespace attnscope
