@@ -44,9 +44,11 @@ struct ExplorerOptions {
   // Before the screenshot, once the analysis is shown: left clicks at these window pixels, in
   // order, each given to ImGui as a mouse's press and release (what the tests click).
   std::vector<std::pair<float, float>> clicks;
-  // Then these keys (letters and digits), one at a time, each once the analysis it asks for is
-  // shown, given to ImGui as a press and a release (what a user's shortcut does); the editor's text
-  // is printed at the end ({"text": ...} on standard output).
+  // Then these keys (letters, digits, '>' and '<' for the right and left arrows), one at a time,
+  // each once the analysis it asks for is shown, given to ImGui as a press and a release (what a
+  // user's shortcut does); the editor's text and each key's seconds from its press to the first
+  // frame ready with what it asked for are printed at the end ({"text": ..., "key_seconds": [...]}
+  // on standard output).
   std::string keys;
   std::string result;  // show this result file of `attnscope-cli analyze` without its model (model: for Model...)
   std::string corpus_result;                // open this saved corpus run

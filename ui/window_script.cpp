@@ -134,10 +134,12 @@ namespace {
 
 // GLFW's key code of a letter or digit (ImGui 1.86 indexes KeysDown by them).
 int glfw_key(char c) {
+  if (c == '>') return GLFW_KEY_RIGHT;  // the next head
+  if (c == '<') return GLFW_KEY_LEFT;
   if (c >= 'a' && c <= 'z') return GLFW_KEY_A + (c - 'a');
   if (c >= 'A' && c <= 'Z') return GLFW_KEY_A + (c - 'A');
   if (c >= '0' && c <= '9') return GLFW_KEY_0 + (c - '0');
-  throw Error(std::string("--keys: '") + c + "' is not a letter or a digit");
+  throw Error(std::string("--keys: '") + c + "' is not a letter, a digit, '>' or '<'");
 }
 
 }  // namespace
@@ -148,6 +150,7 @@ void WindowScript::mouse() {
   if (key_frames_ > 0) {
     const int key = glfw_key(options_.keys[keys_done_]);
     ImGui::GetIO().KeysDown[key] = key_frames_ == 2;
+    if (key_frames_ == 2) key_pressed_ = std::chrono::steady_clock::now();
     if (--key_frames_ == 0) ++keys_done_;
     return;
   }
@@ -193,12 +196,17 @@ bool WindowScript::step(const ScriptedFrame& f, double now, uint64_t frames_draw
   if (typing_ && f.worker.model_status().loaded) return typing_step(f, now);
   // A few frames after the analysis is in: textures are made and the layout has settled.
   ready_frames_ = f.ready ? ready_frames_ + 1 : 0;
+  if (ready_frames_ == 1 && key_pressed_ && key_frames_ == 0) {
+    key_seconds_.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - *key_pressed_).count());
+    key_pressed_.reset();
+  }
   if (ready_frames_ < 4) {
     if (now > options_.timeout) throw Error("the analysis did not finish within the timeout (--timeout)");
     return false;
   }
   if (click_step() || key_step()) return false;
-  if (!options_.keys.empty() && views_shot_ == 0) std::printf("%s\n", nlohmann::json{{"text", f.text}}.dump().c_str());
+  if (!options_.keys.empty() && views_shot_ == 0)
+    std::printf("%s\n", nlohmann::json{{"text", f.text}, {"key_seconds", key_seconds_}}.dump().c_str());
   if (options_.idle_check > 0) return idle_step(now, frames_drawn, settle_frames);
   if (options_.bench_frames > 0 && !frames_step(f)) return false;
   if (!options_.screenshot.empty() && !screenshot_step(f)) return false;

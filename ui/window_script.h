@@ -3,6 +3,7 @@
 // the screenshot (after scripted clicks), the frame and typing benchmarks, the idle check and
 // --trace-shown. The explorer asks it when to wake and hands it each frame it draws; it keeps
 // its own bookkeeping and prints its figures. Nothing here runs in an ordinary session.
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -81,6 +82,9 @@ class WindowScript {
   int click_frames_ = 0;  // frames of the click under way still to come
   size_t keys_done_ = 0;
   int key_frames_ = 0;  // frames of the key press under way still to come
+  // Seconds from each key's press to the first frame ready with what it asked for (--keys prints them).
+  std::vector<double> key_seconds_;
+  std::optional<std::chrono::steady_clock::time_point> key_pressed_;
   uint64_t traced_ = 0;
   int ready_frames_ = 0;
   std::vector<double> frame_ms_;

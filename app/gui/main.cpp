@@ -83,8 +83,9 @@ void add_options(CLI::App& app, attnscope::ui::ExplorerOptions& o, CommandLine& 
                  "With --screenshot: once the view is drawn, left-click at X Y (window pixels) first; repeatable")
       ->needs(app.get_option("--screenshot"));
   app.add_option("--keys", o.keys,
-                 "With --screenshot: after the clicks, press these keys (letters, digits) one at a time, each once "
-                 "what the last asked for is shown; print the text at the end")
+                 "With --screenshot: after the clicks, press these keys (letters, digits; > and < the right and left "
+                 "arrows: the next and previous head) one at a time, each once what the last asked for is shown; print "
+                 "the text and each key's seconds from its press to what it asked for shown at the end")
       ->needs(app.get_option("--screenshot"));
   app.add_option("--width", o.width, "Window width in pixels")->check(CLI::Range(320, 16384));
   app.add_option("--height", o.height, "Window height in pixels")->check(CLI::Range(240, 16384));

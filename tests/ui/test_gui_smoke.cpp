@@ -271,6 +271,31 @@ TEST_F(Gui, ALongTextsMapZoomedInShowsItsCellsFromTiles) {
   EXPECT_LT(mean_difference(tiles, maps, visible), 1.0);
 }
 
+// A long text's head changed and its matrix switched from the keyboard (> the next head, M the next
+// matrix): each map is made off the UI thread and shown as a window opened on that head and matrix
+// shows it; --keys says how long each key took to be answered.
+TEST_F(Gui, KeysSwitchALongTextsHeadAndSayHowLongEachTook) {
+  const std::string file = (dir_ / "long.txt").string();
+  std::ofstream(file) << corpus_text();
+  const std::vector<std::string> args = {"--file", file,     "--max-len", "512",     "--maps-up-to",
+                                         "100",    "--view", "head",      "--layer", "3"};
+  std::vector<std::string> keyed = args;
+  keyed.insert(keyed.end(), {"--head", "2", "--keys", ">m"});
+  const Image switched = shot("keys-switched", keyed);
+  const std::string out = slurp(dir_ / "out");
+  const auto printed = nlohmann::json::parse(out.substr(out.find('{')));
+  ASSERT_EQ(printed["key_seconds"].size(), 2u) << out;
+  for (const auto& seconds : printed["key_seconds"]) {
+    EXPECT_GT(seconds.get<double>(), 0.0);
+    EXPECT_LT(seconds.get<double>(), 60.0);
+  }
+  std::vector<std::string> opened = args;
+  opened.insert(opened.end(), {"--head", "3", "--matrix", "similarity"});
+  const Image direct = shot("keys-direct", opened);
+  EXPECT_GT(distinct_colours(switched), 60u);
+  EXPECT_LT(mean_difference(switched, direct, heatmap_box(direct)), 0.01);
+}
+
 // A long text's pairs from attention are outlined on its attention map zoomed in, from the mask its
 // analysis kept or, with no mask kept (--pair-masks 0), once their mask is made off the UI thread
 // from the head's whole map (the screenshot waits for it): black frames around cells, which no
