@@ -132,7 +132,8 @@ bool WindowScript::key_step() {
 
 namespace {
 
-// GLFW's key code of a letter or digit (ImGui 1.86 indexes KeysDown by them).
+// GLFW's key code of a letter or digit, or of the right or left arrow for '>' or '<' (ImGui 1.86
+// indexes KeysDown by them).
 int glfw_key(char c) {
   if (c == '>') return GLFW_KEY_RIGHT;  // the next head
   if (c == '<') return GLFW_KEY_LEFT;
