@@ -1,6 +1,15 @@
 // The explorer's background work without a window: the analysis worker answers the newest
 // request, a long text's overview is coloured beside it, corpus runs report progress and can be
 // cancelled, downloads hand over their result once.
+//
+// Sections, in order:
+//   AnalysisWorker    the newest request, its snapshot, the overview, a long text's layers, a
+//                     settings change, a decoder's text typed on
+//   NewestRequestJob  a request made once until handed over
+//   long-text jobs    (long_text_snapshot) OverviewJob, RolloutJob, TiledFigureJob, PairValuesJob,
+//                     then the worker's statistics as a long text's scan goes on
+//   AnalysisWorker    a model that cannot load
+//   CorpusJob, DownloadJob
 #include <gtest/gtest.h>
 
 #include <algorithm>
