@@ -17,6 +17,19 @@ namespace {
 // dimension), which sums in another order than MKL; a block's keys are narrowed only above this.
 constexpr int64_t kFewestNarrowedProduct = 512;
 
+// torch's softmax on the CPU sums a row's exponentials in vector lanes by position from the row's
+// start (16 floats with AVX-512, 8 with AVX2), then the lanes together; a key left out adds an
+// exact 0. So a softmax over keys from a multiple of this many to the next multiple (or the row's
+// end) sums every lane in the same order as the whole row and gives its visible part the same bits.
+constexpr int64_t kSoftmaxLanes = 64;
+
+// `seen` widened to whole groups of kSoftmaxLanes keys.
+KeySpan lane_aligned(KeySpan seen, int64_t n) {
+  const int64_t first = seen.first / kSoftmaxLanes * kSoftmaxLanes;
+  const int64_t end = std::min(n, (seen.first + seen.size(n) + kSoftmaxLanes - 1) / kSoftmaxLanes * kSoftmaxLanes);
+  return {first, end - first};
+}
+
 }  // namespace
 
 AttentionScores::AttentionScores(ModelConfig config, ComputeDevice device, at::Tensor relative_bias)
@@ -87,11 +100,19 @@ at::Tensor AttentionScores::block_attention(const at::Tensor& q_rows, const at::
   const int64_t width = seen.size(n);
   const at::Tensor mask = heads_of(layer_mask(n, padding, rows, seen, local_layer), H, first_head);
   if (width == n) return at::_softmax(masked_scores(q_rows, k_t, mask, B, rows), -1, false);
-  at::Tensor scores = at::empty({B, H, rows.size(q_rows.size(1)), n}, k_t.options());
-  scores.narrow(3, seen.first, width).copy_(masked_scores(q_rows, k_t.narrow(2, seen.first, width), mask, B, rows));
-  scores.narrow(3, 0, seen.first).fill_(lowest_value());
-  scores.narrow(3, seen.first + width, n - seen.first - width).fill_(lowest_value());
-  return at::_softmax(scores, -1, false);
+  // On the CPU the softmax runs over the lane-aligned keys around those seen, the others zero
+  // (kSoftmaxLanes); elsewhere over every key, as the whole path does. With padding too: a padded
+  // row of a local layer may see no key at all, and the whole path spreads it over every key.
+  const KeySpan summed = device_.device.is_cpu() && !padding.defined() ? lane_aligned(seen, n) : KeySpan{0, n};
+  const int64_t count = rows.size(q_rows.size(1)), before = seen.first - summed.first;
+  at::Tensor scores = at::empty({B, H, count, summed.count}, k_t.options());
+  scores.narrow(3, before, width).copy_(masked_scores(q_rows, k_t.narrow(2, seen.first, width), mask, B, rows));
+  scores.narrow(3, 0, before).fill_(lowest_value());
+  scores.narrow(3, before + width, summed.count - before - width).fill_(lowest_value());
+  if (summed.count == n) return at::_softmax(scores, -1, false);
+  at::Tensor maps = at::zeros({B, H, count, n}, k_t.options());
+  maps.narrow(3, summed.first, summed.count).copy_(at::_softmax(scores, -1, false));
+  return maps;
 }
 
 // MPNet's bias of the heads asked, when they are fewer than the mask's.

@@ -39,7 +39,9 @@ class AttentionScores {
   // a local layer's band). The others take the mask's lowest value unscored, which is all that adding
   // the mask leaves of any score, and a product gives each score the same bits whatever keys stand
   // beside it (the tests hold the whole path's maps to these), so the maps are those of scoring every
-  // key, to the bit, for a fraction of the product and of the mask. `padding` as for masks;
+  // key, to the bit, for a fraction of the product and of the mask. On the CPU the softmax itself
+  // runs over the seen keys widened to whole groups of its vector lanes, the other keys 0, as the
+  // whole softmax leaves them (attention_scores.cpp, kSoftmaxLanes). `padding` as for masks;
   // `first_head`: where the heads given begin (MPNet's bias differs by head).
   at::Tensor block_attention(const at::Tensor& q_rows, const at::Tensor& k_t, const at::Tensor& padding,
                              bool local_layer, int64_t B, RowSpan rows, int64_t first_head = 0) const;
