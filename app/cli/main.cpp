@@ -10,7 +10,8 @@
 
 int main(int argc, char** argv) {
   CLI::App app{
-      "attnscope-cli: the attention maps and head outputs of BERT and the encoders after it, from the command line"};
+      "attnscope-cli: the attention maps and head outputs of transformers (BERT and the encoders after it, GPT-2 to "
+      "Gemma 3 decoders), from the command line"};
   app.require_subcommand(1);
   std::map<CLI::App*, attnscope::cli::Action> actions;
   const auto add = [&](attnscope::cli::Action action) { actions[app.get_subcommands({}).back()] = std::move(action); };

@@ -1,4 +1,4 @@
-// attnscope: the desktop explorer. Every layer and head of an encoder, live, for any text.
+// attnscope: the desktop explorer. Every layer and head of an encoder or a decoder, live, for any text.
 // With --screenshot it renders the asked view once the text is analysed, saves it and exits.
 #include <CLI/CLI.hpp>
 
@@ -31,8 +31,8 @@ struct CommandLine {
   std::string typing_at = "start";
 };
 
-void add_options(CLI::App& app, attnscope::ui::ExplorerOptions& o, CommandLine& in) {
-  in.quick_run_ms = o.quick_run * 1000;
+// What to open and what to show of it.
+void add_input_options(CLI::App& app, attnscope::ui::ExplorerOptions& o, CommandLine& in) {
   app.add_option("--model", o.model,
                  "Checkpoint folder or Hugging Face model id (default: the last used, else the bundled MiniLM)");
   app.add_option("--device", o.device, "auto (CUDA when present), cpu, cuda or cuda:N")->capture_default_str();
@@ -68,6 +68,10 @@ void add_options(CLI::App& app, attnscope::ui::ExplorerOptions& o, CommandLine& 
                  "Compare view: side (the head, A beside B and B - A), changed (every head), stats, "
                  "or A beside B for separators, pairs, layers, lines")
       ->check(CLI::IsMember({"side", "changed", "stats", "separators", "pairs", "layers", "lines"}));
+}
+
+// A scripted window: a screenshot, the clicks and keys before it.
+void add_script_options(CLI::App& app, attnscope::ui::ExplorerOptions& o, CommandLine& in) {
   app.add_option("--screenshot", o.screenshot, "Render the view once analysed, save it as this PNG, and exit");
   app.add_option("--then-views", in.then_views,
                  "With --screenshot: once it is saved, show each of these views in turn and save each beside it as "
@@ -87,6 +91,10 @@ void add_options(CLI::App& app, attnscope::ui::ExplorerOptions& o, CommandLine& 
                  "arrows: the next and previous head) one at a time, each once what the last asked for is shown; print "
                  "the text and each key's seconds from its press to what it asked for shown at the end")
       ->needs(app.get_option("--screenshot"));
+}
+
+// The window, its settings and how much of a long text it keeps.
+void add_window_options(CLI::App& app, attnscope::ui::ExplorerOptions& o, CommandLine& in) {
   app.add_option("--width", o.width, "Window width in pixels")->check(CLI::Range(320, 16384));
   app.add_option("--height", o.height, "Window height in pixels")->check(CLI::Range(240, 16384));
   app.add_option("--settings", o.settings_path, "Settings file (default: $XDG_CONFIG_HOME/attnscope/settings.json)");
@@ -111,6 +119,11 @@ void add_options(CLI::App& app, attnscope::ui::ExplorerOptions& o, CommandLine& 
                  "A long text's map in the Head view is drawn from tiles: its coarsest level, made first, at most this "
                  "many cells a side (default 1024)")
       ->check(CLI::Range(1, 1 << 20));
+}
+
+// Measurements: frames, typing, idleness.
+void add_measure_options(CLI::App& app, attnscope::ui::ExplorerOptions& o, CommandLine& in) {
+  in.quick_run_ms = o.quick_run * 1000;
   app.add_option("--bench-frames", o.bench_frames,
                  "Once analysed, time this many frames (no vsync), print the median and 95th percentile, exit")
       ->check(CLI::Range(1, 100000));
@@ -151,6 +164,13 @@ void add_options(CLI::App& app, attnscope::ui::ExplorerOptions& o, CommandLine& 
       "Draw every partial frame in full too and count the pixels that differ (printed with --bench-typing; for tests)");
 }
 
+void add_options(CLI::App& app, attnscope::ui::ExplorerOptions& o, CommandLine& in) {
+  add_input_options(app, o, in);
+  add_script_options(app, o, in);
+  add_window_options(app, o, in);
+  add_measure_options(app, o, in);
+}
+
 attnscope::ui::ExplorerOptions resolved(attnscope::ui::ExplorerOptions o, const CommandLine& in) {
   using namespace attnscope::ui;
   if (!in.text.empty()) o.text = in.text;
@@ -174,7 +194,8 @@ attnscope::ui::ExplorerOptions resolved(attnscope::ui::ExplorerOptions o, const 
 
 int main(int argc, char** argv) {
   CLI::App app{
-      "attnscope: explore what the attention heads of BERT and the encoders after it do (Halevi et al., Physica A "
+      "attnscope: explore what the attention heads of transformers do, BERT and the encoders after it and decoders "
+      "from GPT-2 to Gemma 3 (Halevi et al., Physica A "
       "2026). Keys: F1 in the window."};
   attnscope::ui::ExplorerOptions o;
   o.examples_dir = ATTNSCOPE_EXAMPLES_DIR;
