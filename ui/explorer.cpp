@@ -293,6 +293,22 @@ void Explorer::append_next_token() {
   submit();
 }
 
+void Explorer::take_loaded_model() {
+  const ModelStatus m = worker_->model_status();
+  if (!m.loaded) return;
+  settings_.view = clamped(settings_.view, m.layers, m.heads);
+  if (announced_ == worker_.get()) return;
+  // Once per model: what is in use, for the terminal too.
+  if (m.result)
+    std::fprintf(stderr, "attnscope: opened the result file %s (%d layers x %d heads, without its model)\n",
+                 m.name.c_str(), m.layers, m.heads);
+  else
+    std::fprintf(stderr, "attnscope: opened %s (%d layers x %d heads on %s)\n", m.name.c_str(), m.layers, m.heads,
+                 m.device.c_str());
+  announced_ = worker_.get();
+  if (m.result) take_result(*m.result);
+}
+
 void Explorer::draw_frame() {
   views_pending_ = false;
   const bool big = settings_.view.presentation;
@@ -304,19 +320,7 @@ void Explorer::draw_frame() {
   ImGui::Begin("attnscope", nullptr,
                ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoBringToFrontOnFocus |
                    ImGuiWindowFlags_NoBackground);
-  if (const ModelStatus m = worker_->model_status(); m.loaded) {
-    settings_.view = clamped(settings_.view, m.layers, m.heads);
-    if (announced_ != worker_.get()) {  // once per model: what is in use, for the terminal too
-      if (m.result)
-        std::fprintf(stderr, "attnscope: opened the result file %s (%d layers x %d heads, without its model)\n",
-                     m.name.c_str(), m.layers, m.heads);
-      else
-        std::fprintf(stderr, "attnscope: opened %s (%d layers x %d heads on %s)\n", m.name.c_str(), m.layers, m.heads,
-                     m.device.c_str());
-      announced_ = worker_.get();
-      if (m.result) take_result(*m.result);
-    }
-  }
+  take_loaded_model();
   feed_comparison();
   if (needs_roles() && !roles_asked_ && !run_asked_)
     submit();                              // the role grid was opened: the text again, with its roles

@@ -84,6 +84,9 @@ class Explorer {
   }
   void switch_model(const std::string& model);
   void take_result(const ResultShown& result);
+  // Once the worker's model is open: the view clamped to its shape; once per model, what opened
+  // printed and a result file's text and analysis taken.
+  void take_loaded_model();
   // Compare mode: B's worker runs B (another model on A's text, or A's model on B's text) and
   // the comparison job compares the newest analyses of both.
   void start_compare(const CompareChoice& choice);

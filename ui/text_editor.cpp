@@ -156,6 +156,29 @@ void TextEditor::edit_menu() {
   ImGui::EndPopup();
 }
 
+void TextEditor::draw_lines(float line_height, const CharWidth& char_width) const {
+  const ImVec2 origin(origin_x_, origin_y_);
+  ImDrawList* list = ImGui::GetWindowDrawList();
+  const std::string& text = buffer_.text();
+  const auto [first, last] = buffer_.selection();
+  const float top = ImGui::GetScrollY(), bottom = top + ImGui::GetWindowHeight();
+  const ImU32 text_colour = ImGui::GetColorU32(ImGuiCol_Text),
+              selection_colour = ImGui::GetColorU32(ImGuiCol_TextSelectedBg);
+  for (size_t k = 0; k < lines_.size(); ++k) {
+    const float y = line_height * static_cast<float>(k);
+    if (y + line_height < top || y > bottom) continue;  // only the lines in view are drawn
+    const VisualLine& line = lines_[k];
+    if (last > line.begin && first <= line.end && first != last) {
+      const float x0 = x_of(text, line, std::max(first, line.begin), char_width);
+      const float x1 = last > line.end ? x_of(text, line, line.end, char_width) + char_width(U' ')
+                                       : x_of(text, line, last, char_width);
+      list->AddRectFilled(ImVec2(origin.x + x0, origin.y + y), ImVec2(origin.x + x1, origin.y + y + line_height),
+                          selection_colour);
+    }
+    list->AddText(ImVec2(origin.x, origin.y + y), text_colour, text.data() + line.begin, text.data() + line.end);
+  }
+}
+
 bool TextEditor::draw(const char* id, float height) {
   ImGui::PushStyleColor(ImGuiCol_ChildBg, ImGui::GetStyleColorVec4(ImGuiCol_FrameBg));
   ImGui::BeginChild(id, ImVec2(-1, height), true, ImGuiWindowFlags_NoMove);
@@ -186,23 +209,9 @@ bool TextEditor::draw(const char* id, float height) {
 
   ImDrawList* list = ImGui::GetWindowDrawList();
   const std::string& text = buffer_.text();
-  const auto [first, last] = buffer_.selection();
   const float top = ImGui::GetScrollY(), bottom = top + ImGui::GetWindowHeight();
-  const ImU32 text_colour = ImGui::GetColorU32(ImGuiCol_Text),
-              selection_colour = ImGui::GetColorU32(ImGuiCol_TextSelectedBg);
-  for (size_t k = 0; k < lines_.size(); ++k) {
-    const float y = line_height * static_cast<float>(k);
-    if (y + line_height < top || y > bottom) continue;  // only the lines in view are drawn
-    const VisualLine& line = lines_[k];
-    if (last > line.begin && first <= line.end && first != last) {
-      const float x0 = x_of(text, line, std::max(first, line.begin), char_width);
-      const float x1 = last > line.end ? x_of(text, line, line.end, char_width) + char_width(U' ')
-                                       : x_of(text, line, last, char_width);
-      list->AddRectFilled(ImVec2(origin.x + x0, origin.y + y), ImVec2(origin.x + x1, origin.y + y + line_height),
-                          selection_colour);
-    }
-    list->AddText(ImVec2(origin.x, origin.y + y), text_colour, text.data() + line.begin, text.data() + line.end);
-  }
+  const ImU32 text_colour = ImGui::GetColorU32(ImGuiCol_Text);
+  draw_lines(line_height, char_width);
   const size_t cursor_line = line_of(lines_, buffer_.cursor());
   const float cursor_y = line_height * static_cast<float>(cursor_line);
   if (focused_) {

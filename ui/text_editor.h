@@ -36,6 +36,8 @@ class TextEditor {
   void cut();
   void paste();
   void handle_mouse(const std::vector<VisualLine>& lines, float line_height, bool hovered);
+  // The lines in view at this frame's origin, the selection behind them.
+  void draw_lines(float line_height, const CharWidth& char_width) const;
 
   TextBuffer buffer_;
   bool focused_ = false, dragging_ = false, scroll_to_cursor_ = false;

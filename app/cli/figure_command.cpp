@@ -123,6 +123,32 @@ int run_figure(FigureCommandOptions o) {
   return 0;
 }
 
+// What a figure's maps show and how they are coloured and sized.
+void add_look_options(CLI::App& cmd, FigureCommandOptions& o) {
+  cmd.add_option("--matrix", o.matrix,
+                 "For head, grid: attention, similarity, cosine, norm (norm-based attention, Kobayashi et al. "
+                 "2020) or rollout (Abnar and Zuidema 2020)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"attention", "similarity", "cosine", "norm", "rollout"}));
+  cmd.add_option("--layer-matrix", o.layer_matrix,
+                 "For 12 (layers): each layer's map: similarity (its heads' summed S, the paper's), attention, "
+                 "cosine, norm or rollout (on a long text, every layer shown rolled out in one pass)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"attention", "similarity", "cosine", "norm", "rollout"}));
+  cmd.add_option("--colormap", o.colormap, "viridis, magma or high-contrast (signed maps always use the diverging one)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"viridis", "magma", "diverging", "high-contrast"}));
+  cmd.add_option("--scale", o.scale,
+                 "Colour scale: linear, log, or clipped (linear up to the 99th percentile of each map)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"linear", "log", "clipped"}));
+  cmd.add_option("--png-scale", o.png_scale, "Pixels per point of a PNG, 1 to 4")
+      ->capture_default_str()
+      ->check(CLI::Range(1.0, 4.0));
+  cmd.add_option("--width", o.width, "Figure width in points (default: from the number of panels)")
+      ->check(CLI::Range(100.0, 20000.0));
+}
+
 }  // namespace
 
 Action add_figure_command(CLI::App& app) {
@@ -166,29 +192,7 @@ Action add_figure_command(CLI::App& app) {
   cmd->add_option("--heads", o->heads,
                   "Attention lines (--fig lines): these heads of --layer together, one colour each, e.g. 0,3,7")
       ->delimiter(',');
-  cmd->add_option("--matrix", o->matrix,
-                  "For head, grid: attention, similarity, cosine, norm (norm-based attention, Kobayashi et al. "
-                  "2020) or rollout (Abnar and Zuidema 2020)")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"attention", "similarity", "cosine", "norm", "rollout"}));
-  cmd->add_option("--layer-matrix", o->layer_matrix,
-                  "For 12 (layers): each layer's map: similarity (its heads' summed S, the paper's), attention, "
-                  "cosine, norm or rollout (on a long text, every layer shown rolled out in one pass)")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"attention", "similarity", "cosine", "norm", "rollout"}));
-  cmd->add_option("--colormap", o->colormap,
-                  "viridis, magma or high-contrast (signed maps always use the diverging one)")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"viridis", "magma", "diverging", "high-contrast"}));
-  cmd->add_option("--scale", o->scale,
-                  "Colour scale: linear, log, or clipped (linear up to the 99th percentile of each map)")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"linear", "log", "clipped"}));
-  cmd->add_option("--png-scale", o->png_scale, "Pixels per point of a PNG, 1 to 4")
-      ->capture_default_str()
-      ->check(CLI::Range(1.0, 4.0));
-  cmd->add_option("--width", o->width, "Figure width in points (default: from the number of panels)")
-      ->check(CLI::Range(100.0, 20000.0));
+  add_look_options(*cmd, *o);
   return [o] { return run_figure(*o); };
 }
 

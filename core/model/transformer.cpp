@@ -489,14 +489,25 @@ void Transformer::allocate_captures(BatchCaptures& out, int64_t B, int64_t n, co
   out.all_value_gram = at::empty({L, B, n, H, H}, options);
 }
 
+void Transformer::check_forward_options(const ForwardOptions& o) const {
+  if (o.last_layer != LastLayer::Complete && !o.capture)
+    throw Error("a forward pass without captures needs its last layer complete");
+  if (o.capture && o.kept == KeptAttention::QueriesAndKeys && weights_.relative_embeddings.defined())
+    throw Error("DeBERTa's attention maps cannot be recomputed from queries and keys: it keeps its maps");
+}
+
+void Transformer::take_earlier_maps(LayerMask& mask, const ForwardPrefix& prefix, int64_t layer, int64_t rows) const {
+  mask.earlier_attention = prefix.attention[layer].unsqueeze(0).to(device_.device, device_.dtype);
+  mask.earlier_outputs = prefix.head_outputs[layer].unsqueeze(0).to(device_.device, device_.dtype);
+  mask.earlier_rows = rows;
+}
+
 BatchCaptures Transformer::forward(const std::vector<std::vector<int64_t>>& ids, const ForwardOptions& options) const {
+  check_forward_options(options);
   const bool capture = options.capture;
   const LastLayer last = options.last_layer;
   const KeepGoing& keep_going = options.keep_going;
   const bool stops_early = last != LastLayer::Complete;
-  if (stops_early && !capture) throw Error("a forward pass without captures needs its last layer complete");
-  if (capture && options.kept == KeptAttention::QueriesAndKeys && weights_.relative_embeddings.defined())
-    throw Error("DeBERTa's attention maps cannot be recomputed from queries and keys: it keeps its maps");
   const Batch batch = checked_batch(ids);
   const int64_t n = batch.n;
   const bool in_blocks = attends_in_blocks(options, batch.ids.size(0), n);
@@ -533,12 +544,7 @@ BatchCaptures Transformer::forward(const std::vector<std::vector<int64_t>>& ids,
                    .padding = padding,
                    .block_rows = options.block_rows,
                    .sink = &options.attention_blocks};
-    if (earlier_maps) {
-      const auto layer = static_cast<int64_t>(l);
-      mask.earlier_attention = options.prefix.attention[layer].unsqueeze(0).to(device_.device, device_.dtype);
-      mask.earlier_outputs = options.prefix.head_outputs[layer].unsqueeze(0).to(device_.device, device_.dtype);
-      mask.earlier_rows = continued.size(1);
-    }
+    if (earlier_maps) take_earlier_maps(mask, options.prefix, static_cast<int64_t>(l), continued.size(1));
     const at::Tensor context = attend(w, x, mask, capture ? &out : nullptr, positions, relative, keep_going);
     if (stops_early && l + 1 == weights_.layers.size()) {
       if (last == LastLayer::HeadOutputsAndLastToken) out.last_states = finish_last_tokens(w, context, x, batch);

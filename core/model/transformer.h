@@ -198,6 +198,9 @@ class Transformer {
   // [L', rows, D]; undefined where none are (ForwardOptions::prefix).
   at::Tensor continued_rows(const ForwardPrefix& prefix, const Batch& batch) const;
   void check_earlier_maps(const ForwardPrefix& prefix, int64_t rows) const;  // throws where they do not serve
+  // A continued forward keeping every map: layer `layer`'s rows before `rows` from the run before.
+  void take_earlier_maps(LayerMask& mask, const ForwardPrefix& prefix, int64_t layer, int64_t rows) const;
+  void check_forward_options(const ForwardOptions& o) const;  // throws where no forward gives what they ask
   at::Tensor feed_forward(const LayerWeights& w, const at::Tensor& x, const KeepGoing& keep_going) const;
   at::Tensor finish_last_tokens(const LayerWeights& w, const at::Tensor& context, const at::Tensor& x,
                                 const Batch& batch) const;
