@@ -352,12 +352,7 @@ void AnalysisWorker::run_model(const AnalysisRequest& request, uint64_t serial, 
   options.analysis_so_far = analysis_so_far(serial);
   options.continues = true;
   // The heap as the text wants it (the window starts keeping freed memory, for typing on a short text).
-  options.before_forward = [](const PlannedRun& run) {
-    if (run.kept == KeptAttention::Maps)
-      keep_freed_memory_for_reuse();
-    else
-      return_freed_memory();
-  };
+  options.before_forward = [](const PlannedRun& run) { tune_heap_for_run(run.kept == KeptAttention::Maps); };
   TextPipelineResult r = pipeline_->run(request.text, options, &encoder_);
   const Tokenizer& tokenizer = pipeline_->checkpoint()->tokenizer();
   for (const NextToken& t : r.next) {

@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "base/error.h"
+#include "corpus/allocator_tuning.h"
 #include "model/capture_plan.h"
 #include "model/forward_progress.h"
 #include "pipeline/text_head_roles.h"
@@ -74,6 +75,7 @@ int run_heads(const HeadsOptions& o) {
   if (o.run.long_texts)
     forward.kept = attention_to_keep(config, static_cast<int64_t>(encoding.size()), *o.run.long_texts);
   forward.attention_blocks = with_forward_progress({}, progress.report(), config.num_layers);
+  tune_heap_for_run(forward.kept == KeptAttention::Maps);
   const TextRun run = std::move(checkpoint->run({encoding}, forward).front());
   TextHeadRolesOptions roles = o.probe;
   roles.progress = progress.report();

@@ -6,6 +6,7 @@
 #include <iterator>
 
 #include "base/error.h"
+#include "corpus/allocator_tuning.h"
 #include "progress_line.h"
 #include "pipeline/text_pipeline.h"
 
@@ -118,7 +119,10 @@ AnalyzedText run_and_analyze(const RunOptions& o, const AnalysisOptions& analysi
   options.lens_captures = o.lenses;
   options.long_texts = o.long_texts;
   options.long_pair_mask_bytes = o.keep_pair_masks ? kEveryPairMask : 0;
-  options.before_forward = o.before_forward;
+  options.before_forward = [&o](const PlannedRun& run) {
+    tune_heap_for_run(run.kept == KeptAttention::Maps);
+    if (o.before_forward) o.before_forward(run);
+  };
   AnalyzedText out;
   TextResult& r = out.result;
   r.text = read_text_input(o.input);

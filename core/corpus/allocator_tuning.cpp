@@ -30,4 +30,9 @@ void return_freed_memory() {
 #endif
 }
 
+void tune_heap_for_run(bool maps_kept) {
+  keep_freed_memory_for_reuse();
+  if (!maps_kept) return_freed_memory();
+}
+
 }  // namespace attnscope

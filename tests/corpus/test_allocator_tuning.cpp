@@ -1,6 +1,7 @@
 // keep_freed_memory_for_reuse: a large block freed and allocated again comes back from the heap,
 // without the kernel faulting its pages in a second time (as the corpus loop's tensors do);
-// return_freed_memory: what the heap keeps for a long text.
+// return_freed_memory: what the heap keeps for a long text; tune_heap_for_run: one or the other
+// as a run keeps its maps or not, whatever was set before.
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 
@@ -96,6 +97,25 @@ TEST(AllocatorTuning, ALongTextsHeapKeepsOnlyBlocksOfRows) {
   keep_freed_memory_for_reuse();
   faults_for_block(kMap);
   EXPECT_LT(faults_for_block(kMap), 1000) << "kept again";
+}
+
+// The command line and the explorer set the heap before each forward, from any state before.
+TEST(AllocatorTuning, ARunsHeapIsTheOneItsKeptMapsWant) {
+#if !defined(__GLIBC__) || defined(ATTNSCOPE_ADDRESS_SANITIZER)
+  GTEST_SKIP() << "glibc's allocator only (AddressSanitizer brings its own)";
+#endif
+  constexpr size_t kRows = size_t{32} << 20, kMap = size_t{128} << 20;
+  for (const bool maps_kept : {false, true, false}) {
+    SCOPED_TRACE(maps_kept ? "maps kept" : "a long text");
+    tune_heap_for_run(maps_kept);
+    faults_for_block(kRows);
+    EXPECT_LT(faults_for_block(kRows), 1000) << "a block of rows from the heap";
+    faults_for_block(kMap);
+    if (maps_kept)
+      EXPECT_LT(faults_for_block(kMap), 1000) << "a map kept in the heap";
+    else
+      EXPECT_GT(faults_for_block(kMap), 30000) << "a long text's large block returned";
+  }
 }
 
 }  // namespace
