@@ -75,7 +75,7 @@ int run_heads(const HeadsOptions& o) {
   if (o.run.long_texts)
     forward.kept = attention_to_keep(config, static_cast<int64_t>(encoding.size()), *o.run.long_texts);
   forward.attention_blocks = with_forward_progress({}, progress.report(), config.num_layers);
-  tune_heap_for_run(forward.kept == KeptAttention::Maps);
+  tune_heap_for_command(forward.kept, config, static_cast<int64_t>(encoding.size()));
   const TextRun run = std::move(checkpoint->run({encoding}, forward).front());
   TextHeadRolesOptions roles = o.probe;
   roles.progress = progress.report();

@@ -107,6 +107,18 @@ ComputeDevice selected_device(const RunOptions& o) {
 
 }  // namespace
 
+// The explorer's heap (tune_heap_for_run), except for a long text whose queries, keys and head
+// outputs take more than an eighth of the machine's memory, which keeps glibc's defaults: the
+// blocks the heap keeps once freed cost a few hundred MB there (Gemma 3 at 32,768 tokens, 5.4 GB
+// of them: 7,840 MiB peak with the heap kept, over the 8 GB), where a text of a few
+// thousand tokens gains a third of its time (bench/RESULTS.md, "Long texts").
+void tune_heap_for_command(KeptAttention kept, const ModelConfig& config, int64_t tokens) {
+  const double captures = 4.0 * static_cast<double>(config.num_layers * tokens * config.head_dim()) *
+                          static_cast<double>(2 * config.num_heads + config.kv_heads());
+  if (kept == KeptAttention::Maps || captures <= static_cast<double>(physical_memory()) / 8)
+    tune_heap_for_run(kept == KeptAttention::Maps);
+}
+
 std::shared_ptr<const Checkpoint> load_checkpoint(const RunOptions& o, ComputeDevice& device) {
   if (o.threads > 0) at::set_num_threads(o.threads);
   device = selected_device(o);
@@ -120,7 +132,7 @@ AnalyzedText run_and_analyze(const RunOptions& o, const AnalysisOptions& analysi
   options.long_texts = o.long_texts;
   options.long_pair_mask_bytes = o.keep_pair_masks ? kEveryPairMask : 0;
   options.before_forward = [&o](const PlannedRun& run) {
-    tune_heap_for_run(run.kept == KeptAttention::Maps);
+    tune_heap_for_command(run.kept, *run.config, run.tokens);
     if (o.before_forward) o.before_forward(run);
   };
   AnalyzedText out;

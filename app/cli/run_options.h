@@ -62,6 +62,8 @@ struct TextResult {
   TextRun run;
 };
 
+// The heap for a run of `tokens` tokens that keeps `kept`, set before its forward (run_options.cpp).
+void tune_heap_for_command(KeptAttention kept, const ModelConfig& config, int64_t tokens);
 // Applies --threads and --device/--precision, and loads the model; throws attnscope::Error.
 std::shared_ptr<const Checkpoint> load_checkpoint(const RunOptions& o, ComputeDevice& device);
 // The settings with --sentences / --segments-from / --no-special applied.
