@@ -139,11 +139,10 @@ int run_analyze(const AnalyzeOptions& o) {
 
 Action add_analyze_command(CLI::App& app) {
   auto o = std::make_shared<AnalyzeOptions>();
-  auto* cmd =
-      app.add_subcommand("analyze",
-                         "Run the model (an encoder or a decoder) on a text: for every layer and head the attention "
-                         "map A, the head outputs C = A V, "
-                         "and the paper's analysis (pairs, separators, statistics); format in docs/result-format.md");
+  auto* cmd = app.add_subcommand(
+      "analyze",
+      "Run the model (an encoder or a decoder) on a text: for every layer and head the attention map A, the head "
+      "outputs C = A V, and the paper's analysis (pairs, separators, statistics); format in docs/result-format.md");
   add_run_options(*cmd, o->run);
   add_long_text_options(*cmd, o->run);
   add_analysis_options(*cmd, o->analysis, "--matrix,--pairs-from");

@@ -111,7 +111,7 @@ ComputeDevice selected_device(const RunOptions& o) {
 // outputs take more than an eighth of the machine's memory, which keeps glibc's defaults: the
 // blocks the heap keeps once freed cost a few hundred MB there (Gemma 3 at 32,768 tokens, 5.4 GB
 // of them: 7,840 MiB peak with the heap kept, over the 8 GB), where a text of a few
-// thousand tokens gains a third of its time (bench/RESULTS.md, "Long texts").
+// thousand tokens gains about 40% of its time (bench/RESULTS.md, "Long texts").
 void tune_heap_for_command(KeptAttention kept, const ModelConfig& config, int64_t tokens) {
   const double captures = 4.0 * static_cast<double>(config.num_layers * tokens * config.head_dim()) *
                           static_cast<double>(2 * config.num_heads + config.kv_heads());

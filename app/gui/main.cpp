@@ -195,8 +195,7 @@ attnscope::ui::ExplorerOptions resolved(attnscope::ui::ExplorerOptions o, const 
 int main(int argc, char** argv) {
   CLI::App app{
       "attnscope: explore what the attention heads of transformers do, BERT and the encoders after it and decoders "
-      "from GPT-2 to Gemma 3 (Halevi et al., Physica A "
-      "2026). Keys: F1 in the window."};
+      "from GPT-2 to Gemma 3 (Halevi et al., Physica A 2026). Keys: F1 in the window."};
   attnscope::ui::ExplorerOptions o;
   o.examples_dir = ATTNSCOPE_EXAMPLES_DIR;
   CommandLine in;
