@@ -107,16 +107,17 @@ ComputeDevice selected_device(const RunOptions& o) {
 
 }  // namespace
 
-// The explorer's heap (tune_heap_for_run), except for a long text whose queries, keys and head
-// outputs take more than an eighth of the machine's memory, which keeps glibc's defaults: the
-// blocks the heap keeps once freed cost a few hundred MB there (Gemma 3 at 32,768 tokens, 5.4 GB
-// of them: 7,840 MiB peak with the heap kept, over the 8 GB), where a text of a few
-// thousand tokens gains about 40% of its time (bench/RESULTS.md, "Long texts").
+// A long text's heap as the explorer sets it (tune_heap_for_run): its blocks of rows, made and
+// dropped thousands of times, stay in the heap, where a text of a few thousand tokens gains about
+// 40% of its time (bench/RESULTS.md, "Long texts"). Not where its queries, keys and head outputs
+// take more than an eighth of the machine's memory: the blocks the heap keeps once freed cost a
+// few hundred MB there (Gemma 3 at 32,768 tokens, 5.4 GB of them: 7,840 MiB peak with the heap
+// kept, over the 8 GB). A text whose maps are kept is run once: glibc's defaults, which
+// keep nothing freed (the explorer keeps it for the next edit).
 void tune_heap_for_command(KeptAttention kept, const ModelConfig& config, int64_t tokens) {
   const double captures = 4.0 * static_cast<double>(config.num_layers * tokens * config.head_dim()) *
                           static_cast<double>(2 * config.num_heads + config.kv_heads());
-  if (kept == KeptAttention::Maps || captures <= static_cast<double>(physical_memory()) / 8)
-    tune_heap_for_run(kept == KeptAttention::Maps);
+  if (kept != KeptAttention::Maps && captures <= static_cast<double>(physical_memory()) / 8) tune_heap_for_run(false);
 }
 
 std::shared_ptr<const Checkpoint> load_checkpoint(const RunOptions& o, ComputeDevice& device) {
