@@ -14,9 +14,10 @@ void keep_freed_memory_for_reuse();
 // MiB at 4,096 tokens, 2,301 MiB without; 3,608 and 3,497 at 8,192). The blocks of rows a scan
 // goes through over and over stay in the heap.
 void return_freed_memory();
-// The heap one text's run wants, set before its forward by the explorer and the command line:
-// freed memory kept for reuse where its maps are kept (an edit allocates the same large tensors
-// again), and for a long text the blocks of rows kept too but the rest returned (return_freed_memory).
+// The heap one text's run wants, set before its forward by the explorer (and by the command line
+// for a long text, app/cli/run_options.cpp): freed memory kept for reuse where its maps are kept
+// (an edit allocates the same large tensors again), and for a long text the blocks of rows kept too
+// but the rest returned (return_freed_memory).
 // Without it glibc maps each block of rows (up to 32 MB) for itself and returns it when freed, and
 // the page faults of the next add up: `attnscope-cli stats` at 4,096 tokens of a ModernBERT-base-
 // sized model took 40.2 s without it, 24.0 s with it.
