@@ -79,6 +79,7 @@ TEST(OverviewJob, ColoursALongTextsOverviewAndTheNewestRequestWins) {
   EXPECT_FALSE(job.latest()->error.empty());
   EXPECT_TRUE(job.latest()->value.rgba.empty());
 }
+
 // A long text's rollouts for the Head and Layers views are made off the UI thread: the newest
 // request wins, the ones made are long_text_rollouts', what cannot be made says why.
 TEST(RolloutJob, MakesALongTextsRolloutsAndTheNewestRequestWins) {
