@@ -273,9 +273,9 @@ AttentionBlockSink AnalysisWorker::block_sink(const AnalysisRequest& request, ui
   const int layers = static_cast<int>(config.num_layers);
   if (request.grid && OverviewPooler::pools(*request.grid) && !request.settings.words)
     pooler.emplace(config.num_layers, config.num_heads, kGridThumbnailCells);
-  return [this, &request, &pooler, serial, layers](int64_t layer, RowSpan rows, const at::Tensor& attention) {
-    if (pooler) pooler->add(layer, rows, attention);
-    if (rows.first + attention.size(2) < attention.size(3)) return;  // the layer goes on
+  return [this, &request, &pooler, serial, layers](int64_t layer, const AttentionBlock& block) {
+    if (pooler) pooler->add(layer, block);
+    if (block.rows.first + block.rows.count < block.n) return;  // the layer goes on
     RunProgress p{serial, static_cast<int>(layer) + 1, layers, nullptr, {}};
     if (pooler) {
       p.overview = std::make_shared<const ThumbnailAtlas>(pooled_atlas(*pooler, *request.grid));

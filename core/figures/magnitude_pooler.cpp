@@ -12,11 +12,16 @@ MagnitudePooler::MagnitudePooler(int64_t n, int64_t k, float* pooled, int64_t ro
       high_(static_cast<size_t>(n)),
       low_(static_cast<size_t>(n)) {}
 
-// A plain loop over the rows: tensor reductions over such small blocks measured several times slower.
-void MagnitudePooler::add_rows(const float* rows, int64_t count) {
+// A plain loop over the rows: tensor reductions over such small blocks measured several times
+// slower. A column left out is zero, which pools as the zero each block row starts from.
+void MagnitudePooler::add_rows(const float* rows, int64_t count, RowSpan columns) {
+  const int64_t first = columns.first, width = columns.size(n_);
   if (k_ == 1) {  // nothing to pool
-    std::copy(rows, rows + count * n_, pooled_ + row_ * n_);
-    row_ += count;
+    for (int64_t r = 0; r < count; ++r, ++row_) {
+      float* out = pooled_ + row_ * n_;
+      std::fill(out, out + n_, 0.0f);
+      std::copy(rows + r * width, rows + (r + 1) * width, out + first);
+    }
     return;
   }
   for (int64_t r = 0; r < count; ++r, ++row_) {
@@ -25,10 +30,12 @@ void MagnitudePooler::add_rows(const float* rows, int64_t count) {
       std::fill(low_.begin(), low_.end(), 0.0f);
     }
     // The block's rows folded into one, column by column (a vector loop), then its k columns.
-    const float* row = rows + r * n_;
-    for (int64_t j = 0; j < n_; ++j) {
-      high_[j] = std::max(high_[j], row[j]);
-      low_[j] = std::min(low_[j], row[j]);
+    const float* row = rows + r * width;
+    float* high = high_.data() + first;
+    float* low = low_.data() + first;
+    for (int64_t j = 0; j < width; ++j) {
+      high[j] = std::max(high[j], row[j]);
+      low[j] = std::min(low[j], row[j]);
     }
     if ((row_ + 1) % k_ == 0 || row_ + 1 == rows_) close_block_row(row_ / k_);
   }

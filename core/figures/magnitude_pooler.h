@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "model/row_span.h"
+
 namespace attnscope {
 
 class MagnitudePooler {
@@ -13,8 +15,10 @@ class MagnitudePooler {
   // Writes the pooled cells, row-major, to `pooled` (ceil(rows / k) x ceil(n / k) floats, kept by the
   // caller); `rows` (-1: n) is how many rows of n columns will come.
   MagnitudePooler(int64_t n, int64_t k, float* pooled, int64_t rows = -1);
-  // The map's next `count` rows, row-major.
-  void add_rows(const float* rows, int64_t count);
+  // The map's next `count` rows, row-major, over the columns `columns` alone (the others zero; a
+  // long text's block of rows holds the keys its rows may see): `columns.count` floats a row.
+  void add_rows(const float* rows, int64_t count, RowSpan columns);
+  void add_rows(const float* rows, int64_t count) { add_rows(rows, count, {0, n_}); }
 
  private:
   void close_block_row(int64_t block);

@@ -22,17 +22,20 @@ void OverviewPooler::start(int64_t n) {
 
 bool OverviewPooler::pools(const FigureOptions& o) { return o.matrix == MatrixKind::Attention && !o.zero_diagonal; }
 
-void OverviewPooler::add(int64_t layer, RowSpan rows, const at::Tensor& attention) {
+void OverviewPooler::add(int64_t layer, const AttentionBlock& block) {
   c10::InferenceMode guard;
+  const at::Tensor& attention = block.maps;
   if (attention.dim() != 4 || attention.size(0) != 1 || attention.size(1) != heads_ || layer < 0 || layer >= layers_)
     throw Error("the overview pools one text's maps of a model of " + std::to_string(layers_) + " x " +
                 std::to_string(heads_) + " heads");
+  const RowSpan rows = block.rows;
   // A forward begun again (the CPU taking over from a GPU out of memory) pools again from the start.
-  if (n_ == 0 || (layer == 0 && rows.first == 0)) start(attention.size(3));
-  const int64_t count = attention.size(2);
+  if (n_ == 0 || (layer == 0 && rows.first == 0)) start(block.n);
+  const int64_t count = attention.size(2), width = attention.size(3);
   // A layer is pooled from its first row to its last before the next begins.
-  if (attention.size(3) != n_ || rows.first != rows_done_[static_cast<size_t>(layer)] || rows.first + count > n_ ||
-      (layer != layer_ && rows.first != 0))
+  if (block.n != n_ || count != rows.count || width != block.keys.count || block.keys.first < 0 ||
+      block.keys.first + width > n_ || rows.first != rows_done_[static_cast<size_t>(layer)] ||
+      rows.first + count > n_ || (layer != layer_ && rows.first != 0))
     throw Error("the overview's blocks of maps came out of order");
   if (layer != layer_) {
     layer_ = layer;
@@ -41,19 +44,19 @@ void OverviewPooler::add(int64_t layer, RowSpan rows, const at::Tensor& attentio
       poolers_.emplace_back(n_, k_, values_[static_cast<size_t>(layer * (heads_ + 1) + h)].data());
   }
   // As the thumbnails of a long text are made afterwards (overview_thumbnails.cpp): host floats,
-  // the layer's sum over heads, every panel pooled on its own thread.
-  const at::Tensor maps = attention.select(0, 0).to(at::kCPU, at::kFloat).contiguous();  // [H, rows, n]
+  // the layer's sum over heads, every panel pooled on its own thread; the keys the block holds alone.
+  const at::Tensor maps = attention.select(0, 0).to(at::kCPU, at::kFloat).contiguous();  // [H, rows, keys]
   const at::Tensor sum = maps.sum(0).contiguous();
   at::parallel_for(0, heads_ + 1, 1, [&](int64_t begin, int64_t end) {
     for (int64_t h = begin; h < end; ++h)
       poolers_[static_cast<size_t>(h)].add_rows(
-          h == heads_ ? sum.data_ptr<float>() : maps.data_ptr<float>() + h * count * n_, count);
+          h == heads_ ? sum.data_ptr<float>() : maps.data_ptr<float>() + h * count * width, count, block.keys);
   });
   rows_done_[static_cast<size_t>(layer)] += count;
 }
 
 AttentionBlockSink OverviewPooler::sink() {
-  return [this](int64_t layer, RowSpan rows, const at::Tensor& attention) { add(layer, rows, attention); };
+  return [this](int64_t layer, const AttentionBlock& block) { add(layer, block); };
 }
 
 int64_t OverviewPooler::layers_done() const {

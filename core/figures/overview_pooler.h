@@ -20,9 +20,9 @@ class OverviewPooler {
   OverviewPooler(const OverviewPooler&) = delete;
   OverviewPooler& operator=(const OverviewPooler&) = delete;
 
-  // The next block of a layer's maps, [1, H, rows, n] (one text), on any device and in any
-  // precision; rows in order. Throws attnscope::Error for blocks out of order or of a batch.
-  void add(int64_t layer, RowSpan rows, const at::Tensor& attention);
+  // The next block of a layer's maps, of one text (maps [1, H, rows, keys]), on any device and in
+  // any precision; rows in order. Throws attnscope::Error for blocks out of order or of a batch.
+  void add(int64_t layer, const AttentionBlock& block);
   // `add` as the forward calls it; the pooler must outlive the run.
   AttentionBlockSink sink();
   // Whether these options' thumbnails are the ones it pools: attention, its diagonal kept.

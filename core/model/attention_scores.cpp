@@ -94,25 +94,29 @@ at::Tensor AttentionScores::recompute(const RecomputeInputs& inputs, RowSpan row
 
 at::Tensor AttentionScores::block_attention(const at::Tensor& q_rows, const at::Tensor& k_t, const at::Tensor& padding,
                                             bool local_layer, int64_t B, RowSpan rows, int64_t first_head) const {
-  const int64_t n = k_t.size(2), H = k_t.size(0) / B;
+  return attention_block(q_rows, k_t, padding, local_layer, B, rows, first_head).whole();
+}
+
+AttentionBlock AttentionScores::attention_block(const at::Tensor& q_rows, const at::Tensor& k_t,
+                                                const at::Tensor& padding, bool local_layer, int64_t B, RowSpan rows,
+                                                int64_t first_head) const {
+  const int64_t n = k_t.size(2), H = k_t.size(0) / B, count = rows.size(q_rows.size(1));
   KeySpan seen = visible_keys(n, rows, local_layer);
-  if (rows.size(q_rows.size(1)) * seen.size(n) * k_t.size(1) < kFewestNarrowedProduct) seen = {};
+  if (count * seen.size(n) * k_t.size(1) < kFewestNarrowedProduct) seen = {};
   const int64_t width = seen.size(n);
   const at::Tensor mask = heads_of(layer_mask(n, padding, rows, seen, local_layer), H, first_head);
-  if (width == n) return at::_softmax(masked_scores(q_rows, k_t, mask, B, rows), -1, false);
+  if (width == n)
+    return {at::_softmax(masked_scores(q_rows, k_t, mask, B, rows), -1, false), {rows.first, count}, {0, n}, n};
   // On the CPU the softmax runs over the lane-aligned keys around those seen, the others zero
   // (kSoftmaxLanes); elsewhere over every key, as the whole path does. With padding too: a padded
   // row of a local layer may see no key at all, and the whole path spreads it over every key.
   const KeySpan summed = device_.device.is_cpu() && !padding.defined() ? lane_aligned(seen, n) : KeySpan{0, n};
-  const int64_t count = rows.size(q_rows.size(1)), before = seen.first - summed.first;
+  const int64_t before = seen.first - summed.first;
   at::Tensor scores = at::empty({B, H, count, summed.count}, k_t.options());
   scores.narrow(3, before, width).copy_(masked_scores(q_rows, k_t.narrow(2, seen.first, width), mask, B, rows));
   scores.narrow(3, 0, before).fill_(lowest_value());
   scores.narrow(3, before + width, summed.count - before - width).fill_(lowest_value());
-  if (summed.count == n) return at::_softmax(scores, -1, false);
-  at::Tensor maps = at::zeros({B, H, count, n}, k_t.options());
-  maps.narrow(3, summed.first, summed.count).copy_(at::_softmax(scores, -1, false));
-  return maps;
+  return {at::_softmax(scores, -1, false), {rows.first, count}, summed, n};
 }
 
 // MPNet's bias of the heads asked, when they are fewer than the mask's.

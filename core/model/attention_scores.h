@@ -8,6 +8,7 @@
 
 #include <utility>
 
+#include "model/attention_block.h"
 #include "model/config.h"
 #include "model/device.h"
 #include "model/row_span.h"
@@ -34,15 +35,19 @@ class AttentionScores {
   at::Tensor masked_scores(const at::Tensor& q_rows, const at::Tensor& k_t, const at::Tensor& mask, int64_t B,
                            RowSpan rows = {}) const;
   double lowest_value() const;  // the additive mask's value for a key left out, in the compute dtype
-  // The maps of the query rows asked, [B, H, rows, n]: the softmax over every key of masked_scores,
-  // with only the keys the rows may see scored (visible_keys: a decoder's up to the block's last row,
-  // a local layer's band). The others take the mask's lowest value unscored, which is all that adding
-  // the mask leaves of any score, and a product gives each score the same bits whatever keys stand
-  // beside it (the tests hold the whole path's maps to these), so the maps are those of scoring every
-  // key, to the bit, for a fraction of the product and of the mask. On the CPU the softmax itself
-  // runs over the seen keys widened to whole groups of its vector lanes, the other keys 0, as the
-  // whole softmax leaves them (attention_scores.cpp, kSoftmaxLanes). `padding` as for masks;
+  // The maps of the query rows asked: the softmax over every key of masked_scores, with only the
+  // keys the rows may see scored (visible_keys: a decoder's up to the block's last row, a local
+  // layer's band). The others take the mask's lowest value unscored, which is all that adding the
+  // mask leaves of any score, and a product gives each score the same bits whatever keys stand
+  // beside it (the tests hold the whole path's maps to these), so the maps are those of scoring
+  // every key, to the bit, for a fraction of the product and of the mask. On the CPU the softmax
+  // itself runs over the seen keys widened to whole groups of its vector lanes, the other keys 0,
+  // as the whole softmax leaves them (attention_scores.cpp, kSoftmaxLanes), and the block holds
+  // those keys alone; elsewhere, or with padding, it holds every key. `padding` as for masks;
   // `first_head`: where the heads given begin (MPNet's bias differs by head).
+  AttentionBlock attention_block(const at::Tensor& q_rows, const at::Tensor& k_t, const at::Tensor& padding,
+                                 bool local_layer, int64_t B, RowSpan rows, int64_t first_head = 0) const;
+  // The same over every key, [B, H, rows, n].
   at::Tensor block_attention(const at::Tensor& q_rows, const at::Tensor& k_t, const at::Tensor& padding,
                              bool local_layer, int64_t B, RowSpan rows, int64_t first_head = 0) const;
 

@@ -18,7 +18,7 @@
 #include <limits>
 
 #include "base/error.h"
-#include "model/causal_context.h"
+#include "model/context_in_blocks.h"
 #include "model/gguf_model.h"
 #include "model/model_locator.h"
 #include "model/relative_position_bias.h"
@@ -229,19 +229,22 @@ at::Tensor Transformer::attend(const LayerWeights& w, const at::Tensor& x, const
 // Block by block of query rows, exactly what attend_explicitly does for those rows (the masks are
 // functions of position, softmax works row by row, and the products sum each output in one order
 // whatever their shape), so the head outputs and every later layer are those of the whole path to
-// the bit; of each block of maps only its column sums stay (none without `keep`).
+// the bit; of each block of maps only its column sums stay (none without `keep`). A block holds the
+// keys its rows may see (AttentionBlock), and what reads it reads those alone.
 at::Tensor Transformer::attend_in_blocks(const Projected& qkv, const LayerMask& mask, BatchCaptures* keep, int64_t B,
                                          const KeepGoing& keep_going) const {
   const auto& [q_t, k_t, v_t] = qkv;
   const int64_t n = q_t.size(2), H = config_.num_heads, d = config_.head_dim();
   const int64_t l = keep ? static_cast<int64_t>(keep->head_outputs.size()) : 0;
   const at::Tensor q_rows = scores_.scaled_query_rows(q_t);
-  // A causal layer's blocks of head outputs read the values laid out once (causal_context.h), and
-  // its blocks of rows start where those blocks do, none made twice (a test's few rows aside).
-  const bool causal = config_.causal();
-  const at::Tensor values = causal ? v_t.transpose(1, 2).contiguous() : v_t.transpose(1, 2);
+  // A layer whose rows see some keys alone makes its head outputs in blocks that read the values
+  // laid out once (context_in_blocks.h), and its blocks of rows start where those blocks do, none
+  // made twice (a test's few rows aside).
+  const ContextReach reach = reach_of(mask.local);
+  const at::Tensor values = reach.every_key() ? v_t.transpose(1, 2) : v_t.transpose(1, 2).contiguous();
   int64_t step = mask.block_rows > 0 ? mask.block_rows : rows_per_block(B * H * n);
-  if (causal && mask.block_rows == 0) step = (step + kCausalContextRows - 1) / kCausalContextRows * kCausalContextRows;
+  if (!reach.every_key() && mask.block_rows == 0)
+    step = (step + kContextBlockRows - 1) / kContextBlockRows * kContextBlockRows;
   at::Tensor context = keep ? keep->all_head_outputs[l] : at::empty({B, H, n, d}, q_t.options());
   const at::Tensor context_rows = context.view({B * H, n, d});
   at::Tensor columns = keep ? keep->all_column_sums[l] : at::Tensor();  // [B, H, n]
@@ -250,16 +253,16 @@ at::Tensor Transformer::attend_in_blocks(const Projected& qkv, const LayerMask& 
   for (const auto& [first, count] : row_blocks(n, step)) {
     if (first > 0) stop_if_stale(keep_going);
     const RowSpan rows{first, count};
-    const at::Tensor attention = scores_.block_attention(q_rows, k_t, mask.padding, mask.local, B, rows);
+    const AttentionBlock block = scores_.attention_block(q_rows, k_t, mask.padding, mask.local, B, rows);
     at::Tensor out = context_rows.narrow(1, rows.first, rows.count);
-    if (causal)
-      causal_context_into(out, attention.view({B * H, rows.count, n}), values, rows.first, window_of(mask.local));
+    if (reach.every_key())
+      out.copy_(at::bmm(block.whole().view({B * H, rows.count, n}), values));
     else
-      out.copy_(at::bmm(attention.view({B * H, rows.count, n}), values));
+      context_in_blocks_into(out, block, values, reach);
     if (!keep) continue;
-    const at::Tensor summed = real.defined() ? attention * real.narrow(2, rows.first, rows.count) : attention;
-    columns.add_(summed.sum(2, false, at::kFloat));
-    if (mask.sink && *mask.sink) (*mask.sink)(l, rows, attention);
+    const at::Tensor summed = real.defined() ? block.maps * real.narrow(2, rows.first, rows.count) : block.maps;
+    columns.narrow(2, block.keys.first, block.keys.count).add_(summed.sum(2, false, at::kFloat));
+    if (mask.sink && *mask.sink) (*mask.sink)(l, block);
   }
   if (!keep) return context;
   keep->head_outputs.push_back(context);
@@ -280,8 +283,8 @@ at::Tensor Transformer::attend_rows_after(const Projected& qkv, const LayerMask&
       scores_.masked_scores(scores_.scaled_query_rows(q_t), k_t,
                             mask.whole.defined() ? mask.whole.narrow(2, rows.first, rows.count) : mask.whole, B, rows),
       -1, false));
-  causal_context_into(context.view({B * H, n, d}).narrow(1, rows.first, rows.count),
-                      later.reshape({B * H, rows.count, n}), v_t.transpose(1, 2), rows.first, window_of(mask.local));
+  context_in_blocks_into(context.view({B * H, n, d}).narrow(1, rows.first, rows.count), {later, rows, {0, n}, n},
+                         v_t.transpose(1, 2), reach_of(mask.local));
   at::Tensor earlier = attention.narrow(2, 0, before);
   earlier.narrow(3, before, n - before).zero_();  // keys after a causal row's token
   earlier.narrow(3, 0, before).copy_(mask.earlier_attention.narrow(2, 0, before).narrow(3, 0, before));
@@ -318,16 +321,18 @@ at::Tensor Transformer::attend_explicitly(const LayerWeights& w, const Projected
   at::_softmax_out(attention, scores, -1, false);
   at::Tensor context = keep->all_head_outputs[l];
   at::Tensor context_rows = context.view({B * H, n, d});
-  if (config_.causal())  // each row's bits whatever the text's length (causal_context.h)
-    causal_context_into(context_rows, attention.view({B * H, n, n}), v_t.transpose(1, 2), 0,
-                        window_of(layer_mask.local));
+  // A decoder's or a local layer's in blocks (context_in_blocks.h), as attend_in_blocks makes them.
+  if (const ContextReach reach = reach_of(layer_mask.local); !reach.every_key())
+    context_in_blocks_into(context_rows, {attention, {0, n}, {0, n}, n}, v_t.transpose(1, 2), reach);
   else
     at::bmm_out(context_rows, attention.view({B * H, n, n}), v_t.transpose(1, 2));
   keep_layer(attention, context, qkv, l, *keep);
   return context;
 }
 
-int64_t Transformer::window_of(bool local_layer) const { return local_layer ? config_.rotary.local_window : -1; }
+ContextReach Transformer::reach_of(bool local_layer) const {
+  return {.causal = config_.causal(), .window = local_layer ? config_.rotary.local_window : -1};
+}
 
 void Transformer::keep_layer(const at::Tensor& attention, const at::Tensor& context, const Projected& qkv, int64_t l,
                              BatchCaptures& keep) const {

@@ -12,6 +12,7 @@
 
 #include "base/progress.h"
 #include "model/attention_scores.h"
+#include "model/context_in_blocks.h"
 #include "model/transformer_weights.h"
 #include "model/captures.h"
 #include "model/config.h"
@@ -39,10 +40,11 @@ enum class KeptAttention {
 };
 
 // Handed each block of a layer's maps as a forward keeping queries and keys makes it, before it is
-// dropped: [B, H, rows, n] on the compute device, in its precision, valid during the call only.
-// Blocks of a layer come in order of their rows, layers in order. Whoever pools every map (the
-// overview's thumbnails) reads them here instead of making them all again after the forward.
-using AttentionBlockSink = std::function<void(int64_t layer, RowSpan rows, const at::Tensor& attention)>;
+// dropped: on the compute device, in its precision, over the keys its rows may see (the others
+// zero), valid during the call only. Blocks of a layer come in order of their rows, layers in
+// order. Whoever pools every map (the overview's thumbnails) reads them here instead of making
+// them all again after the forward.
+using AttentionBlockSink = std::function<void(int64_t layer, const AttentionBlock& block)>;
 
 // The start of a decoder's text run before, which a forward of a text beginning with the same
 // tokens continues from. A causal layer's output at token i reads tokens 0 .. i alone, so the
@@ -173,9 +175,9 @@ class Transformer {
   // The same for the rows from mask.earlier_rows on (made as a block of rows is: the same bits as
   // the whole maps'), the rows before taken from the run before (a continued forward).
   at::Tensor attend_rows_after(const Projected& qkv, const LayerMask& mask, BatchCaptures& keep, int64_t B) const;
-  // The keys a causal layer's head outputs may leave out before each row (causal_context.h): a
-  // local layer's window; -1: none.
-  int64_t window_of(bool local_layer) const;
+  // The keys a layer's head outputs read (context_in_blocks.h): a decoder's up to each row, a
+  // local layer's within its window.
+  ContextReach reach_of(bool local_layer) const;
   // The same in blocks of query rows, keeping the queries, keys and column sums instead of the maps
   // in `keep`; without it (a long text's forward without captures) the head outputs alone.
   at::Tensor attend_in_blocks(const Projected& qkv, const LayerMask& mask, BatchCaptures* keep, int64_t B,

@@ -157,22 +157,50 @@ TEST(LongTextFigures, ThumbnailsPooledDuringTheForwardEqualThoseOfTheWholeMaps) 
   EXPECT_THROW(grid_thumbnails(without_model, {}, 32, {.pooled = &pooler}), Error);
 }
 
+// Rows [first, first + rows) of maps over every key.
+AttentionBlock whole_block(const at::Tensor& maps, int64_t first) {
+  return {maps, {first, maps.size(2)}, {0, maps.size(3)}, maps.size(3)};
+}
+
 TEST(LongTextFigures, ThePoolerRefusesBlocksOutOfOrder) {
   OverviewPooler pooler(2, 3, 8);
   const at::Tensor block = at::rand({1, 3, 4, 20});
   EXPECT_FALSE(pooler.complete());
-  pooler.add(0, {0, 4}, block);
-  EXPECT_THROW(pooler.add(0, {8, 4}, block), Error);                    // a gap
-  EXPECT_THROW(pooler.add(1, {4, 4}, block), Error);                    // a layer not begun at its first row
-  EXPECT_THROW(pooler.add(0, {4, 4}, at::rand({2, 3, 4, 20})), Error);  // two texts
-  EXPECT_THROW(pooler.add(0, {4, 4}, at::rand({1, 3, 4, 21})), Error);  // another length
-  for (int64_t first = 4; first < 20; first += 4) pooler.add(0, {first, 4}, block);
+  pooler.add(0, whole_block(block, 0));
+  EXPECT_THROW(pooler.add(0, whole_block(block, 8)), Error);                    // a gap
+  EXPECT_THROW(pooler.add(1, whole_block(block, 4)), Error);                    // a layer not begun at its first row
+  EXPECT_THROW(pooler.add(0, whole_block(at::rand({2, 3, 4, 20}), 4)), Error);  // two texts
+  EXPECT_THROW(pooler.add(0, whole_block(at::rand({1, 3, 4, 21}), 4)), Error);  // another length
+  EXPECT_THROW(pooler.add(0, {block.narrow(3, 0, 8), {4, 4}, {14, 8}, 20}), Error);  // keys past the last
+  for (int64_t first = 4; first < 20; first += 4) pooler.add(0, whole_block(block, first));
   EXPECT_FALSE(pooler.complete());
-  for (int64_t first = 0; first < 20; first += 4) pooler.add(1, {first, 4}, block);
+  for (int64_t first = 0; first < 20; first += 4) pooler.add(1, whole_block(block, first));
   EXPECT_TRUE(pooler.complete());
-  EXPECT_EQ(pooler.side(), 7);   // 20 tokens in cells of 3
-  pooler.add(0, {0, 4}, block);  // a forward begun again: pooled again from the start
+  EXPECT_EQ(pooler.side(), 7);           // 20 tokens in cells of 3
+  pooler.add(0, whole_block(block, 0));  // a forward begun again: pooled again from the start
   EXPECT_FALSE(pooler.complete());
+}
+
+// A block holding some keys alone pools as the same rows with zeros at every other key, whatever
+// the cells' size (1: no pooling); some of the values negative, as a difference of maps has them.
+TEST(LongTextFigures, ABlockOfSomeKeysPoolsAsItsRowsOverEveryKey) {
+  for (const int cells : {30, 8}) {
+    OverviewPooler narrow(1, 2, cells), whole(1, 2, cells);
+    at::manual_seed(cells);
+    for (const auto& [first, keys] : {std::pair<int64_t, KeySpan>{0, {0, 7}},
+                                      {5, {3, 12}},
+                                      {10, {9, 21}},
+                                      {15, {27, 3}},
+                                      {20, {0, 30}},
+                                      {25, {20, 10}}}) {
+      const at::Tensor maps = at::randn({1, 2, 5, keys.count});
+      const AttentionBlock block{maps, {first, 5}, keys, 30};
+      narrow.add(0, block);
+      whole.add(0, whole_block(block.whole(), first));
+    }
+    ASSERT_TRUE(narrow.complete() && whole.complete());
+    for (size_t p = 0; p < 3; ++p) EXPECT_EQ(narrow.values(p), whole.values(p)) << cells << " cells, panel " << p;
+  }
 }
 
 TEST(LongTextFigures, AHeadsOrALayersWholeMatrixIsMadeAgainToTheBit) {

@@ -118,21 +118,23 @@ INSTANTIATE_TEST_SUITE_P(Families, AttentionInBlocks,
                            return test::test_name(name);
                          });
 
-// A sliding-window decoder's text past a block of head outputs (causal_context.h: 64 rows), where
-// a block's product leaves out the keys before its window and its scores the keys outside the
-// band: the checkpoints copied with 300 positions (their rotary positions need no table).
-TEST(AttentionInBlocksOf, SlidingWindowDecodersPastTheirWindow) {
-  for (const std::string family : {"gemma3", "mistral"}) {
+// A sliding-window layer's text past a block of head outputs (context_in_blocks.h: 64 rows), where
+// a block's product leaves out the keys before its window (and an encoder's those after it) and
+// its scores the keys outside the band: the checkpoints copied with 300 positions (their rotary
+// positions need no table); blocks of rows that end inside a block of products and blocks that
+// do not.
+TEST(AttentionInBlocksOf, SlidingWindowLayersPastTheirWindow) {
+  for (const std::string family : {"decoders/gemma3", "decoders/mistral", "encoders/modernbert"}) {
     SCOPED_TRACE(family);
     const test::TempDir copy;
-    test::write_modified_checkpoint(test::golden_dir() / "decoders" / family, copy.path(),
+    test::write_modified_checkpoint(test::golden_dir() / family, copy.path(),
                                     [](const std::string&, const at::Tensor& value) { return value; });
     nlohmann::json config = nlohmann::json::parse(std::ifstream(copy.path() / "config.json"));
     config["max_position_embeddings"] = 300;
     std::ofstream(copy.path() / "config.json") << config.dump();
     const auto model = Transformer::load(copy.path(), test::test_device());
     ASSERT_TRUE(model->config().has_local_layers());
-    expect_same_forward(*model, {test::spread_token_ids(*model, 230, 11)}, 37);
+    for (const int64_t rows : {37, 128}) expect_same_forward(*model, {test::spread_token_ids(*model, 230, 11)}, rows);
   }
 }
 
