@@ -3,6 +3,7 @@
 #include <ATen/ATen.h>
 #include <c10/core/InferenceMode.h>
 
+#include <algorithm>
 #include <string>
 
 #include "base/byte_size.h"
@@ -11,6 +12,55 @@
 #include "model/reproducible_products.h"
 
 namespace attnscope {
+
+namespace {
+
+constexpr int64_t kGroupRows = 64;
+
+// The columns where rows hold a nonzero: a decoder's rows none after their last row, a sliding-window
+// layer's none outside their band.
+KeySpan nonzero_columns(const at::Tensor& rows) {
+  const int64_t n = rows.size(1);
+  const at::Tensor held = rows.ne(0).any(0).to(at::kByte);  // [n]
+  if (held.max().item<int64_t>() == 0) return {0, 0};
+  const int64_t first = held.argmax().item<int64_t>(), last = n - 1 - held.flip(0).argmax().item<int64_t>();
+  return {first, last - first + 1};
+}
+
+// Rows of Ahat_l R_(l-1) into `out` ([rows, n]) from those rows of Ahat_l ([rows, n], from a
+// multiple of kGroupRows) and R_(l-1) ([n, n]). Each group of kGroupRows rows at fixed positions
+// multiplies only the columns where its rows hold a nonzero (the others add exact zeros): a local
+// layer's group reads a band of R, a decoder's the rows of R up to its last. A row's bits then hang
+// on its group's columns alone, whoever cuts the rows into blocks: groups over every column go in
+// runs as long as the block allows (MKL gives a row of a product of 4 rows or more the same bits
+// whatever their number: model/reproducible_products.h), the text's last group, when shorter,
+// alone and padded to kGroupRows.
+void rollout_rows_into(const at::Tensor& out, const at::Tensor& ahat_rows, const at::Tensor& previous) {
+  const int64_t count = ahat_rows.size(0), n = previous.size(0);
+  int64_t run = 0;  // rows before `start` of groups over every column, not multiplied yet
+  const auto multiply_run = [&](int64_t end) {
+    if (run == 0) return;
+    at::Tensor slot = out.narrow(0, end - run, run);
+    at::matmul_out(slot, ahat_rows.narrow(0, end - run, run), previous);
+    run = 0;
+  };
+  for (int64_t start = 0; start < count; start += kGroupRows) {
+    const int64_t rows = std::min(kGroupRows, count - start);
+    const at::Tensor group = ahat_rows.narrow(0, start, rows);
+    const KeySpan columns = nonzero_columns(group);
+    if (columns.count == n && rows == kGroupRows) {
+      run += rows;
+      continue;
+    }
+    multiply_run(start);
+    at::Tensor a = group.narrow(1, columns.first, columns.count);
+    if (rows < kGroupRows) a = at::cat({a, at::zeros({kGroupRows - rows, columns.count}, a.options())});
+    out.narrow(0, start, rows).copy_(at::mm(a, previous.narrow(0, columns.first, columns.count)).narrow(0, 0, rows));
+  }
+  multiply_run(count);
+}
+
+}  // namespace
 
 at::Tensor attention_rollout(const at::Tensor& layer_maps) {
   if (layer_maps.dim() != 3 || layer_maps.size(1) != layer_maps.size(2))
@@ -21,10 +71,7 @@ at::Tensor attention_rollout(const at::Tensor& layer_maps) {
   const at::Tensor a_hat = with_residual / with_residual.sum(-1, true);
   at::Tensor out = at::empty_like(a_hat);
   out[0].copy_(a_hat[0]);
-  for (int64_t l = 1; l < a_hat.size(0); ++l) {
-    at::Tensor slot = out[l];
-    at::matmul_out(slot, a_hat[l], out[l - 1]);
-  }
+  for (int64_t l = 1; l < a_hat.size(0); ++l) rollout_rows_into(out[l], a_hat[l], out[l - 1]);
   return out;
 }
 
@@ -44,17 +91,17 @@ at::Tensor rollout_in_blocks(const LayerMapRows& maps, int64_t last, int64_t n, 
                              const RolloutOfLayer& each_layer) {
   if (last < 0 || n < 1) throw Error("rollout needs a layer and at least one token");
   c10::InferenceMode guard;
-  const std::vector<std::pair<int64_t, int64_t>> blocks = row_blocks(n, block_rows);
+  // Blocks of whole groups of rows (rollout_rows_into), so that no group is cut in two.
+  const int64_t step = (std::max<int64_t>(block_rows, 1) + kGroupRows - 1) / kGroupRows * kGroupRows;
+  const std::vector<std::pair<int64_t, int64_t>> blocks = row_blocks(n, step);
   at::Tensor rollout = mapped_empty({n, n}), next;  // returned when freed (mapped_tensor.h)
   for (const auto& [first, count] : blocks)
     rollout.narrow(0, first, count).copy_(residual_rows(maps, 0, {first, count}));
   if (each_layer) each_layer(0, rollout);
   for (int64_t l = 1; l <= last; ++l) {
     if (!next.defined()) next = mapped_empty({n, n});
-    for (const auto& [first, count] : blocks) {
-      at::Tensor slot = next.narrow(0, first, count);
-      at::matmul_out(slot, residual_rows(maps, l, {first, count}), rollout);
-    }
+    for (const auto& [first, count] : blocks)
+      rollout_rows_into(next.narrow(0, first, count), residual_rows(maps, l, {first, count}), rollout);
     std::swap(rollout, next);
     if (each_layer) each_layer(l, rollout);
   }

@@ -15,7 +15,10 @@
 
 namespace attnscope {
 
-// layer_maps: [L, n, n] (M_0 .. M_(L-1)); returns [L, n, n], R_l for every layer, float32.
+// layer_maps: [L, n, n] (M_0 .. M_(L-1)); returns [L, n, n], R_l for every layer, float32. Each
+// product goes in groups of 64 rows over the columns where the group's rows hold a nonzero (a
+// decoder's up to its last row, a sliding-window layer's its band; attention_rollout.cpp): within
+// rounding of the product over every column.
 at::Tensor attention_rollout(const at::Tensor& layer_maps);
 
 // [rows, n]: rows `rows` of M_l, handed out a block at a time (a long text's, made again).
@@ -30,9 +33,9 @@ LayerMapRows mean_attention_rows(const AttentionRows& rows, const KeepGoing& kee
 using RolloutOfLayer = std::function<void(int64_t layer, const at::Tensor& rollout)>;
 
 // R_last alone, [n, n] float32, for a text whose layer maps are never whole: each R_l made a block
-// of `block_rows` rows at a time from M_l's rows and R_(l-1), so two n x n matrices are held, not
-// L. The same values as attention_rollout(...)[last] (the rows of a product of at least
-// kFewestBlockRows rows are those of the whole product: model/reproducible_products.h).
+// of `block_rows` rows (rounded up to a multiple of 64) at a time from M_l's rows and R_(l-1), so
+// two n x n matrices are held, not L. The same bits as attention_rollout(...)[last]
+// (rollout_rows_into).
 at::Tensor rollout_in_blocks(const LayerMapRows& maps, int64_t last, int64_t n, int64_t block_rows,
                              const RolloutOfLayer& each_layer = {});
 
