@@ -400,7 +400,7 @@ void Transformer::keep_value_vectors(const at::Tensor& v_t, int64_t l, BatchCapt
 }
 
 at::Tensor Transformer::finish(const LayerWeights& w, const at::Tensor& context, const at::Tensor& x,
-                               const KeepGoing& keep_going) const {
+                               const KeepGoing& keep_going, int64_t feed_forward_rows) const {
   const int64_t B = x.size(0), n = x.size(1);
   // Residual sums and the activation are done in place on the fresh products: no extra tensors
   // of activations to allocate and write.
@@ -408,20 +408,47 @@ at::Tensor Transformer::finish(const LayerWeights& w, const at::Tensor& context,
   at::Tensor attended = at::linear(merged, w.attn_out_weight, w.attn_out_bias);
   if (w.post_attn_norm_weight.defined()) attended = normalize(attended, w.post_attn_norm_weight, {});  // Gemma
   if (config_.parallel_blocks)  // GPT-NeoX: the feed-forward block reads the layer's input, not attention's sum
-    return feed_forward(w, normalize(x, w.ffn_norm_weight, w.ffn_norm_bias), keep_going).add_(attended).add_(x);
+    return feed_forward(w, normalize(x, w.ffn_norm_weight, w.ffn_norm_bias), keep_going, feed_forward_rows)
+        .add_(attended)
+        .add_(x);
   const at::Tensor projected = attended.add_(x);
   if (config_.architecture->norm == NormPlacement::Pre) {  // each block's input normalised, its residual sum not
-    at::Tensor fed = feed_forward(w, normalize(projected, w.ffn_norm_weight, w.ffn_norm_bias), keep_going);
+    at::Tensor fed =
+        feed_forward(w, normalize(projected, w.ffn_norm_weight, w.ffn_norm_bias), keep_going, feed_forward_rows);
     if (w.post_ffn_norm_weight.defined()) fed = normalize(fed, w.post_ffn_norm_weight, {});
     return fed.add_(projected);
   }
   const at::Tensor normed = normalize(projected, w.attn_norm_weight, w.attn_norm_bias);
-  return normalize(feed_forward(w, normed, keep_going).add_(normed), w.ffn_norm_weight, w.ffn_norm_bias);
+  return normalize(feed_forward(w, normed, keep_going, feed_forward_rows).add_(normed), w.ffn_norm_weight,
+                   w.ffn_norm_bias);
+}
+
+// A block of rows at a time where the inner activations of every row would pass a block's 32 MB
+// (rows_per_block): at 32,768 tokens Gemma 3's were 537 MB, the largest tensor of its forward. A
+// row's products have the same bits in any block of 4 rows or more (reproducible_products.h) and
+// the activation works element by element (its vector lanes on the same elements where a row's
+// activations are a multiple of 16, as every real model's are), so the output is all rows' at once.
+at::Tensor Transformer::feed_forward(const LayerWeights& w, const at::Tensor& x, const KeepGoing& keep_going,
+                                     int64_t step) const {
+  const int64_t D = x.size(-1), rows = x.numel() / D;
+  if (step <= 0) step = rows_per_block(w.ffn_in_weight.size(0));
+  if (rows <= step) return feed_forward_whole(w, x, keep_going);
+  const at::Tensor flat = x.reshape({rows, D});
+  at::Tensor out;
+  for (const auto& [first, count] : row_blocks(rows, step)) {
+    const at::Tensor part = feed_forward_whole(w, flat.narrow(0, first, count), keep_going);
+    if (!out.defined()) out = at::empty({rows, part.size(-1)}, part.options());
+    out.narrow(0, first, count).copy_(part);
+  }
+  std::vector<int64_t> shape = x.sizes().vec();
+  shape.back() = out.size(1);
+  return out.view(shape);
 }
 
 // The feed-forward block without its residual: act(x W_in) W_out, or for a gated block, whose
 // W_in makes two halves, (act(a) * b) W_out.
-at::Tensor Transformer::feed_forward(const LayerWeights& w, const at::Tensor& x, const KeepGoing& keep_going) const {
+at::Tensor Transformer::feed_forward_whole(const LayerWeights& w, const at::Tensor& x,
+                                           const KeepGoing& keep_going) const {
   stop_if_stale(keep_going);
   const at::Tensor in = linear(x, w.ffn_in_weight, w.ffn_in_bias, keep_going);
   at::Tensor inner;
@@ -559,8 +586,9 @@ BatchCaptures Transformer::forward(const std::vector<std::vector<int64_t>>& ids,
     const auto next = static_cast<int64_t>(l) + 1;
     // Not the last layer's: the kept last state is normalised (a pre-norm family's final norm).
     x = continued.defined() && next < config_.num_layers
-            ? finish_rows_after(w, context, x, continued.size(1), continued[next], keep_going)
-            : finish(w, context, x, keep_going);
+            ? finish_rows_after(w, context, x, continued.size(1), continued[next], keep_going,
+                                options.feed_forward_rows)
+            : finish(w, context, x, keep_going, options.feed_forward_rows);
     // A long text keeps its latest state alone unless asked: every layer's would be (L + 1) n D
     // floats, which nothing but a continued forward reads there (1.6 GB for Gemma 3 at 32,768 tokens).
     if (in_blocks && !options.keep_layer_inputs) out.hidden_states.clear();
@@ -605,10 +633,11 @@ void Transformer::check_earlier_maps(const ForwardPrefix& prefix, int64_t rows) 
 }
 
 at::Tensor Transformer::finish_rows_after(const LayerWeights& w, const at::Tensor& context, const at::Tensor& x,
-                                          int64_t first, const at::Tensor& earlier_rows,
-                                          const KeepGoing& keep_going) const {
+                                          int64_t first, const at::Tensor& earlier_rows, const KeepGoing& keep_going,
+                                          int64_t feed_forward_rows) const {
   const int64_t rest = x.size(1) - first;
-  const at::Tensor later = finish(w, context.narrow(2, first, rest), x.narrow(1, first, rest), keep_going);
+  const at::Tensor later =
+      finish(w, context.narrow(2, first, rest), x.narrow(1, first, rest), keep_going, feed_forward_rows);
   return at::cat({earlier_rows.unsqueeze(0), later}, 1);
 }
 

@@ -78,6 +78,9 @@ struct ForwardOptions {
   // as make about 32 MB of scores (tests set a few rows to cross many blocks).
   int64_t block_rows = 0;
   AttentionBlockSink attention_blocks = {};  // with KeptAttention::QueriesAndKeys; none by default
+  // Rows of each feed-forward block at a time; 0: as many as make about 32 MB of its activations
+  // (tests set a few rows to cross many blocks).
+  int64_t feed_forward_rows = 0;
   // With capture, also what the norm-based lens and the query/key view need
   // (BatchCaptures::all_value_norms, all_value_gram, all_queries, all_keys).
   bool lenses = false;
@@ -190,12 +193,14 @@ class Transformer {
   at::Tensor disentangled_scores(const LayerWeights& w, const Projected& qkv, const at::Tensor& relative,
                                  int64_t B) const;
   at::Tensor relative_index(int64_t n) const;  // DeBERTa's, on the device
-  at::Tensor finish(const LayerWeights& w, const at::Tensor& context, const at::Tensor& x,
-                    const KeepGoing& keep_going) const;
+  // The output projection and feed-forward block (`feed_forward_rows` as for feed_forward).
+  at::Tensor finish(const LayerWeights& w, const at::Tensor& context, const at::Tensor& x, const KeepGoing& keep_going,
+                    int64_t feed_forward_rows = 0) const;
   // The same for the rows from `first` on, the rows before taken from `earlier_rows` ([first, D]):
   // a continued forward (ForwardPrefix).
   at::Tensor finish_rows_after(const LayerWeights& w, const at::Tensor& context, const at::Tensor& x, int64_t first,
-                               const at::Tensor& earlier_rows, const KeepGoing& keep_going) const;
+                               const at::Tensor& earlier_rows, const KeepGoing& keep_going,
+                               int64_t feed_forward_rows = 0) const;
   // The rows of each layer's input a forward of `batch` takes from `prefix`, on the compute device,
   // [L', rows, D]; undefined where none are (ForwardOptions::prefix).
   at::Tensor continued_rows(const ForwardPrefix& prefix, const Batch& batch) const;
@@ -203,7 +208,11 @@ class Transformer {
   // A continued forward keeping every map: layer `layer`'s rows before `rows` from the run before.
   void take_earlier_maps(LayerMask& mask, const ForwardPrefix& prefix, int64_t layer, int64_t rows) const;
   void check_forward_options(const ForwardOptions& o) const;  // throws where no forward gives what they ask
-  at::Tensor feed_forward(const LayerWeights& w, const at::Tensor& x, const KeepGoing& keep_going) const;
+  // The feed-forward block of every row of x, `step` rows at a time (0: as ForwardOptions::feed_forward_rows).
+  at::Tensor feed_forward(const LayerWeights& w, const at::Tensor& x, const KeepGoing& keep_going,
+                          int64_t step = 0) const;
+  at::Tensor feed_forward_whole(const LayerWeights& w, const at::Tensor& x,
+                                const KeepGoing& keep_going) const;  // every row at once
   at::Tensor finish_last_tokens(const LayerWeights& w, const at::Tensor& context, const at::Tensor& x,
                                 const Batch& batch) const;
   static at::Tensor last_rows(const at::Tensor& t, const std::vector<int64_t>& lengths);
