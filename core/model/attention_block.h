@@ -3,7 +3,7 @@
 // text's forward makes, block by block, and hands to whoever reads the maps as they go (the head
 // outputs, the column sums, the overview's pooling). A decoder's block sees no key after its last
 // row, a sliding-window layer's block a band: at 8,192 tokens a ModernBERT local layer's block of
-// 256 rows sees 384 keys of 8,192, and filling the rest with zeros cost more than its product.
+// 128 rows sees 256 keys of 8,192, and filling the rest with zeros cost more than its product.
 #include <ATen/core/Tensor.h>
 
 #include <cstdint>
