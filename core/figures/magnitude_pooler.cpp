@@ -19,7 +19,7 @@ void MagnitudePooler::add_rows(const float* rows, int64_t count, RowSpan columns
   if (k_ == 1) {  // nothing to pool
     for (int64_t r = 0; r < count; ++r, ++row_) {
       float* out = pooled_ + row_ * n_;
-      std::fill(out, out + n_, 0.0f);
+      if (width < n_) std::fill(out, out + n_, 0.0f);  // a short text's rows hold every column
       std::copy(rows + r * width, rows + (r + 1) * width, out + first);
     }
     return;
