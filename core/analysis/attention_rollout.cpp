@@ -92,7 +92,7 @@ at::Tensor rollout_in_blocks(const LayerMapRows& maps, int64_t last, int64_t n, 
   if (last < 0 || n < 1) throw Error("rollout needs a layer and at least one token");
   c10::InferenceMode guard;
   // Blocks of whole groups of rows (rollout_rows_into), so that no group is cut in two.
-  const int64_t step = (std::max<int64_t>(block_rows, 1) + kGroupRows - 1) / kGroupRows * kGroupRows;
+  const int64_t step = in_whole_groups(block_rows, kGroupRows);
   const std::vector<std::pair<int64_t, int64_t>> blocks = row_blocks(n, step);
   at::Tensor rollout = mapped_empty({n, n}), next;  // returned when freed (mapped_tensor.h)
   for (const auto& [first, count] : blocks)

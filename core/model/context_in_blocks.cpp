@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "model/reproducible_products.h"
+
 namespace attnscope {
 
 namespace {
@@ -11,7 +13,7 @@ namespace {
 constexpr int64_t P = kContextBlockRows;
 
 int64_t down_to_block(int64_t i) { return i / P * P; }
-int64_t up_to_block(int64_t i) { return (i + P - 1) / P * P; }
+int64_t up_to_block(int64_t i) { return in_whole_groups(i, P); }
 
 // The keys the block of rows [start, start + P) reads of n: from its first row's window, down to a
 // block's start; to its end where causal (past n: zero keys), or its last row's window, up to a

@@ -6,6 +6,7 @@
 // few, as a slice's are, so a slice of the feed-forward's down projection summed in another order
 // (found on torch 2.15's MKL 2024.2; a fixed thread count did not help). MKL's strict conditional
 // numerical reproducibility sums every output in one order whatever the threads and the shape.
+#include <algorithm>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -25,6 +26,12 @@ int64_t rows_per_block(int64_t row_elements);
 // Rows 0 .. n - 1 cut into blocks (first, count) of `step` rows (at least kFewestBlockRows); a rest
 // too short to stand alone joins the block before it.
 std::vector<std::pair<int64_t, int64_t>> row_blocks(int64_t n, int64_t step);
+
+// `rows` rounded up to whole groups of `group` rows (at least one group): blocks of rows that
+// start where groups made at fixed positions do (model/context_in_blocks.h, the rollout's).
+inline int64_t in_whole_groups(int64_t rows, int64_t group) {
+  return (std::max<int64_t>(rows, 1) + group - 1) / group * group;
+}
 
 // Asks MKL for strict reproducibility (MKL_CBWR=AUTO,STRICT) unless the user set MKL_CBWR. MKL
 // reads it once, at its first call: call this before any product. Other BLAS libraries ignore it.

@@ -243,8 +243,7 @@ at::Tensor Transformer::attend_in_blocks(const Projected& qkv, const LayerMask& 
   const ContextReach reach = reach_of(mask.local);
   const at::Tensor values = reach.every_key() ? v_t.transpose(1, 2) : v_t.transpose(1, 2).contiguous();
   int64_t step = mask.block_rows > 0 ? mask.block_rows : rows_per_block(B * H * n);
-  if (!reach.every_key() && mask.block_rows == 0)
-    step = (step + kContextBlockRows - 1) / kContextBlockRows * kContextBlockRows;
+  if (!reach.every_key() && mask.block_rows == 0) step = in_whole_groups(step, kContextBlockRows);
   at::Tensor context = keep ? keep->all_head_outputs[l] : at::empty({B, H, n, d}, q_t.options());
   const at::Tensor context_rows = context.view({B * H, n, d});
   at::Tensor columns = keep ? keep->all_column_sums[l] : at::Tensor();  // [B, H, n]
@@ -434,15 +433,10 @@ at::Tensor Transformer::feed_forward(const LayerWeights& w, const at::Tensor& x,
   if (step <= 0) step = rows_per_block(w.ffn_in_weight.size(0));
   if (rows <= step) return feed_forward_whole(w, x, keep_going);
   const at::Tensor flat = x.reshape({rows, D});
-  at::Tensor out;
-  for (const auto& [first, count] : row_blocks(rows, step)) {
-    const at::Tensor part = feed_forward_whole(w, flat.narrow(0, first, count), keep_going);
-    if (!out.defined()) out = at::empty({rows, part.size(-1)}, part.options());
-    out.narrow(0, first, count).copy_(part);
-  }
-  std::vector<int64_t> shape = x.sizes().vec();
-  shape.back() = out.size(1);
-  return out.view(shape);
+  at::Tensor out = at::empty_like(flat);  // the block maps the hidden size to itself
+  for (const auto& [first, count] : row_blocks(rows, step))
+    out.narrow(0, first, count).copy_(feed_forward_whole(w, flat.narrow(0, first, count), keep_going));
+  return out.view(x.sizes());
 }
 
 // The feed-forward block without its residual: act(x W_in) W_out, or for a gated block, whose
