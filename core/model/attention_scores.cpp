@@ -35,15 +35,21 @@ KeySpan lane_aligned(KeySpan seen, int64_t n) {
 AttentionScores::AttentionScores(ModelConfig config, ComputeDevice device, at::Tensor relative_bias)
     : config_(std::move(config)), device_(device), relative_bias_(std::move(relative_bias)) {}
 
-at::Tensor AttentionScores::scaled_query_rows(const at::Tensor& q_t) const {
+at::Tensor AttentionScores::scaled_query_rows(const at::Tensor& q_t, RowSpan rows) const {
   // Scaling q (a quarter of the scores' size at 128 tokens) instead of the scores saves a pass.
-  return (q_t * config_.scores_scale()).transpose(1, 2);
+  const at::Tensor q = rows.first == 0 && rows.size(q_t.size(2)) == q_t.size(2)
+                           ? q_t
+                           : q_t.narrow(2, rows.first, rows.size(q_t.size(2)));
+  return (q * config_.scores_scale()).transpose(1, 2);
 }
 
 at::Tensor AttentionScores::masked_scores(const at::Tensor& q_rows, const at::Tensor& k_t, const at::Tensor& mask,
                                           int64_t B, RowSpan rows) const {
   const int64_t n = k_t.size(2), H = k_t.size(0) / B, count = rows.size(q_rows.size(1));
-  at::Tensor scores = at::bmm(q_rows.narrow(1, rows.first, count), k_t).view({B, H, count, n});
+  // q_rows holds every row, or the rows asked alone (where it holds `count` rows, narrowing it
+  // would give it whole: only the first rows of every row can be `count` of them).
+  const at::Tensor q = q_rows.size(1) == count ? q_rows : q_rows.narrow(1, rows.first, count);
+  at::Tensor scores = at::bmm(q, k_t).view({B, H, count, n});
   if (const double cap = config_.attention_softcap; cap > 0) scores.div_(cap).tanh_().mul_(cap);  // Gemma 2
   if (mask.defined()) scores.add_(mask);
   return scores;

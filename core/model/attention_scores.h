@@ -28,10 +28,12 @@ class AttentionScores {
   };
   // `keys`: the mask's columns for those keys alone.
   Masks masks(int64_t n, const at::Tensor& padding, RowSpan rows = {}, KeySpan keys = {}) const;
-  // The queries scaled as the scores need them, as rows: [B * H, n, d] from q^T [B * H, d, n].
-  at::Tensor scaled_query_rows(const at::Tensor& q_t) const;
+  // The queries scaled as the scores need them, as rows: [B * H, n, d] from q^T [B * H, d, n]; or
+  // the rows asked alone, [B * H, rows, d] (a block's: the same values, a block's memory).
+  at::Tensor scaled_query_rows(const at::Tensor& q_t, RowSpan rows = {}) const;
   // q k^T (soft-capped where the family does) plus the mask, for the query rows asked:
-  // [B, H, rows, n] from scaled_query_rows and k^T [B * H, d, n]; `mask` made for those rows.
+  // [B, H, rows, n] from scaled_query_rows (of every row or of those rows alone) and k^T
+  // [B * H, d, n]; `mask` made for those rows.
   at::Tensor masked_scores(const at::Tensor& q_rows, const at::Tensor& k_t, const at::Tensor& mask, int64_t B,
                            RowSpan rows = {}) const;
   double lowest_value() const;  // the additive mask's value for a key left out, in the compute dtype

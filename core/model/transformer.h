@@ -163,8 +163,14 @@ class Transformer {
   struct Projected {
     at::Tensor q_t, k_t, v_t;  // [B * H, d, n]
   };
+  // A layer's queries, keys and values from its input x: normalised first where the family does,
+  // rotary positions applied when given. The normalised input lives only while it is projected
+  // (at 32,768 tokens Gemma 3's is 84 MB, which the layer's attention no longer holds).
+  Projected project(const LayerWeights& w, const at::Tensor& x, const RotaryTables* rotary,
+                    const KeepGoing& keep_going) const;
   Projected project_fused(const LayerWeights& w, const at::Tensor& input, const KeepGoing& keep_going) const;
-  Projected project_apart(const LayerWeights& w, const at::Tensor& input, const KeepGoing& keep_going) const;
+  Projected project_apart(const LayerWeights& w, const at::Tensor& input, const RotaryTables* rotary,
+                          const KeepGoing& keep_going) const;
   // A layer in two steps: self-attention to the head outputs (kept in `keep` when given; rotary
   // positions applied to queries and keys when given), then the output projection and feed-forward
   // block to the layer's output.
