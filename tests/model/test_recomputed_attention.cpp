@@ -65,6 +65,34 @@ TEST_P(RecomputedAttention, VisibleKeysAloneHoldTheMapsValues) {
   }
 }
 
+// A block's queries scaled apart (a long text's forward: Transformer::attend_in_blocks) give the
+// block of maps the rows of every query scaled at once give, to the bit, at any block's start.
+TEST_P(RecomputedAttention, ABlocksOwnQueriesGiveItsMapsToTheBit) {
+  const auto dir = test::golden_dir() / GetParam();
+  const auto model = Transformer::load(dir, test::test_device());
+  const AttentionScores& scores = model->attention_scores();
+  const nlohmann::json expected = test::read_json(dir / "expected.json");  // held: the loop reads into it
+  const auto ids = expected["cases"][0]["ids"].get<std::vector<int64_t>>();
+  const auto n = static_cast<int64_t>(ids.size());
+  const TextCaptures t = text_captures(model->forward({ids}, {.lenses = true}), 0, false);
+  for (int64_t l = 0; l < t.num_layers; ++l) {
+    const at::Tensor q_t = t.queries[l].transpose(1, 2).contiguous();  // [H, d, n], as the forward has it
+    const Transformer::RecomputeInputs inputs = model->recompute_inputs(t.queries[l], t.keys[l], l);
+    const at::Tensor every = scores.scaled_query_rows(q_t);
+    const bool local = model->config().is_local_layer(static_cast<size_t>(l));
+    for (const int64_t size : {5, 16}) {
+      for (int64_t first = 0; first < n; first += size) {
+        const RowSpan rows{first, std::min(size, n - first)};
+        const at::Tensor own = scores.scaled_query_rows(q_t, rows);
+        ASSERT_EQ(own.size(1), rows.count);
+        const at::Tensor want = scores.attention_block(every, inputs.keys_t, {}, local, 1, rows).whole();
+        const at::Tensor got = scores.attention_block(own, inputs.keys_t, {}, local, 1, rows).whole();
+        EXPECT_TRUE(at::equal(got, want)) << "layer " << l << ", " << size << " rows from " << first;
+      }
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Families, RecomputedAttention,
                          ::testing::Values("decoders/llama", "decoders/mistral", "decoders/qwen2_sliding",
                                            "decoders/qwen3", "decoders/gemma2", "decoders/gemma3", "decoders/gpt2",
