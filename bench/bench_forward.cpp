@@ -19,8 +19,10 @@
 // With --long-text, what a long text costs (issue 32), its maps not kept: the plain forward, the
 // forward keeping queries and keys, the overview's thumbnails made again block by block, the whole
 // analysis, one head's whole map made again, the forward pooling the overview's thumbnails from
-// its own blocks of maps, coloured (what the explorer's overview of a long text waits for), and the
-// Head view's rollout after the second layer and after the last.
+// its own blocks of maps, coloured (what the explorer's overview of a long text waits for), the
+// Head view's map of a head of the last layer and of the first sliding-window layer, each block of
+// rows over the keys it may see and spread over every key, and the Head view's rollout after the
+// second layer and after the last.
 //
 // With --continued N, a decoder's text typed on at its end: the explorer's forward of the text
 // continued from a run of it without its last N tokens (ForwardPrefix: its layers' inputs alone,
@@ -95,6 +97,21 @@ void time_long_text(const attnscope::Checkpoint& checkpoint, const attnscope::En
   const TextAnalysis analysis = analyze_text(text, captures, {});
   const AnalyzedTextView view = analyzed_text_view(text, captures, analysis, &checkpoint.model());
   const int last = static_cast<int>(analysis.num_layers - 1), head = static_cast<int>(analysis.num_heads / 2);
+  // The Head view's map of a layer, its rows over the keys they may see (as the view reads them) or
+  // spread over every key (held_rows unset: as it read them before); the first sliding-window layer
+  // beside the last layer where the model has one (else the last layer again).
+  int local = last;
+  for (int l = 0; l < last; ++l)
+    if (checkpoint.model().config().is_local_layer(static_cast<size_t>(l))) {
+      local = l;
+      break;
+    }
+  const auto head_view_map = [&](int layer, bool held) {
+    MapSource source = head_map_source(view, {layer, head}, ValueScale::Clipped, false);
+    if (!held) source.held_rows = {};
+    MapPyramid pyramid(std::move(source));
+    pyramid.make_top(std::chrono::hours(1));
+  };
   const auto m = interleaved_medians(
       warmup, runs,
       {[&] { checkpoint.model().forward({ids}, {.capture = false}); },
@@ -106,20 +123,28 @@ void time_long_text(const attnscope::Checkpoint& checkpoint, const attnscope::En
          checkpoint.model().forward({ids}, {.kept = KeptAttention::QueriesAndKeys, .attention_blocks = pooler.sink()});
          grid_atlas(view, {}, {.pooled = &pooler});
        },
-       [&] {  // what the Head view waits for: the top level of the head's pyramid, its clipped scale counted
-         MapPyramid pyramid(head_map_source(view, {last, head}, ValueScale::Clipped, false));
-         pyramid.make_top(std::chrono::hours(1));
-       },
+       // What the Head view waits for: the top level of the head's pyramid, its clipped scale counted.
+       [&] { head_view_map(last, true); }, [&] { head_view_map(last, false); }, [&] { head_view_map(local, true); },
+       [&] { head_view_map(local, false); },
        // The Head view's rollout (made before it is drawn): after the second layer one product of
        // n x n matrices, after the last L - 1 of them.
        [&] { long_text_rollout(view, 1, false); }, [&] { long_text_rollout(view, last, false); }},
       checkpoint.model().device().device, std::chrono::milliseconds(0));
-  std::cout << nlohmann::json{{"tokens", ids.size()},         {"runs", runs},
-                              {"forward_plain_ms", m[0]},     {"forward_queries_keys_ms", m[1]},
-                              {"thumbnails_ms", m[2]},        {"analysis_ms", m[3]},
-                              {"head_map_ms", m[4]},          {"forward_pooled_overview_ms", m[5]},
-                              {"head_view_map_ms", m[6]},     {"rollout_second_layer_ms", m[7]},
-                              {"rollout_last_layer_ms", m[8]}}
+  std::cout << nlohmann::json{{"tokens", ids.size()},
+                              {"runs", runs},
+                              {"forward_plain_ms", m[0]},
+                              {"forward_queries_keys_ms", m[1]},
+                              {"thumbnails_ms", m[2]},
+                              {"analysis_ms", m[3]},
+                              {"head_map_ms", m[4]},
+                              {"forward_pooled_overview_ms", m[5]},
+                              {"head_view_map_ms", m[6]},
+                              {"head_view_map_every_key_ms", m[7]},
+                              {"local_layer", local},
+                              {"head_view_map_local_ms", m[8]},
+                              {"head_view_map_local_every_key_ms", m[9]},
+                              {"rollout_second_layer_ms", m[10]},
+                              {"rollout_last_layer_ms", m[11]}}
                    .dump()
             << "\n";
 }

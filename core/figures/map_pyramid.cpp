@@ -16,7 +16,7 @@ namespace attnscope {
 
 MapPyramid::MapPyramid(MapSource source, PyramidOptions options)
     : source_(std::move(source)), options_(options), n_(source_.n) {
-  if (n_ <= 0 || !source_.rows) throw Error("an empty map cannot be shown");
+  if (n_ <= 0 || (!source_.rows && !source_.held_rows)) throw Error("an empty map cannot be shown");
   while (cells(top_) > std::max<int64_t>(1, options_.top_cells)) ++top_;
   top_values_.assign(static_cast<size_t>(cells(top_) * cells(top_)), 0.0f);
   low_ = std::numeric_limits<double>::infinity();
@@ -31,11 +31,18 @@ int64_t MapPyramid::block_step(int level) const {
   return std::max<int64_t>(k, std::max<int64_t>(1, source_.block_rows) / k * k);
 }
 
+MapRows MapPyramid::rows_of(int64_t first, int64_t count) const {
+  if (source_.held_rows) return source_.held_rows(first, count);
+  return {source_.rows(first, count).contiguous(), {0, n_}};
+}
+
 // Rows of the map are made a block at a time and folded into the level's cells as they come.
 void MapPyramid::pool_rows(int level, int64_t first, int64_t count, float* out) {
   MagnitudePooler pooler(n_, int64_t{1} << level, out, count);
-  for (const auto& [start, size] : row_blocks(count, block_step(level)))
-    pooler.add_rows(source_.rows(first + start, size).contiguous().data_ptr<float>(), size);
+  for (const auto& [start, size] : row_blocks(count, block_step(level))) {
+    const MapRows rows = rows_of(first + start, size);
+    pooler.add_rows(rows.values.data_ptr<float>(), size, rows.columns);
+  }
 }
 
 // The range and the histogram of every cell; NaN (an empty cell) is skipped by the comparisons
@@ -74,6 +81,13 @@ void MapPyramid::track(const float* values, int64_t count) {
   high_ = std::max(range[0].second, range[1].second);
 }
 
+void MapPyramid::track_zeros(int64_t count) {
+  if (count <= 0) return;
+  low_ = std::min(low_, 0.0);
+  high_ = std::max(high_, 0.0);
+  if (histograms_[0]) histograms_[0]->add_zeros(count);
+}
+
 // A block of rows at a time (a layer's summed map at 8,192 tokens: a band of the top level is
 // 1,024 rows of 12 heads, a block some 80), so that a frame's budget is kept to a block.
 bool MapPyramid::make_top(std::chrono::duration<double> budget) {
@@ -84,9 +98,10 @@ bool MapPyramid::make_top(std::chrono::duration<double> budget) {
     if (!top_band_)
       top_band_.emplace(n_, int64_t{1} << top_, top_values_.data() + top_bands_done_ * kTileCells * side, count);
     const int64_t size = std::min(block_step(top_), count - top_rows_done_);
-    const at::Tensor rows = source_.rows(first + top_rows_done_, size).contiguous();
-    track(rows.data_ptr<float>(), size * n_);
-    top_band_->add_rows(rows.data_ptr<float>(), size);
+    const MapRows rows = rows_of(first + top_rows_done_, size);
+    track(rows.values.data_ptr<float>(), size * rows.columns.count);
+    track_zeros(size * (n_ - rows.columns.count));
+    top_band_->add_rows(rows.values.data_ptr<float>(), size, rows.columns);
     if ((top_rows_done_ += size) == count) {
       top_band_.reset();
       top_rows_done_ = 0;
@@ -149,7 +164,9 @@ std::vector<std::pair<int, int>> MapPyramid::outlined(int64_t band, int64_t colu
 float MapPyramid::value(int64_t i, int64_t j) {
   if (top_ == 0 && top_done()) return top_values_[static_cast<size_t>(i * n_ + j)];  // the map itself
   if (const PooledBand* kept = band(0, i / kTileCells, false)) return kept->value(i % kTileCells, j);
-  return source_.rows(i, 1).contiguous().data_ptr<float>()[j];
+  const MapRows row = rows_of(i, 1);
+  const int64_t at = j - row.columns.first;
+  return at >= 0 && at < row.columns.count ? row.values.data_ptr<float>()[at] : 0.0f;
 }
 
 ColorScale MapPyramid::color_scale() const {

@@ -22,8 +22,16 @@
 #include "figures/colormap.h"
 #include "figures/magnitude_pooler.h"
 #include "figures/value_histogram.h"
+#include "model/row_span.h"
 
 namespace attnscope {
+
+// Rows of a map over some of its columns, every other column 0 (a decoder's block of attention
+// rows over the keys they may see).
+struct MapRows {
+  at::Tensor values;  // [rows, columns.count] float32 on the host, contiguous
+  KeySpan columns;    // count given
+};
 
 // An n x n map a pyramid shows, made a block of rows at a time (figures/map_sources.h makes them
 // for a text: a head's map, a layer's, the separator mask, block averages).
@@ -31,6 +39,9 @@ struct MapSource {
   int64_t n = 0;
   // [count, n] float32 on the host: rows [first, first + count) of the map.
   std::function<at::Tensor(int64_t first, int64_t count)> rows;
+  // Set beside `rows` where the map's rows hold some columns alone: the same rows over those, which
+  // the pyramid reads instead (no column of zeros made, pooled or counted one by one).
+  std::function<MapRows(int64_t first, int64_t count)> held_rows;
   int64_t block_rows = 256;  // rows made at a time (about 32 MB of what making them holds)
   // Cells outlined at level 0 (a head's pairs), or empty.
   using Outlined = std::function<bool(int64_t i, int64_t j)>;
@@ -100,7 +111,9 @@ class MapPyramid {
   int64_t block_step(int level) const;
   // Rows [first, first + count) of the map, pooled into `out` by 2^level.
   void pool_rows(int level, int64_t first, int64_t count, float* out);
+  MapRows rows_of(int64_t first, int64_t count) const;  // held_rows', or rows' over every column
   void track(const float* values, int64_t count);
+  void track_zeros(int64_t count);  // cells of columns the rows do not hold
   void drop_old_bands();
 
   MapSource source_;

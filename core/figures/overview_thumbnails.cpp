@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <utility>
 
 #include "analysis/lens_maps.h"
 #include "base/error.h"
@@ -93,6 +94,16 @@ void report_layers(const LongTextThumbnails& long_text, int64_t done, int64_t la
   if (long_text.progress) long_text.progress("overview", static_cast<double>(done) / static_cast<double>(layers));
 }
 
+// Rows [first, first + count) of every head's map of a layer, [H, count, keys.count], and the keys
+// they hold: a long text's attention over the keys the rows may see (AttentionBlockRows: a
+// decoder's rows hold no key after their own), any other map's over every key.
+std::pair<at::Tensor, KeySpan> layer_block(const AnalyzedTextView& text, int layer, MatrixKind matrix, RowSpan rows) {
+  if (matrix != MatrixKind::Attention || text.keeps_maps() || !text.attention_blocks)
+    return {head_rows(text, layer, -1, matrix, rows), {0, text.analysis.length}};
+  const AttentionBlock block = text.attention_blocks(layer, -1, rows);
+  return {block.maps[0], block.keys};
+}
+
 // A long text (its maps not kept): each layer's maps made a block of query rows at a time and
 // pooled into its heads' and its sum's panels as they come, so that no layer's maps are whole.
 void pool_in_blocks(const AnalyzedTextView& text, const FigureOptions& o, int64_t k,
@@ -108,13 +119,17 @@ void pool_in_blocks(const AnalyzedTextView& text, const FigureOptions& o, int64_
     for (const auto& block : blocks) {
       stop_if_stale(long_text.keep_going);
       const int64_t first = block.first, count = block.second;  // named: clang 14's lambdas capture no bindings
-      at::Tensor rows = head_rows(text, static_cast<int>(l), -1, o.matrix, {first, count});  // [H, rows, n]
-      if (o.zero_diagonal && o.matrix == MatrixKind::Attention) rows.diagonal(first, -2, -1).zero_();
+      // Not structured bindings: clang 14's lambdas capture none.
+      const std::pair<at::Tensor, KeySpan> block_of = layer_block(text, static_cast<int>(l), o.matrix, {first, count});
+      const at::Tensor& rows = block_of.first;  // [H, rows, keys]
+      const KeySpan held = block_of.second;
+      const int64_t width = held.count;
+      if (o.zero_diagonal && o.matrix == MatrixKind::Attention) rows.diagonal(first - held.first, -2, -1).zero_();
       const at::Tensor sum = layer_rows(text, static_cast<int>(l), o.matrix, rows, {first, count}).contiguous();
       at::parallel_for(0, per_layer, 1, [&](int64_t begin, int64_t end) {
         for (int64_t h = begin; h < end; ++h)
           poolers[static_cast<size_t>(h)].add_rows(
-              h == H ? sum.data_ptr<float>() : rows.data_ptr<float>() + h * count * n, count);
+              h == H ? sum.data_ptr<float>() : rows.data_ptr<float>() + h * count * width, count, held);
       });
     }
     for (int64_t h = 0; h < per_layer; ++h) finish_panel(out[static_cast<size_t>(l * per_layer + h)], l, h, H, o);

@@ -54,14 +54,20 @@ MatrixKind matrix_by_name(const std::string& name) {
 AnalyzedTextView analyzed_text_view(const Encoding& encoding, const TextCaptures& captures,
                                     const TextAnalysis& analysis, const Transformer* model) {
   AnalyzedTextView view{encoding, captures, analysis};
-  if (model && captures.remakes_maps()) view.attention_rows = recomputed_attention_rows(*model, captures);
+  if (model && captures.remakes_maps()) {
+    view.attention_blocks = recomputed_attention_blocks(*model, captures);
+    view.attention_rows = whole_rows(view.attention_blocks);
+  }
   return view;
 }
 
 AnalyzedTextView analyzed_text_view(const Encoding& encoding, const TextCaptures& captures,
                                     const TextAnalysis& analysis, const AttentionScores* scores) {
   AnalyzedTextView view{encoding, captures, analysis};
-  if (scores && captures.remakes_maps()) view.attention_rows = recomputed_attention_rows(*scores, captures);
+  if (scores && captures.remakes_maps()) {
+    view.attention_blocks = recomputed_attention_blocks(*scores, captures);
+    view.attention_rows = whole_rows(view.attention_blocks);
+  }
   return view;
 }
 

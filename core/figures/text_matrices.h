@@ -35,6 +35,9 @@ struct AnalyzedTextView {
   // A long text's maps (captures.attention undefined): recomputed from its queries and keys by the
   // model that ran it. Unset: the text's maps are read from its captures, or are not to be had.
   AttentionRows attention_rows = {};
+  // The same as blocks over the keys their rows may see (a head's map pooled for a view), the two
+  // sharing one layout of the queries and keys; set with attention_rows by analyzed_text_view.
+  AttentionBlockRows attention_blocks = {};
   // A long text's rollouts made beforehand (one lens, each after its layer): map_rows reads the one
   // of its layer, head_map_source the one of its layer and lens (another is refused in one line);
   // head_matrix makes any other.

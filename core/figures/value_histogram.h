@@ -14,6 +14,7 @@ class ValueHistogram {
   explicit ValueHistogram(bool absolute);
   void add(const float* values, int64_t count);  // NaN is skipped
   void add(const ValueHistogram& other);         // what `other` counted (of the same kind)
+  void add_zeros(int64_t count) { zeros_ += count; }
   int64_t count() const;
   // The k-th smallest value counted (k from 0), as the middle of its bin; 0 when none were counted.
   double kth(int64_t k) const;

@@ -12,15 +12,16 @@ namespace attnscope {
 namespace {
 
 // `maker` (a Transformer or its AttentionScores) lays out one head's or layer's queries and keys
-// (recompute_inputs) and makes rows from them; the last layout is kept for the next block.
-template <class Maker, class Make>
-AttentionRows cached_rows(const Maker& maker, const TextCaptures& captures, Make make) {
+// (recompute_inputs) and its AttentionScores makes blocks from them; the last layout is kept for the
+// next block.
+template <class Maker>
+AttentionBlockRows cached_blocks(const Maker& maker, const AttentionScores& scores, const TextCaptures& captures) {
   struct Cached {
     int64_t layer = -1, head = -1;
     AttentionScores::RecomputeInputs inputs;
   };
   auto cached = std::make_shared<Cached>();
-  return [&maker, &captures, cached, make](int64_t layer, int64_t head, RowSpan rows) {
+  return [&maker, &scores, &captures, cached](int64_t layer, int64_t head, RowSpan rows) {
     if (cached->layer != layer || cached->head != head) {
       const auto heads = [&](const at::Tensor& t, int64_t h) { return head < 0 ? t[layer] : t[layer].narrow(0, h, 1); };
       cached->layer = -1;  // until the inputs are made (they may throw)
@@ -30,7 +31,9 @@ AttentionRows cached_rows(const Maker& maker, const TextCaptures& captures, Make
       cached->layer = layer;
       cached->head = head;
     }
-    return make(cached->inputs, rows).to(at::kCPU, at::kFloat).contiguous();
+    AttentionBlock block = scores.recompute_block(cached->inputs, rows);
+    block.maps = block.maps.to(at::kCPU, at::kFloat).contiguous();
+    return block;
   };
 }
 
@@ -49,20 +52,40 @@ AttentionRows grouped_rows(AttentionRows pieces, const std::vector<int64_t>& fir
   };
 }
 
+// Rows over every one of n keys as blocks that hold them all (a long text's words).
+AttentionBlockRows every_key_blocks(AttentionRows rows, int64_t n) {
+  return [rows = std::move(rows), n](int64_t layer, int64_t head, RowSpan asked) {
+    const at::Tensor maps = rows(layer, head, asked);
+    return AttentionBlock{maps.unsqueeze(0), {asked.first, maps.size(1)}, {0, n}, n};
+  };
+}
+
 }  // namespace
+
+AttentionBlockRows recomputed_attention_blocks(const Transformer& model, const TextCaptures& captures) {
+  if (captures.pieces) return every_key_blocks(recomputed_attention_rows(model, captures), captures.length);
+  return cached_blocks(model, model.attention_scores(), captures);
+}
+
+AttentionBlockRows recomputed_attention_blocks(const AttentionScores& scores, const TextCaptures& captures) {
+  if (captures.pieces) return every_key_blocks(recomputed_attention_rows(scores, captures), captures.length);
+  return cached_blocks(scores, scores, captures);
+}
+
+AttentionRows whole_rows(AttentionBlockRows blocks) {
+  return [blocks = std::move(blocks)](int64_t layer, int64_t head, RowSpan rows) {
+    return blocks(layer, head, rows).whole().squeeze(0).contiguous();
+  };
+}
 
 AttentionRows recomputed_attention_rows(const Transformer& model, const TextCaptures& captures) {
   if (captures.pieces) return grouped_rows(recomputed_attention_rows(model, *captures.pieces), captures.first_pieces);
-  return cached_rows(model, captures, [&model](const Transformer::RecomputeInputs& inputs, RowSpan rows) {
-    return model.recompute_attention(inputs, rows);
-  });
+  return whole_rows(recomputed_attention_blocks(model, captures));
 }
 
 AttentionRows recomputed_attention_rows(const AttentionScores& scores, const TextCaptures& captures) {
   if (captures.pieces) return grouped_rows(recomputed_attention_rows(scores, *captures.pieces), captures.first_pieces);
-  return cached_rows(scores, captures, [&scores](const AttentionScores::RecomputeInputs& inputs, RowSpan rows) {
-    return scores.recompute(inputs, rows);
-  });
+  return whole_rows(recomputed_attention_blocks(scores, captures));
 }
 
 }  // namespace attnscope

@@ -77,8 +77,25 @@ at::Tensor AttentionScores::recompute(const RecomputeInputs& inputs, RowSpan row
   return recompute(inputs, rows, KeySpan{});
 }
 
+AttentionBlock AttentionScores::recompute_block(const RecomputeInputs& inputs, RowSpan rows) const {
+  const int64_t n = inputs.keys_t.size(2), count = rows.size(n);
+  c10::InferenceMode guard;
+  if (count < kFewestBlockRows && count < n) {  // see reproducible_products.h
+    // The rows added before the ones asked are dropped; the keys they see stay, weighing 0.
+    const int64_t first = std::max<int64_t>(0, std::min(rows.first, n - kFewestBlockRows));
+    AttentionBlock block = recompute_block(inputs, {first, std::min(kFewestBlockRows, n)});
+    block.maps = block.maps.narrow(2, rows.first - first, count);
+    block.rows = {rows.first, count};
+    return block;
+  }
+  return attention_block(inputs.query_rows, inputs.keys_t, {},
+                         config_.is_local_layer(static_cast<size_t>(inputs.layer)), 1, {rows.first, count},
+                         inputs.first_head);
+}
+
 at::Tensor AttentionScores::recompute(const RecomputeInputs& inputs, RowSpan rows, KeySpan keys) const {
   const int64_t n = inputs.keys_t.size(2);
+  if (keys.size(n) == n) return recompute_block(inputs, rows).whole().squeeze(0);
   c10::InferenceMode guard;
   if (const int64_t count = rows.size(n); count < kFewestBlockRows && count < n) {  // see reproducible_products.h
     // The rows added before the ones asked are dropped: that they may see keys `keys` leaves out
@@ -86,21 +103,12 @@ at::Tensor AttentionScores::recompute(const RecomputeInputs& inputs, RowSpan row
     const int64_t first = std::max<int64_t>(0, std::min(rows.first, n - kFewestBlockRows));
     return recompute(inputs, {first, std::min(kFewestBlockRows, n)}, keys).narrow(1, rows.first - first, count);
   }
-  if (keys.size(n) == n)
-    return block_attention(inputs.query_rows, inputs.keys_t, {},
-                           config_.is_local_layer(static_cast<size_t>(inputs.layer)), 1, rows, inputs.first_head)
-        .squeeze(0);
   const at::Tensor mask =
       heads_of(layer_mask(n, {}, rows, keys, config_.is_local_layer(static_cast<size_t>(inputs.layer))),
                inputs.query_rows.size(0), inputs.first_head);
   const at::Tensor scores =
       masked_scores(inputs.query_rows, inputs.keys_t.narrow(2, keys.first, keys.size(n)), mask, 1, rows);
   return at::_softmax(scores, -1, false).squeeze(0);
-}
-
-at::Tensor AttentionScores::block_attention(const at::Tensor& q_rows, const at::Tensor& k_t, const at::Tensor& padding,
-                                            bool local_layer, int64_t B, RowSpan rows, int64_t first_head) const {
-  return attention_block(q_rows, k_t, padding, local_layer, B, rows, first_head).whole();
 }
 
 AttentionBlock AttentionScores::attention_block(const at::Tensor& q_rows, const at::Tensor& k_t,

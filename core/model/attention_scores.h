@@ -49,9 +49,6 @@ class AttentionScores {
   // `first_head`: where the heads given begin (MPNet's bias differs by head).
   AttentionBlock attention_block(const at::Tensor& q_rows, const at::Tensor& k_t, const at::Tensor& padding,
                                  bool local_layer, int64_t B, RowSpan rows, int64_t first_head = 0) const;
-  // The same over every key, [B, H, rows, n].
-  at::Tensor block_attention(const at::Tensor& q_rows, const at::Tensor& k_t, const at::Tensor& padding,
-                             bool local_layer, int64_t B, RowSpan rows, int64_t first_head = 0) const;
 
   // One text's maps of one layer again from the queries and keys its forward used (queries
   // [H, n, d], keys [H or G, n, d]: TextCaptures keeps a group's shared keys once, repeated here
@@ -66,6 +63,9 @@ class AttentionScores {
   RecomputeInputs recompute_inputs(const at::Tensor& queries, const at::Tensor& keys, int64_t layer,
                                    int64_t first_head = 0) const;
   at::Tensor recompute(const RecomputeInputs& inputs, RowSpan rows = {}) const;
+  // The same rows over the keys they may see alone (attention_block's block, B = 1): what a view
+  // pooling a long text's map reads, without spreading each block over every key.
+  AttentionBlock recompute_block(const RecomputeInputs& inputs, RowSpan rows) const;
   // Those rows' columns `keys` alone, [H, rows, keys], each row's softmax taken over those keys:
   // with keys that hold every key the rows may see (visible_keys), the map's values there within
   // rounding, not to the bit (the sums run over fewer terms in another order), and zero outside.

@@ -2,7 +2,8 @@
 // analysis head outputs) equal the pictures of the same text with every map kept, on the real
 // MiniLM at 512 tokens: the overview's thumbnails made and pooled a block of rows at a time (blocks
 // that do not line up with the thumbnails' cells), and a head's or a layer's whole matrix made
-// again, for attention, S, cosine, the norm-based lens and rollout, to the bit.
+// again, for attention, S, cosine, the norm-based lens and rollout, to the bit; and a tiny
+// decoder's thumbnails made from blocks over the keys their rows may see.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
@@ -200,6 +201,21 @@ TEST(LongTextFigures, ABlockOfSomeKeysPoolsAsItsRowsOverEveryKey) {
     }
     ASSERT_TRUE(narrow.complete() && whole.complete());
     for (size_t p = 0; p < 3; ++p) EXPECT_EQ(narrow.values(p), whole.values(p)) << cells << " cells, panel " << p;
+  }
+}
+
+// A decoder's rows hold no key after their own, a sliding-window layer's a band: its thumbnails
+// pooled from such blocks (of 64 rows, the last shorter) are those of its maps kept, to the bit,
+// its diagonal zeroed or not.
+TEST(LongTextFigures, ADecodersThumbnailsPoolBlocksOverTheKeysTheirRowsSee) {
+  for (const bool zeroed : {false, true}) {
+    FigureOptions o;
+    o.zero_diagonal = zeroed;
+    const auto made = grid_thumbnails(test::decoder_long_view(), o, 32, {.block_rows = 64});
+    const auto kept = grid_thumbnails(test::decoder_maps_view(), o, 32);
+    ASSERT_EQ(made.size(), kept.size());
+    for (size_t p = 0; p < made.size(); ++p)
+      EXPECT_EQ(made[p].values, kept[p].values) << "panel " << p << (zeroed ? ", diagonal zeroed" : "");
   }
 }
 

@@ -4,6 +4,7 @@
 // equal the map to the bit, the range and colour scale are the whole map's, the pairs outlined are
 // the head's, bands dropped past the memory budget come back the same, and the tiled figures
 // (head, Fig. 5, Fig. 12) hold the same panels as the whole ones, their maps from their sources.
+// A tiny decoder's maps pool the same from blocks over the keys their rows may see.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -189,6 +190,52 @@ TEST(MapPyramid, ALensHeadsOutlinesAreMadeWhenAskedNotWhenShown) {
       }
   EXPECT_EQ(listed, 2 * pairs.count());
   EXPECT_EQ(made, 1);
+}
+
+// A decoder's maps made again over the keys their rows may see (MapSource::held_rows): a tiny
+// Gemma 3 at 230 tokens, past its window of 5 and past blocks of 64 rows. Every level of a local
+// layer's head, a global layer's head and a layer's sum of heads equals its whole captured map
+// pooled, to the bit; so do single cells (after the diagonal, the zeros no block holds), the range
+// and the clipped colour scale's percentile (the cells no block holds counted as zeros).
+TEST(MapPyramid, ADecodersMapPoolsOverTheKeysItsRowsSee) {
+  const test::DecoderBothPaths& both = test::decoder_both_paths();
+  const TextCaptures& maps = both.maps.captures;
+  const auto n = static_cast<int64_t>(both.encoding.size());
+  const AnalyzedTextView view = test::decoder_long_view();
+  for (const MapOfHead m : {MapOfHead{0, 1, MatrixKind::Attention, true}, MapOfHead{1, 3, MatrixKind::Attention},
+                            MapOfHead{2, -1, MatrixKind::Attention}}) {
+    SCOPED_TRACE("layer " + std::to_string(m.layer) + " head " + std::to_string(m.head));
+    at::Tensor map = m.head < 0 ? maps.attention[m.layer].sum(0) : maps.attention[m.layer][m.head].clone();
+    if (m.zero_diagonal) map.diagonal().zero_();
+    map = map.contiguous();
+    const std::vector<float> whole(map.data_ptr<float>(), map.data_ptr<float>() + n * n);
+    const auto pooled_by = [&](int64_t k) {
+      std::vector<float> out(static_cast<size_t>(((n + k - 1) / k) * ((n + k - 1) / k)));
+      MagnitudePooler(n, k, out.data()).add_rows(whole.data(), n);
+      return out;
+    };
+    MapSource source = head_map_source(view, m, ValueScale::Clipped, false);
+    source.block_rows = 64;  // the top level made of blocks that do not hold every key, as a long text's are
+    ASSERT_TRUE(source.held_rows);
+    EXPECT_LT(source.held_rows(0, 64).columns.count, n);  // the first block holds its keys alone
+    MapPyramid pyramid(source, {.top_cells = 64});
+    ASSERT_EQ(pyramid.top_level(), 2);
+    pyramid.make_top(std::chrono::hours(1));
+    EXPECT_EQ(pyramid.top(), pooled_by(4));
+    for (int level = 0; level < 2; ++level)
+      for (int64_t b = 0; b < pyramid.bands(level); ++b)
+        EXPECT_EQ(pyramid.band(level, b, true)->values,
+                  band_of(pooled_by(int64_t{1} << level), pyramid.cells(level), b))
+            << "level " << level << " band " << b;
+    const auto [low, high] = std::minmax_element(whole.begin(), whole.end());
+    EXPECT_EQ(pyramid.range(), std::make_pair(static_cast<double>(*low), static_cast<double>(*high)));
+    const ColorScale want = color_scale_for(whole, ValueScale::Clipped, false);
+    EXPECT_NEAR(pyramid.color_scale().hi, want.hi, 1e-3 * std::abs(want.hi));
+    for (const auto& [i, j] : {std::pair<int64_t, int64_t>{0, 0}, {17, 200}, {150, 148}, {229, 2}, {229, 229}}) {
+      MapPyramid fresh(source);  // no band kept: each cell's row made again
+      EXPECT_EQ(fresh.value(i, j), whole[static_cast<size_t>(i * n + j)]) << i << "," << j;
+    }
+  }
 }
 
 // The tiled figures are the whole figures without their maps' values: the same panels (titles,

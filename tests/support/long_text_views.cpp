@@ -6,7 +6,10 @@
 
 #include "model/attention_rows.h"
 #include "support/minilm.h"
+#include "support/model_texts.h"
+#include "support/modified_checkpoint.h"
 #include "support/paths.h"
+#include "support/test_device.h"
 
 namespace attnscope::test {
 
@@ -29,12 +32,43 @@ const BothPaths& both_paths() {
 
 AnalyzedTextView long_view() {
   const BothPaths& b = both_paths();
-  return {b.encoding, b.long_text.captures, b.long_text.analysis,
-          recomputed_attention_rows(minilm_checkpoint().model(), b.long_text.captures)};
+  return analyzed_text_view(b.encoding, b.long_text.captures, b.long_text.analysis, &minilm_checkpoint().model());
 }
 
 AnalyzedTextView maps_view() {
   const BothPaths& b = both_paths();
+  return {b.encoding, b.maps.captures, b.maps.analysis};
+}
+
+const DecoderBothPaths& decoder_both_paths() {
+  static const DecoderBothPaths both = [] {
+    DecoderBothPaths b;
+    {
+      const TempDir copy;
+      write_longer_checkpoint(golden_dir() / "decoders/gemma3", copy.path(), 300);
+      b.model = Transformer::load(copy.path(), test_device());
+    }
+    const std::vector<int64_t> ids = spread_token_ids(*b.model, 230, 11);
+    for (size_t i = 0; i < ids.size(); ++i) {
+      const auto at = static_cast<uint32_t>(2 * i);
+      b.encoding.tokens.push_back({static_cast<int32_t>(ids[i]), "t" + std::to_string(ids[i]), at, at + 1});
+    }
+    for (auto [kept, into] : {std::pair{KeptAttention::QueriesAndKeys, &b.long_text}, {KeptAttention::Maps, &b.maps}}) {
+      into->captures = text_captures(b.model->forward({ids}, {.kept = kept}), 0, true);
+      into->analysis = analyze_text(b.encoding, into->captures, AnalysisSettings{});
+    }
+    return b;
+  }();
+  return both;
+}
+
+AnalyzedTextView decoder_long_view() {
+  const DecoderBothPaths& b = decoder_both_paths();
+  return analyzed_text_view(b.encoding, b.long_text.captures, b.long_text.analysis, b.model.get());
+}
+
+AnalyzedTextView decoder_maps_view() {
+  const DecoderBothPaths& b = decoder_both_paths();
   return {b.encoding, b.maps.captures, b.maps.analysis};
 }
 

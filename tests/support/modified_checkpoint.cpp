@@ -3,6 +3,9 @@
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
 
+#include <nlohmann/json.hpp>
+
+#include <fstream>
 #include <regex>
 
 #include "results/safetensors_writer.h"
@@ -41,6 +44,13 @@ TensorEdit permute_heads(std::vector<std::vector<int>> permutation, int64_t head
     for (const int h : order) blocks.push_back(value.narrow(dim, h * d, d));
     return at::cat(blocks, dim);
   };
+}
+
+void write_longer_checkpoint(const std::filesystem::path& from, const std::filesystem::path& to, int64_t positions) {
+  write_modified_checkpoint(from, to, [](const std::string&, const at::Tensor& value) { return value; });
+  nlohmann::json config = nlohmann::json::parse(std::ifstream(to / "config.json"));
+  config["max_position_embeddings"] = positions;
+  std::ofstream(to / "config.json") << config.dump();
 }
 
 // FNV-1a: a seed per tensor that is the same on every platform (std::hash is not).

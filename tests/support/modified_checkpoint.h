@@ -19,6 +19,10 @@ using TensorEdit = std::function<at::Tensor(const std::string& name, const at::T
 void write_modified_checkpoint(const std::filesystem::path& from, const std::filesystem::path& to,
                                const TensorEdit& edit);
 
+// Writes `to` as `from` with max_position_embeddings set to `positions` (a tiny checkpoint's text
+// past its sliding window or a block of 64 rows; rotary positions need no table).
+void write_longer_checkpoint(const std::filesystem::path& from, const std::filesystem::path& to, int64_t positions);
+
 // The edit that permutes the heads of every layer of a BERT checkpoint with `heads` heads:
 // head j of layer l of the copy is head permutation[l][j] of the original (query, key and value
 // rows and the columns of the attention output projection move together).
