@@ -119,7 +119,6 @@ void pool_in_blocks(const AnalyzedTextView& text, const FigureOptions& o, int64_
     for (const auto& block : blocks) {
       stop_if_stale(long_text.keep_going);
       const int64_t first = block.first, count = block.second;  // named: clang 14's lambdas capture no bindings
-      // Not structured bindings: clang 14's lambdas capture none.
       const std::pair<at::Tensor, KeySpan> block_of = layer_block(text, static_cast<int>(l), o.matrix, {first, count});
       const at::Tensor& rows = block_of.first;  // [H, rows, keys]
       const KeySpan held = block_of.second;
