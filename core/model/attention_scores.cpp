@@ -23,6 +23,14 @@ constexpr int64_t kFewestNarrowedProduct = 512;
 // end) sums every lane in the same order as the whole row and gives its visible part the same bits.
 constexpr int64_t kSoftmaxLanes = 64;
 
+// The rows made for fewer rows asked than kFewestBlockRows: that many from the first one asked (or
+// the text's last ones), so that their products sum as a block's do (reproducible_products.h). What
+// the added rows see or leave out changes none of the rows asked.
+RowSpan rows_made_for(RowSpan asked, int64_t n) {
+  const int64_t first = std::max<int64_t>(0, std::min(asked.first, n - kFewestBlockRows));
+  return {first, std::min(kFewestBlockRows, n)};
+}
+
 // `seen` widened to whole groups of kSoftmaxLanes keys.
 KeySpan lane_aligned(KeySpan seen, int64_t n) {
   const int64_t first = seen.first / kSoftmaxLanes * kSoftmaxLanes;
@@ -80,11 +88,10 @@ at::Tensor AttentionScores::recompute(const RecomputeInputs& inputs, RowSpan row
 AttentionBlock AttentionScores::recompute_block(const RecomputeInputs& inputs, RowSpan rows) const {
   const int64_t n = inputs.keys_t.size(2), count = rows.size(n);
   c10::InferenceMode guard;
-  if (count < kFewestBlockRows && count < n) {  // see reproducible_products.h
-    // The rows added before the ones asked are dropped; the keys they see stay, weighing 0.
-    const int64_t first = std::max<int64_t>(0, std::min(rows.first, n - kFewestBlockRows));
-    AttentionBlock block = recompute_block(inputs, {first, std::min(kFewestBlockRows, n)});
-    block.maps = block.maps.narrow(2, rows.first - first, count);
+  if (count < kFewestBlockRows && count < n) {  // the added rows dropped; the keys they see stay, weighing 0
+    const RowSpan made = rows_made_for(rows, n);
+    AttentionBlock block = recompute_block(inputs, made);
+    block.maps = block.maps.narrow(2, rows.first - made.first, count);
     block.rows = {rows.first, count};
     return block;
   }
@@ -97,11 +104,9 @@ at::Tensor AttentionScores::recompute(const RecomputeInputs& inputs, RowSpan row
   const int64_t n = inputs.keys_t.size(2);
   if (keys.size(n) == n) return recompute_block(inputs, rows).whole().squeeze(0);
   c10::InferenceMode guard;
-  if (const int64_t count = rows.size(n); count < kFewestBlockRows && count < n) {  // see reproducible_products.h
-    // The rows added before the ones asked are dropped: that they may see keys `keys` leaves out
-    // changes none of the rows asked.
-    const int64_t first = std::max<int64_t>(0, std::min(rows.first, n - kFewestBlockRows));
-    return recompute(inputs, {first, std::min(kFewestBlockRows, n)}, keys).narrow(1, rows.first - first, count);
+  if (const int64_t count = rows.size(n); count < kFewestBlockRows && count < n) {
+    const RowSpan made = rows_made_for(rows, n);
+    return recompute(inputs, made, keys).narrow(1, rows.first - made.first, count);
   }
   const at::Tensor mask =
       heads_of(layer_mask(n, {}, rows, keys, config_.is_local_layer(static_cast<size_t>(inputs.layer))),
