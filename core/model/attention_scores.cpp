@@ -45,10 +45,7 @@ AttentionScores::AttentionScores(ModelConfig config, ComputeDevice device, at::T
 
 at::Tensor AttentionScores::scaled_query_rows(const at::Tensor& q_t, RowSpan rows) const {
   // Scaling q (a quarter of the scores' size at 128 tokens) instead of the scores saves a pass.
-  const at::Tensor q = rows.first == 0 && rows.size(q_t.size(2)) == q_t.size(2)
-                           ? q_t
-                           : q_t.narrow(2, rows.first, rows.size(q_t.size(2)));
-  return (q * config_.scores_scale()).transpose(1, 2);
+  return (q_t.narrow(2, rows.first, rows.size(q_t.size(2))) * config_.scores_scale()).transpose(1, 2);
 }
 
 at::Tensor AttentionScores::masked_scores(const at::Tensor& q_rows, const at::Tensor& k_t, const at::Tensor& mask,
