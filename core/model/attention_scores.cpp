@@ -31,10 +31,14 @@ RowSpan rows_made_for(RowSpan asked, int64_t n) {
   return {first, std::min(kFewestBlockRows, n)};
 }
 
-// `seen` widened to whole groups of kSoftmaxLanes keys.
+// `seen` widened to whole groups of kSoftmaxLanes keys, and to at least kSoftmaxLanes keys where
+// the text has them (a few rows at its end in a sliding window see fewer): MKL multiplies by fewer
+// than some two dozen columns with other kernels, which sum in another order (measured with AVX2,
+// MKL_CBWR strict: products over 1 to 23 keys differed in the last bit from those keys' columns of
+// a wider product, over 24 to 299 keys never did; with AVX-512 the narrow ones agreed too).
 KeySpan lane_aligned(KeySpan seen, int64_t n) {
-  const int64_t first = seen.first / kSoftmaxLanes * kSoftmaxLanes;
   const int64_t end = std::min(n, (seen.first + seen.size(n) + kSoftmaxLanes - 1) / kSoftmaxLanes * kSoftmaxLanes);
+  const int64_t first = std::max<int64_t>(0, std::min(seen.first, end - kSoftmaxLanes)) / kSoftmaxLanes * kSoftmaxLanes;
   return {first, end - first};
 }
 
@@ -119,20 +123,22 @@ AttentionBlock AttentionScores::attention_block(const at::Tensor& q_rows, const 
   const int64_t n = k_t.size(2), H = k_t.size(0) / B, count = rows.size(q_rows.size(1));
   KeySpan seen = visible_keys(n, rows, local_layer);
   if (count * seen.size(n) * k_t.size(1) < kFewestNarrowedProduct) seen = {};
+  // On the CPU the scores and the softmax run over the lane-aligned keys around those seen, the
+  // others masked out to an exact 0 (kSoftmaxLanes, lane_aligned); elsewhere the softmax runs over
+  // every key, as the whole path's does. With padding the scores are the lane-aligned keys' and the
+  // softmax runs over every key: a padded row of a local layer may see no key at all, and the whole
+  // path spreads it over every key.
+  if (device_.device.is_cpu()) seen = lane_aligned(seen, n);
+  const bool aligned = device_.device.is_cpu() && !padding.defined();
   const int64_t width = seen.size(n);
   const at::Tensor mask = heads_of(layer_mask(n, padding, rows, seen, local_layer), H, first_head);
   if (width == n)
     return {at::_softmax(masked_scores(q_rows, k_t, mask, B, rows), -1, false), {rows.first, count}, {0, n}, n};
-  // On the CPU the softmax runs over the lane-aligned keys around those seen, the others zero
-  // (kSoftmaxLanes); elsewhere over every key, as the whole path does. With padding too: a padded
-  // row of a local layer may see no key at all, and the whole path spreads it over every key.
-  const KeySpan summed = device_.device.is_cpu() && !padding.defined() ? lane_aligned(seen, n) : KeySpan{0, n};
-  const int64_t before = seen.first - summed.first;
-  at::Tensor scores = at::empty({B, H, count, summed.count}, k_t.options());
-  scores.narrow(3, before, width).copy_(masked_scores(q_rows, k_t.narrow(2, seen.first, width), mask, B, rows));
-  scores.narrow(3, 0, before).fill_(lowest_value());
-  scores.narrow(3, before + width, summed.count - before - width).fill_(lowest_value());
-  return {at::_softmax(scores, -1, false), {rows.first, count}, summed, n};
+  const at::Tensor seen_scores = masked_scores(q_rows, k_t.narrow(2, seen.first, width), mask, B, rows);
+  if (aligned) return {at::_softmax(seen_scores, -1, false), {rows.first, count}, seen, n};
+  at::Tensor scores = at::full({B, H, count, n}, lowest_value(), k_t.options());
+  scores.narrow(3, seen.first, width).copy_(seen_scores);
+  return {at::_softmax(scores, -1, false), {rows.first, count}, {0, n}, n};
 }
 
 // MPNet's bias of the heads asked, when they are fewer than the mask's.

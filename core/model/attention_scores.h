@@ -39,13 +39,14 @@ class AttentionScores {
   double lowest_value() const;  // the additive mask's value for a key left out, in the compute dtype
   // The maps of the query rows asked: the softmax over every key of masked_scores, with only the
   // keys the rows may see scored (visible_keys: a decoder's up to the block's last row, a local
-  // layer's band). The others take the mask's lowest value unscored, which is all that adding the
-  // mask leaves of any score, and a product gives each score the same bits whatever keys stand
-  // beside it (the tests hold the whole path's maps to these), so the maps are those of scoring
-  // every key, to the bit, for a fraction of the product and of the mask. On the CPU the softmax
-  // itself runs over the seen keys widened to whole groups of its vector lanes, the other keys 0,
-  // as the whole softmax leaves them (attention_scores.cpp, kSoftmaxLanes), and the block holds
-  // those keys alone; elsewhere, or with padding, it holds every key. `padding` as for masks;
+  // layer's band; on the CPU widened to whole groups of the softmax's vector lanes, and to at least
+  // one group, attention_scores.cpp: lane_aligned). The others take the mask's lowest value
+  // unscored, which is all that adding the mask leaves of any score, and a product over enough keys
+  // gives each score the same bits whatever keys stand beside it (the tests hold the whole path's
+  // maps to these), so the maps are those of scoring every key, to the bit, for a fraction of the
+  // product and of the mask. On the CPU the softmax itself runs over the keys scored, the other
+  // keys 0, as the whole softmax leaves them (kSoftmaxLanes), and the block holds those keys alone;
+  // elsewhere, or with padding, it holds every key. `padding` as for masks;
   // `first_head`: where the heads given begin (MPNet's bias differs by head).
   AttentionBlock attention_block(const at::Tensor& q_rows, const at::Tensor& k_t, const at::Tensor& padding,
                                  bool local_layer, int64_t B, RowSpan rows, int64_t first_head = 0) const;
