@@ -52,7 +52,7 @@ struct LongAnalysed {
   attnscope::TextPipelineResult result;
   attnscope::ComparedRun view() const {
     attnscope::ComparedRun out{result.encoding, text, result.captures, result.analysis};
-    out.attention_rows = attnscope::recomputed_attention_rows(model->model(), result.captures);
+    out.attention_blocks = attnscope::recomputed_attention_blocks(model->model(), result.captures);
     return out;
   }
   size_t tokens() const { return result.encoding.size(); }

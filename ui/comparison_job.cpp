@@ -18,8 +18,8 @@ void ComparisonJob::submit(std::shared_ptr<const AnalysisSnapshot> a, std::share
     result->serial = ++made_;
     try {
       // A long text's maps made again by its model (or a result file's scores): AnalysisSnapshot::view.
-      const ComparedRun run_a{a->encoding, a->text, a->captures, a->analysis, a->view().attention_rows};
-      const ComparedRun run_b{b->encoding, b->text, b->captures, b->analysis, b->view().attention_rows};
+      const ComparedRun run_a{a->encoding, a->text, a->captures, a->analysis, a->view().attention_blocks};
+      const ComparedRun run_b{b->encoding, b->text, b->captures, b->analysis, b->view().attention_blocks};
       result->comparison = compare_texts(run_a, run_b, settings);
     } catch (const Cancelled&) {
       throw;  // a newer pair is compared instead: nothing is kept of this one

@@ -15,7 +15,7 @@ ComparedRun ComparedTexts::view(const AnalyzedText& r) {
   const TextRun& run = r.result.run;
   ComparedRun out{run.encoding, r.result.text, run.captures, r.analysis};
   if (run.captures.remakes_maps())
-    out.attention_rows = recomputed_attention_rows(r.result.checkpoint->model(), run.captures);
+    out.attention_blocks = recomputed_attention_blocks(r.result.checkpoint->model(), run.captures);
   return out;
 }
 

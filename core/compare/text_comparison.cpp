@@ -5,9 +5,11 @@
 
 #include <ATen/Parallel.h>
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cmath>
+#include <utility>
 
 #include "analysis/context_similarity.h"
 #include "analysis/high_similarity.h"
@@ -57,22 +59,36 @@ struct SameTokenMeasures {
 };
 
 bool keeps_whole(const ComparedRun& r) { return r.analysis.similarity.similarity.defined(); }
-bool has_attention(const ComparedRun& r) { return r.captures.attention.defined() || bool(r.attention_rows); }
+bool has_attention(const ComparedRun& r) { return r.captures.attention.defined() || bool(r.attention_blocks); }
 
 // Heads [first, first + count) of a layer.
 struct HeadSpan {
   int64_t first = 0, count = 1;
 };
 
-// [heads, rows, n]: rows of some heads' maps of a layer, read from the whole maps or made again (a
-// long text's attention from its queries and keys, its S from its head outputs), the same values.
-at::Tensor attention_rows_of(const ComparedRun& r, int64_t layer, HeadSpan heads, RowSpan rows) {
-  if (r.captures.attention.defined())
-    return r.captures.attention[layer]
-        .narrow(0, heads.first, heads.count)
-        .narrow(1, rows.first, rows.size(r.analysis.length));
-  if (heads.count == 1) return r.attention_rows(layer, heads.first, rows);
-  return r.attention_rows(layer, -1, rows).narrow(0, heads.first, heads.count);
+// Rows of some heads' maps of a layer ([1, heads, rows, keys]), read from the whole maps (every key)
+// or made again from a long text's queries and keys (over the keys the rows may see), the same values.
+AttentionBlock attention_block_of(const ComparedRun& r, int64_t layer, HeadSpan heads, RowSpan rows) {
+  const int64_t n = r.analysis.length, count = rows.size(n);
+  if (r.captures.attention.defined()) {
+    const at::Tensor maps =
+        r.captures.attention[layer].narrow(0, heads.first, heads.count).narrow(1, rows.first, count);
+    return {maps.unsqueeze(0), {rows.first, count}, {0, n}, n};
+  }
+  if (heads.count == 1) return r.attention_blocks(layer, heads.first, rows);
+  AttentionBlock block = r.attention_blocks(layer, -1, rows);
+  block.maps = block.maps.narrow(1, heads.first, heads.count);
+  return block;
+}
+
+// Both sides' rows over the keys either holds ([heads, rows, keys] each): a key neither holds
+// weighs 0 on both sides and adds exactly nothing to the sums.
+std::pair<at::Tensor, at::Tensor> attention_rows_of_both(const ComparedRun& a, const ComparedRun& b, int64_t layer,
+                                                         HeadSpan heads, RowSpan rows) {
+  const AttentionBlock x = attention_block_of(a, layer, heads, rows), y = attention_block_of(b, layer, heads, rows);
+  const int64_t first = std::min(x.keys.first, y.keys.first),
+                end = std::max(x.keys.first + x.keys.count, y.keys.first + y.keys.count);
+  return {x.over({first, end - first})[0], y.over({first, end - first})[0]};
 }
 
 at::Tensor similarity_rows_of(const ComparedRun& r, int64_t layer, HeadSpan heads, RowSpan rows) {
@@ -156,9 +172,10 @@ SameTokenMeasures maps_in_blocks(const ComparedRun& a, const ComparedRun& b, int
     for (const auto& [first, count] : row_blocks(n, block_rows > 0 ? block_rows : rows_per_block(H * n))) {
       const RowSpan rows{first, count};
       const auto at = static_cast<size_t>(l * H);
-      if (m.attention)
-        m.attention->add(at,
-                         map_pair_sums(attention_rows_of(a, l, {0, H}, rows), attention_rows_of(b, l, {0, H}, rows)));
+      if (m.attention) {
+        const auto [rows_a, rows_b] = attention_rows_of_both(a, b, l, {0, H}, rows);
+        m.attention->add(at, map_pair_sums(rows_a, rows_b));
+      }
       const at::Tensor s_a = similarity_rows_of(a, l, {0, H}, rows), s_b = similarity_rows_of(b, l, {0, H}, rows);
       m.similarity.add(at, map_pair_sums(s_a, s_b));
       if (of_s) add_pairs_in_both(a, b, l, s_a, s_b, first, takes, m.pairs_in_both.data() + at);
@@ -281,7 +298,7 @@ at::Tensor difference_map(const ComparedRun& a, const ComparedRun& b, ComparedMa
   const auto pick = [&](const ComparedRun& r) -> at::Tensor {
     if (matrix == ComparedMatrix::Attention) {
       if (!has_attention(r)) throw Error("a run keeps no attention maps, nor the model that makes them again");
-      return attention_rows_of(r, layer, {head, 1}, {})[0];
+      return attention_block_of(r, layer, {head, 1}, {}).whole()[0][0];
     }
     const at::Tensor s = similarity_rows_of(r, layer, {head, 1}, {})[0];
     return matrix == ComparedMatrix::Similarity ? s

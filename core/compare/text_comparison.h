@@ -29,8 +29,9 @@ struct ComparedRun {
   const TextCaptures& captures;
   const TextAnalysis& analysis;
   // A long text's maps (captures.attention undefined), made again a block of rows at a time by its
-  // model (model/attention_rows.h); unset, such a run has no attention measures. One thread at a time.
-  AttentionRows attention_rows = {};
+  // model over the keys the rows may see (model/attention_rows.h); unset, such a run has no
+  // attention measures. One thread at a time.
+  AttentionBlockRows attention_blocks = {};
 };
 
 // B - A of the statistics of one head; nullopt where either side is undefined (no pairs).

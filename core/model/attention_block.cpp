@@ -4,10 +4,12 @@
 
 namespace attnscope {
 
-at::Tensor AttentionBlock::whole() const {
-  if (keys.first == 0 && keys.count == n) return maps;
-  at::Tensor out = at::zeros({maps.size(0), maps.size(1), maps.size(2), n}, maps.options());
-  out.narrow(3, keys.first, keys.count).copy_(maps);
+at::Tensor AttentionBlock::whole() const { return over({0, n}); }
+
+at::Tensor AttentionBlock::over(KeySpan over) const {
+  if (keys.first == over.first && keys.count == over.count) return maps;
+  at::Tensor out = at::zeros({maps.size(0), maps.size(1), maps.size(2), over.count}, maps.options());
+  out.narrow(3, keys.first - over.first, keys.count).copy_(maps);
   return out;
 }
 

@@ -20,6 +20,9 @@ struct AttentionBlock {
 
   // The same rows over every key, [B, H, rows.count, n]: `maps` itself when it holds them all.
   at::Tensor whole() const;
+  // The same rows over keys `over` (holding `keys`), [B, H, rows.count, over.count]: `maps` itself
+  // where they are the keys it holds.
+  at::Tensor over(KeySpan over) const;
 };
 
 }  // namespace attnscope

@@ -155,7 +155,7 @@ TEST(TextComparison, LongTextsCompareBlockByBlockAsWholeOnes) {
   ASSERT_FALSE(long_a.run.captures.attention.defined() || long_a.analysis.similarity.similarity.defined());
   const auto remade = [](const Analysed& r, const Checkpoint& model) {
     ComparedRun v = r.view();
-    v.attention_rows = recomputed_attention_rows(model.model(), r.run.captures);
+    v.attention_blocks = recomputed_attention_blocks(model.model(), r.run.captures);
     return v;
   };
   const auto near = [](double got, double want) {
@@ -223,7 +223,7 @@ TEST(TextComparison, ALongTextsPairsFromALensAreSharedAsWholeOnes) {
     const auto captures = std::make_shared<const TextCaptures>(a.run.captures);
     AnalysisRun run{.long_pair_mask_bytes = mask_bytes};
     find_long_text_pairs_in_lens(
-        run, {[&model, captures] { return recomputed_attention_rows(model.model(), *captures); }, captures},
+        run, {[&model, captures] { return recomputed_attention_blocks(model.model(), *captures); }, captures},
         PairInput::Attention);
     a.analysis = analyze_text(a.run.encoding, a.run.captures, attention, run);
     return a;
