@@ -22,6 +22,23 @@ at::Tensor layer_norm_maps(const TextCaptures& c, int first, int count) {
                                     gram.defined() ? gram.slice(0, first, first + count) : gram);
 }
 
+at::Tensor head_norm_rows(const AttentionBlock& block, const TextCaptures& c, int layer, int first_head) {
+  const at::Tensor& norms = c.value_norms;
+  const at::Tensor held = norms.defined() ? norms[layer]
+                                                .narrow(0, first_head, block.maps.size(1))
+                                                .narrow(1, block.keys.first, block.keys.count)
+                                                .to(at::kCPU, at::kFloat)
+                                          : norms;
+  return norm_based_attention(block.maps[0], held);
+}
+
+at::Tensor layer_norm_rows(const AttentionBlock& block, const TextCaptures& c, int layer) {
+  const at::Tensor& gram = c.value_gram;
+  const at::Tensor held = gram.defined() ? gram[layer].narrow(0, block.keys.first, block.keys.count).unsqueeze(0)
+                                         : gram;  // [1, keys, H, H]
+  return layer_norm_based_attention(block.maps, held)[0];
+}
+
 at::Tensor rollout_maps(const TextCaptures& c, int layers, bool of_norm) {
   if (of_norm) return attention_rollout(layer_norm_maps(c, 0, layers));
   return attention_rollout(c.attention.slice(0, 0, layers).to(at::kFloat).mean(1));

@@ -6,6 +6,7 @@
 // (TextCaptures::value_norms, value_gram); without them the underlying function throws.
 #include <ATen/core/Tensor.h>
 
+#include "model/attention_block.h"
 #include "model/captures.h"
 
 namespace attnscope {
@@ -16,6 +17,13 @@ at::Tensor head_norm_maps(const TextCaptures& captures, int layer);
 
 // The layers' own norm-based maps ||sum_h A^h_ij f_h(x_j)||, of `count` layers from `first`: [count, n, n].
 at::Tensor layer_norm_maps(const TextCaptures& captures, int first, int count);
+
+// A block of a long text's maps (model/attention_block.h) through the norm-based lens, over the
+// keys the block holds (every other key's weight is 0 either way), with the bits of the whole
+// maps' rows at those keys: its heads' maps [heads, rows, keys] (heads `first_head` on, as many as
+// the block holds), or its layer's own map [rows, keys] (the block holding every head).
+at::Tensor head_norm_rows(const AttentionBlock& block, const TextCaptures& captures, int layer, int first_head);
+at::Tensor layer_norm_rows(const AttentionBlock& block, const TextCaptures& captures, int layer);
 
 // Rollout after each of the first `layers` layers, R_0 .. R_(layers-1): [layers, n, n]; through
 // each layer's mean attention, or (of_norm) through its norm-based layer map.

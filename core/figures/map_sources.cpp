@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "analysis/lens_maps.h"
 #include "base/error.h"
 #include "model/reproducible_products.h"
 
@@ -59,13 +60,18 @@ void outline_pairs(const TextAnalysis& analysis, const MapOfHead& map, MapSource
   };
 }
 
-// A long text's attention map (a head's, or its layer's sum of heads) made again a block of rows
-// at a time over the keys the rows may see: a decoder's rows hold no key after their own, a local
-// layer's a band (at 32,768 tokens Gemma 3's 575 keys of a row), so pooling a map costs its band.
-std::function<MapRows(int64_t, int64_t)> held_attention_rows(const AnalyzedTextView& text, const MapOfHead& map) {
+// A long text's attention map or norm-based map (a head's, or its layer's own) made again a block
+// of rows at a time over the keys the rows may see: a decoder's rows hold no key after their own, a
+// local layer's a band (at 32,768 tokens Gemma 3's 575 keys of a row), so pooling a map costs its band.
+std::function<MapRows(int64_t, int64_t)> held_map_rows(const AnalyzedTextView& text, const MapOfHead& map) {
   return [text, map](int64_t first, int64_t count) {
     const AttentionBlock block = text.attention_blocks(map.layer, map.head, {first, count});
-    at::Tensor values = map.head < 0 ? block.maps[0].sum(0) : block.maps[0][0];  // [count, keys]
+    at::Tensor values;  // [count, keys]
+    if (map.kind == MatrixKind::Norm)
+      values = map.head < 0 ? layer_norm_rows(block, text.captures, map.layer)
+                            : head_norm_rows(block, text.captures, map.layer, map.head)[0];
+    else
+      values = map.head < 0 ? block.maps[0].sum(0) : block.maps[0][0];
     if (map.zero_diagonal) {
       values = values.clone();                            // may be the block itself
       values.diagonal(first - block.keys.first).zero_();  // cells (r, first + r)
@@ -91,8 +97,9 @@ MapSource head_map_source(const AnalyzedTextView& text, const MapOfHead& map, Va
     rows.diagonal(first).zero_();  // cells (r, first + r): the map's diagonal
     return rows;
   };
-  if (map.kind == MatrixKind::Attention && !text.keeps_maps() && text.attention_blocks)
-    source.held_rows = held_attention_rows(text, map);
+  if ((map.kind == MatrixKind::Attention || map.kind == MatrixKind::Norm) && !text.keeps_maps() &&
+      text.attention_blocks)
+    source.held_rows = held_map_rows(text, map);
   if (map.outline_pairs && map.head >= 0) outline_pairs(text.analysis, map, source);
   source.scale = scale;
   source.symmetric = symmetric;

@@ -94,14 +94,22 @@ void report_layers(const LongTextThumbnails& long_text, int64_t done, int64_t la
   if (long_text.progress) long_text.progress("overview", static_cast<double>(done) / static_cast<double>(layers));
 }
 
-// Rows [first, first + count) of every head's map of a layer, [H, count, keys.count], and the keys
-// they hold: a long text's attention over the keys the rows may see (AttentionBlockRows: a
-// decoder's rows hold no key after their own), any other map's over every key.
-std::pair<at::Tensor, KeySpan> layer_block(const AnalyzedTextView& text, int layer, MatrixKind matrix, RowSpan rows) {
-  if (matrix != MatrixKind::Attention || text.keeps_maps() || !text.attention_blocks)
-    return {head_rows(text, layer, -1, matrix, rows), {0, text.analysis.length}};
+// Rows [first, first + count) of a layer's maps: every head's, [H, count, keys.count], the layer's
+// own where made beside them ([count, keys.count]; else layer_rows makes it from the heads'), and
+// the keys they hold: a long text's attention and norm-based maps over the keys the rows may see
+// (AttentionBlockRows: a decoder's rows hold no key after their own), any other map's over every key.
+struct LayerBlock {
+  at::Tensor heads, own;
+  KeySpan keys;
+};
+
+LayerBlock layer_block(const AnalyzedTextView& text, int layer, MatrixKind matrix, RowSpan rows) {
+  const bool held = matrix == MatrixKind::Attention || matrix == MatrixKind::Norm;
+  if (!held || text.keeps_maps() || !text.attention_blocks)
+    return {head_rows(text, layer, -1, matrix, rows), {}, {0, text.analysis.length}};
   const AttentionBlock block = text.attention_blocks(layer, -1, rows);
-  return {block.maps[0], block.keys};
+  if (matrix == MatrixKind::Attention) return {block.maps[0], {}, block.keys};
+  return {head_norm_rows(block, text.captures, layer, 0), layer_norm_rows(block, text.captures, layer), block.keys};
 }
 
 // A long text (its maps not kept): each layer's maps made a block of query rows at a time and
@@ -119,12 +127,15 @@ void pool_in_blocks(const AnalyzedTextView& text, const FigureOptions& o, int64_
     for (const auto& block : blocks) {
       stop_if_stale(long_text.keep_going);
       const int64_t first = block.first, count = block.second;  // named: clang 14's lambdas capture no bindings
-      const std::pair<at::Tensor, KeySpan> block_of = layer_block(text, static_cast<int>(l), o.matrix, {first, count});
-      const at::Tensor& rows = block_of.first;  // [H, rows, keys]
-      const KeySpan held = block_of.second;
+      const LayerBlock block_of = layer_block(text, static_cast<int>(l), o.matrix, {first, count});
+      const at::Tensor& rows = block_of.heads;  // [H, rows, keys]
+      const KeySpan held = block_of.keys;
       const int64_t width = held.count;
       if (o.zero_diagonal && o.matrix == MatrixKind::Attention) rows.diagonal(first - held.first, -2, -1).zero_();
-      const at::Tensor sum = layer_rows(text, static_cast<int>(l), o.matrix, rows, {first, count}).contiguous();
+      const at::Tensor sum =
+          (block_of.own.defined() ? block_of.own
+                                  : layer_rows(text, static_cast<int>(l), o.matrix, rows, {first, count}))
+              .contiguous();
       at::parallel_for(0, per_layer, 1, [&](int64_t begin, int64_t end) {
         for (int64_t h = begin; h < end; ++h)
           poolers[static_cast<size_t>(h)].add_rows(

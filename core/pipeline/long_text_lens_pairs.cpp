@@ -6,7 +6,7 @@
 #include <string>
 
 #include "analysis/attention_rollout.h"
-#include "analysis/norm_based_attention.h"
+#include "analysis/lens_maps.h"
 #include "base/byte_size.h"
 #include "base/error.h"
 #include "model/mapped_tensor.h"
@@ -18,7 +18,7 @@ namespace {
 int64_t tokens_of(const TextCaptures& c) { return c.head_outputs.size(2); }
 
 void require_source(const LensMapsOf& of, PairInput input) {
-  if (!of.rows || !of.captures || !of.captures->head_outputs.defined())
+  if (!of.blocks || !of.captures || !of.captures->head_outputs.defined())
     throw Error("a long text's pairs from a lens need its maps made again by the model that ran it");
   if (input == PairInput::Norm && !of.captures->value_norms.defined())
     throw Error("pairs from the norm-based maps need the value vectors' norms, which this run did not keep");
@@ -26,21 +26,35 @@ void require_source(const LensMapsOf& of, PairInput input) {
 
 // Rollout R_l through each layer's mean attention, made in blocks (attention_rollout.h), handed to
 // `each` layer by layer up to `last`; R_last returned.
-at::Tensor rollouts(const AttentionRows& rows, int64_t last, int64_t n, int64_t H, const KeepGoing& keep_going,
+// Rows made again at a time, where each holds `floats` floats of a map (LensMapsOf::block_rows).
+int64_t rows_at_a_time(const LensMapsOf& of, int64_t floats) {
+  return of.block_rows > 0 ? of.block_rows : rows_per_block(floats);
+}
+
+at::Tensor rollouts(const LensMapsOf& of, const AttentionBlockRows& blocks, int64_t last, const KeepGoing& keep_going,
                     const RolloutOfLayer& each = {}) {
-  return rollout_in_blocks(mean_attention_rows(rows, keep_going), last, n, rows_per_block(H * n), each);
+  const int64_t n = tokens_of(*of.captures), H = of.captures->head_outputs.size(1);
+  return rollout_in_blocks(mean_attention_rows(whole_rows(blocks), keep_going), last, n, rows_at_a_time(of, H * n),
+                           each);
 }
 
 // One head's map of attention or the norm-based maps, made whole a block of rows at a time (the
-// recomputation's scores and softmax held for a block, not for the whole map).
-at::Tensor head_map(const AttentionRows& rows, const TextCaptures& c, PairInput input, int64_t layer, int64_t head) {
+// recomputation's scores and softmax held for a block, not for the whole map), each block over the
+// keys its rows may see and 0 at the others.
+at::Tensor head_map(const LensMapsOf& of, const AttentionBlockRows& blocks, PairInput input, int64_t layer,
+                    int64_t head) {
+  const TextCaptures& c = *of.captures;
   const int64_t n = tokens_of(c);
-  const at::Tensor norms =
-      input == PairInput::Norm ? c.value_norms[layer].narrow(0, head, 1).to(at::kCPU, at::kFloat) : at::Tensor();
   at::Tensor map = mapped_empty({n, n});  // returned when freed (mapped_tensor.h)
-  for (const auto& [first, count] : row_blocks(n, rows_per_block(n))) {
-    const at::Tensor block = rows(layer, head, {first, count});  // [1, count, n]
-    map.narrow(0, first, count).copy_((norms.defined() ? norm_based_attention(block, norms) : block).squeeze(0));
+  for (const auto& [first, count] : row_blocks(n, rows_at_a_time(of, n))) {
+    const AttentionBlock block = blocks(layer, head, {first, count});
+    const int64_t end = block.keys.first + block.keys.count;
+    at::Tensor rows = map.narrow(0, first, count);
+    rows.narrow(1, 0, block.keys.first).zero_();
+    rows.narrow(1, end, n - end).zero_();
+    rows.narrow(1, block.keys.first, block.keys.count)
+        .copy_(input == PairInput::Norm ? head_norm_rows(block, c, static_cast<int>(layer), static_cast<int>(head))[0]
+                                        : block.maps[0][0]);
   }
   return map;
 }
@@ -70,13 +84,11 @@ void require_long_text_lens_pairs_fit(PairInput input, int64_t n) {
 
 at::Tensor long_text_lens_map(const LensMapsOf& of, PairInput input, int64_t layer, int64_t head) {
   require_source(of, input);
-  const TextCaptures& c = *of.captures;
-  const int64_t n = tokens_of(c);
-  require_long_text_lens_pairs_fit(input, n);
+  require_long_text_lens_pairs_fit(input, tokens_of(*of.captures));
   c10::InferenceMode guard;
-  const AttentionRows rows = of.rows();
-  if (input != PairInput::Rollout) return head_map(rows, c, input, layer, head);
-  return rollouts(rows, layer, n, c.head_outputs.size(1), {});
+  const AttentionBlockRows blocks = of.blocks();
+  if (input != PairInput::Rollout) return head_map(of, blocks, input, layer, head);
+  return rollouts(of, blocks, layer, {});
 }
 
 std::vector<HeadHighSimilarity> long_text_lens_pairs(const LensMapsOf& of, PairInput input, const TextFacts& facts,
@@ -86,7 +98,7 @@ std::vector<HeadHighSimilarity> long_text_lens_pairs(const LensMapsOf& of, PairI
   const int64_t L = c.head_outputs.size(0), H = c.head_outputs.size(1), n = tokens_of(c);
   require_long_text_lens_pairs_fit(input, n);
   c10::InferenceMode guard;
-  const AttentionRows rows = of.rows();
+  const AttentionBlockRows blocks = of.blocks();
   std::vector<HeadHighSimilarity> high(static_cast<size_t>(L * H));
   // Heads [first, end) scanned: the share first, as high_similarity_in_blocks reports them.
   const auto done = [&](int64_t first, int64_t end) {
@@ -95,7 +107,7 @@ std::vector<HeadHighSimilarity> long_text_lens_pairs(const LensMapsOf& of, PairI
       scan.scanned(first, std::span<const HeadHighSimilarity>(high.data() + first, static_cast<size_t>(end - first)));
   };
   if (input == PairInput::Rollout) {  // one rollout a layer, shared by its heads
-    rollouts(rows, L - 1, n, H, scan.keep_going, [&](int64_t l, const at::Tensor& rollout) {
+    rollouts(of, blocks, L - 1, scan.keep_going, [&](int64_t l, const at::Tensor& rollout) {
       const HeadHighSimilarity layer = high_similarity_of_map(rollout, facts, tau);
       for (int64_t h = 0; h < H; ++h) high[static_cast<size_t>(l * H + h)] = layer;  // the mask's bytes shared
       done(l * H, (l + 1) * H);
@@ -106,7 +118,7 @@ std::vector<HeadHighSimilarity> long_text_lens_pairs(const LensMapsOf& of, PairI
   for (int64_t k = 0; k < L * H; ++k) {
     stop_if_stale(scan.keep_going);
     HeadHighSimilarity& head = high[static_cast<size_t>(k)];
-    head = pairs_of_own_map(head_map(rows, c, input, k / H, k % H), facts, tau);
+    head = pairs_of_own_map(head_map(of, blocks, input, k / H, k % H), facts, tau);
     masks.keep(head.mask);  // where it is dropped, its count and statistics are what stays
     done(k, k + 1);
   }

@@ -19,14 +19,15 @@
 
 namespace attnscope {
 
-// Makes a text's maps again: a fresh AttentionRows at each call (one is not shared between threads).
-using AttentionRowsMaker = std::function<AttentionRows()>;
+// Makes a text's maps again: fresh AttentionBlockRows at each call (one is not shared between threads).
+using AttentionBlocksMaker = std::function<AttentionBlockRows()>;
 
 // What makes a long text's lens maps again: the maker, and the captures it reads (value norms for
 // the norm-based maps), shared so that the maps can be made as long as the analysis lives.
 struct LensMapsOf {
-  AttentionRowsMaker rows;
+  AttentionBlocksMaker blocks;
   std::shared_ptr<const TextCaptures> captures;
+  int64_t block_rows = 0;  // query rows made again at a time (0: some 32 MB of floats)
 };
 
 // One head's whole map of `input` [n, n] float32 on the host: its attention, its norm-based map,

@@ -12,12 +12,18 @@
 
 namespace attnscope {
 
+// What the scan of a long text's lens columns is told and tells as it goes.
+struct SeparatorScan {
+  KeepGoing keep_going = {};     // asked between blocks (false throws Cancelled)
+  ProgressReport progress = {};  // its share of layers done (stage "separators")
+  int64_t block_rows = 0;        // query rows made again at a time (0: some 32 MB of floats a layer)
+};
+
 // [L, H, n] where the head outputs are: the column attention the separators are found in (analysis/text_analysis.h:
-// separator_columns gives the same, to float rounding, from the whole maps), from `rows` (the
-// text's maps made again) and the lenses' captures the norm-based maps need. Asks `keep_going`
-// between blocks (false throws Cancelled); reports its share of layers done (stage "separators").
-at::Tensor long_text_separator_columns(const AttentionRows& rows, const TextCaptures& captures, SeparatorInput input,
-                                       const KeepGoing& keep_going = {}, const ProgressReport& progress = {});
+// separator_columns gives the same, to float rounding, from the whole maps), from `blocks` (the
+// text's maps made again) and the lenses' captures the norm-based maps need.
+at::Tensor long_text_separator_columns(const AttentionBlockRows& blocks, const TextCaptures& captures,
+                                       SeparatorInput input, const SeparatorScan& scan = {});
 // Whether analyze_text needs them (AnalysisRun::separator_columns): a long text's (no maps kept)
 // separators from a lens.
 inline bool needs_long_text_separator_columns(const TextCaptures& captures, SeparatorInput input) {

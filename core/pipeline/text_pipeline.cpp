@@ -71,11 +71,11 @@ void add_analysis(const std::shared_ptr<const Checkpoint>& checkpoint, TextPipel
   if (o.analysis_so_far) run.so_far = [&](const TextAnalysis& so_far) { o.analysis_so_far(r.encoding, so_far); };
   if (!r.captures.attention.defined()) {
     const auto captures = std::make_shared<const TextCaptures>(r.captures);  // its tensors shared, not copied
-    const LensMapsOf of{[checkpoint, captures] { return recomputed_attention_rows(checkpoint->model(), *captures); },
+    const LensMapsOf of{[checkpoint, captures] { return recomputed_attention_blocks(checkpoint->model(), *captures); },
                         captures};
     if (needs_long_text_separator_columns(r.captures, o.settings.separators_from))
       run.separator_columns =
-          long_text_separator_columns(of.rows(), r.captures, o.settings.separators_from, o.keep_going, o.progress);
+          long_text_separator_columns(of.blocks(), r.captures, o.settings.separators_from, {o.keep_going, o.progress});
     find_long_text_pairs_in_lens(run, of, o.settings.pairs_from);
   }
   r.analysis = analyze_text(r.encoding, r.captures, o.settings, run);

@@ -53,8 +53,8 @@ at::Tensor separator_columns_made_again(const OpenedTextRun& opened, const Analy
   const TextCaptures& captures = opened.file.run.captures;
   if (!needs_long_text_separator_columns(captures, settings.separators_from)) return {};
   if (!opened.scores) throw Error("this result file keeps neither the maps nor what makes them again");
-  return long_text_separator_columns(recomputed_attention_rows(*opened.scores, captures), captures,
-                                     settings.separators_from, keep_going);
+  return long_text_separator_columns(recomputed_attention_blocks(*opened.scores, captures), captures,
+                                     settings.separators_from, {.keep_going = keep_going});
 }
 
 OpenedTextRun open_text_run(const std::filesystem::path& path, const KeepGoing& keep_going, uint64_t pair_mask_bytes) {
@@ -83,7 +83,7 @@ OpenedTextRun open_text_run(TextRunFile read, const std::string& source, const K
   if (opened.scores) {  // a long text's pairs from a lens: its maps made again without weights
     const auto captures = std::make_shared<const TextCaptures>(file.run.captures);  // tensors shared
     find_long_text_pairs_in_lens(
-        run, {[scores = opened.scores, captures] { return recomputed_attention_rows(*scores, *captures); }, captures},
+        run, {[scores = opened.scores, captures] { return recomputed_attention_blocks(*scores, *captures); }, captures},
         settings.pairs_from);
   }
   opened.analysis = analyze_text(file.run.encoding, file.run.captures, settings, run);

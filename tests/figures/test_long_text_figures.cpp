@@ -205,18 +205,21 @@ TEST(LongTextFigures, ABlockOfSomeKeysPoolsAsItsRowsOverEveryKey) {
 }
 
 // A decoder's rows hold no key after their own, a sliding-window layer's a band: its thumbnails
-// pooled from such blocks (of 64 rows, the last shorter) are those of its maps kept, to the bit,
-// its diagonal zeroed or not.
+// of attention and of the norm-based maps (the heads' and the layer's own), pooled from such blocks
+// (of 64 rows, the last shorter), are those of its maps kept, to the bit, the diagonal zeroed or not.
 TEST(LongTextFigures, ADecodersThumbnailsPoolBlocksOverTheKeysTheirRowsSee) {
-  for (const bool zeroed : {false, true}) {
-    FigureOptions o;
-    o.zero_diagonal = zeroed;
-    const auto made = grid_thumbnails(test::decoder_long_view(), o, 32, {.block_rows = 64});
-    const auto kept = grid_thumbnails(test::decoder_maps_view(), o, 32);
-    ASSERT_EQ(made.size(), kept.size());
-    for (size_t p = 0; p < made.size(); ++p)
-      EXPECT_EQ(made[p].values, kept[p].values) << "panel " << p << (zeroed ? ", diagonal zeroed" : "");
-  }
+  for (const MatrixKind kind : {MatrixKind::Attention, MatrixKind::Norm})
+    for (const bool zeroed : {false, true}) {
+      FigureOptions o;
+      o.matrix = kind;
+      o.zero_diagonal = zeroed;
+      const auto made = grid_thumbnails(test::decoder_long_view(), o, 32, {.block_rows = 64});
+      const auto kept = grid_thumbnails(test::decoder_maps_view(), o, 32);
+      ASSERT_EQ(made.size(), kept.size());
+      for (size_t p = 0; p < made.size(); ++p)
+        EXPECT_EQ(made[p].values, kept[p].values)
+            << matrix_name(kind) << ", panel " << p << (zeroed ? ", diagonal zeroed" : "");
+    }
 }
 
 TEST(LongTextFigures, AHeadsOrALayersWholeMatrixIsMadeAgainToTheBit) {

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <memory>
 
+#include "analysis/lens_maps.h"
 #include "base/error.h"
 #include "figures/magnitude_pooler.h"
 #include "figures/map_pyramid.h"
@@ -153,7 +154,7 @@ TEST(MapPyramid, ALensHeadsOutlinesAreMadeWhenAskedNotWhenShown) {
   AnalysisRun run;
   const auto captures = std::make_shared<const TextCaptures>(b.long_text.captures);
   find_long_text_pairs_in_lens(
-      run, {[captures] { return recomputed_attention_rows(test::minilm_checkpoint().model(), *captures); }, captures},
+      run, {[captures] { return recomputed_attention_blocks(test::minilm_checkpoint().model(), *captures); }, captures},
       PairInput::Attention);
   TextAnalysis a = analyze_text(b.encoding, b.long_text.captures, settings, run);
   const TextAnalysis whole = analyze_text(b.encoding, b.maps.captures, settings);
@@ -194,18 +195,25 @@ TEST(MapPyramid, ALensHeadsOutlinesAreMadeWhenAskedNotWhenShown) {
 
 // A decoder's maps made again over the keys their rows may see (MapSource::held_rows): a tiny
 // Gemma 3 at 230 tokens, past its window of 5 and past blocks of 64 rows. Every level of a local
-// layer's head, a global layer's head and a layer's sum of heads equals its whole captured map
-// pooled, to the bit; so do single cells (after the diagonal, the zeros no block holds), the range
-// and the clipped colour scale's percentile (the cells no block holds counted as zeros).
+// layer's head, a global layer's head and a layer's own map, of attention (the heads' sum) and of
+// the norm-based lens, equals its whole captured map pooled, to the bit; so do single cells (after the diagonal, the
+// zeros no block holds), the range and the clipped colour scale's percentile (the cells no block holds counted as
+// zeros).
 TEST(MapPyramid, ADecodersMapPoolsOverTheKeysItsRowsSee) {
   const test::DecoderBothPaths& both = test::decoder_both_paths();
   const TextCaptures& maps = both.maps.captures;
   const auto n = static_cast<int64_t>(both.encoding.size());
   const AnalyzedTextView view = test::decoder_long_view();
   for (const MapOfHead m : {MapOfHead{0, 1, MatrixKind::Attention, true}, MapOfHead{1, 3, MatrixKind::Attention},
-                            MapOfHead{2, -1, MatrixKind::Attention}}) {
-    SCOPED_TRACE("layer " + std::to_string(m.layer) + " head " + std::to_string(m.head));
-    at::Tensor map = m.head < 0 ? maps.attention[m.layer].sum(0) : maps.attention[m.layer][m.head].clone();
+                            MapOfHead{2, -1, MatrixKind::Attention}, MapOfHead{0, 2, MatrixKind::Norm, true},
+                            MapOfHead{1, 0, MatrixKind::Norm}, MapOfHead{2, -1, MatrixKind::Norm}}) {
+    SCOPED_TRACE(std::string(matrix_name(m.kind)) + ", layer " + std::to_string(m.layer) + " head " +
+                 std::to_string(m.head));
+    at::Tensor map;
+    if (m.kind == MatrixKind::Norm)
+      map = (m.head < 0 ? layer_norm_maps(maps, m.layer, 1)[0] : head_norm_maps(maps, m.layer)[m.head]).clone();
+    else
+      map = m.head < 0 ? maps.attention[m.layer].sum(0) : maps.attention[m.layer][m.head].clone();
     if (m.zero_diagonal) map.diagonal().zero_();
     map = map.contiguous();
     const std::vector<float> whole(map.data_ptr<float>(), map.data_ptr<float>() + n * n);

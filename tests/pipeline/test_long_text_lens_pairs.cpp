@@ -1,7 +1,8 @@
 // A long text's pairs from a lens (pipeline/long_text_lens_pairs.h): each head's map made whole
 // again from the kept queries and keys, one head at a time, gives the pairs the same text finds in
 // its kept maps: to the bit for attention and the norm-based maps, as for rollout (made in blocks),
-// on the real MiniLM at 512 tokens; their masks, not kept unless asked (rollout's always, shared by
+// on the real MiniLM at 512 tokens, and on a tiny decoder from blocks over the keys their rows
+// see; their masks, not kept unless asked (rollout's always, shared by
 // a layer's heads), made again the same; listed with the same values (rollout's, which take
 // minutes on a long text, also without them), each head's map made once for its mask however often
 // and from however many threads it is asked, one map at a time; through the pipeline on a short
@@ -17,6 +18,7 @@
 #include <tuple>
 
 #include "analysis/text_analysis.h"
+#include "analysis/lens_maps.h"
 #include "base/error.h"
 #include "pipeline/long_text_lens_pairs.h"
 #include "pipeline/text_pipeline.h"
@@ -31,7 +33,7 @@ namespace {
 
 LensMapsOf lens_maps_of(const TextCaptures& captures) {
   const auto shared = std::make_shared<const TextCaptures>(captures);
-  return {[shared] { return recomputed_attention_rows(test::minilm_checkpoint().model(), *shared); }, shared};
+  return {[shared] { return recomputed_attention_blocks(test::minilm_checkpoint().model(), *shared); }, shared};
 }
 
 void expect_same_pairs(const TextAnalysis& long_text, const TextAnalysis& whole) {
@@ -101,6 +103,28 @@ TEST(LongTextLensPairs, EqualThePairsOfTheWholeMaps) {
       EXPECT_EQ(std::make_pair(unvalued[p].i, unvalued[p].j), std::make_pair(valued[p].i, valued[p].j));
       EXPECT_TRUE(std::isnan(unvalued[p].value));
     }
+  }
+}
+
+// A decoder past its window and past blocks of 64 rows (a tiny Gemma 3 at 230 tokens), its maps
+// made again in blocks over the keys their rows may see: the pairs of its attention and of its
+// norm-based maps equal those of its maps kept, masks to the bit.
+TEST(LongTextLensPairs, ADecodersPairsFromBlocksOverTheKeysTheyHoldAreThoseOfItsMaps) {
+  const test::DecoderBothPaths& b = test::decoder_both_paths();
+  const auto captures = std::make_shared<const TextCaptures>(b.long_text.captures);
+  const LensMapsOf of{[model = b.model, captures] { return recomputed_attention_blocks(*model, *captures); }, captures,
+                      64};  // blocks that hold some keys alone: a local layer's past its first
+  for (const PairInput input : {PairInput::Attention, PairInput::Norm}) {
+    SCOPED_TRACE(pair_input_name(input));
+    AnalysisSettings settings;
+    settings.pairs_from = input;
+    AnalysisRun run;
+    find_long_text_pairs_in_lens(run, of, input);
+    expect_same_pairs(analyze_text(b.encoding, b.long_text.captures, settings, run),
+                      analyze_text(b.encoding, b.maps.captures, settings));
+    EXPECT_TRUE(at::equal(long_text_lens_map(of, input, 3, 1), input == PairInput::Norm
+                                                                   ? head_norm_maps(b.maps.captures, 3)[1]
+                                                                   : b.maps.captures.attention[3][1]));
   }
 }
 

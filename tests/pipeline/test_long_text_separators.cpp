@@ -33,9 +33,10 @@ void expect_same_columns(const at::Tensor& made_again, const at::Tensor& whole, 
 
 TEST(LongTextSeparators, ColumnsOfALensEqualThoseOfTheWholeMaps) {
   const test::BothPaths& b = test::both_paths();
-  const AttentionRows rows = recomputed_attention_rows(test::minilm_checkpoint().model(), b.long_text.captures);
+  const AttentionBlockRows blocks =
+      recomputed_attention_blocks(test::minilm_checkpoint().model(), b.long_text.captures);
   for (const SeparatorInput input : {SeparatorInput::Attention, SeparatorInput::Norm, SeparatorInput::Rollout})
-    expect_same_columns(long_text_separator_columns(rows, b.long_text.captures, input),
+    expect_same_columns(long_text_separator_columns(blocks, b.long_text.captures, input),
                         separator_columns(b.maps.captures, input), "MiniLM, " + name(input));
 }
 
@@ -47,22 +48,37 @@ TEST(LongTextSeparators, ADecodersColumnsCountTheQueriesThatSeeThem) {
   const TextCaptures again =
       text_captures(model->forward({ids}, {.kept = KeptAttention::QueriesAndKeys, .lenses = true}), 0, true);
   ASSERT_FALSE(again.attention.defined());
-  const AttentionRows rows = recomputed_attention_rows(*model, again);
+  const AttentionBlockRows blocks = recomputed_attention_blocks(*model, again);
   for (const SeparatorInput input : {SeparatorInput::Norm, SeparatorInput::Rollout})
-    expect_same_columns(long_text_separator_columns(rows, again, input), separator_columns(maps, input),
+    expect_same_columns(long_text_separator_columns(blocks, again, input), separator_columns(maps, input),
                         "mistral, " + name(input));
+}
+
+// A decoder past its window and past blocks of 64 rows (a tiny Gemma 3 at 230 tokens): each block
+// of its maps made again holds the keys its rows may see alone (a local layer's from past its
+// first key), and the lenses' columns summed from them equal those of its maps kept.
+TEST(LongTextSeparators, ADecodersBlocksOverTheKeysTheyHoldGiveItsColumns) {
+  const test::DecoderBothPaths& b = test::decoder_both_paths();
+  const AttentionBlockRows blocks = recomputed_attention_blocks(*b.model, b.long_text.captures);
+  EXPECT_LT(blocks(3, -1, {0, 64}).keys.count, b.long_text.captures.length);  // a global layer's first rows
+  EXPECT_GT(blocks(0, -1, {128, 64}).keys.first, 0);                          // a local layer's later rows
+  for (const SeparatorInput input : {SeparatorInput::Norm, SeparatorInput::Rollout})
+    expect_same_columns(long_text_separator_columns(blocks, b.long_text.captures, input, {.block_rows = 64}),
+                        separator_columns(b.maps.captures, input), "gemma3, " + name(input));
 }
 
 // Stopped between blocks when asked; the norm-based maps without the value vectors' norms, or no
 // maps to make again, in one line.
 TEST(LongTextSeparators, StopsWhenAskedAndSaysWhatItLacks) {
   const test::BothPaths& b = test::both_paths();
-  const AttentionRows rows = recomputed_attention_rows(test::minilm_checkpoint().model(), b.long_text.captures);
+  const AttentionBlockRows blocks =
+      recomputed_attention_blocks(test::minilm_checkpoint().model(), b.long_text.captures);
   for (const SeparatorInput input : {SeparatorInput::Norm, SeparatorInput::Rollout})
-    EXPECT_THROW(long_text_separator_columns(rows, b.long_text.captures, input, [] { return false; }), Cancelled);
+    EXPECT_THROW(long_text_separator_columns(blocks, b.long_text.captures, input, {.keep_going = [] { return false; }}),
+                 Cancelled);
   TextCaptures without_lenses = b.long_text.captures;
   without_lenses.value_norms = at::Tensor();
-  EXPECT_THROW(long_text_separator_columns(rows, without_lenses, SeparatorInput::Norm), Error);
+  EXPECT_THROW(long_text_separator_columns(blocks, without_lenses, SeparatorInput::Norm), Error);
   EXPECT_THROW(long_text_separator_columns({}, b.long_text.captures, SeparatorInput::Rollout), Error);
   EXPECT_TRUE(needs_long_text_separator_columns(b.long_text.captures, SeparatorInput::Norm));
   EXPECT_FALSE(needs_long_text_separator_columns(b.long_text.captures, SeparatorInput::Attention));

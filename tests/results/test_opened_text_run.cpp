@@ -27,13 +27,14 @@ class OpenedTextRunTest : public ::testing::Test {
     AnalysisRun run;  // a long text's separators and pairs from a lens made as the pipeline makes them
     if (needs_long_text_separator_columns(file_.run.captures, settings.separators_from))
       run.separator_columns =
-          long_text_separator_columns(recomputed_attention_rows(checkpoint_->model(), file_.run.captures),
+          long_text_separator_columns(recomputed_attention_blocks(checkpoint_->model(), file_.run.captures),
                                       file_.run.captures, settings.separators_from);
     if (!file_.run.captures.attention.defined()) {
       const auto captures = std::make_shared<const TextCaptures>(file_.run.captures);
       const auto checkpoint = checkpoint_;
       find_long_text_pairs_in_lens(
-          run, {[checkpoint, captures] { return recomputed_attention_rows(checkpoint->model(), *captures); }, captures},
+          run,
+          {[checkpoint, captures] { return recomputed_attention_blocks(checkpoint->model(), *captures); }, captures},
           settings.pairs_from);
     }
     analysis_ = analyze_text(file_.run.encoding, file_.run.captures, settings, run);

@@ -54,7 +54,7 @@ const DecoderBothPaths& decoder_both_paths() {
       b.encoding.tokens.push_back({static_cast<int32_t>(ids[i]), "t" + std::to_string(ids[i]), at, at + 1});
     }
     for (auto [kept, into] : {std::pair{KeptAttention::QueriesAndKeys, &b.long_text}, {KeptAttention::Maps, &b.maps}}) {
-      into->captures = text_captures(b.model->forward({ids}, {.kept = kept}), 0, true);
+      into->captures = text_captures(b.model->forward({ids}, {.kept = kept, .lenses = true}), 0, true);
       into->analysis = analyze_text(b.encoding, into->captures, AnalysisSettings{});
     }
     return b;

@@ -31,7 +31,7 @@ AnalyzedTextView maps_view();
 
 // A decoder's text both ways: a tiny random Gemma 3 (4 layers, the first and third sliding with a
 // window of 5) copied with 300 positions, on 230 token ids (past its window and past blocks of 64
-// rows), each token its own piece, analysed with the default settings.
+// rows), each token its own piece, with the lenses' captures, analysed with the default settings.
 struct DecoderBothPaths {
   std::shared_ptr<const Transformer> model;
   Encoding encoding;
