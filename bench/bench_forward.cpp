@@ -24,6 +24,12 @@
 // rows over the keys it may see and spread over every key, and the Head view's rollout after the
 // second layer and after the last.
 //
+// With --long-text-lens, what a long text's norm-based lens costs, its maps not kept: the forward
+// keeping queries, keys and the lenses' captures, the separators' column sums of the norm-based
+// maps, the Head view's norm-based map of a head and of its layer's own map (of the last layer),
+// and one head's whole norm-based map (what its pairs are found in), each from blocks over the keys
+// their rows may see and from the same blocks spread over every key.
+//
 // With --continued N, a decoder's text typed on at its end: the explorer's forward of the text
 // continued from a run of it without its last N tokens (ForwardPrefix: its layers' inputs alone,
 // then with its maps and head outputs too, as the explorer continues), beside the same from scratch.
@@ -42,6 +48,7 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <memory>
 #include <sstream>
 #include <thread>
 
@@ -53,6 +60,9 @@
 #include "figures/text_figures.h"
 #include "model/checkpoint.h"
 #include "model/reproducible_products.h"
+#include "figures/map_sources.h"
+#include "pipeline/long_text_lens_pairs.h"
+#include "pipeline/long_text_separators.h"
 #include "pipeline/text_head_roles.h"
 #include "pipeline/text_pipeline.h"
 
@@ -145,6 +155,56 @@ void time_long_text(const attnscope::Checkpoint& checkpoint, const attnscope::En
                               {"head_view_map_local_every_key_ms", m[9]},
                               {"rollout_second_layer_ms", m[10]},
                               {"rollout_last_layer_ms", m[11]}}
+                   .dump()
+            << "\n";
+}
+
+// The long-text lens timings (--long-text-lens), each a median of `runs` after `warmup` runs.
+void time_long_text_lens(const attnscope::Checkpoint& checkpoint, const attnscope::Encoding& text, int warmup,
+                         int runs) {
+  using namespace attnscope;
+  const std::vector<int64_t> ids = text.ids();
+  const auto captures = std::make_shared<const TextCaptures>(text_captures(
+      checkpoint.model().forward({ids}, {.kept = KeptAttention::QueriesAndKeys, .lenses = true}), 0, true));
+  const TextAnalysis analysis = analyze_text(text, *captures, {});
+  const AnalyzedTextView held = analyzed_text_view(text, *captures, analysis, &checkpoint.model());
+  // The same blocks spread over every key, as these steps read them before.
+  const auto every_key = [&] {
+    return AttentionBlockRows([blocks = recomputed_attention_blocks(checkpoint.model(), *captures)](
+                                  int64_t layer, int64_t head, RowSpan rows) {
+      const AttentionBlock block = blocks(layer, head, rows);
+      return AttentionBlock{block.whole(), block.rows, {0, block.n}, block.n};
+    });
+  };
+  AnalyzedTextView spread = held;
+  spread.attention_blocks = every_key();
+  const int last = static_cast<int>(analysis.num_layers - 1), head = static_cast<int>(analysis.num_heads / 2);
+  const auto head_view_map = [&](const AnalyzedTextView& view, int of_head) {
+    MapPyramid pyramid(head_map_source(view, {last, of_head, MatrixKind::Norm}, ValueScale::Clipped, false));
+    pyramid.make_top(std::chrono::hours(1));
+  };
+  const LensMapsOf held_maps{[&] { return recomputed_attention_blocks(checkpoint.model(), *captures); }, captures},
+      spread_maps{every_key, captures};
+  const auto m = interleaved_medians(
+      warmup, runs,
+      {[&] { checkpoint.model().forward({ids}, {.kept = KeptAttention::QueriesAndKeys, .lenses = true}); },
+       [&] { long_text_separator_columns(held_maps.blocks(), *captures, SeparatorInput::Norm); },
+       [&] { long_text_separator_columns(spread_maps.blocks(), *captures, SeparatorInput::Norm); },
+       [&] { head_view_map(held, head); }, [&] { head_view_map(spread, head); }, [&] { head_view_map(held, -1); },
+       [&] { head_view_map(spread, -1); }, [&] { long_text_lens_map(held_maps, PairInput::Norm, last, head); },
+       [&] { long_text_lens_map(spread_maps, PairInput::Norm, last, head); }},
+      checkpoint.model().device().device, std::chrono::milliseconds(0));
+  std::cout << nlohmann::json{{"tokens", ids.size()},
+                              {"runs", runs},
+                              {"forward_lenses_ms", m[0]},
+                              {"norm_separators_ms", m[1]},
+                              {"norm_separators_every_key_ms", m[2]},
+                              {"norm_head_view_map_ms", m[3]},
+                              {"norm_head_view_map_every_key_ms", m[4]},
+                              {"norm_layer_view_map_ms", m[5]},
+                              {"norm_layer_view_map_every_key_ms", m[6]},
+                              {"norm_head_map_ms", m[7]},
+                              {"norm_head_map_every_key_ms", m[8]}}
                    .dump()
             << "\n";
 }
@@ -293,6 +353,10 @@ int main(int argc, char** argv) {
   bool long_text = false;
   app.add_flag("--long-text", long_text,
                "Time what a long text costs, its maps not kept: forward, overview, analysis, one head's map");
+  bool long_text_lens = false;
+  app.add_flag("--long-text-lens", long_text_lens,
+               "Time a long text's norm-based lens, its maps not kept: separators, the Head view's maps, a head's "
+               "whole map, each over the keys a block sees and spread over every key (as before)");
   bool head_roles = false;
   bool typed_at_start = false;
   app.add_flag("--head-roles", head_roles,
@@ -316,7 +380,7 @@ int main(int argc, char** argv) {
   // defaults each block of rows of the analysis' scan may be mapped for itself and faulted in again,
   // as earlier allocations left the heap (Gemma 3's whole analysis at 8,192 tokens took 42 to 47 s
   // so, 25 s with the blocks kept), which is not what the tools' users wait for.
-  else if (long_text)
+  else if (long_text || long_text_lens)
     attnscope::tune_heap_for_run(false);
   std::ifstream in(text_file);
   std::stringstream buffer;
@@ -342,6 +406,10 @@ int main(int argc, char** argv) {
   }
   if (long_text) {
     time_long_text(*checkpoint, checkpoint->encode(text, max_length), warmup, runs);
+    return 0;
+  }
+  if (long_text_lens) {
+    time_long_text_lens(*checkpoint, checkpoint->encode(text, max_length), warmup, runs);
     return 0;
   }
   if (typed_at_start) {
