@@ -169,7 +169,7 @@ SameTokenMeasures maps_in_blocks(const ComparedRun& a, const ComparedRun& b, int
   const std::array<std::vector<uint8_t>, 2> takes{takes_part(a.analysis), takes_part(b.analysis)};
   for (int64_t l = 0; l < L; ++l) {
     steps.begin();
-    for (const auto& [first, count] : row_blocks(n, block_rows > 0 ? block_rows : rows_per_block(H * n))) {
+    for (const auto& [first, count] : row_blocks(n, rows_per_block(H * n, block_rows))) {
       const RowSpan rows{first, count};
       const auto at = static_cast<size_t>(l * H);
       if (m.attention) {

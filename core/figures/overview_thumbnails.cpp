@@ -119,7 +119,7 @@ void pool_in_blocks(const AnalyzedTextView& text, const FigureOptions& o, int64_
   c10::InferenceMode guard;  // the recomputed rows are inference tensors, their diagonal zeroed in place
   const TextAnalysis& a = text.analysis;
   const int64_t n = a.length, H = a.num_heads, per_layer = H + 1;
-  const auto blocks = row_blocks(n, long_text.block_rows > 0 ? long_text.block_rows : rows_per_block(per_layer * n));
+  const auto blocks = row_blocks(n, rows_per_block(per_layer * n, long_text.block_rows));
   for (int64_t l = 0; l < a.num_layers; ++l) {
     std::vector<MagnitudePooler> poolers;
     for (int64_t h = 0; h < per_layer; ++h)
@@ -170,7 +170,7 @@ void pool_rollout_in_blocks(const AnalyzedTextView& text, const FigureOptions& o
     }
     report_layers(long_text, l + 1, a.num_layers);
   };
-  const int64_t block_rows = long_text.block_rows > 0 ? long_text.block_rows : rows_per_block(H * n);
+  const int64_t block_rows = rows_per_block(H * n, long_text.block_rows);
   rollout_in_blocks(checked, a.num_layers - 1, n, block_rows, pool_layer);
 }
 

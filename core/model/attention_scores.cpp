@@ -35,7 +35,8 @@ RowSpan rows_made_for(RowSpan asked, int64_t n) {
 // the text has them (a few rows at its end in a sliding window see fewer): MKL multiplies by fewer
 // than some two dozen columns with other kernels, which sum in another order (measured with AVX2,
 // MKL_CBWR strict: products over 1 to 23 keys differed in the last bit from those keys' columns of
-// a wider product, over 24 to 299 keys never did; with AVX-512 the narrow ones agreed too).
+// a wider product, over 24 to 299 keys never did; on the AVX-512 machines of earlier sessions the
+// tests holding narrow products to wide ones passed).
 KeySpan lane_aligned(KeySpan seen, int64_t n) {
   const int64_t end = std::min(n, (seen.first + seen.size(n) + kSoftmaxLanes - 1) / kSoftmaxLanes * kSoftmaxLanes);
   const int64_t first = std::max<int64_t>(0, std::min(seen.first, end - kSoftmaxLanes)) / kSoftmaxLanes * kSoftmaxLanes;

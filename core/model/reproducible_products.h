@@ -22,6 +22,10 @@ inline constexpr int64_t kFewestBlockRows = 4;
 
 // Rows per block when each row holds `row_elements` float32 numbers: about 32 MB a block.
 int64_t rows_per_block(int64_t row_elements);
+// The same, or `asked` rows where asked (> 0: a test's or a benchmark's blocks).
+inline int64_t rows_per_block(int64_t row_elements, int64_t asked) {
+  return asked > 0 ? asked : rows_per_block(row_elements);
+}
 
 // Rows 0 .. n - 1 cut into blocks (first, count) of `step` rows (at least kFewestBlockRows); a rest
 // too short to stand alone joins the block before it.

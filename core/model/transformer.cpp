@@ -251,7 +251,7 @@ at::Tensor Transformer::attend_in_blocks(const Projected& qkv, const LayerMask& 
   // made twice (a test's few rows aside).
   const ContextReach reach = reach_of(mask.local);
   const at::Tensor values = reach.every_key() ? v_t.transpose(1, 2) : v_t.transpose(1, 2).contiguous();
-  int64_t step = mask.block_rows > 0 ? mask.block_rows : rows_per_block(B * H * n);
+  int64_t step = rows_per_block(B * H * n, mask.block_rows);
   if (!reach.every_key() && mask.block_rows == 0) step = in_whole_groups(step, kContextBlockRows);
   at::Tensor context = keep ? keep->all_head_outputs[l] : at::empty({B, H, n, d}, q_t.options());
   const at::Tensor context_rows = context.view({B * H, n, d});

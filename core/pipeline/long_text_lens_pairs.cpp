@@ -26,16 +26,11 @@ void require_source(const LensMapsOf& of, PairInput input) {
 
 // Rollout R_l through each layer's mean attention, made in blocks (attention_rollout.h), handed to
 // `each` layer by layer up to `last`; R_last returned.
-// Rows made again at a time, where each holds `floats` floats of a map (LensMapsOf::block_rows).
-int64_t rows_at_a_time(const LensMapsOf& of, int64_t floats) {
-  return of.block_rows > 0 ? of.block_rows : rows_per_block(floats);
-}
-
 at::Tensor rollouts(const LensMapsOf& of, const AttentionBlockRows& blocks, int64_t last, const KeepGoing& keep_going,
                     const RolloutOfLayer& each = {}) {
   const int64_t n = tokens_of(*of.captures), H = of.captures->head_outputs.size(1);
-  return rollout_in_blocks(mean_attention_rows(whole_rows(blocks), keep_going), last, n, rows_at_a_time(of, H * n),
-                           each);
+  return rollout_in_blocks(mean_attention_rows(whole_rows(blocks), keep_going), last, n,
+                           rows_per_block(H * n, of.block_rows), each);
 }
 
 // One head's map of attention or the norm-based maps, made whole a block of rows at a time (the
@@ -46,7 +41,7 @@ at::Tensor head_map(const LensMapsOf& of, const AttentionBlockRows& blocks, Pair
   const TextCaptures& c = *of.captures;
   const int64_t n = tokens_of(c);
   at::Tensor map = mapped_empty({n, n});  // returned when freed (mapped_tensor.h)
-  for (const auto& [first, count] : row_blocks(n, rows_at_a_time(of, n))) {
+  for (const auto& [first, count] : row_blocks(n, rows_per_block(n, of.block_rows))) {
     const AttentionBlock block = blocks(layer, head, {first, count});
     const int64_t end = block.keys.first + block.keys.count;
     at::Tensor rows = map.narrow(0, first, count);

@@ -22,7 +22,7 @@ at::Tensor norm_column_sums(const AttentionBlockRows& blocks, const TextCaptures
     throw Error("separators from the norm-based maps need the value vectors' norms, which this run did not keep");
   at::Tensor sums = at::zeros({L, H, n}, at::kFloat);
   for (int64_t l = 0; l < L; ++l) {
-    for (const auto& [first, count] : row_blocks(n, scan.block_rows > 0 ? scan.block_rows : rows_per_block(H * n))) {
+    for (const auto& [first, count] : row_blocks(n, rows_per_block(H * n, scan.block_rows))) {
       stop_if_stale(scan.keep_going);
       const AttentionBlock block = blocks(l, -1, {first, count});
       sums[l].narrow(1, block.keys.first, block.keys.count) += head_norm_rows(block, c, static_cast<int>(l), 0).sum(1);
@@ -43,7 +43,7 @@ at::Tensor rollout_column_sums(const AttentionBlockRows& blocks, int64_t L, int6
     if (scan.progress) scan.progress("separators", static_cast<double>(l + 1) / static_cast<double>(L));
   };
   rollout_in_blocks(mean_attention_rows(whole_rows(blocks), scan.keep_going), L - 1, n,
-                    scan.block_rows > 0 ? scan.block_rows : rows_per_block(H * n), each);
+                    rows_per_block(H * n, scan.block_rows), each);
   return sums.unsqueeze(1).expand({-1, H, -1}).contiguous();
 }
 

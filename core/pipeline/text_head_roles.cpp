@@ -60,7 +60,7 @@ HeadRoleScores roles_from_recomputed_maps(const Transformer& model, const TextCa
                                           const std::vector<int64_t>& ids, const std::vector<AttentionReach>& reach,
                                           const TextHeadRolesOptions& options) {
   const int64_t L = c.num_layers, H = c.num_heads, n = c.length;
-  const auto blocks = row_blocks(n, options.block_rows > 0 ? options.block_rows : rows_per_block(H * n));
+  const auto blocks = row_blocks(n, rows_per_block(H * n, options.block_rows));
   const AttentionScores& maker = model.attention_scores();
   HeadRoleScores scores(L, H);
   for (int64_t l = 0; l < L; ++l) {
