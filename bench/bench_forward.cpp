@@ -27,8 +27,9 @@
 // With --long-text-lens, what a long text's norm-based lens costs, its maps not kept: the forward
 // keeping queries, keys and the lenses' captures, the separators' column sums of the norm-based
 // maps, the Head view's norm-based map of a head and of its layer's own map (of the last layer),
-// and one head's whole norm-based map (what its pairs are found in), each from blocks over the keys
-// their rows may see and from the same blocks spread over every key.
+// one head's whole norm-based map (what its pairs are found in) and the rollout after the last
+// layer through the norm-based layer maps and through the mean attention, each from blocks over
+// the keys their rows may see and from the same blocks spread over every key.
 //
 // With --continued N, a decoder's text typed on at its end: the explorer's forward of the text
 // continued from a run of it without its last N tokens (ForwardPrefix: its layers' inputs alone,
@@ -192,7 +193,11 @@ void time_long_text_lens(const attnscope::Checkpoint& checkpoint, const attnscop
        [&] { long_text_separator_columns(spread_maps.blocks(), *captures, SeparatorInput::Norm); },
        [&] { head_view_map(held, head); }, [&] { head_view_map(spread, head); }, [&] { head_view_map(held, -1); },
        [&] { head_view_map(spread, -1); }, [&] { long_text_lens_map(held_maps, PairInput::Norm, last, head); },
-       [&] { long_text_lens_map(spread_maps, PairInput::Norm, last, head); }},
+       [&] { long_text_lens_map(spread_maps, PairInput::Norm, last, head); },
+       // The rollout after the last layer (one product of n x n matrices a layer), through the
+       // norm-based layer maps and through the mean attention.
+       [&] { long_text_rollout(held, last, true); }, [&] { long_text_rollout(spread, last, true); },
+       [&] { long_text_rollout(held, last, false); }, [&] { long_text_rollout(spread, last, false); }},
       checkpoint.model().device().device, std::chrono::milliseconds(0));
   std::cout << nlohmann::json{{"tokens", ids.size()},
                               {"runs", runs},
@@ -204,7 +209,11 @@ void time_long_text_lens(const attnscope::Checkpoint& checkpoint, const attnscop
                               {"norm_layer_view_map_ms", m[5]},
                               {"norm_layer_view_map_every_key_ms", m[6]},
                               {"norm_head_map_ms", m[7]},
-                              {"norm_head_map_every_key_ms", m[8]}}
+                              {"norm_head_map_every_key_ms", m[8]},
+                              {"norm_rollout_last_layer_ms", m[9]},
+                              {"norm_rollout_last_layer_every_key_ms", m[10]},
+                              {"rollout_last_layer_ms", m[11]},
+                              {"rollout_last_layer_every_key_ms", m[12]}}
                    .dump()
             << "\n";
 }

@@ -15,18 +15,26 @@
 
 namespace attnscope {
 
-// layer_maps: [L, n, n] (M_0 .. M_(L-1)); returns [L, n, n], R_l for every layer, float32. Each
-// product goes in groups of 64 rows over the columns where the group's rows hold a nonzero (a
-// decoder's up to its last row, a sliding-window layer's its band; attention_rollout.cpp): within
-// rounding of the product over every column.
+// layer_maps: [L, n, n] (M_0 .. M_(L-1)); returns [L, n, n], R_l for every layer, float32. Rows go
+// in groups of 64, each normalised and multiplied over the columns where the group's rows hold a
+// nonzero (a decoder's up to its last row, a sliding-window layer's its band;
+// attention_rollout.cpp): within rounding of sums and products over every column.
 at::Tensor attention_rollout(const at::Tensor& layer_maps);
 
-// [rows, n]: rows `rows` of M_l, handed out a block at a time (a long text's, made again).
-using LayerMapRows = std::function<at::Tensor(int64_t layer, RowSpan rows)>;
+// Rows of M_l over the keys they may see ([rows, keys.count]; every other key weighs exactly 0, and
+// each row's own key is among them): a decoder's rows none after the last, a sliding-window layer's
+// a band. keys {0, n}: every key.
+struct LayerMapBlock {
+  at::Tensor rows;
+  KeySpan keys;
+};
+// Rows `rows` of M_l, handed out a block at a time (a long text's, made again).
+using LayerMapRows = std::function<LayerMapBlock(int64_t layer, RowSpan rows)>;
 
-// M_l's rows as the mean of a long text's heads' attention rows made again (model/attention_rows.h),
-// asking `keep_going` before each block (false throws Cancelled): what a long text's rollout reads.
-LayerMapRows mean_attention_rows(const AttentionRows& rows, const KeepGoing& keep_going = {});
+// M_l's rows as the mean of a long text's heads' attention blocks made again (model/attention_rows.h),
+// over the keys the blocks hold, asking `keep_going` before each block (false throws Cancelled):
+// what a long text's rollout reads.
+LayerMapRows mean_attention_rows(const AttentionBlockRows& blocks, const KeepGoing& keep_going = {});
 
 // Handed each R_l, [n, n], as soon as it is made (l = 0 .. last): a caller that wants every
 // layer's rollout (the overview) reads it there, as R_(l+1) is made in the other buffer next.

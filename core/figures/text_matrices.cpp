@@ -82,9 +82,13 @@ void require_maps(const AnalyzedTextView& text, MatrixKind kind) {
 
 at::Tensor host_floats(const at::Tensor& t) { return t.to(at::kCPU, at::kFloat).contiguous(); }
 
-at::Tensor recomputed_rows(const AnalyzedTextView& text, int layer, int head, RowSpan rows) {
-  if (!text.attention_rows)
+void require_model(const AnalyzedTextView& text) {
+  if (!text.attention_rows || !text.attention_blocks)
     throw Error("this long text's attention maps are made again by its model, which is not open");
+}
+
+at::Tensor recomputed_rows(const AnalyzedTextView& text, int layer, int head, RowSpan rows) {
+  require_model(text);
   return host_floats(text.attention_rows(layer, head, rows));
 }
 
@@ -163,9 +167,12 @@ at::Tensor map_rows(const AnalyzedTextView& text, int layer, int head, MatrixKin
 }
 
 LayerMapRows rollout_layer_rows(const AnalyzedTextView& text, bool rollout_of_norm) {
-  return [text, rollout_of_norm](int64_t l, RowSpan rows) {
-    if (rollout_of_norm) return map_rows(text, static_cast<int>(l), -1, MatrixKind::Norm, rows);
-    return recomputed_rows(text, static_cast<int>(l), -1, rows).mean(0);
+  require_model(text);
+  if (!rollout_of_norm) return mean_attention_rows(text.attention_blocks);
+  return [text](int64_t l, RowSpan rows) {
+    const int layer = static_cast<int>(l);
+    const AttentionBlock block = text.attention_blocks(layer, -1, rows);
+    return LayerMapBlock{layer_norm_rows(block, text.captures, layer), block.keys};
   };
 }
 

@@ -29,8 +29,8 @@ void require_source(const LensMapsOf& of, PairInput input) {
 at::Tensor rollouts(const LensMapsOf& of, const AttentionBlockRows& blocks, int64_t last, const KeepGoing& keep_going,
                     const RolloutOfLayer& each = {}) {
   const int64_t n = tokens_of(*of.captures), H = of.captures->head_outputs.size(1);
-  return rollout_in_blocks(mean_attention_rows(whole_rows(blocks), keep_going), last, n,
-                           rows_per_block(H * n, of.block_rows), each);
+  return rollout_in_blocks(mean_attention_rows(blocks, keep_going), last, n, rows_per_block(H * n, of.block_rows),
+                           each);
 }
 
 // One head's map of attention or the norm-based maps, made whole a block of rows at a time (the

@@ -42,8 +42,8 @@ at::Tensor rollout_column_sums(const AttentionBlockRows& blocks, int64_t L, int6
     sums[l] = rollout.sum(0);
     if (scan.progress) scan.progress("separators", static_cast<double>(l + 1) / static_cast<double>(L));
   };
-  rollout_in_blocks(mean_attention_rows(whole_rows(blocks), scan.keep_going), L - 1, n,
-                    rows_per_block(H * n, scan.block_rows), each);
+  rollout_in_blocks(mean_attention_rows(blocks, scan.keep_going), L - 1, n, rows_per_block(H * n, scan.block_rows),
+                    each);
   return sums.unsqueeze(1).expand({-1, H, -1}).contiguous();
 }
 

@@ -4,6 +4,7 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <utility>
@@ -56,7 +57,9 @@ TEST(Lenses, RolloutByHand) {
 TEST(Lenses, RolloutInBlocksOfRows) {
   const at::Tensor small = values({0.5f, 0.5f, 0, 1, 1, 0, 0.5f, 0.5f}, {2, 2, 2});
   const auto rows_of = [](const at::Tensor& maps) {
-    return [maps](int64_t layer, RowSpan rows) { return maps[layer].narrow(0, rows.first, rows.size(maps.size(1))); };
+    return [maps](int64_t layer, RowSpan rows) {
+      return LayerMapBlock{maps[layer].narrow(0, rows.first, rows.size(maps.size(1))), {0, maps.size(2)}};
+    };
   };
   EXPECT_TRUE(
       at::allclose(rollout_in_blocks(rows_of(small), 1, 2, 4), values({0.75f, 0.25f, 0.1875f, 0.8125f}, {2, 2})));
@@ -76,9 +79,11 @@ TEST(Lenses, RolloutInBlocksOfRows) {
 }
 
 // Maps whose rows see some keys alone, as a decoder's (causal, a window of 30 or none) or an
-// encoder's local layer's (a band of 20 either side): each group of 64 rows multiplies the part of
-// R its rows read, the same bits whether the rows come whole or in blocks (blocks of 37 rows are
-// taken as 64, of 128 as they are), and within rounding of the product over every column. Texts
+// encoder's local layer's (a band of 20 either side): each group of 64 rows is normalised over and
+// multiplies the part of R its rows read, the same bits whether the rows come whole or in blocks
+// (blocks of 37 rows are taken as 64, of 128 as they are), over every key or over the keys the
+// block's rows see (as a long text's blocks come), and within rounding of the sums and products
+// over every column. Texts
 // whose last group holds 2 rows (fewer than MKL's kernels for blocks take) and 11, and one long
 // enough that MKL sums a product's columns in more than one panel (where a group's columns taken
 // from another first column would sum in another order).
@@ -93,18 +98,44 @@ TEST(Lenses, RolloutOfMapsThatSeeSomeKeysAlone) {
       const at::Tensor maps = at::softmax(at::randn({3, n, n}).masked_fill(left_out, -1e30), -1);
       const at::Tensor whole = attention_rollout(maps);
       const auto rows_of = [&maps](int64_t layer, RowSpan rows) {
-        return maps[layer].narrow(0, rows.first, rows.size(maps.size(1)));
+        return LayerMapBlock{maps[layer].narrow(0, rows.first, rows.size(maps.size(1))), {0, maps.size(2)}};
+      };
+      // Keys from the first row's band to the last row's (causal: to the last row itself).
+      const int64_t reach = window < 0 ? n : window;
+      const auto seen_of = [&](int64_t layer, RowSpan rows) {
+        const int64_t first = std::max<int64_t>(0, rows.first - reach);
+        const int64_t end = std::min(n, rows.first + rows.count + (causal ? 0 : reach));
+        return LayerMapBlock{maps[layer].narrow(0, rows.first, rows.count).narrow(1, first, end - first),
+                             {first, end - first}};
       };
       const std::string what =
           std::to_string(n) + " tokens, " + (causal ? "causal" : "encoder") + ", window " + std::to_string(window);
-      for (const int64_t block_rows : {37, 128})
+      for (const int64_t block_rows : {37, 128}) {
         EXPECT_TRUE(at::equal(rollout_in_blocks(rows_of, 2, n, block_rows), whole[2]))
             << what << ", blocks of " << block_rows;
+        EXPECT_TRUE(at::equal(rollout_in_blocks(seen_of, 2, n, block_rows), whole[2]))
+            << what << ", blocks of " << block_rows << " over the keys they see";
+      }
       // R_2 = Ahat_2 Ahat_1 Ahat_0 by products over every column
       const at::Tensor eye = at::eye(n);
       const auto ahat = [&](int64_t l) { return (maps[l] + eye) / (maps[l] + eye).sum(-1, true); };
       EXPECT_TRUE(at::allclose(whole[2], at::mm(ahat(2), at::mm(ahat(1), ahat(0))), 1e-5, 1e-7)) << what;
     }
+}
+
+// Rows handed out over keys that leave out their own (every row reads the first token alone, held
+// over that key): the rollout widens them to the rows' own keys, where the residual adds I.
+TEST(Lenses, RolloutOfRowsHeldWithoutTheirOwnKeys) {
+  const int64_t n = 150;
+  const at::Tensor maps = at::zeros({2, n, n});
+  maps.select(2, 0).fill_(1.0f);
+  const at::Tensor whole = attention_rollout(maps);
+  const auto first_key = [&maps](int64_t layer, RowSpan rows) {
+    return LayerMapBlock{maps[layer].narrow(0, rows.first, rows.count).narrow(1, 0, 1), {0, 1}};
+  };
+  EXPECT_TRUE(at::equal(rollout_in_blocks(first_key, 1, n, 64), whole[1]));
+  EXPECT_FLOAT_EQ(whole[0][100][0].item<float>(), 0.5f);  // (M + I) / 2: half on the first token, half on itself
+  EXPECT_FLOAT_EQ(whole[0][100][100].item<float>(), 0.5f);
 }
 
 // Two n x n floats are held; past 4 GB (about 22,000 tokens) the rollout is refused in one line
