@@ -4,7 +4,9 @@
 #include <c10/core/InferenceMode.h>
 
 #include <algorithm>
+#include <limits>
 #include <string>
+#include <vector>
 
 #include "base/byte_size.h"
 #include "base/error.h"
@@ -27,58 +29,95 @@ KeySpan nonzero_columns(const at::Tensor& rows) {
   return {first, last - first + 1};
 }
 
+// For each group of kGroupRows rows of a matrix (Ahat_l or R_l), the columns where it may hold a
+// nonzero: a decoder's R_l row i none after column i, a sliding-window layer's Ahat_l none outside
+// its band.
+using GroupColumns = std::vector<KeySpan>;
+
+// Rows of Ahat_l over keys from `first_key`, with each group's columns (of the whole map).
+struct AhatRows {
+  at::Tensor rows;
+  int64_t first_key = 0;
+  GroupColumns columns;
+};
+
 // Ahat_l's rows from M_l's rows `m` ([rows, keys], rows from `first_row`, a multiple of
 // kGroupRows, keys from `first_key` and holding each row's own), in place: I added, then each group
 // of kGroupRows rows divided by its rows' sums over the columns where the group holds a nonzero. A
 // row's sum then adds the same numbers in the same order whatever keys its rows come over (a sum
 // over more zeros may group its terms otherwise), so a long text's rows over the keys they see
 // give the bits of the whole maps'.
-at::Tensor residual_normalised(at::Tensor m, int64_t first_row, int64_t first_key) {
+AhatRows residual_normalised(at::Tensor m, int64_t first_row, int64_t first_key) {
   m.diagonal(first_row - first_key).add_(1.0f);  // row r is row first_row + r, its key column first_row + r - first_key
+  AhatRows ahat{m, first_key, {}};
   for (int64_t start = 0; start < m.size(0); start += kGroupRows) {
     const at::Tensor group = m.narrow(0, start, std::min(kGroupRows, m.size(0) - start));
     const KeySpan columns = nonzero_columns(group);
     at::Tensor held = group.narrow(1, columns.first, columns.count);
     held.div_(held.sum(-1, true));
+    ahat.columns.push_back({first_key + columns.first, columns.count});
   }
-  return m;
+  return ahat;
 }
 
-// Rows of Ahat_l R_(l-1) into `out` ([rows, n]) from those rows of Ahat_l ([rows, keys], rows from a
-// multiple of kGroupRows, keys from `first_key`) and R_(l-1) ([n, n]). Each group of kGroupRows
-// rows at fixed positions multiplies only the columns where its rows hold a nonzero (the others add
-// exact zeros): a local layer's group reads a band of R, a decoder's the rows of R up to its last. A
-// row's bits then hang on its group's columns alone, whoever cuts the rows into blocks and over
-// whichever keys: groups over every column go in runs as long as the block allows (MKL gives a row
-// of a product of 4 rows or more the same bits whatever their number:
-// model/reproducible_products.h), the text's last group, when shorter, alone and padded to
-// kGroupRows.
-void rollout_rows_into(const at::Tensor& out, const at::Tensor& ahat_rows, int64_t first_key,
-                       const at::Tensor& previous) {
-  const int64_t count = ahat_rows.size(0), n = previous.size(0);
-  int64_t run = 0;  // rows before `start` of groups over every column, not multiplied yet
+// The columns where rows `rows` of a matrix may hold a nonzero: the union of their groups'.
+KeySpan columns_of_rows(const GroupColumns& groups, KeySpan rows) {
+  int64_t first = std::numeric_limits<int64_t>::max(), end = 0;
+  for (int64_t g = rows.first / kGroupRows; g * kGroupRows < rows.first + rows.count; ++g) {
+    const KeySpan& c = groups[static_cast<size_t>(g)];
+    if (c.count == 0) continue;
+    first = std::min(first, c.first);
+    end = std::max(end, c.first + c.count);
+  }
+  return end == 0 ? KeySpan{0, 0} : KeySpan{first, end - first};
+}
+
+// R_(l-1) and its groups' columns: what the rows of R_l are made from.
+struct Previous {
+  const at::Tensor& rollout;  // [n, n]
+  const GroupColumns& columns;
+};
+
+// Rows of Ahat_l R_(l-1) into `out` ([rows, n], rows from `first_row`, a multiple of kGroupRows),
+// and their groups' columns into `out_columns`. Each group of kGroupRows rows at fixed positions
+// multiplies only the rows of R_(l-1) where it holds a nonzero (the others add exact zeros), and of
+// them only the columns where those rows may hold one: a local layer's group reads a band of R, a
+// decoder's the rows of R up to its last and their columns up to it. A row's bits then hang on its
+// group's columns alone, whoever cuts the rows into blocks and over whichever keys: groups over
+// every row and column go in runs as long as the block allows (MKL gives a row of a product of 4
+// rows or more the same bits whatever their number: model/reproducible_products.h), the text's
+// last group, when shorter, alone and padded to kGroupRows.
+void rollout_rows_into(const at::Tensor& out, const AhatRows& ahat, int64_t first_row, const Previous& previous,
+                       GroupColumns& out_columns) {
+  const int64_t count = ahat.rows.size(0), n = previous.rollout.size(0);
+  int64_t run = 0;  // rows before `start` of groups over every row and column, not multiplied yet
   const auto multiply_run = [&](int64_t end) {
     if (run == 0) return;
     at::Tensor slot = out.narrow(0, end - run, run);
-    at::matmul_out(slot, ahat_rows.narrow(0, end - run, run), previous);
+    at::matmul_out(slot, ahat.rows.narrow(0, end - run, run), previous.rollout);
     run = 0;
   };
   for (int64_t start = 0; start < count; start += kGroupRows) {
     const int64_t rows = std::min(kGroupRows, count - start);
-    const at::Tensor group = ahat_rows.narrow(0, start, rows);
-    const KeySpan columns = nonzero_columns(group);
-    if (columns.count == n && rows == kGroupRows) {
+    const KeySpan read = ahat.columns[static_cast<size_t>(start / kGroupRows)];
+    const KeySpan reach = columns_of_rows(previous.columns, read);
+    out_columns[static_cast<size_t>((first_row + start) / kGroupRows)] = reach;
+    if (read.count == n && reach.count == n && rows == kGroupRows) {
       run += rows;
       continue;
     }
     multiply_run(start);
-    at::Tensor a = group.narrow(1, columns.first, columns.count);
-    if (rows < kGroupRows) a = at::cat({a, at::zeros({kGroupRows - rows, columns.count}, a.options())});
-    const at::Tensor read = previous.narrow(0, first_key + columns.first, columns.count);
-    out.narrow(0, start, rows).copy_(at::mm(a, read).narrow(0, 0, rows));
+    at::Tensor a = ahat.rows.narrow(0, start, rows).narrow(1, read.first - ahat.first_key, read.count);
+    if (rows < kGroupRows) a = at::cat({a, at::zeros({kGroupRows - rows, read.count}, a.options())});
+    const at::Tensor b = previous.rollout.narrow(0, read.first, read.count).narrow(1, reach.first, reach.count);
+    at::Tensor target = out.narrow(0, start, rows);
+    if (reach.count < n) target.zero_();
+    target.narrow(1, reach.first, reach.count).copy_(at::mm(a, b).narrow(0, 0, rows));
   }
   multiply_run(count);
 }
+
+int64_t groups_of(int64_t n) { return (n + kGroupRows - 1) / kGroupRows; }
 
 }  // namespace
 
@@ -88,9 +127,13 @@ at::Tensor attention_rollout(const at::Tensor& layer_maps) {
   c10::InferenceMode guard;
   const at::Tensor maps = layer_maps.to(at::kFloat);
   at::Tensor out = at::empty_like(maps);
-  out[0].copy_(residual_normalised(maps[0].clone(), 0, 0));
-  for (int64_t l = 1; l < maps.size(0); ++l)
-    rollout_rows_into(out[l], residual_normalised(maps[l].clone(), 0, 0), 0, out[l - 1]);
+  const AhatRows first = residual_normalised(maps[0].clone(), 0, 0);
+  out[0].copy_(first.rows);
+  GroupColumns columns = first.columns, next(columns.size());
+  for (int64_t l = 1; l < maps.size(0); ++l) {
+    rollout_rows_into(out[l], residual_normalised(maps[l].clone(), 0, 0), 0, {out[l - 1], columns}, next);
+    std::swap(columns, next);
+  }
   return out;
 }
 
@@ -108,12 +151,11 @@ LayerMapBlock holding_own_keys(LayerMapBlock m, RowSpan rows) {
 }
 
 // Rows of Ahat_l over the keys M_l's rows hold, as attention_rollout makes them.
-LayerMapBlock residual_rows(const LayerMapRows& maps, int64_t layer, RowSpan rows) {
-  LayerMapBlock m = holding_own_keys(maps(layer, rows), rows);
+AhatRows residual_rows(const LayerMapRows& maps, int64_t layer, RowSpan rows) {
+  const LayerMapBlock m = holding_own_keys(maps(layer, rows), rows);
   // A copy: the rows handed out may be a view of maps someone keeps.
-  m.rows = residual_normalised(m.rows.to(at::kFloat, /*non_blocking=*/false, /*copy=*/true).contiguous(), rows.first,
-                               m.keys.first);
-  return m;
+  return residual_normalised(m.rows.to(at::kFloat, /*non_blocking=*/false, /*copy=*/true).contiguous(), rows.first,
+                             m.keys.first);
 }
 
 }  // namespace
@@ -126,20 +168,22 @@ at::Tensor rollout_in_blocks(const LayerMapRows& maps, int64_t last, int64_t n, 
   const int64_t step = in_whole_groups(block_rows, kGroupRows);
   const std::vector<std::pair<int64_t, int64_t>> blocks = row_blocks(n, step);
   at::Tensor rollout = mapped_empty({n, n}), next;  // returned when freed (mapped_tensor.h)
+  GroupColumns columns, next_columns(static_cast<size_t>(groups_of(n)));
   for (const auto& [first, count] : blocks) {
-    const LayerMapBlock ahat = residual_rows(maps, 0, {first, count});
+    const AhatRows ahat = residual_rows(maps, 0, {first, count});
     at::Tensor rows = rollout.narrow(0, first, count);
     rows.zero_();
-    rows.narrow(1, ahat.keys.first, ahat.keys.count).copy_(ahat.rows);
+    rows.narrow(1, ahat.first_key, ahat.rows.size(1)).copy_(ahat.rows);
+    columns.insert(columns.end(), ahat.columns.begin(), ahat.columns.end());
   }
   if (each_layer) each_layer(0, rollout);
   for (int64_t l = 1; l <= last; ++l) {
     if (!next.defined()) next = mapped_empty({n, n});
-    for (const auto& [first, count] : blocks) {
-      const LayerMapBlock ahat = residual_rows(maps, l, {first, count});
-      rollout_rows_into(next.narrow(0, first, count), ahat.rows, ahat.keys.first, rollout);
-    }
+    for (const auto& [first, count] : blocks)
+      rollout_rows_into(next.narrow(0, first, count), residual_rows(maps, l, {first, count}), first, {rollout, columns},
+                        next_columns);
     std::swap(rollout, next);
+    std::swap(columns, next_columns);
     if (each_layer) each_layer(l, rollout);
   }
   return rollout;

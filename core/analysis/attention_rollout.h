@@ -17,7 +17,8 @@ namespace attnscope {
 
 // layer_maps: [L, n, n] (M_0 .. M_(L-1)); returns [L, n, n], R_l for every layer, float32. Rows go
 // in groups of 64, each normalised and multiplied over the columns where the group's rows hold a
-// nonzero (a decoder's up to its last row, a sliding-window layer's its band;
+// nonzero (a decoder's up to its last row, a sliding-window layer's its band), by the columns of
+// R_(l-1) where those rows may hold one (a decoder's up to the group's last row;
 // attention_rollout.cpp): within rounding of sums and products over every column.
 at::Tensor attention_rollout(const at::Tensor& layer_maps);
 

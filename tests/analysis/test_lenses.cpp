@@ -80,10 +80,10 @@ TEST(Lenses, RolloutInBlocksOfRows) {
 
 // Maps whose rows see some keys alone, as a decoder's (causal, a window of 30 or none) or an
 // encoder's local layer's (a band of 20 either side): each group of 64 rows is normalised over and
-// multiplies the part of R its rows read, the same bits whether the rows come whole or in blocks
-// (blocks of 37 rows are taken as 64, of 128 as they are), over every key or over the keys the
-// block's rows see (as a long text's blocks come), and within rounding of the sums and products
-// over every column. Texts
+// multiplies the part of R its rows read (the rows of R it holds a nonzero for, the columns they
+// may hold one in), the same bits whether the rows come whole or in blocks (blocks of 37 rows are
+// taken as 64, of 128 as they are), over every key or over the keys the block's rows see (as a
+// long text's blocks come), and within rounding of the sums and products over every column. Texts
 // whose last group holds 2 rows (fewer than MKL's kernels for blocks take) and 11, and one long
 // enough that MKL sums a product's columns in more than one panel (where a group's columns taken
 // from another first column would sum in another order).
@@ -120,6 +120,9 @@ TEST(Lenses, RolloutOfMapsThatSeeSomeKeysAlone) {
       const at::Tensor eye = at::eye(n);
       const auto ahat = [&](int64_t l) { return (maps[l] + eye) / (maps[l] + eye).sum(-1, true); };
       EXPECT_TRUE(at::allclose(whole[2], at::mm(ahat(2), at::mm(ahat(1), ahat(0))), 1e-5, 1e-7)) << what;
+      // A decoder's R_l row i draws on tokens 0 .. i alone, exactly (no group's product reaches past its last row).
+      if (causal)
+        for (int64_t l = 0; l < 3; ++l) EXPECT_EQ(whole[l].triu(1).count_nonzero().item<int64_t>(), 0) << what;
     }
 }
 
