@@ -101,10 +101,11 @@ TEST(Lenses, RolloutOfMapsThatSeeSomeKeysAlone) {
         return LayerMapBlock{maps[layer].narrow(0, rows.first, rows.size(maps.size(1))), {0, maps.size(2)}};
       };
       // Keys from the first row's band to the last row's (causal: to the last row itself).
-      const int64_t reach = window < 0 ? n : window;
+      // (A local, not the binding: a lambda may not capture a structured binding before clang 16.)
+      const int64_t reach = window < 0 ? n : window, reach_after = causal ? 0 : reach;
       const auto seen_of = [&](int64_t layer, RowSpan rows) {
         const int64_t first = std::max<int64_t>(0, rows.first - reach);
-        const int64_t end = std::min(n, rows.first + rows.count + (causal ? 0 : reach));
+        const int64_t end = std::min(n, rows.first + rows.count + reach_after);
         return LayerMapBlock{maps[layer].narrow(0, rows.first, rows.count).narrow(1, first, end - first),
                              {first, end - first}};
       };
