@@ -8,19 +8,12 @@
 #include <utility>
 
 #include "analysis/context_similarity.h"
+#include "analysis/scan_facts.h"
 #include "base/error.h"
 #include "model/reproducible_products.h"
 
 namespace attnscope {
 namespace {
-
-// What the scan reads of the text, as plain arrays (vector<bool> cannot be read in a vector loop).
-struct ScanFacts {
-  std::vector<uint8_t> takes;
-  std::vector<int32_t> ids, sentence;
-  explicit ScanFacts(const TextFacts& f)
-      : takes(f.takes_part.begin(), f.takes_part.end()), ids(f.ids), sentence(f.sentence.begin(), f.sentence.end()) {}
-};
 
 // What one row adds to a head's counts.
 struct RowCounts {

@@ -168,6 +168,11 @@ PairMask mask_rows(const PairMask& whole, int64_t first, int64_t count) {
   return part;
 }
 
+// One head's map a block of rows at a time, from a text's source of every head's.
+CausalMapRows causal_rows_of(const HeadCausalMapRows& rows, int64_t layer, int64_t head) {
+  return [&rows, layer, head](const MapRowsVisitor& each) { rows(layer, head, each); };
+}
+
 }  // namespace
 
 PairMask TextAnalysis::pair_mask(int64_t layer, int64_t h, RowSpan rows) const {
@@ -190,7 +195,10 @@ PairMask TextAnalysis::pair_mask(int64_t layer, int64_t h, RowSpan rows) const {
 // such map at a time (MadePairMasks), and kept for the next to ask.
 PairMask TextAnalysis::made_lens_mask(int64_t layer, int64_t h) const {
   const auto made = [&] {
-    return map_pair_rows(pair_map(layer, h), facts, settings.tau, head(layer, h).scale, 0, length);
+    const float scale = head(layer, h).scale;
+    if (pair_map_rows)
+      return causal_map_pair_mask(causal_rows_of(pair_map_rows, layer, h), length, facts, settings.tau, scale);
+    return map_pair_rows(pair_map(layer, h), facts, settings.tau, scale, 0, length);
   };
   if (!made_masks) return made();
   const auto making = made_masks->making();
@@ -211,6 +219,11 @@ std::vector<TokenPair> head_pairs(const TextAnalysis& a, int64_t layer, int64_t 
                                   const PairMask* made) {
   const HeadAnalysis& h = a.head(layer, head);
   if (h.pair_count == 0 || limit <= 0) return {};
+  if (a.pair_map_rows) {  // a causal map's rows: its mask (made once), then the rows up to its last pair's
+    std::vector<TokenPair> pairs = pairs_without_values(made ? *made : a.pair_mask(layer, head), limit);
+    value_causal_map_pairs(causal_rows_of(a.pair_map_rows, layer, head), h.scale, pairs);
+    return pairs;
+  }
   if (a.pair_map) {  // one such map made at a time (MadePairMasks)
     std::unique_lock<std::mutex> making;
     if (a.made_masks) making = a.made_masks->making();
@@ -390,6 +403,7 @@ TextAnalysis analyze_text(const Encoding& encoding, const at::Tensor& head_outpu
   a.length = n;
   if (run.similarity_in_blocks && from_maps) {
     a.pair_map = run.pair_map;
+    a.pair_map_rows = run.pair_map_rows;
     a.made_masks = std::make_shared<MadePairMasks>();
   }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "analysis/analysis_settings.h"
+#include "analysis/causal_map_pairs.h"
 #include "analysis/context_similarity.h"
 #include "analysis/head_stats.h"
 #include "analysis/high_similarity.h"
@@ -62,6 +63,10 @@ struct TextAnalysis {
   // A long text's pairs from a lens: one head's map they come from, [n, n], made again when asked
   // (pipeline/long_text_lens_pairs.h; pair_matrix is never whole), for head_pairs' values.
   HeadMapSource pair_map;
+  // Set with pair_map where those maps are causal (a decoder's attention and norm-based maps): a
+  // head's map a block of rows at a time, from which pair_mask and head_pairs make its mask and
+  // values without the map whole (causal_map_pairs.h).
+  HeadCausalMapRows pair_map_rows;
   // Set with pair_map where masks are not kept: the masks of the heads a view asked for, made once
   // (pair_mask and head_pairs make those maps one at a time). Shared by the analysis's copies.
   std::shared_ptr<MadePairMasks> made_masks;
@@ -85,8 +90,9 @@ struct TextAnalysis {
   at::Tensor head_similarity(int64_t layer, int64_t head) const;
   // One head's pairs as a mask: the one kept, or made again by the scan that found them, the same
   // bits: from its head outputs (high_similarity.h: pair_rows), or a lens's from the head's map made
-  // again whole (pair_map, whatever `rows`: map_pair_rows), once, then kept in made_masks; of `rows`
-  // only, the other rows empty. A head with no pairs: its empty mask, nothing made.
+  // again whole (pair_map, whatever `rows`: map_pair_rows; a causal one's a block of rows at a
+  // time: pair_map_rows), once, then kept in made_masks; of `rows` only, the other rows empty. A
+  // head with no pairs: its empty mask, nothing made.
   PairMask pair_mask(int64_t layer, int64_t head, RowSpan rows = {}) const;
   // The head's whole mask where it is at hand, kept or made before (made_masks); never made here,
   // so never slow: a window's UI thread asks this, and leaves the making to a job.
@@ -158,7 +164,8 @@ struct AnalysisRun {
   // head_pairs the values and TextAnalysis::pair_mask the masks not kept.
   LensPairs lens_pairs = {};
   HeadMapSource pair_map = {};
-  ProgressReport progress = {};  // given: a long text's scan for pairs reports its share of heads done
+  HeadCausalMapRows pair_map_rows = {};  // where the lens's maps are causal (TextAnalysis::pair_map_rows)
+  ProgressReport progress = {};          // given: a long text's scan for pairs reports its share of heads done
   // Given: a long text's analysis so far (TextAnalysis::heads_scanned), each time its scan for pairs
   // ends a group of heads: what a window shows of their statistics while the rest are scanned.
   std::function<void(const TextAnalysis& so_far)> so_far = {};

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "analysis/attention_rollout.h"
+#include "analysis/causal_map_pairs.h"
 #include "analysis/lens_maps.h"
 #include "base/byte_size.h"
 #include "base/error.h"
@@ -54,6 +55,32 @@ at::Tensor head_map(const LensMapsOf& of, const AttentionBlockRows& blocks, Pair
   return map;
 }
 
+// A causal head's map (a decoder's attention or norm-based map) a block of rows at a time over the
+// keys its rows may see, on the host: what its pairs are found in without the map whole
+// (analysis/causal_map_pairs.h).
+CausalMapRows causal_head_rows(const LensMapsOf& of, const AttentionBlockRows& blocks, PairInput input, int64_t layer,
+                               int64_t head) {
+  return [&of, &blocks, input, layer, head](const MapRowsVisitor& each) {
+    const TextCaptures& c = *of.captures;
+    const int64_t n = tokens_of(c);
+    for (const auto& [first, count] : row_blocks(n, rows_per_block(n, of.block_rows))) {
+      const AttentionBlock block = blocks(layer, head, {first, count});
+      const at::Tensor values = input == PairInput::Norm
+                                    ? head_norm_rows(block, c, static_cast<int>(layer), static_cast<int>(head))[0]
+                                    : block.maps[0][0];
+      if (!each({{first, count}, block.keys, values.to(at::kCPU, at::kFloat).contiguous()})) return;
+    }
+  };
+}
+
+bool causal_maps(const LensMapsOf& of, PairInput input) {
+  return input != PairInput::Rollout && of.captures && of.captures->visibility.causal;
+}
+
+AttentionDirection direction_of(const LensMapsOf& of) {
+  return of.captures && of.captures->visibility.causal ? AttentionDirection::Causal : AttentionDirection::Both;
+}
+
 // A head's pairs in a map of its own (attention's, the norm-based map's), made symmetric in place:
 // quicker than high_similarity_of_map's symmetric rows, made twice, which a layer's rollout needs
 // (R_l is read for R_(l+1)) rather than a third n x n matrix.
@@ -64,22 +91,26 @@ HeadHighSimilarity pairs_of_own_map(at::Tensor map, const TextFacts& facts, doub
 
 }  // namespace
 
-double long_text_lens_pairs_bytes(PairInput input, int64_t n) {
-  return input == PairInput::Rollout ? rollout_in_blocks_bytes(n)
-                                     : static_cast<double>(n) * static_cast<double>(n) * sizeof(float);
+double long_text_lens_pairs_bytes(PairInput input, int64_t n, AttentionDirection direction) {
+  const double squared = static_cast<double>(n) * static_cast<double>(n);
+  if (input == PairInput::Rollout) return rollout_in_blocks_bytes(n);
+  // A causal map's: the mask's packed bits and the mask made of them, n^2 / 16 bytes each at most.
+  return direction == AttentionDirection::Causal ? squared / 8 : squared * sizeof(float);
 }
 
-void require_long_text_lens_pairs_fit(PairInput input, int64_t n) {
-  const double bytes = long_text_lens_pairs_bytes(input, n);
+void require_long_text_lens_pairs_fit(PairInput input, int64_t n, AttentionDirection direction) {
+  const double bytes = long_text_lens_pairs_bytes(input, n, direction);
   if (bytes <= kMostRolloutBytes) return;
-  throw Error(std::string("pairs from ") + pair_input_name(input) + " on a text of " + std::to_string(n) +
-              " tokens make each head's map whole (" + byte_size(bytes) + " at a time, more than " +
-              byte_size(kMostRolloutBytes) + "): take them from S, the default, or a shorter text (--max-len)");
+  const bool whole = input == PairInput::Rollout || direction != AttentionDirection::Causal;
+  throw Error(std::string("pairs from ") + pair_input_name(input) + " on a text of " + std::to_string(n) + " tokens " +
+              (whole ? "make each head's map whole (" : "hold each head's mask twice (") + byte_size(bytes) +
+              " at a time, more than " + byte_size(kMostRolloutBytes) +
+              "): take them from S, the default, or a shorter text (--max-len)");
 }
 
 at::Tensor long_text_lens_map(const LensMapsOf& of, PairInput input, int64_t layer, int64_t head) {
   require_source(of, input);
-  require_long_text_lens_pairs_fit(input, tokens_of(*of.captures));
+  require_long_text_lens_pairs_fit(input, tokens_of(*of.captures));  // the map whole, causal or not
   c10::InferenceMode guard;
   const AttentionBlockRows blocks = of.blocks();
   if (input != PairInput::Rollout) return head_map(of, blocks, input, layer, head);
@@ -91,7 +122,7 @@ std::vector<HeadHighSimilarity> long_text_lens_pairs(const LensMapsOf& of, PairI
   require_source(of, input);
   const TextCaptures& c = *of.captures;
   const int64_t L = c.head_outputs.size(0), H = c.head_outputs.size(1), n = tokens_of(c);
-  require_long_text_lens_pairs_fit(input, n);
+  require_long_text_lens_pairs_fit(input, n, direction_of(of));
   c10::InferenceMode guard;
   const AttentionBlockRows blocks = of.blocks();
   std::vector<HeadHighSimilarity> high(static_cast<size_t>(L * H));
@@ -113,7 +144,9 @@ std::vector<HeadHighSimilarity> long_text_lens_pairs(const LensMapsOf& of, PairI
   for (int64_t k = 0; k < L * H; ++k) {
     stop_if_stale(scan.keep_going);
     HeadHighSimilarity& head = high[static_cast<size_t>(k)];
-    head = pairs_of_own_map(head_map(of, blocks, input, k / H, k % H), facts, tau);
+    head = causal_maps(of, input)
+               ? causal_map_high_similarity(causal_head_rows(of, blocks, input, k / H, k % H), n, facts, tau)
+               : pairs_of_own_map(head_map(of, blocks, input, k / H, k % H), facts, tau);
     masks.keep(head.mask);  // where it is dropped, its count and statistics are what stays
     done(k, k + 1);
   }
@@ -127,6 +160,12 @@ void find_long_text_pairs_in_lens(AnalysisRun& run, const LensMapsOf& of, PairIn
     return long_text_lens_pairs(of, input, facts, tau, {keep_going, progress, scanned, mask_bytes});
   };
   run.pair_map = [of, input](int64_t layer, int64_t head) { return long_text_lens_map(of, input, layer, head); };
+  if (causal_maps(of, input))
+    run.pair_map_rows = [of, input](int64_t layer, int64_t head, const MapRowsVisitor& each) {
+      c10::InferenceMode guard;
+      const AttentionBlockRows blocks = of.blocks();  // its own: a window asks from several threads
+      causal_head_rows(of, blocks, input, layer, head)(each);
+    };
 }
 
 }  // namespace attnscope

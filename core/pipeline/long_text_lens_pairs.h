@@ -1,19 +1,23 @@
 #pragma once
 // A long text's pairs from a lens (AnalysisSettings::pairs_from: attention, the norm-based maps or
 // rollout). Its maps are not kept, and the symmetric matrix (M + M^T) / 2 the pairs are found in
-// needs M's columns as well as its rows, which no block of rows gives: each head's map is made
-// whole again here, a block of rows at a time, one head at a time, made symmetric in place (a
-// layer's rollout, which the next layer's reads, symmetric a block of rows at a time instead:
-// high_similarity_of_map) and scanned as a short text's is, so that the pairs equal the short
-// path's to the bit. That holds one n x n matrix at a time (a layer's rollout two), never a
-// layer's maps: 268 MB at 8,192 tokens; past kMostRolloutBytes (some 31,000 tokens, rollout's
-// 22,000) it is refused in one line.
+// needs M's columns as well as its rows. A decoder's attention and norm-based maps are causal, so
+// row j holds every element (i, j), i < j: their pairs are found a block of rows at a time, one
+// head at a time, in two passes (analysis/causal_map_pairs.h), holding a block and the head's
+// mask. No block of rows gives an encoder's columns, nor a rollout's (R_l is made whole either
+// way): each such head's map is made whole again here, a block of rows at a time, made symmetric
+// in place (a layer's rollout, which the next layer's reads, symmetric a block of rows at a time
+// instead: high_similarity_of_map) and scanned as a short text's is. Either way the pairs equal
+// the short path's to the bit. A whole map is one n x n matrix at a time (a layer's rollout two),
+// never a layer's maps: 268 MB at 8,192 tokens; past kMostRolloutBytes (some 31,000 tokens,
+// rollout's 22,000; a causal map's masks 178,000) it is refused in one line.
 #include <ATen/core/Tensor.h>
 
 #include <memory>
 
 #include "analysis/text_analysis.h"
 #include "base/progress.h"
+#include "model/architecture.h"
 #include "model/attention_rows.h"
 #include "model/captures.h"
 
@@ -51,13 +55,15 @@ struct LensPairsScan {
 std::vector<HeadHighSimilarity> long_text_lens_pairs(const LensMapsOf& of, PairInput input, const TextFacts& facts,
                                                      double tau, const LensPairsScan& scan = {});
 
-// What the lens pairs of a text of n tokens hold at once, and the one-line refusal past the most
-// they may (kMostRolloutBytes).
-double long_text_lens_pairs_bytes(PairInput input, int64_t n);
-void require_long_text_lens_pairs_fit(PairInput input, int64_t n);
+// What the lens pairs of a text of n tokens hold at once (of a model whose attention runs in
+// `direction`), and the one-line refusal past the most they may (kMostRolloutBytes).
+double long_text_lens_pairs_bytes(PairInput input, int64_t n, AttentionDirection direction = AttentionDirection::Both);
+void require_long_text_lens_pairs_fit(PairInput input, int64_t n,
+                                      AttentionDirection direction = AttentionDirection::Both);
 
 // A long text's analysis run (its similarity in blocks) made to find its pairs in a lens: sets
-// run.lens_pairs and run.pair_map. Nothing where the pairs come from S or its cosine.
+// run.lens_pairs and run.pair_map, and run.pair_map_rows where its maps are causal. Nothing where
+// the pairs come from S or its cosine.
 void find_long_text_pairs_in_lens(AnalysisRun& run, const LensMapsOf& of, PairInput input);
 
 }  // namespace attnscope

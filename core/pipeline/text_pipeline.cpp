@@ -47,15 +47,15 @@ bool has_text_tokens(const Encoding& encoding) {
 // long_text_separators.h, word_level.h), and pairs from a lens only where their masks fit, in one
 // line when not. Its lenses' captures (value norms and Gram matrices) grow as n: the norm-based
 // maps are made again with the attention.
-void refuse_lens_pairs_that_do_not_fit(size_t n, const AnalysisSettings& settings) {
+void refuse_lens_pairs_that_do_not_fit(size_t n, const AnalysisSettings& settings, const ModelConfig& config) {
   if (settings.pairs_from != PairInput::Similarity && settings.pairs_from != PairInput::Cosine)
-    require_long_text_lens_pairs_fit(settings.pairs_from, static_cast<int64_t>(n));
+    require_long_text_lens_pairs_fit(settings.pairs_from, static_cast<int64_t>(n), config.architecture->direction);
 }
 
 KeptAttention kept_attention(const ModelConfig& config, size_t n, const TextPipelineOptions& o) {
   if (!o.long_texts) return KeptAttention::Maps;
   const KeptAttention kept = attention_to_keep(config, static_cast<int64_t>(n), *o.long_texts);
-  if (kept != KeptAttention::Maps) refuse_lens_pairs_that_do_not_fit(n, o.settings);
+  if (kept != KeptAttention::Maps) refuse_lens_pairs_that_do_not_fit(n, o.settings, config);
   return kept;
 }
 
@@ -150,7 +150,8 @@ TextPipelineResult TextPipeline::analyze(Encoding encoding, TextCaptures capture
   TextPipelineResult r;
   r.encoding = std::move(encoding);
   r.captures = std::move(captures);
-  if (!r.captures.attention.defined()) refuse_lens_pairs_that_do_not_fit(r.encoding.size(), o.settings);
+  if (!r.captures.attention.defined())
+    refuse_lens_pairs_that_do_not_fit(r.encoding.size(), o.settings, checkpoint->model().config());
   r.device = checkpoint->model().device();
   add_analysis(checkpoint, r, o);
   return r;

@@ -19,6 +19,7 @@
 
 #include "analysis/text_analysis.h"
 #include "analysis/lens_maps.h"
+#include "analysis/pair_mask_budget.h"
 #include "base/error.h"
 #include "pipeline/long_text_lens_pairs.h"
 #include "pipeline/text_pipeline.h"
@@ -76,6 +77,7 @@ TEST(LongTextLensPairs, EqualThePairsOfTheWholeMaps) {
     std::vector<TextAnalysis> so_far;  // handed on head by head (rollout's layer by layer)
     AnalysisRun run{.so_far = [&](const TextAnalysis& a) { so_far.push_back(a); }};
     find_long_text_pairs_in_lens(run, lens_maps_of(b.long_text.captures), input);
+    EXPECT_FALSE(run.pair_map_rows) << "an encoder's maps are not causal";
     const TextAnalysis long_text = analyze_text(b.encoding, b.long_text.captures, settings, run);
     EXPECT_FALSE(long_text.pair_matrix.defined());
     const TextAnalysis whole = analyze_text(b.encoding, b.maps.captures, settings);
@@ -108,24 +110,35 @@ TEST(LongTextLensPairs, EqualThePairsOfTheWholeMaps) {
 
 // A decoder past its window and past blocks of 64 rows (a tiny Gemma 3 at 230 tokens), its maps
 // made again in blocks over the keys their rows may see: the pairs of its attention and of its
-// norm-based maps equal those of its maps kept, masks to the bit.
+// norm-based maps equal those of its maps kept, masks (kept or made again) and values to the bit,
+// found, made again and valued from those blocks (its maps are causal), no head's map made whole.
 TEST(LongTextLensPairs, ADecodersPairsFromBlocksOverTheKeysTheyHoldAreThoseOfItsMaps) {
   const test::DecoderBothPaths& b = test::decoder_both_paths();
   const auto captures = std::make_shared<const TextCaptures>(b.long_text.captures);
   const LensMapsOf of{[model = b.model, captures] { return recomputed_attention_blocks(*model, *captures); }, captures,
                       64};  // blocks that hold some keys alone: a local layer's past its first
-  for (const PairInput input : {PairInput::Attention, PairInput::Norm}) {
-    SCOPED_TRACE(pair_input_name(input));
-    AnalysisSettings settings;
-    settings.pairs_from = input;
-    AnalysisRun run;
-    find_long_text_pairs_in_lens(run, of, input);
-    expect_same_pairs(analyze_text(b.encoding, b.long_text.captures, settings, run),
-                      analyze_text(b.encoding, b.maps.captures, settings));
+  for (const PairInput input : {PairInput::Attention, PairInput::Norm})
+    for (const uint64_t mask_bytes : {uint64_t{0}, kEveryPairMask}) {
+      SCOPED_TRACE(std::string(pair_input_name(input)) + (mask_bytes ? ", masks kept" : ", masks made again"));
+      AnalysisSettings settings;
+      settings.pairs_from = input;
+      AnalysisRun run{.long_pair_mask_bytes = mask_bytes};
+      find_long_text_pairs_in_lens(run, of, input);
+      ASSERT_TRUE(run.pair_map_rows);
+      int whole_maps = 0;
+      run.pair_map = [&, map = run.pair_map](int64_t layer, int64_t head) {
+        ++whole_maps;
+        return map(layer, head);
+      };
+      const TextAnalysis long_text = analyze_text(b.encoding, b.long_text.captures, settings, run);
+      EXPECT_EQ(long_text.head(1, 0).pairs.tokens(), mask_bytes ? long_text.length : 0);
+      expect_same_pairs(long_text, analyze_text(b.encoding, b.maps.captures, settings));
+      EXPECT_EQ(whole_maps, 0);
+    }
+  for (const PairInput input : {PairInput::Attention, PairInput::Norm})
     EXPECT_TRUE(at::equal(long_text_lens_map(of, input, 3, 1), input == PairInput::Norm
                                                                    ? head_norm_maps(b.maps.captures, 3)[1]
                                                                    : b.maps.captures.attention[3][1]));
-  }
 }
 
 // A view asks for one head's mask from several threads (Fig. 9's text, the outlines, the table's
@@ -230,6 +243,16 @@ TEST(LongTextLensPairs, SayWhatTheyLackAndStopWhenAsked) {
     } catch (const Error& e) {
       EXPECT_NE(std::string(e.what()).find(needed), std::string::npos) << e.what();
     }
+  // A decoder's attention and norm-based maps are never whole, their masks are held: n^2 / 8 bytes at most.
+  EXPECT_NO_THROW(require_long_text_lens_pairs_fit(PairInput::Attention, 32768, AttentionDirection::Causal));
+  EXPECT_THROW(require_long_text_lens_pairs_fit(PairInput::Rollout, 32768, AttentionDirection::Causal), Error);
+  try {
+    require_long_text_lens_pairs_fit(PairInput::Norm, 200000, AttentionDirection::Causal);
+    ADD_FAILURE() << "200,000 tokens' masks were not refused";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("mask"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(long_text_lens_pairs_bytes(PairInput::Norm, 100, AttentionDirection::Causal), 100 * 100 / 8);
   EXPECT_EQ(long_text_lens_pairs_bytes(PairInput::Norm, 100), 100 * 100 * 4);
   EXPECT_EQ(long_text_lens_pairs_bytes(PairInput::Rollout, 100), 2 * 100 * 100 * 4);
 }
