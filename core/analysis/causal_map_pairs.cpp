@@ -44,12 +44,12 @@ float causal_map_scale(const CausalMapRows& map, int64_t n, const ScanFacts& f) 
     for (int64_t r = 0; r < b.rows.count; ++r) {
       const int64_t j = b.rows.first + r, first = b.keys.first, end = std::min(first + b.keys.count, j);
       if (!f.takes[static_cast<size_t>(j)]) continue;
-      const float* row = v + r * b.keys.count - first;
+      const float* row = v + r * b.keys.count;  // key `first` on
       float most = -std::numeric_limits<float>::infinity();
       int64_t held = 0;
       for (int64_t i = first; i < end; ++i) {
         const bool takes = f.takes[static_cast<size_t>(i)];
-        most = takes ? std::max(most, symmetric_of_lower(row[i])) : most;
+        most = takes ? std::max(most, symmetric_of_lower(row[i - first])) : most;
         held += takes;
       }
       if (held < before[static_cast<size_t>(j)]) most = std::max(most, 0.0f);
@@ -69,8 +69,9 @@ struct CausalScan {
   std::vector<int32_t> histogram;
   std::vector<uint8_t>* bits = nullptr;  // the packed mask, where one is made
 
-  // Row j against the keys i < j it holds: (i, j) a pair where its value meets the threshold and
-  // both take part. The counting loop has no branch; the mask's bits are set in a second loop.
+  // Row j against the keys i < j it holds (`row` from key `first` on): (i, j) a pair where its
+  // value meets the threshold and both take part. The counting loop has no branch; the mask's
+  // bits are set in a second loop.
   void row(const float* row, int64_t j, int64_t first, int64_t end) {
     const auto J = static_cast<size_t>(j);
     const int32_t id = f.ids[J], sentence = f.sentence[J];
@@ -78,7 +79,7 @@ struct CausalScan {
     int64_t distance = 0;
     for (int64_t i = first; i < end; ++i) {
       const auto I = static_cast<size_t>(i);
-      const int32_t hit = (symmetric_of_lower(row[i]) >= threshold) & f.takes[I];
+      const int32_t hit = (symmetric_of_lower(row[i - first]) >= threshold) & f.takes[I];
       const int32_t repeat = hit & (f.ids[I] == id), in_sentence = hit & (f.sentence[I] == sentence);
       histogram[static_cast<size_t>(j - i)] += hit;
       counts.degree[I] += hit;
@@ -90,7 +91,7 @@ struct CausalScan {
     counts.same_sentence_repeats += same_repeats, counts.distance_sum += distance;
     if (!count || !bits) return;
     for (int64_t i = first; i < end; ++i)
-      if ((symmetric_of_lower(row[i]) >= threshold) & f.takes[static_cast<size_t>(i)]) {
+      if ((symmetric_of_lower(row[i - first]) >= threshold) & f.takes[static_cast<size_t>(i)]) {
         const int64_t k = PairMask::index(static_cast<int>(n), static_cast<int>(i), static_cast<int>(j));
         (*bits)[static_cast<size_t>(k >> 3)] |= static_cast<uint8_t>(1u << (k & 7));
       }
@@ -102,7 +103,7 @@ struct CausalScan {
     for (int64_t r = 0; r < b.rows.count; ++r) {
       const int64_t j = b.rows.first + r;
       if (f.takes[static_cast<size_t>(j)])
-        row(v + r * b.keys.count - b.keys.first, j, b.keys.first, std::min(b.keys.first + b.keys.count, j));
+        row(v + r * b.keys.count, j, b.keys.first, std::min(b.keys.first + b.keys.count, j));
     }
   }
 };
