@@ -67,7 +67,7 @@ struct CausalScan {
   float threshold;
   PairCounts& counts;
   std::vector<int32_t> histogram;
-  std::vector<uint8_t>* bits = nullptr;  // the packed mask, where one is made
+  std::vector<uint8_t>& bits;  // the mask, packed as PairMask's bits
 
   // Row j against the keys i < j it holds (`row` from key `first` on): (i, j) a pair where its
   // value meets the threshold and both take part. The counting loop has no branch; the mask's
@@ -89,11 +89,11 @@ struct CausalScan {
     counts.degree[J] += count;
     counts.count += count, counts.repeats += repeats, counts.same_sentence += same;
     counts.same_sentence_repeats += same_repeats, counts.distance_sum += distance;
-    if (!count || !bits) return;
+    if (!count) return;
     for (int64_t i = first; i < end; ++i)
       if ((symmetric_of_lower(row[i - first]) >= threshold) & f.takes[static_cast<size_t>(i)]) {
         const int64_t k = PairMask::index(static_cast<int>(n), static_cast<int>(i), static_cast<int>(j));
-        (*bits)[static_cast<size_t>(k >> 3)] |= static_cast<uint8_t>(1u << (k & 7));
+        bits[static_cast<size_t>(k >> 3)] |= static_cast<uint8_t>(1u << (k & 7));
       }
   }
 
@@ -108,17 +108,12 @@ struct CausalScan {
   }
 };
 
-// Second pass: the counts, and the mask where `with_mask`, at or above tau * scale (scale > 0).
-void scan_causal_map(const CausalMapRows& map, const ScanFacts& f, double tau, HeadHighSimilarity& out,
-                     bool with_mask) {
+// Second pass: the counts and the mask, at or above tau * scale (scale > 0).
+void scan_causal_map(const CausalMapRows& map, const ScanFacts& f, double tau, HeadHighSimilarity& out) {
   const int n = out.mask.tokens();
-  std::vector<uint8_t> bits(with_mask ? static_cast<size_t>((PairMask::triangle(n) + 7) / 8) : 0, 0);
-  CausalScan scan{f,
-                  n,
-                  static_cast<float>(tau) * out.scale,
-                  out.counts,
-                  std::vector<int32_t>(static_cast<size_t>(n)),
-                  with_mask ? &bits : nullptr};
+  std::vector<uint8_t> bits(static_cast<size_t>((PairMask::triangle(n) + 7) / 8), 0);
+  const float threshold = static_cast<float>(tau) * out.scale;
+  CausalScan scan{f, n, threshold, out.counts, std::vector<int32_t>(static_cast<size_t>(n)), bits};
   map([&](const HeldMapRows& b) {
     require_rows(b, n);
     scan.block(b);
@@ -126,7 +121,7 @@ void scan_causal_map(const CausalMapRows& map, const ScanFacts& f, double tau, H
   });
   for (int d = 0; d < n; ++d)
     out.counts.distance_histogram[static_cast<size_t>(d)] = scan.histogram[static_cast<size_t>(d)];
-  if (with_mask) out.mask = PairMask(n, bits);
+  out.mask = PairMask(n, bits);
 }
 
 HeadHighSimilarity empty_pairs(int64_t n, float scale) {
@@ -142,13 +137,13 @@ HeadHighSimilarity empty_pairs(int64_t n, float scale) {
 HeadHighSimilarity causal_map_high_similarity(const CausalMapRows& map, int64_t n, const TextFacts& facts, double tau) {
   const ScanFacts f(facts);
   HeadHighSimilarity out = empty_pairs(n, causal_map_scale(map, n, f));
-  if (out.scale > 0) scan_causal_map(map, f, tau, out, true);
+  if (out.scale > 0) scan_causal_map(map, f, tau, out);
   return out;
 }
 
 PairMask causal_map_pair_mask(const CausalMapRows& map, int64_t n, const TextFacts& facts, double tau, float scale) {
   HeadHighSimilarity out = empty_pairs(n, scale);
-  if (scale > 0) scan_causal_map(map, ScanFacts(facts), tau, out, true);
+  if (scale > 0) scan_causal_map(map, ScanFacts(facts), tau, out);
   return std::move(out.mask);
 }
 
