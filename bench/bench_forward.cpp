@@ -33,7 +33,8 @@
 //
 // With --continued N, a decoder's text typed on at its end: the explorer's forward of the text
 // continued from a run of it without its last N tokens (ForwardPrefix: its layers' inputs alone,
-// then with its maps and head outputs too, as the explorer continues), beside the same from scratch.
+// then with its maps and head outputs too, then with its keys and values as well, as the explorer
+// continues), beside the same from scratch.
 //
 // With --typed-at-start, the pipeline's whole run as the window asks it on a text whose first word
 // changes each run, beside the same from scratch with and without the five next tokens.
@@ -299,21 +300,26 @@ void time_continued(const attnscope::Checkpoint& checkpoint, const std::vector<i
   const TextCaptures earlier = text_captures(model.forward({before}, explorer), 0, false);
   ForwardOptions continued = explorer;
   continued.prefix = {earlier.hidden_states, static_cast<int64_t>(before.size())};
-  ForwardOptions with_maps = continued;  // what the explorer's pipeline continues from
+  ForwardOptions with_maps = continued;
   with_maps.prefix.attention = earlier.attention;
   with_maps.prefix.head_outputs = earlier.head_outputs;
-  const auto m = interleaved_medians(warmup, runs,
-                                     {[&] { model.forward({ids}, explorer); }, [&] { model.forward({ids}, continued); },
-                                      [&] { model.forward({ids}, with_maps); }},
-                                     model.device().device, idle);
+  ForwardOptions with_keys = with_maps;  // what the explorer's pipeline continues from
+  with_keys.prefix.keys = earlier.layer_keys;
+  with_keys.prefix.values = earlier.layer_values;
+  const auto m =
+      interleaved_medians(warmup, runs,
+                          {[&] { model.forward({ids}, explorer); }, [&] { model.forward({ids}, continued); },
+                           [&] { model.forward({ids}, with_maps); }, [&] { model.forward({ids}, with_keys); }},
+                          model.device().device, idle);
   std::cout << nlohmann::json{{"tokens", ids.size()},
                               {"typed", typed},
                               {"tokens_continued", model.tokens_continued(continued.prefix, ids.size(), 1)},
                               {"runs", runs},
                               {"forward_ms", m[0]},
                               {"continued_layers_ms", m[1]},
-                              {"continued_ms", m[2]},
-                              {"ratio", m[2] / m[0]}}
+                              {"continued_maps_ms", m[2]},
+                              {"continued_ms", m[3]},
+                              {"ratio", m[3] / m[0]}}
                    .dump()
             << "\n";
 }

@@ -63,7 +63,7 @@ at::Tensor membership(const WordGroups& g, int64_t n) {
 }
 
 // The captures over words but their maps: the head outputs (and hidden states) averaged over each
-// word's pieces, the lens captures dropped.
+// word's pieces, the lens captures and the keys and values kept to continue from dropped.
 TextCaptures averaged_over_words(const TextCaptures& pieces, const WordGroups& groups) {
   if (static_cast<int64_t>(groups.word_of_piece.size()) != pieces.length)
     throw Error("the word groups are not of these captures' tokens");
@@ -72,7 +72,7 @@ TextCaptures averaged_over_words(const TextCaptures& pieces, const WordGroups& g
   w.length = static_cast<int64_t>(groups.words.size());
   w.head_outputs = piece_means(pieces.head_outputs, bounds);
   if (pieces.hidden_states.defined()) w.hidden_states = piece_means(pieces.hidden_states, bounds);
-  w.value_norms = w.value_gram = w.queries = w.keys = w.column_sums = at::Tensor();
+  w.value_norms = w.value_gram = w.queries = w.keys = w.column_sums = w.layer_keys = w.layer_values = at::Tensor();
   return w;
 }
 

@@ -69,6 +69,10 @@ TextCaptures text_captures(const BatchCaptures& batch, size_t index, bool to_hos
     t.queries = place(batch.all_queries.select(1, b).narrow(2, 0, n));
     t.keys = place(batch.all_keys.select(1, b).narrow(2, 0, n));
   }
+  if (batch.all_layer_keys.defined()) {
+    t.layer_keys = place(batch.all_layer_keys.select(1, b).narrow(2, 0, n));
+    t.layer_values = place(batch.all_layer_values.select(1, b).narrow(2, 0, n));
+  }
   t.num_layers = t.head_outputs.size(0);
   t.num_heads = t.head_outputs.size(1);
   t.length = n;

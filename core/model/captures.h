@@ -46,6 +46,10 @@ struct BatchCaptures {
   // text's real query rows, [L, B, H, n] float32 (before column_means); all_queries and all_keys
   // are kept then too, and recompute any map.
   at::Tensor all_column_sums;
+  // With ForwardOptions::keep_layer_inputs, for a decoder keeping its maps whose continued forward
+  // reads them (Transformer::continues_from_projections): every layer's keys (as the scores use
+  // them) and values, [L, B, G, n, d] each.
+  at::Tensor all_layer_keys, all_layer_values;
   // L + 1 entries [B, n, D]: embeddings, then each layer (L where the last layer stopped at its
   // head outputs: each layer's input); with KeptAttention::QueriesAndKeys (a long text) the last
   // alone, unless ForwardOptions::keep_layer_inputs.
@@ -72,6 +76,10 @@ struct TextCaptures {
   // [L, H, n, d] and [L, G, n, d]: a decoder with grouped queries has G key heads, each shared by
   // H / G query heads (key_head); undefined unless the lenses were captured or the text is long.
   at::Tensor queries, keys;
+  // [L, G, n, d] each: a decoder's keys (as `keys`) and values of every layer, kept with its layer
+  // inputs (CheckpointRun::layer_inputs) where it keeps its maps and a continued forward reads them
+  // instead of projecting the earlier rows again (ForwardPrefix::keys); undefined otherwise.
+  at::Tensor layer_keys, layer_values;
   at::Tensor last_state;  // [D] the last token after the last layer; undefined as last_states
   AttentionVisibility visibility;
   // A long text carried over to words (analysis/word_level.h), whose maps are made again from its

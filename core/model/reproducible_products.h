@@ -19,6 +19,12 @@ namespace attnscope {
 // of 4 and more never did, on the shapes of every family here). A block is never shorter than
 // this unless the whole is.
 inline constexpr int64_t kFewestBlockRows = 4;
+// And only for products of enough output columns: MKL multiplies a product of fewer than some two
+// dozen columns by kernels whose sums hang on the rows beside (measured with AVX2, strict: blocks of
+// 4 and more rows of products of 5 to 23 columns differed from the whole in the last bit, of 24 to
+// 71 never did). This many leaves a margin for other vector widths, and every real family's key
+// projection has it (at least one head of 64).
+inline constexpr int64_t kFewestBlockColumns = 64;
 
 // Rows per block when each row holds `row_elements` float32 numbers: about 32 MB a block.
 int64_t rows_per_block(int64_t row_elements);

@@ -6,8 +6,9 @@
 //   4. the padding mask (the others: attention_scores.h); the checked batch and the captures'
 //      buffers
 //   5. forward, and what a decoder's forward continued from a run before takes from it
-//      (ForwardPrefix: continued_rows, check_earlier_maps, finish_rows_after; the maps' later rows
-//      alone in attend_rows_after, section 3)
+//      (ForwardPrefix: continued_rows, check_earlier_maps, takes_earlier_projections,
+//      finish_rows_after; the later rows alone projected in project_rows_after and their maps made
+//      in attend_rows_after, section 3)
 #include "model/transformer.h"
 
 #include <ATen/ATen.h>
@@ -221,11 +222,41 @@ Transformer::Projected Transformer::project(const LayerWeights& w, const at::Ten
   return qkv;
 }
 
+Transformer::Projected Transformer::project_rows_after(const LayerWeights& w, const at::Tensor& x,
+                                                       const RotaryTables* rotary, const LayerMask& mask,
+                                                       const KeepGoing& keep_going) const {
+  const int64_t B = x.size(0), n = x.size(1), H = config_.num_heads, G = config_.kv_heads(), d = config_.head_dim();
+  const int64_t first = mask.earlier_rows, rest = n - first;
+  // Each row's projections read that row alone, and a block of rows of a product sums as the
+  // whole product's rows do (reproducible_products.h): the later rows' are those of every row.
+  RotaryTables later_positions;
+  if (rotary) later_positions = {rotary->cos.narrow(1, first, rest), rotary->sin.narrow(1, first, rest)};
+  const Projected later = project(w, x.narrow(1, first, rest), rotary ? &later_positions : nullptr, keep_going);
+  const auto every_row = [&](const at::Tensor& earlier, const at::Tensor& later_t) {  // [G, k, d], [B * H, d, rest]
+    at::Tensor t = at::empty({B * H, d, n}, later_t.options());
+    t.narrow(2, first, rest).copy_(later_t);
+    // Each group's earlier rows for every query head of the group, as project_apart repeats them.
+    t.view({B, G, H / G, d, n}).narrow(4, 0, first).copy_(earlier.narrow(1, 0, first).transpose(1, 2).unsqueeze(1));
+    return t;
+  };
+  return {later.q_t, every_row(mask.earlier_keys, later.k_t), every_row(mask.earlier_values, later.v_t)};
+}
+
+void Transformer::keep_keys_and_values(const Projected& qkv, int64_t l, BatchCaptures& keep) const {
+  const int64_t B = keep.all_layer_keys.size(1), H = config_.num_heads, G = config_.kv_heads(), d = config_.head_dim();
+  const int64_t n = qkv.k_t.size(2);
+  keep.all_layer_keys[l].copy_(qkv.k_t.view({B, G, H / G, d, n}).select(2, 0).transpose(2, 3));
+  keep.all_layer_values[l].copy_(qkv.v_t.view({B, G, H / G, d, n}).select(2, 0).transpose(2, 3));
+}
+
 at::Tensor Transformer::attend(const LayerWeights& w, const at::Tensor& x, const LayerMask& mask, BatchCaptures* keep,
                                const RotaryTables* rotary, const at::Tensor& relative,
                                const KeepGoing& keep_going) const {
   const int64_t B = x.size(0), n = x.size(1), H = config_.num_heads, d = config_.head_dim();
-  const Projected qkv = project(w, x, rotary, keep_going);
+  const Projected qkv = mask.earlier_keys.defined() ? project_rows_after(w, x, rotary, mask, keep_going)
+                                                    : project(w, x, rotary, keep_going);
+  if (keep && keep->all_layer_keys.defined())
+    keep_keys_and_values(qkv, static_cast<int64_t>(keep->head_outputs.size()), *keep);
   if (mask.in_blocks) return attend_in_blocks(qkv, mask, keep, B, keep_going);
   if (keep && mask.earlier_rows > 0) return attend_rows_after(qkv, mask, *keep, B);
   if (keep || config_.attention_softcap > 0 || relative.defined())
@@ -283,8 +314,8 @@ at::Tensor Transformer::attend_in_blocks(const Projected& qkv, const LayerMask& 
 
 at::Tensor Transformer::attend_rows_after(const Projected& qkv, const LayerMask& mask, BatchCaptures& keep,
                                           int64_t B) const {
-  const auto& [q_t, k_t, v_t] = qkv;
-  const int64_t n = q_t.size(2), H = config_.num_heads, d = config_.head_dim();
+  const auto& [q_t, k_t, v_t] = qkv;  // q_t: every row's, or the later rows' alone (project_rows_after)
+  const int64_t n = k_t.size(2), H = config_.num_heads, d = config_.head_dim();
   const int64_t before = mask.earlier_rows, l = static_cast<int64_t>(keep.attention.size());
   const RowSpan rows{before, n - before};
   at::Tensor attention = keep.all_attention[l], context = keep.all_head_outputs[l];  // [1, H, n, n], [1, H, n, d]
@@ -522,6 +553,10 @@ void Transformer::allocate_captures(BatchCaptures& out, int64_t B, int64_t n, co
     out.all_queries = at::empty({L, B, H, n, config_.head_dim()}, options);
     out.all_keys = at::empty({L, B, config_.kv_heads(), n, config_.head_dim()}, options);
   }
+  if (o.keep_layer_inputs && maps && continues_from_projections()) {
+    out.all_layer_keys = at::empty({L, B, config_.kv_heads(), n, config_.head_dim()}, options);
+    out.all_layer_values = at::empty_like(out.all_layer_keys);
+  }
   if (!o.lenses) return;
   out.all_value_norms = at::empty({L, B, H, n}, options);
   out.all_value_gram = at::empty({L, B, n, H, H}, options);
@@ -534,10 +569,33 @@ void Transformer::check_forward_options(const ForwardOptions& o) const {
     throw Error("DeBERTa's attention maps cannot be recomputed from queries and keys: it keeps its maps");
 }
 
-void Transformer::take_earlier_maps(LayerMask& mask, const ForwardPrefix& prefix, int64_t layer, int64_t rows) const {
+void Transformer::take_earlier_maps(LayerMask& mask, const ForwardPrefix& prefix, int64_t layer, int64_t rows,
+                                    bool takes_projections) const {
   mask.earlier_attention = prefix.attention[layer].unsqueeze(0).to(device_.device, device_.dtype);
   mask.earlier_outputs = prefix.head_outputs[layer].unsqueeze(0).to(device_.device, device_.dtype);
   mask.earlier_rows = rows;
+  if (!takes_projections) return;
+  mask.earlier_keys = prefix.keys[layer].to(device_.device, device_.dtype);
+  mask.earlier_values = prefix.values[layer].to(device_.device, device_.dtype);
+}
+
+bool Transformer::takes_earlier_projections(const ForwardPrefix& prefix, const ForwardOptions& options,
+                                            int64_t rows) const {
+  const at::Tensor &keys = prefix.keys, &values = prefix.values;
+  if (!keys.defined()) return false;
+  const int64_t L = config_.num_layers, G = config_.kv_heads(), d = config_.head_dim();
+  if (keys.dim() != 4 || keys.size(0) < L || keys.size(1) != G || keys.size(2) < rows || keys.size(3) != d ||
+      !values.defined() || values.sizes() != keys.sizes())
+    throw Error("the run to continue from keeps no key and value of every layer for its first " + std::to_string(rows) +
+                " tokens");
+  return !options.lenses && continues_from_projections();  // the lenses keep every row's queries and values
+}
+
+bool Transformer::continues_from_projections() const {
+  // A fused projection is left whole (ForwardPrefix), and so is one too narrow for a block of its
+  // rows to sum as the whole's (a tiny test model's).
+  return config_.causal() && !weights_.layers.front().qkv_weight.defined() &&
+         config_.kv_heads() * config_.head_dim() >= kFewestBlockColumns;
 }
 
 BatchCaptures Transformer::forward(const std::vector<std::vector<int64_t>>& ids, const ForwardOptions& options) const {
@@ -571,6 +629,8 @@ BatchCaptures Transformer::forward(const std::vector<std::vector<int64_t>>& ids,
   const at::Tensor continued = continued_rows(options.prefix, batch);
   const bool earlier_maps = continued.defined() && capture && !in_blocks && options.prefix.attention.defined();
   if (earlier_maps) check_earlier_maps(options.prefix, continued.size(1));
+  const bool earlier_projections =
+      earlier_maps && takes_earlier_projections(options.prefix, options, continued.size(1));
   for (size_t l = 0; l < weights_.layers.size(); ++l) {
     stop_if_stale(keep_going);
     const LayerWeights& w = weights_.layers[l];
@@ -582,7 +642,8 @@ BatchCaptures Transformer::forward(const std::vector<std::vector<int64_t>>& ids,
                    .padding = padding,
                    .block_rows = options.block_rows,
                    .sink = &options.attention_blocks};
-    if (earlier_maps) take_earlier_maps(mask, options.prefix, static_cast<int64_t>(l), continued.size(1));
+    if (earlier_maps)
+      take_earlier_maps(mask, options.prefix, static_cast<int64_t>(l), continued.size(1), earlier_projections);
     const at::Tensor context = attend(w, x, mask, capture ? &out : nullptr, positions, relative, keep_going);
     if (stops_early && l + 1 == weights_.layers.size()) {
       if (last == LastLayer::HeadOutputsAndLastToken) out.last_states = finish_last_tokens(w, context, x, batch);

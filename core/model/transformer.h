@@ -63,6 +63,14 @@ struct ForwardPrefix {
   // each map (a softmax row over keys it cannot see adds zeros alone, so the rows before are those
   // a forward from scratch makes): an appended token costs O(n) in attention, not O(n^2).
   at::Tensor attention, head_outputs;
+  // That run's keys (as the scores use them) and values of every layer, [L, G, k, d] each
+  // (TextCaptures::layer_keys and layer_values), or undefined. Given with its maps, to a forward
+  // without the lenses of a family that projects queries, keys and values apart (not GPT-2's or
+  // GPT-NeoX's fused projection, made transposed: its tokens are a product's columns, which a few
+  // sum in another order) into at least kFewestBlockColumns keys and values, only the later rows
+  // are projected: the earlier rows' keys and values are these, and no layer reads the earlier
+  // rows' queries.
+  at::Tensor keys, values;
 };
 
 struct ForwardOptions {
@@ -86,7 +94,9 @@ struct ForwardOptions {
   bool lenses = false;
   LastLayer last_layer = LastLayer::Complete;  // the other two need capture
   // Keep every layer's input in BatchCaptures::hidden_states even for a long text (which otherwise
-  // keeps its latest alone): what a later forward continues from (ForwardPrefix).
+  // keeps its latest alone), and a decoder keeping its maps every layer's keys and values where a
+  // continued forward reads them (BatchCaptures::all_layer_keys and all_layer_values): what a
+  // later forward continues from (ForwardPrefix).
   bool keep_layer_inputs = false;
   // A decoder's single text continued from a run before; ignored for an encoder, a batch of more
   // than one text, or fewer than kFewestBlockRows new rows to run (then the prefix gives way to
@@ -158,6 +168,9 @@ class Transformer {
     // d], on the device); 0: every row made.
     at::Tensor earlier_attention = {}, earlier_outputs = {};  // initialised: designated initializers omit them
     int64_t earlier_rows = 0;
+    // And where the run before's keys and values serve (ForwardPrefix::keys): this layer's, [G, k, d]
+    // on the device; undefined: every row projected.
+    at::Tensor earlier_keys = {}, earlier_values = {};
   };
   at::Tensor normalize(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias) const;
   struct Projected {
@@ -171,6 +184,14 @@ class Transformer {
   Projected project_fused(const LayerWeights& w, const at::Tensor& input, const KeepGoing& keep_going) const;
   Projected project_apart(const LayerWeights& w, const at::Tensor& input, const RotaryTables* rotary,
                           const KeepGoing& keep_going) const;
+  // A continued forward's: the queries of the rows from mask.earlier_rows on alone ([B * H, d,
+  // later rows]), the keys and values of every row, the earlier ones from mask.earlier_keys and
+  // earlier_values.
+  Projected project_rows_after(const LayerWeights& w, const at::Tensor& x, const RotaryTables* rotary,
+                               const LayerMask& mask, const KeepGoing& keep_going) const;
+  // Layer l's keys and values of every key/value head, into BatchCaptures::all_layer_keys and
+  // all_layer_values.
+  void keep_keys_and_values(const Projected& qkv, int64_t l, BatchCaptures& keep) const;
   // A layer in two steps: self-attention to the head outputs (kept in `keep` when given; rotary
   // positions applied to queries and keys when given), then the output projection and feed-forward
   // block to the layer's output.
@@ -211,8 +232,14 @@ class Transformer {
   // [L', rows, D]; undefined where none are (ForwardOptions::prefix).
   at::Tensor continued_rows(const ForwardPrefix& prefix, const Batch& batch) const;
   void check_earlier_maps(const ForwardPrefix& prefix, int64_t rows) const;  // throws where they do not serve
-  // A continued forward keeping every map: layer `layer`'s rows before `rows` from the run before.
-  void take_earlier_maps(LayerMask& mask, const ForwardPrefix& prefix, int64_t layer, int64_t rows) const;
+  // A continued forward keeping every map: layer `layer`'s rows before `rows` from the run before,
+  // and its keys and values where they are taken.
+  void take_earlier_maps(LayerMask& mask, const ForwardPrefix& prefix, int64_t layer, int64_t rows,
+                         bool takes_projections) const;
+  // Whether such a forward takes the run before's keys and values too (ForwardPrefix::keys).
+  bool takes_earlier_projections(const ForwardPrefix& prefix, const ForwardOptions& options, int64_t rows) const;
+  // Whether any continued forward may (a decoder projecting apart into wide enough products).
+  bool continues_from_projections() const;
   void check_forward_options(const ForwardOptions& o) const;  // throws where no forward gives what they ask
   // The feed-forward block of every row of x, `step` rows at a time (0: as ForwardOptions::feed_forward_rows).
   at::Tensor feed_forward(const LayerWeights& w, const at::Tensor& x, const KeepGoing& keep_going,

@@ -1,7 +1,8 @@
 // A decoder's forward continued from a run of a text that starts with the same tokens
 // (ForwardPrefix): the rows it takes from the run before are each layer's input, and only the later
-// rows go through the output projection and feed-forward block, and where that run's maps are given
-// only the later rows of each map are made. Every capture (maps or what
+// rows go through the output projection and feed-forward block, where that run's maps are given
+// only the later rows of each map are made, and where its keys and values are given too only the
+// later rows are projected (without the lenses, for a family that projects apart). Every capture (maps or what
 // recomputes them, head outputs, the lenses' vectors, hidden states, the last token's state) equals
 // a forward from scratch of the new text to the bit on the CPU: text appended, one token appended,
 // an edit in the middle, text cut at the end; keeping every map and keeping queries and keys (a
@@ -11,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -42,6 +44,8 @@ void expect_same_captures(const BatchCaptures& a, const BatchCaptures& b) {
   expect_same(a.all_head_outputs, b.all_head_outputs, "head outputs");
   expect_same(a.all_queries, b.all_queries, "queries");
   expect_same(a.all_keys, b.all_keys, "keys");
+  expect_same(a.all_layer_keys, b.all_layer_keys, "keys kept to continue from");
+  expect_same(a.all_layer_values, b.all_layer_values, "values kept to continue from");
   expect_same(a.all_value_norms, b.all_value_norms, "value norms");
   expect_same(a.all_value_gram, b.all_value_gram, "value Gram matrices");
   expect_same(a.last_states, b.last_states, "last tokens' states");
@@ -75,6 +79,14 @@ void expect_continued_as_fresh(const Transformer& model, const std::vector<int64
   continued_options.prefix.attention = kept.attention;
   continued_options.prefix.head_outputs = kept.head_outputs;
   expect_same_captures(model.forward({after}, continued_options), fresh);
+  if (!kept.layer_keys.defined()) return;  // kept where a continued forward reads them
+  SCOPED_TRACE("its keys and values taken too");
+  EXPECT_EQ(kept.layer_keys.sizes(),
+            (std::vector<int64_t>{model.config().num_layers, model.config().kv_heads(),
+                                  static_cast<int64_t>(before.size()), model.config().head_dim()}));
+  continued_options.prefix.keys = kept.layer_keys;
+  continued_options.prefix.values = kept.layer_values;
+  expect_same_captures(model.forward({after}, continued_options), fresh);
 }
 
 class ContinuedForward : public ::testing::TestWithParam<std::string> {};
@@ -95,6 +107,11 @@ TEST_P(ContinuedForward, EqualsAForwardFromScratch) {
   expect_continued_as_fresh(*model, text, cut, every_map, "the text cut at its end");
   expect_continued_as_fresh(*model, text, appended, {.last_layer = LastLayer::HeadOutputsAndLastToken},
                             "the explorer's forward");
+  // Without the lenses the later rows alone are projected where the family projects apart.
+  expect_continued_as_fresh(*model, text, one_more, {}, "one token appended, no lenses");
+  expect_continued_as_fresh(*model, text, edited, {.last_layer = LastLayer::HeadOutputsAndLastToken},
+                            "an edit in the middle, the explorer's forward");
+  expect_continued_as_fresh(*model, text, cut, {}, "the text cut at its end, no lenses");
   expect_continued_as_fresh(*model, text, appended, {.kept = KeptAttention::QueriesAndKeys, .block_rows = 7},
                             "queries and keys kept");
 }
@@ -108,6 +125,61 @@ INSTANTIATE_TEST_SUITE_P(Decoders, ContinuedForward,
                            std::replace(name.begin(), name.end(), '/', '_');
                            return test::test_name(name);
                          });
+
+// Whether a forward of `after` continued from `before` reads the run before's keys and values:
+// given them moved (every earlier key and value doubled; all ones where the run kept none), its
+// maps differ from a forward from scratch only if it does.
+bool reads_earlier_keys(const Transformer& model, const std::vector<int64_t>& before, const std::vector<int64_t>& after,
+                        const ForwardOptions& options) {
+  ForwardOptions keeping = options;
+  keeping.keep_layer_inputs = true;
+  const TextCaptures kept = text_captures(model.forward({before}, keeping), 0, false);
+  const ModelConfig& c = model.config();
+  const auto moved_from = [&](const at::Tensor& t) {
+    return t.defined() ? t * 2
+                       : at::ones({c.num_layers, c.kv_heads(), static_cast<int64_t>(before.size()), c.head_dim()});
+  };
+  ForwardOptions moved = options;
+  moved.prefix = {kept.hidden_states, shared_start(before, after), kept.attention,
+                  kept.head_outputs,  moved_from(kept.layer_keys), moved_from(kept.layer_values)};
+  const at::Tensor fresh = model.forward({after}, options).all_attention;
+  return !at::allclose(model.forward({after}, moved).all_attention, fresh, 1e-4, 1e-5);
+}
+
+// SmolLM2 (grouped queries, 3 key/value heads of 64) and Gemma 3 (QK norms, a sliding window, one
+// key/value head of 256) project apart into wide enough products: a continued forward projects the
+// later rows alone, its captures still those of a forward from scratch.
+TEST(ContinuedForwardOf, ARealDecoderProjectsItsLaterRowsAlone) {
+  for (const char* file : {"models/SmolLM2-135M-Instruct/SmolLM2-135M-Instruct.Q4_1.gguf",
+                           "models/gemma-3-270m/gemma-3-270m-q4_k_m.gguf"}) {
+    SCOPED_TRACE(file);
+    const auto path = test::real_model_file(file);
+    if (!std::filesystem::exists(path)) continue;  // real_model_file said how to fetch it
+    const auto model = Transformer::load(path, test::test_device());
+    const std::vector<int64_t> text = test::spread_token_ids(*model, 90, 5);
+    std::vector<int64_t> one_more = text, edited = text;
+    one_more.push_back(text[40]);
+    edited[70] = edited[71];
+    const ForwardOptions explorer{.last_layer = LastLayer::HeadOutputsAndLastToken};
+    expect_continued_as_fresh(*model, text, one_more, explorer, "one token appended");
+    expect_continued_as_fresh(*model, text, edited, {}, "an edit near the end");
+    EXPECT_TRUE(reads_earlier_keys(*model, text, one_more, explorer));
+    EXPECT_FALSE(reads_earlier_keys(*model, text, one_more, {.lenses = true})) << "the lenses project every row";
+  }
+}
+
+TEST(ContinuedForwardOf, ATinyModelsNarrowOrFusedProjectionProjectsEveryRow) {
+  for (const char* name : {"llama", "gpt2"}) {  // 2 key/value heads of 8; GPT-2's fused projection
+    SCOPED_TRACE(name);
+    const auto model = Transformer::load(test::golden_dir() / "decoders" / name, test::test_device());
+    const std::vector<int64_t> text = test::spread_token_ids(*model, 44, 11);
+    std::vector<int64_t> one_more = text;
+    one_more.push_back(text[3]);
+    EXPECT_FALSE(reads_earlier_keys(*model, text, one_more, {}));
+    EXPECT_FALSE(text_captures(model->forward({text}, {.keep_layer_inputs = true}), 0, false).layer_keys.defined())
+        << "nor kept";
+  }
+}
 
 // Each layer's input of a run keeping them: the first L hidden states, over the whole text.
 at::Tensor layer_inputs(const Transformer& model, const std::vector<int64_t>& ids) {
@@ -145,6 +217,17 @@ TEST(ContinuedForwardOf, APrefixWithoutEveryLayersInputIsRefused) {
   EXPECT_THROW(model->forward({text}, {.prefix = {inputs, 30, kept.attention, at::Tensor()}}), Error)
       << "maps without head outputs";
   EXPECT_NO_THROW(model->forward({text}, {.prefix = {inputs, 30, kept.attention, kept.head_outputs}}));
+  // Checked wherever given, though this tiny model's narrow projections would not read them.
+  const ModelConfig& c = model->config();
+  const at::Tensor keys = at::zeros({c.num_layers, c.kv_heads(), 40, c.head_dim()}), values = at::zeros_like(keys);
+  EXPECT_THROW(model->forward({text}, {.prefix = {inputs, 30, kept.attention, kept.head_outputs, keys.narrow(2, 0, 10),
+                                                  values.narrow(2, 0, 10)}}),
+               Error)
+      << "keys and values of fewer tokens";
+  EXPECT_THROW(model->forward({text}, {.prefix = {inputs, 30, kept.attention, kept.head_outputs, keys, at::Tensor()}}),
+               Error)
+      << "keys without values";
+  EXPECT_NO_THROW(model->forward({text}, {.prefix = {inputs, 30, kept.attention, kept.head_outputs, keys, values}}));
 }
 
 }  // namespace
