@@ -1,13 +1,14 @@
 // A decoder's forward continued from a run of a text that starts with the same tokens
 // (ForwardPrefix): the rows it takes from the run before are each layer's input, and only the later
-// rows go through the output projection and feed-forward block, where that run's maps are given
-// only the later rows of each map are made, and where its keys and values are given too only the
-// later rows are projected (without the lenses, for a family that projects apart). Every capture (maps or what
-// recomputes them, head outputs, the lenses' vectors, hidden states, the last token's state) equals
-// a forward from scratch of the new text to the bit on the CPU: text appended, one token appended,
-// an edit in the middle, text cut at the end; keeping every map and keeping queries and keys (a
-// long text's); the last layer complete and stopped at its head outputs, as the explorer runs it. An
-// encoder, and a batch, take nothing from a prefix.
+// rows go through the output projection and feed-forward block; where that run's maps are given
+// only the later rows of each map are made, and where its keys and values are given too (without
+// the lenses, on a model that projects apart into wide enough products) only the later rows are
+// projected. Every capture (maps or what recomputes them, head outputs, the lenses' vectors, hidden
+// states, the last token's state, the keys and values kept) equals a forward from scratch of the
+// new text to the bit on the CPU: text appended, one token appended, an edit in the middle, text
+// cut at the end; keeping every map and keeping queries and keys (a long text's); the last layer
+// complete and stopped at its head outputs, as the explorer runs it. An encoder, and a batch, take
+// nothing from a prefix.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
@@ -107,7 +108,8 @@ TEST_P(ContinuedForward, EqualsAForwardFromScratch) {
   expect_continued_as_fresh(*model, text, cut, every_map, "the text cut at its end");
   expect_continued_as_fresh(*model, text, appended, {.last_layer = LastLayer::HeadOutputsAndLastToken},
                             "the explorer's forward");
-  // Without the lenses the later rows alone are projected where the family projects apart.
+  // Without the lenses too, where a wide enough model projects the later rows alone (these tiny
+  // ones are too narrow: ARealDecoderProjectsItsLaterRowsAlone below).
   expect_continued_as_fresh(*model, text, one_more, {}, "one token appended, no lenses");
   expect_continued_as_fresh(*model, text, edited, {.last_layer = LastLayer::HeadOutputsAndLastToken},
                             "an edit in the middle, the explorer's forward");
