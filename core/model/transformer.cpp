@@ -56,6 +56,13 @@ std::shared_ptr<const Transformer> Transformer::load_gguf(const GgufFile& file, 
 
 namespace {
 
+// Keys or values as attend reads them, [B * H, d, n] with each group's repeated for its H / G query
+// heads (project_apart), once per group: [B, G, n, d], a view.
+at::Tensor once_per_group(const at::Tensor& t, int64_t B, int64_t G) {
+  const int64_t H = t.size(0) / B, d = t.size(1), n = t.size(2);
+  return t.view({B, G, H / G, d, n}).select(2, 0).transpose(2, 3);
+}
+
 // RoBERTa's position ids, as transformers derives them from the ids: each token that is not the
 // padding id takes padding_idx + its count so far; a padding id (typed in the text) takes padding_idx.
 at::Tensor offset_positions(const std::vector<std::vector<int64_t>>& ids, int64_t n, int64_t pad) {
@@ -243,10 +250,9 @@ Transformer::Projected Transformer::project_rows_after(const LayerWeights& w, co
 }
 
 void Transformer::keep_keys_and_values(const Projected& qkv, int64_t l, BatchCaptures& keep) const {
-  const int64_t B = keep.all_layer_keys.size(1), H = config_.num_heads, G = config_.kv_heads(), d = config_.head_dim();
-  const int64_t n = qkv.k_t.size(2);
-  keep.all_layer_keys[l].copy_(qkv.k_t.view({B, G, H / G, d, n}).select(2, 0).transpose(2, 3));
-  keep.all_layer_values[l].copy_(qkv.v_t.view({B, G, H / G, d, n}).select(2, 0).transpose(2, 3));
+  const int64_t B = keep.all_layer_keys.size(1), G = config_.kv_heads();
+  keep.all_layer_keys[l].copy_(once_per_group(qkv.k_t, B, G));
+  keep.all_layer_values[l].copy_(once_per_group(qkv.v_t, B, G));
 }
 
 at::Tensor Transformer::attend(const LayerWeights& w, const at::Tensor& x, const LayerMask& mask, BatchCaptures* keep,
@@ -340,7 +346,7 @@ void Transformer::keep_queries_and_keys(const Projected& qkv, int64_t l, BatchCa
   const int64_t B = keep.all_keys.size(1), H = config_.num_heads, G = config_.kv_heads(), d = config_.head_dim();
   const int64_t n = qkv.q_t.size(2);
   keep.all_queries[l].copy_(qkv.q_t.view({B, H, d, n}).transpose(2, 3));
-  keep.all_keys[l].copy_(qkv.k_t.view({B, G, H / G, d, n}).select(2, 0).transpose(2, 3));
+  keep.all_keys[l].copy_(once_per_group(qkv.k_t, B, G));
 }
 
 at::Tensor Transformer::attend_explicitly(const LayerWeights& w, const Projected& qkv, const LayerMask& layer_mask,
