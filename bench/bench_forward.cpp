@@ -34,7 +34,10 @@
 // With --continued N, a decoder's text typed on at its end: the explorer's forward of the text
 // continued from a run of it without its last N tokens (ForwardPrefix: its layers' inputs alone,
 // then with its maps and head outputs too, then with its keys and values as well, as the explorer
-// continues), beside the same from scratch.
+// continues), beside the same from scratch. With --lenses too, the same keeping the lenses'
+// captures (as the explorer does while a lens is shown): from scratch, continued from a run
+// keeping them without its queries (every row projected), and with its queries too (the later
+// rows alone projected).
 //
 // With --typed-at-start, the pipeline's whole run as the window asks it on a text whose first word
 // changes each run, beside the same from scratch with and without the five next tokens.
@@ -324,6 +327,35 @@ void time_continued(const attnscope::Checkpoint& checkpoint, const std::vector<i
             << "\n";
 }
 
+// The same with the lenses' captures kept, as the explorer's run while a lens is shown.
+void time_continued_with_lenses(const attnscope::Checkpoint& checkpoint, const std::vector<int64_t>& ids, int64_t typed,
+                                int warmup, int runs, std::chrono::milliseconds idle) {
+  using namespace attnscope;
+  const Transformer& model = checkpoint.model();
+  typed = std::clamp<int64_t>(typed, 1, static_cast<int64_t>(ids.size()) - 1);
+  const std::vector<int64_t> before(ids.begin(), ids.end() - typed);
+  const ForwardOptions explorer{
+      .lenses = true, .last_layer = LastLayer::HeadOutputsAndLastToken, .keep_layer_inputs = true, .keep_going = [] {
+        return true;
+      }};
+  const TextCaptures earlier = text_captures(model.forward({before}, explorer), 0, false);
+  ForwardOptions every_row = explorer;
+  every_row.prefix = {earlier.hidden_states, static_cast<int64_t>(before.size()),
+                      earlier.attention,     earlier.head_outputs,
+                      earlier.layer_keys,    earlier.layer_values};
+  ForwardOptions later_rows = every_row;  // what the explorer's pipeline continues from
+  later_rows.prefix.queries = earlier.queries;
+  const auto m = interleaved_medians(warmup, runs,
+                                     {[&] { model.forward({ids}, explorer); }, [&] { model.forward({ids}, every_row); },
+                                      [&] { model.forward({ids}, later_rows); }},
+                                     model.device().device, idle);
+  std::cout << nlohmann::json{{"tokens", ids.size()}, {"typed", typed},      {"lenses", true},
+                              {"runs", runs},         {"forward_ms", m[0]},  {"continued_every_row_ms", m[1]},
+                              {"continued_ms", m[2]}, {"ratio", m[2] / m[0]}}
+                   .dump()
+            << "\n";
+}
+
 void dump_map(const attnscope::Checkpoint& checkpoint, const std::vector<int64_t>& ids, int layer, int head,
               const std::string& file) {
   using namespace attnscope;
@@ -382,6 +414,10 @@ int main(int argc, char** argv) {
                  "N: a decoder's forward of the text continued from a run of it without its last N tokens, beside "
                  "the same from scratch (the explorer's forward as text is typed on at its end)")
       ->check(CLI::Range(1, 1 << 20));
+  bool continued_lenses = false;
+  app.add_flag("--lenses", continued_lenses,
+               "With --continued: the same with the lenses' captures kept, continued without and with the run "
+               "before's queries");
   std::vector<std::string> dump;
   app.add_flag("--typed-at-start", typed_at_start,
                "The pipeline's run as the window asks it on a text whose first word changes each run (continued, "
@@ -416,7 +452,10 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (typed > 0) {
-    time_continued(*checkpoint, ids, typed, warmup, runs, std::chrono::milliseconds(idle_ms));
+    if (continued_lenses)
+      time_continued_with_lenses(*checkpoint, ids, typed, warmup, runs, std::chrono::milliseconds(idle_ms));
+    else
+      time_continued(*checkpoint, ids, typed, warmup, runs, std::chrono::milliseconds(idle_ms));
     return 0;
   }
   if (long_text) {

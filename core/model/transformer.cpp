@@ -336,16 +336,22 @@ at::Tensor Transformer::attend_rows_after(const Projected& qkv, const LayerMask&
   earlier.narrow(3, before, n - before).zero_();  // keys after a causal row's token
   earlier.narrow(3, 0, before).copy_(mask.earlier_attention.narrow(2, 0, before).narrow(3, 0, before));
   context.narrow(2, 0, before).copy_(mask.earlier_outputs.narrow(2, 0, before));
-  keep_layer(attention, context, qkv, l, keep);
+  keep_layer(attention, context, qkv, l, keep, mask.earlier_queries);
   return context;
 }
 
 // The queries of every head; the keys of every key/value head once (projected, they were repeated
 // for each query head of the group): a decoder with grouped queries keeps a fraction of them.
-void Transformer::keep_queries_and_keys(const Projected& qkv, int64_t l, BatchCaptures& keep) const {
+void Transformer::keep_queries_and_keys(const Projected& qkv, int64_t l, BatchCaptures& keep,
+                                        const at::Tensor& earlier_queries) const {
   const int64_t B = keep.all_keys.size(1), H = config_.num_heads, G = config_.kv_heads(), d = config_.head_dim();
-  const int64_t n = qkv.q_t.size(2);
-  keep.all_queries[l].copy_(qkv.q_t.view({B, H, d, n}).transpose(2, 3));
+  const int64_t n = keep.all_queries.size(3), later = qkv.q_t.size(2), first = n - later;
+  const at::Tensor queries = keep.all_queries[l];  // [B, H, n, d]
+  queries.narrow(2, first, later).copy_(qkv.q_t.view({B, H, d, later}).transpose(2, 3));
+  if (first > 0) {  // B = 1: only one text continues
+    if (!earlier_queries.defined()) throw Error("a continued forward's earlier queries are missing");
+    queries.narrow(2, 0, first).copy_(earlier_queries.narrow(1, 0, first).unsqueeze(0));
+  }
   keep.all_keys[l].copy_(once_per_group(qkv.k_t, B, G));
 }
 
@@ -382,12 +388,12 @@ ContextReach Transformer::reach_of(bool local_layer) const {
 }
 
 void Transformer::keep_layer(const at::Tensor& attention, const at::Tensor& context, const Projected& qkv, int64_t l,
-                             BatchCaptures& keep) const {
+                             BatchCaptures& keep, const at::Tensor& earlier_queries) const {
   keep.attention.push_back(attention);
   keep.head_outputs.push_back(context);
   if (keep.all_value_norms.defined()) {
-    keep_value_vectors(qkv.v_t, l, keep);
-    keep_queries_and_keys(qkv, l, keep);
+    keep_value_vectors(qkv.v_t, l, keep);  // every row's values, the earlier ones taken or projected
+    keep_queries_and_keys(qkv, l, keep, earlier_queries);
   }
 }
 
@@ -442,8 +448,11 @@ const std::vector<at::Tensor>& Transformer::output_products() const {
 
 void Transformer::keep_value_vectors(const at::Tensor& v_t, int64_t l, BatchCaptures& keep) const {
   const int64_t H = config_.num_heads, d = config_.head_dim(), n = v_t.size(2), B = v_t.size(0) / H;
-  value_gram_into(output_products()[static_cast<size_t>(l)], v_t.view({B, H, d, n}), keep.all_value_gram[l],
-                  keep.all_value_norms[l]);
+  // Laid out as [B, H, d, n] first: the products' rounding hangs on their operands' layout, which
+  // hangs on the path that made them (Gemma 3's one key/value head, repeated, is a view with a
+  // head stride of 0 from a forward from scratch and a copy from a continued one).
+  value_gram_into(output_products()[static_cast<size_t>(l)], v_t.contiguous().view({B, H, d, n}),
+                  keep.all_value_gram[l], keep.all_value_norms[l]);
 }
 
 at::Tensor Transformer::finish(const LayerWeights& w, const at::Tensor& context, const at::Tensor& x,
@@ -576,25 +585,35 @@ void Transformer::check_forward_options(const ForwardOptions& o) const {
 }
 
 void Transformer::take_earlier_maps(LayerMask& mask, const ForwardPrefix& prefix, int64_t layer, int64_t rows,
-                                    bool takes_projections) const {
+                                    EarlierProjections taken) const {
   mask.earlier_attention = prefix.attention[layer].unsqueeze(0).to(device_.device, device_.dtype);
   mask.earlier_outputs = prefix.head_outputs[layer].unsqueeze(0).to(device_.device, device_.dtype);
   mask.earlier_rows = rows;
-  if (!takes_projections) return;
+  if (taken == EarlierProjections::None) return;
   mask.earlier_keys = prefix.keys[layer].to(device_.device, device_.dtype);
   mask.earlier_values = prefix.values[layer].to(device_.device, device_.dtype);
+  if (taken == EarlierProjections::AndQueries)
+    mask.earlier_queries = prefix.queries[layer].to(device_.device, device_.dtype);
 }
 
-bool Transformer::takes_earlier_projections(const ForwardPrefix& prefix, const ForwardOptions& options,
-                                            int64_t rows) const {
-  const at::Tensor &keys = prefix.keys, &values = prefix.values;
-  if (!keys.defined()) return false;
-  const int64_t L = config_.num_layers, G = config_.kv_heads(), d = config_.head_dim();
+Transformer::EarlierProjections Transformer::takes_earlier_projections(const ForwardPrefix& prefix,
+                                                                       const ForwardOptions& options,
+                                                                       int64_t rows) const {
+  const at::Tensor &keys = prefix.keys, &values = prefix.values, &queries = prefix.queries;
+  if (!keys.defined()) return EarlierProjections::None;
+  const int64_t L = config_.num_layers, H = config_.num_heads, G = config_.kv_heads(), d = config_.head_dim();
   if (keys.dim() != 4 || keys.size(0) < L || keys.size(1) != G || keys.size(2) < rows || keys.size(3) != d ||
       !values.defined() || values.sizes() != keys.sizes())
     throw Error("the run to continue from keeps no key and value of every layer for its first " + std::to_string(rows) +
                 " tokens");
-  return !options.lenses && continues_from_projections();  // the lenses keep every row's queries and values
+  if (queries.defined() && (queries.dim() != 4 || queries.size(0) < L || queries.size(1) != H ||
+                            queries.size(2) < rows || queries.size(3) != d))
+    throw Error("the run to continue from keeps no query of every layer and head for its first " +
+                std::to_string(rows) + " tokens");
+  if (!continues_from_projections()) return EarlierProjections::None;
+  if (!options.lenses) return EarlierProjections::KeysAndValues;
+  // The lenses keep every row's queries: without the run before's, every row is projected.
+  return queries.defined() ? EarlierProjections::AndQueries : EarlierProjections::None;
 }
 
 bool Transformer::continues_from_projections() const {
@@ -635,8 +654,8 @@ BatchCaptures Transformer::forward(const std::vector<std::vector<int64_t>>& ids,
   const at::Tensor continued = continued_rows(options.prefix, batch);
   const bool earlier_maps = continued.defined() && capture && !in_blocks && options.prefix.attention.defined();
   if (earlier_maps) check_earlier_maps(options.prefix, continued.size(1));
-  const bool earlier_projections =
-      earlier_maps && takes_earlier_projections(options.prefix, options, continued.size(1));
+  const EarlierProjections earlier_projections =
+      earlier_maps ? takes_earlier_projections(options.prefix, options, continued.size(1)) : EarlierProjections::None;
   for (size_t l = 0; l < weights_.layers.size(); ++l) {
     stop_if_stale(keep_going);
     const LayerWeights& w = weights_.layers[l];

@@ -65,12 +65,17 @@ struct ForwardPrefix {
   at::Tensor attention, head_outputs;
   // That run's keys (as the scores use them) and values of every layer, [L, G, k, d] each
   // (TextCaptures::layer_keys and layer_values), or undefined. Given with its maps, to a forward
-  // without the lenses of a family that projects queries, keys and values apart (not GPT-2's or
-  // GPT-NeoX's fused projection, made transposed: its tokens are a product's columns, which a few
-  // sum in another order) into at least kFewestBlockColumns keys and values, only the later rows
-  // are projected: the earlier rows' keys and values are these, and no layer reads the earlier
-  // rows' queries.
+  // of a family that projects queries, keys and values apart (not GPT-2's or GPT-NeoX's fused
+  // projection, made transposed: its tokens are a product's columns, which a few sum in another
+  // order) into at least kFewestBlockColumns keys and values, only the later rows are projected:
+  // the earlier rows' keys and values are these, and without the lenses no layer reads the
+  // earlier rows' queries.
   at::Tensor keys, values;
+  // That run's queries of every layer and head, [L, H, k, d] (TextCaptures::queries: a run with the
+  // lenses keeps them), or undefined. A forward with the lenses keeps every row's queries: given
+  // with the keys and values, the earlier rows' are these and the later rows alone are projected;
+  // without them, such a forward projects every row.
+  at::Tensor queries;
 };
 
 struct ForwardOptions {
@@ -169,8 +174,9 @@ class Transformer {
     at::Tensor earlier_attention = {}, earlier_outputs = {};  // initialised: designated initializers omit them
     int64_t earlier_rows = 0;
     // And where the run before's keys and values serve (ForwardPrefix::keys): this layer's, [G, k, d]
-    // on the device; undefined: every row projected.
-    at::Tensor earlier_keys = {}, earlier_values = {};
+    // on the device; undefined: every row projected. With the lenses its queries too, [H, k, d]
+    // (ForwardPrefix::queries): the earlier rows' kept queries.
+    at::Tensor earlier_keys = {}, earlier_values = {}, earlier_queries = {};
   };
   at::Tensor normalize(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias) const;
   struct Projected {
@@ -232,12 +238,17 @@ class Transformer {
   // [L', rows, D]; undefined where none are (ForwardOptions::prefix).
   at::Tensor continued_rows(const ForwardPrefix& prefix, const Batch& batch) const;
   void check_earlier_maps(const ForwardPrefix& prefix, int64_t rows) const;  // throws where they do not serve
+  // What of the run before's projections a continued forward keeping every map takes: none (it
+  // projects every row), its keys and values, or with the lenses its queries as well.
+  enum class EarlierProjections { None, KeysAndValues, AndQueries };
   // A continued forward keeping every map: layer `layer`'s rows before `rows` from the run before,
-  // and its keys and values where they are taken.
+  // and its projections where they are taken.
   void take_earlier_maps(LayerMask& mask, const ForwardPrefix& prefix, int64_t layer, int64_t rows,
-                         bool takes_projections) const;
-  // Whether such a forward takes the run before's keys and values too (ForwardPrefix::keys).
-  bool takes_earlier_projections(const ForwardPrefix& prefix, const ForwardOptions& options, int64_t rows) const;
+                         EarlierProjections taken) const;
+  // What such a forward takes of them (ForwardPrefix::keys, queries); throws where they are given in
+  // the wrong shape.
+  EarlierProjections takes_earlier_projections(const ForwardPrefix& prefix, const ForwardOptions& options,
+                                               int64_t rows) const;
   // Whether any continued forward may (a decoder projecting apart into wide enough products).
   bool continues_from_projections() const;
   void check_forward_options(const ForwardOptions& o) const;  // throws where no forward gives what they ask
@@ -252,10 +263,13 @@ class Transformer {
   // f_h(x_j) = v_j^h W_O^h of every head and token of layer l, kept as norms and per-token Gram
   // matrices in `keep` (v_t: the values as attend computed them, [B * H, d, n]).
   void keep_value_vectors(const at::Tensor& v_t, int64_t l, BatchCaptures& keep) const;
-  void keep_queries_and_keys(const Projected& qkv, int64_t l, BatchCaptures& keep) const;
+  // Layer l's queries and keys into `keep`; where qkv holds the later rows' queries alone (a
+  // continued forward), the earlier rows' are `earlier_queries` ([H, k, d]).
+  void keep_queries_and_keys(const Projected& qkv, int64_t l, BatchCaptures& keep,
+                             const at::Tensor& earlier_queries = {}) const;
   // Layer l's maps and head outputs, with the lenses' vectors where they are taken, into `keep`.
   void keep_layer(const at::Tensor& attention, const at::Tensor& context, const Projected& qkv, int64_t l,
-                  BatchCaptures& keep) const;
+                  BatchCaptures& keep, const at::Tensor& earlier_queries = {}) const;
   // W_O^T W_O of every layer, [D, D]: its block (h, h') is W_O^h W_O^h'^T, so the Gram matrix of
   // the f_h(x_j) of a token needs products of its values only. Independent of the text and D^3 per
   // layer (more than a whole 128-token forward of MiniLM), so made on the first forward with the

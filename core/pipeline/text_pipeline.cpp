@@ -89,7 +89,7 @@ ForwardPrefix TextPipeline::prefix_for(const std::vector<int64_t>& ids,
   const LastForward& last = last_forward_;
   if (last.checkpoint != checkpoint || !last.layer_inputs.defined()) return {};
   const auto shared = std::mismatch(ids.begin(), ids.end(), last.ids.begin(), last.ids.end()).first - ids.begin();
-  return {last.layer_inputs, shared, last.attention, last.head_outputs, last.keys, last.values};
+  return {last.layer_inputs, shared, last.attention, last.head_outputs, last.keys, last.values, last.queries};
 }
 
 TextPipelineResult TextPipeline::run(std::string_view text, const TextPipelineOptions& o, IncrementalEncoder* encoder) {
@@ -129,7 +129,8 @@ TextPipelineResult TextPipeline::run(std::string_view text, const TextPipelineOp
   if (continues) {
     r.tokens_continued = checkpoint->model().tokens_continued(run.prefix, static_cast<int64_t>(ids.size()), 1);
     const TextCaptures& c = r.captures;
-    last_forward_ = {ids, c.hidden_states, c.attention, c.head_outputs, c.layer_keys, c.layer_values, checkpoint};
+    last_forward_ = {ids,          c.hidden_states, c.attention, c.head_outputs,
+                     c.layer_keys, c.layer_values,  c.queries,   checkpoint};
   }
   if (predicts) r.next = next_tokens(checkpoint->model(), r.captures, o.next_tokens);
   if (o.settings.words) {

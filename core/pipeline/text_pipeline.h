@@ -122,7 +122,7 @@ class TextPipeline {
   // thread that runs texts.
   struct LastForward {
     std::vector<int64_t> ids;
-    at::Tensor layer_inputs, attention, head_outputs, keys, values;
+    at::Tensor layer_inputs, attention, head_outputs, keys, values, queries;  // queries: with the lenses
     std::shared_ptr<const Checkpoint> checkpoint;
   };
   LastForward last_forward_;

@@ -1,14 +1,14 @@
 // A decoder's forward continued from a run of a text that starts with the same tokens
 // (ForwardPrefix): the rows it takes from the run before are each layer's input, and only the later
 // rows go through the output projection and feed-forward block; where that run's maps are given
-// only the later rows of each map are made, and where its keys and values are given too (without
-// the lenses, on a model that projects apart into wide enough products) only the later rows are
-// projected. Every capture (maps or what recomputes them, head outputs, the lenses' vectors, hidden
-// states, the last token's state, the keys and values kept) equals a forward from scratch of the
-// new text to the bit on the CPU: text appended, one token appended, an edit in the middle, text
-// cut at the end; keeping every map and keeping queries and keys (a long text's); the last layer
-// complete and stopped at its head outputs, as the explorer runs it. An encoder, and a batch, take
-// nothing from a prefix.
+// only the later rows of each map are made, and where its keys and values are given too (on a
+// model that projects apart into wide enough products; with the lenses, its queries as well) only
+// the later rows are projected. Every capture (maps or what recomputes them, head outputs, the
+// lenses' vectors, hidden states, the last token's state, the keys and values kept) equals a
+// forward from scratch of the new text to the bit on the CPU: text appended, one token appended,
+// an edit in the middle, text cut at the end; keeping every map and keeping queries and keys (a
+// long text's); the last layer complete and stopped at its head outputs, as the explorer runs it.
+// An encoder, and a batch, take nothing from a prefix.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
@@ -88,6 +88,10 @@ void expect_continued_as_fresh(const Transformer& model, const std::vector<int64
   continued_options.prefix.keys = kept.layer_keys;
   continued_options.prefix.values = kept.layer_values;
   expect_same_captures(model.forward({after}, continued_options), fresh);
+  if (!options.lenses) return;
+  SCOPED_TRACE("its queries taken too");
+  continued_options.prefix.queries = kept.queries;
+  expect_same_captures(model.forward({after}, continued_options), fresh);
 }
 
 class ContinuedForward : public ::testing::TestWithParam<std::string> {};
@@ -148,6 +152,26 @@ bool reads_earlier_keys(const Transformer& model, const std::vector<int64_t>& be
   return !at::allclose(model.forward({after}, moved).all_attention, fresh, 1e-4, 1e-5);
 }
 
+// Whether a forward with the lenses of `after` continued from `before` takes the run before's
+// queries, keys and values: given its queries doubled, the earlier rows' kept queries are those,
+// the rest of its captures a forward's from scratch.
+bool reads_earlier_queries(const Transformer& model, const std::vector<int64_t>& before,
+                           const std::vector<int64_t>& after) {
+  const ForwardOptions options{.lenses = true, .keep_layer_inputs = true};
+  const TextCaptures kept = text_captures(model.forward({before}, options), 0, false);
+  ForwardOptions moved = options;
+  moved.prefix = {kept.hidden_states, shared_start(before, after), kept.attention,  kept.head_outputs,
+                  kept.layer_keys,    kept.layer_values,           kept.queries * 2};
+  const BatchCaptures fresh = model.forward({after}, options), continued = model.forward({after}, moved);
+  const auto n = static_cast<int64_t>(after.size());
+  const int64_t earlier = model.tokens_continued(moved.prefix, n, 1);
+  EXPECT_TRUE(at::equal(continued.all_attention, fresh.all_attention)) << "the maps do not read the earlier queries";
+  EXPECT_TRUE(at::equal(continued.all_queries.narrow(3, earlier, n - earlier),
+                        fresh.all_queries.narrow(3, earlier, n - earlier)))
+      << "the later rows' queries projected";
+  return at::equal(continued.all_queries.narrow(3, 0, earlier), fresh.all_queries.narrow(3, 0, earlier) * 2);
+}
+
 // SmolLM2 (grouped queries, 3 key/value heads of 64) and Gemma 3 (QK norms, a sliding window, one
 // key/value head of 256) project apart into wide enough products: a continued forward projects the
 // later rows alone, its captures still those of a forward from scratch.
@@ -165,8 +189,13 @@ TEST(ContinuedForwardOf, ARealDecoderProjectsItsLaterRowsAlone) {
     const ForwardOptions explorer{.last_layer = LastLayer::HeadOutputsAndLastToken};
     expect_continued_as_fresh(*model, text, one_more, explorer, "one token appended");
     expect_continued_as_fresh(*model, text, edited, {}, "an edit near the end");
+    expect_continued_as_fresh(*model, text, one_more,
+                              {.lenses = true, .last_layer = LastLayer::HeadOutputsAndLastToken},
+                              "one token appended, with the lenses");
     EXPECT_TRUE(reads_earlier_keys(*model, text, one_more, explorer));
-    EXPECT_FALSE(reads_earlier_keys(*model, text, one_more, {.lenses = true})) << "the lenses project every row";
+    EXPECT_FALSE(reads_earlier_keys(*model, text, one_more, {.lenses = true}))
+        << "the lenses without the run before's queries project every row";
+    EXPECT_TRUE(reads_earlier_queries(*model, text, one_more));
   }
 }
 
@@ -230,6 +259,19 @@ TEST(ContinuedForwardOf, APrefixWithoutEveryLayersInputIsRefused) {
                Error)
       << "keys without values";
   EXPECT_NO_THROW(model->forward({text}, {.prefix = {inputs, 30, kept.attention, kept.head_outputs, keys, values}}));
+  const at::Tensor queries = at::zeros({c.num_layers, c.num_heads, 40, c.head_dim()});
+  EXPECT_THROW(model->forward({text}, {.lenses = true,
+                                       .prefix = {inputs, 30, kept.attention, kept.head_outputs, keys, values,
+                                                  queries.narrow(2, 0, 10)}}),
+               Error)
+      << "queries of fewer tokens";
+  EXPECT_THROW(model->forward({text}, {.lenses = true,
+                                       .prefix = {inputs, 30, kept.attention, kept.head_outputs, keys, values,
+                                                  queries.narrow(1, 0, 1)}}),
+               Error)
+      << "one head's queries";
+  EXPECT_NO_THROW(model->forward(
+      {text}, {.lenses = true, .prefix = {inputs, 30, kept.attention, kept.head_outputs, keys, values, queries}}));
 }
 
 }  // namespace

@@ -292,6 +292,27 @@ TEST(TextPipelineContinues, ADecodersTextTypedOnAtItsEnd) {
       for (size_t k = 0; k < r.next.size(); ++k) EXPECT_EQ(r.next[k].id, expected.next[k].id);
     }
     o.settings.words = false;
+    // With a lens shown: the run before's queries taken too (model/transformer.h: ForwardPrefix),
+    // the lenses' captures and the norm-based maps' pairs a forward's from scratch.
+    TextPipelineOptions lensed = o;
+    lensed.lens_captures = true;
+    lensed.settings.pairs_from = PairInput::Norm;
+    typed.run(text, lensed);
+    const std::string purred = text + " It purred.";
+    const TextPipelineResult l = typed.run(purred, lensed);
+    lensed.continues = false;
+    const TextPipelineResult l_expected = fresh.run(purred, lensed);
+    EXPECT_GT(l.tokens_continued, 20);
+    const TextCaptures &c = l.captures, &e = l_expected.captures;
+    for (const auto& [a, b] : {std::pair{c.queries, e.queries},
+                               {c.keys, e.keys},
+                               {c.value_norms, e.value_norms},
+                               {c.value_gram, e.value_gram},
+                               {c.attention, e.attention}})
+      EXPECT_TRUE(a.defined() && at::equal(a, b));
+    ASSERT_EQ(l.analysis.heads.size(), l_expected.analysis.heads.size());
+    for (size_t k = 0; k < l.analysis.heads.size(); ++k)
+      EXPECT_EQ(l.analysis.heads[k].pairs.bits(), l_expected.analysis.heads[k].pairs.bits()) << "head " << k;
     EXPECT_EQ(TextPipeline(typed.checkpoint(), file).run(text, o).tokens_continued, 0) << "another pipeline";
     // A few hundred tokens, a next token appended: its maps' rows before taken from the last run.
     for (int k = 0; k < 4; ++k) text += " " + text;
