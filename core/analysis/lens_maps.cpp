@@ -19,7 +19,8 @@ at::Tensor head_norm_maps(const TextCaptures& c, int layer) {
 at::Tensor layer_norm_maps(const TextCaptures& c, int first, int count) {
   const at::Tensor gram = c.value_gram;
   return layer_norm_based_attention(c.attention.slice(0, first, first + count).to(at::kFloat),
-                                    gram.defined() ? gram.slice(0, first, first + count) : gram);
+                                    gram.defined() ? gram.slice(0, first, first + count) : gram,
+                                    {.causal = c.visibility.causal});
 }
 
 at::Tensor head_norm_rows(const AttentionBlock& block, const TextCaptures& c, int layer, int first_head) {

@@ -14,7 +14,16 @@ namespace attnscope {
 // [..., H, rows, n] -> [..., H, rows, n] (a long text's, made a block at a time)
 at::Tensor norm_based_attention(const at::Tensor& attention, const at::Tensor& value_norms);
 
+// What the layer map's rows are: `causal`, a decoder's (no row weighs a key after its own, so those
+// columns are 0 and the CPU does not compute them); `first_row`, the position of the first of them
+// (rows of a long text's maps, made a block at a time; their keys counted from the first).
+struct LayerMapShape {
+  bool causal = false;
+  int64_t first_row = 0;
+};
+
 // attention [L, H, n, n], value_gram [L, n, H, H] -> [L, n, n]; likewise rows, [L, H, rows, n] -> [L, rows, n]
-at::Tensor layer_norm_based_attention(const at::Tensor& attention, const at::Tensor& value_gram);
+at::Tensor layer_norm_based_attention(const at::Tensor& attention, const at::Tensor& value_gram,
+                                      const LayerMapShape& shape = {});
 
 }  // namespace attnscope

@@ -158,7 +158,8 @@ at::Tensor layer_rows(const AnalyzedTextView& text, int layer, MatrixKind kind, 
           ? host_floats(text.captures.attention[layer].narrow(1, rows.first, rows.size(text.analysis.length)))
           : recomputed_rows(text, layer, -1, rows);
   const at::Tensor& gram = text.captures.value_gram;
-  return layer_norm_based_attention(attention.unsqueeze(0), gram.defined() ? gram[layer].unsqueeze(0) : gram)[0];
+  return layer_norm_based_attention(attention.unsqueeze(0), gram.defined() ? gram[layer].unsqueeze(0) : gram,
+                                    {.causal = text.captures.visibility.causal, .first_row = rows.first})[0];
 }
 
 at::Tensor map_rows(const AnalyzedTextView& text, int layer, int head, MatrixKind kind, RowSpan rows) {

@@ -43,6 +43,33 @@ TEST(Lenses, NormBasedLayerMapByHand) {
   EXPECT_TRUE(at::allclose(n, values({std::sqrt(0.29f), 1.3f, std::sqrt(1.36f), 0.4f}, {1, 2, 2}), 1e-6, 1e-6)) << n;
 }
 
+// A decoder's layer map (LayerMapShape::causal): the columns after each row's own are not computed
+// and are 0, the others keep the bits of a map whose every column is computed; so do a block of
+// its rows. 37 keys: two blocks of 16 columns and a tail; a local layer's window of 5 too.
+TEST(Lenses, NormBasedLayerMapOfACausalMapSkipsTheKeysNoRowSees) {
+  at::manual_seed(3);
+  const int64_t H = 3, n = 37;
+  const at::Tensor vectors = at::randn({1, n, H, 8});
+  const at::Tensor gram = at::matmul(vectors, vectors.transpose(-1, -2)).contiguous();  // [1, n, H, H]
+  for (const int64_t window : {n, int64_t{5}}) {
+    SCOPED_TRACE(window);
+    const at::Tensor i = at::arange(n).unsqueeze(1), j = at::arange(n).unsqueeze(0);
+    const at::Tensor seen = (j <= i).logical_and(j > i - window);
+    const at::Tensor causal = at::softmax(at::randn({1, H, n, n}).masked_fill(seen.logical_not(), -INFINITY), -1);
+    const at::Tensor skipped = layer_norm_based_attention(causal, gram, {.causal = true})[0];
+    const at::Tensor whole = layer_norm_based_attention(causal, gram)[0];
+    EXPECT_TRUE(at::equal(skipped, whole));
+    EXPECT_TRUE(at::equal(skipped.masked_select(j > i), at::zeros({n * (n - 1) / 2})));
+    const at::Tensor block = causal.narrow(2, 10, 20).contiguous();
+    EXPECT_TRUE(at::equal(layer_norm_based_attention(block, gram, {.causal = true, .first_row = 10})[0],
+                          whole.narrow(0, 10, 20)));
+    // And the formula itself: N_ij = |sum_h A^h_ij f_h(x_j)|.
+    const at::Tensor f = vectors[0];  // [j, h, D]
+    const at::Tensor expected = (causal[0].permute({1, 2, 0}).unsqueeze(-1) * f.unsqueeze(0)).sum(2).norm(2, -1);
+    EXPECT_TRUE(at::allclose(skipped, expected, 1e-4, 1e-5));
+  }
+}
+
 TEST(Lenses, RolloutByHand) {
   // M_0 = [[0.5, 0.5], [0, 1]] -> R_0 = [[0.75, 0.25], [0, 1]]; M_1 = [[1, 0], [0.5, 0.5]] -> Ahat_1 = [[1, 0], [0.25,
   // 0.75]] R_1 = Ahat_1 R_0 = [[0.75, 0.25], [0.1875, 0.8125]]
