@@ -35,9 +35,8 @@
 // continued from a run of it without its last N tokens (ForwardPrefix: its layers' inputs alone,
 // then with its maps and head outputs too, then with its keys and values as well, as the explorer
 // continues), beside the same from scratch. With --lenses too, the same keeping the lenses'
-// captures (as the explorer does while a lens is shown): from scratch, continued from a run
-// keeping them without its queries (every row projected), and with its queries too (the later
-// rows alone projected).
+// captures (as the explorer does while a lens is shown), and continued with the run before's
+// queries as well (the later rows alone projected, as the explorer then continues).
 //
 // With --typed-at-start, the pipeline's whole run as the window asks it on a text whose first word
 // changes each run, beside the same from scratch with and without the five next tokens.
@@ -291,69 +290,47 @@ void time_typed_at_start(const std::shared_ptr<const attnscope::Checkpoint>& che
 }
 
 // The explorer's forward (in slices, its last layer at its head outputs and last token) of `ids`
-// from scratch and continued from a run of them without their last `typed`.
-void time_continued(const attnscope::Checkpoint& checkpoint, const std::vector<int64_t>& ids, int64_t typed, int warmup,
-                    int runs, std::chrono::milliseconds idle) {
+// from scratch and continued from a run of them without their last `typed`; with `lenses`, keeping
+// the lenses' captures (as while a lens is shown), and continued with the run before's queries too.
+void time_continued(const attnscope::Checkpoint& checkpoint, const std::vector<int64_t>& ids, int64_t typed,
+                    bool lenses, int warmup, int runs, std::chrono::milliseconds idle) {
   using namespace attnscope;
   const Transformer& model = checkpoint.model();
   typed = std::clamp<int64_t>(typed, 1, static_cast<int64_t>(ids.size()) - 1);
   const std::vector<int64_t> before(ids.begin(), ids.end() - typed);
   const ForwardOptions explorer{
-      .last_layer = LastLayer::HeadOutputsAndLastToken, .keep_layer_inputs = true, .keep_going = [] { return true; }};
+      .lenses = lenses, .last_layer = LastLayer::HeadOutputsAndLastToken, .keep_layer_inputs = true, .keep_going = [] {
+        return true;
+      }};
   const TextCaptures earlier = text_captures(model.forward({before}, explorer), 0, false);
   ForwardOptions continued = explorer;
   continued.prefix = {earlier.hidden_states, static_cast<int64_t>(before.size())};
   ForwardOptions with_maps = continued;
   with_maps.prefix.attention = earlier.attention;
   with_maps.prefix.head_outputs = earlier.head_outputs;
-  ForwardOptions with_keys = with_maps;  // what the explorer's pipeline continues from
+  ForwardOptions with_keys = with_maps;  // what the explorer's pipeline continues from (without the lenses)
   with_keys.prefix.keys = earlier.layer_keys;
   with_keys.prefix.values = earlier.layer_values;
-  const auto m =
-      interleaved_medians(warmup, runs,
-                          {[&] { model.forward({ids}, explorer); }, [&] { model.forward({ids}, continued); },
-                           [&] { model.forward({ids}, with_maps); }, [&] { model.forward({ids}, with_keys); }},
-                          model.device().device, idle);
-  std::cout << nlohmann::json{{"tokens", ids.size()},
-                              {"typed", typed},
-                              {"tokens_continued", model.tokens_continued(continued.prefix, ids.size(), 1)},
-                              {"runs", runs},
-                              {"forward_ms", m[0]},
-                              {"continued_layers_ms", m[1]},
-                              {"continued_maps_ms", m[2]},
-                              {"continued_ms", m[3]},
-                              {"ratio", m[3] / m[0]}}
-                   .dump()
-            << "\n";
-}
-
-// The same with the lenses' captures kept, as the explorer's run while a lens is shown.
-void time_continued_with_lenses(const attnscope::Checkpoint& checkpoint, const std::vector<int64_t>& ids, int64_t typed,
-                                int warmup, int runs, std::chrono::milliseconds idle) {
-  using namespace attnscope;
-  const Transformer& model = checkpoint.model();
-  typed = std::clamp<int64_t>(typed, 1, static_cast<int64_t>(ids.size()) - 1);
-  const std::vector<int64_t> before(ids.begin(), ids.end() - typed);
-  const ForwardOptions explorer{
-      .lenses = true, .last_layer = LastLayer::HeadOutputsAndLastToken, .keep_layer_inputs = true, .keep_going = [] {
-        return true;
-      }};
-  const TextCaptures earlier = text_captures(model.forward({before}, explorer), 0, false);
-  ForwardOptions every_row = explorer;
-  every_row.prefix = {earlier.hidden_states, static_cast<int64_t>(before.size()),
-                      earlier.attention,     earlier.head_outputs,
-                      earlier.layer_keys,    earlier.layer_values};
-  ForwardOptions later_rows = every_row;  // what the explorer's pipeline continues from
-  later_rows.prefix.queries = earlier.queries;
-  const auto m = interleaved_medians(warmup, runs,
-                                     {[&] { model.forward({ids}, explorer); }, [&] { model.forward({ids}, every_row); },
-                                      [&] { model.forward({ids}, later_rows); }},
-                                     model.device().device, idle);
-  std::cout << nlohmann::json{{"tokens", ids.size()}, {"typed", typed},      {"lenses", true},
-                              {"runs", runs},         {"forward_ms", m[0]},  {"continued_every_row_ms", m[1]},
-                              {"continued_ms", m[2]}, {"ratio", m[2] / m[0]}}
-                   .dump()
-            << "\n";
+  ForwardOptions with_queries = with_keys;  // and with them
+  with_queries.prefix.queries = earlier.queries;
+  std::vector<std::function<void()>> variants{
+      [&] { model.forward({ids}, explorer); }, [&] { model.forward({ids}, continued); },
+      [&] { model.forward({ids}, with_maps); }, [&] { model.forward({ids}, with_keys); }};
+  if (lenses) variants.push_back([&] { model.forward({ids}, with_queries); });
+  const auto m = interleaved_medians(warmup, runs, variants, model.device().device, idle);
+  const double as_explorer = m.back();
+  nlohmann::json out{{"tokens", ids.size()},
+                     {"typed", typed},
+                     {"lenses", lenses},
+                     {"tokens_continued", model.tokens_continued(continued.prefix, ids.size(), 1)},
+                     {"runs", runs},
+                     {"forward_ms", m[0]},
+                     {"continued_layers_ms", m[1]},
+                     {"continued_maps_ms", m[2]},
+                     {"continued_ms", as_explorer},
+                     {"ratio", as_explorer / m[0]}};
+  if (lenses) out["continued_every_row_ms"] = m[3];  // the keys and values taken, every row projected
+  std::cout << out.dump() << "\n";
 }
 
 void dump_map(const attnscope::Checkpoint& checkpoint, const std::vector<int64_t>& ids, int layer, int head,
@@ -452,10 +429,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (typed > 0) {
-    if (continued_lenses)
-      time_continued_with_lenses(*checkpoint, ids, typed, warmup, runs, std::chrono::milliseconds(idle_ms));
-    else
-      time_continued(*checkpoint, ids, typed, warmup, runs, std::chrono::milliseconds(idle_ms));
+    time_continued(*checkpoint, ids, typed, continued_lenses, warmup, runs, std::chrono::milliseconds(idle_ms));
     return 0;
   }
   if (long_text) {
