@@ -332,6 +332,7 @@ void Explorer::draw_frame() {
   const auto latest = worker_->latest();
   const RunProgress progress = worker_->progress();
   frame_good_ = serial_of(shown), frame_latest_ = serial_of(latest);
+  frame_shown_ = shown;
   ImGui::BeginChild("text side", ImVec2(vp->WorkSize.x * (big ? 0.24f : 0.3f), 0), true);
   text_side_ =
       ImVec4(ImGui::GetWindowPos().x, ImGui::GetWindowPos().y, ImGui::GetWindowPos().x + ImGui::GetWindowSize().x,
@@ -496,6 +497,7 @@ long long Explorer::check_partial_frame(int width, int height, const std::vector
 ScriptedFrame Explorer::scripted_frame(int width, int height, double frame_seconds) const {
   const auto* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
   return {*worker_,
+          frame_shown_.get(),
           text_panel_.text(),
           screenshot_ready(),
           settings_.view.view,
@@ -561,7 +563,7 @@ int Explorer::run() {
       settle_frames_ = std::max(settle_frames_, 1);  // show what this frame changed
     if (script_over(w, h, frame_start, false)) return 0;
     glfwSwapBuffers(window_.get());
-    script_.trace_shown(*worker_, text_panel_.text());
+    script_.trace_shown(frame_shown_.get(), text_panel_.text());
     if (script_over(w, h, frame_start, true)) return 0;
   }
   window_.size(settings_.window_width, settings_.window_height);

@@ -133,6 +133,9 @@ class Explorer {
   ImVec4 text_side_{};                   // where this frame's text side is
   int full_frames_due_ = kSettleFrames;  // after input other than keys, as many frames as settle it are drawn whole
   uint64_t frame_good_ = 0, frame_latest_ = 0;  // the snapshots this frame was built with
+  // The analysis this frame drew: what the scripts count as shown, not what the worker holds once
+  // the frame is presented (a run may end between the two).
+  std::shared_ptr<const AnalysisSnapshot> frame_shown_;
   uint64_t drawn_good_ = 0, drawn_latest_ = 0;  // ... and those of the frame before
   int partial_frames_ = 0;
   bool last_frame_whole_ = true;

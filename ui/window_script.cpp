@@ -56,9 +56,8 @@ void WindowScript::type_due_keys(TextPanel& text, bool model_loaded, double now)
 // --trace-shown: when a presented frame first shows the analysis of the editor's current text,
 // one line with the wall-clock time, so a script typing from outside (bench/run_typing_x11.sh)
 // measures the latency with the window's own clock on one side only, and what the worker measured.
-void WindowScript::trace_shown(const AnalysisWorker& worker, const std::string& text) {
+void WindowScript::trace_shown(const AnalysisSnapshot* shown, const std::string& text) {
   if (!options_.trace_shown) return;
-  const auto shown = worker.latest_good();
   if (!shown || shown->serial == traced_ || shown->text != text) return;
   traced_ = shown->serial;
   const auto now = std::chrono::system_clock::now().time_since_epoch();
@@ -72,7 +71,8 @@ void WindowScript::trace_shown(const AnalysisWorker& worker, const std::string& 
 }
 
 bool WindowScript::typing_step(const ScriptedFrame& f, double now) {
-  const auto shown = f.worker.latest_good();
+  // What the frame drew: a run ending while the frame was rasterised is shown by the next one.
+  const AnalysisSnapshot* shown = f.drawn;
   const bool current = shown && shown->text == f.text && !f.worker.busy();
   if (shown && shown->serial != typing_seen_ && current)
     typing_->analysis_shown(shown->forward_seconds, shown->analysis_seconds, shown->grid_seconds,

@@ -22,8 +22,9 @@ namespace attnscope::ui {
 // A frame just drawn, as a scripted step reads it.
 struct ScriptedFrame {
   const AnalysisWorker& worker;
-  const std::string& text;  // the editor's
-  bool ready = false;       // the analysis of the shown view is in and drawn (Explorer::screenshot_ready)
+  const AnalysisSnapshot* drawn;  // the analysis the frame drew (null before the first)
+  const std::string& text;        // the editor's
+  bool ready = false;             // the analysis of the shown view is in and drawn (Explorer::screenshot_ready)
   View view = View::Grid;
   int width = 0, height = 0;
   double seconds = 0;  // the frame's time
@@ -57,7 +58,7 @@ class WindowScript {
   // Between the backend's reading of the pointer and ImGui's frame: the scripted click's or key's
   // press, then its release.
   void mouse();
-  void trace_shown(const AnalysisWorker& worker, const std::string& text);        // --trace-shown
+  void trace_shown(const AnalysisSnapshot* drawn, const std::string& text);       // --trace-shown
   void add_mismatched_pixels(long long pixels) { mismatched_pixels_ += pixels; }  // --check-partial-frames
 
   // After a frame of an active script: true when it is over (its figures printed, its screenshot saved).
