@@ -36,7 +36,8 @@
 // then with its maps and head outputs too, then with its keys and values as well, as the explorer
 // continues), beside the same from scratch. With --lenses too, the same keeping the lenses'
 // captures (as the explorer does while a lens is shown), and continued with the run before's
-// queries as well (the later rows alone projected, as the explorer then continues).
+// queries as well (the later rows alone projected), then its value Gram matrices too (those of its
+// whole slices of 128 tokens taken, as the explorer then continues).
 //
 // With --typed-at-start, the pipeline's whole run as the window asks it on a text whose first word
 // changes each run, beside the same from scratch with and without the five next tokens.
@@ -291,7 +292,8 @@ void time_typed_at_start(const std::shared_ptr<const attnscope::Checkpoint>& che
 
 // The explorer's forward (in slices, its last layer at its head outputs and last token) of `ids`
 // from scratch and continued from a run of them without their last `typed`; with `lenses`, keeping
-// the lenses' captures (as while a lens is shown), and continued with the run before's queries too.
+// the lenses' captures (as while a lens is shown), and continued with the run before's queries too,
+// then its value Gram matrices as well.
 void time_continued(const attnscope::Checkpoint& checkpoint, const std::vector<int64_t>& ids, int64_t typed,
                     bool lenses, int warmup, int runs, std::chrono::milliseconds idle) {
   using namespace attnscope;
@@ -313,10 +315,16 @@ void time_continued(const attnscope::Checkpoint& checkpoint, const std::vector<i
   with_keys.prefix.values = earlier.layer_values;
   ForwardOptions with_queries = with_keys;  // and with them
   with_queries.prefix.queries = earlier.queries;
+  ForwardOptions with_gram = with_queries;
+  with_gram.prefix.value_gram = earlier.value_gram;
+  with_gram.prefix.value_norms = earlier.value_norms;
   std::vector<std::function<void()>> variants{
       [&] { model.forward({ids}, explorer); }, [&] { model.forward({ids}, continued); },
       [&] { model.forward({ids}, with_maps); }, [&] { model.forward({ids}, with_keys); }};
-  if (lenses) variants.push_back([&] { model.forward({ids}, with_queries); });
+  if (lenses) {
+    variants.push_back([&] { model.forward({ids}, with_queries); });
+    variants.push_back([&] { model.forward({ids}, with_gram); });
+  }
   const auto m = interleaved_medians(warmup, runs, variants, model.device().device, idle);
   const double as_explorer = m.back();
   nlohmann::json out{{"tokens", ids.size()},
@@ -329,7 +337,10 @@ void time_continued(const attnscope::Checkpoint& checkpoint, const std::vector<i
                      {"continued_maps_ms", m[2]},
                      {"continued_ms", as_explorer},
                      {"ratio", as_explorer / m[0]}};
-  if (lenses) out["continued_every_row_ms"] = m[3];  // the keys and values taken, every row projected
+  if (lenses) {
+    out["continued_every_row_ms"] = m[3];  // the keys and values taken, every row projected
+    out["continued_gram_made_ms"] = m[4];  // the queries taken too, every row's Gram matrices made
+  }
   std::cout << out.dump() << "\n";
 }
 
@@ -394,7 +405,7 @@ int main(int argc, char** argv) {
   bool continued_lenses = false;
   app.add_flag("--lenses", continued_lenses,
                "With --continued: the same with the lenses' captures kept, continued without and with the run "
-               "before's queries");
+               "before's queries, then its value Gram matrices too");
   std::vector<std::string> dump;
   app.add_flag("--typed-at-start", typed_at_start,
                "The pipeline's run as the window asks it on a text whose first word changes each run (continued, "

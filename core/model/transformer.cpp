@@ -336,7 +336,7 @@ at::Tensor Transformer::attend_rows_after(const Projected& qkv, const LayerMask&
   earlier.narrow(3, before, n - before).zero_();  // keys after a causal row's token
   earlier.narrow(3, 0, before).copy_(mask.earlier_attention.narrow(2, 0, before).narrow(3, 0, before));
   context.narrow(2, 0, before).copy_(mask.earlier_outputs.narrow(2, 0, before));
-  keep_layer(attention, context, qkv, l, keep, mask.earlier_queries);
+  keep_layer(attention, context, qkv, l, keep, mask.earlier_lenses);
   return context;
 }
 
@@ -388,12 +388,13 @@ ContextReach Transformer::reach_of(bool local_layer) const {
 }
 
 void Transformer::keep_layer(const at::Tensor& attention, const at::Tensor& context, const Projected& qkv, int64_t l,
-                             BatchCaptures& keep, const at::Tensor& earlier_queries) const {
+                             BatchCaptures& keep, const EarlierLensCaptures& earlier) const {
   keep.attention.push_back(attention);
   keep.head_outputs.push_back(context);
   if (keep.all_value_norms.defined()) {
-    keep_value_vectors(qkv.v_t, l, keep);  // every row's values, the earlier ones taken or projected
-    keep_queries_and_keys(qkv, l, keep, earlier_queries);
+    // Every row's values (the earlier ones taken or projected); the later rows' queries alone where taken.
+    keep_value_vectors(qkv.v_t, l, keep, earlier, qkv.k_t.size(2) - qkv.q_t.size(2));
+    keep_queries_and_keys(qkv, l, keep, earlier.queries);
   }
 }
 
@@ -446,13 +447,21 @@ const std::vector<at::Tensor>& Transformer::output_products() const {
   return output_products_;
 }
 
-void Transformer::keep_value_vectors(const at::Tensor& v_t, int64_t l, BatchCaptures& keep) const {
+void Transformer::keep_value_vectors(const at::Tensor& v_t, int64_t l, BatchCaptures& keep,
+                                     const EarlierLensCaptures& earlier, int64_t earlier_rows) const {
   const int64_t H = config_.num_heads, d = config_.head_dim(), n = v_t.size(2), B = v_t.size(0) / H;
+  const at::Tensor gram = keep.all_value_gram[l], norms = keep.all_value_norms[l];  // [B, n, H, H], [B, H, n]
+  // The run before's whole slices before the first new row: the same products of the same values
+  // (taken from that run with its queries), so the same bits. B = 1: only one text continues.
+  const int64_t taken = earlier.value_gram.defined() ? earlier_rows / kValueGramSlice * kValueGramSlice : 0;
+  if (taken > 0) {
+    gram.narrow(1, 0, taken).copy_(earlier.value_gram.narrow(0, 0, taken).unsqueeze(0));
+    norms.narrow(2, 0, taken).copy_(earlier.value_norms.narrow(1, 0, taken).unsqueeze(0));
+  }
   // Laid out as [B, H, d, n] first: the products' rounding hangs on their operands' layout, which
   // hangs on the path that made them (Gemma 3's one key/value head, repeated, is a view with a
   // head stride of 0 from a forward from scratch and a copy from a continued one).
-  value_gram_into(output_products()[static_cast<size_t>(l)], v_t.contiguous().view({B, H, d, n}),
-                  keep.all_value_gram[l], keep.all_value_norms[l]);
+  value_gram_into(output_products()[static_cast<size_t>(l)], v_t.contiguous().view({B, H, d, n}), gram, norms, taken);
 }
 
 at::Tensor Transformer::finish(const LayerWeights& w, const at::Tensor& context, const at::Tensor& x,
@@ -592,8 +601,11 @@ void Transformer::take_earlier_maps(LayerMask& mask, const ForwardPrefix& prefix
   if (taken == EarlierProjections::None) return;
   mask.earlier_keys = prefix.keys[layer].to(device_.device, device_.dtype);
   mask.earlier_values = prefix.values[layer].to(device_.device, device_.dtype);
-  if (taken == EarlierProjections::AndQueries)
-    mask.earlier_queries = prefix.queries[layer].to(device_.device, device_.dtype);
+  if (taken != EarlierProjections::AndQueries) return;
+  mask.earlier_lenses.queries = prefix.queries[layer].to(device_.device, device_.dtype);
+  if (!prefix.value_gram.defined()) return;
+  mask.earlier_lenses.value_gram = prefix.value_gram[layer].to(device_.device, device_.dtype);
+  mask.earlier_lenses.value_norms = prefix.value_norms[layer].to(device_.device, device_.dtype);
 }
 
 Transformer::EarlierProjections Transformer::takes_earlier_projections(const ForwardPrefix& prefix,
@@ -610,10 +622,22 @@ Transformer::EarlierProjections Transformer::takes_earlier_projections(const For
                             queries.size(2) < rows || queries.size(3) != d))
     throw Error("the run to continue from keeps no query of every layer and head for its first " +
                 std::to_string(rows) + " tokens");
+  check_earlier_value_gram(prefix, rows);
   if (!continues_from_projections()) return EarlierProjections::None;
   if (!options.lenses) return EarlierProjections::KeysAndValues;
   // The lenses keep every row's queries: without the run before's, every row is projected.
   return queries.defined() ? EarlierProjections::AndQueries : EarlierProjections::None;
+}
+
+void Transformer::check_earlier_value_gram(const ForwardPrefix& prefix, int64_t rows) const {
+  const at::Tensor &gram = prefix.value_gram, &norms = prefix.value_norms;
+  if (!gram.defined() && !norms.defined()) return;
+  const int64_t L = config_.num_layers, H = config_.num_heads;
+  if (!gram.defined() || !norms.defined() || gram.dim() != 4 || gram.size(0) < L || gram.size(1) < rows ||
+      gram.size(2) != H || gram.size(3) != H || norms.dim() != 3 || norms.size(0) < L || norms.size(1) != H ||
+      norms.size(2) < rows)
+    throw Error("the run to continue from keeps no value Gram matrix and norm of every layer and head for its first " +
+                std::to_string(rows) + " tokens");
 }
 
 bool Transformer::continues_from_projections() const {

@@ -76,6 +76,10 @@ struct ForwardPrefix {
   // with the keys and values, the earlier rows' are these and the later rows alone are projected;
   // without them, such a forward projects every row.
   at::Tensor queries;
+  // That run's value Gram matrices and norms, [L, k, H, H] and [L, H, k] (TextCaptures::value_gram
+  // and value_norms), or undefined. Given with the queries, those of each slice of kValueGramSlice
+  // tokens wholly before the first new row are taken (model/value_gram.h), not made again.
+  at::Tensor value_gram, value_norms;
 };
 
 struct ForwardOptions {
@@ -160,6 +164,12 @@ class Transformer {
   // positions: per-token position ids (RoBERTa's offsets), or undefined for 0 .. n - 1.
   at::Tensor embed(const at::Tensor& ids, const at::Tensor& positions) const;
   RotaryTables rotary_tables(int64_t n, double theta) const;
+  // What a continued forward with the lenses takes of one layer's lens captures of the run before
+  // (ForwardPrefix::queries, value_gram and value_norms: [H, k, d], [k, H, H] and [H, k] on the
+  // device); undefined: made for every row.
+  struct EarlierLensCaptures {
+    at::Tensor queries, value_gram, value_norms;
+  };
   // A layer's mask as attend reads it: whole when the maps are made whole; otherwise made for each
   // block of query rows from the padding mask (a whole n x n mask is what a long text cannot hold).
   struct LayerMask {
@@ -174,9 +184,9 @@ class Transformer {
     at::Tensor earlier_attention = {}, earlier_outputs = {};  // initialised: designated initializers omit them
     int64_t earlier_rows = 0;
     // And where the run before's keys and values serve (ForwardPrefix::keys): this layer's, [G, k, d]
-    // on the device; undefined: every row projected. With the lenses its queries too, [H, k, d]
-    // (ForwardPrefix::queries): the earlier rows' kept queries.
-    at::Tensor earlier_keys = {}, earlier_values = {}, earlier_queries = {};
+    // on the device; undefined: every row projected. With the lenses its lens captures too.
+    at::Tensor earlier_keys = {}, earlier_values = {};
+    EarlierLensCaptures earlier_lenses = {};
   };
   at::Tensor normalize(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias) const;
   struct Projected {
@@ -245,10 +255,11 @@ class Transformer {
   // and its projections where they are taken.
   void take_earlier_maps(LayerMask& mask, const ForwardPrefix& prefix, int64_t layer, int64_t rows,
                          EarlierProjections taken) const;
-  // What such a forward takes of them (ForwardPrefix::keys, queries); throws where they are given in
-  // the wrong shape.
+  // What such a forward takes of them (ForwardPrefix::keys, queries, value_gram); throws where they
+  // are given in the wrong shape.
   EarlierProjections takes_earlier_projections(const ForwardPrefix& prefix, const ForwardOptions& options,
                                                int64_t rows) const;
+  void check_earlier_value_gram(const ForwardPrefix& prefix, int64_t rows) const;
   // Whether any continued forward may (a decoder projecting apart into wide enough products).
   bool continues_from_projections() const;
   void check_forward_options(const ForwardOptions& o) const;  // throws where no forward gives what they ask
@@ -261,15 +272,17 @@ class Transformer {
                                 const Batch& batch) const;
   static at::Tensor last_rows(const at::Tensor& t, const std::vector<int64_t>& lengths);
   // f_h(x_j) = v_j^h W_O^h of every head and token of layer l, kept as norms and per-token Gram
-  // matrices in `keep` (v_t: the values as attend computed them, [B * H, d, n]).
-  void keep_value_vectors(const at::Tensor& v_t, int64_t l, BatchCaptures& keep) const;
+  // matrices in `keep` (v_t: the values as attend computed them, [B * H, d, n]); a continued
+  // forward's first `earlier_rows` tokens' from `earlier` where it holds them, slice by slice.
+  void keep_value_vectors(const at::Tensor& v_t, int64_t l, BatchCaptures& keep,
+                          const EarlierLensCaptures& earlier = {}, int64_t earlier_rows = 0) const;
   // Layer l's queries and keys into `keep`; where qkv holds the later rows' queries alone (a
   // continued forward), the earlier rows' are `earlier_queries` ([H, k, d]).
   void keep_queries_and_keys(const Projected& qkv, int64_t l, BatchCaptures& keep,
                              const at::Tensor& earlier_queries = {}) const;
   // Layer l's maps and head outputs, with the lenses' vectors where they are taken, into `keep`.
   void keep_layer(const at::Tensor& attention, const at::Tensor& context, const Projected& qkv, int64_t l,
-                  BatchCaptures& keep, const at::Tensor& earlier_queries = {}) const;
+                  BatchCaptures& keep, const EarlierLensCaptures& earlier = {}) const;
   // W_O^T W_O of every layer, [D, D]: its block (h, h') is W_O^h W_O^h'^T, so the Gram matrix of
   // the f_h(x_j) of a token needs products of its values only. Independent of the text and D^3 per
   // layer (more than a whole 128-token forward of MiniLM), so made on the first forward with the

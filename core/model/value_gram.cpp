@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "base/error.h"
 
@@ -30,8 +31,10 @@ void value_gram_by_tensor_ops(const at::Tensor& product, const at::Tensor& value
 // pairs (h, H - 1 - h), whose products together are the same size, to share the work evenly.
 class GramOnCpu {
  public:
-  GramOnCpu(const at::Tensor& product, const at::Tensor& values, at::Tensor& gram, at::Tensor& norms)
-      : product_(product),
+  GramOnCpu(const at::Tensor& product, const at::Tensor& values, at::Tensor& gram, at::Tensor& norms,
+            int64_t first_slice)
+      : first_slice_(first_slice),
+        product_(product),
         values_(values),
         B_(values.size(0)),
         H_(values.size(1)),
@@ -42,11 +45,12 @@ class GramOnCpu {
         norms_(norms.data_ptr<float>()) {}
 
   void run() {
-    const int64_t pairs = (H_ + 1) / 2, slices = (n_ + kSlice - 1) / kSlice;
+    const int64_t pairs = (H_ + 1) / 2, slices = (n_ + kSlice - 1) / kSlice - first_slice_;
     at::parallel_for(0, B_ * pairs * slices, 1, [&](int64_t first, int64_t last) {
       at::Tensor through = at::empty({H_ * d_, std::min(kSlice, n_)}, at::kFloat);
       for (int64_t item = first; item < last; ++item) {
-        const int64_t b = item / (pairs * slices), pair = item / slices % pairs, j0 = item % slices * kSlice;
+        const int64_t b = item / (pairs * slices), pair = item / slices % pairs,
+                      j0 = (first_slice_ + item % slices) * kSlice;
         head(b, pair, j0, through);
         if (H_ - 1 - pair != pair) head(b, H_ - 1 - pair, j0, through);
       }
@@ -54,7 +58,8 @@ class GramOnCpu {
   }
 
  private:
-  static constexpr int64_t kSlice = 128;  // tokens per product: [D, 128] floats stay in a 1 MB cache up to D = 2048
+  // Tokens per product: [D, 128] floats stay in a 1 MB cache up to D = 2048.
+  static constexpr int64_t kSlice = kValueGramSlice;
 
   // Tokens j0 .. j0 + kSlice of head h against every head h' >= h.
   void head(int64_t b, int64_t h, int64_t j0, at::Tensor& through) const {
@@ -88,6 +93,7 @@ class GramOnCpu {
     }
   }
 
+  const int64_t first_slice_;  // the slices before it are left as they are
   const at::Tensor& product_;
   at::Tensor values_;
   const int64_t B_, H_, d_, n_;
@@ -97,19 +103,25 @@ class GramOnCpu {
 
 }  // namespace
 
-void value_gram_into(const at::Tensor& output_product, const at::Tensor& values, at::Tensor gram, at::Tensor norms) {
+void value_gram_into(const at::Tensor& output_product, const at::Tensor& values, at::Tensor gram, at::Tensor norms,
+                     int64_t from) {
   const int64_t B = values.size(0), H = values.size(1), d = values.size(2), n = values.size(3);
   if (output_product.sizes() != at::IntArrayRef{H * d, H * d} || gram.sizes() != at::IntArrayRef{B, n, H, H} ||
       norms.sizes() != at::IntArrayRef{B, H, n})
     throw Error("value Gram matrices: the values, W_O^T W_O and the outputs do not match");
+  if (from < 0 || from > n || from % kValueGramSlice != 0)
+    throw Error("value Gram matrices: token " + std::to_string(from) + " starts no slice of them");
+  if (from == n) return;
   const bool kernel = values.is_cpu() && values.scalar_type() == at::kFloat &&
                       output_product.scalar_type() == at::kFloat && output_product.is_contiguous() &&
                       values.stride(3) == 1 && gram.scalar_type() == at::kFloat && gram.is_contiguous() &&
                       norms.scalar_type() == at::kFloat && norms.is_contiguous();
-  if (kernel)
-    GramOnCpu(output_product, values, gram, norms).run();
-  else
-    value_gram_by_tensor_ops(output_product, values, gram, norms);
+  if (kernel) {
+    GramOnCpu(output_product, values, gram, norms, from / kValueGramSlice).run();
+    return;
+  }
+  at::Tensor later_gram = gram.narrow(1, from, n - from), later_norms = norms.narrow(2, from, n - from);
+  value_gram_by_tensor_ops(output_product, values.narrow(3, from, n - from), later_gram, later_norms);
 }
 
 }  // namespace attnscope

@@ -89,7 +89,8 @@ ForwardPrefix TextPipeline::prefix_for(const std::vector<int64_t>& ids,
   const LastForward& last = last_forward_;
   if (last.checkpoint != checkpoint || !last.layer_inputs.defined()) return {};
   const auto shared = std::mismatch(ids.begin(), ids.end(), last.ids.begin(), last.ids.end()).first - ids.begin();
-  return {last.layer_inputs, shared, last.attention, last.head_outputs, last.keys, last.values, last.queries};
+  return {last.layer_inputs, shared,       last.attention,  last.head_outputs, last.keys,
+          last.values,       last.queries, last.value_gram, last.value_norms};
 }
 
 TextPipelineResult TextPipeline::run(std::string_view text, const TextPipelineOptions& o, IncrementalEncoder* encoder) {
@@ -129,8 +130,8 @@ TextPipelineResult TextPipeline::run(std::string_view text, const TextPipelineOp
   if (continues) {
     r.tokens_continued = checkpoint->model().tokens_continued(run.prefix, static_cast<int64_t>(ids.size()), 1);
     const TextCaptures& c = r.captures;
-    last_forward_ = {ids,          c.hidden_states, c.attention, c.head_outputs,
-                     c.layer_keys, c.layer_values,  c.queries,   checkpoint};
+    last_forward_ = {ids,       c.hidden_states, c.attention,   c.head_outputs, c.layer_keys, c.layer_values,
+                     c.queries, c.value_gram,    c.value_norms, checkpoint};
   }
   if (predicts) r.next = next_tokens(checkpoint->model(), r.captures, o.next_tokens);
   if (o.settings.words) {

@@ -20,6 +20,7 @@
 #include "base/error.h"
 #include "model/reproducible_products.h"
 #include "model/transformer.h"
+#include "model/value_gram.h"
 #include "support/nested_tensor.h"
 #include "support/model_texts.h"
 #include "support/paths.h"
@@ -91,6 +92,10 @@ void expect_continued_as_fresh(const Transformer& model, const std::vector<int64
   if (!options.lenses) return;
   SCOPED_TRACE("its queries taken too");
   continued_options.prefix.queries = kept.queries;
+  expect_same_captures(model.forward({after}, continued_options), fresh);
+  SCOPED_TRACE("its value Gram matrices taken too");
+  continued_options.prefix.value_gram = kept.value_gram;
+  continued_options.prefix.value_norms = kept.value_norms;
   expect_same_captures(model.forward({after}, continued_options), fresh);
 }
 
@@ -172,6 +177,32 @@ bool reads_earlier_queries(const Transformer& model, const std::vector<int64_t>&
   return at::equal(continued.all_queries.narrow(3, 0, earlier), fresh.all_queries.narrow(3, 0, earlier) * 2);
 }
 
+// Whether a forward with the lenses of `after` continued from `before` with all the run before
+// keeps takes the value Gram matrices and norms of its whole slices of kValueGramSlice tokens before
+// the first new row: given them doubled, those tokens' are doubled, the later tokens' those of a
+// forward from scratch. Given as kept, every capture is a forward's from scratch.
+bool reads_earlier_value_gram(const Transformer& model, const std::vector<int64_t>& before,
+                              const std::vector<int64_t>& after) {
+  const ForwardOptions options{
+      .lenses = true, .last_layer = LastLayer::HeadOutputsAndLastToken, .keep_layer_inputs = true};
+  const TextCaptures kept = text_captures(model.forward({before}, options), 0, false);
+  ForwardOptions continued = options;
+  continued.prefix = {kept.hidden_states, shared_start(before, after), kept.attention, kept.head_outputs,
+                      kept.layer_keys,    kept.layer_values,           kept.queries,   kept.value_gram,
+                      kept.value_norms};
+  const BatchCaptures fresh = model.forward({after}, options);
+  expect_same_captures(model.forward({after}, continued), fresh);
+  continued.prefix.value_gram = kept.value_gram * 2;
+  continued.prefix.value_norms = kept.value_norms * 2;
+  const BatchCaptures moved = model.forward({after}, continued);
+  const int64_t n = static_cast<int64_t>(after.size()), taken = kValueGramSlice;
+  EXPECT_TRUE(
+      at::equal(moved.all_value_gram.narrow(2, taken, n - taken), fresh.all_value_gram.narrow(2, taken, n - taken)))
+      << "the later tokens' made";
+  return at::equal(moved.all_value_gram.narrow(2, 0, taken), fresh.all_value_gram.narrow(2, 0, taken) * 2) &&
+         at::equal(moved.all_value_norms.narrow(3, 0, taken), fresh.all_value_norms.narrow(3, 0, taken) * 2);
+}
+
 // SmolLM2 (grouped queries, 3 key/value heads of 64) and Gemma 3 (QK norms, a sliding window, one
 // key/value head of 256) project apart into wide enough products: a continued forward projects the
 // later rows alone, its captures still those of a forward from scratch.
@@ -196,6 +227,25 @@ TEST(ContinuedForwardOf, ARealDecoderProjectsItsLaterRowsAlone) {
     EXPECT_FALSE(reads_earlier_keys(*model, text, one_more, {.lenses = true}))
         << "the lenses without the run before's queries project every row";
     EXPECT_TRUE(reads_earlier_queries(*model, text, one_more));
+  }
+}
+
+// Text typed on at the end of one of more than kValueGramSlice tokens with a lens shown, as the
+// explorer continues it: its first slice's value Gram matrices are taken.
+TEST(ContinuedForwardOf, ARealDecoderWithTheLensesTakesTheValueGramMatricesOfWholeSlices) {
+  for (const char* file : {"models/SmolLM2-135M-Instruct/SmolLM2-135M-Instruct.Q4_1.gguf",
+                           "models/gemma-3-270m/gemma-3-270m-q4_k_m.gguf"}) {
+    SCOPED_TRACE(file);
+    const auto path = test::real_model_file(file);
+    if (!std::filesystem::exists(path)) continue;  // real_model_file said how to fetch it
+    const auto model = Transformer::load(path, test::test_device());
+    const std::vector<int64_t> text = test::spread_token_ids(*model, kValueGramSlice + 10, 5);
+    std::vector<int64_t> typed = text;
+    typed.insert(typed.end(), text.begin() + 20, text.begin() + 23);
+    EXPECT_TRUE(reads_earlier_value_gram(*model, text, typed));
+    std::vector<int64_t> early_edit = text;  // the first slice is not whole before the first new row
+    early_edit[kValueGramSlice - 1] = text[3];
+    EXPECT_FALSE(reads_earlier_value_gram(*model, text, early_edit));
   }
 }
 
@@ -272,6 +322,17 @@ TEST(ContinuedForwardOf, APrefixWithoutEveryLayersInputIsRefused) {
       << "one head's queries";
   EXPECT_NO_THROW(model->forward(
       {text}, {.lenses = true, .prefix = {inputs, 30, kept.attention, kept.head_outputs, keys, values, queries}}));
+  const at::Tensor gram = at::zeros({c.num_layers, 40, c.num_heads, c.num_heads}),
+                   norms = at::zeros({c.num_layers, c.num_heads, 40});
+  const auto with_gram = [&](const at::Tensor& g, const at::Tensor& v) {
+    return ForwardOptions{.lenses = true,
+                          .prefix = {inputs, 30, kept.attention, kept.head_outputs, keys, values, queries, g, v}};
+  };
+  EXPECT_THROW(model->forward({text}, with_gram(gram.narrow(1, 0, 10), norms.narrow(2, 0, 10))), Error)
+      << "value Gram matrices of fewer tokens";
+  EXPECT_THROW(model->forward({text}, with_gram(gram.narrow(2, 0, 1), norms)), Error) << "one head's";
+  EXPECT_THROW(model->forward({text}, with_gram(gram, at::Tensor())), Error) << "no norms";
+  EXPECT_NO_THROW(model->forward({text}, with_gram(gram, norms)));
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // The per-token Gram matrices of the vectors the heads move (the norm-based lens): the CPU kernel,
 // which skips the mirrored half and works a slice of tokens at a time, and the tensor-operation
-// form other devices use, both against f_h(x_j) = W_O[:, head h] v_j^h built explicitly.
+// form other devices use, both against f_h(x_j) = W_O[:, head h] v_j^h built explicitly; and
+// both made from a slice on, as a continued forward makes them.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
@@ -56,6 +57,29 @@ TEST(ValueGram, OddHeadsSeveralTextsAndATokenSliceCutShort) {
 
 TEST(ValueGram, TensorOperationsForOtherDevicesAndDtypes) {
   expect_matches(random_case(2, 5, 3, 7, at::kDouble), 1e-12);  // float64 is not the kernel's: the general form
+}
+
+// From a slice on (what a continued forward makes, the slices before taken from the run before):
+// the tokens before are left as they were, the later ones are those of the whole computation (the
+// kernel's to the bit: the same slices at the same positions).
+TEST(ValueGram, FromASliceOnLeavesTheTokensBeforeAsTheyAre) {
+  for (const auto dtype : {at::kFloat, at::kDouble}) {  // the kernel, then the tensor operations
+    const Case c = random_case(1, 3, 4, 300, dtype);
+    const at::Tensor product = at::mm(c.w_o.t(), c.w_o).contiguous();
+    const auto options = c.values.options();
+    at::Tensor whole = at::empty({1, 300, 3, 3}, options), whole_norms = at::empty({1, 3, 300}, options);
+    value_gram_into(product, c.values, whole, whole_norms);
+    at::Tensor gram = at::full({1, 300, 3, 3}, -1.0, options), norms = at::full({1, 3, 300}, -1.0, options);
+    value_gram_into(product, c.values, gram, norms, kValueGramSlice);
+    EXPECT_TRUE(at::equal(gram.narrow(1, 0, 128), at::full({1, 128, 3, 3}, -1.0, options)));
+    EXPECT_TRUE(at::equal(norms.narrow(2, 0, 128), at::full({1, 3, 128}, -1.0, options)));
+    EXPECT_TRUE(at::allclose(gram.narrow(1, 128, 172), whole.narrow(1, 128, 172), 1e-12, 0));
+    EXPECT_TRUE(at::allclose(norms.narrow(2, 128, 172), whole_norms.narrow(2, 128, 172), 1e-12, 0));
+    if (dtype == at::kFloat) EXPECT_TRUE(at::equal(gram.narrow(1, 128, 172), whole.narrow(1, 128, 172)));
+    EXPECT_THROW(value_gram_into(product, c.values, gram, norms, 100), Error) << "not where a slice starts";
+    EXPECT_THROW(value_gram_into(product, c.values, gram, norms, 384), Error) << "past the last token";
+    EXPECT_THROW(value_gram_into(product, c.values, gram, norms, -128), Error);
+  }
 }
 
 TEST(ValueGram, ShapesThatDoNotMatchAreRefused) {

@@ -292,17 +292,21 @@ TEST(TextPipelineContinues, ADecodersTextTypedOnAtItsEnd) {
       for (size_t k = 0; k < r.next.size(); ++k) EXPECT_EQ(r.next[k].id, expected.next[k].id);
     }
     o.settings.words = false;
-    // With a lens shown: the run before's queries taken too (model/transformer.h: ForwardPrefix),
-    // the lenses' captures and the norm-based maps' pairs a forward's from scratch.
+    // With a lens shown: the run before's queries and the value Gram matrices of its first 128
+    // tokens taken too (model/transformer.h: ForwardPrefix), the lenses' captures and the
+    // norm-based maps' pairs a forward's from scratch.
     TextPipelineOptions lensed = o;
     lensed.lens_captures = true;
     lensed.settings.pairs_from = PairInput::Norm;
-    typed.run(text, lensed);
-    const std::string purred = text + " It purred.";
+    lensed.max_length = 256;
+    std::string lens_text = text;
+    for (int k = 0; k < 6; ++k) lens_text += " " + text;
+    ASSERT_GT(typed.run(lens_text, lensed).encoding.size(), 140u);
+    const std::string purred = lens_text + " It purred.";
     const TextPipelineResult l = typed.run(purred, lensed);
     lensed.continues = false;
     const TextPipelineResult l_expected = fresh.run(purred, lensed);
-    EXPECT_GT(l.tokens_continued, 20);
+    EXPECT_GT(l.tokens_continued, 140);
     const TextCaptures &c = l.captures, &e = l_expected.captures;
     for (const auto& [a, b] : {std::pair{c.queries, e.queries},
                                {c.keys, e.keys},
