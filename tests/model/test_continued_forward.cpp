@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -203,50 +204,50 @@ bool reads_earlier_value_gram(const Transformer& model, const std::vector<int64_
          at::equal(moved.all_value_norms.narrow(3, 0, taken), fresh.all_value_norms.narrow(3, 0, taken) * 2);
 }
 
-// SmolLM2 (grouped queries, 3 key/value heads of 64) and Gemma 3 (QK norms, a sliding window, one
-// key/value head of 256) project apart into wide enough products: a continued forward projects the
-// later rows alone, its captures still those of a forward from scratch.
-TEST(ContinuedForwardOf, ARealDecoderProjectsItsLaterRowsAlone) {
+// `check` on SmolLM2 (grouped queries, 3 key/value heads of 64) and Gemma 3 (QK norms, a sliding
+// window, one key/value head of 256), opened from their GGUF files where they are here.
+void on_real_decoders(const std::function<void(const Transformer&)>& check) {
   for (const char* file : {"models/SmolLM2-135M-Instruct/SmolLM2-135M-Instruct.Q4_1.gguf",
                            "models/gemma-3-270m/gemma-3-270m-q4_k_m.gguf"}) {
     SCOPED_TRACE(file);
     const auto path = test::real_model_file(file);
     if (!std::filesystem::exists(path)) continue;  // real_model_file said how to fetch it
-    const auto model = Transformer::load(path, test::test_device());
-    const std::vector<int64_t> text = test::spread_token_ids(*model, 90, 5);
+    check(*Transformer::load(path, test::test_device()));
+  }
+}
+
+// Both project apart into wide enough products: a continued forward projects the later rows
+// alone, its captures still those of a forward from scratch.
+TEST(ContinuedForwardOf, ARealDecoderProjectsItsLaterRowsAlone) {
+  on_real_decoders([](const Transformer& model) {
+    const std::vector<int64_t> text = test::spread_token_ids(model, 90, 5);
     std::vector<int64_t> one_more = text, edited = text;
     one_more.push_back(text[40]);
     edited[70] = edited[71];
     const ForwardOptions explorer{.last_layer = LastLayer::HeadOutputsAndLastToken};
-    expect_continued_as_fresh(*model, text, one_more, explorer, "one token appended");
-    expect_continued_as_fresh(*model, text, edited, {}, "an edit near the end");
-    expect_continued_as_fresh(*model, text, one_more,
-                              {.lenses = true, .last_layer = LastLayer::HeadOutputsAndLastToken},
+    expect_continued_as_fresh(model, text, one_more, explorer, "one token appended");
+    expect_continued_as_fresh(model, text, edited, {}, "an edit near the end");
+    expect_continued_as_fresh(model, text, one_more, {.lenses = true, .last_layer = LastLayer::HeadOutputsAndLastToken},
                               "one token appended, with the lenses");
-    EXPECT_TRUE(reads_earlier_keys(*model, text, one_more, explorer));
-    EXPECT_FALSE(reads_earlier_keys(*model, text, one_more, {.lenses = true}))
+    EXPECT_TRUE(reads_earlier_keys(model, text, one_more, explorer));
+    EXPECT_FALSE(reads_earlier_keys(model, text, one_more, {.lenses = true}))
         << "the lenses without the run before's queries project every row";
-    EXPECT_TRUE(reads_earlier_queries(*model, text, one_more));
-  }
+    EXPECT_TRUE(reads_earlier_queries(model, text, one_more));
+  });
 }
 
 // Text typed on at the end of one of more than kValueGramSlice tokens with a lens shown, as the
 // explorer continues it: its first slice's value Gram matrices are taken.
 TEST(ContinuedForwardOf, ARealDecoderWithTheLensesTakesTheValueGramMatricesOfWholeSlices) {
-  for (const char* file : {"models/SmolLM2-135M-Instruct/SmolLM2-135M-Instruct.Q4_1.gguf",
-                           "models/gemma-3-270m/gemma-3-270m-q4_k_m.gguf"}) {
-    SCOPED_TRACE(file);
-    const auto path = test::real_model_file(file);
-    if (!std::filesystem::exists(path)) continue;  // real_model_file said how to fetch it
-    const auto model = Transformer::load(path, test::test_device());
-    const std::vector<int64_t> text = test::spread_token_ids(*model, kValueGramSlice + 10, 5);
+  on_real_decoders([](const Transformer& model) {
+    const std::vector<int64_t> text = test::spread_token_ids(model, kValueGramSlice + 10, 5);
     std::vector<int64_t> typed = text;
     typed.insert(typed.end(), text.begin() + 20, text.begin() + 23);
-    EXPECT_TRUE(reads_earlier_value_gram(*model, text, typed));
+    EXPECT_TRUE(reads_earlier_value_gram(model, text, typed));
     std::vector<int64_t> early_edit = text;  // the first slice is not whole before the first new row
     early_edit[kValueGramSlice - 1] = text[3];
-    EXPECT_FALSE(reads_earlier_value_gram(*model, text, early_edit));
-  }
+    EXPECT_FALSE(reads_earlier_value_gram(model, text, early_edit));
+  });
 }
 
 TEST(ContinuedForwardOf, ATinyModelsNarrowOrFusedProjectionProjectsEveryRow) {
