@@ -118,8 +118,8 @@ class TextPipeline {
   std::shared_ptr<const Checkpoint> checkpoint_;  // replaced by a CPU copy when the GPU ran out of memory
   // The last run with TextPipelineOptions::continues, on word pieces: its ids, each layer's input
   // over them, its maps, head outputs, keys and values, and with the lenses its queries and value
-  // Gram matrices (shared with its captures, not copied; none but the inputs for a long text), and the checkpoint that
-  // made them. Read and written by the thread that runs texts.
+  // Gram matrices (shared with its captures, not copied; none but the inputs for a long text), and
+  // the checkpoint that made them. Read and written by the thread that runs texts.
   struct LastForward {
     std::vector<int64_t> ids;
     at::Tensor layer_inputs, attention, head_outputs, keys, values;
