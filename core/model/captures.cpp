@@ -69,9 +69,11 @@ TextCaptures text_captures(const BatchCaptures& batch, size_t index, bool to_hos
     t.queries = place(batch.all_queries.select(1, b).narrow(2, 0, n));
     t.keys = place(batch.all_keys.select(1, b).narrow(2, 0, n));
   }
-  if (batch.all_layer_keys.defined()) {
-    t.layer_keys = place(batch.all_layer_keys.select(1, b).narrow(2, 0, n));
-    t.layer_values = place(batch.all_layer_values.select(1, b).narrow(2, 0, n));
+  if (batch.all_layer_keys.defined()) t.layer_keys = place(batch.all_layer_keys.select(1, b).narrow(2, 0, n));
+  if (batch.all_layer_values.defined()) t.layer_values = place(batch.all_layer_values.select(1, b).narrow(2, 0, n));
+  if (batch.all_column_sums_before.defined()) {
+    t.column_sums_before = place(batch.all_column_sums_before.select(1, b));
+    t.block_step = batch.block_step;
   }
   t.num_layers = t.head_outputs.size(0);
   t.num_heads = t.head_outputs.size(1);

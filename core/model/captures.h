@@ -46,9 +46,15 @@ struct BatchCaptures {
   // text's real query rows, [L, B, H, n] float32 (before column_means); all_queries and all_keys
   // are kept then too, and recompute any map.
   at::Tensor all_column_sums;
-  // With ForwardOptions::keep_layer_inputs, for a decoder keeping its maps whose continued forward
-  // reads them (Transformer::continues_from_projections): every layer's keys (as the scores use
-  // them) and values, [L, B, G, n, d] each.
+  // With ForwardOptions::keep_layer_inputs, for a decoder's long text: each layer's column sums
+  // over the rows before its last block of rows (all_column_sums as they stood when that block
+  // came), [L, B, H, s], and the rows a block held (s a multiple of them), as a continued forward
+  // reads them to make the blocks from row s on alone (ForwardPrefix::column_sums_before).
+  at::Tensor all_column_sums_before;
+  int64_t block_step = 0;
+  // With ForwardOptions::keep_layer_inputs, for a decoder whose continued forward reads them
+  // (Transformer::continues_from_projections): every layer's keys (as the scores use them) and
+  // values, [L, B, G, n, d] each; a long text's values alone (its keys are all_keys).
   at::Tensor all_layer_keys, all_layer_values;
   // L + 1 entries [B, n, D]: embeddings, then each layer (L where the last layer stopped at its
   // head outputs: each layer's input); with KeptAttention::QueriesAndKeys (a long text) the last
@@ -64,8 +70,12 @@ struct BatchCaptures {
 // std::shared_ptr<const TextCaptures>).
 struct TextCaptures {
   int64_t num_layers = 0, num_heads = 0, length = 0, head_dim = 0, hidden_size = 0;
-  at::Tensor attention;     // [L, H, n, n]; undefined for a long text (kept: column_sums, queries, keys)
-  at::Tensor column_sums;   // [L, H, n] float32 sums over the rows; defined where attention is not
+  at::Tensor attention;    // [L, H, n, n]; undefined for a long text (kept: column_sums, queries, keys)
+  at::Tensor column_sums;  // [L, H, n] float32 sums over the rows; defined where attention is not
+  // [L, H, s] and the rows of a block: a decoder's long text's column sums before its last block
+  // of rows, where kept to be continued from (BatchCaptures::all_column_sums_before).
+  at::Tensor column_sums_before;
+  int64_t block_step = 0;
   at::Tensor head_outputs;  // [L, H, n, d]
   // [L + 1, n, D], or [L, n, D] (each layer's input) where the last layer stopped at its head
   // outputs and they were kept (CheckpointRun::layer_inputs); may be undefined (e.g. not saved in
@@ -77,8 +87,9 @@ struct TextCaptures {
   // H / G query heads (key_head); undefined unless the lenses were captured or the text is long.
   at::Tensor queries, keys;
   // [L, G, n, d] each: a decoder's keys (as `keys`) and values of every layer, kept with its layer
-  // inputs (CheckpointRun::layer_inputs) where it keeps its maps and a continued forward reads them
-  // instead of projecting the earlier rows again (ForwardPrefix::keys); undefined otherwise.
+  // inputs (CheckpointRun::layer_inputs) where a continued forward reads them instead of projecting
+  // the earlier rows again (ForwardPrefix::keys); undefined otherwise, and the keys for a long text
+  // (its `keys` are those).
   at::Tensor layer_keys, layer_values;
   at::Tensor last_state;  // [D] the last token after the last layer; undefined as last_states
   AttentionVisibility visibility;

@@ -60,6 +60,7 @@ std::vector<TextRun> Checkpoint::run(const std::vector<Encoding>& encodings, con
   for (const auto& e : encodings) ids.push_back(e.ids());
   const BatchCaptures batch = model_->forward(ids, {.capture = true,
                                                     .kept = o.kept,
+                                                    .block_rows = o.block_rows,
                                                     .attention_blocks = o.attention_blocks,
                                                     .lenses = o.lenses,
                                                     .last_layer = o.last_layer,

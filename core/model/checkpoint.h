@@ -29,6 +29,7 @@ struct CheckpointRun {
   // recompute them (with the lenses, the value norms and Gram matrices too: O(n) as well).
   KeptAttention kept = KeptAttention::Maps;
   AttentionBlockSink attention_blocks;  // with QueriesAndKeys: each block of maps as it is made (ForwardOptions)
+  int64_t block_rows = 0;               // with QueriesAndKeys: rows of such a block (ForwardOptions); 0: its own
   // Keep each layer's input (TextCaptures::hidden_states) whatever the last layer and the kept
   // attention: what a later run continues from (`prefix`).
   bool layer_inputs = false;

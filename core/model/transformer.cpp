@@ -249,9 +249,24 @@ Transformer::Projected Transformer::project_rows_after(const LayerWeights& w, co
   return {later.q_t, every_row(mask.earlier_keys, later.k_t), every_row(mask.earlier_values, later.v_t)};
 }
 
+namespace {
+
+// Every row's queries [B * H, d, n] of a continued forward that projected the later rows' alone
+// ([B * H, d, later]), the earlier rows' from the run before ([H, k, d]; B = 1).
+at::Tensor every_query_row(const at::Tensor& later_q_t, const at::Tensor& earlier, int64_t n) {
+  if (!earlier.defined()) throw Error("a continued forward's earlier queries are missing");
+  const int64_t later = later_q_t.size(2), first = n - later;
+  at::Tensor t = at::empty({later_q_t.size(0), later_q_t.size(1), n}, later_q_t.options());
+  t.narrow(2, first, later).copy_(later_q_t);
+  t.narrow(2, 0, first).copy_(earlier.narrow(1, 0, first).transpose(1, 2));
+  return t;
+}
+
+}  // namespace
+
 void Transformer::keep_keys_and_values(const Projected& qkv, int64_t l, BatchCaptures& keep) const {
-  const int64_t B = keep.all_layer_keys.size(1), G = config_.kv_heads();
-  keep.all_layer_keys[l].copy_(once_per_group(qkv.k_t, B, G));
+  const int64_t B = keep.all_layer_values.size(1), G = config_.kv_heads();
+  if (keep.all_layer_keys.defined()) keep.all_layer_keys[l].copy_(once_per_group(qkv.k_t, B, G));
   keep.all_layer_values[l].copy_(once_per_group(qkv.v_t, B, G));
 }
 
@@ -261,7 +276,7 @@ at::Tensor Transformer::attend(const LayerWeights& w, const at::Tensor& x, const
   const int64_t B = x.size(0), n = x.size(1), H = config_.num_heads, d = config_.head_dim();
   const Projected qkv = mask.earlier_keys.defined() ? project_rows_after(w, x, rotary, mask, keep_going)
                                                     : project(w, x, rotary, keep_going);
-  if (keep && keep->all_layer_keys.defined())
+  if (keep && keep->all_layer_values.defined())
     keep_keys_and_values(qkv, static_cast<int64_t>(keep->head_outputs.size()), *keep);
   if (mask.in_blocks) return attend_in_blocks(qkv, mask, keep, B, keep_going);
   if (keep && mask.earlier_rows > 0) return attend_rows_after(qkv, mask, *keep, B);
@@ -280,22 +295,29 @@ at::Tensor Transformer::attend(const LayerWeights& w, const at::Tensor& x, const
 // keys its rows may see (AttentionBlock), and what reads it reads those alone.
 at::Tensor Transformer::attend_in_blocks(const Projected& qkv, const LayerMask& mask, BatchCaptures* keep, int64_t B,
                                          const KeepGoing& keep_going) const {
-  const auto& [q_t, k_t, v_t] = qkv;
-  const int64_t n = q_t.size(2), H = config_.num_heads, d = config_.head_dim();
+  const auto& [later_q_t, k_t, v_t] = qkv;
+  const int64_t n = k_t.size(2), H = config_.num_heads, d = config_.head_dim(), from = mask.blocks_from;
   const int64_t l = keep ? static_cast<int64_t>(keep->head_outputs.size()) : 0;
+  // A continued forward's earlier queries are the run before's (B = 1: only one text continues).
+  const at::Tensor q_t =
+      later_q_t.size(2) == n ? later_q_t : every_query_row(later_q_t, mask.earlier_lenses.queries, n);
   // A layer whose rows see some keys alone makes its head outputs in blocks that read the values
   // laid out once (context_in_blocks.h), and its blocks of rows start where those blocks do, none
   // made twice (a test's few rows aside).
   const ContextReach reach = reach_of(mask.local);
   const at::Tensor values = reach.every_key() ? v_t.transpose(1, 2) : v_t.transpose(1, 2).contiguous();
-  int64_t step = rows_per_block(B * H * n, mask.block_rows);
-  if (!reach.every_key() && mask.block_rows == 0) step = in_whole_groups(step, kContextBlockRows);
+  const int64_t step = block_step(B, n, mask.block_rows, reach);
   at::Tensor context = keep ? keep->all_head_outputs[l] : at::empty({B, H, n, d}, q_t.options());
   const at::Tensor context_rows = context.view({B * H, n, d});
   at::Tensor columns = keep ? keep->all_column_sums[l] : at::Tensor();  // [B, H, n]
   if (keep) columns.zero_();
+  if (from > 0) {  // summed on from the run before's sums, in the order of a forward from scratch
+    columns.narrow(2, 0, from).copy_(mask.earlier_column_sums.narrow(2, 0, from));
+    context.narrow(2, 0, from).copy_(mask.earlier_outputs.narrow(2, 0, from));
+  }
   const at::Tensor real = keep ? real_query_rows(keep->lengths, n, device_.device) : at::Tensor();  // [B, 1, n, 1]
   for (const auto& [first, count] : row_blocks(n, step)) {
+    if (first < from) continue;
     if (first > 0) stop_if_stale(keep_going);
     const RowSpan rows{first, count};
     // Each block's queries scaled apart: the whole of them would be as large as the layer's queries.
@@ -307,6 +329,7 @@ at::Tensor Transformer::attend_in_blocks(const Projected& qkv, const LayerMask& 
     else
       context_in_blocks_into(out, block, values, reach);
     if (!keep) continue;
+    if (first + count == n) keep_column_sums_before(columns, rows, step, l, *keep);
     const at::Tensor summed = real.defined() ? block.maps * real.narrow(2, rows.first, rows.count) : block.maps;
     columns.narrow(2, block.keys.first, block.keys.count).add_(summed.sum(2, false, at::kFloat));
     if (mask.sink && *mask.sink) (*mask.sink)(l, block);
@@ -314,7 +337,7 @@ at::Tensor Transformer::attend_in_blocks(const Projected& qkv, const LayerMask& 
   if (!keep) return context;
   keep->head_outputs.push_back(context);
   if (keep->all_value_norms.defined()) keep_value_vectors(v_t, l, *keep);
-  keep_queries_and_keys(qkv, l, *keep);
+  keep_queries_and_keys({q_t, k_t, v_t}, l, *keep);
   return context;
 }
 
@@ -577,9 +600,14 @@ void Transformer::allocate_captures(BatchCaptures& out, int64_t B, int64_t n, co
     out.all_queries = at::empty({L, B, H, n, config_.head_dim()}, options);
     out.all_keys = at::empty({L, B, config_.kv_heads(), n, config_.head_dim()}, options);
   }
-  if (o.keep_layer_inputs && maps && continues_from_projections()) {
-    out.all_layer_keys = at::empty({L, B, config_.kv_heads(), n, config_.head_dim()}, options);
-    out.all_layer_values = at::empty_like(out.all_layer_keys);
+  if (o.keep_layer_inputs && continues_from_projections()) {
+    out.all_layer_values = at::empty({L, B, config_.kv_heads(), n, config_.head_dim()}, options);
+    if (maps) out.all_layer_keys = at::empty_like(out.all_layer_values);  // a long text keeps all_keys
+  }
+  if (o.keep_layer_inputs && !maps && config_.causal()) {  // every layer's blocks of rows alike
+    out.block_step = block_step(B, n, o.block_rows, reach_of(false));
+    const int64_t last_block = row_blocks(n, out.block_step).back().first;
+    out.all_column_sums_before = at::empty({L, B, H, last_block}, options.dtype(at::kFloat));
   }
   if (!o.lenses) return;
   out.all_value_norms = at::empty({L, B, H, n}, options);
@@ -680,6 +708,10 @@ BatchCaptures Transformer::forward(const std::vector<std::vector<int64_t>>& ids,
   if (earlier_maps) check_earlier_maps(options.prefix, continued.size(1));
   const EarlierProjections earlier_projections =
       earlier_maps ? takes_earlier_projections(options.prefix, options, continued.size(1)) : EarlierProjections::None;
+  const int64_t blocks_from =
+      continued.defined() && capture && in_blocks
+          ? blocks_resumed_from(options.prefix, batch.ids.size(0), n, continued.size(1), options)
+          : 0;
   for (size_t l = 0; l < weights_.layers.size(); ++l) {
     stop_if_stale(keep_going);
     const LayerWeights& w = weights_.layers[l];
@@ -693,6 +725,8 @@ BatchCaptures Transformer::forward(const std::vector<std::vector<int64_t>>& ids,
                    .sink = &options.attention_blocks};
     if (earlier_maps)
       take_earlier_maps(mask, options.prefix, static_cast<int64_t>(l), continued.size(1), earlier_projections);
+    if (blocks_from > 0)
+      take_earlier_blocks(mask, options.prefix, static_cast<int64_t>(l), continued.size(1), blocks_from);
     const at::Tensor context = attend(w, x, mask, capture ? &out : nullptr, positions, relative, keep_going);
     if (stops_early && l + 1 == weights_.layers.size()) {
       if (last == LastLayer::HeadOutputsAndLastToken) out.last_states = finish_last_tokens(w, context, x, batch);

@@ -80,6 +80,16 @@ struct ForwardPrefix {
   // and value_norms), or undefined. Given with the queries, those of each slice of kValueGramSlice
   // tokens wholly before the first new row are taken (model/value_gram.h), not made again.
   at::Tensor value_gram, value_norms;
+  // A long text's run before (its maps not kept, so `attention` undefined): each layer's column
+  // sums over its rows before row s, where its last block of rows began, [L, H, s]
+  // (TextCaptures::column_sums_before), and the rows its blocks held. Given with its head outputs
+  // and queries (and its keys and values, which a long text's forward takes as the maps' does), a
+  // forward whose blocks hold as many rows and whose first new row is at or after s makes the blocks
+  // from row s on alone, the head outputs before s taken and the column sums summed on from
+  // these: the same bits as from scratch. Whoever reads the blocks (ForwardOptions::
+  // attention_blocks) then gets those alone, so it must hold what the earlier ones made.
+  at::Tensor column_sums_before;
+  int64_t block_step = 0;
 };
 
 struct ForwardOptions {
@@ -103,9 +113,10 @@ struct ForwardOptions {
   bool lenses = false;
   LastLayer last_layer = LastLayer::Complete;  // the other two need capture
   // Keep every layer's input in BatchCaptures::hidden_states even for a long text (which otherwise
-  // keeps its latest alone), and a decoder keeping its maps every layer's keys and values where a
-  // continued forward reads them (BatchCaptures::all_layer_keys and all_layer_values): what a
-  // later forward continues from (ForwardPrefix).
+  // keeps its latest alone), a decoder's every layer's keys and values where a continued forward
+  // reads them (BatchCaptures::all_layer_keys and all_layer_values), and a decoder's long text its
+  // column sums before its last block of rows (all_column_sums_before): what a later forward
+  // continues from (ForwardPrefix).
   bool keep_layer_inputs = false;
   // A decoder's single text continued from a run before; ignored for an encoder, a batch of more
   // than one text, or fewer than kFewestBlockRows new rows to run (then the prefix gives way to
@@ -187,6 +198,11 @@ class Transformer {
     // on the device; undefined: every row projected. With the lenses its lens captures too.
     at::Tensor earlier_keys = {}, earlier_values = {};
     EarlierLensCaptures earlier_lenses = {};
+    // A long text's continued forward (ForwardPrefix::column_sums_before): its blocks of rows from
+    // row blocks_from on alone, this layer's column sums before it [1, H, s >= blocks_from] and its
+    // head outputs (earlier_outputs) of the rows before it taken; 0: every block made.
+    int64_t blocks_from = 0;
+    at::Tensor earlier_column_sums = {};
   };
   at::Tensor normalize(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias) const;
   struct Projected {
@@ -228,6 +244,23 @@ class Transformer {
   // in `keep`; without it (a long text's forward without captures) the head outputs alone.
   at::Tensor attend_in_blocks(const Projected& qkv, const LayerMask& mask, BatchCaptures* keep, int64_t B,
                               const KeepGoing& keep_going) const;
+  // The query rows of each block of a layer's attention in blocks, for B texts of n tokens: about
+  // 32 MB of scores, `asked` where asked (ForwardOptions::block_rows). The same for every n up to
+  // the next power of two, so that a text typed on keeps its blocks (ForwardPrefix::block_step).
+  int64_t block_step(int64_t B, int64_t n, int64_t asked, ContextReach reach) const;
+  // A long text's continued forward: the row its blocks resume from (ForwardPrefix::
+  // column_sums_before), 0 where they start again from the first; `rows` the rows continued.
+  // Throws where the run before's captures are given in the wrong shape.
+  int64_t blocks_resumed_from(const ForwardPrefix& prefix, int64_t B, int64_t n, int64_t rows,
+                              const ForwardOptions& options) const;
+  // Such a forward's layer `layer`: the rows before `rows` from the run before (their projections
+  // where it takes them, ForwardPrefix::keys), its blocks from `from` on.
+  void take_earlier_blocks(LayerMask& mask, const ForwardPrefix& prefix, int64_t layer, int64_t rows,
+                           int64_t from) const;
+  // Layer l's column sums before its last block of rows into BatchCaptures::all_column_sums_before,
+  // where kept: `columns` [B, H, n] as that block (rows.first on) comes.
+  void keep_column_sums_before(const at::Tensor& columns, RowSpan rows, int64_t step, int64_t l,
+                               BatchCaptures& keep) const;
   // Whether a forward of B texts of n tokens runs its attention in blocks of query rows: a long
   // text's, its maps not kept (`kept`); without captures, where a layer's scores whole would take
   // more than options.most_whole_score_bytes (DeBERTa's relative terms are made whole always).

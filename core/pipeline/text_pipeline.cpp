@@ -85,12 +85,26 @@ void add_analysis(const std::shared_ptr<const Checkpoint>& checkpoint, TextPipel
 }  // namespace
 
 ForwardPrefix TextPipeline::prefix_for(const std::vector<int64_t>& ids,
-                                       const std::shared_ptr<const Checkpoint>& checkpoint) const {
+                                       const std::shared_ptr<const Checkpoint>& checkpoint,
+                                       const TextPipelineOptions& o) const {
   const LastForward& last = last_forward_;
   if (last.checkpoint != checkpoint || !last.layer_inputs.defined()) return {};
   const auto shared = std::mismatch(ids.begin(), ids.end(), last.ids.begin(), last.ids.end()).first - ids.begin();
-  return {last.layer_inputs, shared,       last.attention,  last.head_outputs, last.keys,
-          last.values,       last.queries, last.value_gram, last.value_norms};
+  const at::Tensor& before = last.column_sums_before;
+  const auto tokens = static_cast<int64_t>(ids.size());
+  const bool resumes =
+      before.defined() && (!o.attention_blocks || (o.blocks_resume && o.blocks_resume(tokens, before.size(2))));
+  return {last.layer_inputs,
+          shared,
+          last.attention,
+          last.head_outputs,
+          last.keys,
+          last.values,
+          last.queries,
+          last.value_gram,
+          last.value_norms,
+          resumes ? before : at::Tensor(),
+          resumes ? last.block_step : 0};
 }
 
 TextPipelineResult TextPipeline::run(std::string_view text, const TextPipelineOptions& o, IncrementalEncoder* encoder) {
@@ -108,10 +122,11 @@ TextPipelineResult TextPipeline::run(std::string_view text, const TextPipelineOp
   if (o.before_forward)
     o.before_forward({&checkpoint->model().config(), static_cast<int64_t>(r.encoding.size()), run.kept, run.lenses});
   run.attention_blocks = with_forward_progress(o.attention_blocks, o.progress, checkpoint->model().config().num_layers);
+  run.block_rows = o.block_rows;
   const bool continues = o.continues && checkpoint->model().config().causal();
   const std::vector<int64_t> ids = r.encoding.ids();
   run.layer_inputs = continues;
-  if (continues) run.prefix = prefix_for(ids, checkpoint);
+  if (continues) run.prefix = prefix_for(ids, checkpoint, o);
   const bool predicts = o.next_tokens > 0 && checkpoint->model().config().causal();
   run.last_layer =
       predicts && o.last_layer == LastLayer::HeadOutputsOnly ? LastLayer::HeadOutputsAndLastToken : o.last_layer;
@@ -130,8 +145,11 @@ TextPipelineResult TextPipeline::run(std::string_view text, const TextPipelineOp
   if (continues) {
     r.tokens_continued = checkpoint->model().tokens_continued(run.prefix, static_cast<int64_t>(ids.size()), 1);
     const TextCaptures& c = r.captures;
-    last_forward_ = {ids,       c.hidden_states, c.attention,   c.head_outputs, c.layer_keys, c.layer_values,
-                     c.queries, c.value_gram,    c.value_norms, checkpoint};
+    // A long text's keys are those its maps are made again from.
+    const at::Tensor& keys = c.attention.defined() ? c.layer_keys : c.keys;
+    last_forward_ = {ids,       c.hidden_states, c.attention,   c.head_outputs,       keys,         c.layer_values,
+                     c.queries, c.value_gram,    c.value_norms, c.column_sums_before, c.block_step, checkpoint};
+    if (o.forward_kept) o.forward_kept();
   }
   if (predicts) r.next = next_tokens(checkpoint->model(), r.captures, o.next_tokens);
   if (o.settings.words) {

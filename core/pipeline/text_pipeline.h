@@ -55,6 +55,8 @@ struct TextPipelineOptions {
   // Such a long text's maps, a block of query rows at a time as the forward makes them and drops
   // them (ForwardOptions::attention_blocks): what pools them for a picture needs no second pass.
   AttentionBlockSink attention_blocks;
+  int64_t block_rows =
+      0;  // query rows of such a block (ForwardOptions::block_rows); 0: the forward's (tests set a few)
   // Asked between layers, between slices of their products and between the analysis's stages:
   // false abandons the run (attnscope::Cancelled is thrown).
   std::function<bool()> keep_going;
@@ -73,6 +75,14 @@ struct TextPipelineOptions {
   // appended at the end costs little more than its own tokens. The captures are a forward's from
   // scratch. The explorer's runs.
   bool continues = false;
+  // With `continues`, a long text's run (its maps not kept) typed on at its end makes its blocks of
+  // attention rows from the last run's last block on alone (ForwardPrefix::column_sums_before),
+  // where whoever reads attention_blocks holds what that run's earlier blocks made: asked with the
+  // new run's tokens and that row. Unset: only where nothing reads the blocks.
+  std::function<bool(int64_t tokens, int64_t row)> blocks_resume;
+  // Called once the run's forward is the one the next run continues from (its blocks all made):
+  // whoever keeps what its blocks made for the next run keeps it then.
+  std::function<void()> forward_kept;
 };
 
 struct TextPipelineResult {
@@ -118,16 +128,20 @@ class TextPipeline {
   std::shared_ptr<const Checkpoint> checkpoint_;  // replaced by a CPU copy when the GPU ran out of memory
   // The last run with TextPipelineOptions::continues, on word pieces: its ids, each layer's input
   // over them, its maps, head outputs, keys and values, and with the lenses its queries and value
-  // Gram matrices (shared with its captures, not copied; none but the inputs for a long text), and
-  // the checkpoint that made them. Read and written by the thread that runs texts.
+  // Gram matrices (shared with its captures, not copied); a long text's queries and its column sums
+  // before its last block of rows instead of its maps; and the checkpoint that made them. Read and
+  // written by the thread that runs texts.
   struct LastForward {
     std::vector<int64_t> ids;
     at::Tensor layer_inputs, attention, head_outputs, keys, values;
-    at::Tensor queries, value_gram, value_norms;  // with the lenses
+    at::Tensor queries, value_gram, value_norms;  // with the lenses, or a long text's queries
+    at::Tensor column_sums_before;                // a long text's
+    int64_t block_step = 0;
     std::shared_ptr<const Checkpoint> checkpoint;
   };
   LastForward last_forward_;
-  ForwardPrefix prefix_for(const std::vector<int64_t>& ids, const std::shared_ptr<const Checkpoint>& checkpoint) const;
+  ForwardPrefix prefix_for(const std::vector<int64_t>& ids, const std::shared_ptr<const Checkpoint>& checkpoint,
+                           const TextPipelineOptions& options) const;
 };
 
 }  // namespace attnscope

@@ -44,6 +44,8 @@ void expect_same(const at::Tensor& a, const at::Tensor& b, const std::string& wh
 void expect_same_captures(const BatchCaptures& a, const BatchCaptures& b) {
   expect_same(a.all_attention, b.all_attention, "maps");
   expect_same(a.all_column_sums, b.all_column_sums, "column sums");
+  expect_same(a.all_column_sums_before, b.all_column_sums_before, "column sums before the last block");
+  EXPECT_EQ(a.block_step, b.block_step);
   expect_same(a.all_head_outputs, b.all_head_outputs, "head outputs");
   expect_same(a.all_queries, b.all_queries, "queries");
   expect_same(a.all_keys, b.all_keys, "keys");
@@ -59,6 +61,40 @@ void expect_same_captures(const BatchCaptures& a, const BatchCaptures& b) {
 
 int64_t shared_start(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
   return std::mismatch(a.begin(), a.end(), b.begin(), b.end()).first - a.begin();
+}
+
+// The first rows of the blocks of maps a forward hands out, per layer.
+std::vector<int64_t> first_block_rows(const Transformer& model, const std::vector<int64_t>& ids,
+                                      ForwardOptions options) {
+  std::vector<int64_t> first(static_cast<size_t>(model.config().num_layers), -1);
+  options.attention_blocks = [&](int64_t layer, const AttentionBlock& block) {
+    if (first[static_cast<size_t>(layer)] < 0) first[static_cast<size_t>(layer)] = block.rows.first;
+  };
+  model.forward({ids}, options);
+  return first;
+}
+
+// A long text's forward continued with the run before's column sums before its last block, head
+// outputs, queries, keys and values (`kept`) as well as its layer inputs (`options.prefix`):
+// where the first new row is at or after that block it makes the blocks from there on alone, and
+// its captures are those of a forward from scratch (`fresh`) either way.
+void expect_resumed_as_fresh(const Transformer& model, const TextCaptures& kept, const std::vector<int64_t>& after,
+                             ForwardOptions options, const BatchCaptures& fresh) {
+  ASSERT_TRUE(kept.column_sums_before.defined()) << "a decoder's long text keeps them to be continued from";
+  SCOPED_TRACE("its blocks from its last block's first row on");
+  const int64_t from = kept.column_sums_before.size(2);
+  EXPECT_EQ(from % kept.block_step, 0);
+  options.prefix.head_outputs = kept.head_outputs;
+  options.prefix.queries = kept.queries;
+  options.prefix.keys = kept.keys;
+  options.prefix.values = kept.layer_values;
+  options.prefix.column_sums_before = kept.column_sums_before;
+  options.prefix.block_step = kept.block_step;
+  expect_same_captures(model.forward({after}, options), fresh);
+  const int64_t rows = model.tokens_continued(options.prefix, static_cast<int64_t>(after.size()), 1);
+  const std::vector<int64_t> first = first_block_rows(model, after, options);
+  EXPECT_EQ(first.front(), from > 0 && rows >= from ? from : 0) << "the rows continued: " << rows;
+  EXPECT_EQ(std::count(first.begin(), first.end(), first.front()), static_cast<int64_t>(first.size()));
 }
 
 // `before` run keeping its layers' inputs, then `after` continued from it and from scratch.
@@ -77,7 +113,7 @@ void expect_continued_as_fresh(const Transformer& model, const std::vector<int64
   EXPECT_GT(expected, 0);
   const BatchCaptures fresh = model.forward({after}, options);
   expect_same_captures(model.forward({after}, continued_options), fresh);
-  if (!kept.attention.defined()) return;  // a long text's forward makes every row of its maps in blocks
+  if (!kept.attention.defined()) return expect_resumed_as_fresh(model, kept, after, continued_options, fresh);
   SCOPED_TRACE("the maps' earlier rows taken too");
   continued_options.prefix.attention = kept.attention;
   continued_options.prefix.head_outputs = kept.head_outputs;
@@ -236,6 +272,25 @@ TEST(ContinuedForwardOf, ARealDecoderProjectsItsLaterRowsAlone) {
   });
 }
 
+// A long text (its maps not kept) typed on at its end, as the explorer continues it: the blocks
+// before the last block of the run before are not made again. Blocks of 32 rows: the sizes a long
+// text's forward picks make one block of these few tokens.
+TEST(ContinuedForwardOf, ARealDecodersLongTextMakesTheBlocksFromTheLastOneOn) {
+  on_real_decoders([](const Transformer& model) {
+    const std::vector<int64_t> text = test::spread_token_ids(model, 150, 5);
+    std::vector<int64_t> typed = text, edited = text;
+    typed.insert(typed.end(), text.begin() + 20, text.begin() + 23);
+    edited[100] = edited[101];
+    const ForwardOptions long_text{
+        .kept = KeptAttention::QueriesAndKeys, .block_rows = 32, .last_layer = LastLayer::HeadOutputsAndLastToken};
+    expect_continued_as_fresh(model, text, typed, long_text, "text typed at the end");
+    expect_continued_as_fresh(model, text, edited, long_text, "an edit before the last block");
+    expect_continued_as_fresh(model, text, typed,
+                              {.kept = KeptAttention::QueriesAndKeys, .block_rows = 32, .lenses = true},
+                              "text typed at the end, with the lenses");
+  });
+}
+
 // Text typed on at the end of one of more than kValueGramSlice tokens with a lens shown, as the
 // explorer continues it: its first slice's value Gram matrices are taken.
 TEST(ContinuedForwardOf, ARealDecoderWithTheLensesTakesTheValueGramMatricesOfWholeSlices) {
@@ -334,6 +389,28 @@ TEST(ContinuedForwardOf, APrefixWithoutEveryLayersInputIsRefused) {
   EXPECT_THROW(model->forward({text}, with_gram(gram.narrow(2, 0, 1), norms)), Error) << "one head's";
   EXPECT_THROW(model->forward({text}, with_gram(gram, at::Tensor())), Error) << "no norms";
   EXPECT_NO_THROW(model->forward({text}, with_gram(gram, norms)));
+}
+
+TEST(ContinuedForwardOf, ALongTextsColumnSumsOfAnotherShapeOrLayoutAreRefusedOrLeft) {
+  const auto model = Transformer::load(test::golden_dir() / "decoders" / "llama", test::test_device());
+  const std::vector<int64_t> text = test::spread_token_ids(*model, 40, 2);
+  const ForwardOptions long_text{.kept = KeptAttention::QueriesAndKeys, .block_rows = 8, .keep_layer_inputs = true};
+  const TextCaptures kept = text_captures(model->forward({text}, long_text), 0, false);
+  ASSERT_EQ(kept.column_sums_before.size(2), 32);
+  const auto continued = [&](const at::Tensor& sums, const at::Tensor& outputs, int64_t step) {
+    ForwardOptions o = long_text;
+    o.prefix = {kept.hidden_states, 36, {}, outputs, kept.keys, kept.layer_values, kept.queries};
+    o.prefix.column_sums_before = sums;
+    o.prefix.block_step = step;
+    return first_block_rows(*model, text, o).front();
+  };
+  EXPECT_EQ(continued(kept.column_sums_before, kept.head_outputs, 8), 32);
+  EXPECT_EQ(continued(kept.column_sums_before, kept.head_outputs, 16), 0) << "blocks of other rows";
+  EXPECT_EQ(continued(kept.column_sums_before.narrow(2, 0, 30), kept.head_outputs, 8), 0) << "not a block's first row";
+  EXPECT_THROW(continued(kept.column_sums_before.narrow(1, 0, 1), kept.head_outputs, 8), Error) << "one head's";
+  EXPECT_THROW(continued(kept.column_sums_before, kept.head_outputs.narrow(2, 0, 20), 8), Error)
+      << "head outputs of fewer rows";
+  EXPECT_THROW(continued(kept.column_sums_before, at::Tensor(), 8), Error) << "no head outputs";
 }
 
 }  // namespace

@@ -341,6 +341,60 @@ TEST(TextPipelineContinues, ADecodersTextTypedOnAtItsEnd) {
   EXPECT_FALSE(r.captures.hidden_states.defined()) << "an encoder keeps no layer's input for it";
 }
 
+// The same for a long text (its maps not kept), in blocks of 32 rows: typed on at its end, the
+// blocks from the last run's last block on alone are made where whoever reads them can take them
+// from there (TextPipelineOptions::blocks_resume), every block otherwise; the captures and analysis
+// those of a pipeline without a run before either way.
+TEST(TextPipelineContinues, ADecodersLongTextTypedOnAtItsEnd) {
+  const std::string file =
+      test::real_model_file("models/SmolLM2-135M-Instruct/SmolLM2-135M-Instruct.Q4_1.gguf").string();
+  TextPipeline typed(file, test::test_device());
+  TextPipeline fresh(typed.checkpoint(), file);
+  TextPipelineOptions o;
+  o.continues = true;
+  o.long_texts = CapturePlan{.maps_up_to = 4};
+  o.block_rows = 32;
+  o.max_length = 256;
+  int64_t first_row = -1, resumed_at = -1, kept = 0;
+  o.attention_blocks = [&](int64_t layer, const AttentionBlock& block) {
+    if (layer == 0 && first_row < 0) first_row = block.rows.first;
+  };
+  o.forward_kept = [&] { ++kept; };
+  std::string text = "The cat sat on the mat, and the dog watched it from the door.";
+  for (int k = 0; k < 3; ++k) text += " " + text;
+  for (const bool resumes : {false, true}) {
+    SCOPED_TRACE(resumes ? "blocks taken from the last one on" : "every block made");
+    o.blocks_resume = [&](int64_t tokens, int64_t row) {
+      resumed_at = row;
+      return resumes && tokens > row;
+    };
+    typed.run(text, o);
+    text += resumes ? " It purred." : " The dog sat.";
+    first_row = -1;
+    const TextPipelineResult r = typed.run(text, o);
+    EXPECT_GT(resumed_at, 0);
+    EXPECT_EQ(first_row, resumes ? resumed_at : 0);
+    EXPECT_GT(r.tokens_continued, resumed_at);
+    TextPipelineOptions from_scratch = o;
+    from_scratch.continues = false;
+    const TextPipelineResult expected = fresh.run(text, from_scratch);
+    const TextCaptures &c = r.captures, &e = expected.captures;
+    ASSERT_FALSE(c.attention.defined()) << "a long text's";
+    for (const auto& [a, b] : {std::pair{c.column_sums, e.column_sums},
+                               {c.head_outputs, e.head_outputs},
+                               {c.queries, e.queries},
+                               {c.keys, e.keys}})
+      EXPECT_TRUE(a.defined() && at::equal(a, b));
+    ASSERT_EQ(r.analysis.heads.size(), expected.analysis.heads.size());
+    for (size_t k = 0; k < r.analysis.heads.size(); ++k) {
+      EXPECT_EQ(r.analysis.heads[k].pairs.bits(), expected.analysis.heads[k].pairs.bits()) << "head " << k;
+      EXPECT_EQ(r.analysis.heads[k].separators.column_share, expected.analysis.heads[k].separators.column_share)
+          << "head " << k;
+    }
+  }
+  EXPECT_EQ(kept, 4) << "each run's forward";
+}
+
 TEST(NeedsLensCaptures, WhenTheAnalysisOrSomethingShownReadsThem) {
   AnalysisSettings s;
   EXPECT_FALSE(needs_lens_captures(s));
