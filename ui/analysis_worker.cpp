@@ -272,7 +272,7 @@ AttentionBlockSink AnalysisWorker::block_sink(const AnalysisRequest& request, ui
   const ModelConfig& config = pipeline_->checkpoint()->model().config();
   const int layers = static_cast<int>(config.num_layers);
   if (request.grid && OverviewPooler::pools(*request.grid) && !request.settings.words)
-    pooler.emplace(config.num_layers, config.num_heads, kGridThumbnailCells);
+    pooler.emplace(config.num_layers, config.num_heads, kGridThumbnailCells, pooled_before_);
   return [this, &request, &pooler, serial, layers](int64_t layer, const AttentionBlock& block) {
     if (pooler) pooler->add(layer, block);
     if (block.rows.first + block.rows.count < block.n) return;  // the layer goes on
@@ -347,10 +347,16 @@ void AnalysisWorker::run_model(const AnalysisRequest& request, uint64_t serial, 
   options.keep_going = keep_going(serial);
   options.long_texts = request.long_texts;
   options.long_pair_mask_bytes = request.pair_mask_bytes;
+  options.block_rows = request.block_rows;
   options.attention_blocks = block_sink(request, serial, pooler);
   options.progress = stage_progress(serial);
   options.analysis_so_far = analysis_so_far(serial);
   options.continues = true;
+  // Nothing pooled, or the pooler picks up where the run continued from left off.
+  options.blocks_resume = [this, &pooler](int64_t tokens, int64_t row) {
+    return !pooler || (pooled_before_ && pooled_before_->resumes(tokens, row, kGridThumbnailCells));
+  };
+  options.forward_kept = [this, &pooler] { pooled_before_ = pooler ? pooler->resume_point() : nullptr; };
   // The heap as the text wants it (the window starts keeping freed memory, for typing on a short text).
   options.before_forward = [](const PlannedRun& run) { tune_heap_for_run(run.kept == KeptAttention::Maps); };
   TextPipelineResult r = pipeline_->run(request.text, options, &encoder_);
@@ -365,6 +371,7 @@ void AnalysisWorker::run_model(const AnalysisRequest& request, uint64_t serial, 
   s.analysis = std::move(r.analysis);
   s.forward_seconds = r.forward_seconds;
   s.tokens_continued = r.tokens_continued;
+  s.blocks_from = r.blocks_from;
   s.analysis_seconds = r.analysis_seconds;
 }
 

@@ -48,6 +48,7 @@ struct AnalysisRequest {
   // Such a text's pair masks kept up to this many bytes together, the heads that fit in order
   // (AnalysisRun::long_pair_mask_bytes; the window's: ExplorerOptions::pair_mask_bytes).
   uint64_t pair_mask_bytes = 0;
+  int64_t block_rows = 0;  // such a text's query rows per block of maps (TextPipelineOptions); 0: the forward's
 };
 
 // A next token as the text panel offers it: its piece as people read it, the text it would add,
@@ -95,6 +96,7 @@ struct AnalysisSnapshot {
   // A decoder's leading tokens whose layers the forward took from the run before (the text typed
   // on at its end: TextPipelineOptions::continues).
   int64_t tokens_continued = 0;
+  int64_t blocks_from = 0;  // a long text's: its blocks of maps made from this row on (TextPipelineResult)
 
   // The text as figures read it: a long text's maps made again block by block by its model. One
   // view per thread (it keeps the last layer's queries and keys laid out for the products).
@@ -223,6 +225,11 @@ class AnalysisWorker {
   std::shared_ptr<const OpenedTextRun> opened_;  // instead, a result file's, set once when it is read
   std::optional<TextAnalysis> first_analysis_;   // its analysis until the first answer takes it (worker thread)
   IncrementalEncoder encoder_;  // the worker thread's own: the pieces of the last text, for the next edit
+  // Where the overview of the run the pipeline continues from stood as its last blocks came (the
+  // worker thread's own): a long text typed on at its end pools on from there, its forward making
+  // the blocks from there on alone (TextPipelineOptions::blocks_resume). Null where that run pooled
+  // no overview.
+  std::shared_ptr<const OverviewPooler::ResumePoint> pooled_before_;
   // Induction scores come from a probe that does not depend on the text: run once per checkpoint
   // (the worker thread's own, like encoder_).
   std::shared_ptr<const Checkpoint> induction_of_;  // held: a new checkpoint never looks like the old

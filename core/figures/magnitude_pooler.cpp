@@ -41,6 +41,13 @@ void MagnitudePooler::add_rows(const float* rows, int64_t count, RowSpan columns
   }
 }
 
+void MagnitudePooler::resume(const OpenRow& open) {
+  row_ = open.row;
+  const auto columns = static_cast<std::ptrdiff_t>(std::min(high_.size(), open.high.size()));
+  std::copy(open.high.begin(), open.high.begin() + columns, high_.begin());
+  std::copy(open.low.begin(), open.low.begin() + columns, low_.begin());
+}
+
 void MagnitudePooler::close_block_row(int64_t block) {
   const int64_t cells = (n_ + k_ - 1) / k_;
   float* out = pooled_ + block * cells;

@@ -20,6 +20,18 @@ class MagnitudePooler {
   void add_rows(const float* rows, int64_t count, RowSpan columns);
   void add_rows(const float* rows, int64_t count) { add_rows(rows, count, {0, n_}); }
 
+  // What it holds of the block row its next row falls in: that row, and that block row's rows so
+  // far folded into one, column by column.
+  struct OpenRow {
+    int64_t row = 0;
+    std::vector<float> high, low;
+  };
+  OpenRow open_row() const { return {row_, high_, low_}; }
+  // Picks up where a pooler of the same k over a map with the same rows before open.row stopped
+  // (open_row(); the cells of the block rows before its own already in `pooled`): a text typed on,
+  // whose map has as many columns or more or fewer (each row's columns past its own token zero).
+  void resume(const OpenRow& open);
+
  private:
   void close_block_row(int64_t block);
 

@@ -3,21 +3,61 @@
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 
+#include <algorithm>
+#include <utility>
+
 #include "base/error.h"
 
 namespace attnscope {
 
-OverviewPooler::OverviewPooler(int64_t layers, int64_t heads, int max_cells)
-    : layers_(layers), heads_(heads), max_cells_(max_cells), rows_done_(static_cast<size_t>(layers), 0) {}
+namespace {
 
-// The cells' size is the one grid_thumbnails takes for n tokens.
-void OverviewPooler::start(int64_t n) {
+// The cells' size grid_thumbnails takes for n tokens.
+int64_t cell_size(int64_t n, int max_cells) { return n > max_cells ? (n + max_cells - 1) / max_cells : 1; }
+
+}  // namespace
+
+bool OverviewPooler::ResumePoint::resumes(int64_t tokens, int64_t from, int max_cells) const {
+  return from > 0 && from == row && from < tokens && cell_size(tokens, max_cells) == k;
+}
+
+OverviewPooler::OverviewPooler(int64_t layers, int64_t heads, int max_cells, std::shared_ptr<const ResumePoint> from)
+    : layers_(layers),
+      heads_(heads),
+      max_cells_(max_cells),
+      from_(std::move(from)),
+      rows_done_(static_cast<size_t>(layers), 0) {}
+
+void OverviewPooler::start(int64_t n, int64_t row) {
+  const auto panels = static_cast<size_t>(layers_ * (heads_ + 1));
+  if (row > 0 && (!from_ || !from_->resumes(n, row, max_cells_) || from_->values.size() != panels))
+    throw Error("the overview's blocks of maps came out of order");
   n_ = n;
-  k_ = n > max_cells_ ? (n + max_cells_ - 1) / max_cells_ : 1;
+  k_ = cell_size(n, max_cells_);
   side_ = (n + k_ - 1) / k_;
-  values_.assign(static_cast<size_t>(layers_ * (heads_ + 1)), std::vector<float>(static_cast<size_t>(side_ * side_)));
-  rows_done_.assign(static_cast<size_t>(layers_), 0);
+  first_row_ = row;
+  values_.assign(panels, std::vector<float>(static_cast<size_t>(side_ * side_)));
+  rows_done_.assign(static_cast<size_t>(layers_), row);
+  open_.assign(panels, {});
+  last_block_rows_.assign(static_cast<size_t>(layers_), -1);
   layer_ = -1;
+  if (row == 0) return;
+  // The block rows before the row's own are final: the rows before it are the run before's, and a
+  // row's columns past its own token are zero, so a cell's largest magnitude is the same.
+  const int64_t block_rows = row / k_, before = from_->side, columns = std::min(before, side_);
+  for (size_t p = 0; p < panels; ++p)
+    for (int64_t r = 0; r < block_rows; ++r)
+      std::copy_n(from_->values[p].begin() + r * before, columns, values_[p].begin() + r * side_);
+}
+
+void OverviewPooler::start_layer(int64_t layer) {
+  layer_ = layer;
+  poolers_.clear();
+  for (int64_t h = 0; h <= heads_; ++h) {
+    const auto p = static_cast<size_t>(layer * (heads_ + 1) + h);
+    poolers_.emplace_back(n_, k_, values_[p].data());
+    if (first_row_ > 0) poolers_.back().resume(from_->open[p]);
+  }
 }
 
 bool OverviewPooler::pools(const FigureOptions& o) { return o.matrix == MatrixKind::Attention && !o.zero_diagonal; }
@@ -30,18 +70,18 @@ void OverviewPooler::add(int64_t layer, const AttentionBlock& block) {
                 std::to_string(heads_) + " heads");
   const RowSpan rows = block.rows;
   // A forward begun again (the CPU taking over from a GPU out of memory) pools again from the start.
-  if (n_ == 0 || (layer == 0 && rows.first == 0)) start(block.n);
+  if (n_ == 0 || (layer == 0 && rows.first == 0)) start(block.n, rows.first);
   const int64_t count = attention.size(2), width = attention.size(3);
   // A layer is pooled from its first row to its last before the next begins.
   if (block.n != n_ || count != rows.count || width != block.keys.count || block.keys.first < 0 ||
       block.keys.first + width > n_ || rows.first != rows_done_[static_cast<size_t>(layer)] ||
-      rows.first + count > n_ || (layer != layer_ && rows.first != 0))
+      rows.first + count > n_ || (layer != layer_ && rows.first != first_row_))
     throw Error("the overview's blocks of maps came out of order");
-  if (layer != layer_) {
-    layer_ = layer;
-    poolers_.clear();
+  if (layer != layer_) start_layer(layer);
+  if (rows.first + count == n_) {  // its last block: where a text typed on may resume
+    last_block_rows_[static_cast<size_t>(layer)] = rows.first;
     for (int64_t h = 0; h <= heads_; ++h)
-      poolers_.emplace_back(n_, k_, values_[static_cast<size_t>(layer * (heads_ + 1) + h)].data());
+      open_[static_cast<size_t>(layer * (heads_ + 1) + h)] = poolers_[static_cast<size_t>(h)].open_row();
   }
   // As the thumbnails of a long text are made afterwards (overview_thumbnails.cpp): host floats,
   // the layer's sum over heads, every panel pooled on its own thread; the keys the block holds alone.
@@ -53,6 +93,14 @@ void OverviewPooler::add(int64_t layer, const AttentionBlock& block) {
           h == heads_ ? sum.data_ptr<float>() : maps.data_ptr<float>() + h * count * width, count, block.keys);
   });
   rows_done_[static_cast<size_t>(layer)] += count;
+}
+
+std::shared_ptr<const OverviewPooler::ResumePoint> OverviewPooler::resume_point() const {
+  if (!complete()) return nullptr;
+  const int64_t row = last_block_rows_.front();
+  // A forward lays out every layer's blocks alike; one that did not is pooled again whole.
+  if (std::count(last_block_rows_.begin(), last_block_rows_.end(), row) != layers_) return nullptr;
+  return std::make_shared<const ResumePoint>(ResumePoint{n_, k_, side_, row, values_, open_});
 }
 
 AttentionBlockSink OverviewPooler::sink() {

@@ -5,6 +5,7 @@
 #include <ATen/core/Tensor.h>
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "figures/figure_options.h"
@@ -15,8 +16,21 @@ namespace attnscope {
 
 class OverviewPooler {
  public:
+  // What a pooler held as each layer's last block of rows came (the rows before it pooled): what a
+  // decoder's text typed on at its end, whose forward makes the blocks from there on alone
+  // (TextPipelineOptions::blocks_resume), is pooled on from.
+  struct ResumePoint {
+    int64_t n = 0, k = 1, side = 0, row = 0;     // the text's tokens, cells' size and count a side; the row
+    std::vector<std::vector<float>> values;      // per panel, side x side: its block rows before row's final
+    std::vector<MagnitudePooler::OpenRow> open;  // per panel (layer-major, as values), at `row`
+    // Whether a text of `tokens` tokens, its blocks from `from` on, is pooled on from it: the same
+    // row, and cells of the same size.
+    bool resumes(int64_t tokens, int64_t from, int max_cells) const;
+  };
+
   // For a model of `layers` x `heads`; thumbnails at most `max_cells` a side, as grid_thumbnails'.
-  OverviewPooler(int64_t layers, int64_t heads, int max_cells);
+  // `from`: a run before's, that this one's blocks may resume from (ResumePoint::resumes).
+  OverviewPooler(int64_t layers, int64_t heads, int max_cells, std::shared_ptr<const ResumePoint> from = {});
   OverviewPooler(const OverviewPooler&) = delete;
   OverviewPooler& operator=(const OverviewPooler&) = delete;
 
@@ -30,6 +44,8 @@ class OverviewPooler {
 
   // Every row of every layer's maps has come (a run that stopped, or that kept its maps, leaves it short).
   bool complete() const;
+  // Where a run typed on from this one's text may resume: null unless complete.
+  std::shared_ptr<const ResumePoint> resume_point() const;
   // Layers whose every row has come, counted from the first: the overview so far.
   int64_t layers_done() const;
   int64_t layers() const { return layers_; }
@@ -42,15 +58,21 @@ class OverviewPooler {
   int64_t side() const { return side_; }
 
  private:
-  void start(int64_t n);
+  // A run's first block: rows from `row` on (0, or the resume point's row).
+  void start(int64_t n, int64_t row);
+  void start_layer(int64_t layer);
 
   int64_t layers_, heads_;
   int max_cells_;
-  int64_t n_ = 0, k_ = 1, side_ = 0;
+  std::shared_ptr<const ResumePoint> from_;
+  int64_t n_ = 0, k_ = 1, side_ = 0, first_row_ = 0;
   std::vector<std::vector<float>> values_;  // per panel
   std::vector<int64_t> rows_done_;          // per layer
   int64_t layer_ = -1;                      // the layer being pooled
   std::vector<MagnitudePooler> poolers_;    // its panels'
+  // Per panel, what its pooler held as its layer's last block came, and that block's first row per layer.
+  std::vector<MagnitudePooler::OpenRow> open_;
+  std::vector<int64_t> last_block_rows_;
 };
 
 }  // namespace attnscope

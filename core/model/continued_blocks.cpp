@@ -22,7 +22,7 @@ int64_t Transformer::block_step(int64_t B, int64_t n, int64_t asked, ContextReac
 }
 
 int64_t Transformer::blocks_resumed_from(const ForwardPrefix& prefix, int64_t B, int64_t n, int64_t rows,
-                                         const ForwardOptions& options) const {
+                                         int64_t block_rows) const {
   const at::Tensor& sums = prefix.column_sums_before;
   if (!sums.defined()) return 0;
   const int64_t L = config_.num_layers, H = config_.num_heads, G = config_.kv_heads(), d = config_.head_dim();
@@ -34,7 +34,7 @@ int64_t Transformer::blocks_resumed_from(const ForwardPrefix& prefix, int64_t B,
     throw Error("the long text to continue from keeps no column sums and head outputs of every layer and head");
   // Blocks laid out otherwise, or an edit before the last block: every block made again.
   if (from == 0 || from > rows || prefix.block_step <= 0 || from % prefix.block_step != 0 ||
-      prefix.block_step != block_step(B, n, options.block_rows, reach_of(false)))
+      prefix.block_step != block_step(B, n, block_rows, reach_of(false)))
     return 0;
   if (continues_from_projections() &&
       (!holds(prefix.queries, H, rows) || !holds(prefix.keys, G, rows) || !holds(prefix.values, G, rows)))

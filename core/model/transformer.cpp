@@ -710,7 +710,7 @@ BatchCaptures Transformer::forward(const std::vector<std::vector<int64_t>>& ids,
       earlier_maps ? takes_earlier_projections(options.prefix, options, continued.size(1)) : EarlierProjections::None;
   const int64_t blocks_from =
       continued.defined() && capture && in_blocks
-          ? blocks_resumed_from(options.prefix, batch.ids.size(0), n, continued.size(1), options)
+          ? blocks_resumed_from(options.prefix, batch.ids.size(0), n, continued.size(1), options.block_rows)
           : 0;
   for (size_t l = 0; l < weights_.layers.size(); ++l) {
     stop_if_stale(keep_going);

@@ -141,6 +141,13 @@ class Transformer {
   // but for a decoder's single text, and never so many that fewer than kFewestBlockRows are left.
   int64_t tokens_continued(const ForwardPrefix& prefix, int64_t tokens, size_t texts) const;
 
+  // A long text's continued forward (its maps not kept) of B texts of n tokens, `rows` of them
+  // continued (tokens_continued), in blocks of `block_rows` (ForwardOptions::block_rows): the row
+  // its blocks resume from (ForwardPrefix::column_sums_before), 0 where they start again from the
+  // first. Throws where the run before's captures are given in the wrong shape.
+  int64_t blocks_resumed_from(const ForwardPrefix& prefix, int64_t B, int64_t n, int64_t rows,
+                              int64_t block_rows = 0) const;
+
   const ModelConfig& config() const { return config_; }
   // A decoder's next-token scores' matrix [V, D] on the compute device; undefined for an encoder.
   const at::Tensor& output_weight() const { return weights_.output_weight; }
@@ -248,11 +255,6 @@ class Transformer {
   // 32 MB of scores, `asked` where asked (ForwardOptions::block_rows). The same for every n up to
   // the next power of two, so that a text typed on keeps its blocks (ForwardPrefix::block_step).
   int64_t block_step(int64_t B, int64_t n, int64_t asked, ContextReach reach) const;
-  // A long text's continued forward: the row its blocks resume from (ForwardPrefix::
-  // column_sums_before), 0 where they start again from the first; `rows` the rows continued.
-  // Throws where the run before's captures are given in the wrong shape.
-  int64_t blocks_resumed_from(const ForwardPrefix& prefix, int64_t B, int64_t n, int64_t rows,
-                              const ForwardOptions& options) const;
   // Such a forward's layer `layer`: the rows before `rows` from the run before (their projections
   // where it takes them, ForwardPrefix::keys), its blocks from `from` on.
   void take_earlier_blocks(LayerMask& mask, const ForwardPrefix& prefix, int64_t layer, int64_t rows,

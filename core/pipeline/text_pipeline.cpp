@@ -143,7 +143,11 @@ TextPipelineResult TextPipeline::run(std::string_view text, const TextPipelineOp
       },
       notice_);
   if (continues) {
-    r.tokens_continued = checkpoint->model().tokens_continued(run.prefix, static_cast<int64_t>(ids.size()), 1);
+    const Transformer& model = checkpoint->model();
+    const auto n = static_cast<int64_t>(ids.size());
+    r.tokens_continued = model.tokens_continued(run.prefix, n, 1);
+    if (r.tokens_continued > 0 && run.kept == KeptAttention::QueriesAndKeys)
+      r.blocks_from = model.blocks_resumed_from(run.prefix, 1, n, r.tokens_continued, run.block_rows);
     const TextCaptures& c = r.captures;
     // A long text's keys are those its maps are made again from.
     const at::Tensor& keys = c.attention.defined() ? c.layer_keys : c.keys;

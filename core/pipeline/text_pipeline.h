@@ -93,6 +93,7 @@ struct TextPipelineResult {
   ComputeDevice device;          // the device that did the work
   double forward_seconds = 0;    // encoding, forward and words
   int64_t tokens_continued = 0;  // the leading tokens taken from the last run (TextPipelineOptions::continues)
+  int64_t blocks_from = 0;       // a long text's: its blocks of maps made from this row on (blocks_resume)
   double analysis_seconds = 0;
 };
 

@@ -9,6 +9,7 @@
 
 #include <memory>
 #include <numeric>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -18,6 +19,7 @@
 #include "figures/tensor_values.h"
 #include "figures/text_matrices.h"
 #include "model/attention_rows.h"
+#include "model/reproducible_products.h"
 #include "support/long_text_views.h"
 #include "support/minilm.h"
 
@@ -180,6 +182,57 @@ TEST(LongTextFigures, ThePoolerRefusesBlocksOutOfOrder) {
   EXPECT_EQ(pooler.side(), 7);           // 20 tokens in cells of 3
   pooler.add(0, whole_block(block, 0));  // a forward begun again: pooled again from the start
   EXPECT_FALSE(pooler.complete());
+}
+
+// Rows [from, n) of causal maps [1, H, n, n] in blocks of `step` rows (from a multiple of it), each
+// over the keys up to its last row, as a decoder's long text's forward hands them out; the last
+// block at least 4 rows (row_blocks).
+void add_causal_blocks(OverviewPooler& pooler, const at::Tensor& maps, int64_t from, int64_t step) {
+  const int64_t n = maps.size(2);
+  for (int64_t layer = 0; layer < pooler.layers(); ++layer)
+    for (const auto& [first, count] : row_blocks(n, step)) {
+      if (first < from) continue;
+      const KeySpan keys{0, first + count};
+      pooler.add(layer, {maps.narrow(2, first, count).narrow(3, 0, keys.count), {first, count}, keys, n});
+    }
+}
+
+// A decoder's text typed on at its end, its blocks from the last run's last block on alone: pooled
+// on from where that run's pooler stood as its last blocks came, every panel equals a pooler's fed
+// every block of the new text, whatever the cells' size (none, 2, 3 tokens) and whether the text
+// grew or shrank; cells of another size, or another row, do not resume.
+TEST(LongTextFigures, AnOverviewPooledOnFromTheRunBeforeEqualsOnePooledWhole) {
+  at::manual_seed(3);
+  const at::Tensor longest = at::rand({1, 2, 60, 60}).tril();  // row i holds no key after i
+  for (const int cells : {64, 30, 20}) {
+    for (const auto& [before, after] : {std::pair<int64_t, int64_t>{55, 58}, {57, 60}, {58, 56}}) {
+      SCOPED_TRACE(std::to_string(cells) + " cells, " + std::to_string(before) + " then " + std::to_string(after));
+      const at::Tensor first_maps = longest.narrow(2, 0, before).narrow(3, 0, before);
+      const at::Tensor maps = longest.narrow(2, 0, after).narrow(3, 0, after);
+      OverviewPooler earlier(3, 2, cells);
+      add_causal_blocks(earlier, first_maps, 0, 8);
+      const auto point = earlier.resume_point();
+      ASSERT_TRUE(point);
+      EXPECT_EQ(point->row, row_blocks(before, 8).back().first);
+      OverviewPooler resumed(3, 2, cells, point), whole(3, 2, cells);
+      ASSERT_TRUE(point->resumes(after, point->row, cells));
+      add_causal_blocks(resumed, maps, point->row, 8);
+      add_causal_blocks(whole, maps, 0, 8);
+      ASSERT_TRUE(resumed.complete() && whole.complete());
+      for (size_t p = 0; p < 9; ++p) EXPECT_EQ(resumed.values(p), whole.values(p)) << "panel " << p;
+      EXPECT_EQ(resumed.resume_point()->open.front().high, whole.resume_point()->open.front().high);
+    }
+  }
+  OverviewPooler earlier(1, 2, 20);
+  add_causal_blocks(earlier, longest.narrow(2, 0, 57).narrow(3, 0, 57), 0, 8);
+  const auto point = earlier.resume_point();
+  EXPECT_FALSE(point->resumes(62, point->row, 20)) << "cells of 4 tokens, not 3";
+  EXPECT_FALSE(point->resumes(58, point->row - 8, 20)) << "another row";
+  OverviewPooler none(1, 2, 20);
+  EXPECT_THROW(add_causal_blocks(none, longest, 48, 8), Error) << "nothing to resume from";
+  EXPECT_FALSE(none.resume_point());
+  OverviewPooler other_row(1, 2, 20, point);
+  EXPECT_THROW(add_causal_blocks(other_row, longest, 40, 8), Error);
 }
 
 // A block holding some keys alone pools as the same rows with zeros at every other key, whatever

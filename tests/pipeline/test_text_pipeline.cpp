@@ -374,6 +374,7 @@ TEST(TextPipelineContinues, ADecodersLongTextTypedOnAtItsEnd) {
     const TextPipelineResult r = typed.run(text, o);
     EXPECT_GT(resumed_at, 0);
     EXPECT_EQ(first_row, resumes ? resumed_at : 0);
+    EXPECT_EQ(r.blocks_from, first_row);
     EXPECT_GT(r.tokens_continued, resumed_at);
     TextPipelineOptions from_scratch = o;
     from_scratch.continues = false;

@@ -251,5 +251,37 @@ TEST(AnalysisWorker, ALongTextsStatisticsComeAsItsScanGoesOn) {
   test::expect_analyses_so_far(analyses, done->analysis);
 }
 
+// A decoder's long text typed on at its end with the overview of attention shown: its forward
+// makes the blocks from the last run's last block on alone and the overview is pooled on from where
+// that run's stood, the thumbnails those made from the finished text's maps. After a run that
+// pooled no overview (another view shown), the next that does pools every block.
+TEST(AnalysisWorker, ADecodersLongTextTypedOnAtItsEndPoolsItsOverviewOnFromTheRunBefore) {
+  const auto model = test::real_model_file("models/SmolLM2-135M-Instruct/SmolLM2-135M-Instruct.Q4_1.gguf");
+  if (!std::filesystem::exists(model)) return;  // real_model_file said how to fetch it
+  AnalysisWorker worker(model.string(), "cpu", "float32");
+  std::string text = "The cat sat on the mat, and the dog watched it from the door.";
+  for (int k = 0; k < 3; ++k) text += " " + text;
+  text += " It sat.";  // past 128 tokens: cells of 3 tokens from the first run to the last
+  AnalysisRequest asked{text, {}, 256};
+  asked.grid = FigureOptions{};
+  asked.long_texts.maps_up_to = 4;
+  asked.block_rows = 32;
+  const auto answer = [&](const std::string& typed, bool overview) {
+    asked.text = typed;
+    asked.grid = overview ? std::optional<FigureOptions>(FigureOptions{}) : std::nullopt;
+    const uint64_t serial = worker.submit(asked);
+    EXPECT_TRUE(wait_for([&] { return worker.latest() && worker.latest()->serial == serial; }));
+    const auto s = worker.latest();
+    EXPECT_TRUE(s && s->error.empty() && !s->captures.attention.defined()) << (s ? s->error : "no answer");
+    if (s && overview) EXPECT_EQ(s->grid.rgba, grid_atlas(s->view(), *s->grid_options).rgba);
+    return s ? s->blocks_from : -1;
+  };
+  EXPECT_EQ(answer(text, true), 0) << "nothing before";
+  EXPECT_GT(answer(text += " It purred.", true), 0);
+  EXPECT_GT(answer(text += " The dog sat.", false), 0) << "nothing pools the blocks";
+  EXPECT_EQ(answer(text += " Then it slept.", true), 0) << "the run before pooled no overview";
+  EXPECT_GT(answer(text += " It woke.", true), 0);
+}
+
 }  // namespace
 }  // namespace attnscope::ui
