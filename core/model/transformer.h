@@ -102,7 +102,8 @@ struct ForwardOptions {
   double most_whole_score_bytes = 256.0 * 1024 * 1024;
   KeptAttention kept = KeptAttention::Maps;
   // With KeptAttention::QueriesAndKeys: query rows per block of a layer's attention; 0: as many
-  // as make about 32 MB of scores (tests set a few rows to cross many blocks).
+  // as make about 32 MB of scores, at most 128 (block_step; tests set a few rows to cross many
+  // blocks).
   int64_t block_rows = 0;
   AttentionBlockSink attention_blocks = {};  // with KeptAttention::QueriesAndKeys; none by default
   // Rows of each feed-forward block at a time; 0: as many as make about 32 MB of its activations
@@ -252,8 +253,9 @@ class Transformer {
   at::Tensor attend_in_blocks(const Projected& qkv, const LayerMask& mask, BatchCaptures* keep, int64_t B,
                               const KeepGoing& keep_going) const;
   // The query rows of each block of a layer's attention in blocks, for B texts of n tokens: about
-  // 32 MB of scores, `asked` where asked (ForwardOptions::block_rows). The same for every n up to
-  // the next power of two, so that a text typed on keeps its blocks (ForwardPrefix::block_step).
+  // 32 MB of scores and at most 128 rows, `asked` where asked (ForwardOptions::block_rows). The
+  // same for every n up to the next power of two, so that a text typed on keeps its blocks
+  // (ForwardPrefix::block_step).
   int64_t block_step(int64_t B, int64_t n, int64_t asked, ContextReach reach) const;
   // Such a forward's layer `layer`: the rows before `rows` from the run before (their projections
   // where it takes them, ForwardPrefix::keys), its blocks from `from` on.
