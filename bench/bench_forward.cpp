@@ -37,7 +37,9 @@
 // continues), beside the same from scratch. With --lenses too, the same keeping the lenses'
 // captures (as the explorer does while a lens is shown), and continued with the run before's
 // queries as well (the later rows alone projected), then its value Gram matrices too (those of its
-// whole slices of 128 tokens taken, as the explorer then continues).
+// whole slices of 128 tokens taken, as the explorer then continues). With --long-text too, the same
+// for a long text, its maps not kept, the overview pooled from its blocks: from scratch, continued
+// from its layer inputs alone, and from its blocks of rows from the run before's last on.
 //
 // With --typed-at-start, the pipeline's whole run as the window asks it on a text whose first word
 // changes each run, beside the same from scratch with and without the five next tokens.
@@ -344,6 +346,58 @@ void time_continued(const attnscope::Checkpoint& checkpoint, const std::vector<i
   std::cout << out.dump() << "\n";
 }
 
+// The same for a long text, its maps not kept, as the explorer runs it with the overview of
+// attention shown (its forward's blocks pooled into thumbnails): from scratch; continued from the
+// run before's layer inputs alone (every block made); and continued from its column sums before its
+// last block, head outputs, queries, keys and values too (the blocks from there on alone made, the
+// overview pooled on from where the run before's stood).
+void time_continued_long(const attnscope::Checkpoint& checkpoint, const std::vector<int64_t>& ids, int64_t typed,
+                         int warmup, int runs, std::chrono::milliseconds idle) {
+  using namespace attnscope;
+  const Transformer& model = checkpoint.model();
+  const ModelConfig& c = model.config();
+  typed = std::clamp<int64_t>(typed, 1, static_cast<int64_t>(ids.size()) - 1);
+  const std::vector<int64_t> before(ids.begin(), ids.end() - typed);
+  ForwardOptions explorer{.kept = KeptAttention::QueriesAndKeys,
+                          .last_layer = LastLayer::HeadOutputsAndLastToken,
+                          .keep_layer_inputs = true,
+                          .keep_going = [] { return true; }};
+  OverviewPooler first(c.num_layers, c.num_heads, kGridThumbnailCells);
+  explorer.attention_blocks = first.sink();
+  const TextCaptures earlier = text_captures(model.forward({before}, explorer), 0, false);
+  const auto point = first.resume_point();
+  ForwardOptions layer_inputs = explorer;
+  layer_inputs.prefix = {earlier.hidden_states, static_cast<int64_t>(before.size())};
+  ForwardOptions resumed = layer_inputs;
+  resumed.prefix.head_outputs = earlier.head_outputs;
+  resumed.prefix.queries = earlier.queries;
+  resumed.prefix.keys = earlier.keys;
+  resumed.prefix.values = earlier.layer_values;
+  resumed.prefix.column_sums_before = earlier.column_sums_before;
+  resumed.prefix.block_step = earlier.block_step;
+  const auto pooled = [&](ForwardOptions o) {
+    OverviewPooler pooler(c.num_layers, c.num_heads, kGridThumbnailCells, point);
+    o.attention_blocks = pooler.sink();
+    model.forward({ids}, o);
+  };
+  const auto m = interleaved_medians(
+      warmup, runs, {[&] { pooled(explorer); }, [&] { pooled(layer_inputs); }, [&] { pooled(resumed); }},
+      model.device().device, idle);
+  const auto n = static_cast<int64_t>(ids.size());
+  const int64_t rows = model.tokens_continued(resumed.prefix, n, 1);
+  std::cout << nlohmann::json{{"tokens", ids.size()},
+                              {"typed", typed},
+                              {"tokens_continued", rows},
+                              {"blocks_from", model.blocks_resumed_from(resumed.prefix, 1, n, rows)},
+                              {"runs", runs},
+                              {"forward_ms", m[0]},
+                              {"continued_layers_ms", m[1]},
+                              {"continued_ms", m[2]},
+                              {"ratio", m[2] / m[0]}}
+                   .dump()
+            << "\n";
+}
+
 void dump_map(const attnscope::Checkpoint& checkpoint, const std::vector<int64_t>& ids, int layer, int head,
               const std::string& file) {
   using namespace attnscope;
@@ -400,7 +454,8 @@ int main(int argc, char** argv) {
   int64_t typed = 0;
   app.add_option("--continued", typed,
                  "N: a decoder's forward of the text continued from a run of it without its last N tokens, beside "
-                 "the same from scratch (the explorer's forward as text is typed on at its end)")
+                 "the same from scratch (the explorer's forward as text is typed on at its end); with --long-text, "
+                 "of a long text, its maps not kept")
       ->check(CLI::Range(1, 1 << 20));
   bool continued_lenses = false;
   app.add_flag("--lenses", continued_lenses,
@@ -437,6 +492,10 @@ int main(int argc, char** argv) {
   }
   if (head_roles) {
     time_head_roles(*checkpoint, ids, warmup, runs);
+    return 0;
+  }
+  if (typed > 0 && long_text) {
+    time_continued_long(*checkpoint, ids, typed, warmup, runs, std::chrono::milliseconds(idle_ms));
     return 0;
   }
   if (typed > 0) {
