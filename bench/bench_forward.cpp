@@ -368,13 +368,8 @@ void time_continued_long(const attnscope::Checkpoint& checkpoint, const std::vec
   const auto point = first.resume_point();
   ForwardOptions layer_inputs = explorer;
   layer_inputs.prefix = {earlier.hidden_states, static_cast<int64_t>(before.size())};
-  ForwardOptions resumed = layer_inputs;
-  resumed.prefix.head_outputs = earlier.head_outputs;
-  resumed.prefix.queries = earlier.queries;
-  resumed.prefix.keys = earlier.keys;
-  resumed.prefix.values = earlier.layer_values;
-  resumed.prefix.column_sums_before = earlier.column_sums_before;
-  resumed.prefix.block_step = earlier.block_step;
+  ForwardOptions resumed = explorer;
+  resumed.prefix = continued_from(earlier, static_cast<int64_t>(before.size()));
   const auto pooled = [&](ForwardOptions o) {
     OverviewPooler pooler(c.num_layers, c.num_heads, kGridThumbnailCells, point);
     o.attention_blocks = pooler.sink();

@@ -92,6 +92,10 @@ struct ForwardPrefix {
   int64_t block_step = 0;
 };
 
+// What `run` kept (ForwardOptions::keep_layer_inputs) that a forward of a text sharing its first
+// `tokens` tokens continues from: its layer inputs and whatever else of the above it holds.
+ForwardPrefix continued_from(const TextCaptures& run, int64_t tokens);
+
 struct ForwardOptions {
   // Keep the attention maps (or what recomputes them: `kept`) and head outputs of every layer;
   // without, attention runs fused.

@@ -88,23 +88,16 @@ ForwardPrefix TextPipeline::prefix_for(const std::vector<int64_t>& ids,
                                        const std::shared_ptr<const Checkpoint>& checkpoint,
                                        const TextPipelineOptions& o) const {
   const LastForward& last = last_forward_;
-  if (last.checkpoint != checkpoint || !last.layer_inputs.defined()) return {};
+  if (last.checkpoint != checkpoint || !last.captures.hidden_states.defined()) return {};
   const auto shared = std::mismatch(ids.begin(), ids.end(), last.ids.begin(), last.ids.end()).first - ids.begin();
-  const at::Tensor& before = last.column_sums_before;
+  ForwardPrefix prefix = continued_from(last.captures, shared);
+  const at::Tensor& before = prefix.column_sums_before;
   const auto tokens = static_cast<int64_t>(ids.size());
-  const bool resumes =
-      before.defined() && (!o.attention_blocks || (o.blocks_resume && o.blocks_resume(tokens, before.size(2))));
-  return {last.layer_inputs,
-          shared,
-          last.attention,
-          last.head_outputs,
-          last.keys,
-          last.values,
-          last.queries,
-          last.value_gram,
-          last.value_norms,
-          resumes ? before : at::Tensor(),
-          resumes ? last.block_step : 0};
+  if (before.defined() && o.attention_blocks && !(o.blocks_resume && o.blocks_resume(tokens, before.size(2)))) {
+    prefix.column_sums_before = at::Tensor();  // whoever reads the blocks needs every one
+    prefix.block_step = 0;
+  }
+  return prefix;
 }
 
 TextPipelineResult TextPipeline::run(std::string_view text, const TextPipelineOptions& o, IncrementalEncoder* encoder) {
@@ -148,11 +141,7 @@ TextPipelineResult TextPipeline::run(std::string_view text, const TextPipelineOp
     r.tokens_continued = model.tokens_continued(run.prefix, n, 1);
     if (r.tokens_continued > 0 && run.kept == KeptAttention::QueriesAndKeys)
       r.blocks_from = model.blocks_resumed_from(run.prefix, 1, n, r.tokens_continued, run.block_rows);
-    const TextCaptures& c = r.captures;
-    // A long text's keys are those its maps are made again from.
-    const at::Tensor& keys = c.attention.defined() ? c.layer_keys : c.keys;
-    last_forward_ = {ids,       c.hidden_states, c.attention,   c.head_outputs,       keys,         c.layer_values,
-                     c.queries, c.value_gram,    c.value_norms, c.column_sums_before, c.block_step, checkpoint};
+    last_forward_ = {ids, r.captures, checkpoint};
     if (o.forward_kept) o.forward_kept();
   }
   if (predicts) r.next = next_tokens(checkpoint->model(), r.captures, o.next_tokens);

@@ -127,17 +127,13 @@ class TextPipeline {
   Notice notice_;
   mutable std::mutex mutex_;
   std::shared_ptr<const Checkpoint> checkpoint_;  // replaced by a CPU copy when the GPU ran out of memory
-  // The last run with TextPipelineOptions::continues, on word pieces: its ids, each layer's input
-  // over them, its maps, head outputs, keys and values, and with the lenses its queries and value
-  // Gram matrices (shared with its captures, not copied); a long text's queries and its column sums
-  // before its last block of rows instead of its maps; and the checkpoint that made them. Read and
-  // written by the thread that runs texts.
+  // The last run with TextPipelineOptions::continues, on word pieces: its ids, its captures (each
+  // layer's input over them, its maps or a long text's column sums before its last block of rows,
+  // head outputs, keys and values, queries and value Gram matrices where kept: continued_from),
+  // and the checkpoint that made them. Read and written by the thread that runs texts.
   struct LastForward {
     std::vector<int64_t> ids;
-    at::Tensor layer_inputs, attention, head_outputs, keys, values;
-    at::Tensor queries, value_gram, value_norms;  // with the lenses, or a long text's queries
-    at::Tensor column_sums_before;                // a long text's
-    int64_t block_step = 0;
+    TextCaptures captures;  // its tensors shared with the run's, not copied
     std::shared_ptr<const Checkpoint> checkpoint;
   };
   LastForward last_forward_;

@@ -84,12 +84,8 @@ void expect_resumed_as_fresh(const Transformer& model, const TextCaptures& kept,
   SCOPED_TRACE("its blocks from its last block's first row on");
   const int64_t from = kept.column_sums_before.size(2);
   EXPECT_EQ(from % kept.block_step, 0);
-  options.prefix.head_outputs = kept.head_outputs;
-  options.prefix.queries = kept.queries;
-  options.prefix.keys = kept.keys;
-  options.prefix.values = kept.layer_values;
-  options.prefix.column_sums_before = kept.column_sums_before;
-  options.prefix.block_step = kept.block_step;
+  options.prefix = continued_from(kept, options.prefix.tokens);
+  EXPECT_TRUE(at::equal(options.prefix.keys, kept.keys)) << "a long text's keys are those it keeps";
   expect_same_captures(model.forward({after}, options), fresh);
   const int64_t rows = model.tokens_continued(options.prefix, static_cast<int64_t>(after.size()), 1);
   const std::vector<int64_t> first = first_block_rows(model, after, options);
