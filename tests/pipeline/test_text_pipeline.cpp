@@ -259,16 +259,22 @@ TEST_F(TextPipelineTest, ARunIsAbandonedWhenKeepGoingSaysNo) {
   EXPECT_NO_THROW(pipeline_->run(kText, o));
 }
 
+// SmolLM2 opened once, for a pipeline whose runs continue and one that runs each from scratch.
+struct TypedAndFresh {
+  std::string file = test::real_model_file("models/SmolLM2-135M-Instruct/SmolLM2-135M-Instruct.Q4_1.gguf").string();
+  TextPipeline typed{file, test::test_device()};
+  TextPipeline fresh{typed.checkpoint(), file};
+};
+
 // A decoder's text typed on at its end, its runs continuing from the last (the explorer's): the
 // tokens both share are taken from the run before, and what a run gives is what a pipeline without
 // a run before gives, on pieces and on words, with its next tokens. A new pipeline's first run and
 // an encoder's runs continue nothing.
 TEST(TextPipelineContinues, ADecodersTextTypedOnAtItsEnd) {
   {
-    const std::string file =
-        test::real_model_file("models/SmolLM2-135M-Instruct/SmolLM2-135M-Instruct.Q4_1.gguf").string();
-    TextPipeline typed(file, test::test_device());
-    TextPipeline fresh(typed.checkpoint(), file);
+    TypedAndFresh pipelines;
+    const std::string& file = pipelines.file;
+    TextPipeline &typed = pipelines.typed, &fresh = pipelines.fresh;
     TextPipelineOptions o;
     o.continues = true;
     o.next_tokens = 3;
@@ -346,10 +352,8 @@ TEST(TextPipelineContinues, ADecodersTextTypedOnAtItsEnd) {
 // from there (TextPipelineOptions::blocks_resume), every block otherwise; the captures and analysis
 // those of a pipeline without a run before either way.
 TEST(TextPipelineContinues, ADecodersLongTextTypedOnAtItsEnd) {
-  const std::string file =
-      test::real_model_file("models/SmolLM2-135M-Instruct/SmolLM2-135M-Instruct.Q4_1.gguf").string();
-  TextPipeline typed(file, test::test_device());
-  TextPipeline fresh(typed.checkpoint(), file);
+  TypedAndFresh pipelines;
+  TextPipeline &typed = pipelines.typed, &fresh = pipelines.fresh;
   TextPipelineOptions o;
   o.continues = true;
   o.long_texts = CapturePlan{.maps_up_to = 4};
