@@ -55,8 +55,8 @@ struct TextPipelineOptions {
   // Such a long text's maps, a block of query rows at a time as the forward makes them and drops
   // them (ForwardOptions::attention_blocks): what pools them for a picture needs no second pass.
   AttentionBlockSink attention_blocks;
-  int64_t block_rows =
-      0;  // query rows of such a block (ForwardOptions::block_rows); 0: the forward's (tests set a few)
+  // Query rows of such a block (ForwardOptions::block_rows); 0: the forward's (tests set a few).
+  int64_t block_rows = 0;
   // Asked between layers, between slices of their products and between the analysis's stages:
   // false abandons the run (attnscope::Cancelled is thrown).
   std::function<bool()> keep_going;
