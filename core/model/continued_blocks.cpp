@@ -64,7 +64,7 @@ void Transformer::take_earlier_blocks(LayerMask& mask, const ForwardPrefix& pref
   mask.earlier_rows = rows;
   mask.earlier_keys = on_device(prefix.keys);
   mask.earlier_values = on_device(prefix.values);
-  mask.earlier_lenses.queries = on_device(prefix.queries);
+  mask.earlier_lenses.queries = on_device(prefix.queries);  // a long text keeps every row's, as the lenses do
 }
 
 void Transformer::keep_column_sums_before(const at::Tensor& columns, RowSpan rows, int64_t step, int64_t l,
