@@ -21,58 +21,93 @@ struct RowCounts {
   int64_t distance = 0;
 };
 
-// Row i of a head against every j > i: flag[j - i - 1] says whether (i, j) is high; hist[j - i]
-// and degree[j] count it. The loop has no branch and only sequential accesses, and the pointers
-// are restrict: the flags are bytes, which C++ lets alias anything, and without that promise GCC
-// did not vectorise the loop at all.
-RowCounts scan_row(const float* __restrict row, int i, int n, float threshold, int32_t id, int32_t sent,
+// Row i of a head against the columns [j0, j1): flag[j - i - 1] says whether (i, j) is high,
+// hist[distance] and degree[j] count it. kLater: the columns come after i (the scan's own pairs,
+// flagged as the mask's row wants them); else before it (a resumed scan's later token with the
+// tokens it does not read again, pair (j, i), not flagged). The loop has no branch and only
+// sequential accesses, and the pointers are restrict: the flags are bytes, which C++ lets alias
+// anything, and without that promise GCC did not vectorise the loop at all.
+template <bool kLater>
+RowCounts scan_row(const float* __restrict row, int i, int j0, int j1, float threshold, int32_t id, int32_t sent,
                    const uint8_t* __restrict takes, const int32_t* __restrict ids, const int32_t* __restrict sentence,
                    uint8_t* __restrict flag, int32_t* __restrict hist, int32_t* __restrict degree) {
   RowCounts c;
-  for (int j = i + 1; j < n; ++j) {
+  for (int j = j0; j < j1; ++j) {
     const int32_t b = (row[j] >= threshold) & takes[j];
     const int32_t r = b & (ids[j] == id), t = b & (sentence[j] == sent);
-    flag[j - i - 1] = static_cast<uint8_t>(b);
-    hist[j - i] += b;
+    const int d = kLater ? j - i : i - j;
+    if constexpr (kLater) flag[j - i - 1] = static_cast<uint8_t>(b);
+    hist[d] += b;
     degree[j] += b;
     c.count += b;
     c.repeats += r;
     c.same += t;
     c.same_repeats += r & t;
-    c.distance += b * (j - i);
+    c.distance += b * d;
   }
   return c;
 }
 
-// Rows [first, first + count) of one head (`block`: those rows of its S, each n long): every
-// (i < j) of participants at or above `threshold`, counted for the statistics and set in the mask.
-// `histogram`: the head's distance counts so far, n entries.
-void scan_rows(const float* block, int first, int count, int n, const ScanFacts& f, float threshold, int32_t* histogram,
-               HeadHighSimilarity& out) {
+// What a scan's rows add up to for one head: its counts, the distances counted in int32 (a
+// vector loop) until they are finished.
+struct Tally {
+  PairCounts counts;
+  std::vector<int32_t> histogram;
+  explicit Tally(int64_t n) : Tally(n, PairCounts(static_cast<size_t>(n))) {}
+  // Starting from counts of n tokens (a resumed head's earlier pairs).
+  Tally(int64_t n, PairCounts from)
+      : counts(std::move(from)), histogram(static_cast<size_t>(std::max<int64_t>(n, 1)), 0) {}
+  void add(int i, const RowCounts& row) {
+    counts.degree[static_cast<size_t>(i)] += row.count;
+    counts.count += row.count;
+    counts.repeats += row.repeats;
+    counts.same_sentence += row.same;
+    counts.same_sentence_repeats += row.same_repeats;
+    counts.distance_sum += row.distance;
+  }
+  PairCounts finished() {
+    for (size_t d = 0; d < histogram.size(); ++d) counts.distance_histogram[d] += histogram[d];
+    return std::move(counts);
+  }
+};
+
+// Which rows of a head a scan reads, and where it counts pairs apart.
+struct RowsRead {
+  int from = 0;   // rows before it are not read (a resumed head's); each row read pairs with them too
+  int split = 0;  // pairs of two tokens before it are counted into `before`, the others into `rest`
+};
+
+// Rows [first, first + count) of one head (`block`: those rows of its S, each n long), those from
+// read.from on: every pair of participants at or above `threshold`, counted for the statistics
+// and set in the mask where it has n tokens.
+void scan_rows(const float* block, int first, int count, int n, const ScanFacts& f, float threshold, RowsRead read,
+               Tally& before, Tally& rest, PairMask& mask) {
   thread_local std::vector<uint8_t> flags;
   flags.assign(static_cast<size_t>(n), 0);
-  PairCounts& c = out.counts;
-  for (int i = first; i < first + count; ++i) {
+  for (int i = std::max(first, read.from); i < first + count; ++i) {
     if (!f.takes[static_cast<size_t>(i)]) continue;
-    const RowCounts row = scan_row(block + static_cast<int64_t>(i - first) * n, i, n, threshold,
-                                   f.ids[static_cast<size_t>(i)], f.sentence[static_cast<size_t>(i)], f.takes.data(),
-                                   f.ids.data(), f.sentence.data(), flags.data(), histogram, c.degree.data());
-    c.degree[static_cast<size_t>(i)] += row.count;
-    c.count += row.count;
-    c.repeats += row.repeats;
-    c.same_sentence += row.same;
-    c.same_sentence_repeats += row.same_repeats;
-    c.distance_sum += row.distance;
-    if (row.count && out.mask.tokens() == n) out.mask.set_row(i, flags.data());  // a mask is not always kept
+    const float* row = block + static_cast<int64_t>(i - first) * n;
+    const int32_t id = f.ids[static_cast<size_t>(i)], sent = f.sentence[static_cast<size_t>(i)];
+    const auto scan = [&](auto later, int j0, int j1, Tally& into) {
+      into.add(i, scan_row<decltype(later)::value>(row, i, j0, j1, threshold, id, sent, f.takes.data(), f.ids.data(),
+                                                   f.sentence.data(), flags.data(), into.histogram.data(),
+                                                   into.counts.degree.data()));
+    };
+    Tally& early = i < read.split ? before : rest;
+    if (read.from > 0) scan(std::false_type{}, 0, read.from, early);
+    const int64_t counted = before.counts.count + rest.counts.count;
+    const int mid = i < read.split ? read.split : i + 1;  // (i, mid) before the split, [mid, n) after it
+    if (mid > i + 1) scan(std::true_type{}, i + 1, mid, before);
+    scan(std::true_type{}, mid, n, rest);
+    if (mask.tokens() == n && before.counts.count + rest.counts.count > counted) mask.set_row(i, flags.data());
   }
 }
 
 // One head's whole S.
 void scan_head(const float* s, int n, const ScanFacts& f, float threshold, HeadHighSimilarity& out) {
-  thread_local std::vector<int32_t> histogram;
-  histogram.assign(static_cast<size_t>(n), 0);
-  scan_rows(s, 0, n, n, f, threshold, histogram.data(), out);
-  for (int d = 0; d < n; ++d) out.counts.distance_histogram[static_cast<size_t>(d)] = histogram[static_cast<size_t>(d)];
+  Tally none(0), all(n);
+  scan_rows(s, 0, n, n, f, threshold, {}, none, all, out.mask);
+  out.counts = all.finished();
 }
 
 using RowBlocks = std::vector<std::pair<int64_t, int64_t>>;
@@ -93,48 +128,77 @@ at::Tensor group_norms(const at::Tensor& c, const RowBlocks& blocks) {
   return norms;
 }
 
-// First pass over a group of heads [G, n, d]: each head's largest S_ij (or cosine) over
-// participants i != j (when positive, the whole path's plain maximum is this one too: its diagonal
-// is 0 and every token takes part there), on the host; `norms` ([G, n]) takes the token norms on
-// the way.
-at::Tensor group_maxima(const at::Tensor& c, const at::Tensor& part, const RowBlocks& blocks, at::Tensor* norms,
-                        const at::Tensor& cosine_norms) {
+// Rows [first, first + count) of the scans' source, made from at least kFewestBlockRows rows (a
+// product of fewer sums in another order: model/reproducible_products.h), the others left out.
+at::Tensor source_rows(const at::Tensor& c, int64_t first, int64_t count, const at::Tensor& cosine_norms,
+                       at::Tensor* norms = nullptr) {
+  const int64_t n = c.size(1), made = std::min(n, std::max(count, kFewestBlockRows)), start = std::min(first, n - made);
+  const at::Tensor rows = pair_source_rows(c, start, made, cosine_norms, norms);
+  return made == count ? rows : rows.narrow(1, first - start, count);
+}
+
+// Rows [from, n) in blocks of `step`.
+RowBlocks row_blocks_from(int64_t from, int64_t n, int64_t step) {
+  RowBlocks blocks = row_blocks(n - from, step);
+  for (auto& block : blocks) block.first += from;
+  return blocks;
+}
+
+// A group's largest S_ij (or cosine) per head, over participants i != j, on the host: `whole`
+// over the rows the pass read and every column, `before` over the rows and columns before its
+// split (both -inf where none).
+struct GroupMaxima {
+  at::Tensor whole, before;
+};
+
+// First pass over a group of heads [G, n, d], over the rows of `blocks` (when positive, the whole
+// path's plain maximum is `whole` too: its diagonal is 0 and every token takes part there);
+// `norms` ([G, n]) takes those rows' token norms on the way.
+GroupMaxima group_maxima(const at::Tensor& c, const at::Tensor& part, const RowBlocks& blocks, int64_t split,
+                         at::Tensor* norms, const at::Tensor& cosine_norms) {
   const int64_t n = c.size(1);
-  at::Tensor scale = at::full({c.size(0)}, -std::numeric_limits<float>::infinity(), c.options());
+  constexpr float kNone = -std::numeric_limits<float>::infinity();
+  GroupMaxima m{at::full({c.size(0)}, kNone, c.options()), at::full({c.size(0)}, kNone, c.options())};
+  const auto take = [](at::Tensor& into, const at::Tensor& part) {
+    if (part.numel() > 0) into = at::maximum(into, part.amax({1, 2}));
+  };
   for (const auto& [first, count] : blocks) {
     const at::Tensor rows = at::arange(first, first + count, at::TensorOptions().dtype(at::kLong).device(c.device()));
     const at::Tensor allowed = part.narrow(0, first, count)
                                    .unsqueeze(1)
                                    .logical_and(part.unsqueeze(0))
                                    .logical_and(rows.unsqueeze(1) != at::arange(n, rows.options()).unsqueeze(0));
-    const at::Tensor s = pair_source_rows(c, first, count, cosine_norms, norms);
-    scale = at::maximum(scale, at::where(allowed, s, -std::numeric_limits<float>::infinity()).amax({1, 2}));
+    const at::Tensor s = at::where(allowed, source_rows(c, first, count, cosine_norms, norms), kNone);
+    // Each element read once: the rows before the split in two parts, the others whole.
+    const int64_t early = std::clamp<int64_t>(split - first, 0, count);
+    take(m.before, s.narrow(1, 0, early).narrow(2, 0, split));
+    take(m.whole, s.narrow(1, 0, early).narrow(2, split, n - split));
+    take(m.whole, s.narrow(1, early, count - early));
   }
-  return scale.cpu();
+  m.whole = at::maximum(m.whole, m.before).cpu();
+  m.before = m.before.cpu();
+  return m;
 }
 
-// Second pass over a group of heads: the rows of each block scanned, head by head, into `out` (the
-// group's G entries, their scales set).
+// Second pass over a group of heads: rows [read[k].from, n) of head k scanned, a block at a time,
+// into `out` (the group's G entries, their scales set) and its tallies.
 void scan_group(const at::Tensor& c, const ScanFacts& f, double tau, const RowBlocks& blocks,
-                const at::Tensor& cosine_norms, HeadHighSimilarity* out) {
+                const at::Tensor& cosine_norms, const std::vector<RowsRead>& read, std::vector<Tally>& before,
+                std::vector<Tally>& rest, HeadHighSimilarity* out) {
   const int64_t G = c.size(0), n = c.size(1);
-  std::vector<std::vector<int32_t>> histograms(static_cast<size_t>(G), std::vector<int32_t>(static_cast<size_t>(n)));
   for (const auto& block : blocks) {
     const int64_t first = block.first, count = block.second;  // named: clang 14's lambdas capture no bindings
-    const at::Tensor host = pair_source_rows(c, first, count, cosine_norms).cpu().contiguous();
+    const at::Tensor host = source_rows(c, first, count, cosine_norms).cpu().contiguous();
     at::parallel_for(0, G, 1, [&](int64_t begin, int64_t end) {
       for (int64_t k = begin; k < end; ++k) {
-        if (!(out[k].scale > 0)) continue;
+        const auto h = static_cast<size_t>(k);
+        if (!(out[k].scale > 0) || first + count <= read[h].from) continue;
         scan_rows(host.data_ptr<float>() + k * count * n, static_cast<int>(first), static_cast<int>(count),
-                  static_cast<int>(n), f, static_cast<float>(tau) * out[k].scale,
-                  histograms[static_cast<size_t>(k)].data(), out[k]);
+                  static_cast<int>(n), f, static_cast<float>(tau) * out[k].scale, read[h], before[h], rest[h],
+                  out[k].mask);
       }
     });
   }
-  for (int64_t k = 0; k < G; ++k)
-    for (int64_t d = 0; d < n; ++d)
-      out[k].counts.distance_histogram[static_cast<size_t>(d)] =
-          histograms[static_cast<size_t>(k)][static_cast<size_t>(d)];
 }
 
 }  // namespace
@@ -175,26 +239,21 @@ PairMask pair_rows(const at::Tensor& head_outputs, const TextFacts& facts, doubl
                    int64_t count, const at::Tensor& cosine_norms) {
   const int64_t n = head_outputs.size(0);
   if (first < 0 || count < 0 || first + count > n) throw Error("pair rows out of range");
-  HeadHighSimilarity out;
-  out.mask = PairMask(static_cast<int>(n));
-  out.counts = PairCounts(static_cast<size_t>(n));
-  if (!(scale > 0) || count == 0) return std::move(out.mask);
+  PairMask mask(static_cast<int>(n));
+  if (!(scale > 0) || count == 0) return mask;
   const at::Tensor c = head_outputs.to(at::kFloat).unsqueeze(0);
   const ScanFacts f(facts);
-  std::vector<int32_t> histogram(static_cast<size_t>(n));
   const int64_t step = rows_per_block(n);
   const at::Tensor norms = cosine_norms.defined() ? cosine_norms.to(c.device(), at::kFloat).unsqueeze(0) : at::Tensor();
+  Tally none(0), all(n);
   for (int64_t done = first; done < first + count;) {
     const int64_t rows = std::min(step, first + count - done);
-    // A product of fewer than kFewestBlockRows rows sums in another order: made from more, the
-    // rows wanted read out of it.
-    const int64_t made = std::min(n, std::max(rows, kFewestBlockRows)), start = std::min(done, n - made);
-    const at::Tensor host = pair_source_rows(c, start, made, norms).cpu().contiguous();
-    scan_rows(host.data_ptr<float>() + (done - start) * n, static_cast<int>(done), static_cast<int>(rows),
-              static_cast<int>(n), f, static_cast<float>(tau) * scale, histogram.data(), out);
+    const at::Tensor host = source_rows(c, done, rows, norms).cpu().contiguous();
+    scan_rows(host.data_ptr<float>(), static_cast<int>(done), static_cast<int>(rows), static_cast<int>(n), f,
+              static_cast<float>(tau) * scale, {}, none, all, mask);
     done += rows;
   }
-  return std::move(out.mask);
+  return mask;
 }
 
 namespace {
@@ -233,15 +292,14 @@ at::Tensor symmetric_rows(const at::Tensor& map, int64_t first, int64_t count) {
 void scan_map_rows(const at::Tensor& map, const ScanFacts& f, double tau, float scale, int64_t first, int64_t count,
                    HeadHighSimilarity& out) {
   const int64_t n = map.size(0);
-  std::vector<int32_t> histogram(static_cast<size_t>(n));
+  Tally none(0), all(n);
   for (int64_t done = first; done < first + count; done += rows_per_block(n)) {
     const int64_t rows = std::min(rows_per_block(n), first + count - done);
     const at::Tensor block = symmetric_rows(map, done, rows);
     scan_rows(block.data_ptr<float>(), static_cast<int>(done), static_cast<int>(rows), static_cast<int>(n), f,
-              static_cast<float>(tau) * scale, histogram.data(), out);
+              static_cast<float>(tau) * scale, {}, none, all, out.mask);
   }
-  for (int64_t d = 0; d < n; ++d)
-    out.counts.distance_histogram[static_cast<size_t>(d)] = histogram[static_cast<size_t>(d)];
+  out.counts = all.finished();
 }
 
 }  // namespace
@@ -306,12 +364,68 @@ std::vector<TokenPair> list_pairs(const PairMask& mask, const float* similarity,
   return pairs;
 }
 
+namespace {
+
+void check_resume(const InBlocksRun& run, int64_t K, int64_t n, double tau) {
+  if (!run.resume && !run.before) return;
+  if (run.cosine || !run.norms) throw Error("pairs counted apart or taken from a scan before are S's, with its norms");
+  const PairsBefore* r = run.resume;
+  if (r && (static_cast<int64_t>(r->heads.size()) != K || r->row > n || r->tau != tau || r->norms.dim() != 2 ||
+            r->norms.size(0) != K || r->norms.size(1) != r->row))
+    throw Error("the scan resumed from is not of these heads, tokens and tau");
+}
+
+// A group of heads between its two passes: the rows each reads, its tallies, and the largest S_ij
+// before the split.
+struct GroupScan {
+  std::vector<RowsRead> read;
+  std::vector<Tally> before, rest;
+  std::vector<float> before_largest;
+};
+
+// Each head's scale from the first pass (and, resumed, the earlier tokens' largest S_ij), and
+// whether it takes its earlier pairs: only with the threshold they were counted with.
+GroupScan start_group(const InBlocksRun& run, const GroupMaxima& m, int64_t g, int64_t G, int64_t n, int64_t split,
+                      bool masks, HeadHighSimilarity* out) {
+  GroupScan scan;
+  const PairsBefore* r = run.resume;
+  for (int64_t k = 0; k < G; ++k) {
+    float whole = m.whole.data_ptr<float>()[k], before = m.before.data_ptr<float>()[k];
+    const HeadPairsBefore* was = r ? &r->heads[static_cast<size_t>(g + k)] : nullptr;
+    if (was) whole = std::max(whole, was->largest), before = std::max(before, was->largest);
+    const bool resumed = was && was->scale == whole;
+    out[k].scale = whole;
+    out[k].counts = PairCounts(static_cast<size_t>(n));
+    if (masks && !resumed) out[k].mask = PairMask(static_cast<int>(n));
+    scan.read.push_back({resumed ? static_cast<int>(r->row) : 0, static_cast<int>(split)});
+    scan.before.push_back(resumed ? Tally(n, counts_of_length(was->counts, n)) : Tally(n));
+    scan.rest.emplace_back(n);
+    scan.before_largest.push_back(before);
+  }
+  return scan;
+}
+
+// Each head's counts, its earlier pairs' and its later ones', and what the next scan takes.
+void finish_group(GroupScan& scan, const InBlocksRun& run, int64_t g, int64_t split, HeadHighSimilarity* out) {
+  for (size_t k = 0; k < scan.read.size(); ++k) {
+    PairCounts early = scan.before[k].finished();
+    out[k].counts = scan.rest[k].finished();
+    add_counts(out[k].counts, early);
+    if (run.before) run.before->heads[g + k] = {scan.before_largest[k], out[k].scale, counts_of_length(early, split)};
+  }
+}
+
+}  // namespace
+
 std::vector<HeadHighSimilarity> high_similarity_in_blocks(const at::Tensor& head_outputs, const TextFacts& facts,
                                                           double tau, const InBlocksRun& run) {
   const int64_t K = head_outputs.size(0), n = head_outputs.size(1);
+  check_resume(run, K, n, tau);
   const at::Tensor c = head_outputs.to(at::kFloat);
   const ScanFacts f(facts);
   const at::Tensor part = at::from_blob(const_cast<uint8_t*>(f.takes.data()), {n}, at::kByte).to(c.device(), at::kBool);
+  const int64_t from = run.resume ? run.resume->row : 0;
+  const int64_t split = run.before ? std::clamp(std::max(run.split, from), int64_t{0}, n) : 0;
   // Heads in groups, so that a block has about 128 rows: each block's product packs its group's
   // C^T once, and blocks of a few rows for every head at once spent more time packing than multiplying.
   const int64_t group =
@@ -319,28 +433,33 @@ std::vector<HeadHighSimilarity> high_similarity_in_blocks(const at::Tensor& head
   std::vector<HeadHighSimilarity> out(static_cast<size_t>(K));
   PairMaskBudget masks(run.mask_bytes);
   if (run.norms) *run.norms = at::empty({K, n}, c.options());
+  if (run.before) *run.before = {split, tau, std::vector<HeadPairsBefore>(static_cast<size_t>(K)), {}, from, 0};
   for (int64_t g = 0; g < K; g += group) {
     stop_if_stale(run.keep_going);
-    const int64_t G = std::min(group, K - g);
+    const int64_t G = std::min(group, K - g), step = run.rows > 0 ? run.rows : rows_per_block(G * n);
     const at::Tensor heads = c.narrow(0, g, G);
-    const auto blocks = row_blocks(n, run.rows > 0 ? run.rows : rows_per_block(G * n));
     at::Tensor norms = run.norms ? run.norms->narrow(0, g, G) : at::Tensor();
-    const at::Tensor cosine_norms = run.cosine ? group_norms(heads, blocks) : at::Tensor();
+    if (from > 0) norms.narrow(1, 0, from).copy_(run.resume->norms.narrow(0, g, G));
+    const at::Tensor cosine_norms = run.cosine ? group_norms(heads, row_blocks(n, step)) : at::Tensor();
     if (run.cosine && run.norms) norms.copy_(cosine_norms);
-    const at::Tensor scale =
-        group_maxima(heads, part, blocks, run.norms && !run.cosine ? &norms : nullptr, cosine_norms);
-    for (int64_t k = 0; k < G; ++k) {
-      HeadHighSimilarity& h = out[static_cast<size_t>(g + k)];
-      h.scale = scale.data_ptr<float>()[k];
-      if (masks.any()) h.mask = PairMask(static_cast<int>(n));
-      h.counts = PairCounts(static_cast<size_t>(n));
-    }
-    scan_group(heads, f, tau, blocks, cosine_norms, out.data() + g);
+    const GroupMaxima maxima = group_maxima(heads, part, row_blocks_from(from, n, step), split,
+                                            run.norms && !run.cosine ? &norms : nullptr, cosine_norms);
+    GroupScan scan = start_group(run, maxima, g, G, n, split, masks.any(), out.data() + g);
+    const int first_read = std::min_element(scan.read.begin(), scan.read.end(), [](RowsRead a, RowsRead b) {
+                             return a.from < b.from;
+                           })->from;
+    scan_group(heads, f, tau, row_blocks_from(first_read, n, step), cosine_norms, scan.read, scan.before, scan.rest,
+               out.data() + g);
+    finish_group(scan, run, g, split, out.data() + g);
+    if (run.before)
+      run.before->heads_resumed +=
+          std::count_if(scan.read.begin(), scan.read.end(), [](RowsRead r) { return r.from > 0; });
     for (int64_t k = 0; k < G; ++k) masks.keep(out[static_cast<size_t>(g + k)].mask);
     // The share first: whoever is handed the heads then reads the stage they belong to.
     if (run.progress) run.progress("pairs", static_cast<double>(g + G) / static_cast<double>(K));
     if (run.scanned) run.scanned(g, std::span<const HeadHighSimilarity>(out.data() + g, static_cast<size_t>(G)));
   }
+  if (run.before) run.before->norms = run.norms->narrow(1, 0, split).clone();
   return out;
 }
 

@@ -16,6 +16,7 @@
 #include "analysis/head_stats.h"
 #include "analysis/pair_mask.h"
 #include "analysis/pair_mask_budget.h"
+#include "analysis/pairs_before.h"
 
 namespace attnscope {
 
@@ -49,6 +50,17 @@ struct InBlocksRun {
   // high_similarity of cosine_from_similarity's (a third pass over S takes the norms first).
   bool cosine = false;
   HeadsScanned scanned = {};  // given: each group of heads as its scan ends
+  // Given (S's pairs, not cosine's): each head's pairs among the tokens before row `split` (or the
+  // resumed row, if later) counted apart as well, into *before, for a scan of the same text typed
+  // on at its end (pairs_before.h).
+  PairsBefore* before = nullptr;
+  int64_t split = 0;
+  // Given: what a scan of the same heads before their text was typed on at its end left
+  // (`before`), whose first resume->row tokens' head outputs are these to the bit (the caller
+  // knows: text_analysis.cpp). The maxima are made over the later rows alone; a head whose scale
+  // comes out as the one its earlier pairs were counted with takes them and scans the later rows
+  // alone (their pairs with every token), any other is scanned whole. Its masks are not made.
+  const PairsBefore* resume = nullptr;
 };
 
 // The same from the head outputs [K, n, d] alone, never holding an n x n matrix: each head's S

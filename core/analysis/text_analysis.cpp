@@ -3,6 +3,9 @@
 #include <ATen/ATen.h>
 #include <c10/core/InferenceMode.h>
 
+#include <algorithm>
+#include <cstring>
+
 #include <optional>
 #include <set>
 #include <span>
@@ -40,6 +43,41 @@ at::Tensor symmetric_pair_matrix(PairInput input, const ContextSimilarity& simil
   return symmetric_pair_map(maps.to(similarity.similarity.device(), at::kFloat));
 }
 
+// Whether two tensors' first `rows` along dimension 2 are the same bits ([L, H, n, d] head outputs).
+bool same_leading_rows(const at::Tensor& a, const at::Tensor& b, int64_t rows) {
+  if (a.dim() != 4 || b.dim() != 4 || a.size(0) != b.size(0) || a.size(1) != b.size(1) || a.size(3) != b.size(3) ||
+      a.scalar_type() != at::kFloat || b.scalar_type() != at::kFloat || a.size(2) < rows || b.size(2) < rows)
+    return false;
+  if (!a.is_cpu() || !b.is_cpu() || !a.is_contiguous() || !b.is_contiguous())
+    return at::equal(a.narrow(2, 0, rows), b.narrow(2, 0, rows));
+  const int64_t slices = a.size(0) * a.size(1), d = a.size(3);
+  const auto bytes = static_cast<size_t>(rows * d) * sizeof(float);
+  for (int64_t k = 0; k < slices; ++k)
+    if (std::memcmp(a.const_data_ptr<float>() + k * a.size(2) * d, b.const_data_ptr<float>() + k * b.size(2) * d,
+                    bytes) != 0)
+      return false;
+  return true;
+}
+
+template <typename T>
+bool same_leading(const std::vector<T>& a, const std::vector<T>& b, int64_t rows) {
+  const auto r = static_cast<size_t>(rows);
+  return a.size() >= r && b.size() >= r && std::equal(a.begin(), a.begin() + rows, b.begin());
+}
+
+// The pairs `before` counted among its first tokens, where they are this analysis's too: its
+// tokens there the same, in the same sentences, taking part alike, with the same head outputs to
+// the bit (a decoder's text typed on at its end; an encoder's change everywhere), the same tau.
+const PairsBefore* resumable_pairs(const TextAnalysis* before, const TextAnalysis& a) {
+  if (!before || !before->pairs_before || before->settings.pairs_from != PairInput::Similarity) return nullptr;
+  const PairsBefore& p = *before->pairs_before;
+  const TextFacts &was = before->facts, &is = a.facts;
+  if (p.tau != a.settings.tau || p.row > a.length || !same_leading(was.ids, is.ids, p.row) ||
+      !same_leading(was.sentence, is.sentence, p.row) || !same_leading(was.takes_part, is.takes_part, p.row))
+    return nullptr;
+  return same_leading_rows(before->head_outputs, a.head_outputs, p.row) ? &p : nullptr;
+}
+
 // Every head's high-similarity elements, from S (or the matrix settings.pairs_from names), whole or
 // block by block; in blocks, the token norms come from the same products.
 // `scanned`: a long text's heads handed on as their scan ends.
@@ -54,14 +92,20 @@ std::vector<HeadHighSimilarity> find_pairs(TextAnalysis& a, const at::Tensor& ma
   }
   if (run.similarity_in_blocks) {
     at::Tensor norms;
+    const bool cosine = a.settings.pairs_from == PairInput::Cosine;
+    const auto before = run.keeps_pairs_before && !cosine ? std::make_shared<PairsBefore>() : nullptr;
     auto high = high_similarity_in_blocks(a.head_outputs.reshape({L * H, n, -1}), a.facts, a.settings.tau,
                                           {.norms = &norms,
                                            .mask_bytes = run.long_pair_mask_bytes,
                                            .progress = run.progress,
                                            .keep_going = run.keep_going,
-                                           .cosine = a.settings.pairs_from == PairInput::Cosine,
-                                           .scanned = scanned});
+                                           .cosine = cosine,
+                                           .scanned = scanned,
+                                           .before = before.get(),
+                                           .split = pairs_before_row(n),
+                                           .resume = before ? resumable_pairs(run.resume, a) : nullptr});
     a.similarity.norms = norms.view({L, H, n});
+    a.pairs_before = before;
     return high;
   }
   a.pair_matrix = symmetric_pair_matrix(a.settings.pairs_from, a.similarity, maps);
@@ -308,6 +352,19 @@ std::vector<TokenPair> pairs_valued_from_map(const TextAnalysis& a, int64_t laye
     p.value = mean / scale;
   }
   return pairs;
+}
+
+TextAnalysis resume_point(const TextAnalysis& analysis) {
+  TextAnalysis kept;
+  if (!analysis.pairs_before) return kept;
+  kept.settings = analysis.settings;
+  kept.num_layers = analysis.num_layers;
+  kept.num_heads = analysis.num_heads;
+  kept.length = analysis.length;
+  kept.facts = analysis.facts;
+  kept.head_outputs = analysis.head_outputs;
+  kept.pairs_before = analysis.pairs_before;
+  return kept;
 }
 
 TextAnalysis analyze_text(const Encoding& encoding, const TextCaptures& c, const AnalysisSettings& settings,

@@ -75,6 +75,9 @@ struct TextAnalysis {
   Separators segment_separators;  // from settings.segment_map
   std::vector<Segment> segments;
   TextFacts facts;  // ids, sentences, who takes part, chance level
+  // A long text's pairs of S among its first tokens, counted apart for the analysis of the same
+  // text typed on at its end (AnalysisRun::keeps_pairs_before, AnalysisRun::resume); else null.
+  std::shared_ptr<const PairsBefore> pairs_before;
   // Set on a long text's analysis so far alone (AnalysisRun::so_far): its first heads (layer-major)
   // scanned for pairs, whose scales, pair counts and statistics are set; the others' are not, and
   // it has no layers, S, head outputs or masks.
@@ -166,6 +169,14 @@ struct AnalysisRun {
   HeadMapSource pair_map = {};
   HeadCausalMapRows pair_map_rows = {};  // where the lens's maps are causal (TextAnalysis::pair_map_rows)
   ProgressReport progress = {};          // given: a long text's scan for pairs reports its share of heads done
+  // A long text's pairs of S among its first tokens counted apart as well (TextAnalysis::pairs_before),
+  // for the analysis of the same text typed on at its end: what the explorer's runs keep.
+  bool keeps_pairs_before = false;
+  // Given with keeps_pairs_before: an analysis of this text before text was typed at its end (its
+  // settings, facts, head outputs and pairs_before are read). Where its tokens before pairs_before's
+  // row have this text's facts and head outputs to the bit (a decoder's: text_analysis.cpp checks),
+  // each head's pairs among them are taken from it, not found again (analysis/pairs_before.h).
+  const TextAnalysis* resume = nullptr;
   // Given: a long text's analysis so far (TextAnalysis::heads_scanned), each time its scan for pairs
   // ends a group of heads: what a window shows of their statistics while the rest are scanned.
   std::function<void(const TextAnalysis& so_far)> so_far = {};
@@ -173,6 +184,11 @@ struct AnalysisRun {
   // lens, pipeline/long_text_separators.h); undefined: separator_columns of the captures.
   at::Tensor separator_columns = {};
 };
+
+// What AnalysisRun::resume reads of an analysis (its settings, facts, head outputs, shared, and
+// pairs_before), the rest left out: what a caller keeps for the next text's analysis. Empty where
+// the analysis has no pairs counted apart.
+TextAnalysis resume_point(const TextAnalysis& analysis);
 
 // Throws attnscope::Error for settings out of range.
 TextAnalysis analyze_text(const Encoding& encoding, const TextCaptures& captures, const AnalysisSettings& settings,

@@ -61,13 +61,16 @@ KeptAttention kept_attention(const ModelConfig& config, size_t n, const TextPipe
 
 // The analysis of a run's captures (r.encoding, r.captures): a long text's separators and pairs
 // from a lens found in its maps made again by the checkpoint's model.
+// `resume`: a continued run's analysis before (AnalysisRun::resume).
 void add_analysis(const std::shared_ptr<const Checkpoint>& checkpoint, TextPipelineResult& r,
-                  const TextPipelineOptions& o) {
+                  const TextPipelineOptions& o, const TextAnalysis* resume = nullptr) {
   const auto start = std::chrono::steady_clock::now();
   AnalysisRun run{.to_host = o.to_host,
                   .keep_going = o.keep_going,
                   .long_pair_mask_bytes = o.long_pair_mask_bytes,
-                  .progress = o.progress};
+                  .progress = o.progress,
+                  .keeps_pairs_before = resume != nullptr,
+                  .resume = resume};
   if (o.analysis_so_far) run.so_far = [&](const TextAnalysis& so_far) { o.analysis_so_far(r.encoding, so_far); };
   if (!r.captures.attention.defined()) {
     const auto captures = std::make_shared<const TextCaptures>(r.captures);  // its tensors shared, not copied
@@ -155,7 +158,8 @@ TextPipelineResult TextPipeline::run(std::string_view text, const TextPipelineOp
   }
   r.forward_seconds = seconds_since(start);
   if (o.keep_going && !o.keep_going()) throw Cancelled();
-  add_analysis(checkpoint, r, o);
+  add_analysis(checkpoint, r, o, continues ? &last_analysis_ : nullptr);
+  if (continues) last_analysis_ = resume_point(r.analysis);
   return r;
 }
 

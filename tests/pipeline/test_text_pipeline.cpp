@@ -347,10 +347,29 @@ TEST(TextPipelineContinues, ADecodersTextTypedOnAtItsEnd) {
   EXPECT_FALSE(r.captures.hidden_states.defined()) << "an encoder keeps no layer's input for it";
 }
 
+// Two analyses of a long text: every head's scale, pairs (its mask made again where not kept),
+// statistics and separators.
+void expect_same_long_analysis(const TextAnalysis& a, const TextAnalysis& b) {
+  ASSERT_EQ(a.heads.size(), b.heads.size());
+  for (int64_t l = 0; l < a.num_layers; ++l)
+    for (int64_t h = 0; h < a.num_heads; ++h) {
+      const HeadAnalysis &x = a.head(l, h), &y = b.head(l, h);
+      EXPECT_EQ(x.scale, y.scale) << l << "." << h;
+      EXPECT_EQ(x.pair_count, y.pair_count) << l << "." << h;
+      EXPECT_EQ(a.pair_mask(l, h).bits(), b.pair_mask(l, h).bits()) << l << "." << h;
+      EXPECT_EQ(x.stats.distance_histogram, y.stats.distance_histogram) << l << "." << h;
+      EXPECT_EQ(x.stats.anchor_index, y.stats.anchor_index) << l << "." << h;
+      EXPECT_EQ(x.stats.same_sentence_share, y.stats.same_sentence_share) << l << "." << h;
+      EXPECT_EQ(x.separators.column_share, y.separators.column_share) << l << "." << h;
+    }
+  EXPECT_TRUE(at::equal(a.similarity.norms, b.similarity.norms));
+}
+
 // The same for a long text (its maps not kept), in blocks of 32 rows: typed on at its end, the
 // blocks from the last run's last block on alone are made where whoever reads them can take them
-// from there (TextPipelineOptions::blocks_resume), every block otherwise; the captures and analysis
-// those of a pipeline without a run before either way.
+// from there (TextPipelineOptions::blocks_resume), every block otherwise, and the analysis takes
+// its pairs among the earlier tokens from the run before (analysis/pairs_before.h); the captures
+// and analysis those of a pipeline without a run before either way, and after an edit near the start.
 TEST(TextPipelineContinues, ADecodersLongTextTypedOnAtItsEnd) {
   TypedAndFresh pipelines;
   TextPipeline &typed = pipelines.typed, &fresh = pipelines.fresh;
@@ -372,7 +391,7 @@ TEST(TextPipelineContinues, ADecodersLongTextTypedOnAtItsEnd) {
       resumed_at = row;
       return resumes && tokens > row;
     };
-    typed.run(text, o);
+    const auto tokens_before = static_cast<int64_t>(typed.run(text, o).encoding.size());
     text += resumes ? " It purred." : " The dog sat.";
     first_row = -1;
     const TextPipelineResult r = typed.run(text, o);
@@ -390,14 +409,20 @@ TEST(TextPipelineContinues, ADecodersLongTextTypedOnAtItsEnd) {
                                {c.queries, e.queries},
                                {c.keys, e.keys}})
       EXPECT_TRUE(a.defined() && at::equal(a, b));
-    ASSERT_EQ(r.analysis.heads.size(), expected.analysis.heads.size());
-    for (size_t k = 0; k < r.analysis.heads.size(); ++k) {
-      EXPECT_EQ(r.analysis.heads[k].pairs.bits(), expected.analysis.heads[k].pairs.bits()) << "head " << k;
-      EXPECT_EQ(r.analysis.heads[k].separators.column_share, expected.analysis.heads[k].separators.column_share)
-          << "head " << k;
-    }
+    expect_same_long_analysis(r.analysis, expected.analysis);
+    // Its pairs among the tokens before the last 64-row step taken from the run before.
+    ASSERT_TRUE(r.analysis.pairs_before);
+    EXPECT_GT(pairs_before_row(tokens_before), 0);
+    EXPECT_EQ(r.analysis.pairs_before->resumed_from, pairs_before_row(tokens_before));
+    EXPECT_GT(r.analysis.pairs_before->heads_resumed, 0);
   }
   EXPECT_EQ(kept, 4) << "each run's forward";
+  // An edit before that row: every pair found again.
+  const TextPipelineResult edited = typed.run("A" + text.substr(3), o);
+  ASSERT_TRUE(edited.analysis.pairs_before);
+  EXPECT_EQ(edited.analysis.pairs_before->resumed_from, 0);
+  o.continues = false;
+  expect_same_long_analysis(edited.analysis, fresh.run("A" + text.substr(3), o).analysis);
 }
 
 TEST(NeedsLensCaptures, WhenTheAnalysisOrSomethingShownReadsThem) {
