@@ -205,9 +205,15 @@ void AnalysisWorker::add_head_roles(AnalysisSnapshot& s, uint64_t serial) {
     return;
   }
   const auto checkpoint = pipeline_->checkpoint();
-  HeadRoleScores roles =
-      text_head_roles(*checkpoint, {s.encoding, s.captures},
-                      {.induction = false, .progress = stage_progress(serial), .keep_going = keep_going(serial)});
+  TextRoleRows kept;
+  HeadRoleScores roles = text_head_roles(*checkpoint, {s.encoding, s.captures},
+                                         {.induction = false,
+                                          .progress = stage_progress(serial),
+                                          .keep_going = keep_going(serial),
+                                          .keep = &kept,
+                                          .resume = role_rows_of_ == checkpoint ? &role_rows_ : nullptr});
+  role_rows_ = std::move(kept);
+  role_rows_of_ = checkpoint;
   if (induction_of_ != checkpoint) {
     induction_of_ = checkpoint;
     induction_.reset();

@@ -25,6 +25,7 @@
 #include "model/checkpoint.h"
 #include "model/device.h"
 #include "analysis/head_roles.h"
+#include "pipeline/text_head_roles.h"
 #include "pipeline/text_pipeline.h"
 #include "results/opened_text_run.h"
 
@@ -235,6 +236,11 @@ class AnalysisWorker {
   std::shared_ptr<const Checkpoint> induction_of_;  // held: a new checkpoint never looks like the old
   std::optional<HeadRoleScores> induction_;
   std::string induction_error_;
+  // A long text's roles' rows, for the next text's roles to take those of the tokens they share
+  // (a decoder's: TextHeadRolesOptions::resume), and the checkpoint whose model made them (held,
+  // as induction_of_). The worker thread's own.
+  TextRoleRows role_rows_;
+  std::shared_ptr<const Checkpoint> role_rows_of_;
   ModelStatus status_;
   std::thread thread_;
 };

@@ -1,6 +1,7 @@
 #include "analysis/head_roles.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <unordered_map>
 #include <utility>
@@ -130,6 +131,22 @@ void LayerRoleRows::add(const at::Tensor& block, int64_t first, int64_t first_ke
   scratch_.resize_(a.sizes());
   at::clamp_min_out(scratch_, a, 1e-300);  // 0 log 0 = 0
   entropy_.narrow(1, first, rows).copy_(scratch_.log_().mul_(a).sum(2).neg_());
+}
+
+void LayerRoleRows::take_rows(const LayerRoleRows& before, int64_t rows) {
+  if (reach_.sees_ahead() || before.reach_.sees_ahead() || rows < 0 || rows > n_ || rows > before.n_ ||
+      before.previous_.size(0) != previous_.size(0) ||
+      !std::equal(ids_.begin(), ids_.begin() + rows, before.ids_.begin()))
+    throw Error("head roles: rows are taken from the same layer's on the same earlier tokens, of a causal layer");
+  // A causal layer reads no next or end token (zeros here, but for the last row before, whose last key was its own).
+  const std::array<at::Tensor*, 4> into{&previous_, &first_, &duplicate_, &entropy_};
+  const std::array<const at::Tensor*, 4> from{&before.previous_, &before.first_, &before.duplicate_, &before.entropy_};
+  for (size_t k = 0; k < into.size(); ++k) into[k]->narrow(1, 0, rows).copy_(from[k]->narrow(1, 0, rows));
+}
+
+void LayerRoleRows::release_blocks() {
+  block_ = at::empty({0}, at::kDouble);
+  scratch_ = at::empty({0}, at::kDouble);
 }
 
 // Row first + r of the block meets key first + r + shift on its diagonal first + shift - first_key

@@ -64,6 +64,14 @@ class LayerRoleRows {
   // those rows may see (the others' attention is 0).
   void add(const at::Tensor& block, int64_t first, int64_t first_key = 0);
   void finish(HeadRoleScores& scores, int64_t layer) const;
+  // The first `rows` rows' contributions taken from `before`, the same layer's on a text whose
+  // first `rows` tokens are these (a decoder's text typed on at its end: a query row's map there
+  // is the same); only where this layer sees no key after its query (each row's values hang on
+  // the keys before it alone). Throws attnscope::Error otherwise.
+  void take_rows(const LayerRoleRows& before, int64_t rows);
+  // Frees the buffers add() keeps from block to block (two blocks of maps): what is kept of a
+  // layer for the next text is its rows' contributions alone.
+  void release_blocks();
 
  private:
   void take_diagonal(at::Tensor& into, int64_t first, int64_t first_key, int64_t shift) const;

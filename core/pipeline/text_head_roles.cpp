@@ -51,6 +51,15 @@ void take_induction(HeadRoleScores& into, const HeadRoleScores& from) {
 
 namespace {
 
+// The leading rows whose contributions are taken from `resume`: the tokens this text shares with
+// its text's start, where every layer is causal and the model the same; else none.
+int64_t rows_taken(const Transformer& model, const std::vector<int64_t>& ids, const TextRoleRows* resume) {
+  if (!resume || resume->model != &model || !model.config().causal() ||
+      static_cast<int64_t>(resume->layers.size()) != model.config().num_layers)
+    return 0;
+  return std::mismatch(ids.begin(), ids.end(), resume->ids.begin(), resume->ids.end()).first - ids.begin();
+}
+
 // A long text's roles: each layer's maps made again block by block of query rows (about 32 MB of
 // attention each, at most) from the queries and keys its forward kept, never whole, and of each
 // block only the keys its rows may see: a decoder's block the keys up to its last row, a
@@ -60,11 +69,17 @@ HeadRoleScores roles_from_recomputed_maps(const Transformer& model, const TextCa
                                           const std::vector<int64_t>& ids, const std::vector<AttentionReach>& reach,
                                           const TextHeadRolesOptions& options) {
   const int64_t L = c.num_layers, H = c.num_heads, n = c.length;
-  const auto blocks = row_blocks(n, rows_per_block(H * n, options.block_rows));
+  const int64_t from = rows_taken(model, ids, options.resume);
+  // The rows after those taken, in blocks of at least the fewest rows a product makes alone.
+  const int64_t start = std::min(from, std::max<int64_t>(0, n - kFewestBlockRows));
+  auto blocks = row_blocks(n - start, rows_per_block(H * n, options.block_rows));
+  for (auto& block : blocks) block.first += start;
   const AttentionScores& maker = model.attention_scores();
   HeadRoleScores scores(L, H);
+  if (options.keep) *options.keep = {&model, ids, {}};
   for (int64_t l = 0; l < L; ++l) {
     LayerRoleRows rows(H, n, ids, reach[static_cast<size_t>(l)]);
+    if (from > 0) rows.take_rows(options.resume->layers[static_cast<size_t>(l)], from);
     const Transformer::RecomputeInputs inputs = model.recompute_inputs(c.queries[l], c.keys[l], l);
     for (const auto& [first, count] : blocks) {
       stop_if_stale(options.keep_going);
@@ -72,6 +87,10 @@ HeadRoleScores roles_from_recomputed_maps(const Transformer& model, const TextCa
       rows.add(maker.recompute(inputs, {first, count}, keys), first, keys.first);
     }
     rows.finish(scores, l);
+    if (options.keep) {
+      rows.release_blocks();
+      options.keep->layers.push_back(std::move(rows));
+    }
     if (options.progress) options.progress("head roles", static_cast<double>(l + 1) / static_cast<double>(L));
   }
   return scores;

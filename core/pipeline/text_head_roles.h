@@ -9,6 +9,14 @@
 
 namespace attnscope {
 
+// What a long text's roles leave for the roles of the same text typed on at its end: each layer's
+// rows' contributions (analysis/head_roles.h: LayerRoleRows), of these ids, by this model.
+struct TextRoleRows {
+  const Transformer* model = nullptr;
+  std::vector<int64_t> ids;
+  std::vector<LayerRoleRows> layers;
+};
+
 struct TextHeadRolesOptions {
   int64_t induction_period = 50;  // METHOD.md's T
   uint64_t induction_seed = 2022;
@@ -16,6 +24,13 @@ struct TextHeadRolesOptions {
   ProgressReport progress = {};  // given: a long text's roles ("head roles") report each layer done
   KeepGoing keep_going = {};     // asked before each block of a long text's maps made again
   int64_t block_rows = 0;        // query rows per block of a long text's maps; 0: about 32 MB (tests set a few)
+  // Given: a long text's rows' contributions kept here for the next text's roles.
+  TextRoleRows* keep = nullptr;
+  // Given: those of the text before, by the same model: a decoder's rows of the tokens both texts
+  // start with are taken from it (their maps' rows are the same), the later rows' maps alone made
+  // again. The scores are then within rounding of a run from scratch (a block's maps made again are
+  // their values within rounding, not their bits, wherever the block starts). Ignored otherwise.
+  const TextRoleRows* resume = nullptr;
 };
 
 HeadRoleScores text_head_roles(const Checkpoint& checkpoint, const TextRun& run,

@@ -226,5 +226,49 @@ TEST(HeadRoles, BlocksOfTheKeysTheirRowsSeeGiveTheWholeMapsScores) {
   }
 }
 
+// A causal layer's rows of the tokens two texts start with taken from the first text's, the later
+// rows added: the scores of the second text's whole maps (within rounding: Broad's entropies).
+// Taken from a layer that sees ahead, or from other tokens: refused.
+TEST(HeadRoles, ACausalLayersEarlierRowsAreTakenFromTheTextBefore) {
+  const nlohmann::json& golden = test::golden("minilm_head_roles.json");
+  const auto ids = golden["texts"][0]["ids"].get<std::vector<int64_t>>();
+  const AttentionReach causal{.after = 0}, sliding{2, 0};
+  for (const AttentionReach reach : {causal, sliding}) {
+    const at::Tensor maps = within_reach(minilm_attention(ids).to(at::kDouble), reach);
+    const int64_t L = maps.size(0), H = maps.size(1), n = maps.size(2), before = n - 3;
+    const std::vector<int64_t> earlier(ids.begin(), ids.begin() + before);
+    const HeadRoleScores whole = head_role_scores(maps, ids, {reach});
+    for (const int64_t taken : {int64_t{1}, before - 2, before}) {
+      HeadRoleScores resumed(L, H);
+      for (int64_t l = 0; l < L; ++l) {
+        LayerRoleRows was(H, before, earlier, reach);
+        was.add(maps[l].narrow(1, 0, before).narrow(2, 0, before), 0);
+        was.release_blocks();
+        LayerRoleRows rows(H, n, ids, reach);
+        rows.take_rows(was, taken);
+        rows.add(maps[l].narrow(1, taken, n - taken), taken);
+        rows.finish(resumed, l);
+      }
+      for (const HeadRole role : kHeadRoles)
+        for (int64_t l = 0; l < L; ++l)
+          for (int64_t h = 0; h < H; ++h) {
+            const auto want = whole.score(role, l, h), got = resumed.score(role, l, h);
+            ASSERT_EQ(got.has_value(), want.has_value()) << head_role_name(role);
+            if (want) EXPECT_NEAR(*got, *want, 1e-12) << head_role_name(role) << " " << l << ":" << h;
+          }
+    }
+  }
+  const LayerRoleRows was(12, 10, std::vector<int64_t>(ids.begin(), ids.begin() + 10), causal);
+  LayerRoleRows rows(12, 20, std::vector<int64_t>(ids.begin(), ids.begin() + 20), causal);
+  EXPECT_THROW(rows.take_rows(was, 11), Error) << "past the rows before";
+  LayerRoleRows ahead(12, 20, std::vector<int64_t>(ids.begin(), ids.begin() + 20), AttentionReach{});
+  EXPECT_THROW(ahead.take_rows(was, 5), Error) << "a layer that sees ahead";
+  std::vector<int64_t> other(ids.begin(), ids.begin() + 20);
+  other[3] += 1;
+  LayerRoleRows edited(12, 20, other, causal);
+  EXPECT_THROW(edited.take_rows(was, 5), Error) << "another token before";
+  EXPECT_NO_THROW(edited.take_rows(was, 3));
+}
+
 }  // namespace
 }  // namespace attnscope

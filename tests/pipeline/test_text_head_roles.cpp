@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "pipeline/text_head_roles.h"
+#include "pipeline/text_pipeline.h"
 #include "support/minilm.h"
 #include "support/paths.h"
 #include "support/test_device.h"
@@ -84,6 +85,53 @@ TEST_P(DecoderRoles, EqualTheReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Families, DecoderRoles, ::testing::Values("llama", "mistral", "gemma3"));
+
+// A decoder's long text typed on at its end (SmolLM2, its maps not kept): its roles' rows of the
+// tokens both texts start with are taken from the text before, the later rows' maps alone made
+// again (one block of rows a layer), the scores within rounding of a run from scratch; rows kept by
+// another model are not taken.
+TEST(TextHeadRoles, ADecodersLongTextTypedOnTakesItsEarlierRowsFromTheTextBefore) {
+  const std::string file =
+      test::real_model_file("models/SmolLM2-135M-Instruct/SmolLM2-135M-Instruct.Q4_1.gguf").string();
+  TextPipeline pipeline(file, test::test_device());
+  const Transformer& model = pipeline.checkpoint()->model();
+  TextPipelineOptions o;
+  o.long_texts = CapturePlan{.maps_up_to = 4};
+  o.max_length = 256;
+  std::string text = "The cat sat on the mat, and the dog watched it from the door.";
+  for (int k = 0; k < 3; ++k) text += " " + text;
+  const TextPipelineResult was = pipeline.run(text, o);
+  ASSERT_FALSE(was.captures.attention.defined()) << "a long text's";
+  TextRoleRows kept;
+  text_role_scores(model, was.captures, was.encoding.ids(), {.block_rows = 32, .keep = &kept});
+  EXPECT_EQ(kept.ids, was.encoding.ids());
+  const TextPipelineResult now = pipeline.run(text + " It purred.", o);
+  const std::vector<int64_t> ids = now.encoding.ids();
+  const int64_t L = model.config().num_layers, n = now.encoding.size();
+  const auto blocks_made = [&](const TextRoleRows* resume, HeadRoleScores* scores = nullptr) {
+    int64_t blocks = 0;
+    TextRoleRows next;
+    const HeadRoleScores s = text_role_scores(
+        model, now.captures, ids,
+        {.keep_going = [&] { return ++blocks > 0; }, .block_rows = 32, .keep = &next, .resume = resume});
+    EXPECT_EQ(static_cast<int64_t>(next.layers.size()), L);
+    if (scores) *scores = s;
+    return blocks;
+  };
+  HeadRoleScores resumed(L, model.config().num_heads);
+  EXPECT_EQ(blocks_made(&kept, &resumed), L);
+  const HeadRoleScores fresh = text_role_scores(model, now.captures, ids, {.block_rows = 32});
+  for (const HeadRole role : kHeadRoles)
+    for (int64_t l = 0; l < L; ++l)
+      for (int64_t h = 0; h < model.config().num_heads; ++h) {
+        const auto got = resumed.score(role, l, h), want = fresh.score(role, l, h);
+        ASSERT_EQ(got.has_value(), want.has_value()) << head_role_name(role);
+        if (want) EXPECT_NEAR(*got, *want, 1e-12) << head_role_name(role) << " " << l << ":" << h;
+      }
+  TextRoleRows other = kept;
+  other.model = nullptr;
+  EXPECT_EQ(blocks_made(&other), L * ((n + 31) / 32)) << "another model's rows";
+}
 
 }  // namespace
 }  // namespace attnscope
