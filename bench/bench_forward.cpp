@@ -351,11 +351,49 @@ void time_continued(const attnscope::Checkpoint& checkpoint, const std::vector<i
 // run before's layer inputs alone (every block made); and continued from its column sums before its
 // last block, head outputs, queries, keys and values too (the blocks from there on alone made, the
 // overview pooled on from where the run before's stood).
-void time_continued_long(const attnscope::Checkpoint& checkpoint, const std::vector<int64_t>& ids, int64_t typed,
+// The analysis of the continued run's captures from scratch, and taking each head's pairs among
+// the earlier tokens from the analysis of the text before (AnalysisRun::resume), as the explorer's
+// pipeline does: medians of `runs` after `warmup`, alternating.
+nlohmann::json time_resumed_analysis(const attnscope::Encoding& encoding, const attnscope::TextCaptures& captures,
+                                     const attnscope::Encoding& earlier_encoding,
+                                     const attnscope::TextCaptures& earlier, int warmup, int runs,
+                                     std::chrono::milliseconds idle) {
+  using namespace attnscope;
+  const TextAnalysis was = analyze_text(earlier_encoding, earlier, {}, {.keeps_pairs_before = true});
+  int64_t heads_resumed = 0;
+  const auto m = interleaved_medians(warmup, runs,
+                                     {[&] { analyze_text(encoding, captures, {}, {.keeps_pairs_before = true}); },
+                                      [&] {
+                                        const TextAnalysis a = analyze_text(
+                                            encoding, captures, {}, {.keeps_pairs_before = true, .resume = &was});
+                                        heads_resumed = a.pairs_before->heads_resumed;
+                                      }},
+                                     at::kCPU, idle);
+  return {{"analysis_ms", m[0]}, {"analysis_resumed_ms", m[1]}, {"heads_resumed", heads_resumed}};
+}
+
+// The head roles of the same captures from scratch, and taking each layer's rows of the earlier
+// tokens from the roles of the text before (TextHeadRolesOptions::resume), as the explorer does.
+nlohmann::json time_resumed_roles(const attnscope::Transformer& model, const attnscope::TextCaptures& captures,
+                                  const std::vector<int64_t>& ids, const attnscope::TextCaptures& earlier,
+                                  const std::vector<int64_t>& earlier_ids, int warmup, int runs,
+                                  std::chrono::milliseconds idle) {
+  using namespace attnscope;
+  TextRoleRows kept;
+  text_role_scores(model, earlier, earlier_ids, {.keep = &kept});
+  const auto m = interleaved_medians(warmup, runs,
+                                     {[&] { text_role_scores(model, captures, ids); },
+                                      [&] { text_role_scores(model, captures, ids, {.resume = &kept}); }},
+                                     at::kCPU, idle);
+  return {{"head_roles_ms", m[0]}, {"head_roles_resumed_ms", m[1]}};
+}
+
+void time_continued_long(const attnscope::Checkpoint& checkpoint, const attnscope::Encoding& encoding, int64_t typed,
                          int warmup, int runs, std::chrono::milliseconds idle) {
   using namespace attnscope;
   const Transformer& model = checkpoint.model();
   const ModelConfig& c = model.config();
+  const std::vector<int64_t> ids = encoding.ids();
   typed = std::clamp<int64_t>(typed, 1, static_cast<int64_t>(ids.size()) - 1);
   const std::vector<int64_t> before(ids.begin(), ids.end() - typed);
   ForwardOptions explorer{.kept = KeptAttention::QueriesAndKeys,
@@ -380,17 +418,24 @@ void time_continued_long(const attnscope::Checkpoint& checkpoint, const std::vec
       model.device().device, idle);
   const auto n = static_cast<int64_t>(ids.size());
   const int64_t rows = model.tokens_continued(resumed.prefix, n, 1);
-  std::cout << nlohmann::json{{"tokens", ids.size()},
-                              {"typed", typed},
-                              {"tokens_continued", rows},
-                              {"blocks_from", model.blocks_resumed_from(resumed.prefix, 1, n, rows)},
-                              {"runs", runs},
-                              {"forward_ms", m[0]},
-                              {"continued_layers_ms", m[1]},
-                              {"continued_ms", m[2]},
-                              {"ratio", m[2] / m[0]}}
-                   .dump()
-            << "\n";
+  nlohmann::json out{{"tokens", ids.size()},
+                     {"typed", typed},
+                     {"tokens_continued", rows},
+                     {"blocks_from", model.blocks_resumed_from(resumed.prefix, 1, n, rows)},
+                     {"runs", runs},
+                     {"forward_ms", m[0]},
+                     {"continued_layers_ms", m[1]},
+                     {"continued_ms", m[2]},
+                     {"ratio", m[2] / m[0]}};
+  Encoding earlier_encoding = encoding;
+  earlier_encoding.tokens.resize(before.size());
+  ForwardOptions plain = explorer;
+  plain.attention_blocks = {};
+  const TextCaptures host_earlier = text_captures(model.forward({before}, plain), 0, true),
+                     now = text_captures(model.forward({ids}, plain), 0, true);
+  out.update(time_resumed_analysis(encoding, now, earlier_encoding, host_earlier, warmup, runs, idle));
+  out.update(time_resumed_roles(model, now, ids, host_earlier, before, warmup, runs, idle));
+  std::cout << out.dump() << "\n";
 }
 
 void dump_map(const attnscope::Checkpoint& checkpoint, const std::vector<int64_t>& ids, int layer, int head,
@@ -490,7 +535,8 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (typed > 0 && long_text) {
-    time_continued_long(*checkpoint, ids, typed, warmup, runs, std::chrono::milliseconds(idle_ms));
+    time_continued_long(*checkpoint, checkpoint->encode(text, max_length), typed, warmup, runs,
+                        std::chrono::milliseconds(idle_ms));
     return 0;
   }
   if (typed > 0) {
