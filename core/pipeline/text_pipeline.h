@@ -73,7 +73,8 @@ struct TextPipelineOptions {
   // at their start do not go through each layer's output projection and feed-forward block again,
   // nor their rows of the maps (model/transformer.h: ForwardPrefix), so text typed or a next token
   // appended at the end costs little more than its own tokens. The captures are a forward's from
-  // scratch. The explorer's runs.
+  // scratch. A long text's analysis takes each head's pairs among the tokens both share from that
+  // run's too (AnalysisRun::resume), the same as found again. The explorer's runs.
   bool continues = false;
   // With `continues`, a long text's run (its maps not kept) typed on at its end makes its blocks of
   // attention rows from the last run's last block on alone (ForwardPrefix::column_sums_before),
