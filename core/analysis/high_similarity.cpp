@@ -393,7 +393,7 @@ GroupScan start_group(const InBlocksRun& run, const GroupMaxima& m, int64_t g, i
     float whole = m.whole.data_ptr<float>()[k], before = m.before.data_ptr<float>()[k];
     const HeadPairsBefore* was = r ? &r->heads[static_cast<size_t>(g + k)] : nullptr;
     if (was) whole = std::max(whole, was->largest), before = std::max(before, was->largest);
-    const bool resumed = was && was->scale == whole;
+    const bool resumed = was && r->row > 0 && was->scale == whole;
     out[k].scale = whole;
     out[k].counts = PairCounts(static_cast<size_t>(n));
     if (masks && !resumed) out[k].mask = PairMask(static_cast<int>(n));
