@@ -135,18 +135,25 @@ std::vector<HeadHighSimilarity> taken_pairs(TextAnalysis& a, std::vector<FoundPa
   return high;
 }
 
+// An analysis of the same text with nothing found yet: its settings, shape and tokens' facts.
+TextAnalysis of_the_same_text(const TextAnalysis& a) {
+  TextAnalysis same;
+  same.settings = a.settings;
+  same.num_layers = a.num_layers;
+  same.num_heads = a.num_heads;
+  same.length = a.length;
+  same.facts = a.facts;
+  return same;
+}
+
 // What a long text's analysis hands on while its scan goes on (AnalysisRun::so_far): everything
 // known before the scan, and each head's scale, pair count and statistics as it is scanned.
 class AnalysisSoFar {
  public:
-  AnalysisSoFar(const TextAnalysis& a, std::function<void(const TextAnalysis&)> tell) : tell_(std::move(tell)) {
-    so_far_.settings = a.settings;
-    so_far_.num_layers = a.num_layers;
-    so_far_.num_heads = a.num_heads;
-    so_far_.length = a.length;
+  AnalysisSoFar(const TextAnalysis& a, std::function<void(const TextAnalysis&)> tell)
+      : so_far_(of_the_same_text(a)), tell_(std::move(tell)) {
     so_far_.segment_separators = a.segment_separators;
     so_far_.segments = a.segments;
-    so_far_.facts = a.facts;
     so_far_.heads.resize(static_cast<size_t>(a.num_layers * a.num_heads));
     so_far_.heads_scanned = 0;
   }
@@ -354,13 +361,8 @@ std::vector<TokenPair> pairs_valued_from_map(const TextAnalysis& a, int64_t laye
 }
 
 TextAnalysis resume_point(const TextAnalysis& analysis) {
-  TextAnalysis kept;
-  if (!analysis.pairs_before) return kept;
-  kept.settings = analysis.settings;
-  kept.num_layers = analysis.num_layers;
-  kept.num_heads = analysis.num_heads;
-  kept.length = analysis.length;
-  kept.facts = analysis.facts;
+  if (!analysis.pairs_before) return {};
+  TextAnalysis kept = of_the_same_text(analysis);
   kept.head_outputs = analysis.head_outputs;
   kept.pairs_before = analysis.pairs_before;
   return kept;

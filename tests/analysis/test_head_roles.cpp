@@ -11,6 +11,7 @@
 #include "base/error.h"
 #include "model/captures.h"
 #include "support/minilm.h"
+#include "support/head_role_scores.h"
 #include "support/paths.h"
 
 namespace attnscope {
@@ -214,14 +215,7 @@ TEST(HeadRoles, BlocksOfTheKeysTheirRowsSeeGiveTheWholeMapsScores) {
         }
         rows.finish(blocks, l);
       }
-      for (const HeadRole role : kHeadRoles)
-        for (int64_t l = 0; l < L; ++l)
-          for (int64_t h = 0; h < H; ++h) {
-            const auto want = whole.score(role, l, h), got = blocks.score(role, l, h);
-            ASSERT_EQ(got.has_value(), want.has_value()) << head_role_name(role);
-            if (want)
-              EXPECT_NEAR(*got, *want, 1e-12) << head_role_name(role) << " " << l << ":" << h << ", blocks of " << step;
-          }
+      test::expect_scores_near(blocks, whole, 1e-12, ", blocks of " + std::to_string(step));
     }
   }
 }
@@ -249,13 +243,7 @@ TEST(HeadRoles, ACausalLayersEarlierRowsAreTakenFromTheTextBefore) {
         rows.add(maps[l].narrow(1, taken, n - taken), taken);
         rows.finish(resumed, l);
       }
-      for (const HeadRole role : kHeadRoles)
-        for (int64_t l = 0; l < L; ++l)
-          for (int64_t h = 0; h < H; ++h) {
-            const auto want = whole.score(role, l, h), got = resumed.score(role, l, h);
-            ASSERT_EQ(got.has_value(), want.has_value()) << head_role_name(role);
-            if (want) EXPECT_NEAR(*got, *want, 1e-12) << head_role_name(role) << " " << l << ":" << h;
-          }
+      test::expect_scores_near(resumed, whole, 1e-12, ", " + std::to_string(taken) + " rows taken");
     }
   }
   const LayerRoleRows was(12, 10, std::vector<int64_t>(ids.begin(), ids.begin() + 10), causal);

@@ -8,6 +8,7 @@
 
 #include "pipeline/text_head_roles.h"
 #include "pipeline/text_pipeline.h"
+#include "support/head_role_scores.h"
 #include "support/minilm.h"
 #include "support/paths.h"
 #include "support/test_device.h"
@@ -121,13 +122,7 @@ TEST(TextHeadRoles, ADecodersLongTextTypedOnTakesItsEarlierRowsFromTheTextBefore
   HeadRoleScores resumed(L, model.config().num_heads);
   EXPECT_EQ(blocks_made(&kept, &resumed), L);
   const HeadRoleScores fresh = text_role_scores(model, now.captures, ids, {.block_rows = 32});
-  for (const HeadRole role : kHeadRoles)
-    for (int64_t l = 0; l < L; ++l)
-      for (int64_t h = 0; h < model.config().num_heads; ++h) {
-        const auto got = resumed.score(role, l, h), want = fresh.score(role, l, h);
-        ASSERT_EQ(got.has_value(), want.has_value()) << head_role_name(role);
-        if (want) EXPECT_NEAR(*got, *want, 1e-12) << head_role_name(role) << " " << l << ":" << h;
-      }
+  test::expect_scores_near(resumed, fresh, 1e-12);
   TextRoleRows other = kept;
   other.model = nullptr;
   EXPECT_EQ(blocks_made(&other), L * ((n + 31) / 32)) << "another model's rows";
