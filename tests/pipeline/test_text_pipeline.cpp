@@ -418,6 +418,7 @@ TEST(TextPipelineContinues, ADecodersLongTextTypedOnAtItsEnd) {
   }
   EXPECT_EQ(kept, 4) << "each run's forward";
   // An edit before that row: every pair found again.
+  o.blocks_resume = {};  // it read the loop's flag
   const TextPipelineResult edited = typed.run("A" + text.substr(3), o);
   ASSERT_TRUE(edited.analysis.pairs_before);
   EXPECT_EQ(edited.analysis.pairs_before->resumed_from, 0);
