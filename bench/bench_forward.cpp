@@ -39,12 +39,18 @@
 // queries as well (the later rows alone projected), then its value Gram matrices too (those of its
 // whole slices of 128 tokens taken, as the explorer then continues). With --long-text too, the same
 // for a long text, its maps not kept, the overview pooled from its blocks: from scratch, continued
-// from its layer inputs alone, and from its blocks of rows from the run before's last on.
+// from its layer inputs alone, and from its blocks of rows from the run before's last on; then the
+// analysis and head roles of its captures from scratch and taking the earlier tokens' from those
+// of the text before (AnalysisRun::resume, TextHeadRolesOptions::resume).
 //
 // With --typed-at-start, the pipeline's whole run as the window asks it on a text whose first word
 // changes each run, beside the same from scratch with and without the five next tokens.
 //
 // Prints one JSON object. bench/run.sh runs it beside bench/reference_forward.py.
+//
+// Sections (each marked SECTION below): 1 timing helpers; 2 long texts (--long-text,
+// --long-text-lens, --head-roles); 3 text typed (--typed-at-start, --continued); 4 --dump-map and
+// the command line.
 #include <ATen/Parallel.h>
 #include <ATen/DeviceAccelerator.h>
 #include <CLI/CLI.hpp>
@@ -75,6 +81,8 @@
 
 namespace {
 
+// SECTION 1: timing helpers.
+
 // Runs the variants round-robin, so a slow spell of a shared machine hits them all alike, and
 // returns the median time of each in milliseconds.
 // A GPU works asynchronously: each variant is timed to the end of its device work.
@@ -104,6 +112,8 @@ std::vector<double> interleaved_medians(int warmup, int runs, const std::vector<
   }
   return medians;
 }
+
+// SECTION 2: long texts.
 
 // The long-text timings (--long-text), each a median of `runs` after `warmup` runs.
 void time_long_text(const attnscope::Checkpoint& checkpoint, const attnscope::Encoding& text, int warmup, int runs) {
@@ -265,7 +275,8 @@ void time_head_roles(const attnscope::Checkpoint& checkpoint, const std::vector<
             << "\n";
 }
 
-// --dump-map: the head's map made again (a long text's path, its maps never kept).
+// SECTION 3: text typed.
+
 // --typed-at-start: the pipeline's whole run (text to analysis) as the window asks it on a text
 // whose first word changes from run to run (typed at its start: no token shared but a start
 // token), continuing from its last run and working out the five most likely next tokens; the
@@ -438,6 +449,9 @@ void time_continued_long(const attnscope::Checkpoint& checkpoint, const attnscop
   std::cout << out.dump() << "\n";
 }
 
+// SECTION 4: --dump-map and the command line.
+
+// --dump-map: the head's map made again (a long text's path, its maps never kept).
 void dump_map(const attnscope::Checkpoint& checkpoint, const std::vector<int64_t>& ids, int layer, int head,
               const std::string& file) {
   using namespace attnscope;
