@@ -59,7 +59,8 @@ struct InBlocksRun {
   // (`before`), whose first resume->row tokens' head outputs are these to the bit (the caller
   // knows: text_analysis.cpp). The maxima are made over the later rows alone; a head whose scale
   // comes out as the one its earlier pairs were counted with takes them and scans the later rows
-  // alone (their pairs with every token), any other is scanned whole. Its masks are not made.
+  // alone (their pairs with every token), making no mask (TextAnalysis::pair_mask makes it when
+  // asked); any other is scanned whole.
   const PairsBefore* resume = nullptr;
 };
 
