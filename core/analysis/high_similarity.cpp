@@ -73,40 +73,51 @@ struct Tally {
 
 // Which rows of a head a scan reads, and where it counts pairs apart.
 struct RowsRead {
-  int from = 0;   // rows before it are not read (a resumed head's); each row read pairs with them too
-  int split = 0;  // pairs of two tokens before it are counted into `before`, the others into `rest`
+  int from = 0;  // rows before it are not read (a resumed head's); each row read pairs with them too
+  // The pairs in bands by their later token: band b those before ends[b] and not before
+  // ends[b - 1], the last band (b = ends.size()) the others. Ascending, each below n.
+  std::span<const int64_t> ends = {};
 };
+
+// The band of the pairs whose later token is t.
+size_t band_of(std::span<const int64_t> ends, int64_t t) {
+  return static_cast<size_t>(std::upper_bound(ends.begin(), ends.end(), t) - ends.begin());
+}
 
 // Rows [first, first + count) of one head (`block`: those rows of its S, each n long), those from
 // read.from on: every pair of participants at or above `threshold`, counted for the statistics
-// and set in the mask where it has n tokens.
+// into its band's tally (`bands`: read.ends.size() + 1) and set in the mask where it has n tokens.
 void scan_rows(const float* block, int first, int count, int n, const ScanFacts& f, float threshold, RowsRead read,
-               Tally& before, Tally& rest, PairMask& mask) {
+               std::span<Tally> bands, PairMask& mask) {
   thread_local std::vector<uint8_t> flags;
   flags.assign(static_cast<size_t>(n), 0);
   for (int i = std::max(first, read.from); i < first + count; ++i) {
     if (!f.takes[static_cast<size_t>(i)]) continue;
     const float* row = block + static_cast<int64_t>(i - first) * n;
     const int32_t id = f.ids[static_cast<size_t>(i)], sent = f.sentence[static_cast<size_t>(i)];
+    int64_t found = 0;
     const auto scan = [&](auto later, int j0, int j1, Tally& into) {
-      into.add(i, scan_row<decltype(later)::value>(row, i, j0, j1, threshold, id, sent, f.takes.data(), f.ids.data(),
-                                                   f.sentence.data(), flags.data(), into.histogram.data(),
-                                                   into.counts.degree.data()));
+      const RowCounts c = scan_row<decltype(later)::value>(row, i, j0, j1, threshold, id, sent, f.takes.data(),
+                                                           f.ids.data(), f.sentence.data(), flags.data(),
+                                                           into.histogram.data(), into.counts.degree.data());
+      into.add(i, c);
+      found += c.count;
     };
-    Tally& early = i < read.split ? before : rest;
-    if (read.from > 0) scan(std::false_type{}, 0, read.from, early);
-    const int64_t counted = before.counts.count + rest.counts.count;
-    const int mid = i < read.split ? read.split : i + 1;  // (i, mid) before the split, [mid, n) after it
-    if (mid > i + 1) scan(std::true_type{}, i + 1, mid, before);
-    scan(std::true_type{}, mid, n, rest);
-    if (mask.tokens() == n && before.counts.count + rest.counts.count > counted) mask.set_row(i, flags.data());
+    size_t b = band_of(read.ends, i);
+    if (read.from > 0) scan(std::false_type{}, 0, read.from, bands[b]);  // pairs (j, i): i the later token
+    for (int j = i + 1; j < n; ++b) {                                    // pairs (i, j) in j's band
+      const int end = b < read.ends.size() ? static_cast<int>(read.ends[b]) : n;
+      scan(std::true_type{}, j, end, bands[b]);
+      j = end;
+    }
+    if (mask.tokens() == n && found > 0) mask.set_row(i, flags.data());
   }
 }
 
 // One head's whole S.
 void scan_head(const float* s, int n, const ScanFacts& f, float threshold, HeadHighSimilarity& out) {
-  Tally none(0), all(n);
-  scan_rows(s, 0, n, n, f, threshold, {}, none, all, out.mask);
+  Tally all(n);
+  scan_rows(s, 0, n, n, f, threshold, {}, std::span<Tally>(&all, 1), out.mask);
   out.counts = all.finished();
 }
 
@@ -145,20 +156,22 @@ RowBlocks row_blocks_from(int64_t from, int64_t n, int64_t step) {
 }
 
 // A group's largest S_ij (or cosine) per head, over participants i != j, on the host: `whole`
-// over the rows the pass read and every column, `before` over the rows and columns before its
-// split (both -inf where none).
+// over the rows the pass read and every column, bands[b] over the pairs among them of band b
+// (RowsRead) (-inf where none).
 struct GroupMaxima {
-  at::Tensor whole, before;
+  at::Tensor whole;
+  std::vector<at::Tensor> bands;
 };
 
 // First pass over a group of heads [G, n, d], over the rows of `blocks` (when positive, the whole
 // path's plain maximum is `whole` too: its diagonal is 0 and every token takes part there);
 // `norms` ([G, n]) takes those rows' token norms on the way.
-GroupMaxima group_maxima(const at::Tensor& c, const at::Tensor& part, const RowBlocks& blocks, int64_t split,
-                         at::Tensor* norms, const at::Tensor& cosine_norms) {
+GroupMaxima group_maxima(const at::Tensor& c, const at::Tensor& part, const RowBlocks& blocks,
+                         std::span<const int64_t> ends, at::Tensor* norms, const at::Tensor& cosine_norms) {
   const int64_t n = c.size(1);
   constexpr float kNone = -std::numeric_limits<float>::infinity();
-  GroupMaxima m{at::full({c.size(0)}, kNone, c.options()), at::full({c.size(0)}, kNone, c.options())};
+  GroupMaxima m{at::full({c.size(0)}, kNone, c.options()), {}};
+  for (size_t b = 0; b < ends.size(); ++b) m.bands.push_back(at::full({c.size(0)}, kNone, c.options()));
   const auto take = [](at::Tensor& into, const at::Tensor& part) {
     if (part.numel() > 0) into = at::maximum(into, part.amax({1, 2}));
   };
@@ -169,33 +182,70 @@ GroupMaxima group_maxima(const at::Tensor& c, const at::Tensor& part, const RowB
                                    .logical_and(part.unsqueeze(0))
                                    .logical_and(rows.unsqueeze(1) != at::arange(n, rows.options()).unsqueeze(0));
     const at::Tensor s = at::where(allowed, source_rows(c, first, count, cosine_norms, norms), kNone);
-    // Each element read once: the rows before the split in two parts, the others whole.
-    const int64_t early = std::clamp<int64_t>(split - first, 0, count);
-    take(m.before, s.narrow(1, 0, early).narrow(2, 0, split));
-    take(m.whole, s.narrow(1, 0, early).narrow(2, split, n - split));
-    take(m.whole, s.narrow(1, early, count - early));
+    // Each element read once: a band's rows up to its end into the band (their pairs with an
+    // earlier token, and by symmetry S's with a later one in the band), the rest into the whole.
+    int64_t row = first;
+    for (size_t b = 0; b < ends.size(); ++b) {
+      const int64_t last = std::min(first + count, ends[b]);
+      if (last <= row) continue;
+      const at::Tensor rows = s.narrow(1, row - first, last - row);
+      take(m.bands[b], rows.narrow(2, 0, ends[b]));
+      take(m.whole, rows.narrow(2, ends[b], n - ends[b]));
+      row = last;
+    }
+    take(m.whole, s.narrow(1, row - first, first + count - row));
   }
-  m.whole = at::maximum(m.whole, m.before).cpu();
-  m.before = m.before.cpu();
+  for (at::Tensor& band : m.bands) {
+    m.whole = at::maximum(m.whole, band);
+    band = band.cpu();
+  }
+  m.whole = m.whole.cpu();
   return m;
 }
+
+// The heads of a group [G, n, d] that read rows [first, first + count) in the second pass (a head
+// with no positive similarity reads none, a resumed head none before its row), and those heads'
+// outputs (and cosine norms): the group's own where all do, else a copy, kept while the next
+// blocks are read by the same heads (those of a resumed scan's rows before its row are the same).
+struct ReadingHeads {
+  std::vector<int64_t> heads;
+  at::Tensor outputs, cosine_norms;
+  void update(const at::Tensor& c, const at::Tensor& norms, const std::vector<RowsRead>& read,
+              const HeadHighSimilarity* out, int64_t first, int64_t count) {
+    std::vector<int64_t> now;
+    for (int64_t k = 0; k < c.size(0); ++k)
+      if (out[k].scale > 0 && first + count > read[static_cast<size_t>(k)].from) now.push_back(k);
+    if (outputs.defined() && now == heads) return;
+    heads = std::move(now);
+    if (static_cast<int64_t>(heads.size()) == c.size(0)) {
+      outputs = c, cosine_norms = norms;
+      return;
+    }
+    // Each head's product is its own (a batched product's entries are made one by one): the same bits.
+    const at::Tensor index = at::tensor(heads, at::TensorOptions().dtype(at::kLong)).to(c.device());
+    outputs = c.index_select(0, index);
+    cosine_norms = norms.defined() ? norms.index_select(0, index) : norms;
+  }
+};
 
 // Second pass over a group of heads: rows [read[k].from, n) of head k scanned, a block at a time,
 // into `out` (the group's G entries, their scales set) and its tallies.
 void scan_group(const at::Tensor& c, const ScanFacts& f, double tau, const RowBlocks& blocks,
-                const at::Tensor& cosine_norms, const std::vector<RowsRead>& read, std::vector<Tally>& before,
-                std::vector<Tally>& rest, HeadHighSimilarity* out) {
-  const int64_t G = c.size(0), n = c.size(1);
+                const at::Tensor& cosine_norms, const std::vector<RowsRead>& read,
+                std::vector<std::vector<Tally>>& bands, HeadHighSimilarity* out) {
+  const int64_t n = c.size(1);
+  ReadingHeads reading;
   for (const auto& block : blocks) {
     const int64_t first = block.first, count = block.second;  // named: clang 14's lambdas capture no bindings
-    const at::Tensor host = source_rows(c, first, count, cosine_norms).cpu().contiguous();
-    at::parallel_for(0, G, 1, [&](int64_t begin, int64_t end) {
-      for (int64_t k = begin; k < end; ++k) {
+    reading.update(c, cosine_norms, read, out, first, count);
+    if (reading.heads.empty()) continue;
+    const at::Tensor host = source_rows(reading.outputs, first, count, reading.cosine_norms).cpu().contiguous();
+    at::parallel_for(0, static_cast<int64_t>(reading.heads.size()), 1, [&](int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; ++r) {
+        const int64_t k = reading.heads[static_cast<size_t>(r)];
         const auto h = static_cast<size_t>(k);
-        if (!(out[k].scale > 0) || first + count <= read[h].from) continue;
-        scan_rows(host.data_ptr<float>() + k * count * n, static_cast<int>(first), static_cast<int>(count),
-                  static_cast<int>(n), f, static_cast<float>(tau) * out[k].scale, read[h], before[h], rest[h],
-                  out[k].mask);
+        scan_rows(host.data_ptr<float>() + r * count * n, static_cast<int>(first), static_cast<int>(count),
+                  static_cast<int>(n), f, static_cast<float>(tau) * out[k].scale, read[h], bands[h], out[k].mask);
       }
     });
   }
@@ -245,12 +295,12 @@ PairMask pair_rows(const at::Tensor& head_outputs, const TextFacts& facts, doubl
   const ScanFacts f(facts);
   const int64_t step = rows_per_block(n);
   const at::Tensor norms = cosine_norms.defined() ? cosine_norms.to(c.device(), at::kFloat).unsqueeze(0) : at::Tensor();
-  Tally none(0), all(n);
+  Tally all(n);
   for (int64_t done = first; done < first + count;) {
     const int64_t rows = std::min(step, first + count - done);
     const at::Tensor host = source_rows(c, done, rows, norms).cpu().contiguous();
     scan_rows(host.data_ptr<float>(), static_cast<int>(done), static_cast<int>(rows), static_cast<int>(n), f,
-              static_cast<float>(tau) * scale, {}, none, all, mask);
+              static_cast<float>(tau) * scale, {}, std::span<Tally>(&all, 1), mask);
     done += rows;
   }
   return mask;
@@ -292,12 +342,12 @@ at::Tensor symmetric_rows(const at::Tensor& map, int64_t first, int64_t count) {
 void scan_map_rows(const at::Tensor& map, const ScanFacts& f, double tau, float scale, int64_t first, int64_t count,
                    HeadHighSimilarity& out) {
   const int64_t n = map.size(0);
-  Tally none(0), all(n);
+  Tally all(n);
   for (int64_t done = first; done < first + count; done += rows_per_block(n)) {
     const int64_t rows = std::min(rows_per_block(n), first + count - done);
     const at::Tensor block = symmetric_rows(map, done, rows);
     scan_rows(block.data_ptr<float>(), static_cast<int>(done), static_cast<int>(rows), static_cast<int>(n), f,
-              static_cast<float>(tau) * scale, {}, none, all, out.mask);
+              static_cast<float>(tau) * scale, {}, std::span<Tally>(&all, 1), out.mask);
   }
   out.counts = all.finished();
 }
@@ -370,48 +420,89 @@ void check_resume(const InBlocksRun& run, int64_t K, int64_t n, double tau) {
   if (!run.resume && !run.before) return;
   if (run.cosine || !run.norms) throw Error("pairs counted apart or taken from a scan before are S's, with its norms");
   const PairsBefore* r = run.resume;
-  if (r && (static_cast<int64_t>(r->heads.size()) != K || r->row > n || r->tau != tau || r->norms.dim() != 2 ||
-            r->norms.size(0) != K || r->norms.size(1) != r->row))
+  if (!r) return;
+  const bool heads = std::all_of(r->at.begin(), r->at.end(),
+                                 [&](const PairsAt& a) { return static_cast<int64_t>(a.heads.size()) == K; });
+  if (!heads || r->row() > n || r->tau != tau || r->norms.dim() != 2 || r->norms.size(0) != K ||
+      r->norms.size(1) != r->row())
     throw Error("the scan resumed from is not of these heads, tokens and tau");
 }
 
-// A group of heads between its two passes: the rows each reads, its tallies, and the largest S_ij
-// before the split.
+// The scan resumed from's checkpoint at `row`, if it has one.
+const PairsAt* checkpoint_at(const PairsBefore* r, int64_t row) {
+  if (!r) return nullptr;
+  const auto at = std::find_if(r->at.begin(), r->at.end(), [&](const PairsAt& a) { return a.row == row; });
+  return at == r->at.end() ? nullptr : &*at;
+}
+
+// The rows a scan counts its pairs apart at: those asked for below n, but at or before the resumed
+// row only where the scan resumed from has them (whose heads that resume take them from there).
+std::vector<int64_t> checkpoint_rows(const InBlocksRun& run, int64_t n) {
+  std::vector<int64_t> rows;
+  if (!run.before) return rows;
+  const int64_t from = run.resume ? run.resume->row() : 0;
+  for (const int64_t row : run.splits)
+    if (row > 0 && row < n && (row > from || checkpoint_at(run.resume, row)) && (rows.empty() || row > rows.back()))
+      rows.push_back(row);
+  return rows;
+}
+
+// A group of heads between its two passes: the rows each reads and its tallies, a band each.
 struct GroupScan {
   std::vector<RowsRead> read;
-  std::vector<Tally> before, rest;
-  std::vector<float> before_largest;
+  std::vector<std::vector<Tally>> bands;
 };
 
 // Each head's scale from the first pass (and, resumed, the earlier tokens' largest S_ij), and
-// whether it takes its earlier pairs: only with the threshold they were counted with.
-GroupScan start_group(const InBlocksRun& run, const GroupMaxima& m, int64_t g, int64_t G, int64_t n, int64_t split,
-                      bool masks, HeadHighSimilarity* out) {
+// whether it takes its earlier pairs: only with the threshold they were counted with. A head that
+// does starts the band of the resumed row with them.
+GroupScan start_group(const InBlocksRun& run, const GroupMaxima& m, std::span<const int64_t> ends, int64_t g, int64_t G,
+                      int64_t n, bool masks, HeadHighSimilarity* out) {
   GroupScan scan;
   const PairsBefore* r = run.resume;
+  const int64_t from = r ? r->row() : 0;
   for (int64_t k = 0; k < G; ++k) {
-    float whole = m.whole.data_ptr<float>()[k], before = m.before.data_ptr<float>()[k];
-    const HeadPairsBefore* was = r ? &r->heads[static_cast<size_t>(g + k)] : nullptr;
-    if (was) whole = std::max(whole, was->largest), before = std::max(before, was->largest);
-    const bool resumed = was && r->row > 0 && was->scale == whole;
+    float whole = m.whole.data_ptr<float>()[k];
+    const HeadPairsBefore* was = from > 0 ? &r->at.back().heads[static_cast<size_t>(g + k)] : nullptr;
+    if (was) whole = std::max(whole, was->largest);
+    const bool resumed = was && was->scale == whole;
     out[k].scale = whole;
     out[k].counts = PairCounts(static_cast<size_t>(n));
     if (masks && !resumed) out[k].mask = PairMask(static_cast<int>(n));
-    scan.read.push_back({resumed ? static_cast<int>(r->row) : 0, static_cast<int>(split)});
-    scan.before.push_back(resumed ? Tally(n, counts_of_length(was->counts, n)) : Tally(n));
-    scan.rest.emplace_back(n);
-    scan.before_largest.push_back(before);
+    scan.read.push_back({resumed ? static_cast<int>(from) : 0, ends});
+    std::vector<Tally> bands;
+    for (size_t b = 0; b <= ends.size(); ++b) bands.emplace_back(n);
+    if (resumed) bands[band_of(ends, from)] = Tally(n, counts_of_length(was->counts, n));
+    scan.bands.push_back(std::move(bands));
   }
   return scan;
 }
 
-// Each head's counts, its earlier pairs' and its later ones', and what the next scan takes.
-void finish_group(GroupScan& scan, const InBlocksRun& run, int64_t g, int64_t split, HeadHighSimilarity* out) {
+// Each head's counts, its bands' summed, and what the next scan takes at each checkpoint: counted
+// with the bands up to it, or at or before the resumed row, the scan before's (its largest S_ij
+// always, its counts where the head took its pairs).
+void finish_group(GroupScan& scan, const GroupMaxima& m, const InBlocksRun& run, std::span<const int64_t> ends,
+                  int64_t g, HeadHighSimilarity* out) {
+  const PairsBefore* r = run.resume;
+  const int64_t from = r ? r->row() : 0;
   for (size_t k = 0; k < scan.read.size(); ++k) {
-    PairCounts early = scan.before[k].finished();
-    out[k].counts = scan.rest[k].finished();
-    add_counts(out[k].counts, early);
-    if (run.before) run.before->heads[g + k] = {scan.before_largest[k], out[k].scale, counts_of_length(early, split)};
+    const size_t head = static_cast<size_t>(g) + k;
+    std::vector<Tally>& bands = scan.bands[k];
+    PairCounts sum = bands.front().finished();
+    float largest = from > 0 ? r->at.back().heads[head].largest : -std::numeric_limits<float>::infinity();
+    for (size_t b = 0; b < ends.size(); ++b) {
+      if (b > 0) add_counts(sum, bands[b].finished());
+      largest = std::max(largest, m.bands[b].data_ptr<float>()[k]);
+      if (!run.before) continue;
+      const PairsAt* earlier = ends[b] <= from ? checkpoint_at(r, ends[b]) : nullptr;
+      HeadPairsBefore& at = run.before->at[b].heads[head];
+      if (earlier && scan.read[k].from > 0)
+        at = earlier->heads[head];
+      else
+        at = {earlier ? earlier->heads[head].largest : largest, out[k].scale, counts_of_length(sum, ends[b])};
+    }
+    if (!ends.empty()) add_counts(sum, bands.back().finished());
+    out[k].counts = std::move(sum);
   }
 }
 
@@ -424,8 +515,8 @@ std::vector<HeadHighSimilarity> high_similarity_in_blocks(const at::Tensor& head
   const at::Tensor c = head_outputs.to(at::kFloat);
   const ScanFacts f(facts);
   const at::Tensor part = at::from_blob(const_cast<uint8_t*>(f.takes.data()), {n}, at::kByte).to(c.device(), at::kBool);
-  const int64_t from = run.resume ? run.resume->row : 0;
-  const int64_t split = run.before ? std::clamp(std::max(run.split, from), int64_t{0}, n) : 0;
+  const int64_t from = run.resume ? run.resume->row() : 0;
+  const std::vector<int64_t> ends = checkpoint_rows(run, n);
   // Heads in groups, so that a block has about 128 rows: each block's product packs its group's
   // C^T once, and blocks of a few rows for every head at once spent more time packing than multiplying.
   const int64_t group =
@@ -433,7 +524,11 @@ std::vector<HeadHighSimilarity> high_similarity_in_blocks(const at::Tensor& head
   std::vector<HeadHighSimilarity> out(static_cast<size_t>(K));
   PairMaskBudget masks(run.mask_bytes);
   if (run.norms) *run.norms = at::empty({K, n}, c.options());
-  if (run.before) *run.before = {split, tau, std::vector<HeadPairsBefore>(static_cast<size_t>(K)), {}, from, 0};
+  if (run.before) {
+    *run.before = {tau, {}, {}, from, 0};
+    for (const int64_t row : ends)
+      run.before->at.push_back({row, std::vector<HeadPairsBefore>(static_cast<size_t>(K))});
+  }
   for (int64_t g = 0; g < K; g += group) {
     stop_if_stale(run.keep_going);
     const int64_t G = std::min(group, K - g), step = run.rows > 0 ? run.rows : rows_per_block(G * n);
@@ -442,24 +537,24 @@ std::vector<HeadHighSimilarity> high_similarity_in_blocks(const at::Tensor& head
     if (from > 0) norms.narrow(1, 0, from).copy_(run.resume->norms.narrow(0, g, G));
     const at::Tensor cosine_norms = run.cosine ? group_norms(heads, row_blocks(n, step)) : at::Tensor();
     if (run.cosine && run.norms) norms.copy_(cosine_norms);
-    const GroupMaxima maxima = group_maxima(heads, part, row_blocks_from(from, n, step), split,
+    const GroupMaxima maxima = group_maxima(heads, part, row_blocks_from(from, n, step), ends,
                                             run.norms && !run.cosine ? &norms : nullptr, cosine_norms);
-    GroupScan scan = start_group(run, maxima, g, G, n, split, masks.any(), out.data() + g);
+    GroupScan scan = start_group(run, maxima, ends, g, G, n, masks.any(), out.data() + g);
     const int first_read = std::min_element(scan.read.begin(), scan.read.end(), [](RowsRead a, RowsRead b) {
                              return a.from < b.from;
                            })->from;
-    scan_group(heads, f, tau, row_blocks_from(first_read, n, step), cosine_norms, scan.read, scan.before, scan.rest,
+    scan_group(heads, f, tau, row_blocks_from(first_read, n, step), cosine_norms, scan.read, scan.bands,
                out.data() + g);
-    finish_group(scan, run, g, split, out.data() + g);
+    finish_group(scan, maxima, run, ends, g, out.data() + g);
     if (run.before)
       run.before->heads_resumed +=
-          std::count_if(scan.read.begin(), scan.read.end(), [](RowsRead r) { return r.from > 0; });
+          std::count_if(scan.read.begin(), scan.read.end(), [](const RowsRead& r) { return r.from > 0; });
     for (int64_t k = 0; k < G; ++k) masks.keep(out[static_cast<size_t>(g + k)].mask);
     // The share first: whoever is handed the heads then reads the stage they belong to.
     if (run.progress) run.progress("pairs", static_cast<double>(g + G) / static_cast<double>(K));
     if (run.scanned) run.scanned(g, std::span<const HeadHighSimilarity>(out.data() + g, static_cast<size_t>(G)));
   }
-  if (run.before) run.before->norms = run.norms->narrow(1, 0, split).clone();
+  if (run.before) run.before->norms = run.norms->narrow(1, 0, run.before->row()).clone();
   return out;
 }
 

@@ -50,17 +50,18 @@ struct InBlocksRun {
   // high_similarity of cosine_from_similarity's (a third pass over S takes the norms first).
   bool cosine = false;
   HeadsScanned scanned = {};  // given: each group of heads as its scan ends
-  // Given (S's pairs, not cosine's): each head's pairs among the tokens before row `split` (or the
-  // resumed row, if later) counted apart as well, into *before, for a scan of the same text typed
-  // on at its end (pairs_before.h).
+  // Given (S's pairs, not cosine's): each head's pairs among the tokens before each of the rows
+  // `splits` (ascending: pairs_before_rows) counted apart as well, into *before, for a scan of the
+  // same text edited after them (pairs_before.h). Resumed, those at or before the resumed row are
+  // kept where `resume` has them (taken, or counted again for a head scanned whole), dropped where not.
   PairsBefore* before = nullptr;
-  int64_t split = 0;
-  // Given: what a scan of the same heads before their text was typed on at its end left
-  // (`before`), whose first resume->row tokens' head outputs are these to the bit (the caller
-  // knows: text_analysis.cpp). The maxima are made over the later rows alone; a head whose scale
-  // comes out as the one its earlier pairs were counted with takes them and scans the later rows
-  // alone (their pairs with every token), making no mask (TextAnalysis::pair_mask makes it when
-  // asked); any other is scanned whole.
+  std::vector<int64_t> splits;
+  // Given: what a scan of the same heads before their text was edited left (`before`, cut to the
+  // rows before the edit: pairs_before_up_to), whose first resume->row() tokens' head outputs are
+  // these to the bit (the caller knows: text_analysis.cpp). The maxima are made over the later rows
+  // alone; a head whose scale comes out as the one its earlier pairs were counted with takes them
+  // and scans the later rows alone (their pairs with every token), making no mask
+  // (TextAnalysis::pair_mask makes it when asked); any other is scanned whole.
   const PairsBefore* resume = nullptr;
 };
 

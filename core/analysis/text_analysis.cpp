@@ -58,23 +58,28 @@ bool same_leading_rows(const at::Tensor& a, const at::Tensor& b, int64_t rows) {
   return true;
 }
 
+// How many leading elements two vectors share.
 template <typename T>
-bool same_leading(const std::vector<T>& a, const std::vector<T>& b, int64_t rows) {
-  const auto r = static_cast<size_t>(rows);
-  return a.size() >= r && b.size() >= r && std::equal(a.begin(), a.begin() + rows, b.begin());
+int64_t leading_same(const std::vector<T>& a, const std::vector<T>& b) {
+  const size_t most = std::min(a.size(), b.size());
+  return static_cast<int64_t>(std::mismatch(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(most), b.begin()).first -
+                              a.begin());
 }
 
-// The pairs `before` counted among its first tokens, where they are this analysis's too: its
-// tokens there the same, in the same sentences, taking part alike, with the same head outputs to
-// the bit (a decoder's text typed on at its end; an encoder's change everywhere), the same tau.
-const PairsBefore* resumable_pairs(const TextAnalysis* before, const TextAnalysis& a) {
+// The pairs `before` counted among its first tokens, up to its last checkpoint before this text
+// differs, where they are this analysis's too: its tokens there the same, in the same sentences,
+// taking part alike, with the same head outputs to the bit (a decoder's text edited after them; an
+// encoder's change everywhere), the same tau. Null where none.
+std::shared_ptr<const PairsBefore> resumable_pairs(const TextAnalysis* before, const TextAnalysis& a) {
   if (!before || !before->pairs_before || before->settings.pairs_from != PairInput::Similarity) return nullptr;
   const PairsBefore& p = *before->pairs_before;
   const TextFacts &was = before->facts, &is = a.facts;
-  if (p.tau != a.settings.tau || p.row > a.length || !same_leading(was.ids, is.ids, p.row) ||
-      !same_leading(was.sentence, is.sentence, p.row) || !same_leading(was.takes_part, is.takes_part, p.row))
-    return nullptr;
-  return same_leading_rows(before->head_outputs, a.head_outputs, p.row) ? &p : nullptr;
+  const int64_t same = std::min({a.length, leading_same(was.ids, is.ids), leading_same(was.sentence, is.sentence),
+                                 leading_same(was.takes_part, is.takes_part)});
+  if (p.tau != a.settings.tau) return nullptr;
+  auto kept = p.row() <= same ? before->pairs_before : std::make_shared<const PairsBefore>(pairs_before_up_to(p, same));
+  if (kept->row() == 0 || !same_leading_rows(before->head_outputs, a.head_outputs, kept->row())) return nullptr;
+  return kept;
 }
 
 // Every head's high-similarity elements, from S (or the matrix settings.pairs_from names), whole or
@@ -93,6 +98,7 @@ std::vector<HeadHighSimilarity> find_pairs(TextAnalysis& a, const at::Tensor& ma
     at::Tensor norms;
     const bool cosine = a.settings.pairs_from == PairInput::Cosine;
     const auto before = run.keeps_pairs_before && !cosine ? std::make_shared<PairsBefore>() : nullptr;
+    const auto resume = before ? resumable_pairs(run.resume, a) : nullptr;
     auto high = high_similarity_in_blocks(a.head_outputs.reshape({L * H, n, -1}), a.facts, a.settings.tau,
                                           {.norms = &norms,
                                            .mask_bytes = run.long_pair_mask_bytes,
@@ -101,8 +107,8 @@ std::vector<HeadHighSimilarity> find_pairs(TextAnalysis& a, const at::Tensor& ma
                                            .cosine = cosine,
                                            .scanned = scanned,
                                            .before = before.get(),
-                                           .split = pairs_before_row(n),
-                                           .resume = before ? resumable_pairs(run.resume, a) : nullptr});
+                                           .splits = pairs_before_rows(n, run.pairs_before_step),
+                                           .resume = resume.get()});
     a.similarity.norms = norms.view({L, H, n});
     a.pairs_before = before;
     return high;

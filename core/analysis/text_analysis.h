@@ -76,7 +76,7 @@ struct TextAnalysis {
   std::vector<Segment> segments;
   TextFacts facts;  // ids, sentences, who takes part, chance level
   // A long text's pairs of S among its first tokens, counted apart for the analysis of the same
-  // text typed on at its end (AnalysisRun::keeps_pairs_before, AnalysisRun::resume); else null.
+  // text edited after them (AnalysisRun::keeps_pairs_before, AnalysisRun::resume); else null.
   std::shared_ptr<const PairsBefore> pairs_before;
   // Set on a long text's analysis so far alone (AnalysisRun::so_far): its first heads (layer-major)
   // scanned for pairs, whose scales, pair counts and statistics are set; the others' are not, and
@@ -170,12 +170,14 @@ struct AnalysisRun {
   HeadCausalMapRows pair_map_rows = {};  // where the lens's maps are causal (TextAnalysis::pair_map_rows)
   ProgressReport progress = {};          // given: a long text's scan for pairs reports its share of heads done
   // A long text's pairs of S among its first tokens counted apart as well (TextAnalysis::pairs_before),
-  // for the analysis of the same text typed on at its end: what the explorer's runs keep.
+  // for the analysis of the same text edited after them: what the explorer's runs keep.
   bool keeps_pairs_before = false;
-  // Given with keeps_pairs_before: an analysis of this text before text was typed at its end (its
-  // settings, facts, head outputs and pairs_before are read). Where its tokens before pairs_before's
-  // row have this text's facts and head outputs to the bit (a decoder's: text_analysis.cpp checks),
-  // each head's pairs among them are taken from it, not found again (analysis/pairs_before.h).
+  int64_t pairs_before_step = 1024;  // the rows they are counted apart at: pairs_before_rows' step (tests take 64)
+  // Given with keeps_pairs_before: an analysis of this text before it was edited (its settings,
+  // facts, head outputs and pairs_before are read). Where its tokens before one of pairs_before's
+  // rows have this text's facts and head outputs to the bit (a decoder's before the edit:
+  // text_analysis.cpp checks), each head's pairs among them are taken from the last such row's, not
+  // found again (analysis/pairs_before.h).
   const TextAnalysis* resume = nullptr;
   // Given: a long text's analysis so far (TextAnalysis::heads_scanned), each time its scan for pairs
   // ends a group of heads: what a window shows of their statistics while the rest are scanned.

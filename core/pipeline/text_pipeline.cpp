@@ -70,6 +70,7 @@ void add_analysis(const std::shared_ptr<const Checkpoint>& checkpoint, TextPipel
                   .long_pair_mask_bytes = o.long_pair_mask_bytes,
                   .progress = o.progress,
                   .keeps_pairs_before = resume != nullptr,
+                  .pairs_before_step = o.pairs_before_step,
                   .resume = resume};
   if (o.analysis_so_far) run.so_far = [&](const TextAnalysis& so_far) { o.analysis_so_far(r.encoding, so_far); };
   if (!r.captures.attention.defined()) {

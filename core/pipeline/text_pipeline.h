@@ -81,6 +81,7 @@ struct TextPipelineOptions {
   // where whoever reads attention_blocks holds what that run's earlier blocks made: asked with the
   // new run's tokens and that row. Unset: only where nothing reads the blocks.
   std::function<bool(int64_t tokens, int64_t row)> blocks_resume;
+  int64_t pairs_before_step = 1024;  // with `continues`: AnalysisRun::pairs_before_step
   // Called once the run's forward is the one the next run continues from (its blocks all made):
   // whoever keeps what its blocks made for the next run keeps it then.
   std::function<void()> forward_kept;

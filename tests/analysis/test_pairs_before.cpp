@@ -39,13 +39,19 @@ void expect_as_fresh(const std::vector<HeadHighSimilarity>& resumed, const std::
   }
 }
 
+// Every checkpoint's heads, and the norms.
 void expect_same_before(const PairsBefore& a, const PairsBefore& b) {
-  EXPECT_EQ(a.row, b.row);
-  ASSERT_EQ(a.heads.size(), b.heads.size());
-  for (size_t k = 0; k < a.heads.size(); ++k) {
-    EXPECT_EQ(a.heads[k].largest, b.heads[k].largest) << "head " << k;
-    EXPECT_EQ(a.heads[k].scale, b.heads[k].scale) << "head " << k;
-    expect_same_pair_counts(a.heads[k].counts, b.heads[k].counts, "before, head " + std::to_string(k));
+  ASSERT_EQ(a.at.size(), b.at.size());
+  for (size_t c = 0; c < a.at.size(); ++c) {
+    const std::vector<HeadPairsBefore>&x = a.at[c].heads, &y = b.at[c].heads;
+    const std::string where = "before row " + std::to_string(a.at[c].row);
+    EXPECT_EQ(a.at[c].row, b.at[c].row);
+    ASSERT_EQ(x.size(), y.size());
+    for (size_t k = 0; k < x.size(); ++k) {
+      EXPECT_EQ(x[k].largest, y[k].largest) << where << ", head " << k;
+      EXPECT_EQ(x[k].scale, y[k].scale) << where << ", head " << k;
+      expect_same_pair_counts(x[k].counts, y[k].counts, where + ", head " + std::to_string(k));
+    }
   }
   EXPECT_TRUE(at::equal(a.norms, b.norms));
 }
@@ -67,11 +73,15 @@ struct Scan {
   at::Tensor norms;
 };
 
+// Checkpoints every 64 rows (pairs_before_rows), as a long text's every 1,024.
 Scan scan_of(const at::Tensor& c, const TextFacts& facts, const PairsBefore* resume = nullptr, int64_t rows = 0) {
   Scan s;
-  s.heads = high_similarity_in_blocks(
-      c, facts, 0.3,
-      {.rows = rows, .norms = &s.norms, .before = &s.before, .split = pairs_before_row(c.size(1)), .resume = resume});
+  s.heads = high_similarity_in_blocks(c, facts, 0.3,
+                                      {.rows = rows,
+                                       .norms = &s.norms,
+                                       .before = &s.before,
+                                       .splits = pairs_before_rows(c.size(1), 64),
+                                       .resume = resume});
   return s;
 }
 
@@ -107,7 +117,7 @@ TEST_F(PairsBeforeTest, AScanResumedFromTheTextBeforeEqualsAScanFromScratch) {
       const int64_t row = pairs_before_row(before);
       typed.narrow(1, row, before - row).mul_(0.5);
       const Scan was = scan_of(typed, facts_up_to(*ids_, before, specials));
-      EXPECT_EQ(was.before.row, row) << where;
+      EXPECT_EQ(was.before.row(), row) << where;
       const TextFacts facts = facts_up_to(*ids_, after, specials);
       const Scan fresh = scan_of(first(after), facts), resumed = scan_of(first(after), facts, &was.before);
       int64_t pairs = 0;
@@ -143,11 +153,11 @@ TEST_F(PairsBeforeTest, AHeadWhoseScaleMovesIsScannedWholeAndStillEqualsTheScanF
   at::Tensor c = first(220);
   for (int64_t k = 0; k < c.size(0); ++k) {
     const at::Tensor early = c[k][5];
-    const double scale = was.before.heads[static_cast<size_t>(k)].scale;
+    const double scale = was.before.at.back().heads[static_cast<size_t>(k)].scale;
     c[k][219].copy_(early * (1.3 * scale / early.dot(early).item<double>()));
   }
   const Scan fresh = scan_of(c, facts), resumed = scan_of(c, facts, &was.before);
-  for (size_t k = 0; k < fresh.heads.size(); ++k) EXPECT_NE(fresh.heads[k].scale, was.before.heads[k].scale);
+  for (size_t k = 0; k < fresh.heads.size(); ++k) EXPECT_NE(fresh.heads[k].scale, was.before.at.back().heads[k].scale);
   expect_as_fresh(resumed.heads, fresh.heads);
   expect_same_before(resumed.before, fresh.before);
   for (const auto& head : resumed.heads) EXPECT_EQ(head.mask.tokens(), 220);  // scanned whole: masks made
@@ -160,6 +170,59 @@ TEST_F(PairsBeforeTest, ResumedTwiceEqualsAScanFromScratch) {
   const Scan fresh = scan_of(first(260), facts), three = scan_of(first(260), facts, &two.before);
   expect_as_fresh(three.heads, fresh.heads);
   expect_same_before(three.before, fresh.before);
+}
+
+// An edit in the middle: the scan resumes from the last checkpoint before it (the ones before
+// that taken too, or counted again where a head's scale moved), and equals a scan from scratch.
+TEST_F(PairsBeforeTest, AnEditInTheMiddleResumesFromTheLastCheckpointBeforeIt) {
+  const Scan was = scan_of(first(260), facts_up_to(*ids_, 260, true));
+  ASSERT_EQ(was.before.at.size(), 4u);  // 64, 128, 192 and 256
+  at::Tensor edited = first(240);
+  edited.narrow(1, 150, 90).mul_(0.9);  // the tokens from 150 on changed: some heads' largest S_ij moves
+  const TextFacts facts = facts_up_to(*ids_, 240, true);
+  const Scan fresh = scan_of(edited, facts);
+  for (const auto& [same, from] : std::vector<std::pair<int64_t, int64_t>>{{150, 128}, {127, 64}, {63, 0}}) {
+    SCOPED_TRACE("the same up to token " + std::to_string(same));
+    const PairsBefore cut = pairs_before_up_to(was.before, same);
+    const Scan resumed = scan_of(edited, facts, &cut);
+    EXPECT_EQ(resumed.before.resumed_from, from);
+    expect_as_fresh(resumed.heads, fresh.heads);
+    expect_same_before(resumed.before, fresh.before);
+    EXPECT_TRUE(at::equal(resumed.norms, fresh.norms));
+    const auto took = std::count_if(resumed.heads.begin(), resumed.heads.end(),
+                                    [](const HeadHighSimilarity& h) { return h.mask.tokens() == 0; });
+    EXPECT_EQ(took, resumed.before.heads_resumed);
+    if (from > 0) EXPECT_GT(took, 0);
+    if (from > 0) EXPECT_LT(took, static_cast<int64_t>(fresh.heads.size())) << "some heads' scales moved";
+    // Blocks of 5 rows: those before the checkpoint made for the heads scanned whole alone.
+    const Scan in_fives = scan_of(edited, facts, &cut, 5);
+    expect_as_fresh(in_fives.heads, fresh.heads);
+    expect_same_before(in_fives.before, fresh.before);
+  }
+}
+
+TEST(PairsBeforeRows, EveryStepAtMostEightTimesAndTheLastMultipleOf64) {
+  using Rows = std::vector<int64_t>;
+  EXPECT_EQ(pairs_before_rows(0), Rows{});
+  EXPECT_EQ(pairs_before_rows(64), Rows{});
+  EXPECT_EQ(pairs_before_rows(65), Rows{64});
+  EXPECT_EQ(pairs_before_rows(250, 64), (Rows{64, 128, 192}));
+  EXPECT_EQ(pairs_before_rows(1000, 64), (Rows{128, 256, 384, 512, 640, 768, 896, 960}));
+  EXPECT_EQ(pairs_before_rows(8192), (Rows{1024, 2048, 3072, 4096, 5120, 6144, 7168, 8128}));
+  EXPECT_EQ(pairs_before_rows(8200), (Rows{1024, 2048, 3072, 4096, 5120, 6144, 7168, 8192}));
+  EXPECT_EQ(pairs_before_rows(32768), (Rows{4096, 8192, 12288, 16384, 20480, 24576, 28672, 32704}));
+}
+
+TEST_F(PairsBeforeTest, CutToTheCheckpointsBeforeARow) {
+  const Scan was = scan_of(first(250), facts_up_to(*ids_, 250, true));
+  const PairsBefore cut = pairs_before_up_to(was.before, 150);
+  ASSERT_EQ(cut.at.size(), 2u);
+  EXPECT_EQ(cut.row(), 128);
+  EXPECT_TRUE(at::equal(cut.norms, was.before.norms.narrow(1, 0, 128)));
+  EXPECT_EQ(cut.at[1].heads[3].counts.degree, was.before.at[1].heads[3].counts.degree);
+  const PairsBefore none = pairs_before_up_to(was.before, 63);
+  EXPECT_EQ(none.row(), 0);
+  EXPECT_EQ(none.norms.size(1), 0);
 }
 
 TEST_F(PairsBeforeTest, WhatIsNotAScanOfTheseHeadsAndTokensIsRefused) {
@@ -192,7 +255,7 @@ TEST(PairsBeforeOfAnAnalysis, AreTakenOnlyWhereTheTokensBeforeAreTheSameBits) {
   const AnalysisRun keeps{.keeps_pairs_before = true};
   const TextAnalysis was = analyze_text(encoding, long_text, {}, keeps);
   ASSERT_TRUE(was.pairs_before);
-  EXPECT_EQ(was.pairs_before->row, pairs_before_row(was.length));
+  EXPECT_EQ(was.pairs_before->row(), pairs_before_row(was.length));
   EXPECT_FALSE(analyze_text(encoding, long_text, {}).pairs_before) << "not asked";
   const auto resumed_from = [&](const TextCaptures& c, const AnalysisSettings& settings) {
     AnalysisRun run = keeps;
@@ -212,6 +275,39 @@ TEST(PairsBeforeOfAnAnalysis, AreTakenOnlyWhereTheTokensBeforeAreTheSameBits) {
   EXPECT_EQ(resumed_from(long_text, {.tau = 0.31}), 0);
   EXPECT_EQ(resumed_from(long_text, {.include_special = false}), 0);
   EXPECT_EQ(resumed_from(long_text, {.pairs_from = PairInput::Cosine}), -1) << "cosine's pairs are not counted apart";
+}
+
+// A word changed in the middle: the analysis takes the pairs up to the last checkpoint before the
+// first token that differs (here the same head outputs throughout, as a decoder's before the edit).
+TEST(PairsBeforeOfAnAnalysis, AfterAnEditInTheMiddleAreTakenUpToTheLastCheckpointBeforeIt) {
+  const Checkpoint& minilm = test::minilm_checkpoint();
+  std::string text;
+  for (int k = 0; k < 30; ++k) text += "the cat sat on the mat " + std::to_string(k) + ". ";
+  const Encoding encoding = minilm.encode(text, 256);
+  const TextCaptures long_text =
+      text_captures(minilm.model().forward({encoding.ids()}, {.kept = KeptAttention::QueriesAndKeys}), 0, true);
+  const AnalysisRun keeps{.keeps_pairs_before = true, .pairs_before_step = 64};
+  const TextAnalysis was = analyze_text(encoding, long_text, {}, keeps);
+  ASSERT_EQ(was.pairs_before->at.size(), 3u);  // 64, 128 and 192
+  std::string edited = text;
+  edited.replace(edited.find("cat sat on the mat 17"), 3, "dog");
+  const Encoding other = minilm.encode(edited, 256);
+  ASSERT_EQ(other.size(), encoding.size());
+  const std::vector<int64_t> ids = encoding.ids(), other_ids = other.ids();
+  const auto differs = std::mismatch(ids.begin(), ids.end(), other_ids.begin()).first - ids.begin();
+  ASSERT_GT(differs, 128);
+  ASSERT_LT(differs, 192);
+  AnalysisRun run = keeps;
+  run.resume = &was;
+  const TextAnalysis resumed = analyze_text(other, long_text, {}, run),
+                     fresh = analyze_text(other, long_text, {}, keeps);
+  EXPECT_EQ(resumed.pairs_before->resumed_from, 128);
+  EXPECT_GT(resumed.pairs_before->heads_resumed, 0);
+  for (size_t k = 0; k < fresh.heads.size(); ++k) {
+    EXPECT_EQ(resumed.heads[k].stats.count, fresh.heads[k].stats.count) << k;
+    EXPECT_EQ(resumed.heads[k].stats.distance_histogram, fresh.heads[k].stats.distance_histogram) << k;
+    EXPECT_EQ(resumed.heads[k].stats.same_sentence_share, fresh.heads[k].stats.same_sentence_share) << k;
+  }
 }
 
 }  // namespace

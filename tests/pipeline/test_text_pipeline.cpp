@@ -368,8 +368,9 @@ void expect_same_long_analysis(const TextAnalysis& a, const TextAnalysis& b) {
 // The same for a long text (its maps not kept), in blocks of 32 rows: typed on at its end, the
 // blocks from the last run's last block on alone are made where whoever reads them can take them
 // from there (TextPipelineOptions::blocks_resume), every block otherwise, and the analysis takes
-// its pairs among the earlier tokens from the run before (analysis/pairs_before.h); the captures
-// and analysis those of a pipeline without a run before either way, and after an edit near the start.
+// its pairs among the earlier tokens from the run before (analysis/pairs_before.h, a checkpoint
+// every 64 rows); the captures and analysis those of a pipeline without a run before either way,
+// after an edit near the start, and after one in the middle (pairs taken up to the checkpoint before it).
 TEST(TextPipelineContinues, ADecodersLongTextTypedOnAtItsEnd) {
   TypedAndFresh pipelines;
   TextPipeline &typed = pipelines.typed, &fresh = pipelines.fresh;
@@ -378,6 +379,7 @@ TEST(TextPipelineContinues, ADecodersLongTextTypedOnAtItsEnd) {
   o.long_texts = CapturePlan{.maps_up_to = 4};
   o.block_rows = 32;
   o.max_length = 256;
+  o.pairs_before_step = 64;
   int64_t first_row = -1, resumed_at = -1, kept = 0;
   o.attention_blocks = [&](int64_t layer, const AttentionBlock& block) {
     if (layer == 0 && first_row < 0) first_row = block.rows.first;
@@ -419,11 +421,25 @@ TEST(TextPipelineContinues, ADecodersLongTextTypedOnAtItsEnd) {
   EXPECT_EQ(kept, 4) << "each run's forward";
   // An edit before that row: every pair found again.
   o.blocks_resume = {};  // it read the loop's flag
-  const TextPipelineResult edited = typed.run("A" + text.substr(3), o);
+  const std::string at_start = "A" + text.substr(3);
+  const TextPipelineResult edited = typed.run(at_start, o);
   ASSERT_TRUE(edited.analysis.pairs_before);
   EXPECT_EQ(edited.analysis.pairs_before->resumed_from, 0);
+  // A word in the middle: pairs taken up to the last checkpoint before its first token.
+  std::string in_middle = at_start;
+  in_middle.replace(in_middle.find(" dog ", in_middle.size() / 2), 5, " cow ");
+  const TextPipelineResult middle = typed.run(in_middle, o);
+  const std::vector<int64_t> ids = edited.encoding.ids(), middle_ids = middle.encoding.ids();
+  const int64_t differs = std::mismatch(ids.begin(), ids.end(), middle_ids.begin()).first - ids.begin();
+  ASSERT_GE(differs, 64);
+  ASSERT_LT(differs / 64 * 64, pairs_before_row(static_cast<int64_t>(middle_ids.size())))
+      << "before the last checkpoint";
+  ASSERT_TRUE(middle.analysis.pairs_before);
+  EXPECT_EQ(middle.analysis.pairs_before->resumed_from, differs / 64 * 64);
+  EXPECT_GT(middle.analysis.pairs_before->heads_resumed, 0);
   o.continues = false;
-  expect_same_long_analysis(edited.analysis, fresh.run("A" + text.substr(3), o).analysis);
+  expect_same_long_analysis(edited.analysis, fresh.run(at_start, o).analysis);
+  expect_same_long_analysis(middle.analysis, fresh.run(in_middle, o).analysis);
 }
 
 TEST(NeedsLensCaptures, WhenTheAnalysisOrSomethingShownReadsThem) {
