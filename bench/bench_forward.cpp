@@ -41,7 +41,8 @@
 // for a long text, its maps not kept, the overview pooled from its blocks: from scratch, continued
 // from its layer inputs alone, and from its blocks of rows from the run before's last on; then the
 // analysis and head roles of its captures from scratch and taking the earlier tokens' from those
-// of the text before (AnalysisRun::resume, TextHeadRolesOptions::resume).
+// of the text before (AnalysisRun::resume, TextHeadRolesOptions::resume). --edited-at P instead of
+// --continued: the same continued from the text with its token P another (an edit in the middle).
 //
 // With --typed-at-start, the pipeline's whole run as the window asks it on a text whose first word
 // changes each run, beside the same from scratch with and without the five next tokens.
@@ -399,14 +400,29 @@ nlohmann::json time_resumed_roles(const attnscope::Transformer& model, const att
   return {{"head_roles_ms", m[0]}, {"head_roles_resumed_ms", m[1]}};
 }
 
+// The text before a long text's continued run: it without its last `typed` tokens, or (`edited_at`
+// positive) it with the token there another, an edit in the middle. Its ids, and how many leading
+// tokens the two share.
+std::pair<std::vector<int64_t>, int64_t> text_before(const std::vector<int64_t>& ids, int64_t typed,
+                                                     int64_t edited_at) {
+  const auto n = static_cast<int64_t>(ids.size());
+  if (edited_at <= 0) {
+    typed = std::clamp<int64_t>(typed, 1, n - 1);
+    return {std::vector<int64_t>(ids.begin(), ids.end() - typed), n - typed};
+  }
+  const auto at = static_cast<size_t>(std::clamp<int64_t>(edited_at, 1, n - 1));
+  std::vector<int64_t> before = ids;
+  before[at] = ids[at - 1] != ids[at] ? ids[at - 1] : ids[at] + 1;
+  return {before, static_cast<int64_t>(at)};
+}
+
 void time_continued_long(const attnscope::Checkpoint& checkpoint, const attnscope::Encoding& encoding, int64_t typed,
-                         int warmup, int runs, std::chrono::milliseconds idle) {
+                         int64_t edited_at, int warmup, int runs, std::chrono::milliseconds idle) {
   using namespace attnscope;
   const Transformer& model = checkpoint.model();
   const ModelConfig& c = model.config();
   const std::vector<int64_t> ids = encoding.ids();
-  typed = std::clamp<int64_t>(typed, 1, static_cast<int64_t>(ids.size()) - 1);
-  const std::vector<int64_t> before(ids.begin(), ids.end() - typed);
+  const auto [before, shared] = text_before(ids, typed, edited_at);
   ForwardOptions explorer{.kept = KeptAttention::QueriesAndKeys,
                           .last_layer = LastLayer::HeadOutputsAndLastToken,
                           .keep_layer_inputs = true,
@@ -416,9 +432,9 @@ void time_continued_long(const attnscope::Checkpoint& checkpoint, const attnscop
   const TextCaptures earlier = text_captures(model.forward({before}, explorer), 0, false);
   const auto point = first.resume_point();
   ForwardOptions layer_inputs = explorer;
-  layer_inputs.prefix = {earlier.hidden_states, static_cast<int64_t>(before.size())};
+  layer_inputs.prefix = {earlier.hidden_states, shared};
   ForwardOptions resumed = explorer;
-  resumed.prefix = continued_from(earlier, static_cast<int64_t>(before.size()));
+  resumed.prefix = continued_from(earlier, shared);
   const auto pooled = [&](ForwardOptions o) {
     OverviewPooler pooler(c.num_layers, c.num_heads, kGridThumbnailCells, point);
     o.attention_blocks = pooler.sink();
@@ -430,7 +446,8 @@ void time_continued_long(const attnscope::Checkpoint& checkpoint, const attnscop
   const auto n = static_cast<int64_t>(ids.size());
   const int64_t rows = model.tokens_continued(resumed.prefix, n, 1);
   nlohmann::json out{{"tokens", ids.size()},
-                     {"typed", typed},
+                     {"typed", edited_at > 0 ? 0 : n - shared},
+                     {"edited_at", edited_at > 0 ? shared : -1},
                      {"tokens_continued", rows},
                      {"blocks_from", model.blocks_resumed_from(resumed.prefix, 1, n, rows)},
                      {"runs", runs},
@@ -440,6 +457,7 @@ void time_continued_long(const attnscope::Checkpoint& checkpoint, const attnscop
                      {"ratio", m[2] / m[0]}};
   Encoding earlier_encoding = encoding;
   earlier_encoding.tokens.resize(before.size());
+  for (size_t k = 0; k < before.size(); ++k) earlier_encoding.tokens[k].id = static_cast<int32_t>(before[k]);
   ForwardOptions plain = explorer;
   plain.attention_blocks = {};
   const TextCaptures host_earlier = text_captures(model.forward({before}, plain), 0, true),
@@ -511,6 +529,11 @@ int main(int argc, char** argv) {
                  "the same from scratch (the explorer's forward as text is typed on at its end); with --long-text, "
                  "of a long text, its maps not kept")
       ->check(CLI::Range(1, 1 << 20));
+  int64_t edited_at = 0;
+  app.add_option("--edited-at", edited_at,
+                 "P: with --long-text, the same continued from a run of the text with its token P another (an edit "
+                 "in the middle) instead of without its last tokens")
+      ->check(CLI::Range(1, 1 << 20));
   bool continued_lenses = false;
   app.add_flag("--lenses", continued_lenses,
                "With --continued: the same with the lenses' captures kept, continued without and with the run "
@@ -548,8 +571,8 @@ int main(int argc, char** argv) {
     time_head_roles(*checkpoint, ids, warmup, runs);
     return 0;
   }
-  if (typed > 0 && long_text) {
-    time_continued_long(*checkpoint, checkpoint->encode(text, max_length), typed, warmup, runs,
+  if ((typed > 0 || edited_at > 0) && long_text) {
+    time_continued_long(*checkpoint, checkpoint->encode(text, max_length), typed, edited_at, warmup, runs,
                         std::chrono::milliseconds(idle_ms));
     return 0;
   }
