@@ -61,10 +61,21 @@ void TypingBench::analysis_shown(double forward_seconds, double analysis_seconds
   thumbnails_.push_back(thumbnail_seconds);
 }
 
+size_t typing_position(const std::string& text, TypingPlace place) {
+  if (place == TypingPlace::Start) return 0;
+  if (place == TypingPlace::End) return text.size();
+  const size_t space = text.find_first_of(" \n", text.size() / 2);
+  return space == std::string::npos ? text.size() : space + 1;
+}
+
+const char* typing_place_name(TypingPlace place) {
+  return place == TypingPlace::End ? "end" : place == TypingPlace::Middle ? "middle" : "start";
+}
+
 nlohmann::json TypingBench::summary(size_t tokens, int abandoned, bool last_text_shown) const {
   const auto ms = [](const std::vector<double>& v, double q) { return std::round(percentile(v, q) * 1e4) / 10; };
   return {{"tokens", tokens},
-          {"typed_at", o_.place == TypingPlace::End ? "end" : "start"},
+          {"typed_at", typing_place_name(o_.place)},
           {"tokens_continued_median", percentile(continued_, 0.5)},
           {"tokens_continued", continued_},
           {"bursts", latencies_.size()},

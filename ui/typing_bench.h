@@ -13,8 +13,13 @@ namespace attnscope::ui {
 
 // Where the keys go: at the text's start (the cursor then moves on with what is typed), so that
 // every edit changes the tokens after it; at its end, writing on, where a decoder's run continues
-// from the last (TextPipelineOptions::continues).
-enum class TypingPlace { Start, End };
+// from the last (TextPipelineOptions::continues); in its middle, where a decoder's run takes the
+// tokens before the edit from the last.
+enum class TypingPlace { Start, End, Middle };
+
+// The byte the cursor starts at: 0, the end, or the start of the first word from the middle on.
+size_t typing_position(const std::string& text, TypingPlace place);
+const char* typing_place_name(TypingPlace place);
 
 struct TypingBenchOptions {
   int bursts = 20;

@@ -45,10 +45,7 @@ void WindowScript::type_due_keys(TextPanel& text, bool model_loaded, double now)
   if (!text.editor().focused()) {
     text.editor().focus();
     auto& buffer = text.editor().buffer();
-    if (typing_->options().place == TypingPlace::End)
-      buffer.move_to_end(false);
-    else
-      buffer.move_to_start(false);
+    buffer.move_to(typing_position(buffer.text(), typing_->options().place), false);
   }
   text.editor().type(keys);
 }

@@ -133,10 +133,11 @@ void add_measure_options(CLI::App& app, attnscope::ui::ExplorerOptions& o, Comma
          "key of a burst to the first frame showing its analysis, beside the model's forward time, and exit")
       ->check(CLI::Range(1, 100000));
   app.add_option("--typing-at", in.typing_at,
-                 "Where --bench-typing types: start (every edit changes every token after it) or end (writing on; a "
-                 "decoder's run continues from the last one)")
+                 "Where --bench-typing types: start (every edit changes every token after it), end (writing on; a "
+                 "decoder's run continues from the last one) or middle (from the first word past the middle; a "
+                 "decoder's run takes the tokens before it from the last one)")
       ->capture_default_str()
-      ->check(CLI::IsMember({"start", "end"}));
+      ->check(CLI::IsMember({"start", "end", "middle"}));
   app.add_option("--typing-interval", in.typing_interval_ms,
                  "Milliseconds between the scripted keys of --bench-typing (default 80)")
       ->check(CLI::Range(1.0, 10000.0));
@@ -184,7 +185,9 @@ attnscope::ui::ExplorerOptions resolved(attnscope::ui::ExplorerOptions o, const 
   if (in.head_roles) o.head_roles = true;
   o.pair_mask_bytes = static_cast<uint64_t>(in.pair_mask_mib * (1 << 20));
   o.typing_interval = in.typing_interval_ms / 1000;
-  o.typing_at = in.typing_at == "end" ? TypingPlace::End : TypingPlace::Start;
+  o.typing_at = in.typing_at == "end"      ? TypingPlace::End
+                : in.typing_at == "middle" ? TypingPlace::Middle
+                                           : TypingPlace::Start;
   o.partial_frames = !in.full_frames;
   o.quick_run = in.quick_run_ms / 1000;
   return o;

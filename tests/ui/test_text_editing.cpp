@@ -195,6 +195,16 @@ TEST(TypingBench, PercentilesAreNearestRank) {
   EXPECT_EQ(percentile({}, 0.5), 0);
 }
 
+TEST(TypingBench, TypesAtTheStartTheEndOrTheFirstWordFromTheMiddleOn) {
+  const std::string text = "one two three four five";  // 23 bytes: the middle, byte 11, is in "three"
+  EXPECT_EQ(typing_position(text, TypingPlace::Start), 0u);
+  EXPECT_EQ(typing_position(text, TypingPlace::End), text.size());
+  EXPECT_EQ(typing_position(text, TypingPlace::Middle), text.find("four"));
+  EXPECT_EQ(typing_position("one\ntwo three", TypingPlace::Middle), 8u);  // after the space past byte 6
+  EXPECT_EQ(typing_position("onetwothree", TypingPlace::Middle), 11u);    // no word after the middle: the end
+  EXPECT_STREQ(typing_place_name(TypingPlace::Middle), "middle");
+}
+
 // The editor inside a headless Dear ImGui frame (fonts built, nothing rendered), driven by the
 // same io fields the GLFW backend fills: a real click must focus it and typed keys must land.
 class HeadlessFrames {
