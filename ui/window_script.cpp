@@ -42,10 +42,13 @@ void WindowScript::type_due_keys(TextPanel& text, bool model_loaded, double now)
   if (!typing_ || !model_loaded) return;
   const std::string keys = typing_->keys_due(now);
   if (keys.empty()) return;
-  if (!text.editor().focused()) {
-    text.editor().focus();
+  // The cursor placed at the first key whether or not the editor has focus already (it may have it
+  // from the start, its cursor at the text's start, which typed every burst there).
+  if (!text.editor().focused() || !cursor_placed_) text.editor().focus();
+  if (!cursor_placed_) {
     auto& buffer = text.editor().buffer();
     buffer.move_to(typing_position(buffer.text(), typing_->options().place), false);
+    cursor_placed_ = true;
   }
   text.editor().type(keys);
 }

@@ -79,6 +79,7 @@ class WindowScript {
   ExplorerOptions options_;
   std::optional<TypingBench> typing_;
   uint64_t typing_seen_ = 0;
+  bool cursor_placed_ = false;  // the typing benchmark's first key puts the cursor where it types
   size_t clicks_done_ = 0;
   int click_frames_ = 0;  // frames of the click under way still to come
   size_t keys_done_ = 0;
