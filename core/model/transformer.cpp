@@ -251,14 +251,14 @@ Transformer::Projected Transformer::project_rows_after(const LayerWeights& w, co
 
 namespace {
 
-// Every row's queries [B * H, d, n] of a continued forward that projected the later rows' alone
-// ([B * H, d, later]), the earlier rows' from the run before ([H, k, d]; B = 1).
-at::Tensor every_query_row(const at::Tensor& later_q_t, const at::Tensor& earlier, int64_t n) {
+// The queries of rows [from, n) [B * H, d, n - from] of a continued forward that projected the
+// later rows' alone ([B * H, d, later]), the earlier rows' from the run before ([H, k, d]; B = 1).
+at::Tensor query_rows_from(const at::Tensor& later_q_t, const at::Tensor& earlier, int64_t n, int64_t from) {
   if (!earlier.defined()) throw Error("a continued forward's earlier queries are missing");
   const int64_t later = later_q_t.size(2), first = n - later;
-  at::Tensor t = at::empty({later_q_t.size(0), later_q_t.size(1), n}, later_q_t.options());
-  t.narrow(2, first, later).copy_(later_q_t);
-  t.narrow(2, 0, first).copy_(earlier.narrow(1, 0, first).transpose(1, 2));
+  at::Tensor t = at::empty({later_q_t.size(0), later_q_t.size(1), n - from}, later_q_t.options());
+  t.narrow(2, first - from, later).copy_(later_q_t);
+  t.narrow(2, 0, first - from).copy_(earlier.narrow(1, from, first - from).transpose(1, 2));
   return t;
 }
 
@@ -298,9 +298,12 @@ at::Tensor Transformer::attend_in_blocks(const Projected& qkv, const LayerMask& 
   const auto& [later_q_t, k_t, v_t] = qkv;
   const int64_t n = k_t.size(2), H = config_.num_heads, d = config_.head_dim(), from = mask.blocks_from;
   const int64_t l = keep ? static_cast<int64_t>(keep->head_outputs.size()) : 0;
-  // A continued forward's earlier queries are the run before's (B = 1: only one text continues).
+  // A continued forward's earlier queries are the run before's (B = 1: only one text continues),
+  // laid out with the later rows' from the first block made on (q_t holds rows [q_from, n));
+  // keep_queries_and_keys takes those before from the run before, each copied once.
   const at::Tensor q_t =
-      later_q_t.size(2) == n ? later_q_t : every_query_row(later_q_t, mask.earlier_lenses.queries, n);
+      later_q_t.size(2) == n ? later_q_t : query_rows_from(later_q_t, mask.earlier_lenses.queries, n, from);
+  const int64_t q_from = n - q_t.size(2);
   // A layer whose rows see some keys alone makes its head outputs in blocks that read the values
   // laid out once (context_in_blocks.h), and its blocks of rows start where those blocks do, none
   // made twice (a test's few rows aside).
@@ -321,8 +324,8 @@ at::Tensor Transformer::attend_in_blocks(const Projected& qkv, const LayerMask& 
     if (first > 0) stop_if_stale(keep_going);
     const RowSpan rows{first, count};
     // Each block's queries scaled apart: the whole of them would be as large as the layer's queries.
-    const AttentionBlock block =
-        scores_.attention_block(scores_.scaled_query_rows(q_t, rows), k_t, mask.padding, mask.local, B, rows);
+    const AttentionBlock block = scores_.attention_block(
+        scores_.scaled_query_rows(q_t, {rows.first - q_from, rows.count}), k_t, mask.padding, mask.local, B, rows);
     at::Tensor out = context_rows.narrow(1, rows.first, rows.count);
     if (reach.every_key())
       out.copy_(at::bmm(block.whole().view({B * H, rows.count, n}), values));
@@ -337,7 +340,7 @@ at::Tensor Transformer::attend_in_blocks(const Projected& qkv, const LayerMask& 
   if (!keep) return context;
   keep->head_outputs.push_back(context);
   if (keep->all_value_norms.defined()) keep_value_vectors(v_t, l, *keep);
-  keep_queries_and_keys({q_t, k_t, v_t}, l, *keep);
+  keep_queries_and_keys({q_t, k_t, v_t}, l, *keep, mask.earlier_lenses.queries);
   return context;
 }
 
