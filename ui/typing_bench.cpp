@@ -72,6 +72,12 @@ const char* typing_place_name(TypingPlace place) {
   return place == TypingPlace::End ? "end" : place == TypingPlace::Middle ? "middle" : "start";
 }
 
+TypingPlace typing_place_named(const std::string& name) {
+  for (const TypingPlace place : {TypingPlace::End, TypingPlace::Middle})
+    if (name == typing_place_name(place)) return place;
+  return TypingPlace::Start;
+}
+
 nlohmann::json TypingBench::summary(size_t tokens, int abandoned, bool last_text_shown) const {
   const auto ms = [](const std::vector<double>& v, double q) { return std::round(percentile(v, q) * 1e4) / 10; };
   return {{"tokens", tokens},

@@ -20,6 +20,8 @@ enum class TypingPlace { Start, End, Middle };
 // The byte the cursor starts at: 0, the end, or the start of the first word from the middle on.
 size_t typing_position(const std::string& text, TypingPlace place);
 const char* typing_place_name(TypingPlace place);
+// The place of that name ("start", "end", "middle"); Start for any other.
+TypingPlace typing_place_named(const std::string& name);
 
 struct TypingBenchOptions {
   int bursts = 20;

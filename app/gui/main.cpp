@@ -185,9 +185,7 @@ attnscope::ui::ExplorerOptions resolved(attnscope::ui::ExplorerOptions o, const 
   if (in.head_roles) o.head_roles = true;
   o.pair_mask_bytes = static_cast<uint64_t>(in.pair_mask_mib * (1 << 20));
   o.typing_interval = in.typing_interval_ms / 1000;
-  o.typing_at = in.typing_at == "end"      ? TypingPlace::End
-                : in.typing_at == "middle" ? TypingPlace::Middle
-                                           : TypingPlace::Start;
+  o.typing_at = attnscope::ui::typing_place_named(in.typing_at);
   o.partial_frames = !in.full_frames;
   o.quick_run = in.quick_run_ms / 1000;
   return o;

@@ -71,12 +71,13 @@ int64_t leading_same(const std::vector<T>& a, const std::vector<T>& b) {
 // taking part alike, with the same head outputs to the bit (a decoder's text edited after them; an
 // encoder's change everywhere), the same tau. Null where none.
 std::shared_ptr<const PairsBefore> resumable_pairs(const TextAnalysis* before, const TextAnalysis& a) {
-  if (!before || !before->pairs_before || before->settings.pairs_from != PairInput::Similarity) return nullptr;
+  if (!before || !before->pairs_before || before->settings.pairs_from != PairInput::Similarity ||
+      before->pairs_before->tau != a.settings.tau)
+    return nullptr;
   const PairsBefore& p = *before->pairs_before;
   const TextFacts &was = before->facts, &is = a.facts;
   const int64_t same = std::min({a.length, leading_same(was.ids, is.ids), leading_same(was.sentence, is.sentence),
                                  leading_same(was.takes_part, is.takes_part)});
-  if (p.tau != a.settings.tau) return nullptr;
   auto kept = p.row() <= same ? before->pairs_before : std::make_shared<const PairsBefore>(pairs_before_up_to(p, same));
   if (kept->row() == 0 || !same_leading_rows(before->head_outputs, a.head_outputs, kept->row())) return nullptr;
   return kept;

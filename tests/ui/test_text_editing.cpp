@@ -203,6 +203,9 @@ TEST(TypingBench, TypesAtTheStartTheEndOrTheFirstWordFromTheMiddleOn) {
   EXPECT_EQ(typing_position("one\ntwo three", TypingPlace::Middle), 8u);  // after the space past byte 6
   EXPECT_EQ(typing_position("onetwothree", TypingPlace::Middle), 11u);    // no word after the middle: the end
   EXPECT_STREQ(typing_place_name(TypingPlace::Middle), "middle");
+  EXPECT_EQ(typing_place_named("middle"), TypingPlace::Middle);
+  EXPECT_EQ(typing_place_named("end"), TypingPlace::End);
+  EXPECT_EQ(typing_place_named("start"), TypingPlace::Start);
 }
 
 // The editor inside a headless Dear ImGui frame (fonts built, nothing rendered), driven by the
