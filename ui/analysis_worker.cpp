@@ -362,7 +362,9 @@ void AnalysisWorker::run_model(const AnalysisRequest& request, uint64_t serial, 
   options.blocks_resume = [this, &pooler](int64_t tokens, int64_t row) {
     return !pooler || (pooled_before_ && pooled_before_->resumes(tokens, row, kGridThumbnailCells));
   };
-  options.forward_kept = [this, &pooler] { pooled_before_ = pooler ? pooler->resume_point() : nullptr; };
+  options.forward_kept = [this, &pooler](const std::vector<int64_t>& rows) {
+    pooled_before_ = pooler ? pooler->resume_point(rows) : nullptr;
+  };
   // The heap as the text wants it (the window starts keeping freed memory, for typing on a short text).
   options.before_forward = [](const PlannedRun& run) { tune_heap_for_run(run.kept == KeptAttention::Maps); };
   TextPipelineResult r = pipeline_->run(request.text, options, &encoder_);

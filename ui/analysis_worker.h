@@ -226,10 +226,10 @@ class AnalysisWorker {
   std::shared_ptr<const OpenedTextRun> opened_;  // instead, a result file's, set once when it is read
   std::optional<TextAnalysis> first_analysis_;   // its analysis until the first answer takes it (worker thread)
   IncrementalEncoder encoder_;  // the worker thread's own: the pieces of the last text, for the next edit
-  // Where the overview of the run the pipeline continues from stood as its last blocks came (the
-  // worker thread's own): a long text typed on at its end pools on from there, its forward making
-  // the blocks from there on alone (TextPipelineOptions::blocks_resume). Null where that run pooled
-  // no overview.
+  // Where the overview of the run the pipeline continues from stood as its resumable blocks came
+  // (the worker thread's own): a long text typed on at its end or edited in its middle pools on
+  // from one of them, its forward making the blocks from there on alone
+  // (TextPipelineOptions::blocks_resume). Null where that run pooled no overview.
   std::shared_ptr<const OverviewPooler::ResumePoint> pooled_before_;
   // Induction scores come from a probe that does not depend on the text: run once per checkpoint
   // (the worker thread's own, like encoder_).

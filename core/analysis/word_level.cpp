@@ -72,8 +72,8 @@ TextCaptures averaged_over_words(const TextCaptures& pieces, const WordGroups& g
   w.length = static_cast<int64_t>(groups.words.size());
   w.head_outputs = piece_means(pieces.head_outputs, bounds);
   if (pieces.hidden_states.defined()) w.hidden_states = piece_means(pieces.hidden_states, bounds);
-  w.value_norms = w.value_gram = w.queries = w.keys = w.column_sums = w.layer_keys = w.layer_values =
-      w.column_sums_before = at::Tensor();
+  w.value_norms = w.value_gram = w.queries = w.keys = w.column_sums = w.layer_keys = w.layer_values = at::Tensor();
+  w.column_sums_before = {};
   return w;
 }
 

@@ -18,7 +18,12 @@ int64_t cell_size(int64_t n, int max_cells) { return n > max_cells ? (n + max_ce
 }  // namespace
 
 bool OverviewPooler::ResumePoint::resumes(int64_t tokens, int64_t from, int max_cells) const {
-  return from > 0 && from == row && from < tokens && cell_size(tokens, max_cells) == k;
+  return from > 0 && from < tokens && cell_size(tokens, max_cells) == k && open_at(from);
+}
+
+const OverviewPooler::ResumePoint::Open* OverviewPooler::ResumePoint::open_at(int64_t row) const {
+  const auto at = std::find_if(opens.begin(), opens.end(), [row](const Open& o) { return o.row == row; });
+  return at == opens.end() ? nullptr : &*at;
 }
 
 OverviewPooler::OverviewPooler(int64_t layers, int64_t heads, int max_cells, std::shared_ptr<const ResumePoint> from)
@@ -38,10 +43,11 @@ void OverviewPooler::start(int64_t n, int64_t row) {
   first_row_ = row;
   values_.assign(panels, std::vector<float>(static_cast<size_t>(side_ * side_)));
   rows_done_.assign(static_cast<size_t>(layers_), row);
-  open_.assign(panels, {});
-  last_block_rows_.assign(static_cast<size_t>(layers_), -1);
+  opens_.clear();
   layer_ = -1;
   if (row == 0) return;
+  for (const ResumePoint::Open& open : from_->opens)
+    if (open.row < row) opens_.push_back(open);
   // The block rows before the row's own are final: the rows before it are the run before's, and a
   // row's columns past its own token are zero, so a cell's largest magnitude is the same.
   const int64_t block_rows = row / k_, before = from_->side, columns = std::min(before, side_);
@@ -56,7 +62,7 @@ void OverviewPooler::start_layer(int64_t layer) {
   for (int64_t h = 0; h <= heads_; ++h) {
     const auto p = static_cast<size_t>(layer * (heads_ + 1) + h);
     poolers_.emplace_back(n_, k_, values_[p].data());
-    if (first_row_ > 0) poolers_.back().resume(from_->open[p]);
+    if (first_row_ > 0) poolers_.back().resume(from_->open_at(first_row_)->panels[p]);
   }
 }
 
@@ -78,11 +84,7 @@ void OverviewPooler::add(int64_t layer, const AttentionBlock& block) {
       rows.first + count > n_ || (layer != layer_ && rows.first != first_row_))
     throw Error("the overview's blocks of maps came out of order");
   if (layer != layer_) start_layer(layer);
-  if (rows.first + count == n_) {  // its last block: where a text typed on may resume
-    last_block_rows_[static_cast<size_t>(layer)] = rows.first;
-    for (int64_t h = 0; h <= heads_; ++h)
-      open_[static_cast<size_t>(layer * (heads_ + 1) + h)] = poolers_[static_cast<size_t>(h)].open_row();
-  }
+  if (block.resumable) keep_open_rows(layer, rows.first);
   // As the thumbnails of a long text are made afterwards (overview_thumbnails.cpp): host floats,
   // the layer's sum over heads, every panel pooled on its own thread; the keys the block holds alone.
   const at::Tensor maps = attention.select(0, 0).to(at::kCPU, at::kFloat).contiguous();  // [H, rows, keys]
@@ -95,12 +97,32 @@ void OverviewPooler::add(int64_t layer, const AttentionBlock& block) {
   rows_done_[static_cast<size_t>(layer)] += count;
 }
 
-std::shared_ptr<const OverviewPooler::ResumePoint> OverviewPooler::resume_point() const {
+void OverviewPooler::keep_open_rows(int64_t layer, int64_t row) {
+  // Layer 0's blocks come first: it opens each row's entry, the later layers fill theirs in.
+  auto open = std::find_if(opens_.begin(), opens_.end(), [row](const ResumePoint::Open& o) { return o.row == row; });
+  if (open == opens_.end()) {
+    if (layer != 0) return;  // a layer laid out unlike the first: no run resumes here
+    open = opens_.insert(opens_.end(), {row, std::vector<MagnitudePooler::OpenRow>(values_.size()), 0});
+  }
+  if (open->layers != layer) return;
+  for (int64_t h = 0; h <= heads_; ++h) {
+    MagnitudePooler::OpenRow held = poolers_[static_cast<size_t>(h)].open_row();
+    const auto columns = static_cast<size_t>(row % k_ == 0 ? 0 : row);  // a causal row's columns before its own
+    held.high.resize(std::min(held.high.size(), columns));
+    held.low.resize(held.high.size());
+    open->panels[static_cast<size_t>(layer * (heads_ + 1) + h)] = std::move(held);
+  }
+  ++open->layers;
+}
+
+std::shared_ptr<const OverviewPooler::ResumePoint> OverviewPooler::resume_point(
+    const std::vector<int64_t>& rows) const {
   if (!complete()) return nullptr;
-  const int64_t row = last_block_rows_.front();
-  // A forward lays out every layer's blocks alike; one that did not is pooled again whole.
-  if (std::count(last_block_rows_.begin(), last_block_rows_.end(), row) != layers_) return nullptr;
-  return std::make_shared<const ResumePoint>(ResumePoint{n_, k_, side_, row, values_, open_});
+  auto point = std::make_shared<ResumePoint>(ResumePoint{n_, k_, side_, values_, {}});
+  for (const ResumePoint::Open& open : opens_)
+    if (open.layers == layers_ && (rows.empty() || std::find(rows.begin(), rows.end(), open.row) != rows.end()))
+      point->opens.push_back(open);
+  return point;
 }
 
 AttentionBlockSink OverviewPooler::sink() {

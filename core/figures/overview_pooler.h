@@ -16,16 +16,27 @@ namespace attnscope {
 
 class OverviewPooler {
  public:
-  // What a pooler held as each layer's last block of rows came (the rows before it pooled): what a
-  // decoder's text typed on at its end, whose forward makes the blocks from there on alone
+  // What a pooler held as each layer's blocks came that a later forward may resume from
+  // (AttentionBlock::resumable; the rows before them pooled): what a decoder's text typed on at
+  // its end or edited in its middle, whose forward makes the blocks from one of them on alone
   // (TextPipelineOptions::blocks_resume), is pooled on from.
   struct ResumePoint {
-    int64_t n = 0, k = 1, side = 0, row = 0;     // the text's tokens, cells' size and count a side; the row
-    std::vector<std::vector<float>> values;      // per panel, side x side: its block rows before row's final
-    std::vector<MagnitudePooler::OpenRow> open;  // per panel (layer-major, as values), at `row`
-    // Whether a text of `tokens` tokens, its blocks from `from` on, is pooled on from it: the same
-    // row, and cells of the same size.
+    int64_t n = 0, k = 1, side = 0;  // the text's tokens, cells' size and count a side
+    // Per panel, side x side: the whole run's. A row's block rows before its own are final there:
+    // a causal row's columns past its own token are zero, so no later row's cell reaches them.
+    std::vector<std::vector<float>> values;
+    struct Open {
+      int64_t row = 0;
+      // Per panel (layer-major, as values), the block row open at `row`: its columns before `row`
+      // alone (the others zero), none where `row` starts a block row.
+      std::vector<MagnitudePooler::OpenRow> panels;
+      int64_t layers = 0;  // the layers whose block at `row` has come
+    };
+    std::vector<Open> opens;  // increasing rows
+    // Whether a text of `tokens` tokens, its blocks from `from` on, is pooled on from it: a row it
+    // holds, and cells of the same size.
     bool resumes(int64_t tokens, int64_t from, int max_cells) const;
+    const Open* open_at(int64_t row) const;  // null where it holds none
   };
 
   // For a model of `layers` x `heads`; thumbnails at most `max_cells` a side, as grid_thumbnails'.
@@ -44,8 +55,10 @@ class OverviewPooler {
 
   // Every row of every layer's maps has come (a run that stopped, or that kept its maps, leaves it short).
   bool complete() const;
-  // Where a run typed on from this one's text may resume: null unless complete.
-  std::shared_ptr<const ResumePoint> resume_point() const;
+  // Where a run typed on from this one's text may resume, at `rows` alone (those its forward kept
+  // column sums before: TextPipelineOptions::forward_kept), or every row it holds where empty:
+  // null unless complete.
+  std::shared_ptr<const ResumePoint> resume_point(const std::vector<int64_t>& rows = {}) const;
   // Layers whose every row has come, counted from the first: the overview so far.
   int64_t layers_done() const;
   int64_t layers() const { return layers_; }
@@ -70,9 +83,11 @@ class OverviewPooler {
   std::vector<int64_t> rows_done_;          // per layer
   int64_t layer_ = -1;                      // the layer being pooled
   std::vector<MagnitudePooler> poolers_;    // its panels'
-  // Per panel, what its pooler held as its layer's last block came, and that block's first row per layer.
-  std::vector<MagnitudePooler::OpenRow> open_;
-  std::vector<int64_t> last_block_rows_;
+  // What the panels' poolers held at each resumable block's row: the run before's rows before
+  // first_row_, then this run's.
+  std::vector<ResumePoint::Open> opens_;
+  // A layer's resumable block at `row` came: what its panels' poolers held before it.
+  void keep_open_rows(int64_t layer, int64_t row);
 };
 
 }  // namespace attnscope

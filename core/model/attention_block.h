@@ -17,6 +17,9 @@ struct AttentionBlock {
   RowSpan rows;     // the query rows, count given
   KeySpan keys;     // the keys held, count given
   int64_t n = 0;    // the keys in all
+  // A later forward of a text sharing the tokens before its first row may make the blocks from this
+  // one on alone (ColumnSumsBefore): whoever reads the blocks keeps what it needs to pick up here.
+  bool resumable = false;
 
   // The same rows over every key, [B, H, rows.count, n]: `maps` itself when it holds them all.
   at::Tensor whole() const;

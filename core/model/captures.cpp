@@ -71,10 +71,8 @@ TextCaptures text_captures(const BatchCaptures& batch, size_t index, bool to_hos
   }
   if (batch.all_layer_keys.defined()) t.layer_keys = place(batch.all_layer_keys.select(1, b).narrow(2, 0, n));
   if (batch.all_layer_values.defined()) t.layer_values = place(batch.all_layer_values.select(1, b).narrow(2, 0, n));
-  if (batch.all_column_sums_before.defined()) {
-    t.column_sums_before = place(batch.all_column_sums_before.select(1, b));
-    t.block_step = batch.block_step;
-  }
+  t.column_sums_before = batch.column_sums_before.of_text(b);
+  for (at::Tensor& sums : t.column_sums_before.sums) sums = place(sums);
   t.num_layers = t.head_outputs.size(0);
   t.num_heads = t.head_outputs.size(1);
   t.length = n;

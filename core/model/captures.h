@@ -7,6 +7,8 @@
 #include <memory>
 #include <vector>
 
+#include "model/column_sums_before.h"
+
 namespace attnscope {
 
 // Which queries may attend to each key (METHOD.md, "Decoders"): in an encoder every query; in a
@@ -47,11 +49,10 @@ struct BatchCaptures {
   // are kept then too, and recompute any map.
   at::Tensor all_column_sums;
   // With ForwardOptions::keep_layer_inputs, for a decoder's long text: each layer's column sums
-  // over the rows before its last block of rows (all_column_sums as they stood when that block
-  // came), [L, B, H, s], and the rows a block held (s a multiple of them), as a continued forward
-  // reads them to make the blocks from row s on alone (ForwardPrefix::column_sums_before).
-  at::Tensor all_column_sums_before;
-  int64_t block_step = 0;
+  // over the rows before a few of its blocks of rows (all_column_sums as they stood when each came),
+  // as a continued forward reads them to make the blocks from one of them on alone
+  // (ForwardPrefix::column_sums_before).
+  ColumnSumsBefore column_sums_before;
   // With ForwardOptions::keep_layer_inputs, for a decoder whose continued forward reads them
   // (Transformer::continues_from_projections): every layer's keys (as the scores use them) and
   // values, [L, B, G, n, d] each; a long text's values alone (its keys are all_keys).
@@ -72,10 +73,9 @@ struct TextCaptures {
   int64_t num_layers = 0, num_heads = 0, length = 0, head_dim = 0, hidden_size = 0;
   at::Tensor attention;    // [L, H, n, n]; undefined for a long text (kept: column_sums, queries, keys)
   at::Tensor column_sums;  // [L, H, n] float32 sums over the rows; defined where attention is not
-  // [L, H, s] and the rows of a block: a decoder's long text's column sums before its last block
-  // of rows, where kept to be continued from (BatchCaptures::all_column_sums_before).
-  at::Tensor column_sums_before;
-  int64_t block_step = 0;
+  // A decoder's long text's column sums before a few of its blocks of rows, each [L, H, r], where
+  // kept to be continued from (BatchCaptures::column_sums_before).
+  ColumnSumsBefore column_sums_before;
   at::Tensor head_outputs;  // [L, H, n, d]
   // [L + 1, n, D], or [L, n, D] (each layer's input) where the last layer stopped at its head
   // outputs and they were kept (CheckpointRun::layer_inputs); may be undefined (e.g. not saved in

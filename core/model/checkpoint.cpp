@@ -65,6 +65,7 @@ std::vector<TextRun> Checkpoint::run(const std::vector<Encoding>& encodings, con
                                                     .lenses = o.lenses,
                                                     .last_layer = o.last_layer,
                                                     .keep_layer_inputs = o.layer_inputs,
+                                                    .column_sums_every = o.column_sums_every,
                                                     .prefix = o.prefix,
                                                     .keep_going = o.keep_going});
   // Unless asked, not where the last layer's output is missing, nor for a long text (its forward

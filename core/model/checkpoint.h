@@ -33,7 +33,8 @@ struct CheckpointRun {
   // Keep each layer's input (TextCaptures::hidden_states) whatever the last layer and the kept
   // attention: what a later run continues from (`prefix`).
   bool layer_inputs = false;
-  ForwardPrefix prefix = {};  // a decoder's one text continued from a run before (ForwardOptions::prefix)
+  int64_t column_sums_every = 1024;  // with layer_inputs (ForwardOptions)
+  ForwardPrefix prefix = {};         // a decoder's one text continued from a run before (ForwardOptions::prefix)
 };
 
 class Checkpoint {

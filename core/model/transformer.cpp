@@ -324,15 +324,16 @@ at::Tensor Transformer::attend_in_blocks(const Projected& qkv, const LayerMask& 
     if (first > 0) stop_if_stale(keep_going);
     const RowSpan rows{first, count};
     // Each block's queries scaled apart: the whole of them would be as large as the layer's queries.
-    const AttentionBlock block = scores_.attention_block(
-        scores_.scaled_query_rows(q_t, {rows.first - q_from, rows.count}), k_t, mask.padding, mask.local, B, rows);
+    AttentionBlock block = scores_.attention_block(scores_.scaled_query_rows(q_t, {rows.first - q_from, rows.count}),
+                                                   k_t, mask.padding, mask.local, B, rows);
     at::Tensor out = context_rows.narrow(1, rows.first, rows.count);
     if (reach.every_key())
       out.copy_(at::bmm(block.whole().view({B * H, rows.count, n}), values));
     else
       context_in_blocks_into(out, block, values, reach);
     if (!keep) continue;
-    if (first + count == n) keep_column_sums_before(columns, rows, step, l, *keep);
+    keep_column_sums_before(columns, rows, step, l, *keep);
+    block.resumable = keep->column_sums_before.before(first) != nullptr;
     const at::Tensor summed = real.defined() ? block.maps * real.narrow(2, rows.first, rows.count) : block.maps;
     columns.narrow(2, block.keys.first, block.keys.count).add_(summed.sum(2, false, at::kFloat));
     if (mask.sink && *mask.sink) (*mask.sink)(l, block);
@@ -607,11 +608,6 @@ void Transformer::allocate_captures(BatchCaptures& out, int64_t B, int64_t n, co
     out.all_layer_values = at::empty({L, B, config_.kv_heads(), n, config_.head_dim()}, options);
     if (maps) out.all_layer_keys = at::empty_like(out.all_layer_values);  // a long text keeps all_keys
   }
-  if (o.keep_layer_inputs && !maps && config_.causal()) {  // every layer's blocks of rows alike
-    out.block_step = block_step(B, n, o.block_rows, reach_of(false));
-    const int64_t last_block = row_blocks(n, out.block_step).back().first;
-    out.all_column_sums_before = at::empty({L, B, H, last_block}, options.dtype(at::kFloat));
-  }
   if (!o.lenses) return;
   out.all_value_norms = at::empty({L, B, H, n}, options);
   out.all_value_gram = at::empty({L, B, n, H, H}, options);
@@ -715,6 +711,7 @@ BatchCaptures Transformer::forward(const std::vector<std::vector<int64_t>>& ids,
       continued.defined() && capture && in_blocks
           ? blocks_resumed_from(options.prefix, batch.ids.size(0), n, continued.size(1), options.block_rows)
           : 0;
+  if (capture) allocate_column_sums_before(out, batch.ids.size(0), n, options, blocks_from);
   for (size_t l = 0; l < weights_.layers.size(); ++l) {
     stop_if_stale(keep_going);
     const LayerWeights& w = weights_.layers[l];

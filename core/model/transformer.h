@@ -81,15 +81,14 @@ struct ForwardPrefix {
   // tokens wholly before the first new row are taken (model/value_gram.h), not made again.
   at::Tensor value_gram, value_norms;
   // A long text's run before (its maps not kept, so `attention` undefined): each layer's column
-  // sums over its rows before row s, where its last block of rows began, [L, H, s]
-  // (TextCaptures::column_sums_before), and the rows its blocks held. Given with its head outputs
-  // and queries (and its keys and values, which a long text's forward takes as the maps' does), a
-  // forward whose blocks hold as many rows and whose first new row is at or after s makes the blocks
-  // from row s on alone, the head outputs before s taken and the column sums summed on from
-  // these: the same bits as from scratch. Whoever reads the blocks (ForwardOptions::
-  // attention_blocks) then gets those alone, so it must hold what the earlier ones made.
-  at::Tensor column_sums_before;
-  int64_t block_step = 0;
+  // sums over its rows before a few of its blocks' first rows (TextCaptures::column_sums_before).
+  // Given with its head outputs and queries (and its keys and values, which a long text's forward
+  // takes as the maps' does), a forward whose blocks hold as many rows makes the blocks from the
+  // last of those rows at or before its first new row on alone, the head outputs before it taken
+  // and the column sums summed on from these: the same bits as from scratch. Whoever reads the
+  // blocks (ForwardOptions::attention_blocks) then gets those alone, so it must hold what the
+  // earlier ones made.
+  ColumnSumsBefore column_sums_before;
 };
 
 // What `run` kept (ForwardOptions::keep_layer_inputs) that a forward of a text sharing its first
@@ -120,9 +119,12 @@ struct ForwardOptions {
   // Keep every layer's input in BatchCaptures::hidden_states even for a long text (which otherwise
   // keeps its latest alone), a decoder's every layer's keys and values where a continued forward
   // reads them (BatchCaptures::all_layer_keys and all_layer_values), and a decoder's long text its
-  // column sums before its last block of rows (all_column_sums_before): what a later forward
-  // continues from (ForwardPrefix).
+  // column sums before a few of its blocks of rows (BatchCaptures::column_sums_before): what a
+  // later forward continues from (ForwardPrefix).
   bool keep_layer_inputs = false;
+  // With keep_layer_inputs, a decoder's long text keeps its column sums before a block of rows at
+  // about every this many rows (column_sums_rows; tests set a few rows).
+  int64_t column_sums_every = 1024;
   // A decoder's single text continued from a run before; ignored for an encoder, a batch of more
   // than one text, or fewer than kFewestBlockRows new rows to run (then the prefix gives way to
   // enough rows that each product sums as from scratch).
@@ -184,6 +186,11 @@ class Transformer {
   Batch checked_batch(const std::vector<std::vector<int64_t>>& ids) const;
   at::Tensor padding_mask(const Batch& batch) const;
   void allocate_captures(BatchCaptures& out, int64_t B, int64_t n, const ForwardOptions& options) const;
+  // A decoder's long text's column sums before its blocks' rows (column_sums_rows), where kept
+  // (ForwardOptions::keep_layer_inputs): those before `blocks_from`, where its blocks resume, taken
+  // from the run before where it kept them (the same bits), the later ones made as the blocks come.
+  void allocate_column_sums_before(BatchCaptures& out, int64_t B, int64_t n, const ForwardOptions& options,
+                                   int64_t blocks_from) const;
   // positions: per-token position ids (RoBERTa's offsets), or undefined for 0 .. n - 1.
   at::Tensor embed(const at::Tensor& ids, const at::Tensor& positions) const;
   RotaryTables rotary_tables(int64_t n, double theta) const;
@@ -265,8 +272,8 @@ class Transformer {
   // where it takes them, ForwardPrefix::keys), its blocks from `from` on.
   void take_earlier_blocks(LayerMask& mask, const ForwardPrefix& prefix, int64_t layer, int64_t rows,
                            int64_t from) const;
-  // Layer l's column sums before its last block of rows into BatchCaptures::all_column_sums_before,
-  // where kept: `columns` [B, H, n] as that block (rows.first on) comes.
+  // Layer l's column sums before a block of rows into BatchCaptures::column_sums_before where
+  // kept before its first row: `columns` [B, H, n] as that block (rows.first on) comes.
   void keep_column_sums_before(const at::Tensor& columns, RowSpan rows, int64_t step, int64_t l,
                                BatchCaptures& keep) const;
   // Whether a forward of B texts of n tokens runs its attention in blocks of query rows: a long

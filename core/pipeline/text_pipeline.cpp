@@ -95,12 +95,13 @@ ForwardPrefix TextPipeline::prefix_for(const std::vector<int64_t>& ids,
   if (last.checkpoint != checkpoint || !last.captures.hidden_states.defined()) return {};
   const auto shared = std::mismatch(ids.begin(), ids.end(), last.ids.begin(), last.ids.end()).first - ids.begin();
   ForwardPrefix prefix = continued_from(last.captures, shared);
-  const at::Tensor& before = prefix.column_sums_before;
+  if (prefix.column_sums_before.empty() || !o.attention_blocks) return prefix;
+  const Transformer& model = checkpoint->model();
   const auto tokens = static_cast<int64_t>(ids.size());
-  if (before.defined() && o.attention_blocks && !(o.blocks_resume && o.blocks_resume(tokens, before.size(2)))) {
-    prefix.column_sums_before = at::Tensor();  // whoever reads the blocks needs every one
-    prefix.block_step = 0;
-  }
+  const int64_t from =
+      model.blocks_resumed_from(prefix, 1, tokens, model.tokens_continued(prefix, tokens, 1), o.block_rows);
+  if (from > 0 && !(o.blocks_resume && o.blocks_resume(tokens, from)))
+    prefix.column_sums_before = {};  // whoever reads the blocks needs every one
   return prefix;
 }
 
@@ -123,6 +124,7 @@ TextPipelineResult TextPipeline::run(std::string_view text, const TextPipelineOp
   const bool continues = o.continues && checkpoint->model().config().causal();
   const std::vector<int64_t> ids = r.encoding.ids();
   run.layer_inputs = continues;
+  run.column_sums_every = o.pairs_before_step;
   if (continues) run.prefix = prefix_for(ids, checkpoint, o);
   const bool predicts = o.next_tokens > 0 && checkpoint->model().config().causal();
   run.last_layer =
@@ -146,7 +148,7 @@ TextPipelineResult TextPipeline::run(std::string_view text, const TextPipelineOp
     if (r.tokens_continued > 0 && run.kept == KeptAttention::QueriesAndKeys)
       r.blocks_from = model.blocks_resumed_from(run.prefix, 1, n, r.tokens_continued, run.block_rows);
     last_forward_ = {ids, r.captures, checkpoint};
-    if (o.forward_kept) o.forward_kept();
+    if (o.forward_kept) o.forward_kept(r.captures.column_sums_before.rows);
   }
   if (predicts) r.next = next_tokens(checkpoint->model(), r.captures, o.next_tokens);
   if (o.settings.words) {

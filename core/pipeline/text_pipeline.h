@@ -76,15 +76,19 @@ struct TextPipelineOptions {
   // scratch. A long text's analysis takes each head's pairs among the tokens both share from that
   // run's too (AnalysisRun::resume), the same as found again. The explorer's runs.
   bool continues = false;
-  // With `continues`, a long text's run (its maps not kept) typed on at its end makes its blocks of
-  // attention rows from the last run's last block on alone (ForwardPrefix::column_sums_before),
-  // where whoever reads attention_blocks holds what that run's earlier blocks made: asked with the
-  // new run's tokens and that row. Unset: only where nothing reads the blocks.
+  // With `continues`, a long text's run (its maps not kept) typed on at its end or edited in its
+  // middle makes its blocks of attention rows from the last block before its first new token that
+  // the last run kept column sums before on alone (ForwardPrefix::column_sums_before), where
+  // whoever reads attention_blocks holds what that run's earlier blocks made: asked with the new
+  // run's tokens and that row. Unset: only where nothing reads the blocks.
   std::function<bool(int64_t tokens, int64_t row)> blocks_resume;
-  int64_t pairs_before_step = 1024;  // with `continues`: AnalysisRun::pairs_before_step
-  // Called once the run's forward is the one the next run continues from (its blocks all made):
+  // With `continues`: AnalysisRun::pairs_before_step, and the forward's column sums before its
+  // blocks about as often (ForwardOptions::column_sums_every).
+  int64_t pairs_before_step = 1024;
+  // Called once the run's forward is the one the next run continues from (its blocks all made),
+  // with the rows whose blocks the next run may resume from (blocks_resume asks one of them):
   // whoever keeps what its blocks made for the next run keeps it then.
-  std::function<void()> forward_kept;
+  std::function<void(const std::vector<int64_t>& rows)> forward_kept;
 };
 
 struct TextPipelineResult {

@@ -7,6 +7,7 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <numeric>
 #include <string>
@@ -186,21 +187,24 @@ TEST(LongTextFigures, ThePoolerRefusesBlocksOutOfOrder) {
 
 // Rows [from, n) of causal maps [1, H, n, n] in blocks of `step` rows (from a multiple of it), each
 // over the keys up to its last row, as a decoder's long text's forward hands them out; the last
-// block at least 4 rows (row_blocks).
-void add_causal_blocks(OverviewPooler& pooler, const at::Tensor& maps, int64_t from, int64_t step) {
+// block at least 4 rows (row_blocks); those whose first row is in `resumable` marked so.
+void add_causal_blocks(OverviewPooler& pooler, const at::Tensor& maps, int64_t from, int64_t step,
+                       const std::vector<int64_t>& resumable = {}) {
   const int64_t n = maps.size(2);
   for (int64_t layer = 0; layer < pooler.layers(); ++layer)
     for (const auto& [first, count] : row_blocks(n, step)) {
       if (first < from) continue;
       const KeySpan keys{0, first + count};
-      pooler.add(layer, {maps.narrow(2, first, count).narrow(3, 0, keys.count), {first, count}, keys, n});
+      AttentionBlock block{maps.narrow(2, first, count).narrow(3, 0, keys.count), {first, count}, keys, n};
+      block.resumable = std::find(resumable.begin(), resumable.end(), first) != resumable.end();
+      pooler.add(layer, block);
     }
 }
 
 // A decoder's text typed on at its end, its blocks from the last run's last block on alone: pooled
 // on from where that run's pooler stood as its last blocks came, every panel equals a pooler's fed
 // every block of the new text, whatever the cells' size (none, 2, 3 tokens) and whether the text
-// grew or shrank; cells of another size, or another row, do not resume.
+// grew or shrank; cells of another size, or a row not kept, do not resume.
 TEST(LongTextFigures, AnOverviewPooledOnFromTheRunBeforeEqualsOnePooledWhole) {
   at::manual_seed(3);
   const at::Tensor longest = at::rand({1, 2, 60, 60}).tril();  // row i holds no key after i
@@ -209,30 +213,67 @@ TEST(LongTextFigures, AnOverviewPooledOnFromTheRunBeforeEqualsOnePooledWhole) {
       SCOPED_TRACE(std::to_string(cells) + " cells, " + std::to_string(before) + " then " + std::to_string(after));
       const at::Tensor first_maps = longest.narrow(2, 0, before).narrow(3, 0, before);
       const at::Tensor maps = longest.narrow(2, 0, after).narrow(3, 0, after);
+      const int64_t last = row_blocks(before, 8).back().first, last_after = row_blocks(after, 8).back().first;
       OverviewPooler earlier(3, 2, cells);
-      add_causal_blocks(earlier, first_maps, 0, 8);
+      add_causal_blocks(earlier, first_maps, 0, 8, {16, last});
       const auto point = earlier.resume_point();
       ASSERT_TRUE(point);
-      EXPECT_EQ(point->row, row_blocks(before, 8).back().first);
+      ASSERT_EQ(point->opens.size(), 2u);
       OverviewPooler resumed(3, 2, cells, point), whole(3, 2, cells);
-      ASSERT_TRUE(point->resumes(after, point->row, cells));
-      add_causal_blocks(resumed, maps, point->row, 8);
-      add_causal_blocks(whole, maps, 0, 8);
+      ASSERT_TRUE(point->resumes(after, last, cells));
+      add_causal_blocks(resumed, maps, last, 8, {16, last_after});
+      add_causal_blocks(whole, maps, 0, 8, {16, last_after});
       ASSERT_TRUE(resumed.complete() && whole.complete());
       for (size_t p = 0; p < 9; ++p) EXPECT_EQ(resumed.values(p), whole.values(p)) << "panel " << p;
-      EXPECT_EQ(resumed.resume_point()->open.front().high, whole.resume_point()->open.front().high);
+      const auto resumed_point = resumed.resume_point(), whole_point = whole.resume_point();
+      ASSERT_EQ(resumed_point->opens.size(), whole_point->opens.size());
+      for (size_t o = 0; o < whole_point->opens.size(); ++o) {
+        EXPECT_EQ(resumed_point->opens[o].row, whole_point->opens[o].row);
+        for (size_t p = 0; p < 9; ++p)
+          EXPECT_EQ(resumed_point->opens[o].panels[p].high, whole_point->opens[o].panels[p].high);
+      }
+      EXPECT_EQ(whole.resume_point({16})->opens.size(), 1u) << "the rows the forward kept alone";
     }
   }
   OverviewPooler earlier(1, 2, 20);
-  add_causal_blocks(earlier, longest.narrow(2, 0, 57).narrow(3, 0, 57), 0, 8);
+  add_causal_blocks(earlier, longest.narrow(2, 0, 57).narrow(3, 0, 57), 0, 8, {48});
   const auto point = earlier.resume_point();
-  EXPECT_FALSE(point->resumes(62, point->row, 20)) << "cells of 4 tokens, not 3";
-  EXPECT_FALSE(point->resumes(58, point->row - 8, 20)) << "another row";
+  EXPECT_FALSE(point->resumes(62, 48, 20)) << "cells of 4 tokens, not 3";
+  EXPECT_FALSE(point->resumes(58, 40, 20)) << "a row whose blocks were not kept";
   OverviewPooler none(1, 2, 20);
   EXPECT_THROW(add_causal_blocks(none, longest, 48, 8), Error) << "nothing to resume from";
   EXPECT_FALSE(none.resume_point());
   OverviewPooler other_row(1, 2, 20, point);
   EXPECT_THROW(add_causal_blocks(other_row, longest, 40, 8), Error);
+}
+
+// A decoder's text edited in its middle, its blocks from the last row kept before the edit on
+// alone: pooled on from what the run before's pooler held there, every panel equals a pooler's fed
+// every block of the edited text, whatever the cells' size (a row in the middle of a block row of 3
+// among them) and whether the text grew or shrank.
+TEST(LongTextFigures, AnOverviewEditedInItsMiddlePooledOnFromARowBeforeEqualsOnePooledWhole) {
+  at::manual_seed(4);
+  const at::Tensor longest = at::rand({1, 2, 60, 60}).tril();
+  for (const int cells : {64, 30, 20}) {
+    for (const auto& [before, after] : {std::pair<int64_t, int64_t>{56, 56}, {52, 59}, {58, 50}}) {
+      SCOPED_TRACE(std::to_string(cells) + " cells, " + std::to_string(before) + " then " + std::to_string(after));
+      const at::Tensor first_maps = longest.narrow(2, 0, before).narrow(3, 0, before);
+      at::Tensor maps = longest.narrow(2, 0, after).narrow(3, 0, after).clone();
+      maps.narrow(2, 21, after - 21).copy_(at::rand({1, 2, after - 21, after}).tril(21));  // token 21 edited
+      OverviewPooler earlier(2, 2, cells);
+      add_causal_blocks(earlier, first_maps, 0, 8, {8, 16, 32});
+      const auto point = earlier.resume_point();
+      ASSERT_TRUE(point->resumes(after, 16, cells));
+      OverviewPooler resumed(2, 2, cells, point), whole(2, 2, cells);
+      add_causal_blocks(resumed, maps, 16, 8, {8, 16, 32});
+      add_causal_blocks(whole, maps, 0, 8);
+      ASSERT_TRUE(resumed.complete() && whole.complete());
+      for (size_t p = 0; p < 6; ++p) EXPECT_EQ(resumed.values(p), whole.values(p)) << "panel " << p;
+      const auto again = resumed.resume_point();
+      ASSERT_EQ(again->opens.size(), 3u) << "the row before taken, those from 16 on pooled again";
+      EXPECT_EQ(again->opens[0].panels[0].high, point->opens[0].panels[0].high);
+    }
+  }
 }
 
 // A block holding some keys alone pools as the same rows with zeros at every other key, whatever

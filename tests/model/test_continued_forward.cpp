@@ -41,11 +41,25 @@ void expect_same(const at::Tensor& a, const at::Tensor& b, const std::string& wh
     EXPECT_TRUE(at::allclose(a.to(at::kFloat), b.to(at::kFloat), 1e-4, 1e-5)) << what;
 }
 
+// A continued forward's column sums before its blocks (`a`) against a forward's from scratch: the
+// same blocks, and the same sums at every row it keeps, its last block's among them; before the
+// row its blocks resumed from, it keeps those the run before kept alone.
+void expect_same_sums_before(const ColumnSumsBefore& a, const ColumnSumsBefore& b) {
+  EXPECT_EQ(a.block_step, b.block_step);
+  ASSERT_EQ(a.empty(), b.empty());
+  if (a.empty()) return;
+  EXPECT_EQ(a.rows.back(), b.rows.back()) << "the last block's";
+  for (size_t i = 0; i < a.rows.size(); ++i) {
+    const at::Tensor* same = b.before(a.rows[i]);
+    ASSERT_TRUE(same) << "a row the forward from scratch keeps: " << a.rows[i];
+    expect_same(a.sums[i], *same, "column sums before row " + std::to_string(a.rows[i]));
+  }
+}
+
 void expect_same_captures(const BatchCaptures& a, const BatchCaptures& b) {
   expect_same(a.all_attention, b.all_attention, "maps");
   expect_same(a.all_column_sums, b.all_column_sums, "column sums");
-  expect_same(a.all_column_sums_before, b.all_column_sums_before, "column sums before the last block");
-  EXPECT_EQ(a.block_step, b.block_step);
+  expect_same_sums_before(a.column_sums_before, b.column_sums_before);
   expect_same(a.all_head_outputs, b.all_head_outputs, "head outputs");
   expect_same(a.all_queries, b.all_queries, "queries");
   expect_same(a.all_keys, b.all_keys, "keys");
@@ -74,23 +88,29 @@ std::vector<int64_t> first_block_rows(const Transformer& model, const std::vecto
   return first;
 }
 
-// A long text's forward continued with the run before's column sums before its last block, head
-// outputs, queries, keys and values (`kept`) as well as its layer inputs (`options.prefix`):
-// where the first new row is at or after that block it makes the blocks from there on alone, and
-// its captures are those of a forward from scratch (`fresh`) either way.
-void expect_resumed_as_fresh(const Transformer& model, const TextCaptures& kept, const std::vector<int64_t>& after,
-                             ForwardOptions options, const BatchCaptures& fresh) {
-  ASSERT_TRUE(kept.column_sums_before.defined()) << "a decoder's long text keeps them to be continued from";
-  SCOPED_TRACE("its blocks from its last block's first row on");
-  const int64_t from = kept.column_sums_before.size(2);
-  EXPECT_EQ(from % kept.block_step, 0);
+// A long text's forward continued with the run before's column sums before some of its blocks,
+// head outputs, queries, keys and values (`kept`) as well as its layer inputs (`options.prefix`):
+// it makes the blocks from the last of those rows at or before its first new row on alone (every
+// block where there is none), and its captures are those of a forward from scratch (`fresh`)
+// either way. Returns them.
+TextCaptures expect_resumed_as_fresh(const Transformer& model, const TextCaptures& kept,
+                                     const std::vector<int64_t>& after, ForwardOptions options,
+                                     const BatchCaptures& fresh) {
+  EXPECT_FALSE(kept.column_sums_before.empty()) << "a decoder's long text keeps them to be continued from";
+  SCOPED_TRACE("its blocks from the last row kept before its first new one on");
+  for (const int64_t row : kept.column_sums_before.rows) EXPECT_EQ(row % kept.column_sums_before.block_step, 0);
   options.prefix = continued_from(kept, options.prefix.tokens);
   EXPECT_TRUE(at::equal(options.prefix.keys, kept.keys)) << "a long text's keys are those it keeps";
-  expect_same_captures(model.forward({after}, options), fresh);
+  const BatchCaptures continued = model.forward({after}, options);
+  expect_same_captures(continued, fresh);
   const int64_t rows = model.tokens_continued(options.prefix, static_cast<int64_t>(after.size()), 1);
+  const int64_t from = kept.column_sums_before.last_at_or_before(rows);
+  EXPECT_EQ(model.blocks_resumed_from(options.prefix, 1, static_cast<int64_t>(after.size()), rows, options.block_rows),
+            from);
   const std::vector<int64_t> first = first_block_rows(model, after, options);
-  EXPECT_EQ(first.front(), from > 0 && rows >= from ? from : 0) << "the rows continued: " << rows;
+  EXPECT_EQ(first.front(), from) << "the rows continued: " << rows;
   EXPECT_EQ(std::count(first.begin(), first.end(), first.front()), static_cast<int64_t>(first.size()));
+  return text_captures(continued, 0, false);
 }
 
 // `before` run keeping its layers' inputs, then `after` continued from it and from scratch.
@@ -109,7 +129,10 @@ void expect_continued_as_fresh(const Transformer& model, const std::vector<int64
   EXPECT_GT(expected, 0);
   const BatchCaptures fresh = model.forward({after}, options);
   expect_same_captures(model.forward({after}, continued_options), fresh);
-  if (!kept.attention.defined()) return expect_resumed_as_fresh(model, kept, after, continued_options, fresh);
+  if (!kept.attention.defined()) {
+    expect_resumed_as_fresh(model, kept, after, continued_options, fresh);
+    return;
+  }
   SCOPED_TRACE("the maps' earlier rows taken too");
   continued_options.prefix.attention = kept.attention;
   continued_options.prefix.head_outputs = kept.head_outputs;
@@ -268,10 +291,11 @@ TEST(ContinuedForwardOf, ARealDecoderProjectsItsLaterRowsAlone) {
   });
 }
 
-// A long text (its maps not kept) typed on at its end, as the explorer continues it: the blocks
-// before the last block of the run before are not made again. Blocks of 32 rows: the sizes a long
-// text's forward picks make one block of these few tokens.
-TEST(ContinuedForwardOf, ARealDecodersLongTextMakesTheBlocksFromTheLastOneOn) {
+// A long text (its maps not kept) typed on at its end or edited in its middle, as the explorer
+// continues it: the blocks before the last block whose column sums the run before kept before
+// the first new token are not made again. Blocks of 32 rows (the sizes a long text's forward picks
+// make one block of these few tokens), their sums kept before every other one, or every one.
+TEST(ContinuedForwardOf, ARealDecodersLongTextMakesTheBlocksFromTheLastKeptBeforeItsFirstNewToken) {
   on_real_decoders([](const Transformer& model) {
     const std::vector<int64_t> text = test::spread_token_ids(model, 150, 5);
     std::vector<int64_t> typed = text, edited = text;
@@ -280,10 +304,26 @@ TEST(ContinuedForwardOf, ARealDecodersLongTextMakesTheBlocksFromTheLastOneOn) {
     const ForwardOptions long_text{
         .kept = KeptAttention::QueriesAndKeys, .block_rows = 32, .last_layer = LastLayer::HeadOutputsAndLastToken};
     expect_continued_as_fresh(model, text, typed, long_text, "text typed at the end");
-    expect_continued_as_fresh(model, text, edited, long_text, "an edit before the last block");
+    expect_continued_as_fresh(model, text, edited, long_text, "an edit before the last block: every block made");
+    ForwardOptions every_block = long_text;
+    every_block.column_sums_every = 32;
+    expect_continued_as_fresh(model, text, edited, every_block, "an edit in the block from 96");
     expect_continued_as_fresh(model, text, typed,
                               {.kept = KeptAttention::QueriesAndKeys, .block_rows = 32, .lenses = true},
                               "text typed at the end, with the lenses");
+    SCOPED_TRACE("edited twice, the second time before the first edit");
+    ForwardOptions kept_options = every_block;
+    kept_options.keep_layer_inputs = true;
+    const TextCaptures kept = text_captures(model.forward({text}, kept_options), 0, false);
+    const ForwardOptions scratch = kept_options;
+    kept_options.prefix = {kept.hidden_states, 100};
+    const TextCaptures once =
+        expect_resumed_as_fresh(model, kept, edited, kept_options, model.forward({edited}, scratch));
+    EXPECT_EQ(once.column_sums_before.rows, (std::vector<int64_t>{32, 64, 96, 128}));
+    std::vector<int64_t> twice = edited;
+    twice[70] = twice[71];
+    kept_options.prefix = {once.hidden_states, 70};
+    expect_resumed_as_fresh(model, once, twice, kept_options, model.forward({twice}, scratch));
   });
 }
 
@@ -390,23 +430,34 @@ TEST(ContinuedForwardOf, APrefixWithoutEveryLayersInputIsRefused) {
 TEST(ContinuedForwardOf, ALongTextsColumnSumsOfAnotherShapeOrLayoutAreRefusedOrLeft) {
   const auto model = Transformer::load(test::golden_dir() / "decoders" / "llama", test::test_device());
   const std::vector<int64_t> text = test::spread_token_ids(*model, 40, 2);
-  const ForwardOptions long_text{.kept = KeptAttention::QueriesAndKeys, .block_rows = 8, .keep_layer_inputs = true};
+  const ForwardOptions long_text{
+      .kept = KeptAttention::QueriesAndKeys, .block_rows = 8, .keep_layer_inputs = true, .column_sums_every = 16};
   const TextCaptures kept = text_captures(model->forward({text}, long_text), 0, false);
-  ASSERT_EQ(kept.column_sums_before.size(2), 32);
-  const auto continued = [&](const at::Tensor& sums, const at::Tensor& outputs, int64_t step) {
+  const ColumnSumsBefore& sums = kept.column_sums_before;
+  ASSERT_EQ(sums.rows, (std::vector<int64_t>{16, 32}));
+  ASSERT_EQ(sums.block_step, 8);
+  const auto continued = [&](const ColumnSumsBefore& before, const at::Tensor& outputs, int64_t tokens = 36) {
     ForwardOptions o = long_text;
-    o.prefix = {kept.hidden_states, 36, {}, outputs, kept.keys, kept.layer_values, kept.queries};
-    o.prefix.column_sums_before = sums;
-    o.prefix.block_step = step;
+    o.prefix = {kept.hidden_states, tokens, {}, outputs, kept.keys, kept.layer_values, kept.queries};
+    o.prefix.column_sums_before = before;
     return first_block_rows(*model, text, o).front();
   };
-  EXPECT_EQ(continued(kept.column_sums_before, kept.head_outputs, 8), 32);
-  EXPECT_EQ(continued(kept.column_sums_before, kept.head_outputs, 16), 0) << "blocks of other rows";
-  EXPECT_EQ(continued(kept.column_sums_before.narrow(2, 0, 30), kept.head_outputs, 8), 0) << "not a block's first row";
-  EXPECT_THROW(continued(kept.column_sums_before.narrow(1, 0, 1), kept.head_outputs, 8), Error) << "one head's";
-  EXPECT_THROW(continued(kept.column_sums_before, kept.head_outputs.narrow(2, 0, 20), 8), Error)
-      << "head outputs of fewer rows";
-  EXPECT_THROW(continued(kept.column_sums_before, at::Tensor(), 8), Error) << "no head outputs";
+  const auto with = [&](int64_t step, std::vector<int64_t> rows, std::vector<at::Tensor> tensors) {
+    return ColumnSumsBefore{step, std::move(rows), std::move(tensors)};
+  };
+  EXPECT_EQ(continued(sums, kept.head_outputs), 32);
+  EXPECT_EQ(continued(sums, kept.head_outputs, 20), 16) << "the last row kept before the first new token";
+  EXPECT_EQ(continued(sums, kept.head_outputs, 12), 0) << "none kept before it";
+  EXPECT_EQ(continued(with(16, sums.rows, sums.sums), kept.head_outputs), 0) << "blocks of other rows";
+  EXPECT_EQ(continued(with(8, {30}, {sums.sums[1].narrow(2, 0, 30)}), kept.head_outputs), 0)
+      << "not a block's first row";
+  EXPECT_THROW(continued(with(8, {32}, {sums.sums[1].narrow(1, 0, 1)}), kept.head_outputs), Error) << "one head's";
+  EXPECT_THROW(continued(with(8, {32}, {sums.sums[0]}), kept.head_outputs), Error) << "sums over other rows";
+  EXPECT_THROW(continued(with(8, {32, 16}, {sums.sums[1], sums.sums[0]}), kept.head_outputs), Error)
+      << "rows out of order";
+  EXPECT_THROW(continued(with(8, {16, 32}, {sums.sums[0]}), kept.head_outputs), Error) << "a row without its sums";
+  EXPECT_THROW(continued(sums, kept.head_outputs.narrow(2, 0, 20)), Error) << "head outputs of fewer rows";
+  EXPECT_THROW(continued(sums, at::Tensor()), Error) << "no head outputs";
 }
 
 }  // namespace

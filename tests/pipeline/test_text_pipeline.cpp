@@ -8,6 +8,7 @@
 
 #include "analysis/word_level.h"
 #include "base/error.h"
+#include "model/reproducible_products.h"
 #include "pipeline/text_head_roles.h"
 #include "pipeline/text_pipeline.h"
 #include "support/paths.h"
@@ -370,7 +371,8 @@ void expect_same_long_analysis(const TextAnalysis& a, const TextAnalysis& b) {
 // from there (TextPipelineOptions::blocks_resume), every block otherwise, and the analysis takes
 // its pairs among the earlier tokens from the run before (analysis/pairs_before.h, a checkpoint
 // every 64 rows); the captures and analysis those of a pipeline without a run before either way,
-// after an edit near the start, and after one in the middle (pairs taken up to the checkpoint before it).
+// after an edit near the start, and after one in the middle (pairs taken up to the checkpoint
+// before it, and the blocks made from there on alone: the forward keeps its column sums there).
 TEST(TextPipelineContinues, ADecodersLongTextTypedOnAtItsEnd) {
   TypedAndFresh pipelines;
   TextPipeline &typed = pipelines.typed, &fresh = pipelines.fresh;
@@ -384,7 +386,11 @@ TEST(TextPipelineContinues, ADecodersLongTextTypedOnAtItsEnd) {
   o.attention_blocks = [&](int64_t layer, const AttentionBlock& block) {
     if (layer == 0 && first_row < 0) first_row = block.rows.first;
   };
-  o.forward_kept = [&] { ++kept; };
+  std::vector<int64_t> kept_rows;
+  o.forward_kept = [&](const std::vector<int64_t>& rows) {
+    ++kept;
+    kept_rows = rows;
+  };
   std::string text = "The cat sat on the mat, and the dog watched it from the door.";
   for (int k = 0; k < 3; ++k) text += " " + text;
   for (const bool resumes : {false, true}) {
@@ -425,9 +431,19 @@ TEST(TextPipelineContinues, ADecodersLongTextTypedOnAtItsEnd) {
   const TextPipelineResult edited = typed.run(at_start, o);
   ASSERT_TRUE(edited.analysis.pairs_before);
   EXPECT_EQ(edited.analysis.pairs_before->resumed_from, 0);
-  // A word in the middle: pairs taken up to the last checkpoint before its first token.
+  // A word in the middle: pairs taken up to the last checkpoint before its first token, and the
+  // blocks made from there on.
+  const auto edited_tokens = static_cast<int64_t>(edited.encoding.size());
+  ASSERT_GE(kept_rows.size(), 2u);
+  EXPECT_EQ(kept_rows.front(), 64) << "every 64 rows";
+  EXPECT_EQ(kept_rows.back(), row_blocks(edited_tokens, 32).back().first) << "and the last block's first";
   std::string in_middle = at_start;
   in_middle.replace(in_middle.find(" dog ", in_middle.size() / 2), 5, " cow ");
+  o.blocks_resume = [&](int64_t, int64_t row) {
+    resumed_at = row;
+    return true;
+  };
+  first_row = -1;
   const TextPipelineResult middle = typed.run(in_middle, o);
   const std::vector<int64_t> ids = edited.encoding.ids(), middle_ids = middle.encoding.ids();
   const int64_t differs = std::mismatch(ids.begin(), ids.end(), middle_ids.begin()).first - ids.begin();
@@ -437,9 +453,15 @@ TEST(TextPipelineContinues, ADecodersLongTextTypedOnAtItsEnd) {
   ASSERT_TRUE(middle.analysis.pairs_before);
   EXPECT_EQ(middle.analysis.pairs_before->resumed_from, differs / 64 * 64);
   EXPECT_GT(middle.analysis.pairs_before->heads_resumed, 0);
+  EXPECT_EQ(resumed_at, differs / 64 * 64);
+  EXPECT_EQ(middle.blocks_from, resumed_at);
+  EXPECT_EQ(first_row, resumed_at);
   o.continues = false;
   expect_same_long_analysis(edited.analysis, fresh.run(at_start, o).analysis);
-  expect_same_long_analysis(middle.analysis, fresh.run(in_middle, o).analysis);
+  const TextPipelineResult middle_fresh = fresh.run(in_middle, o);
+  EXPECT_TRUE(at::equal(middle.captures.column_sums, middle_fresh.captures.column_sums));
+  EXPECT_TRUE(at::equal(middle.captures.head_outputs, middle_fresh.captures.head_outputs));
+  expect_same_long_analysis(middle.analysis, middle_fresh.analysis);
 }
 
 TEST(NeedsLensCaptures, WhenTheAnalysisOrSomethingShownReadsThem) {
