@@ -416,8 +416,18 @@ std::pair<std::vector<int64_t>, int64_t> text_before(const std::vector<int64_t>&
   return {before, static_cast<int64_t>(at)};
 }
 
-void time_continued_long(const attnscope::Checkpoint& checkpoint, const attnscope::Encoding& encoding, int64_t typed,
-                         int64_t edited_at, int warmup, int runs, std::chrono::milliseconds idle) {
+// How a long text's continued run is timed: typed on at its end (`typed` tokens) or edited at token
+// `edited_at`; its forward alone, or with the analysis and the head roles.
+struct ContinuedLongRun {
+  int64_t typed = 0, edited_at = 0;
+  int warmup = 0, runs = 1;
+  std::chrono::milliseconds idle{0};
+  bool forward_only = false;
+};
+
+void time_continued_long(const attnscope::Checkpoint& checkpoint, const attnscope::Encoding& encoding,
+                         const ContinuedLongRun& how) {
+  const auto [typed, edited_at, warmup, runs, idle, forward_only] = how;
   using namespace attnscope;
   const Transformer& model = checkpoint.model();
   const ModelConfig& c = model.config();
@@ -430,7 +440,7 @@ void time_continued_long(const attnscope::Checkpoint& checkpoint, const attnscop
   OverviewPooler first(c.num_layers, c.num_heads, kGridThumbnailCells);
   explorer.attention_blocks = first.sink();
   const TextCaptures earlier = text_captures(model.forward({before}, explorer), 0, false);
-  const auto point = first.resume_point();
+  const auto point = first.resume_point(earlier.column_sums_before.rows);
   ForwardOptions layer_inputs = explorer;
   layer_inputs.prefix = {earlier.hidden_states, shared};
   ForwardOptions resumed = explorer;
@@ -455,6 +465,10 @@ void time_continued_long(const attnscope::Checkpoint& checkpoint, const attnscop
                      {"continued_layers_ms", m[1]},
                      {"continued_ms", m[2]},
                      {"ratio", m[2] / m[0]}};
+  if (forward_only) {
+    std::cout << out.dump() << "\n";
+    return;
+  }
   Encoding earlier_encoding = encoding;
   earlier_encoding.tokens.resize(before.size());
   for (size_t k = 0; k < before.size(); ++k) earlier_encoding.tokens[k].id = static_cast<int32_t>(before[k]);
@@ -510,7 +524,8 @@ int main(int argc, char** argv) {
       "every large tensor is fresh pages from the kernel");
   bool forward_only = false;
   app.add_flag("--forward-only", forward_only,
-               "Time the forward with captures alone (a long text's analysis on a big model takes minutes)");
+               "Time the forward with captures alone (a long text's analysis on a big model takes minutes); with "
+               "--long-text and --continued or --edited-at, the forwards alone");
   bool long_text = false;
   app.add_flag("--long-text", long_text,
                "Time what a long text costs, its maps not kept: forward, overview, analysis, one head's map");
@@ -572,8 +587,8 @@ int main(int argc, char** argv) {
     return 0;
   }
   if ((typed > 0 || edited_at > 0) && long_text) {
-    time_continued_long(*checkpoint, checkpoint->encode(text, max_length), typed, edited_at, warmup, runs,
-                        std::chrono::milliseconds(idle_ms));
+    time_continued_long(*checkpoint, checkpoint->encode(text, max_length),
+                        {typed, edited_at, warmup, runs, std::chrono::milliseconds(idle_ms), forward_only});
     return 0;
   }
   if (typed > 0) {
