@@ -194,7 +194,7 @@ void colour_grid(AnalysisSnapshot& snapshot, const FigureOptions& options, const
 }  // namespace
 
 // The text's head roles beside its analysis, induction from the probe run once per checkpoint.
-void AnalysisWorker::add_head_roles(AnalysisSnapshot& s, uint64_t serial) {
+void AnalysisWorker::add_head_roles(AnalysisSnapshot& s, uint64_t serial, RoleRowsFromBlocks* from_blocks) {
   if (s.analysis.settings.words) {
     s.roles_note = "Head roles are read on word pieces: turn off \"words, not word pieces\" to see them.";
     return;
@@ -211,7 +211,8 @@ void AnalysisWorker::add_head_roles(AnalysisSnapshot& s, uint64_t serial) {
                                           .progress = stage_progress(serial),
                                           .keep_going = keep_going(serial),
                                           .keep = &kept,
-                                          .resume = role_rows_of_ == checkpoint ? &role_rows_ : nullptr});
+                                          .resume = role_rows_of_ == checkpoint ? &role_rows_ : nullptr,
+                                          .from_blocks = from_blocks});
   role_rows_ = std::move(kept);
   role_rows_of_ = checkpoint;
   if (induction_of_ != checkpoint) {
@@ -344,7 +345,7 @@ bool AnalysisWorker::analyze_shown(const AnalysisRequest& request, uint64_t seri
 // The pipeline's run of the request's text: the forward (its blocks pooled into the overview when
 // it is shown, `pooler`) and the analysis.
 void AnalysisWorker::run_model(const AnalysisRequest& request, uint64_t serial, AnalysisSnapshot& s,
-                               std::optional<OverviewPooler>& pooler) {
+                               std::optional<OverviewPooler>& pooler, std::optional<RoleRowsFromBlocks>& role_rows) {
   TextPipelineOptions options;
   options.max_length = request.max_length;
   options.settings = request.settings;
@@ -355,6 +356,10 @@ void AnalysisWorker::run_model(const AnalysisRequest& request, uint64_t serial, 
   options.long_pair_mask_bytes = request.pair_mask_bytes;
   options.block_rows = request.block_rows;
   options.attention_blocks = block_sink(request, serial, pooler);
+  if (request.head_roles && !request.settings.words) {
+    role_rows.emplace(role_rows_of_ == pipeline_->checkpoint() ? &role_rows_ : nullptr);
+    options.role_rows = &*role_rows;
+  }
   options.progress = stage_progress(serial);
   options.analysis_so_far = analysis_so_far(serial);
   options.continues = true;
@@ -426,12 +431,13 @@ void AnalysisWorker::answer(const AnalysisRequest& request, uint64_t serial,
   snapshot->waited_seconds = std::chrono::duration<double>(start - asked).count();
   try {
     std::optional<OverviewPooler> pooler;
+    std::optional<RoleRowsFromBlocks> role_rows;
     snapshot->forward = forward_asked(request);
     if (opened_)
       take_result(request, serial, *snapshot);
     else if (!analyze_shown(request, serial, *snapshot))
-      run_model(request, serial, *snapshot, pooler);
-    if (request.head_roles && !snapshot->roles) add_head_roles(*snapshot, serial);
+      run_model(request, serial, *snapshot, pooler, role_rows);
+    if (request.head_roles && !snapshot->roles) add_head_roles(*snapshot, serial, role_rows ? &*role_rows : nullptr);
     if (request.grid && !snapshot->grid_options) {
       const auto grid_start = std::chrono::steady_clock::now();
       colour_grid(*snapshot, *request.grid,

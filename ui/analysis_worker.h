@@ -25,6 +25,7 @@
 #include "model/checkpoint.h"
 #include "model/device.h"
 #include "analysis/head_roles.h"
+#include "pipeline/role_rows_from_blocks.h"
 #include "pipeline/text_head_roles.h"
 #include "pipeline/text_pipeline.h"
 #include "results/opened_text_run.h"
@@ -186,13 +187,16 @@ class AnalysisWorker {
   void run_result(OpenResult result);
   void serve(ModelStatus status);  // publishes the status, then answers requests until stopped
   void answer(const AnalysisRequest& request, uint64_t serial, std::chrono::steady_clock::time_point asked);
+  // `role_rows`: made where the head roles are asked on word pieces, for a long text's forward to
+  // add its blocks of maps to (TextPipelineOptions::role_rows).
   void run_model(const AnalysisRequest& request, uint64_t serial, AnalysisSnapshot& s,
-                 std::optional<OverviewPooler>& pooler);
+                 std::optional<OverviewPooler>& pooler, std::optional<RoleRowsFromBlocks>& role_rows);
   // The shown snapshot's forward analysed with the request's settings, when it gives what the
   // request asks (reuses_forward): with it its next tokens, head roles and overview.
   bool analyze_shown(const AnalysisRequest& request, uint64_t serial, AnalysisSnapshot& s);
   void take_result(const AnalysisRequest& request, uint64_t serial, AnalysisSnapshot& s);
-  void add_head_roles(AnalysisSnapshot& snapshot, uint64_t serial);
+  // `from_blocks`: the rows the forward's blocks gave, where it made them (TextHeadRolesOptions).
+  void add_head_roles(AnalysisSnapshot& snapshot, uint64_t serial, RoleRowsFromBlocks* from_blocks = nullptr);
   // What the forward hands its blocks of maps to: the overview's pooler, when the overview is
   // shown (its thumbnails then ready with the forward), and the progress, each layer as it ends.
   AttentionBlockSink block_sink(const AnalysisRequest& request, uint64_t serial, std::optional<OverviewPooler>& pooler);

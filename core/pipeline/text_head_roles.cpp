@@ -4,6 +4,7 @@
 
 #include "base/error.h"
 #include "model/reproducible_products.h"
+#include "pipeline/role_rows_from_blocks.h"
 
 namespace attnscope {
 
@@ -49,27 +50,33 @@ void take_induction(HeadRoleScores& into, const HeadRoleScores& from) {
       into.set(HeadRole::Induction, l, h, from.score(HeadRole::Induction, l, h));
 }
 
-namespace {
-
-// The leading rows whose contributions are taken from `resume`: the tokens this text shares with
-// its text's start, where every layer is causal and the model the same; else none.
-int64_t rows_taken(const Transformer& model, const std::vector<int64_t>& ids, const TextRoleRows* resume) {
+int64_t role_rows_taken(const Transformer& model, const std::vector<int64_t>& ids, const TextRoleRows* resume) {
   if (!resume || resume->model != &model || !model.config().causal() ||
       static_cast<int64_t>(resume->layers.size()) != model.config().num_layers)
     return 0;
   return std::mismatch(ids.begin(), ids.end(), resume->ids.begin(), resume->ids.end()).first - ids.begin();
 }
 
+namespace {
+
+// Layer l's rows as its forward's blocks made them (TextHeadRolesOptions::from_blocks), or none.
+std::optional<LayerRoleRows> rows_from_blocks(const Transformer& model, const std::vector<int64_t>& ids,
+                                              const TextHeadRolesOptions& options, int64_t l) {
+  if (!options.from_blocks || !options.from_blocks->holds(model, ids)) return std::nullopt;
+  return options.from_blocks->take_layer(l);
+}
+
 // A long text's roles: each layer's maps made again block by block of query rows (about 32 MB of
 // attention each, at most) from the queries and keys its forward kept, never whole, and of each
 // block only the keys its rows may see: a decoder's block the keys up to its last row, a
 // sliding-window layer's a band, which at 32,768 tokens is a few hundredths of the whole. They are
-// the maps' values within rounding, not their bits, which the roles' means do not need.
+// the maps' values within rounding, not their bits, which the roles' means do not need. A layer
+// whose rows came with its forward's blocks (options.from_blocks) is taken from there instead.
 HeadRoleScores roles_from_recomputed_maps(const Transformer& model, const TextCaptures& c,
                                           const std::vector<int64_t>& ids, const std::vector<AttentionReach>& reach,
                                           const TextHeadRolesOptions& options) {
   const int64_t L = c.num_layers, H = c.num_heads, n = c.length;
-  const int64_t from = rows_taken(model, ids, options.resume);
+  const int64_t from = role_rows_taken(model, ids, options.resume);
   // The rows after those taken, in blocks of at least the fewest rows a product makes alone.
   const int64_t start = std::min(from, std::max<int64_t>(0, n - kFewestBlockRows));
   auto blocks = row_blocks(n - start, rows_per_block(H * n, options.block_rows));
@@ -78,13 +85,16 @@ HeadRoleScores roles_from_recomputed_maps(const Transformer& model, const TextCa
   HeadRoleScores scores(L, H);
   if (options.keep) *options.keep = {&model, ids, {}};
   for (int64_t l = 0; l < L; ++l) {
-    LayerRoleRows rows(H, n, ids, reach[static_cast<size_t>(l)]);
-    if (from > 0) rows.take_rows(options.resume->layers[static_cast<size_t>(l)], from);
-    const Transformer::RecomputeInputs inputs = model.recompute_inputs(c.queries[l], c.keys[l], l);
-    for (const auto& [first, count] : blocks) {
-      stop_if_stale(options.keep_going);
-      const KeySpan keys = maker.visible_keys(l, n, {first, count});
-      rows.add(maker.recompute(inputs, {first, count}, keys), first, keys.first);
+    std::optional<LayerRoleRows> taken = rows_from_blocks(model, ids, options, l);
+    LayerRoleRows rows = taken ? std::move(*taken) : LayerRoleRows(H, n, ids, reach[static_cast<size_t>(l)]);
+    if (!taken) {
+      if (from > 0) rows.take_rows(options.resume->layers[static_cast<size_t>(l)], from);
+      const Transformer::RecomputeInputs inputs = model.recompute_inputs(c.queries[l], c.keys[l], l);
+      for (const auto& [first, count] : blocks) {
+        stop_if_stale(options.keep_going);
+        const KeySpan keys = maker.visible_keys(l, n, {first, count});
+        rows.add(maker.recompute(inputs, {first, count}, keys), first, keys.first);
+      }
     }
     rows.finish(scores, l);
     if (options.keep) {

@@ -9,6 +9,8 @@
 
 namespace attnscope {
 
+class RoleRowsFromBlocks;
+
 // What a long text's roles leave for the roles of the same text typed on at its end: each layer's
 // rows' contributions (analysis/head_roles.h: LayerRoleRows), of these ids, by this model.
 struct TextRoleRows {
@@ -31,7 +33,15 @@ struct TextHeadRolesOptions {
   // again. The scores are then within rounding of a run from scratch (a block's maps made again are
   // their values within rounding, not their bits, wherever the block starts). Ignored otherwise.
   const TextRoleRows* resume = nullptr;
+  // Given: a long text's rows added from its forward's blocks (pipeline/role_rows_from_blocks.h);
+  // each layer whose rows all came is taken from there, its maps not made again.
+  RoleRowsFromBlocks* from_blocks = nullptr;
 };
+
+// The leading rows of a text of these ids whose role rows a long text's roles take from `resume`:
+// the tokens it shares with that text's start, where every layer is causal and the model the
+// same; else none.
+int64_t role_rows_taken(const Transformer& model, const std::vector<int64_t>& ids, const TextRoleRows* resume);
 
 HeadRoleScores text_head_roles(const Checkpoint& checkpoint, const TextRun& run,
                                const TextHeadRolesOptions& options = {});

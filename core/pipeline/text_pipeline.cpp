@@ -9,6 +9,7 @@
 #include "model/forward_progress.h"
 #include "pipeline/long_text_lens_pairs.h"
 #include "pipeline/long_text_separators.h"
+#include "pipeline/role_rows_from_blocks.h"
 
 namespace attnscope {
 
@@ -86,6 +87,17 @@ void add_analysis(const std::shared_ptr<const Checkpoint>& checkpoint, TextPipel
   r.analysis_seconds = seconds_since(start);
 }
 
+// The forward's blocks of maps to whoever reads them, with its progress; first to the role rows
+// (TextPipelineOptions::role_rows) where `role_rows`.
+AttentionBlockSink blocks_read(const TextPipelineOptions& o, bool role_rows, int64_t layers) {
+  AttentionBlockSink read = with_forward_progress(o.attention_blocks, o.progress, layers);
+  if (!role_rows) return read;
+  return [rows = o.role_rows, then = std::move(read)](int64_t layer, const AttentionBlock& block) {
+    rows->add(layer, block);
+    if (then) then(layer, block);
+  };
+}
+
 }  // namespace
 
 ForwardPrefix TextPipeline::prefix_for(const std::vector<int64_t>& ids,
@@ -119,10 +131,12 @@ TextPipelineResult TextPipeline::run(std::string_view text, const TextPipelineOp
   run.kept = kept_attention(checkpoint->model().config(), r.encoding.size(), o);
   if (o.before_forward)
     o.before_forward({&checkpoint->model().config(), static_cast<int64_t>(r.encoding.size()), run.kept, run.lenses});
-  run.attention_blocks = with_forward_progress(o.attention_blocks, o.progress, checkpoint->model().config().num_layers);
+  const std::vector<int64_t> ids = r.encoding.ids();
+  const bool role_rows = o.role_rows && run.kept == KeptAttention::QueriesAndKeys;
+  if (role_rows) o.role_rows->start(checkpoint->model(), ids);
+  run.attention_blocks = blocks_read(o, role_rows, checkpoint->model().config().num_layers);
   run.block_rows = o.block_rows;
   const bool continues = o.continues && checkpoint->model().config().causal();
-  const std::vector<int64_t> ids = r.encoding.ids();
   run.layer_inputs = continues;
   run.column_sums_every = o.pairs_before_step;
   if (continues) run.prefix = prefix_for(ids, checkpoint, o);
@@ -135,6 +149,7 @@ TextPipelineResult TextPipeline::run(std::string_view text, const TextPipelineOp
         if (d.device != checkpoint->model().device().device) {  // the CPU takes over, for this text and the next
           checkpoint = Checkpoint::load(model_, d);
           run.prefix = {};
+          if (role_rows) o.role_rows->start(checkpoint->model(), ids);
           std::lock_guard lock(mutex_);
           checkpoint_ = checkpoint;
         }

@@ -17,6 +17,8 @@
 
 namespace attnscope {
 
+class RoleRowsFromBlocks;
+
 // What is shown or drawn beside the analysis, as far as the captures are concerned.
 struct ShownMaps {
   bool norm = false;             // a norm-based map (Kobayashi et al. 2020)
@@ -85,6 +87,10 @@ struct TextPipelineOptions {
   // With `continues`: AnalysisRun::pairs_before_step, and the forward's column sums before its
   // blocks about as often (ForwardOptions::column_sums_every).
   int64_t pairs_before_step = 1024;
+  // Given: a long text's forward adds each block of maps it makes to these role rows (started with
+  // the text's ids first), so that its head roles make no map again (TextHeadRolesOptions::
+  // from_blocks). Read by the thread that runs texts.
+  RoleRowsFromBlocks* role_rows = nullptr;
   // Called once the run's forward is the one the next run continues from (its blocks all made),
   // with the rows whose blocks the next run may resume from (blocks_resume asks one of them):
   // whoever keeps what its blocks made for the next run keeps it then.

@@ -6,10 +6,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "pipeline/role_rows_from_blocks.h"
 #include "pipeline/text_head_roles.h"
 #include "pipeline/text_pipeline.h"
 #include "support/head_role_scores.h"
 #include "support/minilm.h"
+#include "support/model_texts.h"
 #include "support/paths.h"
 #include "support/test_device.h"
 
@@ -126,6 +128,76 @@ TEST(TextHeadRoles, ADecodersLongTextTypedOnTakesItsEarlierRowsFromTheTextBefore
   TextRoleRows other = kept;
   other.model = nullptr;
   EXPECT_EQ(blocks_made(&other), L * ((n + 31) / 32)) << "another model's rows";
+}
+
+// The same text's roles from the blocks of maps its forward made (pipeline/role_rows_from_blocks.h):
+// no map made again, the scores those of the maps made again within their rounding; typed on at
+// its end and continued, the rows before the forward's first block taken from the text before's.
+// A layer whose blocks came out of order, or another text's rows, are made again.
+TEST(TextHeadRoles, ADecodersLongTextsRolesComeFromItsForwardsBlocks) {
+  const std::string file =
+      test::real_model_file("models/SmolLM2-135M-Instruct/SmolLM2-135M-Instruct.Q4_1.gguf").string();
+  TextPipeline pipeline(file, test::test_device());
+  const Transformer& model = pipeline.checkpoint()->model();
+  const int64_t L = model.config().num_layers;
+  TextPipelineOptions o;
+  o.long_texts = CapturePlan{.maps_up_to = 4};
+  o.max_length = 256;
+  o.block_rows = 32;
+  o.continues = true;
+  std::string text = "The cat sat on the mat, and the dog watched it from the door.";
+  for (int k = 0; k < 3; ++k) text += " " + text;
+  const auto roles = [&](const TextPipelineResult& r, RoleRowsFromBlocks* from_blocks, TextRoleRows* keep,
+                         int64_t& blocks) {
+    blocks = 0;
+    return text_role_scores(model, r.captures, r.encoding.ids(),
+                            {.keep_going = [&] { return ++blocks > 0; }, .keep = keep, .from_blocks = from_blocks});
+  };
+  RoleRowsFromBlocks first_rows;
+  o.role_rows = &first_rows;
+  const TextPipelineResult was = pipeline.run(text, o);
+  ASSERT_FALSE(was.captures.attention.defined()) << "a long text's";
+  TextRoleRows kept;
+  int64_t blocks = -1;
+  const HeadRoleScores from_blocks = roles(was, &first_rows, &kept, blocks);
+  EXPECT_EQ(blocks, 0) << "no map made again";
+  EXPECT_EQ(static_cast<int64_t>(kept.layers.size()), L);
+  test::expect_scores_near(from_blocks, text_role_scores(model, was.captures, was.encoding.ids()), 1e-6);
+  SCOPED_TRACE("typed on at its end");
+  RoleRowsFromBlocks next_rows(&kept);
+  o.role_rows = &next_rows;
+  const TextPipelineResult now = pipeline.run(text + " It purred.", o);
+  ASSERT_GT(now.blocks_from, 0) << "its blocks from the last one on";
+  const HeadRoleScores continued = roles(now, &next_rows, nullptr, blocks);
+  EXPECT_EQ(blocks, 0);
+  test::expect_scores_near(continued, text_role_scores(model, now.captures, now.encoding.ids()), 1e-6);
+  EXPECT_EQ(roles(now, &next_rows, nullptr, blocks).layers(), L);
+  EXPECT_GT(blocks, 0) << "each layer's rows taken once";
+}
+
+TEST(RoleRowsFromBlocks, ABlockOutOfOrderOrAnotherTextIsLeftToBeMadeAgain) {
+  const auto model = Transformer::load(test::golden_dir() / "decoders" / "llama", test::test_device());
+  const std::vector<int64_t> ids = test::spread_token_ids(*model, 40, 2);
+  RoleRowsFromBlocks rows;
+  rows.start(*model, ids);
+  EXPECT_TRUE(rows.holds(*model, ids));
+  EXPECT_FALSE(rows.holds(*model, std::vector<int64_t>(ids.begin(), ids.end() - 1)));
+  const int64_t H = model->config().num_heads;
+  const auto block = [&](int64_t first, int64_t count) {
+    return AttentionBlock{at::full({1, H, count, 40}, 1.0 / 40), {first, count}, {0, 40}, 40};
+  };
+  for (const int64_t first : {0, 10, 20, 30}) rows.add(0, block(first, 10));
+  for (const int64_t first : {0, 20, 30}) rows.add(1, block(first, 10));  // rows 10 to 19 missing
+  EXPECT_TRUE(rows.take_layer(0));
+  EXPECT_FALSE(rows.take_layer(0)) << "taken once";
+  EXPECT_FALSE(rows.take_layer(1));
+  EXPECT_FALSE(rows.take_layer(2)) << "no block came";
+  rows.add(1, block(0, 40));  // begun again from its first row
+  EXPECT_TRUE(rows.take_layer(1));
+  RoleRowsFromBlocks without_rows_before;
+  without_rows_before.start(*model, ids);
+  without_rows_before.add(0, block(20, 20));
+  EXPECT_FALSE(without_rows_before.take_layer(0)) << "a block after the first with no rows before to take";
 }
 
 }  // namespace

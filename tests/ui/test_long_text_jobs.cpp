@@ -19,6 +19,7 @@
 #include "pair_values_job.h"
 #include "rollout_job.h"
 #include "support/analysis_so_far.h"
+#include "support/head_role_scores.h"
 #include "support/paths.h"
 #include "support/tiny_bert.h"
 #include "support/wait_for.h"
@@ -254,7 +255,9 @@ TEST(AnalysisWorker, ALongTextsStatisticsComeAsItsScanGoesOn) {
 // A decoder's long text typed on at its end with the overview of attention shown: its forward
 // makes the blocks from the last run's last block on alone and the overview is pooled on from where
 // that run's stood, the thumbnails those made from the finished text's maps. After a run that
-// pooled no overview (another view shown), the next that does pools every block.
+// pooled no overview (another view shown), the next that does pools every block. The head roles,
+// from the forward's blocks (the rows before its first taken from the run before's), are those of
+// the maps made again within their rounding.
 TEST(AnalysisWorker, ADecodersLongTextTypedOnAtItsEndPoolsItsOverviewOnFromTheRunBefore) {
   const auto model = test::real_model_file("models/SmolLM2-135M-Instruct/SmolLM2-135M-Instruct.Q4_1.gguf");
   if (!std::filesystem::exists(model)) return;  // real_model_file said how to fetch it
@@ -266,6 +269,7 @@ TEST(AnalysisWorker, ADecodersLongTextTypedOnAtItsEndPoolsItsOverviewOnFromTheRu
   asked.grid = FigureOptions{};
   asked.long_texts.maps_up_to = 4;
   asked.block_rows = 32;
+  asked.head_roles = true;
   const auto answer = [&](const std::string& typed, bool overview) {
     asked.text = typed;
     asked.grid = overview ? std::optional<FigureOptions>(FigureOptions{}) : std::nullopt;
@@ -274,7 +278,14 @@ TEST(AnalysisWorker, ADecodersLongTextTypedOnAtItsEndPoolsItsOverviewOnFromTheRu
     const auto s = worker.latest();
     EXPECT_TRUE(s && s->error.empty() && !s->captures.attention.defined()) << (s ? s->error : "no answer");
     if (s && overview) EXPECT_EQ(s->grid.rgba, grid_atlas(s->view(), *s->grid_options).rgba);
-    return s ? s->blocks_from : -1;
+    if (!s || !s->roles) {
+      ADD_FAILURE() << "no head roles";
+      return int64_t{-1};
+    }
+    HeadRoleScores roles = *s->roles;
+    take_induction(roles, HeadRoleScores(roles.layers(), roles.heads()));  // the probe's, apart
+    test::expect_scores_near(roles, text_role_scores(s->checkpoint->model(), s->captures, s->encoding.ids()), 1e-6);
+    return s->blocks_from;
   };
   EXPECT_EQ(answer(text, true), 0) << "nothing before";
   EXPECT_GT(answer(text += " It purred.", true), 0);
