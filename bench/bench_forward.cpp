@@ -14,7 +14,8 @@
 // FILE.ids.json, for bench/check_long_map.sh to compare with transformers'.
 //
 // With --head-roles, a long text's head roles made from its maps again over the keys each block of
-// rows may see, beside the same over whole rows (how they were made before) and the forward.
+// rows may see, beside the same over whole rows (how they were made before), the forward, and the
+// forward handing its blocks to the roles, which then make no map again.
 //
 // With --long-text, what a long text costs (issue 32), its maps not kept: the plain forward, the
 // forward keeping queries and keys, the overview's thumbnails made again block by block, the whole
@@ -77,6 +78,7 @@
 #include "figures/map_sources.h"
 #include "pipeline/long_text_lens_pairs.h"
 #include "pipeline/long_text_separators.h"
+#include "pipeline/role_rows_from_blocks.h"
 #include "pipeline/text_head_roles.h"
 #include "pipeline/text_pipeline.h"
 
@@ -238,7 +240,9 @@ void time_long_text_lens(const attnscope::Checkpoint& checkpoint, const attnscop
 // --head-roles: a long text's head roles (induction aside) from its maps made again, as
 // text_role_scores makes them (each block over the keys its rows may see, the queries and keys laid
 // out once a layer) and as they were made before (each block's whole rows, laid out again for each
-// block), beside the forward keeping queries and keys; the largest difference of their scores.
+// block), beside the forward keeping queries and keys; the largest difference of their scores. And
+// the forward handing its blocks to the role rows, then the roles from those (as the explorer makes
+// them: pipeline/role_rows_from_blocks.h), with their largest difference from those made again.
 void time_head_roles(const attnscope::Checkpoint& checkpoint, const std::vector<int64_t>& ids, int warmup, int runs) {
   using namespace attnscope;
   const Transformer& model = checkpoint.model();
@@ -255,23 +259,38 @@ void time_head_roles(const attnscope::Checkpoint& checkpoint, const std::vector<
     }
     return scores;
   };
-  const HeadRoleScores before = whole_rows(), now = text_role_scores(model, c, ids);
-  double largest = 0;
-  for (const HeadRole role : kHeadRoles)
-    for (int64_t l = 0; l < now.layers(); ++l)
-      for (int64_t h = 0; h < now.heads(); ++h)
-        if (const auto a = before.score(role, l, h), b = now.score(role, l, h); a && b)
-          largest = std::max(largest, std::abs(*a - *b));
-  const auto m = interleaved_medians(warmup, runs,
-                                     {[&] { model.forward({ids}, {.kept = KeptAttention::QueriesAndKeys}); },
-                                      [&] { text_role_scores(model, c, ids); }, [&] { whole_rows(); }},
-                                     model.device().device, std::chrono::milliseconds(0));
+  const auto from_blocks = [&] {
+    RoleRowsFromBlocks rows;
+    rows.start(model, ids);
+    const TextCaptures kept = text_captures(
+        model.forward({ids}, {.kept = KeptAttention::QueriesAndKeys, .attention_blocks = rows.sink()}), 0, true);
+    return text_role_scores(model, kept, ids, {.from_blocks = &rows});
+  };
+  const auto largest_difference = [](const HeadRoleScores& x, const HeadRoleScores& y) {
+    double largest = 0;
+    for (const HeadRole role : kHeadRoles)
+      for (int64_t l = 0; l < x.layers(); ++l)
+        for (int64_t h = 0; h < x.heads(); ++h)
+          if (const auto a = x.score(role, l, h), b = y.score(role, l, h); a && b)
+            largest = std::max(largest, std::abs(*a - *b));
+    return largest;
+  };
+  const HeadRoleScores now = text_role_scores(model, c, ids);
+  const double largest = largest_difference(whole_rows(), now),
+               from_blocks_largest = largest_difference(from_blocks(), now);
+  const auto m =
+      interleaved_medians(warmup, runs,
+                          {[&] { model.forward({ids}, {.kept = KeptAttention::QueriesAndKeys}); },
+                           [&] { text_role_scores(model, c, ids); }, [&] { whole_rows(); }, [&] { from_blocks(); }},
+                          model.device().device, std::chrono::milliseconds(0));
   std::cout << nlohmann::json{{"tokens", ids.size()},
                               {"runs", runs},
                               {"forward_queries_keys_ms", m[0]},
                               {"head_roles_visible_keys_ms", m[1]},
                               {"head_roles_whole_rows_ms", m[2]},
-                              {"largest_score_difference", largest}}
+                              {"largest_score_difference", largest},
+                              {"forward_and_roles_from_its_blocks_ms", m[3]},
+                              {"from_blocks_largest_score_difference", from_blocks_largest}}
                    .dump()
             << "\n";
 }
