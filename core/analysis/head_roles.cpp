@@ -105,7 +105,14 @@ LayerRoleRows::LayerRoleRows(int64_t heads, int64_t n, const std::vector<int64_t
 
 void LayerRoleRows::add(const at::Tensor& block, int64_t first, int64_t first_key) {
   // In two buffers kept from block to block: a long text's layer comes in hundreds of blocks, and
-  // fresh temporaries of their size cost more in page faults than the sums themselves.
+  // fresh temporaries of their size cost more in page faults than the sums themselves. Each holds
+  // the block's rows over every key from the first: a decoder's blocks hold a few more keys each,
+  // and a buffer grown with them was fresh pages every block (most of the roles' time at 8,192
+  // tokens when the forward's own blocks came).
+  const int64_t room = block.size(0) * block.size(1) * n_;
+  for (at::Tensor* buffer : {&block_, &scratch_})
+    if (buffer->storage().nbytes() < static_cast<size_t>(room) * sizeof(double))
+      *buffer = at::empty({room}, at::kDouble);
   at::Tensor& a = block_;
   a.resize_(block.sizes()).copy_(block);
   const int64_t heads = a.size(0), rows = a.size(1), keys = a.size(2);
