@@ -193,6 +193,10 @@ void colour_grid(AnalysisSnapshot& snapshot, const FigureOptions& options, const
 
 }  // namespace
 
+const TextRoleRows* AnalysisWorker::role_rows_before(const std::shared_ptr<const Checkpoint>& checkpoint) const {
+  return role_rows_of_ == checkpoint ? &role_rows_ : nullptr;
+}
+
 // The text's head roles beside its analysis, induction from the probe run once per checkpoint.
 void AnalysisWorker::add_head_roles(AnalysisSnapshot& s, uint64_t serial, RoleRowsFromBlocks* from_blocks) {
   if (s.analysis.settings.words) {
@@ -211,7 +215,7 @@ void AnalysisWorker::add_head_roles(AnalysisSnapshot& s, uint64_t serial, RoleRo
                                           .progress = stage_progress(serial),
                                           .keep_going = keep_going(serial),
                                           .keep = &kept,
-                                          .resume = role_rows_of_ == checkpoint ? &role_rows_ : nullptr,
+                                          .resume = role_rows_before(checkpoint),
                                           .from_blocks = from_blocks});
   role_rows_ = std::move(kept);
   role_rows_of_ = checkpoint;
@@ -357,7 +361,7 @@ void AnalysisWorker::run_model(const AnalysisRequest& request, uint64_t serial, 
   options.block_rows = request.block_rows;
   options.attention_blocks = block_sink(request, serial, pooler);
   if (request.head_roles && !request.settings.words) {
-    role_rows.emplace(role_rows_of_ == pipeline_->checkpoint() ? &role_rows_ : nullptr);
+    role_rows.emplace(role_rows_before(pipeline_->checkpoint()));
     options.role_rows = &*role_rows;
   }
   options.progress = stage_progress(serial);

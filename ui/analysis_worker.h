@@ -195,6 +195,8 @@ class AnalysisWorker {
   // request asks (reuses_forward): with it its next tokens, head roles and overview.
   bool analyze_shown(const AnalysisRequest& request, uint64_t serial, AnalysisSnapshot& s);
   void take_result(const AnalysisRequest& request, uint64_t serial, AnalysisSnapshot& s);
+  // The last text's role rows where `checkpoint` made them (TextHeadRolesOptions::resume), else null.
+  const TextRoleRows* role_rows_before(const std::shared_ptr<const Checkpoint>& checkpoint) const;
   // `from_blocks`: the rows the forward's blocks gave, where it made them (TextHeadRolesOptions).
   void add_head_roles(AnalysisSnapshot& snapshot, uint64_t serial, RoleRowsFromBlocks* from_blocks = nullptr);
   // What the forward hands its blocks of maps to: the overview's pooler, when the overview is

@@ -95,12 +95,14 @@ void Transformer::allocate_column_sums_before(BatchCaptures& out, int64_t B, int
   }
 }
 
-void Transformer::keep_column_sums_before(const at::Tensor& columns, RowSpan rows, int64_t step, int64_t l,
+bool Transformer::keep_column_sums_before(const at::Tensor& columns, RowSpan rows, int64_t step, int64_t l,
                                           BatchCaptures& keep) const {
   const ColumnSumsBefore& kept = keep.column_sums_before;
-  if (kept.empty()) return;
+  if (kept.empty()) return false;
   if (step != kept.block_step) throw Error("a layer's blocks of attention rows were laid out unlike the others'");
-  if (const at::Tensor* before = kept.before(rows.first)) (*before)[l].copy_(columns.narrow(2, 0, rows.first));
+  const at::Tensor* before = kept.before(rows.first);
+  if (before) (*before)[l].copy_(columns.narrow(2, 0, rows.first));
+  return before != nullptr;
 }
 
 }  // namespace attnscope

@@ -332,8 +332,7 @@ at::Tensor Transformer::attend_in_blocks(const Projected& qkv, const LayerMask& 
     else
       context_in_blocks_into(out, block, values, reach);
     if (!keep) continue;
-    keep_column_sums_before(columns, rows, step, l, *keep);
-    block.resumable = keep->column_sums_before.before(first) != nullptr;
+    block.resumable = keep_column_sums_before(columns, rows, step, l, *keep);
     const at::Tensor summed = real.defined() ? block.maps * real.narrow(2, rows.first, rows.count) : block.maps;
     columns.narrow(2, block.keys.first, block.keys.count).add_(summed.sum(2, false, at::kFloat));
     if (mask.sink && *mask.sink) (*mask.sink)(l, block);

@@ -273,8 +273,9 @@ class Transformer {
   void take_earlier_blocks(LayerMask& mask, const ForwardPrefix& prefix, int64_t layer, int64_t rows,
                            int64_t from) const;
   // Layer l's column sums before a block of rows into BatchCaptures::column_sums_before where
-  // kept before its first row: `columns` [B, H, n] as that block (rows.first on) comes.
-  void keep_column_sums_before(const at::Tensor& columns, RowSpan rows, int64_t step, int64_t l,
+  // kept before its first row: `columns` [B, H, n] as that block (rows.first on) comes. Whether
+  // they were (a later forward may resume at the block: AttentionBlock::resumable).
+  bool keep_column_sums_before(const at::Tensor& columns, RowSpan rows, int64_t step, int64_t l,
                                BatchCaptures& keep) const;
   // Whether a forward of B texts of n tokens runs its attention in blocks of query rows: a long
   // text's, its maps not kept (`kept`); without captures, where a layer's scores whole would take
