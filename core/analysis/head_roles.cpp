@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "analysis/row_entropy.h"
 #include "base/error.h"
 
 namespace attnscope {
@@ -86,6 +87,16 @@ std::vector<int64_t> range(int64_t first, int64_t last) {
   return out;
 }
 
+// Row first + r of the block meets key first + r + shift on its diagonal first + shift - first_key
+// (rows before -offset have none on a diagonal below the main one; rows whose key is past the
+// block's last have none either).
+void take_diagonal(at::Tensor& into, const at::Tensor& block, int64_t first, int64_t first_key, int64_t shift) {
+  const int64_t offset = first + shift - first_key;
+  if (offset <= -block.size(1) || offset >= block.size(2)) return;
+  const at::Tensor values = block.diagonal(offset, 1, 2);
+  into.narrow(1, first + std::max<int64_t>(0, -offset), values.size(1)).copy_(values);
+}
+
 }  // namespace
 
 LayerRoleRows::LayerRoleRows(int64_t heads, int64_t n, const std::vector<int64_t>& ids, AttentionReach reach)
@@ -93,8 +104,6 @@ LayerRoleRows::LayerRoleRows(int64_t heads, int64_t n, const std::vector<int64_t
   if (static_cast<int64_t>(ids.size()) != n) throw Error("head roles: the ids do not match the maps");
   for (at::Tensor* t : {&previous_, &first_, &next_, &end_, &duplicate_, &entropy_})
     *t = at::zeros({heads, n}, at::kDouble);
-  block_ = at::empty({0}, at::kDouble);
-  scratch_ = at::empty({0}, at::kDouble);
   std::unordered_map<int64_t, int64_t> last;  // each token's previous occurrence
   earlier_.assign(static_cast<size_t>(n), -1);
   for (int64_t i = 0; i < n; ++i) {
@@ -104,23 +113,12 @@ LayerRoleRows::LayerRoleRows(int64_t heads, int64_t n, const std::vector<int64_t
 }
 
 void LayerRoleRows::add(const at::Tensor& block, int64_t first, int64_t first_key) {
-  // In two buffers kept from block to block: a long text's layer comes in hundreds of blocks, and
-  // fresh temporaries of their size cost more in page faults than the sums themselves. Each holds
-  // the block's rows over every key from the first: a decoder's blocks hold a few more keys each,
-  // and a buffer grown with them was fresh pages every block (most of the roles' time at 8,192
-  // tokens when the forward's own blocks came).
-  const int64_t room = block.size(0) * block.size(1) * n_;
-  for (at::Tensor* buffer : {&block_, &scratch_})
-    if (buffer->storage().nbytes() < static_cast<size_t>(room) * sizeof(double))
-      *buffer = at::empty({room}, at::kDouble);
-  at::Tensor& a = block_;
-  a.resize_(block.sizes()).copy_(block);
-  const int64_t heads = a.size(0), rows = a.size(1), keys = a.size(2);
+  const int64_t heads = block.size(0), rows = block.size(1), keys = block.size(2);
   // A key the block leaves out has attention 0 from its rows: each sum below is left as it was.
-  take_diagonal(previous_, first, first_key, -1);
-  take_diagonal(next_, first, first_key, 1);
-  if (first_key == 0) first_.narrow(1, first, rows).copy_(a.select(2, 0));
-  if (first_key + keys == n_) end_.narrow(1, first, rows).copy_(a.select(2, keys - 1));
+  take_diagonal(previous_, block, first, first_key, -1);
+  take_diagonal(next_, block, first, first_key, 1);
+  if (first_key == 0) first_.narrow(1, first, rows).copy_(block.select(2, 0));
+  if (first_key + keys == n_) end_.narrow(1, first, rows).copy_(block.select(2, keys - 1));
   // Duplicate token: the attention a query pays to earlier occurrences of its own token, summed
   // over those keys alone (earlier ones than the block's first key have none).
   std::vector<int64_t> row_of, cell_of;
@@ -129,15 +127,13 @@ void LayerRoleRows::add(const at::Tensor& block, int64_t first, int64_t first_ke
       row_of.push_back(r);
       cell_of.push_back(r * keys + j - first_key);
     }
-  if (!row_of.empty())
+  if (!row_of.empty()) {
+    const at::Tensor cells = at::tensor(cell_of, at::kLong).to(block.device());
     duplicate_.narrow(1, first, rows)
         .index_add_(1, at::tensor(row_of, at::kLong),
-                    a.view({heads, rows * keys}).index_select(1, at::tensor(cell_of, at::kLong)));
-  // Resized first: an out tensor of another shape is resized with a warning (libtorch prints one
-  // for each layer's last, shorter block).
-  scratch_.resize_(a.sizes());
-  at::clamp_min_out(scratch_, a, 1e-300);  // 0 log 0 = 0
-  entropy_.narrow(1, first, rows).copy_(scratch_.log_().mul_(a).sum(2).neg_());
+                    block.reshape({heads, rows * keys}).index_select(1, cells).to(at::kCPU, at::kDouble));
+  }
+  entropy_.narrow(1, first, rows).copy_(row_entropy(block));
 }
 
 void LayerRoleRows::take_rows(const LayerRoleRows& before, int64_t rows) {
@@ -149,21 +145,6 @@ void LayerRoleRows::take_rows(const LayerRoleRows& before, int64_t rows) {
   const std::array<at::Tensor*, 4> into{&previous_, &first_, &duplicate_, &entropy_};
   const std::array<const at::Tensor*, 4> from{&before.previous_, &before.first_, &before.duplicate_, &before.entropy_};
   for (size_t k = 0; k < into.size(); ++k) into[k]->narrow(1, 0, rows).copy_(from[k]->narrow(1, 0, rows));
-}
-
-void LayerRoleRows::release_blocks() {
-  block_ = at::empty({0}, at::kDouble);
-  scratch_ = at::empty({0}, at::kDouble);
-}
-
-// Row first + r of the block meets key first + r + shift on its diagonal first + shift - first_key
-// (rows before -offset have none on a diagonal below the main one; rows whose key is past the
-// block's last have none either).
-void LayerRoleRows::take_diagonal(at::Tensor& into, int64_t first, int64_t first_key, int64_t shift) const {
-  const int64_t offset = first + shift - first_key;
-  if (offset <= -block_.size(1) || offset >= block_.size(2)) return;
-  const at::Tensor values = block_.diagonal(offset, 1, 2);
-  into.narrow(1, first + std::max<int64_t>(0, -offset), values.size(1)).copy_(values);
 }
 
 void LayerRoleRows::finish(HeadRoleScores& scores, int64_t l) const {

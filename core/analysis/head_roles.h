@@ -69,13 +69,8 @@ class LayerRoleRows {
   // is the same); only where this layer sees no key after its query (each row's values hang on
   // the keys before it alone). Throws attnscope::Error otherwise.
   void take_rows(const LayerRoleRows& before, int64_t rows);
-  // Frees the buffers add() keeps from block to block (two blocks of maps): what is kept of a
-  // layer for the next text is its rows' contributions alone.
-  void release_blocks();
 
  private:
-  void take_diagonal(at::Tensor& into, int64_t first, int64_t first_key, int64_t shift) const;
-
   int64_t n_;
   std::vector<int64_t> ids_;
   AttentionReach reach_;
@@ -83,7 +78,6 @@ class LayerRoleRows {
   // [H, n] float64, per query row: A[i, i-1], A[i, 0], A[i, i+1], A[i, n-1], the attention to earlier
   // occurrences of its token, the row's entropy.
   at::Tensor previous_, first_, next_, end_, duplicate_, entropy_;
-  at::Tensor block_, scratch_;  // a block's maps in float64, and a temporary of their size
 };
 
 // Every role but induction, from the text's maps [L, H, n, n] (float, any device) and its ids;

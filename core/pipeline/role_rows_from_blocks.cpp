@@ -43,7 +43,6 @@ void RoleRowsFromBlocks::add(int64_t layer, const AttentionBlock& block) {
   }
   rows->add(block.maps.select(0, 0), first, block.keys.first);
   next_row_[l] += block.rows.count;
-  if (next_row_[l] == n) rows->release_blocks();
 }
 
 AttentionBlockSink RoleRowsFromBlocks::sink() {

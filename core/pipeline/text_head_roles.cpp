@@ -97,10 +97,7 @@ HeadRoleScores roles_from_recomputed_maps(const Transformer& model, const TextCa
       }
     }
     rows.finish(scores, l);
-    if (options.keep) {
-      rows.release_blocks();
-      options.keep->layers.push_back(std::move(rows));
-    }
+    if (options.keep) options.keep->layers.push_back(std::move(rows));
     if (options.progress) options.progress("head roles", static_cast<double>(l + 1) / static_cast<double>(L));
   }
   return scores;

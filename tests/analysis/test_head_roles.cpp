@@ -237,7 +237,6 @@ TEST(HeadRoles, ACausalLayersEarlierRowsAreTakenFromTheTextBefore) {
       for (int64_t l = 0; l < L; ++l) {
         LayerRoleRows was(H, before, earlier, reach);
         was.add(maps[l].narrow(1, 0, before).narrow(2, 0, before), 0);
-        was.release_blocks();
         LayerRoleRows rows(H, n, ids, reach);
         rows.take_rows(was, taken);
         rows.add(maps[l].narrow(1, taken, n - taken), taken);
