@@ -38,10 +38,11 @@ Fonts load_fonts(float scale) {
     if (!fonts.file.empty()) break;
   }
   // Latin (with the byte-level BPE's space mark U+0120), Greek, Cyrillic, general punctuation,
-  // arrows, mathematical operators (the >= of clipped scales), box and block elements (the
-  // SentencePiece word mark U+2581), and the replacement character.
-  static const ImWchar ranges[] = {0x0020, 0x024F, 0x0370, 0x03FF, 0x0400, 0x04FF, 0x2000, 0x206F,
-                                   0x2190, 0x22FF, 0x2500, 0x25FF, 0xFFFD, 0xFFFD, 0};
+  // arrows (a piece's line break, tab and carriage return, readable_piece), mathematical operators
+  // (the >= of clipped scales), control pictures (a piece's spaces, U+2423), box and block elements
+  // (the SentencePiece word mark U+2581), and the replacement character.
+  static const ImWchar ranges[] = {0x0020, 0x024F, 0x0370, 0x03FF, 0x0400, 0x04FF, 0x2000, 0x206F, 0x2190,
+                                   0x22FF, 0x2423, 0x2423, 0x2500, 0x25FF, 0xFFFD, 0xFFFD, 0};
   if (!fonts.file.empty()) {
     fonts.normal = io.Fonts->AddFontFromFileTTF(fonts.file.c_str(), 15.0f * scale, nullptr, ranges);
     fonts.large = io.Fonts->AddFontFromFileTTF(fonts.file.c_str(), 26.0f * scale, nullptr, ranges);

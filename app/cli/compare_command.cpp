@@ -8,6 +8,7 @@
 #include "base/error.h"
 #include "results/comparison_json.h"
 #include "run_options.h"
+#include "text_cell.h"
 #include "tokenizer/piece_text.h"
 
 namespace attnscope::cli {
@@ -48,14 +49,14 @@ void print_layer(const TextComparison& c, const ComparedRun& a, const ComparedRu
       const int m = c.matching[static_cast<size_t>(l)][static_cast<size_t>(h)];
       match = std::to_string(m) + " (" + number(c.layer_cka[l][h][m].item<double>()) + ")";
     }
-    std::printf("%5lld %4lld %6s %7s %7s %7s %7s %11s %11s %11s %11s  %-24s %s\n", static_cast<long long>(l),
+    std::printf("%5lld %4lld %6s %7s %7s %7s %7s %11s %11s %11s %11s  %s %s\n", static_cast<long long>(l),
                 static_cast<long long>(h), number(x.cka).c_str(), number(x.attention_cosine).c_str(),
                 number(x.attention_max_difference).c_str(), number(x.similarity_relative_change).c_str(),
                 number(x.jaccard).c_str(), (std::to_string(sa.count) + "->" + std::to_string(sb.count)).c_str(),
                 both(sa.repeat_share, sb.repeat_share).c_str(),
                 both(sa.same_sentence_share, sb.same_sentence_share).c_str(),
                 both(sa.mean_distance, sb.mean_distance, "%.1f").c_str(),
-                (anchor(sa, a.encoding) + "->" + anchor(sb, b.encoding)).c_str(), match.c_str());
+                left_aligned(anchor(sa, a.encoding) + "->" + anchor(sb, b.encoding), 24).c_str(), match.c_str());
   }
   std::printf("\n");
 }

@@ -4,6 +4,7 @@
 #include "base/error.h"
 #include "results/analysis_json.h"
 #include "run_options.h"
+#include "text_cell.h"
 #include "tokenizer/piece_text.h"
 
 namespace attnscope::cli {
@@ -45,8 +46,9 @@ int run_pairs(const PairsOptions& o) {
   if (pairs.empty()) return 0;
   std::printf("%-16s %-16s %7s %7s %7s\n", "Token_i", "Token_j", "Index_i", "Index_j", of_s ? "S_hat" : "M_hat");
   for (const TokenPair& p : pairs)
-    std::printf("%-16s %-16s %7d %7d %7.3f\n", readable_piece(e.tokens[static_cast<size_t>(p.i)].text).c_str(),
-                readable_piece(e.tokens[static_cast<size_t>(p.j)].text).c_str(), p.i, p.j, p.value);
+    std::printf("%s %s %7d %7d %7.3f\n",
+                left_aligned(readable_piece(e.tokens[static_cast<size_t>(p.i)].text), 16).c_str(),
+                left_aligned(readable_piece(e.tokens[static_cast<size_t>(p.j)].text), 16).c_str(), p.i, p.j, p.value);
   return 0;
 }
 

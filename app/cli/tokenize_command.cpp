@@ -1,6 +1,5 @@
 #include <nlohmann/json.hpp>
 
-#include <algorithm>
 #include <iostream>
 
 #include "commands.h"
@@ -8,7 +7,8 @@
 #include "model/checkpoint.h"
 #include "text_input.h"
 #include "tokenizer/tokenizer.h"
-#include "tokenizer/utf8.h"
+#include "text_cell.h"
+#include "tokenizer/piece_text.h"
 
 namespace attnscope::cli {
 namespace {
@@ -38,9 +38,7 @@ int run_tokenize(const TokenizeOptions& o) {
   std::printf("%5s  %6s  %-20s  %s\n", "index", "id", "token", "bytes");
   for (size_t i = 0; i < e.tokens.size(); ++i) {
     const Token& t = e.tokens[i];
-    // Padded to 20 characters, not bytes: a SentencePiece piece starts with the 3-byte "▁".
-    const std::string pad(20 - std::min<size_t>(20, count_code_points(t.text)), ' ');
-    std::printf("%5zu  %6d  %s%s  %u-%u\n", i, t.id, t.text.c_str(), pad.c_str(), t.begin, t.end);
+    std::printf("%5zu  %6d  %s  %u-%u\n", i, t.id, left_aligned(spelt_piece(t.text), 20).c_str(), t.begin, t.end);
   }
   if (e.truncated)
     std::printf("truncated: the text has %zu tokens, the first %zu are kept (--max-len)\n", e.full_length,

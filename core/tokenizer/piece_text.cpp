@@ -77,25 +77,40 @@ std::string hex_bytes(const std::string& bytes) {
   return out + ">";
 }
 
-std::string visible(std::string text) {
-  // A piece that is only spaces or line breaks would print as nothing.
-  if (text.find_first_not_of(" \t\r\n") != std::string::npos) return text;
+// Line breaks, tabs and carriage returns as signs wherever they are (printed as they are they
+// would break a table's row or the token strip), and a piece that is only spaces as that many
+// open boxes (it would print as nothing).
+std::string visible(const std::string& text) {
+  const bool blank = text.find_first_not_of(' ') == std::string::npos;
   std::string out;
-  for (char c : text) out += c == '\n' ? "\u21b5" : c == '\t' ? "\u21e5" : "\u2423";
+  for (char c : text)
+    out += c == '\n'           ? "\u21b5"
+           : c == '\t'         ? "\u21e5"
+           : c == '\r'         ? "\u21a9"
+           : c == ' ' && blank ? "\u2423"
+                               : std::string(1, c);
   return out;
+}
+
+bool only_metaspaces(std::string_view piece) {
+  for (; piece.starts_with(kMetaspace); piece.remove_prefix(kMetaspace.size())) {
+  }
+  return piece.empty();
 }
 
 }  // namespace
 
 std::string readable_piece(std::string_view piece) {
-  if (piece == kMetaspace) return "\u2423";  // a word-start mark alone: a space, shown as one
+  if (!piece.empty() && only_metaspaces(piece))  // word-start marks alone: spaces, shown as such
+    return visible(std::string(piece.size() / kMetaspace.size(), ' '));
   if (piece.starts_with(kMetaspace)) piece.remove_prefix(kMetaspace.size());
   std::string bytes;
-  if (!byte_level_bytes(piece, bytes)) return std::string(piece);
+  if (fallback_byte(piece, bytes)) return whole_utf8(bytes) ? visible(bytes) : std::string(piece);
+  if (!byte_level_bytes(piece, bytes)) return visible(std::string(piece));
   if (partial_byte_level(piece, bytes)) return hex_bytes(bytes);
-  if (!whole_utf8(bytes)) return std::string(piece);
+  if (!whole_utf8(bytes)) return visible(std::string(piece));
   if (bytes.size() > 1 && bytes.front() == ' ') bytes.erase(0, 1);
-  return visible(std::move(bytes));
+  return visible(bytes);
 }
 
 std::string written_piece(std::string_view piece) {
@@ -114,6 +129,23 @@ std::string written_piece(std::string_view piece) {
       at += kMetaspace.size();
     } else {
       out += piece[at++];
+    }
+  }
+  return out;
+}
+
+std::string spelt_piece(std::string_view piece) {
+  std::string out;
+  for (const char c : piece) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte >= 0x20 && byte != 0x7F) {
+      out += c;
+    } else if (c == '\n' || c == '\t' || c == '\r') {
+      out += c == '\n' ? "\\n" : c == '\t' ? "\\t" : "\\r";
+    } else {
+      char escaped[5];
+      std::snprintf(escaped, sizeof escaped, "\\x%02X", byte);
+      out += escaped;
     }
   }
   return out;

@@ -17,4 +17,9 @@ std::string readable_piece(std::string_view piece);
 // fallback byte that does not make whole UTF-8): nothing is written rather than a broken text.
 std::string written_piece(std::string_view piece);
 
+// The piece as its vocabulary spells it ("▁the", "Ġthe", "##ing"), its control characters escaped
+// as C writes them ("\n", "\t", "\x1B"): SentencePiece vocabularies hold line breaks and tabs as
+// pieces, which printed as they are would break a table's row.
+std::string spelt_piece(std::string_view piece);
+
 }  // namespace attnscope

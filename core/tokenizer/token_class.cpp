@@ -10,8 +10,10 @@
 namespace attnscope {
 namespace {
 
+// Read from the text the piece writes (its bytes, its word-start mark as a space), not from how it
+// is shown: the signs a line break or a space are shown as (readable_piece) are no text's.
 bool is_punctuation_piece(const std::string& piece) {
-  std::string text = readable_piece(piece);
+  std::string text = written_piece(piece);
   if (text.rfind("##", 0) == 0) text.erase(0, 2);
   bool any = false;
   try {

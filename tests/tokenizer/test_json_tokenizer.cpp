@@ -297,6 +297,30 @@ TEST(ReadablePiece, MarkersOfAWordsStartGoAndBytesBecomeCharacters) {
   EXPECT_EQ(readable_piece("\u00e2\u0122"), "<E2 80>");  // âĢ: half of a character
 }
 
+// SentencePiece vocabularies (Gemma's) hold line breaks, tabs and runs of spaces as pieces of
+// their own, and fallback bytes: none may print as a line break or as nothing.
+TEST(ReadablePiece, LineBreaksAndSpacesOfAnyVocabularyAreShown) {
+  EXPECT_EQ(readable_piece("\n"), "\u21b5");
+  EXPECT_EQ(readable_piece("\n\n"), "\u21b5\u21b5");
+  EXPECT_EQ(readable_piece("\t"), "\u21e5");
+  EXPECT_EQ(readable_piece("\r\n"), "\u21a9\u21b5");
+  EXPECT_EQ(readable_piece("\u2581\u2581\u2581"), "\u2423\u2423\u2423");
+  EXPECT_EQ(readable_piece("<0x0A>"), "\u21b5");
+  EXPECT_EQ(readable_piece("<0x20>"), "\u2423");
+  EXPECT_EQ(readable_piece("<0xC3>"), "<0xC3>");              // half a character, as spelt
+  EXPECT_EQ(readable_piece(".\u010a"), ".\u21b5");            // byte-level ".\n"
+  EXPECT_EQ(readable_piece("\u2581two words"), "two words");  // spaces inside a piece stay spaces
+}
+
+// How `tokenize` shows a piece: as spelt, its control characters escaped.
+TEST(PieceText, SpeltPieceEscapesControlCharacters) {
+  EXPECT_EQ(spelt_piece("\u2581the"), "\u2581the");
+  EXPECT_EQ(spelt_piece("\u0120caf\u00c3\u00a9"), "\u0120caf\u00c3\u00a9");
+  EXPECT_EQ(spelt_piece("\n\n"), "\\n\\n");
+  EXPECT_EQ(spelt_piece("a\tb\r"), "a\\tb\\r");
+  EXPECT_EQ(spelt_piece(std::string("\x1b\x7f\0", 3)), "\\x1B\\x7F\\x00");
+}
+
 // What appending a decoder's piece writes: byte-level bytes with their space, SentencePiece's word
 // start as a space, a fallback byte as itself (none when it is half a character), "é" as itself.
 TEST(PieceText, WrittenPieceIsTheTextItAdds) {

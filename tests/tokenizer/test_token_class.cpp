@@ -20,9 +20,10 @@ TEST(TokenClass, FirstPositionThenSpecialThenPunctuationElseWord) {
   EXPECT_EQ(token_class(piece("[SEP]", true), 5), TokenClass::Special);
   EXPECT_EQ(token_class(piece("<|endoftext|>", true), 5), TokenClass::Special);
   for (const char* p :
-       {",", ".", "!", "?", "...", "##.", "\xC4\xA0,", "\xE2\x96\x81.", "\xE2\x80\x94", "\xC2\xBF", ";"})
+       {",", ".", "!", "?", "...", "##.", "\xC4\xA0,", "\xE2\x96\x81.", "\xE2\x80\x94", "\xC2\xBF", ";", ".\n",
+        ".\xC4\x8A", "<0x2E>"})  // a full stop and a line break, SentencePiece's and byte-level; a fallback byte
     EXPECT_EQ(token_class(piece(p), 3), TokenClass::Punctuation) << p;
-  for (const char* p : {"the", "##ing", "\xC4\xA0the", "\xE2\x96\x81", "\xC4\xA0", "a.", "1974", "<E2 80>", ""})
+  for (const char* p : {"the", "##ing", "\xC4\xA0the", "\xE2\x96\x81", "\xC4\xA0", "a.", "1974", "<E2 80>", "", "\n"})
     EXPECT_EQ(token_class(piece(p), 3), TokenClass::Word) << p;
 }
 
