@@ -127,11 +127,11 @@ Action add_report_command(CLI::App& app) {
       "default corpus shipped in assets/corpus unless --input is given), measures every finding, and writes a PDF and "
       "the same as Markdown with its figures. A corpus run already made with the same model, corpus and settings is "
       "reused");
-  cmd->add_option("--model", o->models, "Checkpoint folder or model id; repeat to put models side by side");
+  cmd->add_option("--model", o->models, "Checkpoint folder, GGUF file or model id; repeat to put models side by side");
   cmd->add_option("--corpus", o->results, "A corpus result already made (attnscope-cli corpus); may be repeated");
   cmd->add_option("--input", o->input, "The corpus: a text file, a JSON Lines file or a folder of them")
       ->capture_default_str();
-  cmd->add_option("--max-len", o->run.max_length, "Tokens per window, [CLS] and [SEP] included (default 128)")
+  cmd->add_option("--max-len", o->run.max_length, "Tokens per window, the special ones included (default 128)")
       ->check(CLI::Range(3, 1 << 20));
   cmd->add_option("--device", o->run.device, "auto (CUDA when present), cpu, cuda or cuda:N")->capture_default_str();
   cmd->add_option("--precision", o->run.precision, "float32, or float16 / bfloat16 on CUDA")->capture_default_str();

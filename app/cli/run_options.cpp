@@ -33,11 +33,13 @@ void add_long_text_options(CLI::App& cmd, RunOptions& o) {
 void add_model_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_option(
          "--model", o.model,
-         "Checkpoint folder (config.json, vocab.txt, model.safetensors), or a model id (bert-base-uncased, org/name) "
+         "Checkpoint folder (config.json, model.safetensors, and tokenizer.json or vocab.txt), a GGUF file (a "
+         "decoder's: SmolLM2, Gemma 3, ...) or a folder holding one, or a model id (bert-base-uncased, org/name) "
          "already in the Hugging Face cache ($HF_HUB_CACHE, $HF_HOME/hub or ~/.cache/huggingface/hub)")
       ->required();
   cmd.add_option("--max-len", o.max_length,
-                 "Keep at most N tokens, [CLS] and [SEP] included (default 128, or the model's positions if fewer)")
+                 "Keep at most N tokens, the special ones ([CLS] and [SEP], or a decoder's start token) included "
+                 "(default 128, or the model's positions if fewer)")
       ->check(CLI::Range(2, 1 << 20));
   cmd.add_option("--device", o.device, "auto (CUDA when present), cpu, cuda or cuda:N")->capture_default_str();
   cmd.add_option("--precision", o.precision, "float32, or float16 / bfloat16 on CUDA")->capture_default_str();
