@@ -34,7 +34,8 @@ struct CommandLine {
 // What to open and what to show of it.
 void add_input_options(CLI::App& app, attnscope::ui::ExplorerOptions& o, CommandLine& in) {
   app.add_option("--model", o.model,
-                 "Checkpoint folder or Hugging Face model id (default: the last used, else the bundled MiniLM)");
+                 "Checkpoint folder, GGUF file (a decoder's) or Hugging Face model id (default: the last used, else "
+                 "the bundled MiniLM)");
   app.add_option("--device", o.device, "auto (CUDA when present), cpu, cuda or cuda:N")->capture_default_str();
   app.add_option("--precision", o.precision, "float32, or float16 / bfloat16 on CUDA")->capture_default_str();
   app.add_option("--text", in.text, "Text to analyse");
@@ -99,7 +100,7 @@ void add_window_options(CLI::App& app, attnscope::ui::ExplorerOptions& o, Comman
   app.add_option("--height", o.height, "Window height in pixels")->check(CLI::Range(240, 16384));
   app.add_option("--settings", o.settings_path, "Settings file (default: $XDG_CONFIG_HOME/attnscope/settings.json)");
   app.add_option("--timeout", o.timeout, "Seconds a screenshot may wait for the analysis")->capture_default_str();
-  app.add_option("--max-len", o.max_length, "Keep at most N tokens, [CLS] and [SEP] included (default 128)")
+  app.add_option("--max-len", o.max_length, "Keep at most N tokens, the special ones included (default 128)")
       ->check(CLI::Range(2, 1 << 20));
   app.add_option("--maps-up-to", o.long_texts.maps_up_to,
                  "Keep every attention map of a text of at most this many tokens; a longer one keeps its queries and "
