@@ -5,10 +5,10 @@
 #include "commands.h"
 #include "base/error.h"
 #include "model/checkpoint.h"
-#include "text_input.h"
-#include "tokenizer/tokenizer.h"
 #include "text_cell.h"
+#include "text_input.h"
 #include "tokenizer/piece_text.h"
+#include "tokenizer/tokenizer.h"
 
 namespace attnscope::cli {
 namespace {

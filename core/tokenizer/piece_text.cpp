@@ -93,8 +93,7 @@ std::string visible(const std::string& text) {
 }
 
 bool only_metaspaces(std::string_view piece) {
-  for (; piece.starts_with(kMetaspace); piece.remove_prefix(kMetaspace.size())) {
-  }
+  while (piece.starts_with(kMetaspace)) piece.remove_prefix(kMetaspace.size());
   return piece.empty();
 }
 

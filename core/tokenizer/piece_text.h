@@ -3,7 +3,9 @@
 // (kept: readers of BERT know it), SentencePiece's "▁" and byte-level BPE's "Ġ" for a word's
 // start (dropped: the piece is shown as the word's beginning), and byte-level BPE spells every
 // byte as a printable character ("Ã©" for "é"; turned back into the text's own characters; half a
-// character, split over two pieces, shown as its bytes in hexadecimal, "<E2 80>").
+// character, split over two pieces, shown as its bytes in hexadecimal, "<E2 80>"). Line breaks,
+// tabs and carriage returns are shown as arrows ("↵", "⇥", "↩") wherever they are, a piece of
+// spaces alone as open boxes ("␣"), and a fallback byte ("<0x0A>") as its character.
 #include <string>
 #include <string_view>
 
