@@ -2,8 +2,8 @@
 // A long text's head roles from the blocks of maps its forward makes (ForwardOptions::
 // attention_blocks) as they come: each layer's rows' contributions (analysis/head_roles.h:
 // LayerRoleRows) added block by block, so that its roles make no map again: at 8,192 tokens of
-// SmolLM2 the forward and its roles take 67.8 s so, 80.3 s with the maps made again
-// (bench/RESULTS.md). The roles read the forward's maps, to the bit.
+// SmolLM2 the forward and its roles take 49.1 s so, 63.4 s with the maps made again
+// (bench/RESULTS.md, "Head roles on a long text"). The roles read the forward's maps, to the bit.
 #include <cstdint>
 #include <optional>
 #include <vector>
