@@ -47,7 +47,15 @@ at::Tensor padded_product(const at::Tensor& rows, const AttentionBlock& block, c
 }  // namespace
 
 void context_in_blocks_into(const at::Tensor& out, const AttentionBlock& block, const at::Tensor& values,
-                            ContextReach reach) {
+                            ContextReach reach, ContextProducts products) {
+  if (products == ContextProducts::ByDevice)
+    products = values.is_cpu() ? ContextProducts::ByPosition : ContextProducts::OneProduct;
+  if (products == ContextProducts::OneProduct) {
+    const int64_t BH = values.size(0);
+    out.copy_(at::bmm(block.maps.reshape({BH, block.rows.count, block.keys.count}),
+                      values.narrow(1, block.keys.first, block.keys.count)));
+    return;
+  }
   const at::Tensor v = values.contiguous();  // one layout for every block's product (a copy unless it is already)
   const int64_t BH = v.size(0), n = v.size(1);
   const at::Tensor rows = block.maps.reshape({BH, block.rows.count, block.keys.count});

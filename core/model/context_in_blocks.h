@@ -18,6 +18,12 @@
 // about 0.5 s of each of ModernBERT-base's 14 local layers (torch's bmm alone, two threads); in
 // blocks a row reads 192 keys. A layer whose rows see every key (an encoder's global layer) is one
 // product.
+//
+// Off the CPU a block of rows is one product over the keys it holds (ContextProducts::OneProduct):
+// there the matrix library picks its kernels by shape and a continued forward's other products
+// (the projections of its later rows) differ from a run from scratch anyway, so blocks at fixed
+// positions buy no bits, and each is a launch of its own: on an H200 at 2,048 tokens of SmolLM2's
+// shape, 960 of them took about 30 ms of a 70 ms forward (bench/RESULTS.md, "Decoders on the GPU").
 #include <ATen/core/Tensor.h>
 
 #include <cstdint>
@@ -36,11 +42,18 @@ struct ContextReach {
   bool every_key() const { return !causal && window < 0; }
 };
 
+// How a block of rows is cut into products.
+enum class ContextProducts {
+  ByDevice,    // ByPosition on the CPU, OneProduct on any other device
+  ByPosition,  // blocks of kContextBlockRows rows at fixed positions, each over the keys it reads
+  OneProduct,  // one product over the keys `block` holds (a row's masked keys weigh zero)
+};
+
 // The rows of `block` times `values` [BH, n, d] into `out` [BH, block.rows.count, d] (a view is
 // written through); `block`'s maps viewed as [BH, rows, keys], zero wherever `reach` says a row
-// reads nothing. Where the rows start or end inside a block of kContextBlockRows, or it reads keys
-// that `block` does not hold, the block is made with zero rows and keys there.
+// reads nothing. By position: where the rows start or end inside a block of kContextBlockRows, or
+// it reads keys that `block` does not hold, the block is made with zero rows and keys there.
 void context_in_blocks_into(const at::Tensor& out, const AttentionBlock& block, const at::Tensor& values,
-                            ContextReach reach);
+                            ContextReach reach, ContextProducts products = ContextProducts::ByDevice);
 
 }  // namespace attnscope

@@ -1,6 +1,7 @@
 // The forward that keeps queries, keys and column sums instead of maps (KeptAttention::QueriesAndKeys,
 // what a long text keeps) makes each layer's attention in blocks of query rows: its head outputs,
-// last hidden state, queries and keys equal the whole path's to the bit, its column sums equal the
+// last hidden state, queries and keys equal the whole path's to the bit (on the CPU; within
+// rounding on a GPU, expect_bitwise), its column sums equal the
 // maps' sums (to rounding: they are summed block by block), and the maps recomputed from what it
 // kept, block by block, equal the whole path's maps to the bit (also when made from the configuration
 // alone, without the weights); a forward without captures past its limit on whole scores runs the
@@ -24,9 +25,15 @@
 namespace attnscope {
 namespace {
 
-void expect_bitwise(const at::Tensor& a, const at::Tensor& b, const std::string& what) {
+// To the bit on the CPU. Off it a block of rows' head outputs are one product over its keys, the
+// whole path's one over every key (context_in_blocks.h), and the library picks kernels by shape:
+// within rounding there, and so are the later layers' maps.
+void expect_bitwise(const Transformer& model, const at::Tensor& a, const at::Tensor& b, const std::string& what) {
   ASSERT_EQ(a.sizes(), b.sizes()) << what;
-  EXPECT_TRUE(at::equal(a, b)) << what << ": largest difference " << (a - b).abs().max().item<double>();
+  if (model.device().device.is_cpu())
+    EXPECT_TRUE(at::equal(a, b)) << what << ": largest difference " << (a - b).abs().max().item<double>();
+  else
+    EXPECT_TRUE(at::allclose(a.to(at::kCPU, at::kFloat), b.to(at::kCPU, at::kFloat), 1e-4, 1e-5)) << what;
 }
 
 // Both paths on one batch; `rows`: the blocks' height.
@@ -35,13 +42,13 @@ void expect_same_forward(const Transformer& model, const std::vector<std::vector
   const BatchCaptures blocks = model.forward(ids, {.kept = KeptAttention::QueriesAndKeys, .block_rows = rows});
   EXPECT_TRUE(blocks.attention.empty());
   EXPECT_FALSE(blocks.all_attention.defined());
-  expect_bitwise(blocks.all_head_outputs, whole.all_head_outputs, "head outputs");
-  expect_bitwise(blocks.all_queries, whole.all_queries, "queries");
-  expect_bitwise(blocks.all_keys, whole.all_keys, "keys");
+  expect_bitwise(model, blocks.all_head_outputs, whole.all_head_outputs, "head outputs");
+  expect_bitwise(model, blocks.all_queries, whole.all_queries, "queries");
+  expect_bitwise(model, blocks.all_keys, whole.all_keys, "keys");
   EXPECT_EQ(blocks.all_keys.size(2), model.config().kv_heads()) << "a group's keys kept once";
   ASSERT_EQ(blocks.hidden_states.size(), 1u) << "a long text keeps its last state alone";
-  expect_bitwise(blocks.hidden_states.back(), whole.hidden_states.back(), "last hidden state");
-  expect_bitwise(blocks.last_states, whole.last_states, "last tokens' states");
+  expect_bitwise(model, blocks.hidden_states.back(), whole.hidden_states.back(), "last hidden state");
+  expect_bitwise(model, blocks.last_states, whole.last_states, "last tokens' states");
   EXPECT_TRUE(at::allclose(column_attention(blocks), column_attention(whole), 1e-5, 1e-6)) << "column attention";
   for (size_t b = 0; b < ids.size(); ++b) {
     const TextCaptures t = text_captures(blocks, b, false);
@@ -62,14 +69,14 @@ void expect_same_forward(const Transformer& model, const std::vector<std::vector
         if (without_weights) parts_without_weights.push_back(from_config.recompute(inputs, span));
       }
       const std::string where = "text " + std::to_string(b) + ", layer " + std::to_string(l);
-      expect_bitwise(at::cat(parts, 1), maps[l], where);
+      expect_bitwise(model, at::cat(parts, 1), maps[l], where);
       // One head at a time, as a view asks: a grouped head reads its group's keys, kept once.
       const AttentionRows head_rows = recomputed_attention_rows(model, t);
       for (int64_t h = 0; h < t.num_heads; ++h)
-        expect_bitwise(head_rows(l, h, {3, n - 3})[0], maps[l][h].narrow(0, 3, n - 3).to(at::kCPU, at::kFloat),
+        expect_bitwise(model, head_rows(l, h, {3, n - 3})[0], maps[l][h].narrow(0, 3, n - 3).to(at::kCPU, at::kFloat),
                        where + ", head " + std::to_string(h));
       if (without_weights)
-        expect_bitwise(at::cat(parts_without_weights, 1), maps[l], where + ", from the configuration");
+        expect_bitwise(model, at::cat(parts_without_weights, 1), maps[l], where + ", from the configuration");
     }
   }
 }
@@ -97,8 +104,8 @@ TEST_P(AttentionInBlocks, AForwardWithoutCapturesGoesInBlocksPastItsLimit) {
   const BatchCaptures blocks = model->forward(ids, {.kept = KeptAttention::QueriesAndKeys, .block_rows = 9});
   EXPECT_FALSE(plain.all_head_outputs.defined());
   ASSERT_EQ(plain.hidden_states.size(), 1u) << "in blocks, the last state alone";
-  expect_bitwise(plain.hidden_states.back(), blocks.hidden_states.back(), "last hidden state");
-  expect_bitwise(plain.last_states, blocks.last_states, "last tokens' states");
+  expect_bitwise(*model, plain.hidden_states.back(), blocks.hidden_states.back(), "last hidden state");
+  expect_bitwise(*model, plain.last_states, blocks.last_states, "last tokens' states");
   const BatchCaptures whole = model->forward(ids, {.capture = false});  // the fused attention: other bits
   EXPECT_TRUE(at::allclose(plain.hidden_states.back(), whole.hidden_states.back(), 1e-4, 1e-5));
 }
@@ -115,10 +122,10 @@ TEST_P(AttentionInBlocks, TheFeedForwardBlockInBlocksOfRowsGivesTheSameBits) {
                                                  test::spread_token_ids(*model, 41, 5)};
   const BatchCaptures whole = model->forward(ids);
   const BatchCaptures blocks = model->forward(ids, {.feed_forward_rows = 8});
-  expect_bitwise(blocks.all_head_outputs, whole.all_head_outputs, "head outputs");
-  expect_bitwise(blocks.hidden_states.back(), whole.hidden_states.back(), "last hidden state");
+  expect_bitwise(*model, blocks.all_head_outputs, whole.all_head_outputs, "head outputs");
+  expect_bitwise(*model, blocks.hidden_states.back(), whole.hidden_states.back(), "last hidden state");
   const BatchCaptures plain = model->forward(ids, {.capture = false, .feed_forward_rows = 16});
-  expect_bitwise(plain.hidden_states.back(), model->forward(ids, {.capture = false}).hidden_states.back(),
+  expect_bitwise(*model, plain.hidden_states.back(), model->forward(ids, {.capture = false}).hidden_states.back(),
                  "last hidden state without captures");
 }
 
@@ -159,7 +166,7 @@ TEST(AttentionInBlocksOf, TheRealMiniLMAtItsFullLength) {
   expect_same_forward(*model, {ids}, 77);
   const BatchCaptures whole = model->forward({ids});
   const BatchCaptures blocks = model->forward({ids}, {.kept = KeptAttention::QueriesAndKeys});
-  expect_bitwise(blocks.all_head_outputs, whole.all_head_outputs, "head outputs, default blocks");
+  expect_bitwise(*model, blocks.all_head_outputs, whole.all_head_outputs, "head outputs, default blocks");
 }
 
 TEST(AttentionInBlocksOf, DebertaIsRefusedInOneLine) {

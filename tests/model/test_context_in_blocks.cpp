@@ -2,7 +2,8 @@
 // within rounding of one product over every key; each row the same bits whatever the text's length
 // (where one product over every key was not: the lengths below include 385 and 513, where it
 // differed); rows given a few at a time, from any first row, the same bits as all at once. The same
-// for a sliding-window layer's, whose blocks leave out the keys before their window.
+// for a sliding-window layer's, whose blocks leave out the keys before their window. Off the CPU,
+// one product a block, within rounding.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
@@ -168,6 +169,40 @@ TEST(ContextInBlocks, RowsHeldOverSomeKeysAreThoseHeldOverEveryKey) {
             << (causal ? "causal" : "encoder") << ", window " << window << ", rows " << step << " at a time";
       }
     }
+}
+
+// Off the CPU a block is one product over the keys it holds (ContextProducts::OneProduct), forced
+// here on the CPU: within rounding of the product over every key, for rows held over every key or
+// over some, causal or not, with a window or without; on the CPU the device's choice is by
+// position (the bits of the tests above).
+TEST(ContextInOneProduct, IsTheProductOverEveryKeyWithinRounding) {
+  for (const bool causal : {true, false})
+    for (const int64_t window : {-1, 0, 40, 1000}) {
+      const Layer layer = layer_of(300, 9, window, causal);
+      const at::Tensor expected = at::bmm(layer.maps, layer.values);
+      for (const int64_t step : {7, 64, 113, 300}) {
+        at::Tensor pieces = at::empty_like(expected);
+        for (int64_t first = 0; first < 300; first += step) {
+          const int64_t count = std::min<int64_t>(step, 300 - first), last = first + count - 1;
+          const int64_t from = window < 0 ? 0 : std::max<int64_t>(0, first - window);
+          const int64_t to = causal ? last + 1 : window < 0 ? 300 : std::min<int64_t>(300, last + window + 1);
+          const AttentionBlock block{
+              layer.maps.narrow(1, first, count).narrow(2, from, to - from), {first, count}, {from, to - from}, 300};
+          context_in_blocks_into(pieces.narrow(1, first, count), block, layer.values, layer.reach(),
+                                 ContextProducts::OneProduct);
+        }
+        EXPECT_TRUE(at::allclose(pieces, expected, 1e-5, 1e-6))
+            << (causal ? "causal" : "encoder") << ", window " << window << ", rows " << step << " at a time";
+      }
+    }
+}
+
+TEST(ContextInOneProduct, TheCpusChoiceIsByPosition) {
+  const Layer layer = layer_of(200, 4);
+  at::Tensor by_position = at::empty({3, 200, 16}), chosen = at::empty({3, 200, 16});
+  context_in_blocks_into(by_position, rows_of(layer), layer.values, layer.reach(), ContextProducts::ByPosition);
+  context_in_blocks_into(chosen, rows_of(layer), layer.values, layer.reach());
+  EXPECT_TRUE(at::equal(chosen, by_position));
 }
 
 }  // namespace
