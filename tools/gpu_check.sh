@@ -21,6 +21,8 @@
 #              with the CPU's on every fixture and model
 #   decoders   the decoder-shaped models' forward with captures against transformers' at 128, 512
 #              and 2,048 tokens, float32 and bfloat16
+#   long       long texts on the decoder-shaped models: each step of a long text and the head roles
+#              at 8,192 tokens, `attnscope-cli analyze` of Gemma 3's shape at 32,768
 #   corpus     a 20,000-window corpus run of the MiniLM-shaped model through attnscope-cli
 #   bench      bench/run_gpu.sh: forward with captures and corpus throughput at float32, float16
 #              and bfloat16 against transformers on the same GPU
@@ -40,7 +42,10 @@
 # ATTNSCOPE_CORPUS_WINDOWS (20000), ATTNSCOPE_GLX_VENDOR (nvidia), ATTNSCOPE_GPU_SLOWER (each
 # stage's limit multiplied by it, 1), ATTNSCOPE_GPU_STAGES (the stages to run, all),
 # ATTNSCOPE_GPU_MODELS (all, or decoders), ATTNSCOPE_DECODER_PRECISIONS ("float32 bfloat16"),
-# ATTNSCOPE_DECODER_WINDOWS (2000), ATTNSCOPE_GPU_TARGETS (what the build stage builds: all the
+# ATTNSCOPE_DECODER_WINDOWS (2000), ATTNSCOPE_DECODER_LENGTHS ("128 512 2048"), ATTNSCOPE_DECODER_COMMANDS
+# (1; 0: the decoders stage without its heads and corpus commands), ATTNSCOPE_LONG_TOKENS (8192),
+# ATTNSCOPE_LONGEST_TOKENS (32768), ATTNSCOPE_GPU_SUITES (the suites stage's test programs, the five
+# above; GTEST_FILTER narrows them), ATTNSCOPE_GPU_TARGETS (what the build stage builds: all the
 # stages need).
 # A dry run on a machine without a GPU:
 #   ATTNSCOPE_TEST_DEVICE=cpu ATTNSCOPE_BENCH_DEVICE=cpu ATTNSCOPE_PYTHON=.venv/bin/python tools/gpu_check.sh OUT
@@ -168,7 +173,7 @@ configure() {
     "-DCMAKE_EXE_LINKER_FLAGS=$rpath" "-DCMAKE_SHARED_LINKER_FLAGS=$rpath" -DOPENSSL_ROOT_DIR="$prefix/usr"
 }
 
-suites=(test_model test_analysis test_pipeline test_compare test_corpus)
+suites=(${ATTNSCOPE_GPU_SUITES:-test_model test_analysis test_pipeline test_compare test_corpus})
 build_all() {
   # shellcheck disable=SC2086 # a list of names
   cmake --build "$build" -j "$(nproc)" --target ${ATTNSCOPE_GPU_TARGETS:-attnscope-cli attnscope bench_forward bench_corpus ${suites[*]}}
@@ -194,14 +199,15 @@ make_models() {
 # table of their outcomes. The real models' golden tests fail for want of their weights where they
 # did not travel (the minilm stage): counted apart.
 run_suites() {
-  local pids=() parity="$models/minilm-shape:$models/random-bert-base" minilm=() name
-  for name in smollm2 gemma3; do
-    [ -f "$models/$name-shape/model.safetensors" ] && parity="$parity:$models/$name-shape"
+  local pids=() parity="" minilm=() name
+  for name in minilm-shape random-bert-base smollm2-shape gemma3-shape; do  # those the models stage made
+    [ -f "$models/$name/model.safetensors" ] && parity="$parity:$models/$name"
   done
   if [ -f "$models/all-MiniLM-L6-v2/model.safetensors" ]; then  # the minilm stage's
     minilm=(ATTNSCOPE_TEST_MODEL="$models/all-MiniLM-L6-v2")
     parity="$parity:$models/all-MiniLM-L6-v2"
   fi
+  parity=${parity#:}
   for t in "${suites[@]}"; do
     # Line-buffered, so that a program that crashes leaves the name of the test it was in.
     env "${minilm[@]}" ATTNSCOPE_TEST_DEVICE=$test_device ATTNSCOPE_GPU_PARITY_MODELS="$parity" \
@@ -231,7 +237,7 @@ run_decoder_bench() {
   for name in smollm2 gemma3; do
     [ -f "$models/$name-shape/model.safetensors" ] || { echo "no $name-shape model"; continue; }
     for precision in ${ATTNSCOPE_DECODER_PRECISIONS:-float32 bfloat16}; do
-      for len in 128 512 2048; do
+      for len in ${ATTNSCOPE_DECODER_LENGTHS:-128 512 2048}; do
         ours=$("$build/bench/bench_forward" --model "$models/$name-shape" --text-file "$text" --max-len "$len" \
           --runs 10 --warmup 2 --device "$bench_device" --precision "$precision" --forward-only) || return 1
         ref=$("$py" "$root/bench/reference_forward.py" --model "$models/$name-shape" --text-file "$text" --max-len "$len" \
@@ -246,7 +252,7 @@ PY
       done
     done
   done
-  decoder_commands
+  [ "${ATTNSCOPE_DECODER_COMMANDS:-1}" = 0 ] || decoder_commands
 }
 
 # The command line on a decoder on the device: head roles (the induction probe too) and a corpus
@@ -270,6 +276,45 @@ windows = result["windows"]
 print(f"\nattnscope-cli heads and corpus ran on smollm2-shape; corpus, 128 tokens, batch 32: {windows} windows in {end - start:.1f} s "
       f"({windows / (end - start):.1f} windows/s, the process's start and the model's load included)")
 PY
+}
+
+# Long texts on the decoder-shaped models (issue 32): what each step costs beside the forward
+# keeping queries and keys (bench_forward --long-text) and the head roles from the forward's blocks
+# (--head-roles), at ATTNSCOPE_LONG_TOKENS (8,192); then `attnscope-cli analyze` of Gemma 3's shape
+# at ATTNSCOPE_LONGEST_TOKENS (32,768), its wall time and the GPU memory it took at most (sampled by
+# nvidia-smi every 100 ms, the CUDA context included). Each command under a limit of its own, so
+# that one slow step leaves the others their rows.
+run_long_bench() {
+  local short=$work/long-examples.txt longest=$work/long-corpus.txt name n=${ATTNSCOPE_LONG_TOKENS:-8192}
+  local m=${ATTNSCOPE_LONGEST_TOKENS:-32768} json
+  for _ in $(seq 40); do cat "$root"/assets/examples/*.txt; done >"$short"  # more than 8,192 tokens
+  for _ in $(seq 20); do cat "$root"/assets/corpus/*.txt; done >"$longest"  # more than 32,768 tokens
+  echo "## Long texts on the device (bench_forward --long-text and --head-roles, one run after one warm-up)" >>"$results"
+  for name in smollm2 gemma3; do
+    [ -f "$models/$name-shape/model.safetensors" ] || { echo "no $name-shape model"; continue; }
+    for what in --long-text --head-roles; do
+      json=$(timeout 90 "$build/bench/bench_forward" --model "$models/$name-shape" --text-file "$short" --max-len "$n" \
+        --runs 1 --warmup 1 --device "$bench_device" "$what") || json="failed or stopped (exit $?)"
+      echo "- $name-shape $what: $json" | tee -a "$results"
+    done
+  done
+  [ -f "$models/gemma3-shape/model.safetensors" ] || return 0
+  local sampler=() start end
+  if command -v nvidia-smi >/dev/null; then
+    nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 >"$logs/long-memory.csv" &
+    sampler=($!)
+  fi
+  start=$(date +%s.%N)
+  timeout 120 "$build/app/attnscope-cli" analyze --model "$models/gemma3-shape" --file "$longest" --max-len "$m" \
+    --device "$bench_device" --captures none --out "$work/long-analyze.bin" >"$logs/long-analyze.log" 2>&1
+  local rc=$?
+  end=$(date +%s.%N)
+  [ ${#sampler[@]} -eq 0 ] || kill "${sampler[@]}"
+  local peak
+  peak=$(sort -n "$logs/long-memory.csv" 2>/dev/null | tail -1)
+  echo "- gemma3-shape attnscope-cli analyze --max-len $m: exit $rc, $(awk "BEGIN { printf \"%.1f\", $end - $start }") s, GPU memory at most ${peak:-?} MiB" |
+    tee -a "$results"
+  return $rc
 }
 
 run_corpus() {
@@ -357,7 +402,7 @@ if [ -n "${stage_name:-}" ]; then
 fi
 trap 'report; rm -rf "$work"; echo "[gpu_check] done in ${SECONDS} s: $out/summary.md"' EXIT
 # ATTNSCOPE_GPU_STAGES: only these (e.g. "build suites" on a machine a first run left warm).
-wanted() { [[ " ${ATTNSCOPE_GPU_STAGES:-probe unpack configure build models window minilm suites decoders corpus bench typing} " == *" $1 "* ]]; }
+wanted() { [[ " ${ATTNSCOPE_GPU_STAGES:-probe unpack configure build models window minilm suites decoders long corpus bench typing} " == *" $1 "* ]]; }
 run_stage() { wanted "$1" || return 0; stage "$@"; }
 run_stage probe 60 probe
 run_stage unpack 120 unpack || exit 1
@@ -368,6 +413,7 @@ run_stage window 60 gather_window
 run_stage minilm 60 gather_minilm
 run_stage suites 240 run_suites
 run_stage decoders 240 run_decoder_bench
+run_stage long 600 run_long_bench
 run_stage corpus 120 run_corpus
 run_stage bench 240 run_bench
 run_stage typing 90 run_typing
