@@ -73,7 +73,8 @@ int run_heads(const HeadsOptions& o) {
   StageProgress progress;  // a long text's forward and roles take minutes
   CheckpointRun forward;   // a long text keeps queries and keys, its maps made again layer by layer
   if (o.run.long_texts)
-    forward.kept = attention_to_keep(config, static_cast<int64_t>(encoding.size()), *o.run.long_texts);
+    forward.kept = attention_to_keep(config, static_cast<int64_t>(encoding.size()), *o.run.long_texts,
+                                     capture_memory(checkpoint->model().device().device));
   forward.attention_blocks = with_forward_progress({}, progress.report(), config.num_layers);
   tune_heap_for_command(forward.kept, config, static_cast<int64_t>(encoding.size()));
   const TextRun run = std::move(checkpoint->run({encoding}, forward).front());

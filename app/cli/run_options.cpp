@@ -26,7 +26,8 @@ void add_long_text_options(CLI::App& cmd, RunOptions& o) {
                  "0 (default): keep them while the maps and similarities fit in --memory-share of the memory")
       ->check(CLI::NonNegativeNumber);
   cmd.add_option("--memory-share", plan.memory_share,
-                 "Share of this machine's memory every map and similarity of a text may take (default 0.25)")
+                 "Share of the memory every map and similarity of a text may take: this machine's, or on a GPU the "
+                 "less of it and the GPU's (default 0.25)")
       ->check(CLI::Range(0.0, 1.0));
 }
 

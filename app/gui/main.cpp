@@ -108,7 +108,8 @@ void add_window_options(CLI::App& app, attnscope::ui::ExplorerOptions& o, Comman
                  "similarity fits in --memory-share of the memory")
       ->check(CLI::NonNegativeNumber);
   app.add_option("--memory-share", o.long_texts.memory_share,
-                 "Share of this machine's memory every map and similarity of a text may take (default 0.25)")
+                 "Share of the memory every map and similarity of a text may take: this machine's, or on a GPU the "
+                 "less of it and the GPU's (default 0.25)")
       ->check(CLI::Range(0.0, 1.0));
   app.add_option("--pair-masks", in.pair_mask_mib,
                  "MiB a long text's pair masks may take together for its views and the Compare view (default 128); a "

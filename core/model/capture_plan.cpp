@@ -1,6 +1,11 @@
 #include "model/capture_plan.h"
 
+#include <ATen/DeviceAccelerator.h>
+#include <torch/version.h>
 #include <unistd.h>
+
+#include <algorithm>
+#include <exception>
 
 namespace attnscope {
 
@@ -13,6 +18,20 @@ double map_bytes(const ModelConfig& config, int64_t n, int64_t element_bytes) {
 int64_t physical_memory() {
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
   return pages > 0 && page > 0 ? static_cast<int64_t>(pages) * page : 0;
+}
+
+int64_t capture_memory(const c10::Device& device) {
+  const int64_t machine = physical_memory();
+  if (device.is_cpu()) return machine;
+  int64_t own = 0;
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 10)  // torch 2.10 brought it
+  try {
+    own = static_cast<int64_t>(at::accelerator::getMemoryInfo(device.index() < 0 ? 0 : device.index()).second);
+  } catch (const std::exception&) {  // an allocator that cannot say: the machine's memory alone
+  }
+#endif
+  if (own <= 0) return machine;
+  return machine > 0 ? std::min(machine, own) : own;
 }
 
 KeptAttention attention_to_keep(const ModelConfig& config, int64_t n, const CapturePlan& plan, int64_t memory_bytes) {

@@ -26,6 +26,12 @@ double map_bytes(const ModelConfig& config, int64_t n, int64_t element_bytes = 4
 // The machine's physical memory in bytes (0 when it cannot be read).
 int64_t physical_memory();
 
+// The memory a text's maps take room in on `device`: the machine's on the CPU; on a GPU the less of
+// the machine's and the device's own (the maps are made there, and a run for the window copies
+// them to the host), so that a card smaller than the machine's memory keeps queries and keys
+// sooner. The device's alone where the machine's cannot be read; 0 when neither can.
+int64_t capture_memory(const c10::Device& device);
+
 // What a forward over a text of n tokens keeps. DeBERTa always keeps its maps (its scores need more
 // than queries and keys); so does every text when `memory_bytes` is 0 and no length was set.
 KeptAttention attention_to_keep(const ModelConfig& config, int64_t n, const CapturePlan& plan,

@@ -53,9 +53,11 @@ void refuse_lens_pairs_that_do_not_fit(size_t n, const AnalysisSettings& setting
     require_long_text_lens_pairs_fit(settings.pairs_from, static_cast<int64_t>(n), config.architecture->direction);
 }
 
-KeptAttention kept_attention(const ModelConfig& config, size_t n, const TextPipelineOptions& o) {
+KeptAttention kept_attention(const Transformer& model, size_t n, const TextPipelineOptions& o) {
   if (!o.long_texts) return KeptAttention::Maps;
-  const KeptAttention kept = attention_to_keep(config, static_cast<int64_t>(n), *o.long_texts);
+  const ModelConfig& config = model.config();
+  const KeptAttention kept =
+      attention_to_keep(config, static_cast<int64_t>(n), *o.long_texts, capture_memory(model.device().device));
   if (kept != KeptAttention::Maps) refuse_lens_pairs_that_do_not_fit(n, o.settings, config);
   return kept;
 }
@@ -128,7 +130,7 @@ TextPipelineResult TextPipeline::run(std::string_view text, const TextPipelineOp
   run.to_host = o.to_host;
   run.keep_going = o.keep_going;
   run.lenses = o.lens_captures || needs_lens_captures(o.settings);
-  run.kept = kept_attention(checkpoint->model().config(), r.encoding.size(), o);
+  run.kept = kept_attention(checkpoint->model(), r.encoding.size(), o);
   if (o.before_forward)
     o.before_forward({&checkpoint->model().config(), static_cast<int64_t>(r.encoding.size()), run.kept, run.lenses});
   const std::vector<int64_t> ids = r.encoding.ids();

@@ -1,9 +1,11 @@
 // When a text keeps its maps and when what recomputes them (model/capture_plan.h): the bytes by
-// hand, a length the user sets, the share of the memory, DeBERTa always keeping its maps.
+// hand, a length the user sets, the share of the memory (the machine's, or at most it on a GPU),
+// DeBERTa always keeping its maps.
 #include <gtest/gtest.h>
 
 #include "model/capture_plan.h"
 #include "support/paths.h"
+#include "support/test_device.h"
 
 namespace attnscope {
 namespace {
@@ -41,6 +43,15 @@ TEST(CapturePlan, OtherwiseTheShareOfTheMemory) {
 TEST(CapturePlan, DebertaKeepsItsMaps) {
   const ModelConfig c = config_of("encoders/deberta-v2");
   EXPECT_EQ(attention_to_keep(c, 1 << 20, {.maps_up_to = 1}, 1), KeptAttention::Maps);
+}
+
+// The CPU's is the machine's; the test device's (a GPU's: the less of its own and the machine's)
+// is known and at most the machine's.
+TEST(CapturePlan, TheMemoryOfTheTestDeviceIsAtMostTheMachines) {
+  EXPECT_EQ(capture_memory(c10::Device(c10::kCPU)), physical_memory());
+  const int64_t memory = capture_memory(test::test_device().device);
+  EXPECT_GT(memory, 0);
+  EXPECT_LE(memory, physical_memory());
 }
 
 }  // namespace
