@@ -64,9 +64,10 @@ struct ExplorerOptions {
   double typing_interval = 0;               // seconds between scripted keys (0: the benchmark's 80 ms)
   // Where the scripted keys go (--typing-at).
   TypingPlace typing_at = TypingPlace::Start;
-  double idle_check = 0;              // > 0: once analysed, wait idle this many seconds, print the frames drawn, exit
-  bool trace_shown = false;           // print the wall-clock time of each frame that first shows a new text's analysis
-  bool partial_frames = true;         // a frame that changes only the text side redraws only it (gl/partial_frames.h)
+  bool typing_at_once = false;  // the first burst during the text's first run (TypingBenchOptions::after_first_run)
+  double idle_check = 0;        // > 0: once analysed, wait idle this many seconds, print the frames drawn, exit
+  bool trace_shown = false;     // print the wall-clock time of each frame that first shows a new text's analysis
+  bool partial_frames = true;   // a frame that changes only the text side redraws only it (gl/partial_frames.h)
   bool check_partial_frames = false;  // draw each partial frame in full too and count the pixels that differ (tests)
   // A run the last one says will take at most this many seconds holds back the frame that asked
   // for it (Explorer::hold_for_quick_run); 0: never. 0.1 s is the usual limit under which an answer

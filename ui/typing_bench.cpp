@@ -20,6 +20,13 @@ double percentile(std::vector<double> values, double q) {
 
 std::string TypingBench::keys_due(double now) {
   if (done()) return {};
+  if (state_ == State::Starting && o_.after_first_run && !opened_shown_) {
+    if (asked_first_ < 0) asked_first_ = now;
+    if (now - asked_first_ < o_.first_run_wait) {
+      next_key_ = now + o_.first_run_look;
+      return {};
+    }
+  }
   if (state_ == State::Starting || (state_ == State::Pausing && now >= pause_until_)) {
     state_ = State::Typing;
     typed_in_burst_ = 0;
@@ -54,7 +61,10 @@ void TypingBench::frame_presented(double now, double frame_seconds, bool shows_c
 
 void TypingBench::analysis_shown(double forward_seconds, double analysis_seconds, double thumbnail_seconds,
                                  int64_t tokens_continued) {
-  if (state_ == State::Starting) return;  // the text's analysis from before the first key
+  if (state_ == State::Starting) {  // the text's analysis from before the first key: not counted
+    opened_shown_ = true;
+    return;
+  }
   continued_.push_back(static_cast<double>(tokens_continued));
   forwards_.push_back(forward_seconds);
   analyses_.push_back(analysis_seconds);
@@ -82,6 +92,7 @@ nlohmann::json TypingBench::summary(size_t tokens, int abandoned, bool last_text
   const auto ms = [](const std::vector<double>& v, double q) { return std::round(percentile(v, q) * 1e4) / 10; };
   return {{"tokens", tokens},
           {"typed_at", typing_place_name(o_.place)},
+          {"typed_after_first_run", o_.after_first_run},
           {"tokens_continued_median", percentile(continued_, 0.5)},
           {"tokens_continued", continued_},
           {"bursts", latencies_.size()},

@@ -29,6 +29,14 @@ struct TypingBenchOptions {
   double key_interval = 0.08;  // seconds between keystrokes: a quick typist
   double pause = 0.25;         // after a burst's analysis is shown, before the next burst
   TypingPlace place = TypingPlace::Start;
+  // The first burst waits until the text as opened is analysed and shown, as a user who opens a
+  // text and then types (its first run is no edit's: on a long text it took most of the first
+  // burst's latency); false: it starts at once, during that run (--typing-at-once).
+  bool after_first_run = true;
+  double first_run_wait = 900;  // seconds the first burst waits at most (a text never analysed)
+  // How often the script looks, while the first burst waits, whether the run was shown: the window
+  // may draw no frame when its worker falls idle after it, and each look draws one.
+  double first_run_look = 0.25;
 };
 
 class TypingBench {
@@ -50,7 +58,9 @@ class TypingBench {
   bool waiting() const { return state_ == State::Waiting; }
   // When the script next has something to do (a key, the end of a pause); 0: now, or at the next event.
   double next_moment() const {
-    return state_ == State::Typing ? next_key_ : state_ == State::Pausing ? pause_until_ : 0;
+    return state_ == State::Typing || state_ == State::Starting ? next_key_
+           : state_ == State::Pausing                           ? pause_until_
+                                                                : 0;
   }
   // `abandoned`: runs the worker stopped because a newer edit came; `last_text_shown`: the views
   // show the analysis of the editor's text as it stands at the end.
@@ -61,6 +71,8 @@ class TypingBench {
   TypingBenchOptions o_;
   State state_ = State::Starting;
   double next_key_ = 0, last_key_ = 0, pause_until_ = 0;
+  double asked_first_ = -1;    // when keys were first asked for
+  bool opened_shown_ = false;  // the text as opened was analysed and shown
   int typed_in_burst_ = 0;
   size_t word_ = 0;
   std::vector<double> latencies_, frames_, whole_frames_, forwards_, analyses_, thumbnails_, continued_;

@@ -20,6 +20,7 @@ WindowScript::WindowScript(const ExplorerOptions& options) : options_(options) {
     TypingBenchOptions typing{options.bench_typing};
     if (options.typing_interval > 0) typing.key_interval = options.typing_interval;
     typing.place = options.typing_at;
+    typing.after_first_run = !options.typing_at_once;
     typing_.emplace(typing);
   }
 }

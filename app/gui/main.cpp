@@ -140,6 +140,9 @@ void add_measure_options(CLI::App& app, attnscope::ui::ExplorerOptions& o, Comma
                  "decoder's run takes the tokens before it from the last one)")
       ->capture_default_str()
       ->check(CLI::IsMember({"start", "end", "middle"}));
+  app.add_flag("--typing-at-once", o.typing_at_once,
+               "--bench-typing's first burst as the window opens, during the text's first run (by default it waits "
+               "until that run is shown, as a user who opens a text and then types)");
   app.add_option("--typing-interval", in.typing_interval_ms,
                  "Milliseconds between the scripted keys of --bench-typing (default 80)")
       ->check(CLI::Range(1.0, 10000.0));

@@ -46,10 +46,11 @@ TEST_F(Gui, TheKeyNAppendsTheMostLikelyNextToken) {
 
 // Typed at its end, a decoder's text is written on: each run the window makes continues from the
 // one before it (the earlier tokens' layers taken from it), and the views end on the text as it
-// stands. The first may have nothing to continue from: keys come once the model is loaded, and on
-// a loaded machine (CI's, running tests side by side) the text's first run was still under way
-// and was dropped. Typed at its start, the first key changes the first token and nothing is
-// taken; the next burst follows the first (the cursor moves on), so it may share the word typed.
+// stands. The first burst comes once the text's first run is shown (TypingBenchOptions::
+// after_first_run), but a burst's first run may still have nothing shown to continue from, so the
+// first is not counted. Typed at its start, the first key changes the first token and nothing of
+// the text is taken; each later burst follows the ones before (the cursor moves on), so it may
+// share the start token and the words they typed (a word and its space, two tokens at most).
 TEST_F(Gui, TypingAtTheEndOfADecodersTextContinuesItsRuns) {
   const auto model = smollm2();
   if (!std::filesystem::exists(model)) return;
@@ -69,7 +70,7 @@ TEST_F(Gui, TypingAtTheEndOfADecodersTextContinuesItsRuns) {
     ASSERT_GE(continued.size(), 3u) << report;  // one analysis shown a burst at least
     for (size_t k = 0; k < continued.size(); ++k)
       if (place == "start")
-        EXPECT_LE(continued[k], 2) << k << "\n" << report;
+        EXPECT_LE(continued[k], 2 + 2 * static_cast<double>(k)) << k << "\n" << report;
       else if (k > 0)
         // Of its 21 tokens, all but the last (which the typed letters join) and the few rows a
         // continued run always makes again (kFewestBlockRows).

@@ -177,6 +177,7 @@ TEST(TypingBench, MeasuresFromTheLastKeyOfABurstToTheFrameThatShowsItsText) {
 // "2 frames" are frames of the whole window, as the one that shows an analysis is.
 TEST(TypingBench, FramesDrawnWholeAreCountedApart) {
   TypingBench bench({1, 2, 0.1, 0.5});
+  bench.analysis_shown(0.9, 0.9, 0.9);  // the text as opened
   bench.keys_due(0);
   bench.frame_presented(0.0, 0.004, false, false);
   bench.keys_due(0.1);
@@ -187,6 +188,25 @@ TEST(TypingBench, FramesDrawnWholeAreCountedApart) {
   EXPECT_EQ(s["whole_frames"], 1);
   EXPECT_NEAR(s["frame_median_ms"].get<double>(), 5.0, 0.01);
   EXPECT_NEAR(s["whole_frame_median_ms"].get<double>(), 12.0, 0.01);
+}
+
+// The first burst waits for the text as opened to be shown (or for first_run_wait seconds, where
+// it never is); typing at once, it starts with the first ask.
+TEST(TypingBench, TheFirstBurstWaitsForTheOpenedTextsAnalysis) {
+  TypingBench waiting({1, 2, 0.1, 0.5});
+  EXPECT_EQ(waiting.keys_due(0.0), "");
+  EXPECT_EQ(waiting.keys_due(5.0), "");
+  waiting.frame_presented(5.0, 0.01, false);
+  waiting.analysis_shown(4.0, 1.0, 0.0);
+  EXPECT_EQ(waiting.keys_due(5.1), "q");
+  EXPECT_EQ(waiting.summary(7, 0, false)["typed_after_first_run"], true);
+  TypingBench never({1, 2, 0.1, 0.5, TypingPlace::Start, true, 60});
+  EXPECT_EQ(never.keys_due(10.0), "");
+  EXPECT_EQ(never.keys_due(69.9), "");
+  EXPECT_EQ(never.keys_due(70.0), "q");
+  TypingBench at_once({1, 2, 0.1, 0.5, TypingPlace::Start, false});
+  EXPECT_EQ(at_once.keys_due(0.0), "q");
+  EXPECT_EQ(at_once.summary(7, 0, false)["typed_after_first_run"], false);
 }
 
 TEST(TypingBench, PercentilesAreNearestRank) {
