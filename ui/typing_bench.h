@@ -56,7 +56,8 @@ class TypingBench {
   const TypingBenchOptions& options() const { return o_; }
   bool done() const { return latencies_.size() >= static_cast<size_t>(o_.bursts); }
   bool waiting() const { return state_ == State::Waiting; }
-  // When the script next has something to do (a key, the end of a pause); 0: now, or at the next event.
+  // When the script next has something to do (a key, the end of a pause, a look while the first burst
+  // waits); 0: now, or at the next event.
   double next_moment() const {
     return state_ == State::Typing || state_ == State::Starting ? next_key_
            : state_ == State::Pausing                           ? pause_until_
