@@ -44,13 +44,22 @@ at::Tensor padded_product(const at::Tensor& rows, const AttentionBlock& block, c
   return at::bmm(a, v);
 }
 
+ContextProducts resolved(ContextProducts products, const at::Tensor& values) {
+  if (products != ContextProducts::ByDevice) return products;
+  return values.is_cpu() ? ContextProducts::ByPosition : ContextProducts::OneProduct;
+}
+
 }  // namespace
+
+at::Tensor context_values(const at::Tensor& values, ContextReach reach) {
+  const bool by_position =
+      !reach.every_key() && resolved(ContextProducts::ByDevice, values) == ContextProducts::ByPosition;
+  return by_position ? values.contiguous() : values;
+}
 
 void context_in_blocks_into(const at::Tensor& out, const AttentionBlock& block, const at::Tensor& values,
                             ContextReach reach, ContextProducts products) {
-  if (products == ContextProducts::ByDevice)
-    products = values.is_cpu() ? ContextProducts::ByPosition : ContextProducts::OneProduct;
-  if (products == ContextProducts::OneProduct) {
+  if (resolved(products, values) == ContextProducts::OneProduct) {
     const int64_t BH = values.size(0);
     out.copy_(at::bmm(block.maps.reshape({BH, block.rows.count, block.keys.count}),
                       values.narrow(1, block.keys.first, block.keys.count)));

@@ -56,4 +56,8 @@ enum class ContextProducts {
 void context_in_blocks_into(const at::Tensor& out, const AttentionBlock& block, const at::Tensor& values,
                             ContextReach reach, ContextProducts products = ContextProducts::ByDevice);
 
+// `values` [BH, n, d] laid out once for a layer's blocks: contiguous where the device's products go
+// by position (one layout for every block's product), as given where they are one product.
+at::Tensor context_values(const at::Tensor& values, ContextReach reach);
+
 }  // namespace attnscope

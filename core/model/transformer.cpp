@@ -308,7 +308,7 @@ at::Tensor Transformer::attend_in_blocks(const Projected& qkv, const LayerMask& 
   // laid out once (context_in_blocks.h), and its blocks of rows start where those blocks do, none
   // made twice (a test's few rows aside).
   const ContextReach reach = reach_of(mask.local);
-  const at::Tensor values = reach.every_key() ? v_t.transpose(1, 2) : v_t.transpose(1, 2).contiguous();
+  const at::Tensor values = context_values(v_t.transpose(1, 2), reach);
   const int64_t step = block_step(B, n, mask.block_rows, reach);
   at::Tensor context = keep ? keep->all_head_outputs[l] : at::empty({B, H, n, d}, q_t.options());
   const at::Tensor context_rows = context.view({B * H, n, d});
