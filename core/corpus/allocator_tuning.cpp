@@ -1,5 +1,7 @@
 #include "corpus/allocator_tuning.h"
 
+#include "base/host_memory_pool.h"
+
 #include <cstdlib>  // defines __GLIBC__ on glibc: without a libc header first, the test below is always false
 
 #if defined(__GLIBC__)
@@ -9,6 +11,7 @@
 namespace attnscope {
 
 void keep_freed_memory_for_reuse() {
+  keep_host_tensors_for_reuse(true);  // tensors of a megabyte and more, whatever their sizes
 #if defined(__GLIBC__)
   constexpr int kOneGiB = 1 << 30;
   mallopt(M_MMAP_THRESHOLD, kOneGiB);  // large blocks come from the heap ...
@@ -21,6 +24,7 @@ void keep_freed_memory_for_reuse() {
 }
 
 void return_freed_memory() {
+  keep_host_tensors_for_reuse(false);
 #if defined(__GLIBC__)
   // Blocks past two of a scan's blocks of rows (32 MB, allocated and freed thousands of times,
   // which stay in the heap: mapped each time, their page faults took a third of the time) are
