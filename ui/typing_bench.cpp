@@ -90,6 +90,11 @@ TypingPlace typing_place_named(const std::string& name) {
 
 nlohmann::json TypingBench::summary(size_t tokens, int abandoned, bool last_text_shown) const {
   const auto ms = [](const std::vector<double>& v, double q) { return std::round(percentile(v, q) * 1e4) / 10; };
+  const auto each_ms = [](const std::vector<double>& v) {
+    std::vector<double> out;
+    for (const double x : v) out.push_back(std::round(x * 1e4) / 10);
+    return out;
+  };
   return {{"tokens", tokens},
           {"typed_at", typing_place_name(o_.place)},
           {"typed_after_first_run", o_.after_first_run},
@@ -101,6 +106,9 @@ nlohmann::json TypingBench::summary(size_t tokens, int abandoned, bool last_text
           {"latency_median_ms", ms(latencies_, 0.5)},
           {"latency_p95_ms", ms(latencies_, 0.95)},
           {"latency_max_ms", ms(latencies_, 1.0)},
+          {"latencies_ms", each_ms(latencies_)},  // each burst's, in order: which bursts make the tail
+          {"forwards_ms", each_ms(forwards_)},
+          {"analyses_ms", each_ms(analyses_)},
           {"forward_median_ms", ms(forwards_, 0.5)},
           {"analysis_median_ms", ms(analyses_, 0.5)},
           {"thumbnails_median_ms", ms(thumbnails_, 0.5)},
