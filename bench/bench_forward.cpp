@@ -60,6 +60,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -93,20 +94,30 @@ void finish_device_work(const c10::Device& device) {
   if (!device.is_cpu()) at::accelerator::synchronizeDevice(device.index() < 0 ? 0 : device.index());
 }
 
+// --step-times: each step's time to stderr as it ends, warm-ups too, so that a run stopped by a
+// limit (the GPU sessions' checks, tools/gpu_check.sh) still says which step took the time.
+bool g_step_times = false;
+
+// One run of a step, to the end of its device work, in milliseconds.
+double timed_step(const std::function<void()>& work, const c10::Device& device, size_t step, const char* what) {
+  const auto start = std::chrono::steady_clock::now();
+  work();
+  finish_device_work(device);
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  if (g_step_times) std::fprintf(stderr, "step %zu (%s): %.1f ms\n", step, what, ms);
+  return ms;
+}
+
 // `idle`: the machine left idle this long before each timed run, as between a typist's keys.
 std::vector<double> interleaved_medians(int warmup, int runs, const std::vector<std::function<void()>>& variants,
                                         const c10::Device& device, std::chrono::milliseconds idle) {
   for (int i = 0; i < warmup; ++i)
-    for (const auto& work : variants) work();
-  finish_device_work(device);
+    for (size_t v = 0; v < variants.size(); ++v) timed_step(variants[v], device, v, "warm-up");
   std::vector<std::vector<double>> times(variants.size());
   for (int i = 0; i < runs; ++i)
     for (size_t v = 0; v < variants.size(); ++v) {
       std::this_thread::sleep_for(idle);
-      const auto start = std::chrono::steady_clock::now();
-      variants[v]();
-      finish_device_work(device);
-      times[v].push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+      times[v].push_back(timed_step(variants[v], device, v, "timed"));
     }
   std::vector<double> medians;
   for (auto& t : times) {
@@ -576,6 +587,8 @@ int main(int argc, char** argv) {
   app.add_flag("--typed-at-start", typed_at_start,
                "The pipeline's run as the window asks it on a text whose first word changes each run (continued, "
                "with the next tokens), from scratch with and without the next tokens");
+  app.add_flag("--step-times", g_step_times,
+               "Print each step's time to stderr as it ends (warm-ups too): what a run stopped by a time limit leaves");
   app.add_option("--dump-map", dump, "L H FILE: write head H of layer L's map, made again, and exit")->expected(3);
   CLI11_PARSE(app, argc, argv);
 

@@ -293,8 +293,11 @@ run_long_bench() {
   for name in smollm2 gemma3; do
     [ -f "$models/$name-shape/model.safetensors" ] || { echo "no $name-shape model"; continue; }
     for what in --long-text --head-roles; do
+      # Each step's time goes to a log as it ends: a run stopped by its limit still says which step was slow.
+      local steps=$logs/long-$name${what#-}.log
       json=$(timeout 90 "$build/bench/bench_forward" --model "$models/$name-shape" --text-file "$short" --max-len "$n" \
-        --runs 1 --warmup 1 --device "$bench_device" "$what") || json="failed or stopped (exit $?)"
+        --runs 1 --warmup 1 --device "$bench_device" --step-times "$what" 2>"$steps") ||
+        json="failed or stopped (exit $?); steps that ended: $(grep '^step' "$steps" | paste -sd ';' -)"
       echo "- $name-shape $what: $json" | tee -a "$results"
     done
   done
