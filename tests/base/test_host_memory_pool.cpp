@@ -68,6 +68,9 @@ TEST_F(Pool, ALargerRequestGrowsAKeptBlockWhichKeepsItsPagesAndContents) {
   auto* data = static_cast<unsigned char*>(b.get());
   EXPECT_EQ(data[0], 7);
   EXPECT_EQ(data[8 * kMiB - 1], 7);
+  // AddressSanitizer faults in the shadow of the addresses the block moved to (an eighth of them):
+  // its pages are counted where there is none.
+  if (!host_memory_pool_available()) return;
   EXPECT_LT(faults_to_fill(b.get(), 8 * kMiB), 50) << "the pages it had";
   EXPECT_GT(faults_to_fill(data + 8 * kMiB, kMiB), 200) << "the megabyte added is new";
 }
