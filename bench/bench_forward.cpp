@@ -87,8 +87,6 @@ namespace {
 
 // SECTION 1: timing helpers.
 
-// Runs the variants round-robin, so a slow spell of a shared machine hits them all alike, and
-// returns the median time of each in milliseconds.
 // A GPU works asynchronously: each variant is timed to the end of its device work.
 void finish_device_work(const c10::Device& device) {
   if (!device.is_cpu()) at::accelerator::synchronizeDevice(device.index() < 0 ? 0 : device.index());
@@ -108,7 +106,9 @@ double timed_step(const std::function<void()>& work, const c10::Device& device, 
   return ms;
 }
 
-// `idle`: the machine left idle this long before each timed run, as between a typist's keys.
+// Runs the variants round-robin, so a slow spell of a shared machine hits them all alike, and
+// returns the median time of each in milliseconds. `idle`: the machine left idle this long before
+// each timed run, as between a typist's keys.
 std::vector<double> interleaved_medians(int warmup, int runs, const std::vector<std::function<void()>>& variants,
                                         const c10::Device& device, std::chrono::milliseconds idle) {
   for (int i = 0; i < warmup; ++i)

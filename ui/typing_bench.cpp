@@ -89,10 +89,11 @@ TypingPlace typing_place_named(const std::string& name) {
 }
 
 nlohmann::json TypingBench::summary(size_t tokens, int abandoned, bool last_text_shown) const {
-  const auto ms = [](const std::vector<double>& v, double q) { return std::round(percentile(v, q) * 1e4) / 10; };
-  const auto each_ms = [](const std::vector<double>& v) {
+  const auto to_ms = [](double seconds) { return std::round(seconds * 1e4) / 10; };  // to a tenth of a ms
+  const auto ms = [&](const std::vector<double>& v, double q) { return to_ms(percentile(v, q)); };
+  const auto each_ms = [&](const std::vector<double>& v) {
     std::vector<double> out;
-    for (const double x : v) out.push_back(std::round(x * 1e4) / 10);
+    for (const double x : v) out.push_back(to_ms(x));
     return out;
   };
   return {{"tokens", tokens},
