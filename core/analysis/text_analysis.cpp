@@ -444,10 +444,10 @@ at::Tensor separator_columns(const TextCaptures& c, SeparatorInput input) {
   return column_means(sums, c.visibility);
 }
 
-TextAnalysis analyze_text(const Encoding& encoding, const at::Tensor& head_outputs, const at::Tensor& columns,
-                          const AnalysisSettings& settings, const AnalysisRun& run, const at::Tensor& maps) {
-  const bool to_host = run.to_host;
-  const auto check = [&] { stop_if_stale(run.keep_going); };
+namespace {
+
+void check_analysis_inputs(const Encoding& encoding, const at::Tensor& head_outputs, const at::Tensor& columns,
+                           const AnalysisSettings& settings, const AnalysisRun& run, const at::Tensor& maps) {
   if (head_outputs.dim() != 4 || columns.dim() != 3 || columns.sizes() != head_outputs.sizes().slice(0, 3))
     throw Error("the head outputs and column attention do not describe the same layers, heads and tokens");
   const int64_t L = head_outputs.size(0), H = head_outputs.size(1), n = head_outputs.size(2);
@@ -460,51 +460,45 @@ TextAnalysis analyze_text(const Encoding& encoding, const at::Tensor& head_outpu
     throw Error("a long text's pairs from a lens need its maps made again by the model that ran it");
   if (from_maps && !run.similarity_in_blocks && (!maps.defined() || maps.sizes() != at::IntArrayRef({L, H, n, n})))
     throw Error("pairs from attention, the norm-based maps or rollout need those maps for every head (pair_maps)");
-  c10::InferenceMode guard;
-  TextAnalysis a;
-  a.settings = settings;
-  a.num_layers = L;
-  a.num_heads = H;
-  a.length = n;
-  if (run.similarity_in_blocks && from_maps) {
-    a.pair_map = run.pair_map;
-    a.pair_map_rows = run.pair_map_rows;
-    a.made_masks = std::make_shared<MadePairMasks>();
-  }
+}
 
-  check();
-  if (run.similarity_in_blocks)
-    a.head_outputs = head_outputs.to(at::kFloat);
-  else
-    a.similarity = context_similarity(head_outputs.to(at::kFloat));
-  check();
-
-  std::vector<bool> takes_part(static_cast<size_t>(n)), eligible(static_cast<size_t>(n));
-  for (size_t i = 0; i < takes_part.size(); ++i) {
-    takes_part[i] = settings.include_special || !encoding.tokens[i].special;
+// Which tokens separators may fall on: all, or the text's alone.
+std::vector<bool> separator_eligible(const Encoding& encoding, const AnalysisSettings& settings) {
+  std::vector<bool> eligible(encoding.size());
+  for (size_t i = 0; i < eligible.size(); ++i)
     eligible[i] = !settings.separators_text_only || !encoding.tokens[i].special;
-  }
+  return eligible;
+}
 
+// The text's segments (from the chosen map's separators), its sentences and the facts each head's
+// statistics read: ids, sentence of each token, which tokens take part, their classes.
+void add_text_facts(TextAnalysis& a, const Encoding& encoding, const at::Tensor& columns,
+                    const std::vector<bool>& eligible) {
+  const AnalysisSettings& settings = a.settings;
+  const auto n = static_cast<int>(encoding.size());
   a.segment_separators =
       separators_from_columns(segment_columns(columns, settings.segment_map).unsqueeze(0), settings.tau_sep, eligible)
           .front();
-  a.segments = segments_from(a.segment_separators.positions, static_cast<int>(n));
-  std::vector<int> sentence = settings.sentences == SentenceMode::Punctuation
-                                  ? punctuation_sentences(encoding.tokens)
-                                  : segment_sentences(a.segments, static_cast<int>(n));
+  a.segments = segments_from(a.segment_separators.positions, n);
+  std::vector<int> sentence = settings.sentences == SentenceMode::Punctuation ? punctuation_sentences(encoding.tokens)
+                                                                              : segment_sentences(a.segments, n);
+  std::vector<bool> takes_part(encoding.size());
   std::vector<int32_t> ids;
-  for (const Token& t : encoding.tokens) ids.push_back(t.id);
+  for (size_t i = 0; i < takes_part.size(); ++i) {
+    takes_part[i] = settings.include_special || !encoding.tokens[i].special;
+    ids.push_back(encoding.tokens[i].id);
+  }
   a.facts = text_facts(std::move(ids), std::move(sentence), std::move(takes_part));
   a.facts.classes = token_classes(encoding);
+}
 
-  std::optional<AnalysisSoFar> so_far;
-  if (run.so_far && run.similarity_in_blocks && !run.found) so_far.emplace(a, run.so_far);
-  std::vector<HeadHighSimilarity> high =
-      run.found ? taken_pairs(a, *run.found, run) : find_pairs(a, maps, run, so_far ? so_far->scanned() : nullptr);
-  check();
-  std::vector<Separators> head_separators =
-      separators_from_columns(columns.reshape({L * H, n}), settings.tau_sep, eligible);
-  std::vector<Separators> layer_separators = separators_from_columns(columns.sum(1), settings.tau_sep, eligible);
+// Each head's pairs, separators and statistics, and each layer's pooled from its heads.
+void add_heads_and_layers(TextAnalysis& a, std::vector<HeadHighSimilarity>& high, const at::Tensor& columns,
+                          const std::vector<bool>& eligible, const AnalysisRun& run) {
+  const int64_t L = a.num_layers, H = a.num_heads, n = a.length;
+  const double tau_sep = a.settings.tau_sep;
+  std::vector<Separators> head_separators = separators_from_columns(columns.reshape({L * H, n}), tau_sep, eligible);
+  std::vector<Separators> layer_separators = separators_from_columns(columns.sum(1), tau_sep, eligible);
   a.heads.resize(static_cast<size_t>(L * H));
   for (size_t k = 0; k < a.heads.size(); ++k) {
     HeadAnalysis& head = a.heads[k];
@@ -518,12 +512,48 @@ TextAnalysis analyze_text(const Encoding& encoding, const at::Tensor& head_outpu
     a.layers.push_back(pool_layer(a.heads, static_cast<size_t>(l * H), static_cast<size_t>(H), static_cast<size_t>(n)));
     a.layers.back().separators = std::move(layer_separators[static_cast<size_t>(l)]);
   }
-  if (to_host) {
-    const auto host = [](const at::Tensor& t) { return t.defined() ? t.cpu() : t; };
-    a.similarity = {host(a.similarity.similarity), a.similarity.norms.cpu()};
-    a.head_outputs = host(a.head_outputs);
-    if (a.pair_matrix.defined()) a.pair_matrix = a.pair_matrix.cpu();
+}
+
+void move_to_host(TextAnalysis& a) {
+  const auto host = [](const at::Tensor& t) { return t.defined() ? t.cpu() : t; };
+  a.similarity = {host(a.similarity.similarity), a.similarity.norms.cpu()};
+  a.head_outputs = host(a.head_outputs);
+  if (a.pair_matrix.defined()) a.pair_matrix = a.pair_matrix.cpu();
+}
+
+}  // namespace
+
+TextAnalysis analyze_text(const Encoding& encoding, const at::Tensor& head_outputs, const at::Tensor& columns,
+                          const AnalysisSettings& settings, const AnalysisRun& run, const at::Tensor& maps) {
+  check_analysis_inputs(encoding, head_outputs, columns, settings, run, maps);
+  const auto check = [&] { stop_if_stale(run.keep_going); };
+  c10::InferenceMode guard;
+  TextAnalysis a;
+  a.settings = settings;
+  a.num_layers = head_outputs.size(0);
+  a.num_heads = head_outputs.size(1);
+  a.length = head_outputs.size(2);
+  const bool from_maps = settings.pairs_from != PairInput::Similarity && settings.pairs_from != PairInput::Cosine;
+  if (run.similarity_in_blocks && from_maps) {
+    a.pair_map = run.pair_map;
+    a.pair_map_rows = run.pair_map_rows;
+    a.made_masks = std::make_shared<MadePairMasks>();
   }
+  check();
+  if (run.similarity_in_blocks)
+    a.head_outputs = head_outputs.to(at::kFloat);
+  else
+    a.similarity = context_similarity(head_outputs.to(at::kFloat));
+  check();
+  const std::vector<bool> eligible = separator_eligible(encoding, settings);
+  add_text_facts(a, encoding, columns, eligible);
+  std::optional<AnalysisSoFar> so_far;
+  if (run.so_far && run.similarity_in_blocks && !run.found) so_far.emplace(a, run.so_far);
+  std::vector<HeadHighSimilarity> high =
+      run.found ? taken_pairs(a, *run.found, run) : find_pairs(a, maps, run, so_far ? so_far->scanned() : nullptr);
+  check();
+  add_heads_and_layers(a, high, columns, eligible, run);
+  if (run.to_host) move_to_host(a);
   return a;
 }
 

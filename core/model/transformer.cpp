@@ -673,79 +673,88 @@ bool Transformer::continues_from_projections() const {
          config_.kv_heads() * config_.head_dim() >= kFewestBlockColumns;
 }
 
+Transformer::ForwardPlan Transformer::plan_forward(const std::vector<std::vector<int64_t>>& ids,
+                                                   const ForwardOptions& options) const {
+  ForwardPlan p;
+  p.batch = checked_batch(ids);
+  const int64_t B = p.batch.ids.size(0), n = p.batch.n;
+  p.in_blocks = attends_in_blocks(options, B, n);
+  p.padding = padding_mask(p.batch);
+  if (!p.in_blocks) p.masks = scores_.masks(n, p.padding);
+  if (config_.architecture->positions == PositionScheme::Rotary) {
+    p.global = rotary_tables(n, config_.rotary.global_theta);
+    p.local = rotary_tables(n, config_.rotary.local_theta);
+  }
+  if (weights_.relative_embeddings.defined()) p.relative = relative_index(n);
+  p.continued = continued_rows(options.prefix, p.batch);
+  if (!p.continued.defined() || !options.capture) return p;
+  const int64_t rows = p.continued.size(1);
+  p.earlier_maps = !p.in_blocks && options.prefix.attention.defined();
+  if (p.earlier_maps) {
+    check_earlier_maps(options.prefix, rows);
+    p.earlier_projections = takes_earlier_projections(options.prefix, options, rows);
+  }
+  if (p.in_blocks) p.blocks_from = blocks_resumed_from(options.prefix, B, n, rows, options.block_rows);
+  return p;
+}
+
+Transformer::LayerMask Transformer::layer_mask(const ForwardPlan& p, size_t l, const ForwardOptions& options) const {
+  const bool is_local = config_.is_local_layer(l);
+  LayerMask mask{.whole = is_local ? p.masks.local : p.masks.global,
+                 .in_blocks = p.in_blocks,
+                 .local = is_local,
+                 .padding = p.padding,
+                 .block_rows = options.block_rows,
+                 .sink = &options.attention_blocks};
+  const auto layer = static_cast<int64_t>(l);
+  if (p.earlier_maps) take_earlier_maps(mask, options.prefix, layer, p.continued.size(1), p.earlier_projections);
+  if (p.blocks_from > 0) take_earlier_blocks(mask, options.prefix, layer, p.continued.size(1), p.blocks_from);
+  return mask;
+}
+
 BatchCaptures Transformer::forward(const std::vector<std::vector<int64_t>>& ids, const ForwardOptions& options) const {
   check_forward_options(options);
   const bool capture = options.capture;
-  const LastLayer last = options.last_layer;
   const KeepGoing& keep_going = options.keep_going;
-  const bool stops_early = last != LastLayer::Complete;
-  const Batch batch = checked_batch(ids);
-  const int64_t n = batch.n;
-  const bool in_blocks = attends_in_blocks(options, batch.ids.size(0), n);
-  BatchCaptures out;
-  out.lengths = batch.lengths;
-  out.visibility = config_.visibility();
   c10::InferenceMode guard;
-  const at::Tensor device_ids = batch.ids.to(device_.device);
-  const at::Tensor padding = padding_mask(batch);
-  const AttentionScores::Masks masks = in_blocks ? AttentionScores::Masks{} : scores_.masks(n, padding);
-  if (capture) allocate_captures(out, batch.ids.size(0), n, options);
+  const ForwardPlan p = plan_forward(ids, options);
+  const int64_t B = p.batch.ids.size(0), n = p.batch.n;
+  BatchCaptures out;
+  out.lengths = p.batch.lengths;
+  out.visibility = config_.visibility();
+  if (capture) allocate_captures(out, B, n, options);
   const at::Tensor positions =
       config_.position_offset > 0 ? offset_positions(ids, n, config_.pad_token_id).to(device_.device) : at::Tensor();
-  at::Tensor x = embed(device_ids, positions);
+  at::Tensor x = embed(p.batch.ids.to(device_.device), positions);
   out.hidden_states.push_back(x);
-  const bool rotary = config_.architecture->positions == PositionScheme::Rotary;
-  RotaryTables global, local;
-  if (rotary) {
-    global = rotary_tables(n, config_.rotary.global_theta);
-    local = rotary_tables(n, config_.rotary.local_theta);
-  }
-  const at::Tensor relative = weights_.relative_embeddings.defined() ? relative_index(n) : at::Tensor();
-  const at::Tensor continued = continued_rows(options.prefix, batch);
-  const bool earlier_maps = continued.defined() && capture && !in_blocks && options.prefix.attention.defined();
-  if (earlier_maps) check_earlier_maps(options.prefix, continued.size(1));
-  const EarlierProjections earlier_projections =
-      earlier_maps ? takes_earlier_projections(options.prefix, options, continued.size(1)) : EarlierProjections::None;
-  const int64_t blocks_from =
-      continued.defined() && capture && in_blocks
-          ? blocks_resumed_from(options.prefix, batch.ids.size(0), n, continued.size(1), options.block_rows)
-          : 0;
-  if (capture) allocate_column_sums_before(out, batch.ids.size(0), n, options, blocks_from);
+  if (capture) allocate_column_sums_before(out, B, n, options, p.blocks_from);
   for (size_t l = 0; l < weights_.layers.size(); ++l) {
     stop_if_stale(keep_going);
     const LayerWeights& w = weights_.layers[l];
-    const bool is_local = config_.is_local_layer(l);
-    const RotaryTables* positions = rotary ? (is_local ? &local : &global) : nullptr;
-    LayerMask mask{.whole = is_local ? masks.local : masks.global,
-                   .in_blocks = in_blocks,
-                   .local = is_local,
-                   .padding = padding,
-                   .block_rows = options.block_rows,
-                   .sink = &options.attention_blocks};
-    if (earlier_maps)
-      take_earlier_maps(mask, options.prefix, static_cast<int64_t>(l), continued.size(1), earlier_projections);
-    if (blocks_from > 0)
-      take_earlier_blocks(mask, options.prefix, static_cast<int64_t>(l), continued.size(1), blocks_from);
-    const at::Tensor context = attend(w, x, mask, capture ? &out : nullptr, positions, relative, keep_going);
-    if (stops_early && l + 1 == weights_.layers.size()) {
-      if (last == LastLayer::HeadOutputsAndLastToken) out.last_states = finish_last_tokens(w, context, x, batch);
+    const bool rotary = config_.architecture->positions == PositionScheme::Rotary;
+    const RotaryTables* tables = rotary ? (config_.is_local_layer(l) ? &p.local : &p.global) : nullptr;
+    const at::Tensor context =
+        attend(w, x, layer_mask(p, l, options), capture ? &out : nullptr, tables, p.relative, keep_going);
+    if (options.last_layer != LastLayer::Complete && l + 1 == weights_.layers.size()) {
+      if (options.last_layer == LastLayer::HeadOutputsAndLastToken)
+        out.last_states = finish_last_tokens(w, context, x, p.batch);
       return out;
     }
     stop_if_stale(keep_going);
     const auto next = static_cast<int64_t>(l) + 1;
     // Not the last layer's: the kept last state is normalised (a pre-norm family's final norm).
-    x = continued.defined() && next < config_.num_layers
-            ? finish_rows_after(w, context, x, continued.size(1), continued[next], keep_going,
+    x = p.continued.defined() && next < config_.num_layers
+            ? finish_rows_after(w, context, x, p.continued.size(1), p.continued[next], keep_going,
                                 options.feed_forward_rows)
             : finish(w, context, x, keep_going, options.feed_forward_rows);
     // A long text keeps its latest state alone unless asked: every layer's would be (L + 1) n D
     // floats, which nothing but a continued forward reads there (1.6 GB for Gemma 3 at 32,768 tokens).
-    if (in_blocks && !options.keep_layer_inputs) out.hidden_states.clear();
+    if (p.in_blocks && !options.keep_layer_inputs) out.hidden_states.clear();
     out.hidden_states.push_back(x);
   }
   if (weights_.final_norm_weight.defined())  // a pre-norm family's last output is normalised
     out.hidden_states.back() = normalize(x, weights_.final_norm_weight, weights_.final_norm_bias);
-  out.last_states = last_rows(out.hidden_states.back(), batch.lengths);
+  out.last_states = last_rows(out.hidden_states.back(), p.batch.lengths);
   return out;
 }
 

@@ -309,6 +309,23 @@ class Transformer {
   EarlierProjections takes_earlier_projections(const ForwardPrefix& prefix, const ForwardOptions& options,
                                                int64_t rows) const;
   void check_earlier_value_gram(const ForwardPrefix& prefix, int64_t rows) const;
+  // What a forward works out once before its layers: the checked batch, whether it attends in
+  // blocks, the masks (whole, or the padding alone for blocks), rotary tables, DeBERTa's relative
+  // index, and what a continued forward takes of the run before.
+  struct ForwardPlan {
+    Batch batch;
+    bool in_blocks = false;
+    at::Tensor padding;
+    AttentionScores::Masks masks;
+    RotaryTables global, local;
+    at::Tensor relative;
+    at::Tensor continued;  // continued_rows; undefined: every row made
+    bool earlier_maps = false;
+    EarlierProjections earlier_projections = EarlierProjections::None;
+    int64_t blocks_from = 0;
+  };
+  ForwardPlan plan_forward(const std::vector<std::vector<int64_t>>& ids, const ForwardOptions& options) const;
+  LayerMask layer_mask(const ForwardPlan& plan, size_t layer, const ForwardOptions& options) const;
   // Whether any continued forward may (a decoder projecting apart into wide enough products).
   bool continues_from_projections() const;
   void check_forward_options(const ForwardOptions& o) const;  // throws where no forward gives what they ask

@@ -221,6 +221,47 @@ struct ReadOptions {
   TextRunLoad load = {};
 };
 
+// A result's stored analysis: its summary, each head's scale, pair mask and count, and the values
+// of its pairs where they do not follow from the head outputs. `required` reads a tensor that must
+// be there.
+template <typename Required>
+StoredAnalysis stored_analysis(const nlohmann::json& summary, CaptureSet captures, const TextCaptures& c,
+                               const Required& required, const std::string& source, const ReadOptions& read) {
+  const int64_t n = c.length, L = c.num_layers, H = c.num_heads;
+  StoredAnalysis stored;
+  stored.summary = summary;
+  const auto& layers = json_field(stored.summary, "layers", source + ": analysis");
+  if (!layers.is_array() || static_cast<int64_t>(layers.size()) != L)
+    throw Error(source + ": analysis: \"layers\" must list " + std::to_string(L) + " layers");
+  for (int64_t l = 0; l < L; ++l) {
+    const std::string where = source + ": analysis.layers[" + std::to_string(l) + "]";
+    const auto& heads = json_field(layers[static_cast<size_t>(l)], "heads", where);
+    if (!heads.is_array() || static_cast<int64_t>(heads.size()) != H)
+      throw Error(where + ": \"heads\" must list " + std::to_string(H) + " heads");
+    for (const auto& head : heads)
+      stored.scales.push_back(json_float(json_field(head, "scale", where), where + ": \"scale\""));
+  }
+  const int64_t bytes = packed_mask_bytes(n);
+  const at::Tensor masks = required("pair_mask", at::empty({L, H, bytes}, at::kByte));
+  PairMaskBudget kept(captures == CaptureSet::QueriesAndKeys ? read.load.long_pair_mask_bytes : kEveryPairMask);
+  int64_t total = 0;
+  for (int64_t k = 0; k < L * H; ++k) {
+    const std::span<const uint8_t> m(masks.data_ptr<uint8_t>() + k * bytes, static_cast<size_t>(bytes));
+    PairMask& mask = stored.pairs.emplace_back(kept.any() ? PairMask(static_cast<int>(n), m) : PairMask());
+    stored.pair_counts.push_back(mask.tokens() ? mask.count() : PairMask::count_packed(static_cast<int>(n), m));
+    kept.keep(mask);
+    if (read.copied) read.copied(std::as_bytes(m));
+    total += stored.pair_counts.back();
+  }
+  // Pairs of S beside the head outputs keep no values (they follow from them); pairs of another matrix keep theirs.
+  const auto settings = stored.summary.find("settings");
+  const bool of_s = settings == stored.summary.end() || !settings->is_object() || !settings->contains("pairs_from") ||
+                    (*settings)["pairs_from"] == "similarity";
+  if (!keeps_head_outputs(captures) || !of_s)
+    stored.pair_values = required("pair_value", at::empty({total}, at::kFloat));
+  return stored;
+}
+
 TextRunFile from_document(const nlohmann::json& doc, const TensorSource& tensor, const std::string& source,
                           const ReadOptions& read = {}) {
   TextRunFile file = text_run_header(doc, source);
@@ -255,40 +296,8 @@ TextRunFile from_document(const nlohmann::json& doc, const TensorSource& tensor,
     head_roles_from_json(doc["head_roles"], L, H, source);  // checked; kept as written
     file.head_roles = doc["head_roles"];
   }
-  if (!doc.contains("analysis")) return file;
-
-  StoredAnalysis stored;
-  stored.summary = doc["analysis"];
-  const auto& layers = json_field(stored.summary, "layers", source + ": analysis");
-  if (!layers.is_array() || static_cast<int64_t>(layers.size()) != L)
-    throw Error(source + ": analysis: \"layers\" must list " + std::to_string(L) + " layers");
-  for (int64_t l = 0; l < L; ++l) {
-    const std::string where = source + ": analysis.layers[" + std::to_string(l) + "]";
-    const auto& heads = json_field(layers[static_cast<size_t>(l)], "heads", where);
-    if (!heads.is_array() || static_cast<int64_t>(heads.size()) != H)
-      throw Error(where + ": \"heads\" must list " + std::to_string(H) + " heads");
-    for (const auto& head : heads)
-      stored.scales.push_back(json_float(json_field(head, "scale", where), where + ": \"scale\""));
-  }
-  const int64_t bytes = packed_mask_bytes(n);
-  const at::Tensor masks = required("pair_mask", at::empty({L, H, bytes}, at::kByte));
-  PairMaskBudget kept(file.captures == CaptureSet::QueriesAndKeys ? read.load.long_pair_mask_bytes : kEveryPairMask);
-  int64_t total = 0;
-  for (int64_t k = 0; k < L * H; ++k) {
-    const std::span<const uint8_t> m(masks.data_ptr<uint8_t>() + k * bytes, static_cast<size_t>(bytes));
-    PairMask& mask = stored.pairs.emplace_back(kept.any() ? PairMask(static_cast<int>(n), m) : PairMask());
-    stored.pair_counts.push_back(mask.tokens() ? mask.count() : PairMask::count_packed(static_cast<int>(n), m));
-    kept.keep(mask);
-    if (read.copied) read.copied(std::as_bytes(m));
-    total += stored.pair_counts.back();
-  }
-  // Pairs of S beside the head outputs keep no values (they follow from them); pairs of another matrix keep theirs.
-  const auto settings = stored.summary.find("settings");
-  const bool of_s = settings == stored.summary.end() || !settings->is_object() || !settings->contains("pairs_from") ||
-                    (*settings)["pairs_from"] == "similarity";
-  if (!keeps_head_outputs(file.captures) || !of_s)
-    stored.pair_values = required("pair_value", at::empty({total}, at::kFloat));
-  file.analysis = std::move(stored);
+  if (doc.contains("analysis"))
+    file.analysis = stored_analysis(doc["analysis"], file.captures, c, required, source, read);
   return file;
 }
 
