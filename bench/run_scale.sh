@@ -13,7 +13,10 @@ model=$root/models/all-MiniLM-L6-v2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 corpus=$tmp/corpus.txt
-for _ in $(seq 2200); do cat "$root"/assets/examples/*.txt >> "$corpus"; done  # more than 20,000 windows of 128
+# The examples make a window of 128 tokens every 600 bytes or so; 700 leaves a margin, and the
+# run's own count is checked below (2,200 copies, this script's first form, made 4,959 windows).
+bytes=$(cat "$root"/assets/examples/*.txt | wc -c)
+for _ in $(seq $((windows * 700 / bytes + 1))); do cat "$root"/assets/examples/*.txt >> "$corpus"; done
 
 # Runs a command; prints "seconds peak_MB".
 measure() {
@@ -24,6 +27,11 @@ mkdir -p "$tmp/s4" "$tmp/s64" "$tmp/small4"
 run=(corpus --model "$model" --input "$corpus" --max-windows "$windows")
 small=(corpus --model "$model" --input "$corpus" --max-windows 640)
 read -r whole_s whole_mb < <(measure "$cli" "${run[@]}" --out "$tmp/whole.json")
+ran=$(python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['windows'])" "$tmp/whole.json")
+if [ "$ran" != "$windows" ]; then
+  echo "the input made $ran windows, not $windows: make the corpus larger" >&2
+  exit 1
+fi
 shards_s=0
 for k in 0 1 2 3; do
   read -r s _ < <(measure "$cli" "${run[@]}" --shard "$k/4" --out "$tmp/s4/shard-$k.json")
