@@ -20,4 +20,8 @@ struct NextToken {
 // captures hold no last state.
 std::vector<NextToken> next_tokens(const Transformer& model, const TextCaptures& captures, int count);
 
+// The output matrix [V, D] times a state [D]: each token's score, as torch's product gives it up to
+// the order each row is summed in (on the CPU a loop of our own, the rows split among the threads).
+at::Tensor output_scores(const at::Tensor& output, const at::Tensor& state);
+
 }  // namespace attnscope

@@ -183,6 +183,20 @@ TEST(NextTokens, DecodersOnlyMostLikelyFirst) {
   }
 }
 
+// The output matrix's scores equal torch's product up to each row's order of summation, on
+// widths with and without a rest after the groups of 32, and a wrong-sized state is refused.
+TEST(NextTokens, OutputScoresAreTheMatrixTimesTheState) {
+  for (const int64_t d : {8, 32, 100, 576}) {
+    const at::Tensor output = at::randn({3001, d}), state = at::randn({d});
+    const at::Tensor scores = output_scores(output, state), expected = at::mv(output, state);
+    EXPECT_TRUE(at::allclose(scores, expected, 1e-5, 1e-5)) << "width " << d;
+    EXPECT_TRUE(at::equal(scores, output_scores(output, state))) << "the same every time";
+    EXPECT_TRUE(at::equal(scores.narrow(0, 1000, 7), output_scores(output.narrow(0, 1000, 7), state)))
+        << "a row's score whatever the rows beside it";
+  }
+  EXPECT_THROW(output_scores(at::randn({10, 8}), at::randn({9})), Error);
+}
+
 nlohmann::json llama_config() {
   return {{"model_type", "llama"},    {"vocab_size", 10},
           {"hidden_size", 8},         {"num_hidden_layers", 2},
