@@ -174,8 +174,9 @@ bool ModelConfig::has_local_layers() const {
 }
 
 ModelConfig ModelConfig::load(const std::filesystem::path& file) {
-  return from_json(read_json_file(file, "missing or unreadable (a BERT checkpoint folder needs config.json)"),
-                   file.string());
+  return from_json(
+      read_json_file(file, "missing or unreadable (a model's folder needs config.json, or one GGUF file instead)"),
+      file.string());
 }
 
 nlohmann::json ModelConfig::to_json() const {

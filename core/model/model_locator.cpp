@@ -93,10 +93,18 @@ std::filesystem::path locate_model(const std::string& model) {
     std::error_code ec;
     for (const auto& entry : std::filesystem::directory_iterator(model, ec))
       if (is_gguf_file(entry.path())) ggufs.push_back(entry.path());
-    return ggufs.size() == 1 ? ggufs.front() : std::filesystem::path(model);
+    if (ggufs.size() > 1) {
+      std::sort(ggufs.begin(), ggufs.end());
+      std::string names;
+      for (const auto& file : ggufs) names += (names.empty() ? "" : ", ") + file.filename().string();
+      throw Error(model + ": holds " + std::to_string(ggufs.size()) + " GGUF files (" + names +
+                  ") and no config.json: give the file to open");
+    }
+    return ggufs.empty() ? std::filesystem::path(model) : ggufs.front();
   }
   if (!looks_like_id(model))
-    throw Error(model + ": not a folder (expected a BERT checkpoint folder or a model id such as bert-base-uncased)");
+    throw Error(model +
+                ": not a folder (expected a model's folder, a .gguf file or a model id such as bert-base-uncased)");
   const auto cache = hub_cache_dir();
   for (const std::string& name : cached_repo_names(model)) {
     const auto snapshot = snapshot_of(cache / cache_folder_name(name));

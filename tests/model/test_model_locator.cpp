@@ -58,6 +58,21 @@ TEST(ModelLocator, AFolderIsTakenAsItIs) {
   EXPECT_EQ(locate_model(dir.path().string()), dir.path());
 }
 
+// A folder without config.json opens its one GGUF file; with several it says which, not which to pick.
+TEST(ModelLocator, AFolderOfGgufFilesNamesThemWhenThereAreSeveral) {
+  const test::TempDir dir;
+  test::write_text(dir.path() / "b.Q8_0.gguf", "GGUF");
+  EXPECT_EQ(locate_model(dir.path().string()), dir.path() / "b.Q8_0.gguf");
+  test::write_text(dir.path() / "a.Q4_1.gguf", "GGUF");
+  try {
+    locate_model(dir.path().string());
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("holds 2 GGUF files (a.Q4_1.gguf, b.Q8_0.gguf)"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(ModelLocator, CacheFolderFollowsHfHubCacheThenHfHome) {
   const ScopedEnv hub("HF_HUB_CACHE", "/x/hub");
   EXPECT_EQ(hub_cache_dir(), "/x/hub");
