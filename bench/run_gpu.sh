@@ -26,7 +26,9 @@ precisions=(float32 float16 bfloat16)
 text=$root/assets/examples/lighthouse.txt
 corpus=$build/bench-corpus.txt
 : > "$corpus"
-for _ in $(seq 400); do cat "$root"/assets/examples/*.txt >> "$corpus"; done
+# A window of 128 tokens every 600 bytes or so of the examples (run_scale.sh): enough for the windows asked.
+copies=$((windows * 700 / $(cat "$root"/assets/examples/*.txt | wc -c) + 1))
+for _ in $(seq "$copies"); do cat "$root"/assets/examples/*.txt >> "$corpus"; done
 
 "$py" -c "import torch; print('device:', torch.cuda.get_device_name(0) if torch.cuda.is_available() and '$device' != 'cpu' else 'cpu')"
 echo "| model | precision | ours: forward with captures | transformers: forward | ratio | ours: corpus windows/s | transformers: windows/s (forward only) | ratio |"
