@@ -525,132 +525,88 @@ void dump_map(const attnscope::Checkpoint& checkpoint, const std::vector<int64_t
   std::ofstream(file + ".ids.json") << nlohmann::json(ids).dump();
 }
 
-}  // namespace
-
-// One list of timed steps, in the order of the JSON keys it prints: longer than most functions,
-// kept whole so that each key sits beside what it times.
-int main(int argc, char** argv) {
-  CLI::App app{"attnscope forward-pass benchmark"};
+// The command line's choices: which steps to time, on what.
+struct BenchOptions {
   std::string model, text_file, device = "cpu", precision = "float32";
   int runs = 30, warmup = 5, threads = 2, idle_ms = 0;
   size_t max_length = 128;
-  app.add_option("--model", model, "Checkpoint folder")->required();
-  app.add_option("--text-file", text_file, "Text to analyse (truncated to --max-len)")->required();
-  app.add_option("--max-len", max_length)->capture_default_str();
-  app.add_option("--runs", runs)->capture_default_str();
-  app.add_option("--warmup", warmup)->capture_default_str();
-  app.add_option("--threads", threads)->capture_default_str();
+  bool reuse_freed_memory = false, forward_only = false, long_text = false, long_text_lens = false, head_roles = false,
+       typed_at_start = false, continued_lenses = false;
+  int64_t typed = 0, edited_at = 0;
+  std::vector<std::string> dump;
+  std::chrono::milliseconds idle() const { return std::chrono::milliseconds(idle_ms); }
+};
+
+void add_options(CLI::App& app, BenchOptions& o) {
+  app.add_option("--model", o.model, "Checkpoint folder")->required();
+  app.add_option("--text-file", o.text_file, "Text to analyse (truncated to --max-len)")->required();
+  app.add_option("--max-len", o.max_length)->capture_default_str();
+  app.add_option("--runs", o.runs)->capture_default_str();
+  app.add_option("--warmup", o.warmup)->capture_default_str();
+  app.add_option("--threads", o.threads)->capture_default_str();
   app.add_option(
-         "--idle-ms", idle_ms,
+         "--idle-ms", o.idle_ms,
          "Milliseconds the machine is left idle before each timed run (the explorer runs after a typist's pause)")
       ->capture_default_str()
       ->check(CLI::Range(0, 10000));
-  app.add_option("--device", device)->capture_default_str();
-  app.add_option("--precision", precision)->capture_default_str();
-  bool reuse_freed_memory = false;
+  app.add_option("--device", o.device)->capture_default_str();
+  app.add_option("--precision", o.precision)->capture_default_str();
   app.add_flag(
-      "--reuse-freed-memory", reuse_freed_memory,
+      "--reuse-freed-memory", o.reuse_freed_memory,
       "Keep freed memory for reuse, as the explorer and corpus runs do (keep_freed_memory_for_reuse): without it "
       "every large tensor is fresh pages from the kernel");
-  bool forward_only = false;
-  app.add_flag("--forward-only", forward_only,
+  app.add_flag("--forward-only", o.forward_only,
                "Time the forward with captures alone (a long text's analysis on a big model takes minutes); with "
                "--long-text and --continued or --edited-at, the forwards alone");
-  bool long_text = false;
-  app.add_flag("--long-text", long_text,
+  app.add_flag("--long-text", o.long_text,
                "Time what a long text costs, its maps not kept: forward, overview, analysis, one head's map");
-  bool long_text_lens = false;
-  app.add_flag("--long-text-lens", long_text_lens,
+  app.add_flag("--long-text-lens", o.long_text_lens,
                "Time a long text's norm-based lens, its maps not kept: separators, the Head view's maps, a head's "
                "whole map, each over the keys a block sees and spread over every key (as before)");
-  bool head_roles = false;
-  bool typed_at_start = false;
-  app.add_flag("--head-roles", head_roles,
+  app.add_flag("--head-roles", o.head_roles,
                "Time a long text's head roles from its maps made again, over the keys each block sees and over whole "
                "rows (as before), beside the forward keeping queries and keys");
-  int64_t typed = 0;
-  app.add_option("--continued", typed,
+  app.add_option("--continued", o.typed,
                  "N: a decoder's forward of the text continued from a run of it without its last N tokens, beside "
                  "the same from scratch (the explorer's forward as text is typed on at its end); with --long-text, "
                  "of a long text, its maps not kept")
       ->check(CLI::Range(1, 1 << 20));
-  int64_t edited_at = 0;
-  app.add_option("--edited-at", edited_at,
+  app.add_option("--edited-at", o.edited_at,
                  "P: with --long-text, the same continued from a run of the text with its token P another (an edit "
                  "in the middle) instead of without its last tokens")
       ->check(CLI::Range(1, 1 << 20));
-  bool continued_lenses = false;
-  app.add_flag("--lenses", continued_lenses,
+  app.add_flag("--lenses", o.continued_lenses,
                "With --continued: the same with the lenses' captures kept, continued without and with the run "
                "before's queries, then its value Gram matrices too");
-  std::vector<std::string> dump;
-  app.add_flag("--typed-at-start", typed_at_start,
+  app.add_flag("--typed-at-start", o.typed_at_start,
                "The pipeline's run as the window asks it on a text whose first word changes each run (continued, "
                "with the next tokens), from scratch with and without the next tokens");
   app.add_flag("--step-times", g_step_times,
                "Print each step's time to stderr as it ends (warm-ups too): what a run stopped by a time limit leaves");
-  app.add_option("--dump-map", dump, "L H FILE: write head H of layer L's map, made again, and exit")->expected(3);
-  CLI11_PARSE(app, argc, argv);
+  app.add_option("--dump-map", o.dump, "L H FILE: write head H of layer L's map, made again, and exit")->expected(3);
+}
 
-  at::set_num_threads(threads);
-  if (reuse_freed_memory) attnscope::keep_freed_memory_for_reuse();
-  // A long text's heap as the explorer and the command line set it (tune_heap_for_run): with glibc's
-  // defaults each block of rows of the analysis' scan may be mapped for itself and faulted in again,
-  // as earlier allocations left the heap (Gemma 3's whole analysis at 8,192 tokens took 42 to 47 s
-  // so, 25 s with the blocks kept), which is not what the tools' users wait for.
-  else if (long_text || long_text_lens)
-    attnscope::tune_heap_for_run(false);
-  std::ifstream in(text_file);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
-  const auto load_start = std::chrono::steady_clock::now();
-  const auto checkpoint = attnscope::Checkpoint::load(model, attnscope::select_device(device, precision));
-  const double load_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - load_start).count();
-  const auto ids = checkpoint->encode(text, max_length).ids();
+// The forward with captures alone.
+void time_forward_only(const attnscope::Checkpoint& checkpoint, const std::vector<int64_t>& ids, const BenchOptions& o,
+                       double load_ms) {
+  const auto m = interleaved_medians(o.warmup, o.runs, {[&] { checkpoint.model().forward({ids}); }},
+                                     checkpoint.model().device().device, o.idle());
+  std::cout << nlohmann::json{{"tokens", ids.size()},
+                              {"load_ms", load_ms},
+                              {"threads", o.threads},
+                              {"runs", o.runs},
+                              {"forward_capture_ms", m[0]}}
+                   .dump()
+            << "\n";
+}
 
-  if (!dump.empty()) {
-    dump_map(*checkpoint, ids, std::stoi(dump[0]), std::stoi(dump[1]), dump[2]);
-    return 0;
-  }
-  if (head_roles) {
-    time_head_roles(*checkpoint, ids, warmup, runs);
-    return 0;
-  }
-  if ((typed > 0 || edited_at > 0) && long_text) {
-    time_continued_long(*checkpoint, checkpoint->encode(text, max_length),
-                        {typed, edited_at, warmup, runs, std::chrono::milliseconds(idle_ms), forward_only});
-    return 0;
-  }
-  if (typed > 0) {
-    time_continued(*checkpoint, ids, typed, continued_lenses, warmup, runs, std::chrono::milliseconds(idle_ms));
-    return 0;
-  }
-  if (long_text) {
-    time_long_text(*checkpoint, checkpoint->encode(text, max_length), warmup, runs);
-    return 0;
-  }
-  if (long_text_lens) {
-    time_long_text_lens(*checkpoint, checkpoint->encode(text, max_length), warmup, runs);
-    return 0;
-  }
-  if (typed_at_start) {
-    time_typed_at_start(checkpoint, model, text, max_length, warmup, runs, std::chrono::milliseconds(idle_ms));
-    return 0;
-  }
-  if (forward_only) {
-    const auto m = interleaved_medians(warmup, runs, {[&] { checkpoint->model().forward({ids}); }},
-                                       checkpoint->model().device().device, std::chrono::milliseconds(idle_ms));
-    std::cout << nlohmann::json{{"tokens", ids.size()},
-                                {"load_ms", load_ms},
-                                {"threads", threads},
-                                {"runs", runs},
-                                {"forward_capture_ms", m[0]}}
-                     .dump()
-              << "\n";
-    return 0;
-  }
+// One list of timed steps, in the order of the JSON keys it prints: longer than most functions,
+// kept whole so that each key sits beside what it times.
+void time_every_step(const std::shared_ptr<const attnscope::Checkpoint>& checkpoint, const std::string& text,
+                     const std::vector<int64_t>& ids, const BenchOptions& o, double load_ms) {
+  const std::string& model = o.model;
+  const size_t max_length = o.max_length;
+  const int runs = o.runs, warmup = o.warmup, threads = o.threads;
   const attnscope::TextRun run = checkpoint->run(text, max_length, {.to_host = false});
   const attnscope::TextAnalysis analysed = attnscope::analyze_text(run.encoding, run.captures, {});
   // The first forward with the lenses also makes the model's W_O^T W_O products, once: timed apart.
@@ -692,7 +648,7 @@ int main(int argc, char** argv) {
        },
        // The core's whole pipeline, text to analysis, as the explorer and the command line run it.
        [&] { pipeline.run(text, {.max_length = max_length}); }},
-      checkpoint->model().device().device, std::chrono::milliseconds(idle_ms));
+      checkpoint->model().device().device, o.idle());
   const double analyze = m[0], forward = m[1], plain = m[2], analysis = m[3], tokenize = m[4], forward_lenses = m[5],
                lenses = m[6];
   std::cout << nlohmann::json{{"tokens", ids.size()},       {"load_ms", load_ms},
@@ -707,5 +663,51 @@ int main(int argc, char** argv) {
                               {"pipeline_ms", m[13]}}
                    .dump()
             << "\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"attnscope forward-pass benchmark"};
+  BenchOptions o;
+  add_options(app, o);
+  CLI11_PARSE(app, argc, argv);
+
+  at::set_num_threads(o.threads);
+  if (o.reuse_freed_memory) attnscope::keep_freed_memory_for_reuse();
+  // A long text's heap as the explorer and the command line set it (tune_heap_for_run): with glibc's
+  // defaults each block of rows of the analysis' scan may be mapped for itself and faulted in again,
+  // as earlier allocations left the heap (Gemma 3's whole analysis at 8,192 tokens took 42 to 47 s
+  // so, 25 s with the blocks kept), which is not what the tools' users wait for.
+  else if (o.long_text || o.long_text_lens)
+    attnscope::tune_heap_for_run(false);
+  std::ifstream in(o.text_file);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  const std::string text = buffer.str();
+  const auto load_start = std::chrono::steady_clock::now();
+  const auto checkpoint = attnscope::Checkpoint::load(o.model, attnscope::select_device(o.device, o.precision));
+  const double load_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - load_start).count();
+  const auto ids = checkpoint->encode(text, o.max_length).ids();
+  if (!o.dump.empty())
+    dump_map(*checkpoint, ids, std::stoi(o.dump[0]), std::stoi(o.dump[1]), o.dump[2]);
+  else if (o.head_roles)
+    time_head_roles(*checkpoint, ids, o.warmup, o.runs);
+  else if ((o.typed > 0 || o.edited_at > 0) && o.long_text)
+    time_continued_long(*checkpoint, checkpoint->encode(text, o.max_length),
+                        {o.typed, o.edited_at, o.warmup, o.runs, o.idle(), o.forward_only});
+  else if (o.typed > 0)
+    time_continued(*checkpoint, ids, o.typed, o.continued_lenses, o.warmup, o.runs, o.idle());
+  else if (o.long_text)
+    time_long_text(*checkpoint, checkpoint->encode(text, o.max_length), o.warmup, o.runs);
+  else if (o.long_text_lens)
+    time_long_text_lens(*checkpoint, checkpoint->encode(text, o.max_length), o.warmup, o.runs);
+  else if (o.typed_at_start)
+    time_typed_at_start(checkpoint, o.model, text, o.max_length, o.warmup, o.runs, o.idle());
+  else if (o.forward_only)
+    time_forward_only(*checkpoint, ids, o, load_ms);
+  else
+    time_every_step(checkpoint, text, ids, o, load_ms);
   return 0;
 }
