@@ -27,7 +27,7 @@ std::unique_ptr<ComparedTexts> compare_runs(const RunOptions& run, const SecondR
   // the rows the comparison reads; a lens's mask would be made again from its map, head by head).
   const PairInput from = analysis_settings(analysis).pairs_from;
   RunOptions a = run;
-  a.keep_pair_masks |= from != PairInput::Similarity && from != PairInput::Cosine;
+  a.keep_pair_masks |= pairs_from_a_map(from);
   out->a = run_and_analyze(a, analysis);
   out->run_b = a;
   if (!second.model.empty()) out->run_b.model = second.model;

@@ -27,6 +27,9 @@ inline std::optional<PairInput> pair_input_by_name(std::string_view name) {
     if (name == kPairInputNames[k]) return static_cast<PairInput>(k);
   return std::nullopt;
 }
+// Whether the pairs come from a map of every pair (attention, a lens) rather than from the head
+// outputs (S and cosine, made from them).
+inline bool pairs_from_a_map(PairInput input) { return input != PairInput::Similarity && input != PairInput::Cosine; }
 
 // Which attention map the column attention of separators is taken from.
 struct MapChoice {

@@ -455,7 +455,7 @@ void check_analysis_inputs(const Encoding& encoding, const at::Tensor& head_outp
     throw Error("the captures have " + std::to_string(n) + " tokens but the encoding " +
                 std::to_string(encoding.size()));
   check_settings(settings, L, H);
-  const bool from_maps = settings.pairs_from != PairInput::Similarity && settings.pairs_from != PairInput::Cosine;
+  const bool from_maps = pairs_from_a_map(settings.pairs_from);
   if (run.similarity_in_blocks && from_maps && !run.lens_pairs)
     throw Error("a long text's pairs from a lens need its maps made again by the model that ran it");
   if (from_maps && !run.similarity_in_blocks && (!maps.defined() || maps.sizes() != at::IntArrayRef({L, H, n, n})))
@@ -533,7 +533,7 @@ TextAnalysis analyze_text(const Encoding& encoding, const at::Tensor& head_outpu
   a.num_layers = head_outputs.size(0);
   a.num_heads = head_outputs.size(1);
   a.length = head_outputs.size(2);
-  const bool from_maps = settings.pairs_from != PairInput::Similarity && settings.pairs_from != PairInput::Cosine;
+  const bool from_maps = pairs_from_a_map(settings.pairs_from);
   if (run.similarity_in_blocks && from_maps) {
     a.pair_map = run.pair_map;
     a.pair_map_rows = run.pair_map_rows;

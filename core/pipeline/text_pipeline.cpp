@@ -49,7 +49,7 @@ bool has_text_tokens(const Encoding& encoding) {
 // line when not. Its lenses' captures (value norms and Gram matrices) grow as n: the norm-based
 // maps are made again with the attention.
 void refuse_lens_pairs_that_do_not_fit(size_t n, const AnalysisSettings& settings, const ModelConfig& config) {
-  if (settings.pairs_from != PairInput::Similarity && settings.pairs_from != PairInput::Cosine)
+  if (pairs_from_a_map(settings.pairs_from))
     require_long_text_lens_pairs_fit(settings.pairs_from, static_cast<int64_t>(n), config.architecture->direction);
 }
 
