@@ -153,24 +153,41 @@ std::optional<std::vector<int64_t>> GgufSource::shape(const std::string& name) c
   return shape;
 }
 
+// llama.cpp stores Llama's query and key rows of each head interleaved (the halves the rotation
+// pairs, alternating); transformers puts them back in halves.
+bool GgufSource::interleaved_rows(const std::string& name) const {
+  return file_.get_string("general.architecture") == "llama" &&
+         (name.find("self_attn.q_proj.weight") != std::string::npos ||
+          name.find("self_attn.k_proj.weight") != std::string::npos);
+}
+
+// llama.cpp's converter stores Gemma's norm weights plus one; transformers subtracts it again.
+bool GgufSource::plus_one(const std::string& name) const {
+  return config_.architecture->norm_kind == NormKind::RmsPlusOne && name.ends_with("norm.weight");
+}
+
 at::Tensor GgufSource::read(const std::string& name) const {
   const GgufTensor* t = tensor_of(name);
   if (!t) throw Error(file_.source() + ": no tensor for " + name);
   std::vector<float> values = file_.dequantized(*t);
   at::Tensor host = at::from_blob(values.data(), t->shape(), at::kFloat).clone();
-  // llama.cpp stores Llama's query and key rows of each head interleaved (the halves the rotation
-  // pairs, alternating); transformers puts them back in halves.
-  const std::string arch = file_.get_string("general.architecture");
-  const bool query = name.find("self_attn.q_proj.weight") != std::string::npos;
-  if (arch == "llama" && (query || name.find("self_attn.k_proj.weight") != std::string::npos)) {
-    const int64_t heads = query ? config_.num_heads : config_.kv_heads();
+  if (interleaved_rows(name)) {
+    const int64_t heads = name.find("q_proj") != std::string::npos ? config_.num_heads : config_.kv_heads();
     const int64_t rows = host.size(0), columns = host.size(1);
     host = host.view({heads, rows / heads / 2, 2, columns}).transpose(1, 2).reshape({rows, columns}).contiguous();
   }
   if (config_.model_type == "gpt2" && stored_out_in(name)) host = host.t().contiguous();
-  // llama.cpp's converter stores Gemma's norm weights plus one; transformers subtracts it again.
-  if (config_.architecture->norm_kind == NormKind::RmsPlusOne && name.ends_with("norm.weight")) host = host - 1;
+  if (plus_one(name)) host = host - 1;
   return host;
+}
+
+std::optional<Q8Rows> GgufSource::q8_rows(const std::string& name) const {
+  const GgufTensor* t = tensor_of(name);
+  if (!t || t->type->name != "Q8_0" || t->dims.size() != 2 || interleaved_rows(name) || plus_one(name) ||
+      (config_.model_type == "gpt2" && stored_out_in(name)))
+    return std::nullopt;
+  const std::vector<int64_t> shape = t->shape();
+  return Q8Rows(file_.data(*t), shape[0], shape[1]);
 }
 
 }  // namespace attnscope

@@ -29,9 +29,12 @@ class GgufSource : public TensorSource {
   const std::string& source() const override { return file_.source(); }
   std::optional<std::vector<int64_t>> shape(const std::string& name) const override;
   at::Tensor read(const std::string& name) const override;
+  std::optional<Q8Rows> q8_rows(const std::string& name) const override;
 
  private:
   const GgufTensor* tensor_of(const std::string& name) const;
+  bool interleaved_rows(const std::string& name) const;
+  bool plus_one(const std::string& name) const;
 
   const GgufFile& file_;
   const ModelConfig& config_;

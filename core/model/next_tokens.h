@@ -2,7 +2,7 @@
 // What a decoder would write next: the most likely tokens after a text, from the final norm's
 // output at its last token (TextCaptures::last_state: a forward whose last layer ran complete, or
 // at least at that token) through the model's output matrix (lm_head, or the word embeddings
-// where tied), softmax in float64.
+// where tied: model/token_matrix.h), softmax in float64.
 #include <cstdint>
 #include <vector>
 
@@ -19,9 +19,5 @@ struct NextToken {
 // The `count` most likely, most likely first. One line when the model is an encoder or the
 // captures hold no last state.
 std::vector<NextToken> next_tokens(const Transformer& model, const TextCaptures& captures, int count);
-
-// The output matrix [V, D] times a state [D]: each token's score, as torch's product gives it up to
-// the order each row is summed in (on the CPU a loop of our own, the rows split among the threads).
-at::Tensor output_scores(const at::Tensor& output, const at::Tensor& state);
 
 }  // namespace attnscope

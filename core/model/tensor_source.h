@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "model/q8_rows.h"
 #include "model/safetensors.h"
 
 namespace attnscope {
@@ -22,6 +23,9 @@ class TensorSource {
   virtual std::optional<std::vector<int64_t>> shape(const std::string& name) const = 0;
   // The tensor on the host, float32, float16 or bfloat16 (one line when its type cannot be read).
   virtual at::Tensor read(const std::string& name) const = 0;
+  // The matrix in ggml's Q8_0 blocks, where the source stores it so and read() would give its
+  // dequantisation unchanged (model/q8_rows.h); nothing otherwise.
+  virtual std::optional<Q8Rows> q8_rows(const std::string& /*name*/) const { return std::nullopt; }
 };
 
 class SafetensorsSource : public TensorSource {

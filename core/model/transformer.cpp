@@ -122,7 +122,7 @@ at::Tensor linear(const at::Tensor& x, const at::Tensor& weight, const at::Tenso
 
 at::Tensor Transformer::embed(const at::Tensor& ids, const at::Tensor& positions) const {
   const int64_t n = ids.size(1);
-  at::Tensor x = at::embedding(weights_.word_embeddings, ids);
+  at::Tensor x = weights_.word_embeddings.lookup(ids);
   if (positions.defined())
     x = x + at::embedding(weights_.position_embeddings, positions);
   else if (weights_.position_embeddings.defined())

@@ -156,8 +156,8 @@ class Transformer {
                               int64_t block_rows = 0) const;
 
   const ModelConfig& config() const { return config_; }
-  // A decoder's next-token scores' matrix [V, D] on the compute device; undefined for an encoder.
-  const at::Tensor& output_weight() const { return weights_.output_weight; }
+  // A decoder's next-token scores' matrix [V, D]; undefined for an encoder.
+  const TokenMatrix& output_weight() const { return weights_.output_weight; }
   const ComputeDevice& device() const { return device_; }
   // How its layers make their maps from queries and keys (all of it but DeBERTa's relative terms).
   const AttentionScores& attention_scores() const { return scores_; }

@@ -31,6 +31,15 @@ class WeightReader {
     return source_.read(found).to(device_.device, device_.dtype).contiguous();
   }
 
+  // A vocabulary's rows: kept in the source's Q8_0 blocks where it has them and the model runs in
+  // float32 on the CPU (the blocks' kernels are the CPU's); a tensor like any other otherwise.
+  TokenMatrix get_rows(const std::string& name, const std::vector<int64_t>& shape) const {
+    const std::string found = find(name);
+    if (!found.empty() && device_.device.is_cpu() && device_.dtype == at::kFloat && source_.shape(found) == shape)
+      if (std::optional<Q8Rows> rows = source_.q8_rows(found)) return TokenMatrix(std::move(*rows));
+    return TokenMatrix(get(name, shape));
+  }
+
  private:
   // The name the source has the tensor under, or empty.
   std::string find(const std::string& name) const {
@@ -183,7 +192,7 @@ void load_embeddings(const WeightReader& r, const ModelConfig& c, TransformerWei
   const EmbeddingNames& n = c.architecture->embeddings;
   const int64_t E = c.embedding_width();
   const auto name = [](const char* base, const char* part) { return std::string(base) + "." + part; };
-  w.word_embeddings = r.get(name(n.words, "weight"), {c.vocab_size, E});
+  w.word_embeddings = r.get_rows(name(n.words, "weight"), {c.vocab_size, E});
   if (*n.positions) w.position_embeddings = r.get(name(n.positions, "weight"), {c.max_positions, E});
   if (*n.token_types && c.type_vocab_size > 0)
     w.token_type_embeddings = r.get(name(n.token_types, "weight"), {c.type_vocab_size, E});
@@ -234,7 +243,7 @@ TransformerWeights load_weights(const TensorSource& source, const ModelConfig& c
   TransformerWeights w;
   load_embeddings(r, c, w);
   if (const std::string output = std::string(c.architecture->embeddings.output) + ".weight"; c.causal())
-    w.output_weight = r.has(output) ? r.get(output, {c.vocab_size, c.hidden_size}) : w.word_embeddings;
+    w.output_weight = r.has(output) ? r.get_rows(output, {c.vocab_size, c.hidden_size}) : w.word_embeddings;
   if (c.architecture->shared_layers) {
     w.layers = load_shared_layers(r, c);
     return w;

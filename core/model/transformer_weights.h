@@ -13,6 +13,7 @@
 #include "model/config.h"
 #include "model/device.h"
 #include "model/tensor_source.h"
+#include "model/token_matrix.h"
 
 namespace attnscope {
 
@@ -34,12 +35,15 @@ struct LayerWeights {
 };
 
 struct TransformerWeights {
-  at::Tensor word_embeddings, position_embeddings, token_type_embeddings;
+  // The word embeddings as a vocabulary's rows (model/token_matrix.h): a tensor, or a GGUF file's
+  // Q8_0 blocks where the model runs in float32 on the CPU.
+  TokenMatrix word_embeddings;
+  at::Tensor position_embeddings, token_type_embeddings;
   at::Tensor embed_norm_weight, embed_norm_bias;
   at::Tensor embed_project_weight, embed_project_bias;  // ELECTRA, ALBERT: embedding width to hidden size
   at::Tensor final_norm_weight, final_norm_bias;        // ModernBERT
   // Decoders: the next-token scores' matrix [V, D], lm_head's, or the word embeddings where tied.
-  at::Tensor output_weight;
+  TokenMatrix output_weight;
   at::Tensor relative_bias;  // MPNet: [buckets, H], shared by the layers
   // DeBERTa: the relative position embeddings [2 span, D], normalised once when loaded.
   at::Tensor relative_embeddings;

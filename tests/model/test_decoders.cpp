@@ -12,6 +12,7 @@
 #include "model/config.h"
 #include "model/next_tokens.h"
 #include "model/tensor_source.h"
+#include "model/token_matrix.h"
 #include "model/transformer.h"
 #include "support/golden_captures.h"
 #include "support/nested_tensor.h"

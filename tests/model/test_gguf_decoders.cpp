@@ -99,6 +99,23 @@ TEST_P(GgufDecoder, NextTokensAreTransformers) {
   }
 }
 
+// On the CPU in float32 the vocabulary's rows stay in the file's Q8_0 blocks (model/token_matrix.h):
+// the rows the forward looks up are those read() dequantises, to the bit.
+TEST_P(GgufDecoder, TheVocabularyKeptInItsBlocksIsTheDequantisedOne) {
+  const auto path = test::real_model_file(expected()["file"].get<std::string>());
+  if (!std::filesystem::exists(path)) return;
+  const GgufFile file(path);
+  const ModelConfig config = gguf_model_config(file);
+  const GgufSource source(file, config);
+  const std::optional<Q8Rows> rows = source.q8_rows("model.embed_tokens.weight");
+  ASSERT_TRUE(rows.has_value()) << "both files store token_embd in Q8_0";
+  const at::Tensor ids = at::cat({at::arange(0, config.vocab_size, 97), at::tensor({config.vocab_size - 1})});
+  EXPECT_TRUE(at::equal(rows->rows_of(ids), source.read("model.embed_tokens.weight").index_select(0, ids)));
+  EXPECT_FALSE(source.q8_rows("model.layers.0.self_attn.q_proj.weight").has_value())
+      << "a tensor read() changes is not handed out as stored";
+  EXPECT_TRUE(Checkpoint::load(path, select_device("cpu"))->model().output_weight().quantized());
+}
+
 INSTANTIATE_TEST_SUITE_P(Decoders, GgufDecoder, ::testing::Values("smollm2", "gemma3"));
 
 // The families whose real GGUF files are not reachable here (GPT-2, Gemma 2), from tiny files
