@@ -100,6 +100,9 @@ AttentionBlockSink blocks_read(const TextPipelineOptions& o, bool role_rows, int
   };
 }
 
+// A run continues from the last one where they share at least this part of its tokens (1/16).
+constexpr int64_t kFewestSharedPart = 16;
+
 }  // namespace
 
 ForwardPrefix TextPipeline::prefix_for(const std::vector<int64_t>& ids,
@@ -108,6 +111,10 @@ ForwardPrefix TextPipeline::prefix_for(const std::vector<int64_t>& ids,
   const LastForward& last = last_forward_;
   if (last.checkpoint != checkpoint || !last.captures.hidden_states.defined()) return {};
   const auto shared = std::mismatch(ids.begin(), ids.end(), last.ids.begin(), last.ids.end()).first - ids.begin();
+  // A continued forward costs some 5% more than a whole one (Gemma 3, typed at the start: 10 ms
+  // at 128 tokens, 40 at 512), so it pays only where the text shares more than that with the last
+  // run; below a sixteenth (a text edited at its start shares its start token alone) it runs whole.
+  if (shared * kFewestSharedPart < static_cast<int64_t>(ids.size())) return {};
   ForwardPrefix prefix = continued_from(last.captures, shared);
   if (prefix.column_sums_before.empty() || !o.attention_blocks) return prefix;
   const Transformer& model = checkpoint->model();
