@@ -76,7 +76,9 @@ struct TextPipelineOptions {
   // nor their rows of the maps (model/transformer.h: ForwardPrefix), so text typed or a next token
   // appended at the end costs little more than its own tokens. The captures are a forward's from
   // scratch. A long text's analysis takes each head's pairs among the tokens both share from that
-  // run's too (AnalysisRun::resume), the same as found again. The explorer's runs.
+  // run's too (AnalysisRun::resume), the same as found again. Only where the two share at least a
+  // sixteenth of the new text's tokens: fewer would not repay a continued forward's extra cost (a
+  // text edited at its start runs whole). The explorer's runs.
   bool continues = false;
   // With `continues`, a long text's run (its maps not kept) typed on at its end or edited in its
   // middle makes its blocks of attention rows from the last block before its first new token that
