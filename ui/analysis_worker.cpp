@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "base/error.h"
+#include "base/error_message.h"
 #include "corpus/allocator_tuning.h"
 #include "figures/overview_thumbnails.h"
 #include "figures/text_figures.h"
@@ -107,7 +108,7 @@ void AnalysisWorker::run(std::string model, std::string device, std::string prec
     std::lock_guard lock(mutex_);
     pipeline_ = std::move(pipeline);
   } catch (const std::exception& e) {
-    status.error = e.what();
+    status.error = error_message(e);
   }
   serve(std::move(status));
 }
@@ -135,7 +136,7 @@ void AnalysisWorker::run_result(OpenResult result) {
   } catch (const Cancelled&) {
     return;  // the worker is being destroyed
   } catch (const std::exception& e) {
-    status.error = e.what();
+    status.error = error_message(e);
   }
   serve(std::move(status));
 }
@@ -226,7 +227,7 @@ void AnalysisWorker::add_head_roles(AnalysisSnapshot& s, uint64_t serial, RoleRo
     try {
       induction_ = probe_induction(*checkpoint);
     } catch (const Error& e) {
-      induction_error_ = std::string("Induction is not scored: ") + e.what() + ".";
+      induction_error_ = "Induction is not scored: " + error_message(e) + ".";
     }
   }
   if (induction_) take_induction(roles, *induction_);
@@ -459,7 +460,7 @@ void AnalysisWorker::answer(const AnalysisRequest& request, uint64_t serial,
     busy_ = pending_.has_value();
     return;  // a newer request is waiting (or the worker is stopping): nothing to show for this one
   } catch (const std::exception& e) {
-    snapshot->error = e.what();
+    snapshot->error = error_message(e);
   }
   snapshot->finished = std::chrono::steady_clock::now();
   snapshot->seconds = std::chrono::duration<double>(snapshot->finished - start).count();

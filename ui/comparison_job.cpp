@@ -2,6 +2,8 @@
 
 #include <string_view>
 
+#include "base/error_message.h"
+
 namespace attnscope::ui {
 
 void ComparisonJob::submit(std::shared_ptr<const AnalysisSnapshot> a, std::shared_ptr<const AnalysisSnapshot> b,
@@ -24,7 +26,7 @@ void ComparisonJob::submit(std::shared_ptr<const AnalysisSnapshot> a, std::share
     } catch (const Cancelled&) {
       throw;  // a newer pair is compared instead: nothing is kept of this one
     } catch (const std::exception& e) {
-      result->error = e.what();
+      result->error = error_message(e);
     }
     return std::shared_ptr<const ComparisonSnapshot>(std::move(result));
   });

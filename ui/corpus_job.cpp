@@ -1,4 +1,5 @@
 #include "corpus_job.h"
+#include "base/error_message.h"
 #include "corpus/run_fingerprint.h"
 
 #include "results/corpus_csv.h"
@@ -68,7 +69,7 @@ void CorpusJob::start_run(std::shared_ptr<const Checkpoint> checkpoint, CorpusOp
       }
       finish(message, report_source("", out, file));
     } catch (const std::exception& e) {
-      finish(std::string("error: ") + e.what());
+      finish("error: " + error_message(e));
     }
   });
 }
@@ -86,7 +87,7 @@ void CorpusJob::start_open(std::filesystem::path saved) {
                  (file.partial ? ", partial run)" : ")"),
              report_source("", saved, file));
     } catch (const std::exception& e) {
-      finish(std::string("error: ") + e.what());
+      finish("error: " + error_message(e));
     }
   });
 }

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "base/error.h"
+#include "base/error_message.h"
 #include "corpus/run_fingerprint.h"
 #include "progress_line.h"
 #include "results/analysis_json.h"
@@ -97,7 +98,7 @@ CorpusOutcome run_and_save_corpus(const CorpusCommandOptions& o, const Checkpoin
     // Keep what was done: the batches before the failure are whole and consistent.
     file.windows = reported;
     save_corpus(o.out, file);
-    throw Error(std::string(e.what()) + " (the " + std::to_string(reported) + " windows done before it are saved in " +
+    throw Error(error_message(e) + " (the " + std::to_string(reported) + " windows done before it are saved in " +
                 o.out + "; --resume continues from there)");
   }
   printer.finish();

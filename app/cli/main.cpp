@@ -6,6 +6,7 @@
 #include <exception>
 #include <map>
 
+#include "base/error_message.h"
 #include "commands.h"
 
 int main(int argc, char** argv) {
@@ -55,7 +56,7 @@ int main(int argc, char** argv) {
       if (command->parsed()) return action();
     return 2;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "attnscope-cli: error: %s\n", e.what());
+    std::fprintf(stderr, "attnscope-cli: error: %s\n", attnscope::error_message(e).c_str());
     return 1;
   }
 }

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/error_message.h"
 #include "corpus/allocator_tuning.h"
 #include "model/tensor_threads.h"
 #include "explorer.h"
@@ -217,7 +218,7 @@ int main(int argc, char** argv) {
     attnscope::run_tensor_operations_on_this_thread_only();  // the drawing thread: the model's threads are the worker's
     return attnscope::ui::run_explorer(options);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "attnscope: error: %s\n", e.what());
+    std::fprintf(stderr, "attnscope: error: %s\n", attnscope::error_message(e).c_str());
     return 1;
   }
 }

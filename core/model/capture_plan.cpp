@@ -2,7 +2,6 @@
 
 #include <ATen/DeviceAccelerator.h>
 #include <torch/version.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <exception>
@@ -13,11 +12,6 @@ double map_bytes(const ModelConfig& config, int64_t n, int64_t element_bytes) {
   const double cells = static_cast<double>(config.num_layers) * static_cast<double>(config.num_heads) *
                        static_cast<double>(n) * static_cast<double>(n);
   return cells * static_cast<double>(element_bytes + 4);
-}
-
-int64_t physical_memory() {
-  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-  return pages > 0 && page > 0 ? static_cast<int64_t>(pages) * page : 0;
 }
 
 int64_t capture_memory(const c10::Device& device) {

@@ -6,6 +6,7 @@
 // its queries, keys and head outputs, O(L n D), and recomputes a map when one is asked for.
 #include <cstdint>
 
+#include "base/machine_memory.h"
 #include "model/config.h"
 #include "model/transformer.h"
 
@@ -22,9 +23,6 @@ struct CapturePlan {
 // Bytes of one text's maps (elements of `element_bytes`) and of its analysis' float32 similarity
 // matrices, each L x H x n x n.
 double map_bytes(const ModelConfig& config, int64_t n, int64_t element_bytes = 4);
-
-// The machine's physical memory in bytes (0 when it cannot be read).
-int64_t physical_memory();
 
 // The memory a text's maps take room in on `device`: the machine's on the CPU; on a GPU the less of
 // the machine's and the device's own (the maps are made there, and a run for the window copies

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <iterator>
 
+#include "base/error_message.h"
 #include "figures/compare_figures.h"
 #include "panels/figure_panel.h"
 #include "widgets.h"
@@ -141,7 +142,7 @@ CompareActions ComparePanel::draw(const PanelContext& c, const ComparisonSnapsho
       rebuild(*s, options);
     } catch (const std::exception& e) {
       canvas_.set({});
-      error_ = e.what();
+      error_ = error_message(e);
     }
   }
   if (!error_.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", error_.c_str());

@@ -4,6 +4,7 @@
 #include <imgui_stdlib.h>
 
 #include "base/error.h"
+#include "base/error_message.h"
 #include "figures/compare_corpus_figures.h"
 #include "figures/corpus_figures.h"
 #include "panels/figure_panel.h"
@@ -133,7 +134,7 @@ void CorpusPanel::draw_report_controls() {
     try {
       write_report();
     } catch (const std::exception& e) {
-      report_message_ = std::string("error: ") + e.what();
+      report_message_ = "error: " + error_message(e);
     }
   }
   if (ImGui::IsItemHovered())
@@ -171,7 +172,7 @@ PanelActions CorpusPanel::draw(const PanelContext& c, std::shared_ptr<const Chec
       canvas_.set(build(*s.result, o));
     } catch (const std::exception& e) {
       canvas_.set({});
-      error_ = e.what();
+      error_ = error_message(e);
     }
   }
   if (!error_.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", error_.c_str());

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 
+#include "base/error_message.h"
 #include "figures/figure_export.h"
 
 namespace attnscope::ui {
@@ -46,7 +47,7 @@ void ExportDialog::draw() {
       export_figure(figure_, path_, o);
       message_ = "saved " + std::filesystem::absolute(path_).string();
     } catch (const std::exception& e) {
-      message_ = std::string("not saved: ") + e.what();
+      message_ = "not saved: " + error_message(e);
     }
   }
   ImGui::SameLine();

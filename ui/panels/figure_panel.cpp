@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "base/error_message.h"
+
 namespace attnscope::ui {
 
 std::string figure_key(uint64_t serial, const FigureOptions& o) {
@@ -135,7 +137,7 @@ void FigurePanel::rebuild(const PanelContext& c, const FigureOptions& options) {
     canvas_.set(std::move(t.figure), std::move(maps));
   } catch (const std::exception& e) {
     canvas_.set({});
-    error_ = e.what();
+    error_ = error_message(e);
   }
 }
 

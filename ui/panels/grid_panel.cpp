@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "base/error.h"
+#include "base/error_message.h"
 #include "figures/text_figures.h"
 #include "controls/view_controls.h"
 #include "gl/opaque_draws.h"
@@ -93,7 +94,7 @@ void GridPanel::export_figure(const PanelContext& c, PanelActions& actions) {
       exported_ = std::make_shared<const Figure>(grid_figure(c.snapshot->view(), o));
       actions.export_figure = exported_.get();
     } catch (const std::exception& e) {
-      error_ = e.what();
+      error_ = error_message(e);
     }
     return;
   }
@@ -158,7 +159,7 @@ bool GridPanel::thumbnails_ready(const PanelContext& c) {
       }
     } catch (const std::exception& e) {
       thumbnails_ = {};
-      error_ = e.what();
+      error_ = error_message(e);
     }
   }
   if (waiting_for_job_) {
