@@ -120,7 +120,11 @@ int run_analyze(const AnalyzeOptions& o) {
   const bool to_file = !o.out.empty() && o.out != "-";
   const auto json = [&] { return text_run_to_json(file, &analysis, write); };
   if (to_file) {
-    save_text_run(o.out, file, &analysis, write);
+    {
+      StageProgress progress;  // a gigabyte at 2,048 tokens (the maps)
+      write.progress = progress.report();
+      save_text_run(o.out, file, &analysis, write);
+    }
     print_summary(r, analysis, seconds, o.out);
     if (write.container == ResultContainer::Json && write.captures != CaptureSet::None)
       std::fprintf(

@@ -76,6 +76,7 @@ int run_heads(const HeadsOptions& o) {
     forward.kept = attention_to_keep(config, static_cast<int64_t>(encoding.size()), *o.run.long_texts,
                                      capture_memory(checkpoint->model().device().device));
   forward.attention_blocks = with_forward_progress({}, progress.report(), config.num_layers);
+  forward.progress = progress.report();  // a text whose maps are kept reports its layers
   tune_heap_for_command(forward.kept, config, static_cast<int64_t>(encoding.size()));
   const TextRun run = std::move(checkpoint->run({encoding}, forward).front());
   TextHeadRolesOptions roles = o.probe;

@@ -67,7 +67,8 @@ std::vector<TextRun> Checkpoint::run(const std::vector<Encoding>& encodings, con
                                                     .keep_layer_inputs = o.layer_inputs,
                                                     .column_sums_every = o.column_sums_every,
                                                     .prefix = o.prefix,
-                                                    .keep_going = o.keep_going});
+                                                    .keep_going = o.keep_going,
+                                                    .progress = o.progress});
   // Unless asked, not where the last layer's output is missing, nor for a long text (its forward
   // keeps the last alone).
   const bool hidden_states = o.layer_inputs || (o.last_layer == LastLayer::Complete && o.kept == KeptAttention::Maps);

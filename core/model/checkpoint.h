@@ -35,6 +35,7 @@ struct CheckpointRun {
   bool layer_inputs = false;
   int64_t column_sums_every = 1024;  // with layer_inputs (ForwardOptions)
   ForwardPrefix prefix = {};         // a decoder's one text continued from a run before (ForwardOptions::prefix)
+  ProgressReport progress;           // after each layer (ForwardOptions::progress)
 };
 
 class Checkpoint {

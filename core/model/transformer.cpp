@@ -738,6 +738,7 @@ BatchCaptures Transformer::forward(const std::vector<std::vector<int64_t>>& ids,
     if (options.last_layer != LastLayer::Complete && l + 1 == weights_.layers.size()) {
       if (options.last_layer == LastLayer::HeadOutputsAndLastToken)
         out.last_states = finish_last_tokens(w, context, x, p.batch);
+      if (options.progress) options.progress("model", 1.0);
       return out;
     }
     stop_if_stale(keep_going);
@@ -751,6 +752,8 @@ BatchCaptures Transformer::forward(const std::vector<std::vector<int64_t>>& ids,
     // floats, which nothing but a continued forward reads there (1.6 GB for Gemma 3 at 32,768 tokens).
     if (p.in_blocks && !options.keep_layer_inputs) out.hidden_states.clear();
     out.hidden_states.push_back(x);
+    if (options.progress)
+      options.progress("model", static_cast<double>(next) / static_cast<double>(config_.num_layers));
   }
   if (weights_.final_norm_weight.defined())  // a pre-norm family's last output is normalised
     out.hidden_states.back() = normalize(x, weights_.final_norm_weight, weights_.final_norm_bias);

@@ -132,6 +132,10 @@ struct ForwardOptions {
   // Asked before each layer and between the slices its products are then cut into (about 2 ms of
   // work each on two CPU cores): a run made stale by a newer request stops within a slice.
   KeepGoing keep_going = {};
+  // ("model", layers done / layers) after each layer: Gemma 3's forward keeping every map of 2,048
+  // tokens takes some 5 s on two cores. A long text's blocks of maps report within a layer as well
+  // (forward_progress.h).
+  ProgressReport progress = {};
 };
 
 class Transformer {

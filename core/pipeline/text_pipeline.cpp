@@ -136,6 +136,7 @@ TextPipelineResult TextPipeline::run(std::string_view text, const TextPipelineOp
   CheckpointRun run;
   run.to_host = o.to_host;
   run.keep_going = o.keep_going;
+  run.progress = o.progress;
   run.lenses = o.lens_captures || needs_lens_captures(o.settings);
   run.kept = kept_attention(checkpoint->model(), r.encoding.size(), o);
   if (o.before_forward)

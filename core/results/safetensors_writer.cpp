@@ -3,6 +3,8 @@
 #include <ATen/ATen.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
 #include "base/error.h"
 #include "base/atomic_file.h"
 
@@ -56,8 +58,8 @@ at::Tensor StreamedTensor::made() const {
 }
 
 void write_safetensors(const std::filesystem::path& path, const NamedTensors& tensors,
-                       const std::map<std::string, std::string>& metadata,
-                       const std::vector<StreamedTensor>& streamed) {
+                       const std::map<std::string, std::string>& metadata, const std::vector<StreamedTensor>& streamed,
+                       const ProgressReport& progress) {
   std::vector<at::Tensor> host;
   nlohmann::json header = nlohmann::json::object();
   if (!metadata.empty()) header["__metadata__"] = metadata;
@@ -82,13 +84,25 @@ void write_safetensors(const std::filesystem::path& path, const NamedTensors& te
     for (int i = 0; i < 8; ++i) length[i] = static_cast<char>(size >> (8 * i) & 0xff);
     out.write(length, 8);
     out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    for (const at::Tensor& t : host)
-      out.write(static_cast<const char*>(t.data_ptr()), static_cast<std::streamsize>(t.nbytes()));
+    const auto report = [&](uint64_t written) {
+      if (progress)
+        progress("writing", static_cast<double>(written) / static_cast<double>(std::max<uint64_t>(offset, 1)));
+    };
+    uint64_t written = 0;
+    for (const at::Tensor& t : host) {
+      const auto* bytes = static_cast<const char*>(t.data_ptr());
+      for (uint64_t first = 0; first < t.nbytes(); first += kWrittenPiece) {
+        const uint64_t count = std::min<uint64_t>(kWrittenPiece, t.nbytes() - first);
+        out.write(bytes + first, static_cast<std::streamsize>(count));
+        report(written += count);
+      }
+    }
     uint64_t at = 8 + text.size() + streamed_from;  // where the next streamed tensor ends
     for (const StreamedTensor& t : streamed) {
       const uint64_t before = at;
       at += t.bytes();
       write_streamed(t, out, before, at);
+      report(written += t.bytes());
     }
   });
 }

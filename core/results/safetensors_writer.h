@@ -14,6 +14,8 @@
 #include <utility>
 #include <vector>
 
+#include "base/progress.h"
+
 namespace attnscope {
 
 using NamedTensors = std::vector<std::pair<std::string, at::Tensor>>;
@@ -31,10 +33,14 @@ struct StreamedTensor {
   at::Tensor made() const;  // the whole tensor, where one is needed (a JSON result)
 };
 
+constexpr uint64_t kWrittenPiece = uint64_t{16} << 20;
+
 // Tensors of float32, float64, int32, int64, uint8 or bool, on any device (copied to the host),
 // then the streamed ones. Written atomically (see atomic_file.h). Throws attnscope::Error.
+// `progress` (may be empty) gets ("writing", bytes written / bytes) every kWrittenPiece bytes
+// and after each streamed tensor: a run's maps of 2,048 tokens make a file of a gigabyte.
 void write_safetensors(const std::filesystem::path& path, const NamedTensors& tensors,
                        const std::map<std::string, std::string>& metadata,
-                       const std::vector<StreamedTensor>& streamed = {});
+                       const std::vector<StreamedTensor>& streamed = {}, const ProgressReport& progress = {});
 
 }  // namespace attnscope

@@ -445,7 +445,7 @@ void save_text_run(const std::filesystem::path& path, const TextRunFile& file, c
   write_safetensors(
       path, content.tensors,
       {{"format", kTextRunFormat}, {"version", std::to_string(kVersion)}, {"document", content.document.dump()}},
-      content.streamed);
+      content.streamed, o.progress);
 }
 
 namespace {

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/text_analysis.h"
+#include "base/progress.h"
 #include "model/checkpoint.h"
 
 namespace attnscope {
@@ -61,6 +62,7 @@ struct ResultWriteOptions {
   CaptureSet captures = CaptureSet::All;
   bool decimal = false;                           // JSON container: float tensors as decimal lists instead of base64
   double limit_bytes = kDefaultResultLimitBytes;  // a file of more tensor bytes is refused, saying its size
+  ProgressReport progress = {};                   // the binary container's ("writing", share): write_safetensors
 };
 
 // What a run will keep, known once its text is encoded: enough to refuse, before a forward that

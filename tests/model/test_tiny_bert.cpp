@@ -147,6 +147,24 @@ TEST(TinyBert, AStaleRunStopsAtTheNextOfFourChecksALayer) {
   }
 }
 
+// The command line's bar for a forward that keeps every map: one report a layer, the last whole,
+// whether or not the last layer stops at its head outputs; the checkpoint's run hands it on.
+TEST(TinyBert, AForwardReportsEachLayerDone) {
+  const test::TempDir dir;
+  test::write_tiny_bert(dir.path(), {.layers = 3});
+  const auto checkpoint = Checkpoint::load(dir.path(), test::test_device());
+  for (const LastLayer last : {LastLayer::Complete, LastLayer::HeadOutputsOnly}) {
+    std::vector<double> reported;
+    CheckpointRun run{.last_layer = last};
+    run.progress = [&](std::string_view stage, double fraction) {
+      EXPECT_EQ(stage, "model");
+      reported.push_back(fraction);
+    };
+    checkpoint->run({checkpoint->encode("The cat sat on the mat.", 16)}, run);
+    EXPECT_EQ(reported, (std::vector<double>{1.0 / 3, 2.0 / 3, 1.0}));
+  }
+}
+
 TEST(TinyBert, PlainForwardAgreesWithCapturingForward) {
   const test::TempDir dir;
   const auto model = load_tiny(dir, {});

@@ -65,8 +65,8 @@ TEST_F(TextPipelineTest, OptionsReachTheirStages) {
 
 // A long text's run (past --maps-up-to) reports its forward block by block of maps and its scan
 // for pairs group by group of heads, each rising to 1; its head roles, layer by layer. A text
-// whose maps are kept reports nothing (its run is over before a bar would help). Its roles are
-// abandoned when asked to stop.
+// whose maps are kept reports its forward layer by layer (Gemma 3's takes seconds at 2,048
+// tokens) and nothing more. Its roles are abandoned when asked to stop.
 TEST_F(TextPipelineTest, ALongTextReportsHowFarItsRunHasCome) {
   std::vector<std::pair<std::string, double>> reports;
   TextPipelineOptions o;
@@ -104,7 +104,8 @@ TEST_F(TextPipelineTest, ALongTextReportsHowFarItsRunHasCome) {
   reports.clear();
   o.long_texts.reset();
   pipeline_->run(kText, o);
-  EXPECT_TRUE(reports.empty());
+  EXPECT_EQ(of("model"), expected);
+  EXPECT_EQ(reports.size(), expected.size());
 }
 
 // Before its forward a run says what it will keep (what analyze reckons a result's size from),

@@ -1,6 +1,7 @@
 // The result files' safetensors writer: tensors held whole and tensors made as the file is written
-// (StreamedTensor, the pair masks) land where the header says, and a streamed tensor that writes
-// another number of bytes than its shape needs leaves no file behind.
+// (StreamedTensor, the pair masks) land where the header says, the share written is reported as it
+// goes, and a streamed tensor that writes another number of bytes than its shape needs leaves no
+// file behind.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
@@ -43,6 +44,33 @@ TEST(SafetensorsWriter, StreamedTensorsFollowTheWholeOnesWhereTheHeaderSays) {
   for (int k = 0; k < 15; ++k) EXPECT_EQ(bytes[k], k / 5 + 1) << "byte " << k;
   ASSERT_NE(file.find("empty"), nullptr);
   EXPECT_EQ(file.find("empty")->size, 0u);
+}
+
+// A file of a gigabyte takes seconds to write: its share written is reported every
+// kWrittenPiece bytes of a whole tensor (written in such pieces, each where it belongs) and after
+// each streamed tensor, ending at 1.
+TEST(SafetensorsWriter, ReportsTheShareWrittenAsItWrites) {
+  test::TempDir dir;
+  const auto piece = static_cast<int64_t>(kWrittenPiece);
+  const at::Tensor whole =
+      at::arange(251, at::kInt).to(at::kByte).repeat({piece * 5 / 2 / 251});  // not a piece's divisor
+  std::vector<double> reported;
+  write_safetensors(dir.path() / "t.safetensors", {{"whole", whole}}, {}, {rows_of_bytes("streamed", 3)},
+                    [&](std::string_view stage, double fraction) {
+                      EXPECT_EQ(stage, "writing");
+                      reported.push_back(fraction);
+                    });
+  const double total = static_cast<double>(whole.numel() + 15);
+  EXPECT_EQ(reported, (std::vector<double>{static_cast<double>(piece) / total, 2.0 * static_cast<double>(piece) / total,
+                                           static_cast<double>(whole.numel()) / total, 1.0}));
+  const SafetensorsFile file(dir.path() / "t.safetensors");
+  const TensorInfo* w = file.find("whole");
+  ASSERT_NE(w, nullptr);
+  ASSERT_EQ(w->size, static_cast<uint64_t>(whole.numel()));
+  EXPECT_EQ(std::memcmp(file.data(*w).data(), whole.data_ptr(), w->size), 0);
+  const TensorInfo* s = file.find("streamed");
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(reinterpret_cast<const uint8_t*>(file.data(*s).data())[14], 3);
 }
 
 TEST(SafetensorsWriter, AStreamedTensorIsMadeWholeWhereOneIsNeeded) {
