@@ -6,7 +6,10 @@
 
 #include "base/error.h"
 #include "commands.h"
+#include "model/capture_plan.h"
+#include "model/forward_progress.h"
 #include "model/next_tokens.h"
+#include "progress_line.h"
 #include "run_options.h"
 #include "tokenizer/piece_text.h"
 
@@ -19,12 +22,26 @@ struct NextOptions {
   bool json = false;
 };
 
+// The last layer run at the last token alone, and a long text's maps not kept (SmolLM2's at 8,192
+// tokens would take 72 GB): its queries and keys instead, as analyze keeps them (--maps-up-to).
+TextRun run_to_last_token(const Checkpoint& checkpoint, const Encoding& encoding, const CapturePlan& plan) {
+  const ModelConfig& config = checkpoint.model().config();
+  const auto n = static_cast<int64_t>(encoding.size());
+  CheckpointRun forward{.last_layer = LastLayer::HeadOutputsAndLastToken};
+  forward.kept = attention_to_keep(config, n, plan, capture_memory(checkpoint.model().device().device));
+  tune_heap_for_command(forward.kept, config, n);
+  StageProgress progress;  // SmolLM2 at 8,192 tokens: most of a minute
+  forward.attention_blocks = with_forward_progress({}, progress.report(), config.num_layers);
+  forward.progress = progress.report();
+  return std::move(checkpoint.run({encoding}, forward).front());
+}
+
 int run_next(const NextOptions& o) {
   ComputeDevice device;
   const auto checkpoint = load_checkpoint(o.run, device);
   const std::string text = read_text_input(o.run.input);
   const size_t max_length = o.run.max_length ? o.run.max_length : checkpoint->default_max_length();
-  const TextRun run = checkpoint->run(text, max_length);
+  const TextRun run = run_to_last_token(*checkpoint, checkpoint->encode(text, max_length), *o.run.long_texts);
   const std::vector<NextToken> next = next_tokens(checkpoint->model(), run.captures, o.top);
   const Tokenizer& tokenizer = checkpoint->tokenizer();
   if (o.json) {
@@ -50,6 +67,7 @@ Action add_next_command(CLI::App& app) {
                                  "What a decoder would write next: its most likely tokens after the text, with their "
                                  "probabilities (decoders only)");
   add_run_options(*cmd, o->run);
+  add_long_text_options(*cmd, o->run);
   cmd->add_option("--top", o->top, "How many of the most likely tokens")
       ->capture_default_str()
       ->check(CLI::Range(1, 100));

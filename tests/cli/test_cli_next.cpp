@@ -1,6 +1,6 @@
 // attnscope-cli next: a decoder's most likely next tokens, opened from its GGUF file, as a table and
-// JSON (the same as transformers' for that text: tests/model/test_gguf_decoders.cpp); an encoder
-// is refused in one line.
+// JSON (the same as transformers' for that text: tests/model/test_gguf_decoders.cpp), a long text's
+// the same without its maps; an encoder is refused in one line.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -30,6 +30,13 @@ TEST_F(Cli, NextTokensOfADecoderAsTableAndJson) {
   ASSERT_EQ(j["next"].size(), 3u);
   for (size_t k = 0; k < 3; ++k) EXPECT_EQ(j["next"][k]["id"], golden["next_tokens"]["ids"][k]) << k;
   EXPECT_EQ(j["next"][0]["piece"], "ĠHe");
+  // A text past --maps-up-to keeps its queries and keys, not its maps (SmolLM2's at 8,192 tokens
+  // would take 72 GB): its forward runs block by block of rows, and the same probabilities come out.
+  std::vector<std::string> long_args = json_args;
+  long_args.insert(long_args.end(), {"--maps-up-to", "4"});
+  const Outcome long_text = run_cli(long_args);
+  ASSERT_EQ(long_text.status, 0) << long_text.err;
+  EXPECT_EQ(long_text.out, json.out);
 }
 
 // tokenize on a GGUF file reads the file's own vocabulary (the weights are not needed): the ids
