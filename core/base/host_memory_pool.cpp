@@ -8,6 +8,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "base/address_sanitizer.h"
+#include "base/machine_memory.h"
+
 namespace attnscope {
 namespace {
 
@@ -159,23 +162,13 @@ HostMemoryPool::Counts HostMemoryPool::counts() const {
   return counts_;
 }
 
-// GCC says __SANITIZE_ADDRESS__, clang __has_feature(address_sanitizer).
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define ATTNSCOPE_POOL_UNDER_ASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-#define ATTNSCOPE_POOL_UNDER_ASAN 1
-#endif
-
 void keep_host_tensors_for_reuse(bool keeping) {
-#if defined(ATTNSCOPE_POOL_UNDER_ASAN)
+#if defined(ATTNSCOPE_ADDRESS_SANITIZER)
   (void)keeping;
 #else
   // Made once and never destroyed: tensors may outlive every static object.
   static HostMemoryPool* const pool = [] {
-    const auto machine = static_cast<size_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    const auto machine = static_cast<size_t>(physical_memory());
     auto* made = new HostMemoryPool(c10::GetCPUAllocator(), {.kept_bytes = std::min(size_t{2} << 30, machine / 8)});
     c10::SetCPUAllocator(made, 1);  // above the default's priority (0)
     return made;
@@ -185,7 +178,7 @@ void keep_host_tensors_for_reuse(bool keeping) {
 }
 
 bool host_memory_pool_available() {
-#if defined(ATTNSCOPE_POOL_UNDER_ASAN)
+#if defined(ATTNSCOPE_ADDRESS_SANITIZER)
   return false;
 #else
   return true;

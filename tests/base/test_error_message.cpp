@@ -5,18 +5,9 @@
 
 #include <new>
 
+#include "base/address_sanitizer.h"
 #include "base/error.h"
 #include "base/error_message.h"
-
-// GCC says __SANITIZE_ADDRESS__, clang __has_feature(address_sanitizer).
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define ATTNSCOPE_ADDRESS_SANITIZER 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-#define ATTNSCOPE_ADDRESS_SANITIZER 1
-#endif
 
 namespace attnscope {
 namespace {

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <thread>
 
+#include "base/address_sanitizer.h"
 #include "corpus/allocator_tuning.h"
 
 namespace attnscope {
@@ -30,16 +31,6 @@ long faults_for_block(size_t bytes) {
   std::free(const_cast<char*>(block));
   return minor_faults() - before;
 }
-
-// GCC says __SANITIZE_ADDRESS__, clang __has_feature(address_sanitizer).
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define ATTNSCOPE_ADDRESS_SANITIZER 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-#define ATTNSCOPE_ADDRESS_SANITIZER 1
-#endif
 
 TEST(AllocatorTuning, FreedLargeBlocksAreReusedWithoutPageFaults) {
 #if !defined(__GLIBC__) || defined(ATTNSCOPE_ADDRESS_SANITIZER)
