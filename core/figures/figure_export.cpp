@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <memory>
+#include <string>
 
 #include "base/error.h"
 #include "figures/cairo_painter.h"
@@ -20,6 +22,29 @@ FigureLayout layout_for_files(const Figure& figure, const ExportOptions& o) {
   CairoTextMeasure measure;
   const double width = o.width > 0 ? o.width : default_figure_width(figure);
   return layout_figure(figure, width, o.font_size, measure_with(measure.painter()));
+}
+
+// The largest image cairo draws, in pixels a side.
+constexpr double kMostPngPixels = 32767;
+
+// The PNG's surface at `scale` pixels a point; past cairo's limit, one line saying how large the
+// image would be and what fits (a Lines figure of a 2,048-token text is some 50,000 pixels tall).
+cairo_surface_t* png_surface(const FigureLayout& layout, double scale) {
+  const double width = std::ceil(layout.width * scale), height = std::ceil(layout.height * scale);
+  if (width > kMostPngPixels || height > kMostPngPixels) {
+    const double fitting = std::floor(kMostPngPixels / std::max(layout.width, layout.height) * 10) / 10;
+    char text[256];
+    std::snprintf(text, sizeof text,
+                  "the PNG would be %.0f x %.0f pixels, more than the %.0f a side cairo draws: ", width, height,
+                  kMostPngPixels);
+    std::string message = std::string(text) + "write it as SVG or PDF";
+    if (fitting >= 1) {
+      std::snprintf(text, sizeof text, ", or as a PNG of at most %.1f pixels a point", fitting);
+      message += text;
+    }
+    throw Error(message);
+  }
+  return cairo_image_surface_create(CAIRO_FORMAT_RGB24, static_cast<int>(width), static_cast<int>(height));
 }
 
 }  // namespace
@@ -50,8 +75,7 @@ std::string render_figure(const Figure& figure, FigureFormat format, const Expor
   std::string bytes;
   cairo_surface_t* surface = nullptr;
   if (format == FigureFormat::Png)
-    surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, static_cast<int>(std::ceil(layout.width * o.png_scale)),
-                                         static_cast<int>(std::ceil(layout.height * o.png_scale)));
+    surface = png_surface(layout, o.png_scale);
   else
     surface = cairo_pdf_surface_create_for_stream(append_to_string, &bytes, layout.width, layout.height);
   std::unique_ptr<cairo_surface_t, decltype(&cairo_surface_destroy)> owned(surface, cairo_surface_destroy);

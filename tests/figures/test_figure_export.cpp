@@ -108,6 +108,26 @@ TEST(FigureExport, FormatFromTheExtensionAndBadOptions) {
   EXPECT_FALSE(std::filesystem::exists(dir / "missing-folder"));
 }
 
+// cairo draws no image past 32,767 pixels a side (a Lines figure of a 2,048-token text is taller):
+// one line with the size, and what fits, before any pixel is allocated.
+TEST(FigureExport, APngTooLargeForCairoIsRefusedSayingWhatFits) {
+  ExportOptions o;
+  o.width = 20000;
+  o.png_scale = 2;
+  try {
+    render_figure(sample(), FigureFormat::Png, o);
+    FAIL() << "a PNG 40,000 pixels wide was made";
+  } catch (const Error& e) {
+    const std::string text = e.what();
+    EXPECT_EQ(text.rfind("the PNG would be 40000 x ", 0), 0u) << text;
+    EXPECT_NE(text.find("more than the 32767 a side cairo draws: write it as SVG or PDF, or as a PNG of at most 1.6 "
+                        "pixels a point"),
+              std::string::npos)
+        << text;
+  }
+  EXPECT_EQ(render_figure(sample(), FigureFormat::Svg, o).rfind("<?xml", 0), 0u);  // the same figure as SVG
+}
+
 TEST(FigureExport, EmptyFigureStillMakesAValidFile) {
   const std::string pdf = render_figure(Figure{}, FigureFormat::Pdf);
   EXPECT_EQ(pdf.rfind("%PDF", 0), 0u);
