@@ -10,6 +10,7 @@ namespace attnscope {
 Bpe::Bpe(std::vector<std::string> tokens, const std::vector<std::pair<std::string, std::string>>& merges,
          const std::string& source, BpeOptions options)
     : tokens_(std::move(tokens)), options_(options) {
+  ids_.reserve(tokens_.size());
   for (size_t i = 0; i < tokens_.size(); ++i) ids_.emplace(tokens_[i], static_cast<int32_t>(i));
   const auto id_of = [&](const std::string& t, size_t rank) {
     const auto it = ids_.find(t);
@@ -17,9 +18,11 @@ Bpe::Bpe(std::vector<std::string> tokens, const std::vector<std::pair<std::strin
       throw Error(source + ": merge " + std::to_string(rank) + " names \"" + t + "\", which is not in the vocabulary");
     return it->second;
   };
+  merges_.reserve(merges.size());
+  std::string pair;  // one buffer for every merge's joined pieces (Gemma 3 has some 500,000 merges)
   for (size_t rank = 0; rank < merges.size(); ++rank) {
     const auto& [a, b] = merges[rank];
-    const int32_t joined = id_of(a + b, rank);
+    const int32_t joined = id_of(pair.assign(a).append(b), rank);
     merges_.emplace(key(id_of(a, rank), id_of(b, rank)),
                     Merge{static_cast<int32_t>(rank), joined});  // the first rank of a pair wins
   }

@@ -99,23 +99,34 @@ nlohmann::json vocab_object(const std::vector<std::string>& tokens) {
 
 }  // namespace
 
+namespace {
+
+// Hashes std::string and std::string_view alike, so that a token's halves are looked up as views
+// of it (Gemma 3's 262,144 tokens have some millions of splits, most of them not two tokens).
+struct TextHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view text) const { return std::hash<std::string_view>{}(text); }
+};
+
+}  // namespace
+
 std::vector<std::pair<std::string, std::string>> merges_from_vocabulary(const std::vector<std::string>& tokens) {
   // A dict built from the list keeps each token's first place in its order and its last id.
-  std::unordered_map<std::string, size_t> last;
-  std::vector<const std::string*> order;
+  std::unordered_map<std::string_view, size_t, TextHash, std::equal_to<>> last;
+  last.reserve(tokens.size());
+  std::vector<std::string_view> order;
   for (size_t id = 0; id < tokens.size(); ++id)
-    if (last.insert_or_assign(tokens[id], id).second) order.push_back(&tokens[id]);
+    if (last.insert_or_assign(tokens[id], id).second) order.emplace_back(tokens[id]);
   struct Merge {
     size_t score_rank, left_length;  // the token's last id; the left half's characters
-    std::string left, right;
+    std::string_view left, right;    // views of `tokens`
   };
   std::vector<Merge> merges;
-  for (const std::string* token : order) {
-    const std::u32string cps = code_points(*token);
-    for (size_t cut = 1; cut < cps.size(); ++cut) {
-      std::string left = encode_utf8(cps.substr(0, cut)), right = encode_utf8(cps.substr(cut));
-      if (last.contains(left) && last.contains(right))
-        merges.push_back({last.at(*token), cut, std::move(left), std::move(right)});
+  for (const std::string_view token : order) {
+    const CharString chars = decode_utf8(token);  // throws on invalid UTF-8, naming the byte
+    for (size_t cut = 1; cut < chars.size(); ++cut) {
+      const std::string_view left = token.substr(0, chars[cut].begin), right = token.substr(chars[cut].begin);
+      if (last.contains(left) && last.contains(right)) merges.push_back({last.at(token), cut, left, right});
     }
   }
   // Best score first (earlier in the file), then the longer left half (the right one is then
@@ -125,7 +136,7 @@ std::vector<std::pair<std::string, std::string>> merges_from_vocabulary(const st
   });
   std::vector<std::pair<std::string, std::string>> out;
   out.reserve(merges.size());
-  for (Merge& m : merges) out.emplace_back(std::move(m.left), std::move(m.right));
+  for (const Merge& m : merges) out.emplace_back(m.left, m.right);
   return out;
 }
 

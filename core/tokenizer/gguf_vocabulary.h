@@ -37,10 +37,10 @@ struct GgufVocabulary {
 nlohmann::json gguf_tokenizer_json(const GgufVocabulary& vocabulary, const std::string& source);
 std::unique_ptr<Tokenizer> gguf_tokenizer(const GgufVocabulary& vocabulary, const std::string& source);
 
-// transformers' generate_merges: every split of a token into two tokens of the vocabulary, the
-// splits of one token in the order of their halves' ids, all of them by the token's score, best
-// first (ties: shorter left half, then shorter right half, first). Scores here are the tokens'
-// places in the file, earlier first, as transformers uses for Gemma.
+// transformers' generate_merges: every split of a token into two tokens of the vocabulary, by
+// the token's score, best first, and of one token's splits the longer left half (in characters)
+// first, as transformers 5 sorts them (score, then both halves' lengths, all reversed). Scores
+// here are the tokens' places in the file, earlier first, as transformers uses for Gemma.
 std::vector<std::pair<std::string, std::string>> merges_from_vocabulary(const std::vector<std::string>& tokens);
 
 }  // namespace attnscope

@@ -56,6 +56,20 @@ TEST(GgufVocabularyTest, MergesFromAVocabularyFollowItsOrder) {
   EXPECT_EQ(merges, want);
 }
 
+// Halves end at characters, never inside one's bytes; a token listed twice ranks by its last id
+// (as a Python dict built from the list keeps it) and is split once; of one token's splits the
+// longer left half first.
+TEST(GgufVocabularyTest, MergesSplitBetweenCharactersAndRankATokenByItsLastId) {
+  const std::vector<std::string> tokens = {"\u00e9",        "a",       "\u00e9a",     "\u2581",
+                                           "\u2581\u00e9a", "\u00e9a", "\u2581\u00e9"};
+  const auto merges = merges_from_vocabulary(tokens);
+  // transformers' generate_merges(vocab, [(token, -place) ...]) on the same list.
+  const std::vector<std::pair<std::string, std::string>> want = {
+      {"\u2581\u00e9", "a"}, {"\u2581", "\u00e9a"}, {"\u00e9", "a"}, {"\u2581", "\u00e9"}};
+  EXPECT_EQ(merges, want);
+  EXPECT_THROW(merges_from_vocabulary({"a", "\xc3"}), Error);  // not UTF-8: named, not split by bytes
+}
+
 TEST(GgufVocabularyTest, WhatCannotBeBuiltIsNamed) {
   GgufVocabulary v;
   v.tokens = {"a"};
