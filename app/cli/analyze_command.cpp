@@ -118,7 +118,6 @@ int run_analyze(const AnalyzeOptions& o) {
     add_head_roles(file, analyzed);
   }
   const bool to_file = !o.out.empty() && o.out != "-";
-  const auto json = [&] { return text_run_to_json(file, &analysis, write); };
   if (to_file) {
     {
       StageProgress progress;  // a gigabyte at 2,048 tokens (the maps)
@@ -132,7 +131,7 @@ int run_analyze(const AnalyzeOptions& o) {
           "note: JSON keeps the matrices as text, a third larger and slower to write; a name ending in .safetensors "
           "(or --format binary) gives the compact binary result\n");
   } else if (o.out == "-" || !isatty(STDOUT_FILENO)) {
-    std::cout << json().dump() << "\n";
+    write_text_run_json(std::cout, file, &analysis, write);
   } else {
     print_summary(r, analysis, seconds, "");
   }

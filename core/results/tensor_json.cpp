@@ -25,18 +25,22 @@ bool is_float(at::ScalarType type) { return type == at::kFloat || type == at::kD
 
 }  // namespace
 
+nlohmann::json tensor_json_fields(const at::Tensor& tensor, bool decimal) {
+  return {{"shape", tensor.sizes().vec()},
+          {"dtype", dtype_name(tensor.scalar_type())},
+          {"encoding", decimal && is_float(tensor.scalar_type()) ? "decimal" : "base64-le"}};
+}
+
 nlohmann::json tensor_to_json(const at::Tensor& tensor, bool decimal) {
   const at::Tensor t = tensor.cpu().contiguous();
-  nlohmann::json out = {{"shape", t.sizes().vec()}, {"dtype", dtype_name(t.scalar_type())}};
-  if (decimal && is_float(t.scalar_type())) {
-    out["encoding"] = "decimal";
+  nlohmann::json out = tensor_json_fields(t, decimal);
+  if (out["encoding"] == "decimal") {
     if (t.scalar_type() == at::kFloat)
       out["data"] = std::vector<float>(t.data_ptr<float>(), t.data_ptr<float>() + t.numel());
     else
       out["data"] = std::vector<double>(t.data_ptr<double>(), t.data_ptr<double>() + t.numel());
     return out;
   }
-  out["encoding"] = "base64-le";
   out["data"] = base64_encode({static_cast<const std::byte*>(t.data_ptr()), static_cast<size_t>(t.nbytes())});
   return out;
 }

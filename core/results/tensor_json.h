@@ -11,6 +11,8 @@
 namespace attnscope {
 
 nlohmann::json tensor_to_json(const at::Tensor& tensor, bool decimal = false);
+// Its fields but "data" (written apart a piece at a time: json_stream.h); "encoding" says how.
+nlohmann::json tensor_json_fields(const at::Tensor& tensor, bool decimal = false);
 // Checks the shape and dtype against `like` (whose values are ignored); `where` names it in errors.
 at::Tensor tensor_from_json(const nlohmann::json& json, const at::Tensor& like, const std::string& where);
 

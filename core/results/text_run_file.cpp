@@ -17,6 +17,7 @@
 #include "base/atomic_file.h"
 #include "base/json_fields.h"
 #include "results/result_json.h"
+#include "results/json_stream.h"
 #include "results/safetensors_writer.h"
 #include "results/tensor_json.h"
 #include "base/mapped_file.h"
@@ -434,14 +435,23 @@ void check_text_run_size(const TextRunFile& file, const TextAnalysis* analysis, 
   check_size(content_of(file, analysis, o.captures), analysis, o.captures, o.limit_bytes);
 }
 
+void write_text_run_json(std::ostream& out, const TextRunFile& file, const TextAnalysis* analysis,
+                         const ResultWriteOptions& o) {
+  const ResultContent content = content_of(file, analysis, o.captures);
+  check_size(content, analysis, o.captures, o.limit_bytes);
+  write_json_with_tensors(out, content.document, content.tensors, content.streamed,
+                          {.decimal = o.decimal, .progress = o.progress});
+  out << '\n';
+}
+
 void save_text_run(const std::filesystem::path& path, const TextRunFile& file, const TextAnalysis* analysis,
                    const ResultWriteOptions& o) {
-  ResultContent content = content_of(file, analysis, o.captures);
-  check_size(content, analysis, o.captures, o.limit_bytes);
   if (o.container == ResultContainer::Json) {
-    write_file_atomically(path, as_json(std::move(content), o.decimal).dump() + "\n");
+    write_file_atomically(path, [&](std::ostream& out) { write_text_run_json(out, file, analysis, o); });
     return;
   }
+  ResultContent content = content_of(file, analysis, o.captures);
+  check_size(content, analysis, o.captures, o.limit_bytes);
   write_safetensors(
       path, content.tensors,
       {{"format", kTextRunFormat}, {"version", std::to_string(kVersion)}, {"document", content.document.dump()}},

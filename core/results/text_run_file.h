@@ -9,6 +9,7 @@
 // masks) are still read. docs/result-format.md describes both.
 #include <filesystem>
 #include <optional>
+#include <ostream>
 #include <span>
 #include <string>
 #include <vector>
@@ -98,7 +99,11 @@ void check_text_run_size(const TextRunFile& file, const TextAnalysis* analysis, 
 // a result over options.limit_bytes (before writing anything: the line gives what it would need).
 void save_text_run(const std::filesystem::path& path, const TextRunFile& file, const TextAnalysis* analysis,
                    const ResultWriteOptions& options);
-// The JSON container as a value (for standard output).
+// The JSON container written to `out` a piece at a time (results/json_stream.h), a line end after
+// it: text_run_to_json's dump, without the document whole in memory (standard output, a file).
+void write_text_run_json(std::ostream& out, const TextRunFile& file, const TextAnalysis* analysis,
+                         const ResultWriteOptions& options);
+// The JSON container as a value.
 nlohmann::json text_run_to_json(const TextRunFile& file, const TextAnalysis* analysis,
                                 const ResultWriteOptions& options);
 
