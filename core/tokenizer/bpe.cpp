@@ -7,6 +7,15 @@
 
 namespace attnscope {
 
+std::pair<std::string, std::string> merge_pair(const std::string& text, size_t rank, const std::string& source) {
+  const size_t space = text.find(' ');
+  if (space == std::string::npos || space == 0 || space + 1 == text.size() ||
+      text.find(' ', space + 1) != std::string::npos)
+    throw Error(source + ": merge " + std::to_string(rank) + " (\"" + text +
+                "\") is not two entries separated by a space");
+  return {text.substr(0, space), text.substr(space + 1)};
+}
+
 Bpe::Bpe(std::vector<std::string> tokens, const std::vector<std::pair<std::string, std::string>>& merges,
          const std::string& source, BpeOptions options)
     : tokens_(std::move(tokens)), options_(options) {

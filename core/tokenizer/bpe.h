@@ -21,6 +21,18 @@ struct BpeOptions {
   bool fuse_unk = false, byte_fallback = false, ignore_merges = false;
 };
 
+// A BPE's vocabulary (its pieces by id; "" where an id names none) and merges (in rank order),
+// given as lists instead of tokenizer.json's "vocab" and "merges" (a GGUF file's, built in memory:
+// TokenizerPipeline::from_json).
+struct BpeLists {
+  std::vector<std::string> tokens;
+  std::vector<std::pair<std::string, std::string>> merges;
+};
+
+// A merge written as "a b" (tokenizer.json, a GGUF file); throws naming `source` and the merge's
+// rank unless it is two entries separated by one space.
+std::pair<std::string, std::string> merge_pair(const std::string& text, size_t rank, const std::string& source);
+
 class Bpe {
  public:
   // merges: pairs of vocabulary entries, in rank order. Throws naming `source` when a merge names

@@ -97,10 +97,6 @@ nlohmann::json vocab_object(const std::vector<std::string>& tokens) {
   return vocab;
 }
 
-}  // namespace
-
-namespace {
-
 // Hashes std::string and std::string_view alike, so that a token's halves are looked up as views
 // of it (Gemma 3's 262,144 tokens have some millions of splits, most of them not two tokens).
 struct TextHash {
@@ -177,19 +173,25 @@ nlohmann::json start_template(const GgufVocabulary& v, const std::vector<std::st
   return {{"type", "TemplateProcessing"}, {"single", single}, {"pair", nullptr}, {"special_tokens", specials}};
 }
 
-nlohmann::json file_merges(const GgufVocabulary& v) {
-  nlohmann::json merges = nlohmann::json::array();
-  for (const std::string& m : v.merges) merges.push_back(m);
+// A GGUF file's tokenizer: the tokenizer.json document but its model's vocabulary and merges,
+// which stay lists (the tokenizer takes them as they are; gguf_tokenizer_json writes them in).
+struct GgufBpe {
+  nlohmann::json document;
+  std::vector<std::string> spelled;  // the pieces by id, spelled as tokenizer.json spells them
+  std::vector<std::pair<std::string, std::string>> merges;
+};
+
+std::vector<std::pair<std::string, std::string>> file_merges(const GgufVocabulary& v, const std::string& source) {
+  std::vector<std::pair<std::string, std::string>> merges;
+  merges.reserve(v.merges.size());
+  for (size_t rank = 0; rank < v.merges.size(); ++rank) merges.push_back(merge_pair(v.merges[rank], rank, source));
   return merges;
 }
 
-// The BPE model: a byte-level one has no unknown token; SentencePiece's falls back to bytes and
-// fuses unknown pieces.
-nlohmann::json bpe_model(const std::vector<std::string>& spelled, nlohmann::json merges, nlohmann::json unk,
-                         bool sentencepiece) {
+// The BPE model's settings: a byte-level one has no unknown token; SentencePiece's falls back to
+// bytes and fuses unknown pieces.
+nlohmann::json bpe_model(nlohmann::json unk, bool sentencepiece) {
   return {{"type", "BPE"},
-          {"vocab", vocab_object(spelled)},
-          {"merges", std::move(merges)},
           {"dropout", nullptr},
           {"unk_token", std::move(unk)},
           {"fuse_unk", sentencepiece},
@@ -197,52 +199,82 @@ nlohmann::json bpe_model(const std::vector<std::string>& spelled, nlohmann::json
           {"ignore_merges", false}};
 }
 
-nlohmann::json byte_level_document(const GgufVocabulary& v, const std::string& source) {
+GgufBpe byte_level_parts(const GgufVocabulary& v, const std::string& source) {
   const nlohmann::json pre_tokenizer = byte_level_pre_tokenizer(split_pattern_of(v.pre, source));
-  std::vector<std::string> spelled;
-  spelled.reserve(v.tokens.size());
-  for (const std::string& t : v.tokens) spelled.push_back(byte_level_spelling(t));
-  return {{"normalizer", nullptr},
-          {"pre_tokenizer", pre_tokenizer},
-          {"model", bpe_model(spelled, file_merges(v), nullptr, false)},
-          {"added_tokens", added_tokens(v, spelled, true)},
-          {"post_processor", start_template(v, spelled, false, source)}};
+  GgufBpe out;
+  out.spelled.reserve(v.tokens.size());
+  for (const std::string& t : v.tokens) out.spelled.push_back(byte_level_spelling(t));
+  out.merges = file_merges(v, source);
+  out.document = {{"normalizer", nullptr},
+                  {"pre_tokenizer", pre_tokenizer},
+                  {"model", bpe_model(nullptr, false)},
+                  {"added_tokens", added_tokens(v, out.spelled, true)},
+                  {"post_processor", start_template(v, out.spelled, false, source)}};
+  return out;
 }
 
-nlohmann::json sentencepiece_document(const GgufVocabulary& v, const std::string& source) {
+GgufBpe sentencepiece_parts(const GgufVocabulary& v, const std::string& source) {
   const bool gemma = v.architecture == "gemma" || v.architecture == "gemma2" || v.architecture == "gemma3";
   if (!gemma)
     throw Error(source + ": a SentencePiece vocabulary of architecture \"" + v.architecture +
                 "\" is not read yet (Gemma's are)");
-  std::vector<std::string> spelled;
-  spelled.reserve(v.tokens.size());
-  for (const std::string& t : v.tokens) spelled.push_back(gemma_spelling(t));
-  nlohmann::json merges = file_merges(v);
-  if (v.merges.empty())
-    for (auto& [left, right] : merges_from_vocabulary(spelled)) merges.push_back({std::move(left), std::move(right)});
-  const std::string unk = v.unk && *v.unk >= 0 && static_cast<size_t>(*v.unk) < spelled.size()
-                              ? spelled[static_cast<size_t>(*v.unk)]
+  GgufBpe out;
+  out.spelled.reserve(v.tokens.size());
+  for (const std::string& t : v.tokens) out.spelled.push_back(gemma_spelling(t));
+  out.merges = v.merges.empty() ? merges_from_vocabulary(out.spelled) : file_merges(v, source);
+  const std::string unk = v.unk && *v.unk >= 0 && static_cast<size_t>(*v.unk) < out.spelled.size()
+                              ? out.spelled[static_cast<size_t>(*v.unk)]
                               : "<unk>";
-  return {{"normalizer", {{"type", "Replace"}, {"pattern", {{"String", " "}}}, {"content", "\u2581"}}},
-          {"pre_tokenizer",
-           {{"type", "Split"}, {"pattern", {{"String", " "}}}, {"behavior", "MergedWithPrevious"}, {"invert", false}}},
-          {"model", bpe_model(spelled, std::move(merges), unk, true)},
-          {"added_tokens", added_tokens(v, spelled, false)},
-          {"post_processor", start_template(v, spelled, true, source)}};
+  out.document = {
+      {"normalizer", {{"type", "Replace"}, {"pattern", {{"String", " "}}}, {"content", "\u2581"}}},
+      {"pre_tokenizer",
+       {{"type", "Split"}, {"pattern", {{"String", " "}}}, {"behavior", "MergedWithPrevious"}, {"invert", false}}},
+      {"model", bpe_model(unk, true)},
+      {"added_tokens", added_tokens(v, out.spelled, false)},
+      {"post_processor", start_template(v, out.spelled, true, source)}};
+  return out;
+}
+
+GgufBpe gguf_parts(const GgufVocabulary& vocabulary, const std::string& source) {
+  if (vocabulary.tokens.empty()) throw Error(source + ": the file holds no vocabulary (tokenizer.ggml.tokens)");
+  if (vocabulary.model == "gpt2") return byte_level_parts(vocabulary, source);
+  if (vocabulary.model == "llama") return sentencepiece_parts(vocabulary, source);
+  throw Error(source + ": tokenizer kind \"" + vocabulary.model + "\" (tokenizer.ggml.model) is not supported " +
+              "(supported: gpt2, llama)");
+}
+
+// The pieces by id as a vocabulary object gives them: a piece listed twice at its last id alone
+// (vocab_object), its earlier ids naming none.
+std::vector<std::string> by_last_id(std::vector<std::string> spelled) {
+  std::vector<size_t> earlier;
+  {
+    std::unordered_map<std::string_view, size_t, TextHash, std::equal_to<>> last;
+    last.reserve(spelled.size());
+    for (size_t id = 0; id < spelled.size(); ++id)
+      if (const auto [at, fresh] = last.try_emplace(spelled[id], id); !fresh) {
+        earlier.push_back(at->second);
+        at->second = id;
+      }
+  }
+  for (const size_t id : earlier) spelled[id].clear();
+  return spelled;
 }
 
 }  // namespace
 
 nlohmann::json gguf_tokenizer_json(const GgufVocabulary& vocabulary, const std::string& source) {
-  if (vocabulary.tokens.empty()) throw Error(source + ": the file holds no vocabulary (tokenizer.ggml.tokens)");
-  if (vocabulary.model == "gpt2") return byte_level_document(vocabulary, source);
-  if (vocabulary.model == "llama") return sentencepiece_document(vocabulary, source);
-  throw Error(source + ": tokenizer kind \"" + vocabulary.model + "\" (tokenizer.ggml.model) is not supported " +
-              "(supported: gpt2, llama)");
+  GgufBpe parts = gguf_parts(vocabulary, source);
+  nlohmann::json& model = parts.document["model"];
+  model["vocab"] = vocab_object(parts.spelled);
+  model["merges"] = nlohmann::json::array();
+  for (auto& [left, right] : parts.merges) model["merges"].push_back({std::move(left), std::move(right)});
+  return std::move(parts.document);
 }
 
 std::unique_ptr<Tokenizer> gguf_tokenizer(const GgufVocabulary& vocabulary, const std::string& source) {
-  return TokenizerPipeline::from_json(gguf_tokenizer_json(vocabulary, source), source);
+  GgufBpe parts = gguf_parts(vocabulary, source);
+  BpeLists lists{by_last_id(std::move(parts.spelled)), std::move(parts.merges)};
+  return TokenizerPipeline::from_json(parts.document, source, &lists);
 }
 
 }  // namespace attnscope

@@ -96,29 +96,20 @@ Unigram read_unigram(const nlohmann::json& model, const std::string& source) {
 }
 
 std::pair<std::string, std::string> merge_of(const nlohmann::json& m, size_t rank, const std::string& source) {
-  if (m.is_string()) {
-    const std::string text = m.get<std::string>();
-    const size_t space = text.find(' ');
-    if (space == std::string::npos || space == 0 || space + 1 == text.size() ||
-        text.find(' ', space + 1) != std::string::npos)
-      throw Error(source + ": merge " + std::to_string(rank) + " (\"" + text +
-                  "\") is not two entries separated by a space");
-    return {text.substr(0, space), text.substr(space + 1)};
-  }
+  if (m.is_string()) return merge_pair(m.get<std::string>(), rank, source);
   if (m.is_array() && m.size() == 2 && m[0].is_string() && m[1].is_string())
     return {m[0].get<std::string>(), m[1].get<std::string>()};
   throw Error(source + ": merge " + std::to_string(rank) + " is neither \"a b\" nor [\"a\", \"b\"]");
 }
 
-Bpe read_bpe(const nlohmann::json& model, const std::string& source) {
-  for (const char* unsupported : {"continuing_subword_prefix", "end_of_word_suffix"})
-    if (model.contains(unsupported) && !model[unsupported].is_null() && model[unsupported] != "")
-      throw Error(source + ": BPE with a " + unsupported + " is not supported");
+// tokenizer.json's "vocab" and "merges" as lists.
+BpeLists bpe_lists(const nlohmann::json& model, const std::string& source) {
   if (!model.contains("vocab") || !model["vocab"].is_object())
     throw Error(source + ": the BPE model has no vocab object");
   if (!model.contains("merges") || !model["merges"].is_array())
     throw Error(source + ": the BPE model has no merges list");
-  std::vector<std::string> tokens;
+  BpeLists lists;
+  std::vector<std::string>& tokens = lists.tokens;
   for (const auto& [text, id] : model["vocab"].items()) {
     if (!id.is_number_integer() || id.get<int64_t>() < 0 || id.get<int64_t>() > 10'000'000)
       throw Error(source + ": vocabulary entry \"" + text + "\" has id " + id.dump() +
@@ -128,17 +119,25 @@ Bpe read_bpe(const nlohmann::json& model, const std::string& source) {
     if (!tokens[i].empty()) throw Error(source + ": vocabulary id " + std::to_string(i) + " is given twice");
     tokens[i] = text;
   }
-  std::vector<std::pair<std::string, std::string>> merges;
-  for (size_t r = 0; r < model["merges"].size(); ++r) merges.push_back(merge_of(model["merges"][r], r, source));
+  for (size_t r = 0; r < model["merges"].size(); ++r) lists.merges.push_back(merge_of(model["merges"][r], r, source));
+  return lists;
+}
+
+// The BPE of a tokenizer.json's model, its vocabulary and merges from `given` where given.
+Bpe read_bpe(const nlohmann::json& model, const std::string& source, BpeLists* given) {
+  for (const char* unsupported : {"continuing_subword_prefix", "end_of_word_suffix"})
+    if (model.contains(unsupported) && !model[unsupported].is_null() && model[unsupported] != "")
+      throw Error(source + ": BPE with a " + unsupported + " is not supported");
+  BpeLists lists = given ? std::move(*given) : bpe_lists(model, source);
   BpeOptions options{std::nullopt, flag(model, "fuse_unk", false), flag(model, "byte_fallback", false),
                      flag(model, "ignore_merges", false)};
   if (model.contains("unk_token") && model["unk_token"].is_string()) {
-    const auto unk = std::find(tokens.begin(), tokens.end(), model["unk_token"].get<std::string>());
-    if (unk == tokens.end())
+    const auto unk = std::find(lists.tokens.begin(), lists.tokens.end(), model["unk_token"].get<std::string>());
+    if (unk == lists.tokens.end())
       throw Error(source + ": the BPE model's unk_token " + model["unk_token"].dump() + " is not in its vocabulary");
-    options.unk_id = static_cast<int32_t>(unk - tokens.begin());
+    options.unk_id = static_cast<int32_t>(unk - lists.tokens.begin());
   }
-  return Bpe(std::move(tokens), merges, source, options);
+  return Bpe(std::move(lists.tokens), lists.merges, source, options);
 }
 
 std::vector<AddedToken> read_added(const nlohmann::json& j, const std::string& source) {
@@ -250,7 +249,8 @@ TokenizerPipeline::TokenizerPipeline(Model model, Settings settings)
     if (!a.content.empty()) starts_added_[static_cast<unsigned char>(a.content.front())] = true;
 }
 
-std::unique_ptr<Tokenizer> TokenizerPipeline::from_json(const nlohmann::json& json, const std::string& source) {
+std::unique_ptr<Tokenizer> TokenizerPipeline::from_json(const nlohmann::json& json, const std::string& source,
+                                                        BpeLists* bpe) {
   if (!json.is_object() || !json.contains("model")) throw Error(source + ": not a tokenizer.json (no \"model\")");
   const std::string model = type_of(json["model"], "the model", source);
   if (model != "BPE" && model != "Unigram")
@@ -264,7 +264,8 @@ std::unique_ptr<Tokenizer> TokenizerPipeline::from_json(const nlohmann::json& js
     throw Error(source + ": a Unigram model is read with the Metaspace pre-tokenizer only");
   s.added = read_added(json.value("added_tokens", nlohmann::json()), source);
   read_post_processor(json.value("post_processor", nlohmann::json()), s, source);
-  if (model == "BPE") return std::make_unique<TokenizerPipeline>(read_bpe(json["model"], source), std::move(s));
+  if (model == "BPE") return std::make_unique<TokenizerPipeline>(read_bpe(json["model"], source, bpe), std::move(s));
+  if (bpe) throw Error(source + ": a BPE's vocabulary and merges were given for a " + model + " model");
   return std::make_unique<TokenizerPipeline>(read_unigram(json["model"], source), std::move(s));
 }
 

@@ -60,7 +60,10 @@ class TokenizerPipeline : public Tokenizer {
   // its own: a WordPiece model wrapped in other tokens than BERT's (MPNet's <s> and </s>).
   static std::unique_ptr<TokenizerPipeline> with_template_of(std::unique_ptr<TokenizerPipeline> base,
                                                              const nlohmann::json& json, const std::string& source);
-  static std::unique_ptr<Tokenizer> from_json(const nlohmann::json& json, const std::string& source);
+  // `bpe` (taken), where given: a BPE model's vocabulary and merges, which its "model" then need
+  // not hold (a GGUF file's 262,144 pieces: not written into a document to be read back).
+  static std::unique_ptr<Tokenizer> from_json(const nlohmann::json& json, const std::string& source,
+                                              BpeLists* bpe = nullptr);
   static std::unique_ptr<Tokenizer> load(const std::filesystem::path& file);
 
   std::vector<Token> tokenize(std::string_view text) const override;
