@@ -256,6 +256,30 @@ TEST(TokenizerPipeline, ReplaceOfARepeatedCharacterKeepsTheLastReplacedCharacter
   EXPECT_EQ((std::vector<uint32_t>{pieces[1].begin, pieces[1].end}), (std::vector<uint32_t>{4, 6}));
 }
 
+// A BPE's vocabulary and merges given as lists (a GGUF file's): the tokenizer the same document
+// gives with them written in; its unk_token found among them; refused for another kind of model.
+TEST(TokenizerPipeline, ABpesVocabularyAndMergesGivenAsListsAreThoseOfTheDocument) {
+  const nlohmann::json whole = nlohmann::json::parse(R"({
+    "model": {"type": "BPE", "unk_token": "<unk>", "fuse_unk": true, "byte_fallback": false,
+              "vocab": {"<unk>": 0, "▁": 1, "a": 2, "b": 3, "▁a": 4, "▁ab": 5, "ab": 6},
+              "merges": ["▁ a", ["▁a", "b"], "a b"]},
+    "normalizer": {"type": "Replace", "pattern": {"String": " "}, "content": "▁"},
+    "pre_tokenizer": {"type": "Split", "pattern": {"String": " "}, "behavior": "MergedWithPrevious", "invert": false}})");
+  nlohmann::json rest = whole;
+  rest["model"].erase("vocab");
+  rest["model"].erase("merges");
+  BpeLists lists{{"<unk>", "▁", "a", "b", "▁a", "▁ab", "ab"}, {{"▁", "a"}, {"▁a", "b"}, {"a", "b"}}};
+  const auto given = TokenizerPipeline::from_json(rest, "x.gguf", &lists);
+  const auto read = TokenizerPipeline::from_json(whole, "tokenizer.json");
+  for (const std::string text : {"ab ab", "a b ba", "abc ab"})
+    EXPECT_EQ(given->encode(text, 100).ids(), read->encode(text, 100).ids()) << text;
+  EXPECT_EQ(given->encode("ab", 100).ids(), (std::vector<int64_t>{6}));
+  BpeLists more = {{"a"}, {}};
+  nlohmann::json unigram = {{"model", {{"type", "Unigram"}, {"unk_id", 0}, {"vocab", {{"a", 0.0}}}}},
+                            {"pre_tokenizer", {{"type", "Metaspace"}}}};
+  EXPECT_THROW(TokenizerPipeline::from_json(unigram, "x.gguf", &more), Error);
+}
+
 TEST(TokenizerPipeline, AFolderWithoutATokenizerSaysWhatItNeeds) {
   const test::TempDir tmp;
   const auto message = [&] {
