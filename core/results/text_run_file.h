@@ -63,7 +63,7 @@ struct ResultWriteOptions {
   CaptureSet captures = CaptureSet::All;
   bool decimal = false;                           // JSON container: float tensors as decimal lists instead of base64
   double limit_bytes = kDefaultResultLimitBytes;  // a file of more tensor bytes is refused, saying its size
-  ProgressReport progress = {};                   // the binary container's ("writing", share): write_safetensors
+  ProgressReport progress = {};                   // ("writing", share of the tensors written), either container
 };
 
 // What a run will keep, known once its text is encoded: enough to refuse, before a forward that
