@@ -7,6 +7,7 @@
 
 #include "base/error.h"
 #include "tokenizer/byte_level.h"
+#include "tokenizer/string_ids.h"
 #include "tokenizer/tokenizer_pipeline.h"
 #include "tokenizer/utf8.h"
 
@@ -97,18 +98,12 @@ nlohmann::json vocab_object(const std::vector<std::string>& tokens) {
   return vocab;
 }
 
-// Hashes std::string and std::string_view alike, so that a token's halves are looked up as views
-// of it (Gemma 3's 262,144 tokens have some millions of splits, most of them not two tokens).
-struct TextHash {
-  using is_transparent = void;
-  size_t operator()(std::string_view text) const { return std::hash<std::string_view>{}(text); }
-};
-
 }  // namespace
 
 std::vector<std::pair<std::string, std::string>> merges_from_vocabulary(const std::vector<std::string>& tokens) {
-  // A dict built from the list keeps each token's first place in its order and its last id.
-  std::unordered_map<std::string_view, size_t, TextHash, std::equal_to<>> last;
+  // A dict built from the list keeps each token's first place in its order and its last id; a
+  // token's halves are looked up as views of it (Gemma 3's 262,144 tokens have millions of splits).
+  std::unordered_map<std::string_view, size_t, StringViewHash, std::equal_to<>> last;
   last.reserve(tokens.size());
   std::vector<std::string_view> order;
   for (size_t id = 0; id < tokens.size(); ++id)
@@ -248,7 +243,7 @@ GgufBpe gguf_parts(const GgufVocabulary& vocabulary, const std::string& source) 
 std::vector<std::string> by_last_id(std::vector<std::string> spelled) {
   std::vector<size_t> earlier;
   {
-    std::unordered_map<std::string_view, size_t, TextHash, std::equal_to<>> last;
+    std::unordered_map<std::string_view, size_t, StringViewHash, std::equal_to<>> last;
     last.reserve(spelled.size());
     for (size_t id = 0; id < spelled.size(); ++id)
       if (const auto [at, fresh] = last.try_emplace(spelled[id], id); !fresh) {
