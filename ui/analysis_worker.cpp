@@ -251,6 +251,7 @@ void AnalysisWorker::report(RunProgress progress) {
 ProgressReport AnalysisWorker::stage_progress(uint64_t serial) {
   return [this, serial](std::string_view stage, double fraction) {
     if (stage == "model") return;  // the forward's layers: block_sink, with the overview so far
+    if (fraction < 0) return;      // a stage of unknown share: the bar keeps the last one's
     {
       std::lock_guard lock(mutex_);
       if (progress_.serial != serial) return;  // a short text's run: too quick for a bar

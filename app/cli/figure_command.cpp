@@ -11,6 +11,7 @@
 #include "figures/text_figures.h"
 #include "results/corpus_json.h"
 #include "pipeline/text_pipeline.h"
+#include "progress_line.h"
 #include "run_options.h"
 
 namespace attnscope::cli {
@@ -72,6 +73,8 @@ Figure text_result_figure(const FigureCommandOptions& o) {
   char caption[256];
   std::snprintf(caption, sizeof caption, "%s, %zu tokens, tau %.3g, tau_sep %.3g",
                 r.checkpoint->dir().filename().c_str(), r.run.encoding.size(), a.settings.tau, a.settings.tau_sep);
+  StageProgress progress;  // a long text's figure makes its maps again: seconds
+  progress.begin("drawing");
   return text_figure(o.figure, analyzed_text_view(r.run.encoding, r.run.captures, a, &r.checkpoint->model()),
                      figure_options(o, caption));
 }
@@ -99,6 +102,8 @@ Figure compared_figure(const FigureCommandOptions& o) {
   std::snprintf(caption, sizeof caption, "A: %s, %zu tokens; B: %s, %zu tokens; tau %.3g", model_a.c_str(),
                 runs->a.result.run.encoding.size(), model_b.c_str(), runs->b.result.run.encoding.size(),
                 runs->a.analysis.settings.tau);
+  StageProgress progress;
+  progress.begin("drawing");
   return compare_figure(o.figure, view, figure_options(o, caption));
 }
 
@@ -118,7 +123,11 @@ int run_figure(FigureCommandOptions o) {
   ExportOptions e;
   e.png_scale = o.png_scale;
   e.width = o.width;
-  export_figure(figure, o.out, e);
+  {
+    StageProgress progress;  // a PNG of a long text's lines: seconds
+    progress.begin("writing " + o.out);
+    export_figure(figure, o.out, e);
+  }
   std::fprintf(stderr, "wrote %s\n", o.out.c_str());
   return 0;
 }

@@ -62,8 +62,14 @@ void print_csv(const HeadRoleScores& s, const HeadsOptions& o) {
     }
 }
 
-int run_heads(const HeadsOptions& o) {
-  if (o.csv && o.json) throw Error("--csv and --json: choose one");
+struct TextRoles {
+  HeadRoleScores scores;
+  size_t tokens = 0;
+};
+
+// The roles of every head on the text, with the forward's and the roles' progress (ended before
+// the table is printed).
+TextRoles text_roles(const HeadsOptions& o) {
   ComputeDevice device;
   const auto checkpoint = load_checkpoint(o.run, device);
   const std::string text = read_text_input(o.run.input);
@@ -81,13 +87,18 @@ int run_heads(const HeadsOptions& o) {
   const TextRun run = std::move(checkpoint->run({encoding}, forward).front());
   TextHeadRolesOptions roles = o.probe;
   roles.progress = progress.report();
-  const HeadRoleScores scores = text_head_roles(*checkpoint, run, roles);
+  return {text_head_roles(*checkpoint, run, roles), run.encoding.size()};
+}
+
+int run_heads(const HeadsOptions& o) {
+  if (o.csv && o.json) throw Error("--csv and --json: choose one");
+  const auto [scores, tokens] = text_roles(o);
   if (o.json)
     std::cout << head_roles_to_json(scores, o.roles, o.probe.induction_period).dump() << "\n";
   else if (o.csv)
     print_csv(scores, o);
   else
-    print_table(scores, o, run.encoding.size());
+    print_table(scores, o, tokens);
   return 0;
 }
 

@@ -27,7 +27,8 @@ struct NextOptions {
 TextRun run_to_last_token(const Checkpoint& checkpoint, const Encoding& encoding, const CapturePlan& plan) {
   const ModelConfig& config = checkpoint.model().config();
   const auto n = static_cast<int64_t>(encoding.size());
-  CheckpointRun forward{.last_layer = LastLayer::HeadOutputsAndLastToken};
+  CheckpointRun forward;
+  forward.last_layer = LastLayer::HeadOutputsAndLastToken;
   forward.kept = attention_to_keep(config, n, plan, capture_memory(checkpoint.model().device().device));
   tune_heap_for_command(forward.kept, config, n);
   StageProgress progress;  // SmolLM2 at 8,192 tokens: most of a minute

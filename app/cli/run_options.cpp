@@ -108,6 +108,9 @@ ComputeDevice selected_device(const RunOptions& o) {
   return device;
 }
 
+// The stage shown while a model is read: a path or a model id as given.
+std::string opening_stage(const std::string& model) { return "opening " + model; }
+
 }  // namespace
 
 // A long text's heap as the explorer sets it (tune_heap_for_run): its blocks of rows, made and
@@ -126,6 +129,8 @@ void tune_heap_for_command(KeptAttention kept, const ModelConfig& config, int64_
 std::shared_ptr<const Checkpoint> load_checkpoint(const RunOptions& o, ComputeDevice& device) {
   if (o.threads > 0) at::set_num_threads(o.threads);
   device = selected_device(o);
+  StageProgress progress;  // Gemma 3's file: over a second, most of it its 262,144-piece tokenizer
+  progress.begin(opening_stage(o.model));
   return Checkpoint::load(o.model, device);
 }
 
@@ -143,10 +148,11 @@ AnalyzedText run_and_analyze(const RunOptions& o, const AnalysisOptions& analysi
   TextResult& r = out.result;
   r.text = read_text_input(o.input);
   if (o.threads > 0) at::set_num_threads(o.threads);
+  StageProgress progress;  // a long text's forward and scan take minutes
+  progress.begin(opening_stage(o.model));
   TextPipeline pipeline(o.model, selected_device(o),
                         [](const std::string& notice) { std::fprintf(stderr, "attnscope-cli: %s\n", notice.c_str()); });
   r.max_length = options.max_length = o.max_length ? o.max_length : pipeline.checkpoint()->default_max_length();
-  StageProgress progress;  // a long text's forward and scan take minutes
   options.progress = progress.report();
   TextPipelineResult result = pipeline.run(r.text, options);
   r.checkpoint = pipeline.checkpoint();

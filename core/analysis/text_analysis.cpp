@@ -540,6 +540,9 @@ TextAnalysis analyze_text(const Encoding& encoding, const at::Tensor& head_outpu
     a.made_masks = std::make_shared<MadePairMasks>();
   }
   check();
+  // A whole text's S and pairs: a few products with no steps between them (MPNet at 512 tokens:
+  // most of a second); a long text's scan reports its own stages.
+  if (run.progress && !run.similarity_in_blocks) run.progress("analysis", kShareUnknown);
   if (run.similarity_in_blocks)
     a.head_outputs = head_outputs.to(at::kFloat);
   else

@@ -168,7 +168,8 @@ struct AnalysisRun {
   LensPairs lens_pairs = {};
   HeadMapSource pair_map = {};
   HeadCausalMapRows pair_map_rows = {};  // where the lens's maps are causal (TextAnalysis::pair_map_rows)
-  ProgressReport progress = {};          // given: a long text's scan for pairs reports its share of heads done
+  ProgressReport progress =
+      {};  // given: a long text's scan for pairs its share of heads done; a whole text "analysis" begun
   // A long text's pairs of S among its first tokens counted apart as well (TextAnalysis::pairs_before),
   // for the analysis of the same text edited after them: what the explorer's runs keep.
   bool keeps_pairs_before = false;

@@ -10,8 +10,11 @@
 
 namespace attnscope {
 
-// `stage` names the work ("model", "pairs", "head roles"); `fraction` of it is done, in [0, 1].
+// `stage` names the work ("model", "pairs", "head roles"); `fraction` of it is done, in [0, 1],
+// or kShareUnknown: the stage has begun and will say no more until the next one (a whole text's
+// analysis, a few seconds of products with no steps between them).
 using ProgressReport = std::function<void(std::string_view stage, double fraction)>;
+constexpr double kShareUnknown = -1;
 
 // Asked between steps of a long piece of work: false abandons it (attnscope::Cancelled is thrown).
 // None given: the work runs to its end.

@@ -113,6 +113,7 @@ HeadRoleScores text_role_scores(const Transformer& model, const TextCaptures& ca
 }
 
 HeadRoleScores text_head_roles(const Checkpoint& checkpoint, const TextRun& run, const TextHeadRolesOptions& options) {
+  if (options.progress) options.progress("head roles", kShareUnknown);  // a long text's layers report their share
   HeadRoleScores scores = text_role_scores(checkpoint.model(), run.captures, run.encoding.ids(), options);
   if (options.induction) take_induction(scores, probe_induction(checkpoint, options));
   return scores;

@@ -23,7 +23,7 @@ struct TextHeadRolesOptions {
   int64_t induction_period = 50;  // METHOD.md's T
   uint64_t induction_seed = 2022;
   bool induction = true;         // false: no probe run, induction left undefined
-  ProgressReport progress = {};  // given: a long text's roles ("head roles") report each layer done
+  ProgressReport progress = {};  // given: "head roles" begun, then a long text's share of layers done
   KeepGoing keep_going = {};     // asked before each block of a long text's maps made again
   int64_t block_rows = 0;        // query rows per block of a long text's maps; 0: about 32 MB (tests set a few)
   // Given: a long text's rows' contributions kept here for the next text's roles.
