@@ -32,7 +32,8 @@ std::unique_ptr<ComparedTexts> compare_runs(const RunOptions& run, const SecondR
   out->run_b = a;
   if (!second.model.empty()) out->run_b.model = second.model;
   if (!second.input.text.empty() || !second.input.file.empty()) out->run_b.input = second.input;
-  out->b = run_and_analyze(out->run_b, analysis);
+  const bool one_model = out->run_b.model == a.model;  // opened once
+  out->b = run_and_analyze(out->run_b, analysis, one_model ? out->a.result.checkpoint : nullptr);
   CompareSettings settings;
   settings.match_heads = !second.model.empty();  // one model on two texts keeps its heads' identity
   StageProgress progress;                        // a long text's maps made again: minutes at 8,192 tokens

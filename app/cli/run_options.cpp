@@ -134,7 +134,8 @@ std::shared_ptr<const Checkpoint> load_checkpoint(const RunOptions& o, ComputeDe
   return Checkpoint::load(o.model, device);
 }
 
-AnalyzedText run_and_analyze(const RunOptions& o, const AnalysisOptions& analysis) {
+AnalyzedText run_and_analyze(const RunOptions& o, const AnalysisOptions& analysis,
+                             std::shared_ptr<const Checkpoint> loaded) {
   TextPipelineOptions options;
   options.settings = analysis_settings(analysis);
   options.lens_captures = o.lenses;
@@ -149,9 +150,12 @@ AnalyzedText run_and_analyze(const RunOptions& o, const AnalysisOptions& analysi
   r.text = read_text_input(o.input);
   if (o.threads > 0) at::set_num_threads(o.threads);
   StageProgress progress;  // a long text's forward and scan take minutes
-  progress.begin(opening_stage(o.model));
-  TextPipeline pipeline(o.model, selected_device(o),
-                        [](const std::string& notice) { std::fprintf(stderr, "attnscope-cli: %s\n", notice.c_str()); });
+  if (!loaded) progress.begin(opening_stage(o.model));
+  const TextPipeline::Notice notice = [](const std::string& line) {
+    std::fprintf(stderr, "attnscope-cli: %s\n", line.c_str());
+  };
+  TextPipeline pipeline =
+      loaded ? TextPipeline(std::move(loaded), o.model, notice) : TextPipeline(o.model, selected_device(o), notice);
   r.max_length = options.max_length = o.max_length ? o.max_length : pipeline.checkpoint()->default_max_length();
   options.progress = progress.report();
   TextPipelineResult result = pipeline.run(r.text, options);

@@ -75,6 +75,9 @@ struct AnalyzedText {
 };
 // Reads the text, loads the model and runs the text through the core's pipeline (tokens, forward,
 // words, the paper's analysis with the command's settings); throws attnscope::Error.
-AnalyzedText run_and_analyze(const RunOptions& run, const AnalysisOptions& analysis);
+// `loaded`: the checkpoint of run.model already opened (the first of two runs of one model), not
+// read again.
+AnalyzedText run_and_analyze(const RunOptions& run, const AnalysisOptions& analysis,
+                             std::shared_ptr<const Checkpoint> loaded = nullptr);
 
 }  // namespace attnscope::cli
