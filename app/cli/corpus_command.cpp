@@ -36,7 +36,7 @@ int run_corpus_command(const CorpusCommandOptions& o) {
   if (o.resume && !resume_from(o.out, file)) return 0;
   run_and_save_corpus(o, *checkpoint, file);
   const std::string csv = o.csv.empty() ? default_csv_folder(o.out).string() : o.csv;
-  write_corpus_csv(csv, *file.accumulator);
+  write_corpus_csv_shown(csv, *file.accumulator);
   if (file.partial)
     std::printf(
         "stopped after %llu windows: the partial result is saved in %s (tables in %s/); add --resume to continue\n",

@@ -9,6 +9,7 @@
 #include "corpus/run_fingerprint.h"
 #include "progress_line.h"
 #include "results/analysis_json.h"
+#include "results/corpus_csv.h"
 #include "shard_option.h"
 
 namespace attnscope::cli {
@@ -108,8 +109,20 @@ CorpusOutcome run_and_save_corpus(const CorpusCommandOptions& o, const Checkpoin
   file.partial = !outcome.complete;
   file.windows = outcome.windows;
   file.documents = outcome.documents;
-  save_corpus(o.out, file);
+  save_corpus_shown(o.out, file);
   return outcome;
+}
+
+void save_corpus_shown(const std::string& out, const CorpusFile& file) {
+  StageProgress progress;
+  progress.begin("writing " + out);
+  save_corpus(out, file);
+}
+
+void write_corpus_csv_shown(const std::string& folder, CorpusAccumulator& accumulator) {
+  StageProgress progress;
+  progress.begin("writing the tables in " + folder);
+  write_corpus_csv(folder, accumulator);
 }
 
 }  // namespace attnscope::cli

@@ -31,6 +31,10 @@ bool same_corpus_run(const CorpusFile& saved, const CorpusFile& fresh);
 // it, then throws). Sets file.partial when Ctrl-C stopped it.
 CorpusOutcome run_and_save_corpus(const CorpusCommandOptions& o, const Checkpoint& checkpoint, CorpusFile& file);
 
+// save_corpus and write_corpus_csv with their stage shown (a corpus result of 50 MB: a second).
+void save_corpus_shown(const std::string& out, const CorpusFile& file);
+void write_corpus_csv_shown(const std::string& folder, CorpusAccumulator& accumulator);
+
 std::string count(uint64_t n, const char* noun);  // "1 window", "2 windows"
 
 }  // namespace attnscope::cli

@@ -1,6 +1,8 @@
 #include <cstdio>
 
 #include "commands.h"
+#include "corpus_runner.h"
+#include "progress_line.h"
 #include "results/shard_merge.h"
 #include "base/error.h"
 #include "results/corpus_csv.h"
@@ -21,10 +23,14 @@ int run_merge_command(const MergeOptions& o) {
   for (const auto& f : files)
     if (std::filesystem::exists(o.out) && std::filesystem::equivalent(f, o.out))
       throw Error(o.out + " is one of the shards: write the merged result elsewhere");
-  const CorpusFile merged = merge_shards(files);
-  save_corpus(o.out, merged);
+  const CorpusFile merged = [&] {
+    StageProgress progress;
+    progress.begin("reading " + count(files.size(), "shard"));
+    return merge_shards(files);
+  }();
+  save_corpus_shown(o.out, merged);
   const std::string csv = o.csv.empty() ? default_csv_folder(o.out).string() : o.csv;
-  write_corpus_csv(csv, *merged.accumulator);
+  write_corpus_csv_shown(csv, *merged.accumulator);
   std::printf("%zu shards, %llu windows from %llu documents; result in %s, tables in %s/\n", files.size(),
               static_cast<unsigned long long>(merged.windows), static_cast<unsigned long long>(merged.documents),
               o.out.c_str(), csv.c_str());

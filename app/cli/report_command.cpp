@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "corpus/allocator_tuning.h"
 #include "corpus_runner.h"
+#include "progress_line.h"
 #include "report/findings_report.h"
 #include "results/corpus_csv.h"
 
@@ -65,7 +66,7 @@ ReportSource model_run(const ReportOptions& o, const std::string& model, const s
   }
   std::fprintf(stderr, "%s: corpus run into %s\n", name.c_str(), c.out.c_str());
   run_and_save_corpus(c, *checkpoint, file);
-  write_corpus_csv(default_csv_folder(c.out), *file.accumulator);
+  write_corpus_csv_shown(default_csv_folder(c.out).string(), *file.accumulator);
   if (file.partial) throw Error("stopped: the partial run is saved in " + c.out + "; run the report again to continue");
   return report_source(name, c.out, file);
 }
@@ -101,11 +102,16 @@ int run_report(ReportOptions o) {
   }
   const std::vector<std::string> names = distinct_names(o.models);
   for (size_t k = 0; k < o.models.size(); ++k) sources.push_back(model_run(o, o.models[k], names[k]));
-  const FindingsReport report = make_report(std::move(sources));
   const fs::path markdown = fs::path(o.out).replace_extension(".md"),
                  figures = out.parent_path() / (out.stem().string() + "-figures");
-  write_report_pdf(report, out);
-  write_report_markdown(report, markdown, figures);
+  const FindingsReport report = [&] {
+    StageProgress progress;  // every finding's figure drawn twice: seconds; ended before the findings are printed
+    progress.begin("writing " + o.out);
+    FindingsReport made = make_report(std::move(sources));
+    write_report_pdf(made, out);
+    write_report_markdown(made, markdown, figures);
+    return made;
+  }();
   for (size_t f = 0; f < paper_findings().size(); ++f) {
     std::printf("%2zu. %s\n", f + 1, paper_findings()[f].claim.c_str());
     for (size_t k = 0; k < report.runs.size(); ++k)
