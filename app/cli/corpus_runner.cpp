@@ -115,8 +115,7 @@ CorpusOutcome run_and_save_corpus(const CorpusCommandOptions& o, const Checkpoin
 
 void save_corpus_shown(const std::string& out, const CorpusFile& file) {
   StageProgress progress;
-  progress.begin("writing " + out);
-  save_corpus(out, file);
+  save_corpus(out, file, progress.report());
 }
 
 void write_corpus_csv_shown(const std::string& folder, CorpusAccumulator& accumulator) {

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/progress.h"
 #include "corpus/corpus_run.h"
 
 namespace attnscope {
@@ -25,7 +26,10 @@ struct CorpusFile {
   std::shared_ptr<CorpusAccumulator> accumulator;
 };
 
-void save_corpus(const std::filesystem::path& path, const CorpusFile& file);
+// Written a piece at a time: the bytes of corpus_to_json(file).dump() and a newline; `progress`:
+// ("writing", share of the accumulators' bytes written).
+void save_corpus(const std::filesystem::path& path, const CorpusFile& file, const ProgressReport& progress = {});
+nlohmann::json corpus_to_json(const CorpusFile& file);
 CorpusFile load_corpus(const std::filesystem::path& path);
 // The same from parsed JSON; `where` names it in error messages. Throws attnscope::Error.
 CorpusFile corpus_from_json(const nlohmann::json& json, const std::string& where);

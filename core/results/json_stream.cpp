@@ -107,7 +107,7 @@ void write_json_with_tensors(std::ostream& out, const nlohmann::json& document, 
     named[t.name] = &t;
     written.total += static_cast<double>(t.bytes());
   }
-  write_object_with(out, document, "tensors", [&] {
+  write_object_with(out, document, o.member, [&] {
     out << '{';
     bool first = true;
     for (const auto& [name, t] : named) {
