@@ -12,7 +12,7 @@ namespace {
 // --resume: the saved partial run's sums and windows taken over; false when it is already complete.
 // Throws when it was made with another model, input, window, shard or settings.
 bool resume_from(const std::string& out, CorpusFile& file) {
-  CorpusFile saved = load_corpus(out);
+  CorpusFile saved = load_corpus_shown(out);
   if (!same_corpus_run(saved, file))
     throw Error(
         out +

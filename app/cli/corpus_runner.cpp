@@ -113,6 +113,12 @@ CorpusOutcome run_and_save_corpus(const CorpusCommandOptions& o, const Checkpoin
   return outcome;
 }
 
+CorpusFile load_corpus_shown(const std::string& path) {
+  StageProgress progress;
+  progress.begin("reading " + path);
+  return load_corpus(path);
+}
+
 void save_corpus_shown(const std::string& out, const CorpusFile& file) {
   StageProgress progress;
   save_corpus(out, file, progress.report());

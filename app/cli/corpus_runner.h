@@ -31,7 +31,8 @@ bool same_corpus_run(const CorpusFile& saved, const CorpusFile& fresh);
 // it, then throws). Sets file.partial when Ctrl-C stopped it.
 CorpusOutcome run_and_save_corpus(const CorpusCommandOptions& o, const Checkpoint& checkpoint, CorpusFile& file);
 
-// save_corpus and write_corpus_csv with their stage shown (a corpus result of 50 MB: a second).
+// load_corpus, save_corpus and write_corpus_csv with their stage shown (a corpus result of 50 MB: a second).
+CorpusFile load_corpus_shown(const std::string& path);
 void save_corpus_shown(const std::string& out, const CorpusFile& file);
 void write_corpus_csv_shown(const std::string& folder, CorpusAccumulator& accumulator);
 

@@ -3,6 +3,7 @@
 
 #include "commands.h"
 #include "compared_runs.h"
+#include "corpus_runner.h"
 #include "base/error.h"
 #include "figures/compare_corpus_figures.h"
 #include "figures/compare_figures.h"
@@ -47,7 +48,7 @@ FigureOptions figure_options(const FigureCommandOptions& o, std::string caption)
 }
 
 Figure corpus_result_figure(const FigureCommandOptions& o) {
-  const CorpusFile file = load_corpus(o.corpus);
+  const CorpusFile file = load_corpus_shown(o.corpus);
   const std::string caption = file.model_path + ", " + std::to_string(file.windows) + " windows of " +
                               std::to_string(file.accumulator->window()) + " tokens" +
                               (file.partial ? " (partial run)" : "");
@@ -56,7 +57,7 @@ Figure corpus_result_figure(const FigureCommandOptions& o) {
 
 // Two corpus results: A and B by their models' folder names (or "A" and "B" when they are the same).
 Figure compared_corpus_figure(const FigureCommandOptions& o) {
-  const CorpusFile a = load_corpus(o.corpus), b = load_corpus(o.corpus_b);
+  const CorpusFile a = load_corpus_shown(o.corpus), b = load_corpus_shown(o.corpus_b);
   const std::string model_a = std::filesystem::path(a.model_path).filename().string(),
                     model_b = std::filesystem::path(b.model_path).filename().string();
   const bool named = model_a != model_b && !model_a.empty() && !model_b.empty();

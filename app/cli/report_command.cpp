@@ -32,7 +32,7 @@ struct ReportOptions {
 std::optional<CorpusFile> saved_run(const std::string& path) {
   if (!fs::exists(path)) return std::nullopt;
   try {
-    return load_corpus(path);
+    return load_corpus_shown(path);
   } catch (const Error& e) {
     std::fprintf(stderr, "%s cannot be reused (%s); running it again\n", path.c_str(), e.what());
     return std::nullopt;
@@ -97,7 +97,7 @@ int run_report(ReportOptions o) {
   }
   std::vector<ReportSource> sources;
   for (const std::string& r : o.results) {
-    const CorpusFile file = load_corpus(r);
+    const CorpusFile file = load_corpus_shown(r);
     sources.push_back(report_source("", r, file));
   }
   const std::vector<std::string> names = distinct_names(o.models);

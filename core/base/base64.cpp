@@ -38,11 +38,17 @@ std::string base64_encode(std::span<const std::byte> bytes) {
   return out;
 }
 
-std::vector<std::byte> base64_decode(std::string_view text) {
+size_t base64_decoded_size(std::string_view text) {
   if (text.size() % 4 != 0)
     throw Error("base64 data has a length of " + std::to_string(text.size()) + ", not a multiple of 4");
-  std::vector<std::byte> out;
-  out.reserve(text.size() / 4 * 3);
+  if (text.empty()) return 0;
+  const size_t pad = (text.back() == '=') + (text[text.size() - 2] == '=');
+  return text.size() / 4 * 3 - pad;
+}
+
+void base64_decode_into(std::string_view text, std::span<std::byte> out) {
+  if (out.size() != base64_decoded_size(text)) throw Error("base64 data does not decode to the bytes expected");
+  std::byte* o = out.data();
   for (size_t i = 0; i < text.size(); i += 4) {
     const bool last = i + 4 == text.size();
     const int pad = last ? (text[i + 3] == '=') + (text[i + 2] == '=') : 0;
@@ -54,10 +60,15 @@ std::vector<std::byte> base64_decode(std::string_view text) {
         throw Error("base64 data has an invalid character at position " + std::to_string(i + static_cast<size_t>(k)));
       v = (v << 6) | static_cast<uint32_t>(digit);
     }
-    out.push_back(static_cast<std::byte>(v >> 16));
-    if (pad < 2) out.push_back(static_cast<std::byte>((v >> 8) & 0xFF));
-    if (pad < 1) out.push_back(static_cast<std::byte>(v & 0xFF));
+    *o++ = static_cast<std::byte>(v >> 16);
+    if (pad < 2) *o++ = static_cast<std::byte>((v >> 8) & 0xFF);
+    if (pad < 1) *o++ = static_cast<std::byte>(v & 0xFF);
   }
+}
+
+std::vector<std::byte> base64_decode(std::string_view text) {
+  std::vector<std::byte> out(base64_decoded_size(text));
+  base64_decode_into(text, out);
   return out;
 }
 

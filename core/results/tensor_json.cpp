@@ -45,9 +45,9 @@ nlohmann::json tensor_to_json(const at::Tensor& tensor, bool decimal) {
   return out;
 }
 
-at::Tensor tensor_from_json(const nlohmann::json& json, const at::Tensor& like, const std::string& where) {
-  const char* dtype = dtype_name(like.scalar_type());
-  const bool decimal_allowed = is_float(like.scalar_type());
+void read_tensor_json_into(const nlohmann::json& json, at::Tensor& out, const std::string& where) {
+  const char* dtype = dtype_name(out.scalar_type());
+  const bool decimal_allowed = is_float(out.scalar_type());
   // Compared as JSON values: value() would throw nlohmann's own error for a field of another type.
   const bool base64 = json.is_object() && json.contains("encoding") && json["encoding"] == "base64-le";
   const bool decimal =
@@ -60,10 +60,11 @@ at::Tensor tensor_from_json(const nlohmann::json& json, const at::Tensor& like, 
   if (!json["shape"].is_array()) throw Error(where + ": \"shape\" must be a list of sizes");
   std::vector<int64_t> shape;
   for (const auto& size : json["shape"]) shape.push_back(json_integer<int64_t>(size, where + ": a size in \"shape\""));
-  if (shape != like.sizes().vec())
-    throw Error(where + ": shape " + json["shape"].dump() + " does not match " + c10::str(like.sizes()) +
+  if (shape != out.sizes().vec())
+    throw Error(where + ": shape " + json["shape"].dump() + " does not match " + c10::str(out.sizes()) +
                 " (this model and text)");
-  at::Tensor out = at::empty(like.sizes(), like.options().device(at::kCPU));
+  if (!out.device().is_cpu() || !out.is_contiguous())
+    throw Error(where + ": read into a tensor that is not the host's");
   const auto& data = json["data"];
   if (decimal) {
     if (static_cast<int64_t>(data.size()) != out.numel())
@@ -77,17 +78,22 @@ at::Tensor tensor_from_json(const nlohmann::json& json, const at::Tensor& like, 
       else
         throw Error(where + ": an entry must be a number");
     }
-    return out.to(like.device());
+    return;
   }
-  std::vector<std::byte> bytes;
+  const std::string& text = data.get_ref<const std::string&>();
   try {
-    bytes = base64_decode(data.get_ref<const std::string&>());
+    const size_t bytes = base64_decoded_size(text);
+    if (bytes != out.nbytes())
+      throw Error("holds " + std::to_string(bytes) + " bytes, expected " + std::to_string(out.nbytes()));
+    base64_decode_into(text, {static_cast<std::byte*>(out.data_ptr()), bytes});
   } catch (const Error& e) {
     throw Error(where + ": " + e.what());
   }
-  if (bytes.size() != static_cast<size_t>(out.nbytes()))
-    throw Error(where + ": holds " + std::to_string(bytes.size()) + " bytes, expected " + std::to_string(out.nbytes()));
-  if (!bytes.empty()) std::memcpy(out.data_ptr(), bytes.data(), bytes.size());
+}
+
+at::Tensor tensor_from_json(const nlohmann::json& json, const at::Tensor& like, const std::string& where) {
+  at::Tensor out = at::empty(like.sizes(), like.options().device(at::kCPU));
+  read_tensor_json_into(json, out, where);
   return out.to(like.device());
 }
 

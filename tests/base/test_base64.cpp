@@ -34,6 +34,20 @@ TEST(Base64, AllByteValuesRoundTrip) {
   EXPECT_EQ(decode(encode(all)), all);
 }
 
+// Decoded into memory given (a tensor's): exactly the bytes decode() gives, and only into as many.
+TEST(Base64, DecodedIntoMemoryOfTheDecodedSize) {
+  for (const char* coded : {"", "Zg==", "Zm8=", "Zm9v", "Zm9vYmFy"}) {
+    const std::vector<std::byte> whole = base64_decode(coded);
+    ASSERT_EQ(base64_decoded_size(coded), whole.size()) << coded;
+    std::vector<std::byte> into(whole.size(), std::byte{0x55});
+    base64_decode_into(coded, into);
+    EXPECT_EQ(into, whole) << coded;
+  }
+  std::vector<std::byte> short_by_one(2);
+  EXPECT_THROW(base64_decode_into("Zm9v", short_by_one), Error);
+  EXPECT_THROW(base64_decoded_size("Zm9"), Error);
+}
+
 TEST(Base64, BadInputIsRefused) {
   EXPECT_THROW(decode("abc"), Error);
   EXPECT_THROW(decode("ab!d"), Error);
