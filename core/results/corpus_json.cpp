@@ -120,11 +120,7 @@ CorpusFile corpus_from_json(const nlohmann::json& j, const std::string& where) {
   for (const auto& [name, tensor] : f.accumulator->tensors()) {
     if (!saved.contains(name) && is_kept_since_classes(name)) continue;  // an older file: left at zero
     if (!saved.contains(name)) throw Error(where + ": accumulator \"" + name + "\" is missing");
-    const std::string named = where + ": accumulators." + name;
-    if (tensor->device().is_cpu())
-      read_tensor_json_into(saved[name], *tensor, named);
-    else
-      *tensor = tensor_from_json(saved[name], *tensor, named);
+    read_tensor_json_into(saved[name], *tensor, where + ": accumulators." + name);  // made on the host above
   }
   f.accumulator->set_texts(static_cast<int64_t>(f.windows));
   return f;

@@ -2,8 +2,6 @@
 
 #include <ATen/ATen.h>
 
-#include <cstring>
-
 #include "base/error.h"
 #include "base/base64.h"
 #include "base/json_number.h"
