@@ -120,7 +120,7 @@ at::Tensor AttentionScores::recompute(const RecomputeInputs& inputs, RowSpan row
 
 AttentionBlock AttentionScores::attention_block(const at::Tensor& q_rows, const at::Tensor& k_t,
                                                 const at::Tensor& padding, bool local_layer, int64_t B, RowSpan rows,
-                                                int64_t first_head) const {
+                                                int64_t first_head, const at::Tensor& made_mask) const {
   const int64_t n = k_t.size(2), H = k_t.size(0) / B, count = rows.size(q_rows.size(1));
   KeySpan seen = visible_keys(n, rows, local_layer);
   if (count * seen.size(n) * k_t.size(1) < kFewestNarrowedProduct) seen = {};
@@ -132,7 +132,10 @@ AttentionBlock AttentionScores::attention_block(const at::Tensor& q_rows, const 
   if (device_.device.is_cpu()) seen = lane_aligned(seen, n);
   const bool aligned = device_.device.is_cpu() && !padding.defined();
   const int64_t width = seen.size(n);
-  const at::Tensor mask = heads_of(layer_mask(n, padding, rows, seen, local_layer), H, first_head);
+  const at::Tensor mask =
+      heads_of(made_mask.defined() ? made_mask.narrow(2, rows.first, count).narrow(3, seen.first, width)
+                                   : layer_mask(n, padding, rows, seen, local_layer),
+               H, first_head);
   if (width == n)
     return {at::_softmax(masked_scores(q_rows, k_t, mask, B, rows), -1, false), {rows.first, count}, {0, n}, n};
   const at::Tensor seen_scores = masked_scores(q_rows, k_t.narrow(2, seen.first, width), mask, B, rows);

@@ -21,11 +21,6 @@ at::Tensor llama3_scaled(const at::Tensor& inv_freq, const RotaryScaling& s) {
   return at::where(between, blended, slowed);
 }
 
-at::Tensor rotate_half_rows(const at::Tensor& t) {  // [.., r, n]: (x1, x2) -> (-x2, x1) along r
-  const int64_t half = t.size(-2) / 2;
-  return at::cat({-t.narrow(-2, half, half), t.narrow(-2, 0, half)}, -2);
-}
-
 }  // namespace
 
 at::Tensor rotary_frequencies(int64_t dims, double theta, const RotaryScaling& scaling) {
@@ -47,12 +42,21 @@ RotaryTables rotary_tables(int64_t n, int64_t dims, double theta, const RotarySc
   return {angles.cos().to(options), angles.sin().to(options)};
 }
 
-// x cos + rotate_half(x) sin, the second product and the sum made in place: the same operations
-// in the same order as out of place (the same values to the bit), with two of the five temporaries
-// of a layer's queries fewer (134 MB each for Gemma 3 at 32,768 tokens).
+// x cos + rotate_half(x) sin, rotate_half(x1, x2) = (-x2, x1) along the rows r: the first half
+// x1 cos - x2 sin, the second x2 cos + x1 sin, in place in x cos. a + (-b) s and a - b s are the
+// same values to the bit (negation is exact), so this is transformers' order without the halves
+// swapped into a new tensor (that copy and its negation took 22 ms of Gemma 3's forward at 512
+// tokens) and with one temporary of half the size.
 at::Tensor rotate(const at::Tensor& t, const RotaryTables& tables) {
-  const int64_t r = tables.cos.size(0);
-  const auto turn = [&](const at::Tensor& x) { return (x * tables.cos).add_(rotate_half_rows(x).mul_(tables.sin)); };
+  const int64_t r = tables.cos.size(0), half = r / 2;
+  const auto turn = [&](const at::Tensor& x) {
+    const at::Tensor x1 = x.narrow(-2, 0, half), x2 = x.narrow(-2, half, half);
+    at::Tensor out = x * tables.cos;
+    at::Tensor other = x2 * tables.sin.narrow(0, 0, half);
+    out.narrow(-2, 0, half).sub_(other);
+    out.narrow(-2, half, half).add_(at::mul_out(other, x1, tables.sin.narrow(0, half, half)));
+    return out;
+  };
   if (r == t.size(-2)) return turn(t);
   return at::cat({turn(t.narrow(-2, 0, r)), t.narrow(-2, r, t.size(-2) - r)}, -2);
 }

@@ -351,13 +351,18 @@ at::Tensor Transformer::attend_rows_after(const Projected& qkv, const LayerMask&
   const int64_t before = mask.earlier_rows, l = static_cast<int64_t>(keep.attention.size());
   const RowSpan rows{before, n - before};
   at::Tensor attention = keep.all_attention[l], context = keep.all_head_outputs[l];  // [1, H, n, n], [1, H, n, d]
-  at::Tensor later = attention.narrow(2, rows.first, rows.count);
-  later.copy_(at::_softmax(
-      scores_.masked_scores(scores_.scaled_query_rows(q_t), k_t,
-                            mask.whole.defined() ? mask.whole.narrow(2, rows.first, rows.count) : mask.whole, B, rows),
-      -1, false));
-  context_in_blocks_into(context.view({B * H, n, d}).narrow(1, rows.first, rows.count), {later, rows, {0, n}, n},
-                         v_t.transpose(1, 2), reach_of(mask.local));
+  if (scores_visible_keys(mask, {})) {
+    maps_in_blocks_into(qkv, mask, attention, context, before, B);
+  } else {
+    at::Tensor later = attention.narrow(2, rows.first, rows.count);
+    later.copy_(at::_softmax(
+        scores_.masked_scores(scores_.scaled_query_rows(q_t), k_t,
+                              mask.whole.defined() ? mask.whole.narrow(2, rows.first, rows.count) : mask.whole, B,
+                              rows),
+        -1, false));
+    context_in_blocks_into(context.view({B * H, n, d}).narrow(1, rows.first, rows.count), {later, rows, {0, n}, n},
+                           v_t.transpose(1, 2), reach_of(mask.local));
+  }
   at::Tensor earlier = attention.narrow(2, 0, before);
   earlier.narrow(3, before, n - before).zero_();  // keys after a causal row's token
   earlier.narrow(3, 0, before).copy_(mask.earlier_attention.narrow(2, 0, before).narrow(3, 0, before));
@@ -386,6 +391,12 @@ at::Tensor Transformer::attend_explicitly(const LayerWeights& w, const Projected
   const auto& [q_t, k_t, v_t] = qkv;
   const at::Tensor& mask = layer_mask.whole;
   const int64_t n = q_t.size(2), H = config_.num_heads, d = config_.head_dim();
+  if (keep && scores_visible_keys(layer_mask, relative)) {
+    const int64_t l = static_cast<int64_t>(keep->attention.size());
+    maps_in_blocks_into(qkv, layer_mask, keep->all_attention[l], keep->all_head_outputs[l], 0, B);
+    keep_layer(keep->all_attention[l], keep->all_head_outputs[l], qkv, l, *keep);
+    return keep->all_head_outputs[l];
+  }
   at::Tensor scores =
       scores_.masked_scores(scores_.scaled_query_rows(q_t), k_t, relative.defined() ? at::Tensor() : mask, B);
   if (relative.defined()) {  // DeBERTa: its relative terms before the mask, in the order transformers adds them
@@ -407,6 +418,32 @@ at::Tensor Transformer::attend_explicitly(const LayerWeights& w, const Projected
     at::bmm_out(context_rows, attention.view({B * H, n, n}), v_t.transpose(1, 2));
   keep_layer(attention, context, qkv, l, *keep);
   return context;
+}
+
+bool Transformer::scores_visible_keys(const LayerMask& mask, const at::Tensor& relative) const {
+  return device_.device.is_cpu() && !relative.defined() && !reach_of(mask.local).every_key();
+}
+
+void Transformer::maps_in_blocks_into(const Projected& qkv, const LayerMask& mask, const at::Tensor& attention,
+                                      const at::Tensor& context, int64_t from, int64_t B) const {
+  const auto& [q_t, k_t, v_t] = qkv;
+  const int64_t n = k_t.size(2), H = config_.num_heads, d = config_.head_dim(), q_from = n - q_t.size(2);
+  const ContextReach reach = reach_of(mask.local);
+  const at::Tensor values = context_values(v_t.transpose(1, 2), reach);
+  const at::Tensor q_rows = scores_.scaled_query_rows(q_t);
+  const at::Tensor context_rows = context.view({B * H, n, d});
+  // Blocks of the head outputs' kContextBlockRows rows, none shorter than kFewestBlockRows (row_blocks).
+  for (const auto& [offset, count] : row_blocks(n - from, kContextBlockRows)) {
+    const RowSpan rows{from + offset, count};
+    const AttentionBlock block = scores_.attention_block(q_rows.narrow(1, rows.first - q_from, count), k_t,
+                                                         mask.padding, mask.local, B, rows, 0, mask.whole);
+    const at::Tensor maps = attention.narrow(2, rows.first, count);
+    const int64_t seen_end = block.keys.first + block.keys.count;
+    maps.narrow(3, 0, block.keys.first).zero_();
+    maps.narrow(3, block.keys.first, block.keys.count).copy_(block.maps);
+    maps.narrow(3, seen_end, n - seen_end).zero_();
+    context_in_blocks_into(context_rows.narrow(1, rows.first, count), block, values, reach);
+  }
 }
 
 ContextReach Transformer::reach_of(bool local_layer) const {

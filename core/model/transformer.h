@@ -254,12 +254,22 @@ class Transformer {
   at::Tensor attend(const LayerWeights& w, const at::Tensor& x, const LayerMask& mask, BatchCaptures* keep,
                     const RotaryTables* rotary, const at::Tensor& relative, const KeepGoing& keep_going) const;
   // softmax(q k^T scale (soft-capped where the family does) + mask) V, the maps kept in `keep`
-  // when given.
+  // when given (a causal or sliding-window layer's on the CPU then by maps_in_blocks_into).
   at::Tensor attend_explicitly(const LayerWeights& w, const Projected& qkv, const LayerMask& mask,
                                const at::Tensor& relative, BatchCaptures* keep, int64_t B) const;
   // The same for the rows from mask.earlier_rows on (made as a block of rows is: the same bits as
   // the whole maps'), the rows before taken from the run before (a continued forward).
   at::Tensor attend_rows_after(const Projected& qkv, const LayerMask& mask, BatchCaptures& keep, int64_t B) const;
+  // The maps and head outputs of rows [from, n) of a causal or sliding-window layer on the CPU,
+  // written into `attention` [B, H, n, n] and `context` [B, H, n, d] block by block of rows, each
+  // block scored over the keys its rows may see alone (AttentionScores::attention_block) and the
+  // others set to 0: the same bits as scoring every key, for about half the scores' product, mask
+  // and softmax of a decoder's layer. q_t holds rows [n - q_t.size(2), n).
+  void maps_in_blocks_into(const Projected& qkv, const LayerMask& mask, const at::Tensor& attention,
+                           const at::Tensor& context, int64_t from, int64_t B) const;
+  // Whether maps_in_blocks_into makes this layer's maps: scoring some keys alone saves work on the
+  // CPU; elsewhere each block would be launches of its own (context_in_blocks.h).
+  bool scores_visible_keys(const LayerMask& mask, const at::Tensor& relative) const;
   // The keys a layer's head outputs read (context_in_blocks.h): a decoder's up to each row, a
   // local layer's within its window.
   ContextReach reach_of(bool local_layer) const;

@@ -259,22 +259,10 @@ bool reads_earlier_value_gram(const Transformer& model, const std::vector<int64_
          at::equal(moved.all_value_norms.narrow(3, 0, taken), fresh.all_value_norms.narrow(3, 0, taken) * 2);
 }
 
-// `check` on SmolLM2 (grouped queries, 3 key/value heads of 64) and Gemma 3 (QK norms, a sliding
-// window, one key/value head of 256), opened from their GGUF files where they are here.
-void on_real_decoders(const std::function<void(const Transformer&)>& check) {
-  for (const char* file : {"models/SmolLM2-135M-Instruct/SmolLM2-135M-Instruct.Q4_1.gguf",
-                           "models/gemma-3-270m/gemma-3-270m-q4_k_m.gguf"}) {
-    SCOPED_TRACE(file);
-    const auto path = test::real_model_file(file);
-    if (!std::filesystem::exists(path)) continue;  // real_model_file said how to fetch it
-    check(*Transformer::load(path, test::test_device()));
-  }
-}
-
 // Both project apart into wide enough products: a continued forward projects the later rows
 // alone, its captures still those of a forward from scratch.
 TEST(ContinuedForwardOf, ARealDecoderProjectsItsLaterRowsAlone) {
-  on_real_decoders([](const Transformer& model) {
+  test::on_real_decoders([](const Transformer& model) {
     const std::vector<int64_t> text = test::spread_token_ids(model, 90, 5);
     std::vector<int64_t> one_more = text, edited = text;
     one_more.push_back(text[40]);
@@ -296,7 +284,7 @@ TEST(ContinuedForwardOf, ARealDecoderProjectsItsLaterRowsAlone) {
 // the first new token are not made again. Blocks of 32 rows (the sizes a long text's forward picks
 // make one block of these few tokens), their sums kept before every other one, or every one.
 TEST(ContinuedForwardOf, ARealDecodersLongTextMakesTheBlocksFromTheLastKeptBeforeItsFirstNewToken) {
-  on_real_decoders([](const Transformer& model) {
+  test::on_real_decoders([](const Transformer& model) {
     const std::vector<int64_t> text = test::spread_token_ids(model, 150, 5);
     std::vector<int64_t> typed = text, edited = text;
     typed.insert(typed.end(), text.begin() + 20, text.begin() + 23);
@@ -330,7 +318,7 @@ TEST(ContinuedForwardOf, ARealDecodersLongTextMakesTheBlocksFromTheLastKeptBefor
 // Text typed on at the end of one of more than kValueGramSlice tokens with a lens shown, as the
 // explorer continues it: its first slice's value Gram matrices are taken.
 TEST(ContinuedForwardOf, ARealDecoderWithTheLensesTakesTheValueGramMatricesOfWholeSlices) {
-  on_real_decoders([](const Transformer& model) {
+  test::on_real_decoders([](const Transformer& model) {
     const std::vector<int64_t> text = test::spread_token_ids(model, kValueGramSlice + 10, 5);
     std::vector<int64_t> typed = text;
     typed.insert(typed.end(), text.begin() + 20, text.begin() + 23);

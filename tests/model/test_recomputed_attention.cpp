@@ -12,6 +12,7 @@
 
 #include "base/error.h"
 #include "model/transformer.h"
+#include "support/model_texts.h"
 #include "support/nested_tensor.h"
 #include "support/paths.h"
 #include "support/test_device.h"
@@ -113,6 +114,30 @@ TEST(RecomputedAttentionOf, TheRealMiniLMAtItsFullLength) {
   const TextCaptures t = text_captures(model->forward({ids}, {.lenses = true}), 0, false);
   for (int64_t l = 0; l < t.num_layers; ++l)
     EXPECT_TRUE(at::equal(model->recompute_attention(t.queries[l], t.keys[l], l), t.attention[l])) << "layer " << l;
+}
+
+// A decoder's maps on the CPU are made in blocks of rows, each over the keys its rows may see
+// (Transformer::maps_in_blocks_into); the fixtures' texts fit in one block. Long enough for many
+// blocks, and for Gemma 3's sliding window of 512 to leave keys out: every map equals the one
+// scoring every key (a head's whole map made again in one piece), to the bit, and so do the maps
+// of a continued forward's later rows, made in blocks from a row inside one.
+TEST(RecomputedAttentionOf, ARealDecodersMapsMadeInBlocksEqualScoringEveryKey) {
+  test::on_real_decoders([](const Transformer& model) {
+    const std::vector<int64_t> text = test::spread_token_ids(model, 600, 3);
+    std::vector<int64_t> typed = text;
+    typed[401] = typed[402];
+    const ForwardOptions fresh{.lenses = true, .keep_layer_inputs = true};
+    const TextCaptures kept = text_captures(model.forward({text}, fresh), 0, false);
+    ForwardOptions continued = fresh;
+    continued.prefix = {kept.hidden_states, 401, kept.attention, kept.head_outputs, kept.layer_keys, kept.layer_values};
+    ASSERT_EQ(model.tokens_continued(continued.prefix, static_cast<int64_t>(typed.size()), 1), 401);
+    for (const auto& [ids, options] : {std::pair{text, fresh}, std::pair{typed, continued}}) {
+      const TextCaptures t = text_captures(model.forward({ids}, options), 0, false);
+      for (int64_t l = 0; l < t.num_layers; ++l)
+        EXPECT_TRUE(at::equal(model.recompute_attention(t.queries[l], t.keys[l], l), t.attention[l]))
+            << "layer " << l << (options.prefix.tokens > 0 ? ", continued" : "");
+    }
+  });
 }
 
 TEST(RecomputedAttentionOf, DebertaIsRefusedInOneLine) {
