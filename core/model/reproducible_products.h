@@ -33,9 +33,11 @@ inline int64_t rows_per_block(int64_t row_elements, int64_t asked) {
   return asked > 0 ? asked : rows_per_block(row_elements);
 }
 
-// Rows 0 .. n - 1 cut into blocks (first, count) of `step` rows (at least kFewestBlockRows); a rest
-// too short to stand alone joins the block before it.
-std::vector<std::pair<int64_t, int64_t>> row_blocks(int64_t n, int64_t step);
+// Rows `from` .. n - 1 cut into blocks (first, count) where the blocks of `step` rows (at least
+// kFewestBlockRows) from row 0 start; a piece too short to stand alone, at either end, joins its
+// neighbour. From a row inside a block (a continued forward's later rows) the cuts stay where a run
+// from row 0 makes them, so each block lies within the blocks made at fixed positions.
+std::vector<std::pair<int64_t, int64_t>> row_blocks(int64_t n, int64_t step, int64_t from = 0);
 
 // `rows` rounded up to whole groups of `group` rows (at least one group): blocks of rows that
 // start where groups made at fixed positions do (model/context_in_blocks.h, the rollout's).

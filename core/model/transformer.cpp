@@ -432,9 +432,10 @@ void Transformer::maps_in_blocks_into(const Projected& qkv, const LayerMask& mas
   const at::Tensor values = context_values(v_t.transpose(1, 2), reach);
   const at::Tensor q_rows = scores_.scaled_query_rows(q_t);
   const at::Tensor context_rows = context.view({B * H, n, d});
-  // Blocks of the head outputs' kContextBlockRows rows, none shorter than kFewestBlockRows (row_blocks).
-  for (const auto& [offset, count] : row_blocks(n - from, kContextBlockRows)) {
-    const RowSpan rows{from + offset, count};
+  // The head outputs' blocks of kContextBlockRows rows at fixed positions (context_in_blocks.h), none
+  // shorter than kFewestBlockRows: a block cut elsewhere straddles two and has both made padded.
+  for (const auto& [first, count] : row_blocks(n, kContextBlockRows, from)) {
+    const RowSpan rows{first, count};
     const AttentionBlock block = scores_.attention_block(q_rows.narrow(1, rows.first - q_from, count), k_t,
                                                          mask.padding, mask.local, B, rows, 0, mask.whole);
     const at::Tensor maps = attention.narrow(2, rows.first, count);
