@@ -16,7 +16,8 @@
 # end (writing on, as a decoder's user does: its runs continue from the last one). At the end the
 # text is first cut to 2 tokens a burst fewer than the length, so that what is typed is within it,
 # and the forward alone is measured on that cut text: the shortest the typed text is, the strictest
-# target.
+# target. FIRST_PAUSE (seconds, default 0) waits that long after the text as opened is shown
+# before the first burst, as a user reads a text before typing.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 bursts=${1:-20}
@@ -48,7 +49,7 @@ for model in ${MODELS:-all-MiniLM-L6-v2 random-bert-base SmolLM2-135M-Instruct};
         "$root/.venv/bin/python" -c 'import json, sys; e = max(t["end"] for t in json.load(sys.stdin)["tokens"]); sys.stdout.buffer.write(open(sys.argv[1], "rb").read()[:e])' "$long" > "$text"
     fi
     for _ in $(seq "$rounds"); do
-      typings+=("$(gui --model "$root/models/$model" --file "$text" --max-len "$len" --view "$view" --bench-typing "$bursts" --typing-at "$type_at" 2>/dev/null | tail -1)")
+      typings+=("$(gui --model "$root/models/$model" --file "$text" --max-len "$len" --view "$view" --bench-typing "$bursts" --typing-at "$type_at" --typing-first-pause "${FIRST_PAUSE:-0}" 2>/dev/null | tail -1)")
       alones+=("$("$root/build/bench/bench_forward" --model "$root/models/$model" --text-file "$text" --max-len "$len" --runs 15 --threads 2 --reuse-freed-memory)")
     done
     "$root/.venv/bin/python" - "$model" "$len" "$view" "$(printf '%s\n' "${typings[@]}")" "$(printf '%s\n' "${alones[@]}")" <<'PY'

@@ -7,6 +7,7 @@
 
 #include "base/error.h"
 #include "base/error_message.h"
+#include "base/host_memory_pool.h"
 #include "corpus/allocator_tuning.h"
 #include "figures/overview_thumbnails.h"
 #include "figures/text_figures.h"
@@ -439,10 +440,13 @@ void AnalysisWorker::answer(const AnalysisRequest& request, uint64_t serial,
     std::optional<OverviewPooler> pooler;
     std::optional<RoleRowsFromBlocks> role_rows;
     snapshot->forward = forward_asked(request);
-    if (opened_)
+    const uint64_t pool_mark = host_tensors_mark();
+    if (opened_) {
       take_result(request, serial, *snapshot);
-    else if (!analyze_shown(request, serial, *snapshot))
+    } else if (!analyze_shown(request, serial, *snapshot)) {
+      prepare_since_ = pool_mark;
       run_model(request, serial, *snapshot, pooler, role_rows);
+    }
     if (request.head_roles && !snapshot->roles) add_head_roles(*snapshot, serial, role_rows ? &*role_rows : nullptr);
     if (request.grid && !snapshot->grid_options) {
       const auto grid_start = std::chrono::steady_clock::now();
@@ -465,14 +469,33 @@ void AnalysisWorker::answer(const AnalysisRequest& request, uint64_t serial,
   }
   snapshot->finished = std::chrono::steady_clock::now();
   snapshot->seconds = std::chrono::duration<double>(snapshot->finished - start).count();
+  std::weak_ptr<const AnalysisSnapshot> shown_before;
   {
     std::lock_guard lock(mutex_);
+    if (snapshot->error.empty()) shown_before = latest_good_;
     latest_ = snapshot;
     if (snapshot->error.empty()) latest_good_ = snapshot;
     progress_ = {};
     busy_ = pending_.has_value();
   }
   if (notify_) notify_();
+  if (snapshot->error.empty()) make_ready_for_next_edit(shown_before);
+}
+
+void AnalysisWorker::make_ready_for_next_edit(const std::weak_ptr<const AnalysisSnapshot>& shown_before) {
+  using namespace std::chrono_literals;
+  std::unique_lock lock(mutex_);
+  const auto asked = [this] { return stop_ || pending_.has_value(); };
+  // The window lets the snapshot shown before go at its next frame; one that holds it longer
+  // (a second of frames) keeps its blocks from the pool, and nothing is made.
+  for (int look = 0; !shown_before.expired(); ++look)
+    if (look == 100 || wake_.wait_for(lock, 10ms, asked)) return;
+  if (asked()) return;
+  lock.unlock();
+  prepare_host_tensors_like_held(prepare_since_, [this, asked] {
+    std::lock_guard held(mutex_);
+    return !asked();
+  });
 }
 
 }  // namespace attnscope::ui

@@ -62,6 +62,7 @@ struct ExplorerOptions {
   int bench_frames = 0;                     // > 0: once analysed, time this many frames, print the figures, exit
   int bench_typing = 0;                     // > 0: type this many bursts into the editor, print the latencies, exit
   double typing_interval = 0;               // seconds between scripted keys (0: the benchmark's 80 ms)
+  double typing_first_pause = 0;            // seconds from the opened text shown to the first burst
   // Where the scripted keys go (--typing-at).
   TypingPlace typing_at = TypingPlace::Start;
   bool typing_at_once = false;  // the first burst during the text's first run (TypingBenchOptions::after_first_run)

@@ -27,6 +27,10 @@ std::string TypingBench::keys_due(double now) {
       return {};
     }
   }
+  if (state_ == State::Starting && opened_shown_ && o_.first_pause > 0) {
+    state_ = State::Pausing;
+    pause_until_ = now + o_.first_pause;
+  }
   if (state_ == State::Starting || (state_ == State::Pausing && now >= pause_until_)) {
     state_ = State::Typing;
     typed_in_burst_ = 0;
@@ -99,6 +103,7 @@ nlohmann::json TypingBench::summary(size_t tokens, int abandoned, bool last_text
   return {{"tokens", tokens},
           {"typed_at", typing_place_name(o_.place)},
           {"typed_after_first_run", o_.after_first_run},
+          {"first_pause_s", o_.first_pause},
           {"tokens_continued_median", percentile(continued_, 0.5)},
           {"tokens_continued", continued_},
           {"bursts", latencies_.size()},

@@ -37,6 +37,9 @@ struct TypingBenchOptions {
   // How often the script looks, while the first burst waits, whether the run was shown: the window
   // may draw no frame when its worker falls idle after it, and each look draws one.
   double first_run_look = 0.25;
+  // Seconds from the text as opened shown to the first burst, as a user reads it before typing (0:
+  // at once; the worker meanwhile makes blocks ready for the first edit's run, AnalysisWorker).
+  double first_pause = 0;
 };
 
 class TypingBench {

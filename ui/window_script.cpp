@@ -21,6 +21,7 @@ WindowScript::WindowScript(const ExplorerOptions& options) : options_(options) {
     if (options.typing_interval > 0) typing.key_interval = options.typing_interval;
     typing.place = options.typing_at;
     typing.after_first_run = !options.typing_at_once;
+    typing.first_pause = options.typing_first_pause;
     typing_.emplace(typing);
   }
 }

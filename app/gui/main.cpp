@@ -27,7 +27,7 @@ struct CommandLine {
   std::vector<std::string> then_views;
   int layer = -1, head = -1;
   bool presentation = false, full_frames = false, head_roles = false;
-  double typing_interval_ms = 0, quick_run_ms = 0;
+  double typing_interval_ms = 0, quick_run_ms = 0, typing_first_pause = 0;
   double pair_mask_mib = attnscope::ui::kWindowPairMaskBytes >> 20;
   std::string typing_at = "start";
 };
@@ -144,6 +144,10 @@ void add_measure_options(CLI::App& app, attnscope::ui::ExplorerOptions& o, Comma
   app.add_flag("--typing-at-once", o.typing_at_once,
                "--bench-typing's first burst as the window opens, during the text's first run (by default it waits "
                "until that run is shown, as a user who opens a text and then types)");
+  app.add_option("--typing-first-pause", in.typing_first_pause,
+                 "Seconds --bench-typing waits after the text as opened is shown before its first burst, as a user "
+                 "reads a text before typing (default 0)")
+      ->check(CLI::Range(0.0, 600.0));
   app.add_option("--typing-interval", in.typing_interval_ms,
                  "Milliseconds between the scripted keys of --bench-typing (default 80)")
       ->check(CLI::Range(1.0, 10000.0));
@@ -191,6 +195,7 @@ attnscope::ui::ExplorerOptions resolved(attnscope::ui::ExplorerOptions o, const 
   if (in.head_roles) o.head_roles = true;
   o.pair_mask_bytes = static_cast<uint64_t>(in.pair_mask_mib * (1 << 20));
   o.typing_interval = in.typing_interval_ms / 1000;
+  o.typing_first_pause = in.typing_first_pause;
   o.typing_at = attnscope::ui::typing_place_named(in.typing_at);
   o.partial_frames = !in.full_frames;
   o.quick_run = in.quick_run_ms / 1000;

@@ -6,14 +6,18 @@
 // heap grows and the kernel faults fresh pages in: on this machine's virtual CPUs 300 to 400 ms
 // for 283 MB, a whole typed burst's latency again. Here a freed block is kept mapped; the next
 // request takes the smallest kept block that holds it, or grows the largest smaller one in place
-// (mremap: only the added pages are new), or maps a new one. Smaller requests, and every request
+// (mremap: only the added pages are new), or maps a new one; blocks like those a result holds can
+// be made ready before they are asked for (prepare_like_held). Smaller requests, and every request
 // while the pool is not keeping (a long text's run, which returns what it frees), go to the
 // allocator it replaced.
 #include <c10/core/Allocator.h>
 
 #include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <list>
 #include <mutex>
+#include <vector>
 
 namespace attnscope {
 
@@ -33,8 +37,20 @@ class HostMemoryPool final : public c10::Allocator {
   // Keeping (the default) or not: not, requests go to the allocator replaced and every kept block
   // is unmapped, as are blocks given back later.
   void keep(bool keeping);
+  // Where the handing out has come to: blocks handed from now on are handed `since` it.
+  uint64_t mark() const;
+  // Blocks kept ready, their pages faulted in, for a run like the last one (`since` its start). The
+  // blocks handed since then and still in use are what its result holds (a text's maps and
+  // similarities), which the next run allocates again while that result is shown: the first edit
+  // after a text is opened found no kept block for them and faulted every page in (SmolLM2 at 512
+  // tokens: 1 to 4 s of its latency). Each one that no block kept from before `since` would serve
+  // (the run's own freed blocks serve the next run's same steps; one a little smaller serves,
+  // grown) is mapped and faulted in now, a slice at a time while `keep_going` (a block stopped in
+  // part is unmapped), within kept_bytes. Returns the bytes made ready.
+  size_t prepare_like_held(uint64_t since, const std::function<bool()>& keep_going);
   struct Counts {
     size_t mapped = 0, reused = 0, grown = 0;  // requests served by a new mapping, a kept block, a kept block grown
+    size_t prepared = 0;                       // blocks mapped by prepare_like_held
     size_t kept_bytes = 0;                     // now
   };
   Counts counts() const;
@@ -43,18 +59,27 @@ class HostMemoryPool final : public c10::Allocator {
   struct Block {
     void* address;
     size_t capacity;
+    uint64_t handed = 0;  // the mark it was last handed at (a prepared block: never handed, 0)
   };
+  // The capacities of the kept blocks handed before `since` (or never) and of those handed since
+  // and in use, largest first.
+  std::vector<size_t> kept_before(uint64_t since) const;
+  std::vector<size_t> held_since(uint64_t since) const;
+  // Of `held`, those no block of `spare` serves (each block serving one), within `budget` bytes.
+  std::vector<size_t> unserved(const std::vector<size_t>& held, std::vector<size_t> spare, size_t budget) const;
   // A block of a pool back to it; anything else to the allocator replaced. Its pointer is its
   // context, as torch's default allocator's is (raw_allocate asks for that).
   static void free_any(void* data);
   void* take(size_t bytes);
-  void keep_block(void* address, size_t capacity);
+  void keep_block(Block block);
   void* taken_or_grown(size_t bytes, size_t& capacity);
+  bool serves(size_t capacity, size_t bytes) const;
   c10::Allocator* replaced_;
   HostMemoryPoolOptions o_;
   mutable std::mutex mutex_;
   bool keeping_ = true;
   std::list<Block> kept_;  // oldest first
+  uint64_t handed_ = 1;    // blocks handed so far, plus one (0 marks a block never handed)
   Counts counts_;
 };
 
@@ -64,5 +89,10 @@ class HostMemoryPool final : public c10::Allocator {
 // itself: the calls then do nothing.
 void keep_host_tensors_for_reuse(bool keeping);
 bool host_memory_pool_available();  // false under AddressSanitizer
+// The process's pool's mark(), prepare_like_held() and counts(); 0 where it has none (not made
+// yet, or under AddressSanitizer).
+uint64_t host_tensors_mark();
+size_t prepare_host_tensors_like_held(uint64_t since, const std::function<bool()>& keep_going);
+HostMemoryPool::Counts host_tensors_counts();
 
 }  // namespace attnscope

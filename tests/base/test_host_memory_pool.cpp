@@ -117,6 +117,49 @@ TEST_F(Pool, RawBlocksLargeOrSmallAreFreedByItsRawDeleter) {
   EXPECT_EQ(pool.counts().kept_bytes, 4 * kMiB);
 }
 
+// A run's result held (its maps), the run's own blocks freed: a block like the held one is made
+// ready, its pages in, and the next run's request a little larger takes it without faults.
+TEST_F(Pool, BlocksLikeThoseHeldSinceAMarkAreMadeReadyWithTheirPages) {
+  const uint64_t since = pool.mark();
+  c10::DataPtr held = pool.allocate(8 * kMiB);
+  { c10::DataPtr own = pool.allocate(8 * kMiB); }  // freed in the run: its next run's same step
+  EXPECT_EQ(pool.prepare_like_held(since, [] { return true; }), 8 * kMiB);
+  EXPECT_EQ(pool.counts().prepared, 1u);
+  EXPECT_EQ(pool.counts().kept_bytes, 16 * kMiB);
+  c10::DataPtr step = pool.allocate(8 * kMiB), next = pool.allocate(8 * kMiB + 4096);
+  EXPECT_EQ(pool.counts().mapped, 2u) << "both from kept blocks";
+  if (!host_memory_pool_available()) return;  // AddressSanitizer faults in the shadow of a grown block
+  EXPECT_LT(faults_to_fill(next.get(), 8 * kMiB), 50) << "the prepared block's pages were in";
+}
+
+TEST_F(Pool, ABlockKeptFromBeforeTheMarkServesAHeldOneOneFreedSinceDoesNot) {
+  {
+    c10::DataPtr a = pool.allocate(8 * kMiB), b = pool.allocate(8 * kMiB);  // the result shown before, freed
+  }
+  const uint64_t since = pool.mark();
+  c10::DataPtr held = pool.allocate(7 * kMiB);  // takes one: the other is spare
+  EXPECT_EQ(pool.prepare_like_held(since, [] { return true; }), 0u);
+  { c10::DataPtr own = pool.allocate(8 * kMiB); }  // takes the spare one, freed in the run
+  EXPECT_EQ(pool.prepare_like_held(since, [] { return true; }), 8 * kMiB) << "a block of the run is no spare";
+  EXPECT_EQ(pool.prepare_like_held(since, [] { return true; }), 0u) << "the one prepared serves it";
+  EXPECT_EQ(pool.counts().prepared, 1u);
+  EXPECT_EQ(pool.counts().mapped, 2u);
+}
+
+TEST_F(Pool, PreparingStopsWhenAskedAndStaysWithinWhatMayBeKept) {
+  const uint64_t since = pool.mark();
+  c10::DataPtr held = pool.allocate(40 * kMiB), second = pool.allocate(30 * kMiB);
+  EXPECT_EQ(pool.prepare_like_held(since, [] { return false; }), 0u);
+  EXPECT_EQ(pool.counts().kept_bytes, 0u);
+  int slices = 0;  // a slice is 8 MiB: the 40 MiB block stopped in its third
+  EXPECT_EQ(pool.prepare_like_held(since, [&] { return ++slices <= 3; }), 0u);
+  EXPECT_EQ(pool.counts().kept_bytes, 0u) << "a block stopped in part is not kept as ready";
+  EXPECT_EQ(pool.prepare_like_held(since, [] { return true; }), 40 * kMiB) << "made again";
+  EXPECT_EQ(pool.prepare_like_held(since, [] { return true; }), 0u) << "30 MiB more would pass 64";
+  pool.keep(false);
+  EXPECT_EQ(pool.prepare_like_held(since, [] { return true; }), 0u) << "not keeping: nothing";
+}
+
 // What the explorer's edits do: a text's maps freed, then a few tokens longer allocated again.
 TEST(HostMemoryPoolInTorch, ATensorALittleLargerThanOneFreedTakesItsPages) {
   if (!host_memory_pool_available()) GTEST_SKIP() << "no pool under AddressSanitizer";

@@ -16,6 +16,8 @@
 #include <vector>
 
 #include "analysis_worker.h"
+#include "base/host_memory_pool.h"
+#include "corpus/allocator_tuning.h"
 #include "corpus_job.h"
 #include "download_job.h"
 #include "figures/overview_thumbnails.h"
@@ -248,6 +250,30 @@ TEST(AnalysisWorker, ADecodersTextTypedOnRunsItsNewTokens) {
   EXPECT_GT(typed->tokens_continued, static_cast<int64_t>(first->encoding.size()) - 4);
   EXPECT_FALSE(typed->next.empty());
   EXPECT_LE(answer("A dog sat on the mat.")->tokens_continued, 1) << "an edit at the start: a start token at most";
+}
+
+// Once an answer is shown (and the one before let go), blocks like those it holds are made ready,
+// pages and all, for the next edit's run: that run maps none of its large tensors anew.
+TEST(AnalysisWorker, MakesBlocksReadyForTheNextEditWhileIdle) {
+  if (!host_memory_pool_available()) GTEST_SKIP() << "no pool under AddressSanitizer";
+  const auto model = test::real_model_file("models/all-MiniLM-L6-v2");
+  if (!std::filesystem::exists(model)) return;  // real_model_file said how to fetch it
+  keep_freed_memory_for_reuse();                // as the explorer does from its start
+  AnalysisWorker worker(model.string(), "cpu", "float32");
+  const auto answer = [&](const std::string& text) {
+    const uint64_t serial = worker.submit({text, {}, 128});
+    EXPECT_TRUE(wait_for([&] { return worker.latest() && worker.latest()->serial == serial; }));
+    EXPECT_TRUE(worker.latest()->error.empty()) << worker.latest()->error;
+  };
+  std::string text;
+  for (int i = 0; i < 40; ++i) text += "The quick brown fox jumps over the lazy dog. ";
+  const size_t prepared = host_tensors_counts().prepared;
+  answer(text);  // 128 tokens: each layer's maps 786 kB, every layer's 4.7 MB, S as much
+  ASSERT_TRUE(wait_for([&] { return host_tensors_counts().prepared > prepared; })) << "nothing made ready";
+  const size_t mapped = host_tensors_counts().mapped;
+  answer("A " + text);
+  EXPECT_EQ(host_tensors_counts().mapped, mapped) << "the edit's run mapped blocks anew";
+  return_freed_memory();  // as the other tests of this process expect glibc's heap
 }
 
 // The same request is made once while its result is kept; handed over (take_latest), it is made

@@ -209,6 +209,17 @@ TEST(TypingBench, TheFirstBurstWaitsForTheOpenedTextsAnalysis) {
   EXPECT_EQ(at_once.summary(7, 0, false)["typed_after_first_run"], false);
 }
 
+// With a first pause, the first burst starts that long after the first ask that finds the opened
+// text shown.
+TEST(TypingBench, TheFirstBurstCanWaitAPauseAfterTheOpenedTextIsShown) {
+  TypingBench bench({.bursts = 1, .keys_per_burst = 2, .first_pause = 2.0});
+  bench.analysis_shown(4.0, 1.0, 0.0);
+  EXPECT_EQ(bench.keys_due(5.0), "");
+  EXPECT_EQ(bench.keys_due(6.9), "");
+  EXPECT_EQ(bench.keys_due(7.0), "q");
+  EXPECT_EQ(bench.summary(7, 0, false)["first_pause_s"], 2.0);
+}
+
 TEST(TypingBench, PercentilesAreNearestRank) {
   EXPECT_EQ(percentile({5, 1, 3}, 0.5), 3);
   EXPECT_EQ(percentile({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20}, 0.95), 19);
