@@ -32,9 +32,17 @@ HandedBlocks& handed() {
   return *blocks;
 }
 
-size_t page_rounded(size_t bytes) {
+size_t page_size() {
   static const auto page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  return (bytes + page - 1) / page * page;
+  return page;
+}
+
+size_t page_rounded(size_t bytes) { return (bytes + page_size() - 1) / page_size() * page_size(); }
+
+// A new private mapping of `bytes`, its pages not yet faulted in; null where there is no memory.
+void* map_fresh(size_t bytes) {
+  void* address = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return address == MAP_FAILED ? nullptr : address;
 }
 
 void unmap(const std::vector<std::pair<void*, size_t>>& blocks) {
@@ -47,7 +55,7 @@ void unmap(const std::vector<std::pair<void*, size_t>>& blocks) {
 // and 4.3 s with huge pages asked (MADV_HUGEPAGE), though alone in a small program it took 0.1 s.
 bool fault_in(void* address, size_t bytes, const std::function<bool()>& keep_going) {
   constexpr size_t kSlice = size_t{8} << 20;
-  static const auto page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  const size_t page = page_size();
   auto* const start = static_cast<char*>(address);
   for (size_t done = 0; done < bytes; done += kSlice) {
     if (keep_going && !keep_going()) return false;
@@ -81,8 +89,8 @@ void* HostMemoryPool::take(size_t bytes) {
   void* address = taken_or_grown(bytes, capacity);
   const bool fresh = !address;
   if (fresh) {
-    address = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (address == MAP_FAILED) return nullptr;
+    address = map_fresh(bytes);
+    if (!address) return nullptr;
     capacity = bytes;
   }
   uint64_t mark = 0;
@@ -195,7 +203,6 @@ std::vector<size_t> HostMemoryPool::kept_before(uint64_t since) const {
   std::lock_guard lock(mutex_);
   for (const Block& b : kept_)
     if (b.handed < since) capacities.push_back(b.capacity);
-  std::sort(capacities.rbegin(), capacities.rend());
   return capacities;
 }
 
@@ -240,8 +247,8 @@ size_t HostMemoryPool::prepare_like_held(uint64_t since, const std::function<boo
   size_t prepared = 0;
   for (const size_t bytes : unserved(held_since(since), kept_before(since), budget)) {
     if (keep_going && !keep_going()) break;
-    void* address = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (address == MAP_FAILED) break;
+    void* address = map_fresh(bytes);
+    if (!address) break;
     if (!fault_in(address, bytes, keep_going)) {
       // Kept, it would count as ready at the next call: unmapped, that call makes it again.
       munmap(address, bytes);

@@ -61,8 +61,8 @@ class HostMemoryPool final : public c10::Allocator {
     size_t capacity;
     uint64_t handed = 0;  // the mark it was last handed at (a prepared block: never handed, 0)
   };
-  // The capacities of the kept blocks handed before `since` (or never) and of those handed since
-  // and in use, largest first.
+  // The capacities of the kept blocks handed before `since` (or never); of those handed since and
+  // in use, largest first.
   std::vector<size_t> kept_before(uint64_t since) const;
   std::vector<size_t> held_since(uint64_t since) const;
   // Of `held`, those no block of `spare` serves (each block serving one), within `budget` bytes.
