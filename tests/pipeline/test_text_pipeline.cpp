@@ -5,6 +5,7 @@
 #include <ATen/ATen.h>
 
 #include <algorithm>
+#include <vector>
 
 #include "analysis/word_level.h"
 #include "base/error.h"
@@ -351,6 +352,28 @@ TEST(TextPipelineContinues, ADecodersTextTypedOnAtItsEnd) {
   const TextPipelineResult r = encoder.run(kText, o);
   EXPECT_EQ(r.tokens_continued, 0);
   EXPECT_FALSE(r.captures.hidden_states.defined()) << "an encoder keeps no layer's input for it";
+}
+
+// The run a text continues from is let go once the text's forward is done: where nothing else
+// holds it (an explorer's run abandoned by the next key after its forward), its blocks serve the
+// analysis that follows, not the kernel's fresh pages.
+TEST(TextPipelineContinues, LetsTheRunBeforeGoOnceItsForwardIsDone) {
+  TypedAndFresh pipelines;
+  TextPipelineOptions o;
+  o.continues = true;
+  const std::string text = "The cat sat on the mat, and the dog watched it from the door.";
+  const c10::weak_intrusive_ptr<c10::StorageImpl> before =
+      pipelines.typed.run(text, o).captures.attention.storage().getWeakStorageImpl();
+  ASSERT_FALSE(before.expired()) << "the pipeline keeps the run to continue from";
+  std::vector<bool> gone;  // at each look of the next run, forward and analysis
+  o.keep_going = [&] {
+    gone.push_back(before.expired());
+    return true;
+  };
+  EXPECT_GT(pipelines.typed.run(text + " Then it slept.", o).tokens_continued, 0);
+  ASSERT_GT(gone.size(), 2u);
+  EXPECT_FALSE(gone.front()) << "the forward reads it";
+  EXPECT_TRUE(gone.back()) << "still held while the analysis runs";
 }
 
 // Two analyses of a long text: every head's scale, pairs (its mask made again where not kept),
