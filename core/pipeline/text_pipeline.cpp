@@ -126,6 +126,25 @@ ForwardPrefix TextPipeline::prefix_for(const std::vector<int64_t>& ids,
   return prefix;
 }
 
+// What a continued run tells of its forward (the tokens taken from the last run, the row a long
+// text's blocks of maps were made from), and its forward kept as the one the next continues from.
+void TextPipeline::keep_as_last_forward(const std::vector<int64_t>& ids,
+                                        const std::shared_ptr<const Checkpoint>& checkpoint, CheckpointRun& run,
+                                        const TextPipelineOptions& o, TextPipelineResult& r) {
+  const Transformer& model = checkpoint->model();
+  const auto n = static_cast<int64_t>(ids.size());
+  r.tokens_continued = model.tokens_continued(run.prefix, n, 1);
+  if (r.tokens_continued > 0 && run.kept == KeptAttention::QueriesAndKeys)
+    r.blocks_from = model.blocks_resumed_from(run.prefix, 1, n, r.tokens_continued, run.block_rows);
+  last_forward_ = {ids, r.captures, checkpoint};
+  if (o.forward_kept) o.forward_kept(r.captures.column_sums_before.rows);
+  // The run before's captures go now, not when this run returns: where nothing else holds them
+  // (its own run was abandoned after its forward, as an explorer's run is by the next key), its
+  // maps' block then serves this analysis's similarities; held until the end, that block came
+  // fresh from the kernel instead (SmolLM2 at 512 tokens: 250 MB, a burst of 1.6 s).
+  run.prefix = {};
+}
+
 TextPipelineResult TextPipeline::run(std::string_view text, const TextPipelineOptions& o, IncrementalEncoder* encoder) {
   const auto start = std::chrono::steady_clock::now();
   std::shared_ptr<const Checkpoint> checkpoint = this->checkpoint();
@@ -166,20 +185,7 @@ TextPipelineResult TextPipeline::run(std::string_view text, const TextPipelineOp
         r.captures = std::move(checkpoint->run({r.encoding}, run).front().captures);
       },
       notice_);
-  if (continues) {
-    const Transformer& model = checkpoint->model();
-    const auto n = static_cast<int64_t>(ids.size());
-    r.tokens_continued = model.tokens_continued(run.prefix, n, 1);
-    if (r.tokens_continued > 0 && run.kept == KeptAttention::QueriesAndKeys)
-      r.blocks_from = model.blocks_resumed_from(run.prefix, 1, n, r.tokens_continued, run.block_rows);
-    last_forward_ = {ids, r.captures, checkpoint};
-    if (o.forward_kept) o.forward_kept(r.captures.column_sums_before.rows);
-    // The run before's captures go now, not when this run returns: where nothing else holds them
-    // (its own run was abandoned after its forward, as an explorer's run is by the next key), its
-    // maps' block then serves this analysis's similarities; held until the end, that block came
-    // fresh from the kernel instead (SmolLM2 at 512 tokens: 250 MB, a burst of 1.6 s).
-    run.prefix = {};
-  }
+  if (continues) keep_as_last_forward(ids, checkpoint, run, o, r);
   if (predicts) r.next = next_tokens(checkpoint->model(), r.captures, o.next_tokens);
   if (o.settings.words) {
     const WordMapsMadeAgain maps{

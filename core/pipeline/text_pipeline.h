@@ -154,6 +154,8 @@ class TextPipeline {
   // The last such run's analysis, as far as the next one's reads it (resume_point): a long text's
   // pairs among its first tokens, taken where they are the next text's too. Empty before one.
   TextAnalysis last_analysis_;
+  void keep_as_last_forward(const std::vector<int64_t>& ids, const std::shared_ptr<const Checkpoint>& checkpoint,
+                            CheckpointRun& run, const TextPipelineOptions& o, TextPipelineResult& r);
   ForwardPrefix prefix_for(const std::vector<int64_t>& ids, const std::shared_ptr<const Checkpoint>& checkpoint,
                            const TextPipelineOptions& options) const;
 };
