@@ -192,7 +192,8 @@ class AnalysisWorker {
   // next run, which allocates them again while the snapshot is shown (base/host_memory_pool.h:
   // prepare_like_held). Without them the first edit after a text was opened faulted them all in
   // (SmolLM2 at 512 tokens: 0.5 to 5 s more than the next edits'); from the second edit on, the
-  // blocks of the snapshot shown before serve, and nothing is made.
+  // blocks of the snapshot shown before serve, grown now where they have too little room for a
+  // text a few tokens longer (typed on at its end), not by the next run.
   void make_ready_for_next_edit(const std::weak_ptr<const AnalysisSnapshot>& shown_before);
   // `role_rows`: made where the head roles are asked on word pieces, for a long text's forward to
   // add its blocks of maps to (TextPipelineOptions::role_rows).

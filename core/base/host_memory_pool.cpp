@@ -19,6 +19,7 @@ namespace {
 struct Handed {
   HostMemoryPool* pool;
   size_t capacity;
+  size_t asked;   // page-rounded: a block taken or grown for a request may hold more
   uint64_t mark;  // the pool's mark when it was handed
 };
 struct HandedBlocks {
@@ -100,7 +101,7 @@ void* HostMemoryPool::take(size_t bytes) {
     mark = handed_++;
   }
   std::lock_guard lock(handed().mutex);
-  handed().blocks[address] = {this, capacity, mark};
+  handed().blocks[address] = {this, capacity, bytes, mark};
   return address;
 }
 
@@ -198,43 +199,100 @@ uint64_t HostMemoryPool::mark() const {
   return handed_;
 }
 
-std::vector<size_t> HostMemoryPool::kept_before(uint64_t since) const {
-  std::vector<size_t> capacities;
+std::vector<HostMemoryPool::Block> HostMemoryPool::kept_before(uint64_t since) const {
+  std::vector<Block> blocks;
   std::lock_guard lock(mutex_);
   for (const Block& b : kept_)
-    if (b.handed < since) capacities.push_back(b.capacity);
-  return capacities;
+    if (b.handed < since) blocks.push_back(b);
+  return blocks;
 }
 
 std::vector<size_t> HostMemoryPool::held_since(uint64_t since) const {
-  std::vector<size_t> capacities;
+  std::vector<size_t> asked;
   std::lock_guard lock(handed().mutex);
   for (const auto& [address, block] : handed().blocks)
-    if (block.pool == this && block.mark >= since) capacities.push_back(block.capacity);
-  std::sort(capacities.rbegin(), capacities.rend());
-  return capacities;
+    if (block.pool == this && block.mark >= since) asked.push_back(block.asked);
+  std::sort(asked.rbegin(), asked.rend());
+  return asked;
 }
 
-std::vector<size_t> HostMemoryPool::unserved(const std::vector<size_t>& held, std::vector<size_t> spare,
-                                             size_t budget) const {
-  // A block a little smaller serves too, grown (its added pages new): a text typed on at its end
-  // asks each run's blocks a few tokens larger than the last's.
-  const auto nearly_serves = [this](size_t capacity, size_t bytes) {
-    return serves(capacity, bytes) || (capacity < bytes && capacity >= bytes - bytes / 8);
+namespace {
+
+// Room made for the next run's request: a text typed on at its end asks each run's blocks a few
+// tokens larger than the last's (SmolLM2's maps at 512 tokens: 1 MB more a token). A spare block
+// with less room than a sixteenth (some 16 tokens at 512, 4 at 128) is grown to an eighth.
+size_t least_room(size_t bytes) { return bytes + bytes / 16; }
+size_t room_made(size_t bytes) { return page_rounded(bytes + bytes / 8); }
+
+}  // namespace
+
+std::vector<HostMemoryPool::Readying> HostMemoryPool::readying(const std::vector<size_t>& held,
+                                                               std::vector<Block> spare, size_t budget) const {
+  const auto ready = [this](size_t capacity, size_t bytes) {
+    return capacity >= least_room(bytes) && serves(capacity, bytes);
   };
-  std::vector<size_t> missing;
-  for (const size_t bytes : held) {  // largest first, each taking the smallest spare block that serves it
-    auto fit = spare.end();
-    for (auto s = spare.begin(); s != spare.end(); ++s)
-      if (nearly_serves(*s, bytes) && (fit == spare.end() || *s < *fit)) fit = s;
+  const auto growable = [](size_t capacity, size_t bytes) {
+    return capacity < least_room(bytes) && capacity >= bytes - bytes / 8;
+  };
+  std::vector<Readying> plan;
+  for (const size_t bytes : held) {  // largest first, each taking the smallest spare block ready for it
+    auto fit = spare.end(), grow = spare.end();
+    for (auto s = spare.begin(); s != spare.end(); ++s) {
+      if (ready(s->capacity, bytes) && (fit == spare.end() || s->capacity < fit->capacity)) fit = s;
+      if (growable(s->capacity, bytes) && (grow == spare.end() || s->capacity > grow->capacity)) grow = s;
+    }
     if (fit != spare.end()) {
       spare.erase(fit);
-    } else if (bytes <= budget) {
-      missing.push_back(bytes);
-      budget -= bytes;
+      continue;
     }
+    const size_t capacity = room_made(bytes);
+    const size_t added = grow == spare.end() ? capacity : capacity - grow->capacity;
+    if (added > budget) continue;
+    budget -= added;
+    plan.push_back({grow == spare.end() ? nullptr : grow->address, capacity});
+    if (grow != spare.end()) spare.erase(grow);
   }
-  return missing;
+  return plan;
+}
+
+size_t HostMemoryPool::map_ready(size_t capacity, const std::function<bool()>& keep_going) {
+  void* address = map_fresh(capacity);
+  if (!address) return 0;
+  if (!fault_in(address, capacity, keep_going)) {
+    // Kept, it would count as ready at the next call: unmapped, that call makes it again.
+    munmap(address, capacity);
+    return 0;
+  }
+  keep_block({address, capacity, 0});
+  return capacity;
+}
+
+size_t HostMemoryPool::grow_ready(void* address, size_t capacity, const std::function<bool()>& keep_going) {
+  size_t had = 0;
+  {
+    std::lock_guard lock(mutex_);
+    const auto kept = std::find_if(kept_.begin(), kept_.end(), [&](const Block& b) { return b.address == address; });
+    if (kept == kept_.end()) return 0;  // taken since it was chosen
+    had = kept->capacity;
+    counts_.kept_bytes -= had;
+    kept_.erase(kept);
+  }
+  void* grown = mremap(address, had, capacity, MREMAP_MAYMOVE);
+  if (grown == MAP_FAILED) {
+    keep_block({address, had, 0});
+    return 0;
+  }
+  if (!fault_in(static_cast<char*>(grown) + had, capacity - had, keep_going)) {
+    // As a new block stopped in part: what was added goes again (shrinking stays in place).
+    void* shrunk = mremap(grown, capacity, had, 0);
+    if (shrunk == MAP_FAILED)
+      munmap(grown, capacity);
+    else
+      keep_block({shrunk, had, 0});
+    return 0;
+  }
+  keep_block({grown, capacity, 0});
+  return capacity - had;
 }
 
 size_t HostMemoryPool::prepare_like_held(uint64_t since, const std::function<bool()>& keep_going) {
@@ -245,22 +303,18 @@ size_t HostMemoryPool::prepare_like_held(uint64_t since, const std::function<boo
     budget = o_.kept_bytes - counts_.kept_bytes;
   }
   size_t prepared = 0;
-  for (const size_t bytes : unserved(held_since(since), kept_before(since), budget)) {
+  for (const Readying& r : readying(held_since(since), kept_before(since), budget)) {
     if (keep_going && !keep_going()) break;
-    void* address = map_fresh(bytes);
-    if (!address) break;
-    if (!fault_in(address, bytes, keep_going)) {
-      // Kept, it would count as ready at the next call: unmapped, that call makes it again.
-      munmap(address, bytes);
-      break;
-    }
+    const size_t made = r.spare ? grow_ready(r.spare, r.capacity, keep_going) : map_ready(r.capacity, keep_going);
+    if (made == 0) break;
     {
       std::lock_guard lock(mutex_);
       ++counts_.prepared;
     }
-    keep_block({address, bytes, 0});
-    prepared += bytes;
+    prepared += made;
   }
+  std::lock_guard lock(mutex_);
+  ++counts_.preparations;
   return prepared;
 }
 

@@ -43,14 +43,18 @@ class HostMemoryPool final : public c10::Allocator {
   // blocks handed since then and still in use are what its result holds (a text's maps and
   // similarities), which the next run allocates again while that result is shown: the first edit
   // after a text is opened found no kept block for them and faulted every page in (SmolLM2 at 512
-  // tokens: 1 to 4 s of its latency). Each one that no block kept from before `since` would serve
-  // (the run's own freed blocks serve the next run's same steps; one a little smaller serves,
-  // grown) is mapped and faulted in now, a slice at a time while `keep_going` (a block stopped in
-  // part is unmapped), within kept_bytes. Returns the bytes made ready.
+  // tokens: 1 to 4 s of its latency), and each edit after it that made the text a few tokens
+  // longer grew the blocks it found, their added pages faulted in by the run. For each such block,
+  // a block kept from before `since` with room for a run a sixteenth larger serves (the run's own
+  // freed blocks serve the next run's same steps); else one a little smaller is grown, or a new
+  // one mapped, with room for an eighth more, and the pages added faulted in now, a slice at a
+  // time while `keep_going` (what a block stopped in part added is unmapped), within kept_bytes.
+  // Returns the bytes made ready.
   size_t prepare_like_held(uint64_t since, const std::function<bool()>& keep_going);
   struct Counts {
     size_t mapped = 0, reused = 0, grown = 0;  // requests served by a new mapping, a kept block, a kept block grown
-    size_t prepared = 0;                       // blocks mapped by prepare_like_held
+    size_t prepared = 0;                       // blocks mapped or grown by prepare_like_held
+    size_t preparations = 0;                   // prepare_like_held calls returned
     size_t kept_bytes = 0;                     // now
   };
   Counts counts() const;
@@ -61,12 +65,22 @@ class HostMemoryPool final : public c10::Allocator {
     size_t capacity;
     uint64_t handed = 0;  // the mark it was last handed at (a prepared block: never handed, 0)
   };
-  // The capacities of the kept blocks handed before `since` (or never); of those handed since and
-  // in use, largest first.
-  std::vector<size_t> kept_before(uint64_t since) const;
+  // The kept blocks handed before `since` (or never); the sizes asked of those handed since and in
+  // use, largest first (what they hold beyond it would make each preparation's room larger).
+  std::vector<Block> kept_before(uint64_t since) const;
   std::vector<size_t> held_since(uint64_t since) const;
-  // Of `held`, those no block of `spare` serves (each block serving one), within `budget` bytes.
-  std::vector<size_t> unserved(const std::vector<size_t>& held, std::vector<size_t> spare, size_t budget) const;
+  // A block to make ready: a kept one (`spare`) grown to `capacity`, or a new one (spare null).
+  struct Readying {
+    void* spare;
+    size_t capacity;
+  };
+  // For each of `held`, a block of `spare` ready for it (each serving one), or one to make ready,
+  // within `budget` bytes more.
+  std::vector<Readying> readying(const std::vector<size_t>& held, std::vector<Block> spare, size_t budget) const;
+  // Each makes a block ready, its pages faulted in while `keep_going`, and keeps it; returns the
+  // bytes added, 0 where it could not (no memory, the spare taken, stopped).
+  size_t map_ready(size_t capacity, const std::function<bool()>& keep_going);
+  size_t grow_ready(void* spare, size_t capacity, const std::function<bool()>& keep_going);
   // A block of a pool back to it; anything else to the allocator replaced. Its pointer is its
   // context, as torch's default allocator's is (raw_allocate asks for that).
   static void free_any(void* data);

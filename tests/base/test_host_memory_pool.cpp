@@ -117,19 +117,21 @@ TEST_F(Pool, RawBlocksLargeOrSmallAreFreedByItsRawDeleter) {
   EXPECT_EQ(pool.counts().kept_bytes, 4 * kMiB);
 }
 
-// A run's result held (its maps), the run's own blocks freed: a block like the held one is made
-// ready, its pages in, and the next run's request a little larger takes it without faults.
+// A run's result held (its maps), the run's own blocks freed: a block like the held one, with
+// room for an eighth more, is made ready, its pages in, and the next run's request a little larger
+// takes it without faults.
 TEST_F(Pool, BlocksLikeThoseHeldSinceAMarkAreMadeReadyWithTheirPages) {
   const uint64_t since = pool.mark();
   c10::DataPtr held = pool.allocate(8 * kMiB);
   { c10::DataPtr own = pool.allocate(8 * kMiB); }  // freed in the run: its next run's same step
-  EXPECT_EQ(pool.prepare_like_held(since, [] { return true; }), 8 * kMiB);
+  EXPECT_EQ(pool.prepare_like_held(since, [] { return true; }), 9 * kMiB);
   EXPECT_EQ(pool.counts().prepared, 1u);
-  EXPECT_EQ(pool.counts().kept_bytes, 16 * kMiB);
-  c10::DataPtr step = pool.allocate(8 * kMiB), next = pool.allocate(8 * kMiB + 4096);
+  EXPECT_EQ(pool.counts().kept_bytes, 17 * kMiB);
+  c10::DataPtr step = pool.allocate(8 * kMiB), next = pool.allocate(8 * kMiB + kMiB / 2);
   EXPECT_EQ(pool.counts().mapped, 2u) << "both from kept blocks";
+  EXPECT_EQ(pool.counts().grown, 0u) << "the prepared block has room for it";
   if (!host_memory_pool_available()) return;  // AddressSanitizer faults in the shadow of a grown block
-  EXPECT_LT(faults_to_fill(next.get(), 8 * kMiB), 50) << "the prepared block's pages were in";
+  EXPECT_LT(faults_to_fill(next.get(), 8 * kMiB + kMiB / 2), 50) << "the prepared block's pages were in";
 }
 
 TEST_F(Pool, ABlockKeptFromBeforeTheMarkServesAHeldOneOneFreedSinceDoesNot) {
@@ -137,13 +139,42 @@ TEST_F(Pool, ABlockKeptFromBeforeTheMarkServesAHeldOneOneFreedSinceDoesNot) {
     c10::DataPtr a = pool.allocate(8 * kMiB), b = pool.allocate(8 * kMiB);  // the result shown before, freed
   }
   const uint64_t since = pool.mark();
-  c10::DataPtr held = pool.allocate(7 * kMiB);  // takes one: the other is spare
+  c10::DataPtr held = pool.allocate(7 * kMiB);  // takes one: the other is spare, with room
   EXPECT_EQ(pool.prepare_like_held(since, [] { return true; }), 0u);
   { c10::DataPtr own = pool.allocate(8 * kMiB); }  // takes the spare one, freed in the run
-  EXPECT_EQ(pool.prepare_like_held(since, [] { return true; }), 8 * kMiB) << "a block of the run is no spare";
+  EXPECT_EQ(pool.prepare_like_held(since, [] { return true; }), 7 * kMiB + 7 * kMiB / 8)
+      << "a block of the run is no spare";
   EXPECT_EQ(pool.prepare_like_held(since, [] { return true; }), 0u) << "the one prepared serves it";
   EXPECT_EQ(pool.counts().prepared, 1u);
   EXPECT_EQ(pool.counts().mapped, 2u);
+}
+
+// Typed on at its end, each run's blocks are a little larger than the last's: a spare block with
+// too little room for the next is grown now, its contents and pages kept, the pages added faulted
+// in; stopped, it is as it was.
+TEST_F(Pool, ASpareALittleSmallerIsGrownWithRoomForTheNextRun) {
+  {
+    c10::DataPtr a = pool.allocate(8 * kMiB), b = pool.allocate(8 * kMiB);
+    std::memset(a.get(), 7, 8 * kMiB);
+    std::memset(b.get(), 7, 8 * kMiB);
+  }
+  const uint64_t since = pool.mark();
+  c10::DataPtr held = pool.allocate(8 * kMiB + kMiB / 4);  // grows one; the other has too little room
+  ASSERT_EQ(pool.counts().grown, 1u);
+  int looks = 0;
+  EXPECT_EQ(pool.prepare_like_held(since, [&] { return ++looks < 2; }), 0u) << "stopped in its first slice";
+  EXPECT_EQ(pool.counts().kept_bytes, 8 * kMiB) << "what it added unmapped again";
+  const size_t room = (8 * kMiB + kMiB / 4) / 8 * 9;  // page-rounded already
+  EXPECT_EQ(pool.prepare_like_held(since, [] { return true; }), room - 8 * kMiB);
+  EXPECT_EQ(pool.counts().kept_bytes, room);
+  EXPECT_EQ(pool.counts().prepared, 1u);
+  EXPECT_EQ(pool.prepare_like_held(since, [] { return true; }), 0u) << "it has room now";
+  c10::DataPtr next = pool.allocate(8 * kMiB + kMiB / 2);
+  EXPECT_EQ(pool.counts().reused, 1u);
+  EXPECT_EQ(pool.counts().grown, 1u) << "not grown by the request";
+  EXPECT_EQ(static_cast<unsigned char*>(next.get())[8 * kMiB - 1], 7) << "its contents kept";
+  if (!host_memory_pool_available()) return;  // AddressSanitizer faults in the shadow of a grown block
+  EXPECT_LT(faults_to_fill(next.get(), 8 * kMiB + kMiB / 2), 50) << "its pages, old and added, in";
 }
 
 TEST_F(Pool, PreparingStopsWhenAskedAndStaysWithinWhatMayBeKept) {
@@ -151,11 +182,11 @@ TEST_F(Pool, PreparingStopsWhenAskedAndStaysWithinWhatMayBeKept) {
   c10::DataPtr held = pool.allocate(40 * kMiB), second = pool.allocate(30 * kMiB);
   EXPECT_EQ(pool.prepare_like_held(since, [] { return false; }), 0u);
   EXPECT_EQ(pool.counts().kept_bytes, 0u);
-  int slices = 0;  // a slice is 8 MiB: the 40 MiB block stopped in its third
+  int slices = 0;  // a slice is 8 MiB: the 45 MiB block stopped in its third
   EXPECT_EQ(pool.prepare_like_held(since, [&] { return ++slices <= 3; }), 0u);
   EXPECT_EQ(pool.counts().kept_bytes, 0u) << "a block stopped in part is not kept as ready";
-  EXPECT_EQ(pool.prepare_like_held(since, [] { return true; }), 40 * kMiB) << "made again";
-  EXPECT_EQ(pool.prepare_like_held(since, [] { return true; }), 0u) << "30 MiB more would pass 64";
+  EXPECT_EQ(pool.prepare_like_held(since, [] { return true; }), 45 * kMiB) << "made again, with room";
+  EXPECT_EQ(pool.prepare_like_held(since, [] { return true; }), 0u) << "33.75 MiB more would pass 64";
   pool.keep(false);
   EXPECT_EQ(pool.prepare_like_held(since, [] { return true; }), 0u) << "not keeping: nothing";
 }
