@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 
 #include "analysis/word_level.h"
 #include "base/error.h"
@@ -126,23 +127,22 @@ ForwardPrefix TextPipeline::prefix_for(const std::vector<int64_t>& ids,
   return prefix;
 }
 
-// What a continued run tells of its forward (the tokens taken from the last run, the row a long
-// text's blocks of maps were made from), and its forward kept as the one the next continues from.
-void TextPipeline::keep_as_last_forward(const std::vector<int64_t>& ids,
-                                        const std::shared_ptr<const Checkpoint>& checkpoint, CheckpointRun& run,
-                                        const TextPipelineOptions& o, TextPipelineResult& r) {
-  const Transformer& model = checkpoint->model();
+// What a continued run tells of its forward: the tokens taken from the last run, the row a long
+// text's blocks of maps were made from.
+void TextPipeline::note_continued(const std::vector<int64_t>& ids, const Transformer& model, CheckpointRun& run,
+                                  TextPipelineResult& r) const {
   const auto n = static_cast<int64_t>(ids.size());
   r.tokens_continued = model.tokens_continued(run.prefix, n, 1);
   if (r.tokens_continued > 0 && run.kept == KeptAttention::QueriesAndKeys)
     r.blocks_from = model.blocks_resumed_from(run.prefix, 1, n, r.tokens_continued, run.block_rows);
-  last_forward_ = {ids, r.captures, checkpoint};
-  if (o.forward_kept) o.forward_kept(r.captures.column_sums_before.rows);
-  // The run before's captures go now, not when this run returns: where nothing else holds them
-  // (its own run was abandoned after its forward, as an explorer's run is by the next key), its
-  // maps' block then serves this analysis's similarities; held until the end, that block came
-  // fresh from the kernel instead (SmolLM2 at 512 tokens: 250 MB, a burst of 1.6 s).
+  // The run before's captures go now where nothing else holds them (a long text's, kept as the
+  // last forward below at once), not when this run returns.
   run.prefix = {};
+}
+
+void TextPipeline::keep_as_last_forward(LastForward forward, const TextPipelineOptions& o) {
+  last_forward_ = std::move(forward);
+  if (o.forward_kept) o.forward_kept(last_forward_.captures.column_sums_before.rows);
 }
 
 TextPipelineResult TextPipeline::run(std::string_view text, const TextPipelineOptions& o, IncrementalEncoder* encoder) {
@@ -185,7 +185,21 @@ TextPipelineResult TextPipeline::run(std::string_view text, const TextPipelineOp
         r.captures = std::move(checkpoint->run({r.encoding}, run).front().captures);
       },
       notice_);
-  if (continues) keep_as_last_forward(ids, checkpoint, run, o, r);
+  // This run's forward, for the next to continue from. A long text's is at once (whoever reads its
+  // blocks keeps what they made now: forward_kept); one whose maps are kept, once it is analysed.
+  // The explorer abandons a run at the next key, often in its analysis: continued from, it was a
+  // third run's captures held beside the text's shown and the next run's own, and that run's
+  // blocks (some 330 MB for SmolLM2 at 512 tokens) came partly as new pages, a burst of 0.5 s
+  // more; continued from the run shown, it makes the rows of a few more tokens.
+  std::optional<LastForward> analysed;
+  if (continues) {
+    note_continued(ids, checkpoint->model(), run, r);
+    LastForward forward{ids, r.captures, checkpoint};
+    if (run.kept == KeptAttention::Maps)
+      analysed = std::move(forward);
+    else
+      keep_as_last_forward(std::move(forward), o);
+  }
   if (predicts) r.next = next_tokens(checkpoint->model(), r.captures, o.next_tokens);
   if (o.settings.words) {
     const WordMapsMadeAgain maps{
@@ -198,7 +212,10 @@ TextPipelineResult TextPipeline::run(std::string_view text, const TextPipelineOp
   r.forward_seconds = seconds_since(start);
   if (o.keep_going && !o.keep_going()) throw Cancelled();
   add_analysis(checkpoint, r, o, continues ? &last_analysis_ : nullptr);
-  if (continues) last_analysis_ = resume_point(r.analysis);
+  if (continues) {
+    if (analysed) keep_as_last_forward(std::move(*analysed), o);
+    last_analysis_ = resume_point(r.analysis);
+  }
   return r;
 }
 

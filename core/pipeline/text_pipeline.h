@@ -71,7 +71,8 @@ struct TextPipelineOptions {
   // Given: told what the run keeps before its forward; what it throws ends the run there (analyze
   // refuses a result it could not write before a forward that may take hours, not after).
   std::function<void(const PlannedRun&)> before_forward;
-  // A decoder's text continued from this pipeline's last run that set it: the tokens the two share
+  // A decoder's text continued from this pipeline's last run that set it and was not abandoned
+  // before its analysis was done (a long text's: before its forward was): the tokens the two share
   // at their start do not go through each layer's output projection and feed-forward block again,
   // nor their rows of the maps (model/transformer.h: ForwardPrefix), so text typed or a next token
   // appended at the end costs little more than its own tokens. The captures are a forward's from
@@ -141,7 +142,8 @@ class TextPipeline {
   Notice notice_;
   mutable std::mutex mutex_;
   std::shared_ptr<const Checkpoint> checkpoint_;  // replaced by a CPU copy when the GPU ran out of memory
-  // The last run with TextPipelineOptions::continues, on word pieces: its ids, its captures (each
+  // The last run with TextPipelineOptions::continues that was analysed (a long text's: whose
+  // forward was done), on word pieces: its ids, its captures (each
   // layer's input over them, its maps or a long text's column sums before its last block of rows,
   // head outputs, keys and values, queries and value Gram matrices where kept: continued_from),
   // and the checkpoint that made them. Read and written by the thread that runs texts.
@@ -154,8 +156,9 @@ class TextPipeline {
   // The last such run's analysis, as far as the next one's reads it (resume_point): a long text's
   // pairs among its first tokens, taken where they are the next text's too. Empty before one.
   TextAnalysis last_analysis_;
-  void keep_as_last_forward(const std::vector<int64_t>& ids, const std::shared_ptr<const Checkpoint>& checkpoint,
-                            CheckpointRun& run, const TextPipelineOptions& o, TextPipelineResult& r);
+  void note_continued(const std::vector<int64_t>& ids, const Transformer& model, CheckpointRun& run,
+                      TextPipelineResult& r) const;
+  void keep_as_last_forward(LastForward forward, const TextPipelineOptions& o);
   ForwardPrefix prefix_for(const std::vector<int64_t>& ids, const std::shared_ptr<const Checkpoint>& checkpoint,
                            const TextPipelineOptions& options) const;
 };

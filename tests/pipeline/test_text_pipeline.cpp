@@ -354,26 +354,37 @@ TEST(TextPipelineContinues, ADecodersTextTypedOnAtItsEnd) {
   EXPECT_FALSE(r.captures.hidden_states.defined()) << "an encoder keeps no layer's input for it";
 }
 
-// The run a text continues from is let go once the text's forward is done: where nothing else
-// holds it (an explorer's run abandoned by the next key after its forward), its blocks serve the
-// analysis that follows, not the kernel's fresh pages.
-TEST(TextPipelineContinues, LetsTheRunBeforeGoOnceItsForwardIsDone) {
+// A run abandoned in its analysis (the explorer's, by the next key) is not the one the next run
+// continues from: that one is the last run analysed, whose captures the explorer shows anyway, so
+// that no run holds a third run's captures beside them and its own.
+TEST(TextPipelineContinues, ARunAbandonedInItsAnalysisIsNotContinuedFrom) {
   TypedAndFresh pipelines;
+  TextPipeline& typed = pipelines.typed;
   TextPipelineOptions o;
   o.continues = true;
   const std::string text = "The cat sat on the mat, and the dog watched it from the door.";
-  const c10::weak_intrusive_ptr<c10::StorageImpl> before =
-      pipelines.typed.run(text, o).captures.attention.storage().getWeakStorageImpl();
-  ASSERT_FALSE(before.expired()) << "the pipeline keeps the run to continue from";
-  std::vector<bool> gone;  // at each look of the next run, forward and analysis
-  o.keep_going = [&] {
-    gone.push_back(before.expired());
-    return true;
-  };
-  EXPECT_GT(pipelines.typed.run(text + " Then it slept.", o).tokens_continued, 0);
-  ASSERT_GT(gone.size(), 2u);
-  EXPECT_FALSE(gone.front()) << "the forward reads it";
-  EXPECT_TRUE(gone.back()) << "still held while the analysis runs";
+  const std::string longer = text + " Then it slept by the fire until the morning came.";
+  const auto first = static_cast<int64_t>(typed.run(text, o).encoding.size());
+  int checks = 0;  // a whole run's, continued from `text`: the last is in its analysis
+  TextPipelineOptions counted = o;
+  counted.keep_going = [&] { return ++checks > 0; };
+  const TextPipelineResult whole = typed.run(longer, counted);
+  ASSERT_GT(whole.tokens_continued, first - 4);
+  TextPipelineOptions analysed_only = o;
+  int analysis_checks = 0;
+  analysed_only.keep_going = [&] { return ++analysis_checks > 0; };
+  typed.analyze(whole.encoding, whole.captures, analysed_only);
+  ASSERT_GT(analysis_checks, 0) << "the analysis looks at keep_going";
+  typed.run(text, o);  // the last run `text` again, as at the start
+  int looked = 0;
+  TextPipelineOptions abandoned = o;
+  abandoned.keep_going = [&] { return ++looked < checks; };
+  EXPECT_THROW(typed.run(longer, abandoned), Cancelled);
+  const TextPipelineResult next = typed.run(longer + " It woke.", o);
+  EXPECT_GT(next.tokens_continued, first - 4);
+  EXPECT_LE(next.tokens_continued, first) << "continued from the run abandoned";
+  const TextPipelineResult expected = pipelines.fresh.run(longer + " It woke.", {});
+  EXPECT_TRUE(at::equal(next.captures.attention, expected.captures.attention));
 }
 
 // Two analyses of a long text: every head's scale, pairs (its mask made again where not kept),
