@@ -145,6 +145,20 @@ void TextPipeline::keep_as_last_forward(LastForward forward, const TextPipelineO
   if (o.forward_kept) o.forward_kept(last_forward_.captures.column_sums_before.rows);
 }
 
+namespace {
+
+// A run's encoding and captures on words (TextPipelineOptions::settings.words), a long text's maps
+// made again for it.
+void put_on_words(TextPipelineResult& r, const Transformer& model, const TextPipelineOptions& o) {
+  const WordMapsMadeAgain maps{[&model](const TextCaptures& c) { return recomputed_attention_rows(model, c); },
+                               o.keep_going, o.progress};
+  TextRun words = to_words({std::move(r.encoding), std::move(r.captures)}, maps);
+  r.encoding = std::move(words.encoding);
+  r.captures = std::move(words.captures);
+}
+
+}  // namespace
+
 TextPipelineResult TextPipeline::run(std::string_view text, const TextPipelineOptions& o, IncrementalEncoder* encoder) {
   const auto start = std::chrono::steady_clock::now();
   std::shared_ptr<const Checkpoint> checkpoint = this->checkpoint();
@@ -185,12 +199,10 @@ TextPipelineResult TextPipeline::run(std::string_view text, const TextPipelineOp
         r.captures = std::move(checkpoint->run({r.encoding}, run).front().captures);
       },
       notice_);
-  // This run's forward, for the next to continue from. A long text's is at once (whoever reads its
-  // blocks keeps what they made now: forward_kept); one whose maps are kept, once it is analysed.
-  // The explorer abandons a run at the next key, often in its analysis: continued from, it was a
-  // third run's captures held beside the text's shown and the next run's own, and that run's
-  // blocks (some 330 MB for SmolLM2 at 512 tokens) came partly as new pages, a burst of 0.5 s
-  // more; continued from the run shown, it makes the rows of a few more tokens.
+  // This run's forward, for the next to continue from: a long text's at once (whoever reads its
+  // blocks keeps what they made now: forward_kept), one whose maps are kept once it is analysed.
+  // Continued from a run the explorer abandoned in its analysis, the next held a third run's maps
+  // beside those shown and its own, their blocks partly new pages (0.5 s more at 512 tokens).
   std::optional<LastForward> analysed;
   if (continues) {
     note_continued(ids, checkpoint->model(), run, r);
@@ -201,14 +213,7 @@ TextPipelineResult TextPipeline::run(std::string_view text, const TextPipelineOp
       keep_as_last_forward(std::move(forward), o);
   }
   if (predicts) r.next = next_tokens(checkpoint->model(), r.captures, o.next_tokens);
-  if (o.settings.words) {
-    const WordMapsMadeAgain maps{
-        [&checkpoint](const TextCaptures& c) { return recomputed_attention_rows(checkpoint->model(), c); },
-        o.keep_going, o.progress};
-    TextRun words = to_words({std::move(r.encoding), std::move(r.captures)}, maps);
-    r.encoding = std::move(words.encoding);
-    r.captures = std::move(words.captures);
-  }
+  if (o.settings.words) put_on_words(r, checkpoint->model(), o);
   r.forward_seconds = seconds_since(start);
   if (o.keep_going && !o.keep_going()) throw Cancelled();
   add_analysis(checkpoint, r, o, continues ? &last_analysis_ : nullptr);

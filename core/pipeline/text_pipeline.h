@@ -143,10 +143,10 @@ class TextPipeline {
   mutable std::mutex mutex_;
   std::shared_ptr<const Checkpoint> checkpoint_;  // replaced by a CPU copy when the GPU ran out of memory
   // The last run with TextPipelineOptions::continues that was analysed (a long text's: whose
-  // forward was done), on word pieces: its ids, its captures (each
-  // layer's input over them, its maps or a long text's column sums before its last block of rows,
-  // head outputs, keys and values, queries and value Gram matrices where kept: continued_from),
-  // and the checkpoint that made them. Read and written by the thread that runs texts.
+  // forward was done), on word pieces: its ids, its captures (each layer's input over them, its
+  // maps or a long text's column sums before its last block of rows, head outputs, keys and
+  // values, queries and value Gram matrices where kept: continued_from), and the checkpoint that
+  // made them. Read and written by the thread that runs texts.
   struct LastForward {
     std::vector<int64_t> ids;
     TextCaptures captures;  // its tensors shared with the run's, not copied
