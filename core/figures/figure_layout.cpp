@@ -56,8 +56,8 @@ double layout_bars(const BarPanel& p, PanelLayout& out, double font, const TextM
   out.label_font = font * 0.8;
   const double top = bar_axis_top(p);
   double tick_w = 0;
-  for (double f : {0.0, 0.5, 1.0})
-    tick_w = std::max(tick_w, measure(tick_label(top * f), out.label_font));  // as figure_painter writes them
+  for (double tick : bar_axis_ticks(top))
+    tick_w = std::max(tick_w, measure(tick_label(tick), out.label_font));  // as figure_painter writes them
   tick_w += font * 0.5;
   const double y_title = p.y_label.empty() ? 0 : font * 1.3;
   const double plot_w = std::max(font * 4, c.w - tick_w - y_title - font * 0.5);
@@ -69,7 +69,8 @@ double layout_bars(const BarPanel& p, PanelLayout& out, double font, const TextM
   const bool upright = cat_w + font * 0.3 <= step * out.col_label_every;
   const double label_h = upright ? font * 1.1 : cat_w + font * 0.4;
   const double plot_h = std::max(font * 5, plot_w * 0.45);
-  const double legend = p.series.size() > 1 ? font * 1.4 : 0;
+  // A tick at the axis' top is centred on it: half a line above the plot keeps it off the title.
+  const double legend = p.series.size() > 1 ? font * 1.4 : out.label_font * 0.6;
   out.plot = {c.x + tick_w + y_title, out.title.bottom() + legend, plot_w, plot_h};
   out.row_label_every = upright ? 0 : 1;  // 0: category labels upright, 1: written upwards
   return out.title.h + legend + plot_h + label_h + (p.x_label.empty() ? 0 : font * 1.3);

@@ -1,6 +1,8 @@
 // Figure layout without any renderer: grid placement, square heatmaps, thinned labels, hit tests.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "figures/figure_layout.h"
 
 namespace attnscope {
@@ -111,6 +113,44 @@ TEST(FigureLayout, LongLabelsAreCutOnCharacterBoundaries) {
   EXPECT_EQ(axis_label("short"), "short");
   const std::string cut = axis_label("ééééééééééééééééééé");  // 19 two-byte characters
   EXPECT_EQ(cut, "ééééééééééééé\u2026");
+}
+
+// A value axis from the data is ticked at round numbers, two to four above 0, the last within the top.
+TEST(BarAxisTicks, AreRoundStepsFromZero) {
+  const auto near = [](const std::vector<double>& got, const std::vector<double>& want) {
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t k = 0; k < want.size(); ++k) EXPECT_NEAR(got[k], want[k], 1e-12) << k;
+  };
+  near(bar_axis_ticks(1.0), {0, 0.5, 1});  // shares: as before
+  near(bar_axis_ticks(32.55), {0, 10, 20, 30});
+  near(bar_axis_ticks(11.2), {0, 5, 10});
+  near(bar_axis_ticks(0.43), {0, 0.2, 0.4});
+  near(bar_axis_ticks(0.3), {0, 0.1, 0.2, 0.3});
+  near(bar_axis_ticks(1000), {0, 500, 1000});
+  near(bar_axis_ticks(9), {0, 2.5, 5, 7.5});
+  near(bar_axis_ticks(0), {0});
+  for (double top = 1e-3; top < 1e6; top *= 1.07) {
+    const std::vector<double> t = bar_axis_ticks(top);
+    EXPECT_GE(t.size(), 3u) << top;
+    EXPECT_LE(t.size(), 5u) << top;
+    EXPECT_LE(t.back(), top * (1 + 1e-9)) << top;
+    const double step = t[1] / std::pow(10.0, std::floor(std::log10(t[1]) + 1e-12));
+    EXPECT_TRUE(std::abs(step - 1) < 1e-9 || std::abs(step - 2) < 1e-9 || std::abs(step - 2.5) < 1e-9 ||
+                std::abs(step - 5) < 1e-9)
+        << top << ": step " << t[1];
+  }
+}
+
+// A bar panel without a legend leaves half a line between its title and the tick at the axis' top.
+TEST(FigureLayout, ABarPanelsTopTickStaysOffItsTitle) {
+  Figure f;
+  BarPanel p;
+  p.title = "mean pair distance";
+  p.categories = {"h0", "h1"};
+  p.series.push_back({"distance", {10.0, 8.0}});
+  f.panels.push_back(p);
+  const PanelLayout l = layout_figure(f, 500, 10, approximate_text_width).panels[0];
+  EXPECT_GE(l.plot.y - l.label_font / 2, l.title.bottom() + l.label_font * 0.05);
 }
 
 }  // namespace
