@@ -38,17 +38,30 @@ std::string anchor(const HeadStats& s, const Encoding& e) {
   return s.anchor_index ? readable_piece(e.tokens[static_cast<size_t>(*s.anchor_index)].text) : "-";
 }
 
-void print_layer(const TextComparison& c, const ComparedRun& a, const ComparedRun& b, int64_t l) {
+// The head of B most like head (l, h) of A: its match within the layer (models of one shape), else
+// the head with the largest CKA over all of B's (`all`, [L_A * H_A, L_B * H_B]) as "layer.head";
+// "-" where neither was made (one model on two texts) or every CKA is undefined.
+std::string match_cell(const TextComparison& c, const at::Tensor& all, int64_t l, int64_t h) {
+  if (!c.matching.empty()) {
+    const int m = c.matching[static_cast<size_t>(l)][static_cast<size_t>(h)];
+    return std::to_string(m) + " (" + number(c.layer_cka[l][h][m].item<double>()) + ")";
+  }
+  if (!all.defined()) return "-";
+  const at::Tensor row = all[l * c.heads_a + h];
+  const at::Tensor defined = row.isnan().logical_not();
+  if (!defined.any().item<bool>()) return "-";
+  const int64_t best = at::where(defined, row, -2.0).argmax().item<int64_t>();
+  return std::to_string(best / c.heads_b) + "." + std::to_string(best % c.heads_b) + " (" +
+         number(row[best].item<double>()) + ")";
+}
+
+void print_layer(const TextComparison& c, const ComparedRun& a, const ComparedRun& b, const at::Tensor& all,
+                 int64_t l) {
   std::printf("%5s %4s %6s %7s %7s %7s %7s %11s %11s %11s %11s  %-24s %s\n", "layer", "head", "CKA", "att.cos",
               "max|dA|", "rel|dS|", "Jaccard", "pairs", "repeat", "same.sent", "mean.d", "anchor", "match (CKA)");
   for (int64_t h = 0; h < c.heads; ++h) {
     const HeadChange& x = c.change(l, h);
     const HeadStats &sa = a.analysis.head(l, h).stats, &sb = b.analysis.head(l, h).stats;
-    std::string match = "-";
-    if (!c.matching.empty()) {
-      const int m = c.matching[static_cast<size_t>(l)][static_cast<size_t>(h)];
-      match = std::to_string(m) + " (" + number(c.layer_cka[l][h][m].item<double>()) + ")";
-    }
     std::printf("%5lld %4lld %6s %7s %7s %7s %7s %11s %11s %11s %11s  %s %s\n", static_cast<long long>(l),
                 static_cast<long long>(h), number(x.cka).c_str(), number(x.attention_cosine).c_str(),
                 number(x.attention_max_difference).c_str(), number(x.similarity_relative_change).c_str(),
@@ -56,7 +69,8 @@ void print_layer(const TextComparison& c, const ComparedRun& a, const ComparedRu
                 both(sa.repeat_share, sb.repeat_share).c_str(),
                 both(sa.same_sentence_share, sb.same_sentence_share).c_str(),
                 both(sa.mean_distance, sb.mean_distance, "%.1f").c_str(),
-                left_aligned(anchor(sa, a.encoding) + "->" + anchor(sb, b.encoding), 24).c_str(), match.c_str());
+                left_aligned(anchor(sa, a.encoding) + "->" + anchor(sb, b.encoding), 24).c_str(),
+                match_cell(c, all, l, h).c_str());
   }
   std::printf("\n");
 }
@@ -74,8 +88,10 @@ void print_summary(const ComparedTexts& r) {
                 c.alignment.size());
   std::printf("Changes read A->B; '-' = undefined; tau %.3g.\n", r.a.analysis.settings.tau);
   if (!c.same_shape())
-    std::printf("The models differ in shape: the table covers the %lld layers x %lld heads both have.\n",
-                static_cast<long long>(c.layers), static_cast<long long>(c.heads));
+    std::printf(
+        "The models differ in shape: the table covers the %lld layers x %lld heads both have; its match is "
+        "the head of B (layer.head) with the largest CKA among all of B's.\n",
+        static_cast<long long>(c.layers), static_cast<long long>(c.heads));
   std::printf("\n");
 }
 
@@ -86,19 +102,20 @@ int run_compare(const CompareOptions& o) {
   if (o.layer >= c.layers)
     throw Error("layer " + std::to_string(o.layer) + " is not in both models (layers 0 to " +
                 std::to_string(c.layers - 1) + ")");
+  const at::Tensor all = o.all_heads || !c.same_shape() ? all_heads_cka(a, b, c.alignment) : at::Tensor();
   if (o.json || o.csv) {
     const auto label = [](const TextResult& r, const RunOptions& run) {
       return ComparedRunLabel{r.checkpoint->dir().string(),
                               run.input.file.empty() ? std::string("--text") : run.input.file};
     };
-    const at::Tensor all = o.all_heads || !c.same_shape() ? all_heads_cka(a, b, c.alignment) : at::Tensor();
     const nlohmann::json out =
         comparison_to_json(c, a, b, label(runs->a.result, o.run), label(runs->b.result, runs->run_b), all);
     std::cout << (o.csv ? comparison_csv(out) : out.dump() + "\n");
     return 0;
   }
   print_summary(*runs);
-  for (int64_t l = o.layer < 0 ? 0 : o.layer; l <= (o.layer < 0 ? c.layers - 1 : o.layer); ++l) print_layer(c, a, b, l);
+  for (int64_t l = o.layer < 0 ? 0 : o.layer; l <= (o.layer < 0 ? c.layers - 1 : o.layer); ++l)
+    print_layer(c, a, b, all, l);
   return 0;
 }
 
@@ -122,7 +139,8 @@ Action add_compare_command(CLI::App& app) {
                              "Print JSON (every head, both runs' statistics, the matching) instead of a table");
   cmd->add_flag("--csv", o->csv, "Print CSV, one row per head, for pandas")->excludes(json);
   cmd->add_flag("--all-heads", o->all_heads,
-                "With --json: also the CKA of every head of A with every head of B (always given when the models "
+                "Also the CKA of every head of A with every head of B: in the JSON, and in the table the head of "
+                "B most like each head of A where no matching within layers is made (always so when the models "
                 "differ in shape)");
   return [o] { return run_compare(*o); };
 }

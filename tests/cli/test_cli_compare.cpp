@@ -44,6 +44,31 @@ TEST_F(CliCompare, TwoTextsAsATableJsonAndCsv) {
   EXPECT_EQ(std::system(check.c_str()), 0) << check;
 }
 
+// Models of different shapes: the table's match is the head of B with the largest CKA among all of
+// B's heads, as the JSON's all_heads_cka row of that head of A has it.
+TEST_F(CliCompare, ModelsOfDifferentShapesMatchEachHeadToItsBestAnywhere) {
+  const std::vector<std::string> runs{
+      "compare", "--model", tiny(), "--model-b", test::minilm_dir().string(), "--text", "the cat sat. the dog sat."};
+  const Outcome table = run_cli(runs);
+  ASSERT_EQ(table.status, 0) << table.err;
+  EXPECT_NE(table.out.find("differ in shape"), std::string::npos) << table.out;
+  auto json_args = runs;
+  json_args.push_back("--json");
+  const Outcome json = run_cli(json_args);
+  ASSERT_EQ(json.status, 0) << json.err;
+  const nlohmann::json all = nlohmann::json::parse(json.out)["all_heads_cka"];
+  ASSERT_EQ(all.size(), 4u);  // the tiny model's 2 x 2 heads against MiniLM's 6 x 12
+  for (int a = 0; a < 4; ++a) {
+    ASSERT_EQ(all[a].size(), 72u);
+    int best = 0;
+    for (int b = 1; b < 72; ++b)
+      if (all[a][b].get<double>() > all[a][best].get<double>()) best = b;
+    char cell[64];
+    std::snprintf(cell, sizeof cell, " %d.%d (%.3f)\n", best / 12, best % 12, all[a][best].get<double>());
+    EXPECT_NE(table.out.find(cell), std::string::npos) << "head " << a << ": " << cell << table.out;
+  }
+}
+
 TEST_F(CliCompare, BadInputsGetOneClearLine) {
   expect_one_line_error({"compare", "--model", tiny(), "--text", "x"}, "second run");
   expect_one_line_error({"compare", "--model", tiny(), "--text", "x", "--model-b", (dir_ / "absent").string()},
