@@ -1,7 +1,7 @@
 #include "corpus_job.h"
 #include "base/error_message.h"
 #include "corpus/run_fingerprint.h"
-
+#include "corpus/window_stream.h"
 #include "results/corpus_csv.h"
 #include "results/corpus_json.h"
 
@@ -61,6 +61,7 @@ void CorpusJob::start_run(std::shared_ptr<const Checkpoint> checkpoint, CorpusOp
                       !outcome.complete,
                       outcome.windows,
                       outcome.documents,
+                      pieces_per_window(checkpoint->tokenizer(), options.window),
                       acc};
       if (saving) {
         save_corpus(out, file);

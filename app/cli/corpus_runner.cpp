@@ -7,6 +7,7 @@
 #include "base/error.h"
 #include "base/error_message.h"
 #include "corpus/run_fingerprint.h"
+#include "corpus/window_stream.h"
 #include "progress_line.h"
 #include "results/analysis_json.h"
 #include "results/corpus_csv.h"
@@ -69,6 +70,7 @@ CorpusFile new_corpus_file(const CorpusCommandOptions& o, const Checkpoint& chec
           true,
           0,
           0,
+          pieces_per_window(checkpoint.tokenizer(), options.window),
           std::make_shared<CorpusAccumulator>(config.num_layers, config.num_heads, static_cast<int64_t>(options.window),
                                               device.device)};
 }
@@ -76,9 +78,9 @@ CorpusFile new_corpus_file(const CorpusCommandOptions& o, const Checkpoint& chec
 bool same_corpus_run(const CorpusFile& saved, const CorpusFile& fresh) {
   const CorpusOptions &a = saved.options, &b = fresh.options;
   return saved.model_config == fresh.model_config && a.input == b.input && a.window == b.window &&
-         settings_to_json(a.settings) == settings_to_json(b.settings) && a.shard_index == b.shard_index &&
-         a.shard_count == b.shard_count && saved.input_fingerprint == fresh.input_fingerprint &&
-         saved.model_fingerprint == fresh.model_fingerprint;
+         saved.window_pieces == fresh.window_pieces && settings_to_json(a.settings) == settings_to_json(b.settings) &&
+         a.shard_index == b.shard_index && a.shard_count == b.shard_count &&
+         saved.input_fingerprint == fresh.input_fingerprint && saved.model_fingerprint == fresh.model_fingerprint;
 }
 
 CorpusOutcome run_and_save_corpus(const CorpusCommandOptions& o, const Checkpoint& checkpoint, CorpusFile& file) {

@@ -1,13 +1,28 @@
 #include "corpus/window_stream.h"
 
+#include <limits>
+#include <string>
+
 #include "base/error.h"
 
 namespace attnscope {
 
-WindowStream::WindowStream(CorpusReader& reader, const Tokenizer& tokenizer, size_t window)
-    : reader_(reader), tokenizer_(tokenizer), window_(window) {
-  if (window < 3) throw Error("a window must hold at least 3 tokens ([CLS], a word piece, [SEP])");
+size_t pieces_per_window(const Tokenizer& tokenizer, size_t window) {
+  // [CLS] and [SEP], a decoder's start token, or none.
+  const size_t added = tokenizer.wrap({}, std::numeric_limits<size_t>::max()).size();
+  if (window <= added)
+    throw Error("a window must hold at least " + std::to_string(added + 1) + " tokens (" +
+                (added == 0 ? std::string("a word piece")
+                            : "the model's " + std::to_string(added) + " added tokens and a word piece") +
+                "), got " + std::to_string(window));
+  return window - added;
 }
+
+WindowStream::WindowStream(CorpusReader& reader, const Tokenizer& tokenizer, size_t window)
+    : reader_(reader),
+      tokenizer_(tokenizer),
+      window_(window),
+      pieces_per_window_(pieces_per_window(tokenizer, window)) {}
 
 void WindowStream::read_chunk() {
   std::string chunk;
@@ -55,7 +70,7 @@ Encoding WindowStream::emit(size_t count) {
 }
 
 bool WindowStream::next(Encoding& out) {
-  const size_t full = window_ - 2;
+  const size_t full = pieces_per_window_;
   while (true) {
     const size_t available = pieces_.size() - first_;
     if (available >= full) {

@@ -1,11 +1,17 @@
 #pragma once
 // The paper-faithful windows of a corpus (METHOD.md): each document's word pieces cut into
-// consecutive, non-overlapping runs of N - 2 (a run may start with a ## continuation), each
-// wrapped in [CLS] ... [SEP]; a document's last, shorter run is kept. Windows never cross documents.
+// consecutive, non-overlapping runs that fill N positions once wrapped in the tokenizer's template
+// (N - 2 pieces in BERT's [CLS] ... [SEP], N - 1 after a decoder's start token, N where a decoder
+// adds none; a run may start with a ## continuation); a document's last, shorter run is kept.
+// Windows never cross documents.
 #include "corpus/corpus_reader.h"
 #include "tokenizer/tokenizer.h"
 
 namespace attnscope {
+
+// The word pieces in a window of `window` tokens: N less what the tokenizer's template adds.
+// Throws attnscope::Error when no piece fits.
+size_t pieces_per_window(const Tokenizer& tokenizer, size_t window);
 
 class WindowStream {
  public:
@@ -22,6 +28,7 @@ class WindowStream {
   CorpusReader& reader_;
   const Tokenizer& tokenizer_;
   size_t window_;
+  size_t pieces_per_window_;    // N less the template's tokens
   std::vector<Token> pieces_;   // the current document's pieces not yet emitted start at first_
   std::vector<uint64_t> ends_;  // where each piece ends in the input, in bytes
   size_t first_ = 0;

@@ -29,6 +29,7 @@ nlohmann::json corpus_header(const CorpusFile& f) {
           {"device", f.device},
           {"input", f.options.input.string()},
           {"window", f.options.window},
+          {"window_pieces", f.window_pieces},
           {"batch", f.options.batch},
           {"max_windows", f.options.max_windows},
           {"shard", {{"index", f.options.shard_index}, {"count", f.options.shard_count}}},
@@ -80,6 +81,9 @@ CorpusFile corpus_from_json(const nlohmann::json& j, const std::string& where) {
     f.device = j.at("device").get<std::string>();
     f.options.input = j.at("input").get<std::string>();
     f.options.window = json_integer<size_t>(j.at("window"), where + ": \"window\"");
+    f.window_pieces = j.contains("window_pieces")
+                          ? json_integer<uint64_t>(j["window_pieces"], where + ": \"window_pieces\"")
+                          : f.options.window - std::min<size_t>(f.options.window, 2);
     f.options.batch = json_integer<size_t>(j.at("batch"), where + ": \"batch\"");
     f.options.max_windows = json_integer<uint64_t>(j.at("max_windows"), where + ": \"max_windows\"");
     f.partial = j.at("partial").get<bool>();

@@ -23,6 +23,9 @@ struct CorpusFile {
   CorpusOptions options;
   bool partial = false;
   uint64_t windows = 0, documents = 0;
+  // Word pieces in a full window (pieces_per_window): N - 2 for BERT's [CLS] ... [SEP], N - 1 or N
+  // for a decoder; read as N - 2 from files written before it was kept, when every run cut so.
+  uint64_t window_pieces = 0;
   std::shared_ptr<CorpusAccumulator> accumulator;
 };
 

@@ -28,6 +28,7 @@ void check_same_run(const CorpusFile& first, const std::filesystem::path& first_
   if (f.input_fingerprint != first.input_fingerprint) throw differ("input (files, sizes or contents)");
   if (f.model_fingerprint != first.model_fingerprint || f.model_config != first.model_config) throw differ("model");
   if (f.options.window != first.options.window) throw differ("window");
+  if (f.window_pieces != first.window_pieces) throw differ("word pieces a window holds");
   if (f.options.max_windows != first.options.max_windows) throw differ("window limit (--max-windows)");
   if (settings_to_json(f.options.settings) != settings_to_json(first.options.settings))
     throw differ("analysis settings");

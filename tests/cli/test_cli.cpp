@@ -198,6 +198,31 @@ TEST_F(Cli, CorpusRunsResumesAndWritesCsv) {
                         "cannot open");
 }
 
+// A decoder's windows hold what its template leaves: SmolLM2 adds no token, so a window of 16 holds
+// 16 pieces, and the file says so; a saved run whose windows held fewer is not resumed.
+TEST_F(Cli, ADecodersCorpusWindowsFillEveryPosition) {
+  const auto model = real_model_file("models/SmolLM2-135M-Instruct/SmolLM2-135M-Instruct.Q4_1.gguf");
+  if (!std::filesystem::exists(model)) return;  // real_model_file said how to fetch it
+  std::string text;
+  for (int i = 0; i < 30; ++i) text += "the cat sat on the mat. a dog sat. ";
+  test::write_text(dir_ / "corpus.txt", text);
+  const auto out = (dir_ / "c.json").string();
+  const std::vector<std::string> args{
+      "corpus",        "--model", model.string(), "--input", (dir_ / "corpus.txt").string(), "--max-len", "16",
+      "--max-windows", "3",       "--out",        out};
+  const Outcome first = run_cli(args);
+  ASSERT_EQ(first.status, 0) << first.err;
+  auto json = test::read_json(out);
+  EXPECT_EQ(json["window_pieces"], 16);
+  EXPECT_EQ(json["windows"], 3);
+  json["partial"] = true;
+  json["window_pieces"] = 14;  // as cut before: N - 2 whatever the template
+  test::write_text(out, json.dump());
+  auto resume = args;
+  resume.push_back("--resume");
+  expect_one_line_error(resume, "another model, input, window");
+}
+
 TEST_F(Cli, CorpusShardsMergeIntoTheWholeRun) {
   std::string text;
   for (int i = 0; i < 30; ++i) text += "the cat sat on the mat . a dog sat . ";

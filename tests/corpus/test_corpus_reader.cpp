@@ -75,9 +75,10 @@ class Windows : public ::testing::Test {
     test::write_tiny_bert(dir_.path(), {});
     tokenizer_ = load_bert_tokenizer(dir_.path());
   }
-  std::vector<Encoding> windows(const std::filesystem::path& input, size_t window, size_t chunk = 1 << 16) {
+  std::vector<Encoding> windows(const std::filesystem::path& input, size_t window, size_t chunk = 1 << 16,
+                                const Tokenizer* tokenizer = nullptr) {
     CorpusReader reader(input, chunk);
-    WindowStream stream(reader, *tokenizer_, window);
+    WindowStream stream(reader, tokenizer ? *tokenizer : *tokenizer_, window);
     std::vector<Encoding> out;
     Encoding e;
     while (stream.next(e)) out.push_back(e);
@@ -98,6 +99,28 @@ TEST_F(Windows, DocumentsAreCutIntoWindowsOfNMinusTwoPieces) {
   EXPECT_EQ(w[0].size(), 6u);
   EXPECT_EQ(w[1].tokens[2].text, "mat");  // the second window: the mat . the
   EXPECT_EQ(w[3].size(), 4u);             // the last, shorter window is kept
+}
+
+// A decoder's template adds a start token or nothing: its windows fill all N positions with the
+// pieces that fit (METHOD.md, Decoders), not N - 2 as BERT's [CLS] ... [SEP] leave.
+TEST_F(Windows, ADecodersWindowsFillEveryPositionTheTemplateLeaves) {
+  std::string text;
+  for (int i = 0; i < 40; ++i) text += "the cat sat on the mat. ";
+  test::write_text(dir_ / "doc.txt", text);
+  for (const auto& [name, added] : {std::pair<std::string, size_t>{"llama3_split_bpe", 1}, {"qwen2_split_bpe", 0}}) {
+    const auto tokenizer = load_tokenizer(test::golden_dir() / "tokenizers" / name);
+    const size_t pieces = tokenizer->tokenize(text).size();
+    const auto w = windows(dir_ / "doc.txt", 16, 1 << 16, tokenizer.get());
+    ASSERT_GE(w.size(), 2u) << name;
+    size_t seen = 0;
+    for (size_t k = 0; k < w.size(); ++k) {
+      if (k + 1 < w.size()) EXPECT_EQ(w[k].size(), 16u) << name << " window " << k;
+      EXPECT_EQ(w[k].tokens.front().special, added == 1) << name;
+      seen += w[k].size() - added;
+    }
+    EXPECT_EQ(seen, pieces) << name;                                                          // every piece once
+    EXPECT_THROW(windows(dir_ / "doc.txt", added, 1 << 16, tokenizer.get()), Error) << name;  // no room for a piece
+  }
 }
 
 TEST_F(Windows, WindowsNeverCrossDocumentsAndChunkingChangesNothing) {

@@ -177,6 +177,7 @@ TEST_F(CorpusRun, InterruptedAndResumedEqualsUninterrupted) {
                                       true,
                                       stopped.windows,
                                       stopped.documents,
+                                      pieces_per_window(checkpoint_->tokenizer(), options_.window),
                                       std::make_shared<CorpusAccumulator>(first)});
   CorpusFile saved = load_corpus(dir_ / "partial.json");
   EXPECT_TRUE(saved.partial);
@@ -196,11 +197,17 @@ TEST_F(CorpusRun, AResultIsWrittenAsTheWholeDocumentDumps) {
   options_.max_windows = 4;
   CorpusAccumulator acc = fresh();
   const CorpusOutcome run = run_corpus(*checkpoint_, options_, acc);
-  const CorpusFile file{"model",        checkpoint_->model().config().to_json(),
-                        {{"files", 1}}, {{"bytes", 2}},
-                        "cpu float32",  options_,
-                        false,          run.windows,
-                        run.documents,  std::make_shared<CorpusAccumulator>(acc)};
+  const CorpusFile file{"model",
+                        checkpoint_->model().config().to_json(),
+                        {{"files", 1}},
+                        {{"bytes", 2}},
+                        "cpu float32",
+                        options_,
+                        false,
+                        run.windows,
+                        run.documents,
+                        pieces_per_window(checkpoint_->tokenizer(), options_.window),
+                        std::make_shared<CorpusAccumulator>(acc)};
   std::vector<double> shares;
   save_corpus(dir_ / "r.json", file, [&](std::string_view stage, double share) {
     EXPECT_EQ(stage, "writing");
@@ -283,6 +290,7 @@ TEST_F(CorpusRun, DamagedResultFilesAreRefused) {
                                 false,
                                 0,
                                 0,
+                                pieces_per_window(checkpoint_->tokenizer(), options_.window),
                                 std::make_shared<CorpusAccumulator>(acc)});
   auto json = test::read_json(dir_ / "z.json");
   json["accumulators"]["mask_sum"]["shape"] = {2, 2, 12, 11};

@@ -6,6 +6,7 @@
 
 #include "corpus/corpus_run.h"
 #include "corpus/run_fingerprint.h"
+#include "corpus/window_stream.h"
 #include "results/shard_merge.h"
 #include "base/error.h"
 #include "results/corpus_json.h"
@@ -39,7 +40,7 @@ class ShardMerge : public ::testing::Test {
     const auto file = dir_ / name;
     save_corpus(file, {"model", checkpoint_->model().config().to_json(), input_fingerprint(o.input),
                        model_fingerprint(dir_ / "model"), "cpu", o, !outcome.complete, outcome.windows,
-                       outcome.documents, acc});
+                       outcome.documents, pieces_per_window(checkpoint_->tokenizer(), o.window), acc});
     return file;
   }
   std::vector<std::filesystem::path> shards(uint64_t count, const CorpusOptions& o,
@@ -123,6 +124,17 @@ TEST_F(ShardMerge, ShardsThatDoNotBelongTogetherAreRefusedByName) {
   EXPECT_NE(refusal({files[0], files[1], dir_ / "model.json"}).find("model.json is not a shard of the same run as"),
             std::string::npos);
   EXPECT_NE(refusal({files[0], files[1], dir_ / "model.json"}).find("different model"), std::string::npos);
+
+  // A shard written before files kept their windows' pieces reads as N - 2 (BERT's cut, as then);
+  // one whose windows held another number (a decoder's, cut before it filled every position) is refused.
+  auto before = test::read_json(files[2]);
+  before.erase("window_pieces");
+  test::write_text(dir_ / "before.json", before.dump());
+  EXPECT_EQ(refusal({files[0], files[1], dir_ / "before.json"}), "(merged)");
+  before["window_pieces"] = 11;
+  test::write_text(dir_ / "pieces.json", before.dump());
+  EXPECT_NE(refusal({files[0], files[1], dir_ / "pieces.json"}).find("different word pieces a window holds"),
+            std::string::npos);
 
   test::write_text(dir_ / "corpus.txt", "another corpus . it has other words !");
   EXPECT_NE(refusal({files[0], files[1], run(2, 3, "input.json", options_)})
