@@ -34,20 +34,30 @@ double bar_axis_top(const BarPanel& p) {
   return top > 0 ? top * 1.05 : 1.0;
 }
 
-std::vector<double> bar_axis_ticks(double top) {
+std::vector<double> bar_axis_ticks(double top, bool whole_numbers) {
   if (!(top > 0) || !std::isfinite(top)) return {0.0};
   const double power = std::pow(10.0, std::floor(std::log10(top)));  // power <= top < 10 power
-  double step = power / 10;
+  double step = whole_numbers ? 1.0 : power / 10;
   // The round steps from the largest that could fit twice down; the first that does leaves 2 to 4.
-  for (double m : {5.0, 2.5, 2.0, 1.0, 0.5, 0.25, 0.2})
-    if (top / (m * power) >= 2) {
-      step = m * power;
+  for (double m : {5.0, 2.5, 2.0, 1.0, 0.5, 0.25, 0.2}) {
+    const double candidate = m * power;
+    if (whole_numbers && (candidate < 1 || candidate != std::floor(candidate))) continue;
+    if (top / candidate >= 2) {
+      step = candidate;
       break;
     }
+  }
   std::vector<double> ticks;
   // k * step, not a running sum, so that the ticks do not collect rounding errors.
   for (int k = 0; k * step <= top * (1 + 1e-9); ++k) ticks.push_back(k * step);
   return ticks;
+}
+
+std::vector<double> bar_axis_ticks(const BarPanel& p) {
+  bool whole = !p.y_max;
+  for (const auto& s : p.series)
+    for (double v : s.values) whole = whole && (std::isnan(v) || v == std::floor(v));
+  return bar_axis_ticks(bar_axis_top(p), whole);
 }
 
 std::string tick_label(double v) {

@@ -117,8 +117,11 @@ double value_or_nan(const std::optional<double>& v);
 double bar_axis_top(const BarPanel& panel);
 // The values ticked on a value axis from 0 to `top`: 0 and the multiples of the largest round step
 // (1, 2, 2.5 or 5 times a power of ten) that has at least two of them up to the top, so that a
-// figure's axis reads 0, 10, 20, 30 rather than 0, 15.8, 31.5 (two to four ticks above 0).
-std::vector<double> bar_axis_ticks(double top);
+// figure's axis reads 0, 10, 20, 30 rather than 0, 15.8, 31.5 (two to four ticks above 0). With
+// `whole_numbers` (counts) the step is a whole number: 0, 2, 4 rather than 0, 2.5, 5.
+std::vector<double> bar_axis_ticks(double top, bool whole_numbers = false);
+// A bar panel's ticks: up to bar_axis_top, whole numbers where every value is one.
+std::vector<double> bar_axis_ticks(const BarPanel& panel);
 std::string tick_label(double value);
 // The labels at the top and bottom of a heatmap's colour bar; a clipped scale's top says ">=".
 std::pair<std::string, std::string> colorbar_ticks(const ColorScale& scale);

@@ -54,9 +54,8 @@ double layout_heatmap(const HeatmapPanel& p, PanelLayout& out, double font, cons
 double layout_bars(const BarPanel& p, PanelLayout& out, double font, const TextMeasure& measure) {
   const Rect& c = out.cell;
   out.label_font = font * 0.8;
-  const double top = bar_axis_top(p);
   double tick_w = 0;
-  for (double tick : bar_axis_ticks(top))
+  for (double tick : bar_axis_ticks(p))
     tick_w = std::max(tick_w, measure(tick_label(tick), out.label_font));  // as figure_painter writes them
   tick_w += font * 0.5;
   const double y_title = p.y_label.empty() ? 0 : font * 1.3;

@@ -47,7 +47,7 @@ void paint_bar_axes(Painter& g, const BarPanel& p, const PanelLayout& l, double 
   const Rect& r = l.plot;
   g.line(r.x, r.y, r.x, r.bottom(), kGrey, 1, 0.6);
   g.line(r.x, r.bottom(), r.right(), r.bottom(), kGrey, 1, 0.6);
-  for (double tick : bar_axis_ticks(top))
+  for (double tick : bar_axis_ticks(p))
     g.text(tick_label(tick), r.x - 3, r.bottom() - tick / top * r.h, l.label_font, Align::Right, false, kInk);
   const double step = r.w / std::max<size_t>(1, p.categories.size());
   const bool upright = l.row_label_every == 0;

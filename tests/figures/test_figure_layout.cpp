@@ -129,6 +129,14 @@ TEST(BarAxisTicks, AreRoundStepsFromZero) {
   near(bar_axis_ticks(1000), {0, 500, 1000});
   near(bar_axis_ticks(9), {0, 2.5, 5, 7.5});
   near(bar_axis_ticks(0), {0});
+  near(bar_axis_ticks(5.25, true), {0, 2, 4});  // counts: whole steps
+  near(bar_axis_ticks(1.05, true), {0, 1});
+  near(bar_axis_ticks(52.5, true), {0, 25, 50});
+  BarPanel counts;
+  counts.series.push_back({"pairs", {5.0, 1.0, 2.0}});
+  near(bar_axis_ticks(counts), {0, 2, 4});
+  counts.series[0].values[1] = 1.5;  // not counts
+  near(bar_axis_ticks(counts), {0, 2.5, 5});
   for (double top = 1e-3; top < 1e6; top *= 1.07) {
     const std::vector<double> t = bar_axis_ticks(top);
     EXPECT_GE(t.size(), 3u) << top;
