@@ -40,19 +40,22 @@ std::string head_tooltip(const HeadRoleScores& r, int l, int h) {
 
 }  // namespace
 
-// The legend doubles as the choice: "strongest role", or one role, its score shown as a shade.
+// The legend doubles as the choice: "strongest role", or one role, its score shown as a shade. A
+// role's radio button is drawn in its colour, so that swatch and name cannot be read as the next's.
 void RoleGrid::draw_legend() {
   if (ImGui::RadioButton("strongest role", shown_ < 0)) shown_ = -1;
   for (size_t k = 0; k < kHeadRoles.size(); ++k) {
     const std::string name(head_role_name(kHeadRoles[k]));
-    const float swatch = ImGui::GetTextLineHeight();
-    same_line_if_fits(swatch + ImGui::GetFrameHeight() + ImGui::CalcTextSize(name.c_str()).x + 12);
-    const ImVec2 at = ImGui::GetCursorScreenPos();
-    ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(at.x, at.y + 3), ImVec2(at.x + swatch, at.y + 3 + swatch),
-                                              kRoleColours[k]);
-    ImGui::Dummy(ImVec2(swatch, swatch));
-    ImGui::SameLine();
+    same_line_if_fits(ImGui::GetFrameHeight() + ImGui::CalcTextSize(name.c_str()).x + 12);
+    const ImVec4 colour = ImGui::ColorConvertU32ToFloat4(kRoleColours[k]);
+    const ImVec4 lighter(colour.x + (1 - colour.x) * 0.3f, colour.y + (1 - colour.y) * 0.3f,
+                         colour.z + (1 - colour.z) * 0.3f, 1);
+    ImGui::PushStyleColor(ImGuiCol_FrameBg, colour);
+    ImGui::PushStyleColor(ImGuiCol_FrameBgHovered, lighter);
+    ImGui::PushStyleColor(ImGuiCol_FrameBgActive, lighter);
+    ImGui::PushStyleColor(ImGuiCol_CheckMark, ImVec4(0.05f, 0.05f, 0.05f, 1));  // the dot, dark on every colour
     if (ImGui::RadioButton(name.c_str(), shown_ == static_cast<int>(k))) shown_ = static_cast<int>(k);
+    ImGui::PopStyleColor(4);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Shade every head by its %s score (0 to 1)", name.c_str());
   }
 }
