@@ -62,7 +62,11 @@ std::vector<double> bar_axis_ticks(const BarPanel& p) {
 
 std::string tick_label(double v) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g", v);
+  // Three significant digits, but a thousand to a million in full: 8930, not 8.93e+03.
+  if (std::abs(v) >= 999.5 && std::abs(v) < 1e6)
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+  else
+    std::snprintf(buf, sizeof buf, "%.3g", v);
   return buf;
 }
 

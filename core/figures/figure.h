@@ -112,8 +112,7 @@ std::vector<std::string> head_categories(int64_t heads);
 // A statistic for a bar panel: NaN (drawn "n/a") where undefined.
 double value_or_nan(const std::optional<double>& v);
 
-// The top of a bar panel's value axis (y_max, else 5% above the largest value, 1 when none), and
-// how its ticks are written.
+// The top of a bar panel's value axis (y_max, else 5% above the largest value, 1 when none).
 double bar_axis_top(const BarPanel& panel);
 // The values ticked on a value axis from 0 to `top`: 0 and the multiples of the largest round step
 // (1, 2, 2.5 or 5 times a power of ten) that has at least two of them up to the top, so that a
@@ -122,6 +121,7 @@ double bar_axis_top(const BarPanel& panel);
 std::vector<double> bar_axis_ticks(double top, bool whole_numbers = false);
 // A bar panel's ticks: up to bar_axis_top, whole numbers where every value is one.
 std::vector<double> bar_axis_ticks(const BarPanel& panel);
+// Three significant digits ("0.548", "29.9"), and a thousand to a million in full ("8930").
 std::string tick_label(double value);
 // The labels at the top and bottom of a heatmap's colour bar; a clipped scale's top says ">=".
 std::pair<std::string, std::string> colorbar_ticks(const ColorScale& scale);

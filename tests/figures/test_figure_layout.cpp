@@ -149,6 +149,17 @@ TEST(BarAxisTicks, AreRoundStepsFromZero) {
   }
 }
 
+TEST(TickLabels, ThreeDigitsAndThousandsInFull) {
+  EXPECT_EQ(tick_label(0.5478), "0.548");
+  EXPECT_EQ(tick_label(29.94), "29.9");
+  EXPECT_EQ(tick_label(0), "0");
+  EXPECT_EQ(tick_label(8934.2), "8934");
+  EXPECT_EQ(tick_label(-8934.2), "-8934");
+  EXPECT_EQ(tick_label(999.7), "1000");
+  EXPECT_EQ(tick_label(2.5e6), "2.5e+06");
+  EXPECT_EQ(tick_label(1.5e-4), "0.00015");
+}
+
 // A bar panel without a legend leaves half a line between its title and the tick at the axis' top.
 TEST(FigureLayout, ABarPanelsTopTickStaysOffItsTitle) {
   Figure f;
