@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "corpus/corpus_summary.h"
+#include "corpus/window_stream.h"
 #include "report/finding_figures.h"
 #include "base/error.h"
 #include "report/findings_report.h"
@@ -219,6 +220,7 @@ TEST(FindingsReport, WrittenFromARealRunWithTheTablesNumbers) {
                   false,
                   outcome.windows,
                   outcome.documents,
+                  pieces_per_window(checkpoint->tokenizer(), options.window),
                   acc};
   save_corpus(dir.path() / "run.json", file);
   write_corpus_csv(dir.path() / "csv", *acc);
