@@ -26,7 +26,7 @@ struct Finding {
   std::string paper_value;    // what the paper reports for BERT-base
   std::string measure;        // what the deciding number is
   std::string rule;           // when the finding holds
-  std::string corpus_figure;  // the paper-style figure of a corpus run (`attnscope-cli figure NAME --corpus`)
+  std::string corpus_figure;  // the paper-style figure of a corpus run (`attnscope-cli figure --fig NAME --corpus`)
   Measured (*evaluate)(const RunMeasures&);
 };
 

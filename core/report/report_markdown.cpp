@@ -50,7 +50,7 @@ void write_finding(std::ostringstream& out, const FindingsReport& r, size_t f, c
         << cell(m.detail) << " |\n";
   }
   out << "\n![" << finding.claim << "](" << image << ")\n\n";
-  out << "The paper-style figure (Fig. " << finding.corpus_figure << ") of a run: `attnscope-cli figure "
+  out << "The paper-style figure (Fig. " << finding.corpus_figure << ") of a run: `attnscope-cli figure --fig "
       << finding.corpus_figure << " --corpus " << r.sources.front().result.string() << " --out fig"
       << finding.corpus_figure << ".png`\n";
 }

@@ -143,9 +143,10 @@ void finding_page(PageWriter& page, const FindingsReport& r, size_t f) {
   page.table(rows, {1.6, 1.4, 1.0, 3.0}, 8.5);
   page.figure(finding_figure(finding, r.runs));
   page.skip(10);
-  page.paragraph("The paper-style figure of a run (its result file is named on the first page): attnscope-cli figure " +
-                     finding.corpus_figure + " --corpus RESULT.json --out fig" + finding.corpus_figure + ".png",
-                 8, kGrey);
+  page.paragraph(
+      "The paper-style figure of a run (its result file is named on the first page): attnscope-cli figure --fig " +
+          finding.corpus_figure + " --corpus RESULT.json --out fig" + finding.corpus_figure + ".png",
+      8, kGrey);
 }
 
 }  // namespace

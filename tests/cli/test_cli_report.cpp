@@ -2,6 +2,8 @@
 // corpus result given as a file, and one line for every bad request.
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include "cli/cli_runner.h"
 
 namespace attnscope {
@@ -35,6 +37,17 @@ TEST_F(CliReport, RunsOnceThenReusesTheRun) {
   EXPECT_TRUE(std::filesystem::exists(dir_ / "r-figures" / "separators.png"));
   EXPECT_TRUE(std::filesystem::exists(dir_ / "r-runs" / "tiny.json"));
   EXPECT_TRUE(std::filesystem::exists(dir_ / "r-runs" / "tiny-csv" / "per_layer.csv"));
+  // The command the Markdown gives for a finding's paper-style figure runs as written.
+  const std::string md = slurp(dir_ / "r.md"), lead = "`attnscope-cli figure ";
+  const size_t at = md.find(lead);
+  ASSERT_NE(at, std::string::npos);
+  std::istringstream words(md.substr(at + lead.size(), md.find('`', at + 1) - at - lead.size()));
+  std::vector<std::string> figure{"figure"};
+  for (std::string w; words >> w;) figure.push_back(w);
+  figure.back() = (dir_ / "paper-style.png").string();
+  const Outcome drawn = run_cli(figure);
+  EXPECT_EQ(drawn.status, 0) << drawn.err;
+  EXPECT_TRUE(std::filesystem::exists(dir_ / "paper-style.png"));
 
   const Outcome again = report({"--model", tiny(), "--out", out});
   ASSERT_EQ(again.status, 0) << again.err;
