@@ -3,6 +3,7 @@
 #include <cmath>
 #include <iostream>
 
+#include "counted.h"
 #include "commands.h"
 #include "compared_runs.h"
 #include "base/error.h"
@@ -77,10 +78,12 @@ void print_layer(const TextComparison& c, const ComparedRun& a, const ComparedRu
 
 void print_summary(const ComparedTexts& r) {
   const TextComparison& c = *r.comparison;
-  std::printf("A: %s, %zu tokens, %lld layers x %lld heads\n", r.a.result.checkpoint->dir().c_str(),
-              r.a.result.run.encoding.size(), static_cast<long long>(c.layers_a), static_cast<long long>(c.heads_a));
-  std::printf("B: %s, %zu tokens, %lld layers x %lld heads\n", r.b.result.checkpoint->dir().c_str(),
-              r.b.result.run.encoding.size(), static_cast<long long>(c.layers_b), static_cast<long long>(c.heads_b));
+  std::printf("A: %s, %s, %lld layers x %lld heads\n", r.a.result.checkpoint->dir().c_str(),
+              count(r.a.result.run.encoding.size(), "token").c_str(), static_cast<long long>(c.layers_a),
+              static_cast<long long>(c.heads_a));
+  std::printf("B: %s, %s, %lld layers x %lld heads\n", r.b.result.checkpoint->dir().c_str(),
+              count(r.b.result.run.encoding.size(), "token").c_str(), static_cast<long long>(c.layers_b),
+              static_cast<long long>(c.heads_b));
   if (c.alignment.identical)
     std::printf("The same tokens in both runs: every measure is defined. ");
   else

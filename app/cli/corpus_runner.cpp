@@ -52,8 +52,6 @@ class ProgressPrinter {
 
 }  // namespace
 
-std::string count(uint64_t n, const char* noun) { return std::to_string(n) + " " + noun + (n == 1 ? "" : "s"); }
-
 CorpusFile new_corpus_file(const CorpusCommandOptions& o, const Checkpoint& checkpoint, const ComputeDevice& device) {
   CorpusOptions options{o.input, o.model.max_length ? o.model.max_length : checkpoint.default_max_length(), o.batch,
                         o.max_windows, analysis_settings(o.analysis)};

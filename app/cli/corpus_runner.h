@@ -4,6 +4,7 @@
 // and Ctrl-C, saving what was done even when it fails.
 #include <string>
 
+#include "counted.h"
 #include "corpus/corpus_run.h"
 #include "results/corpus_json.h"
 #include "run_options.h"
@@ -35,7 +36,5 @@ CorpusOutcome run_and_save_corpus(const CorpusCommandOptions& o, const Checkpoin
 CorpusFile load_corpus_shown(const std::string& path);
 void save_corpus_shown(const std::string& out, const CorpusFile& file);
 void write_corpus_csv_shown(const std::string& folder, CorpusAccumulator& accumulator);
-
-std::string count(uint64_t n, const char* noun);  // "1 window", "2 windows"
 
 }  // namespace attnscope::cli

@@ -1,6 +1,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "counted.h"
 #include "commands.h"
 #include "compared_runs.h"
 #include "corpus_runner.h"
@@ -72,8 +73,8 @@ Figure text_result_figure(const FigureCommandOptions& o) {
     throw Error("--model is needed to draw a figure of a text (or give --corpus FILE for figures 2, 3, 10, ...)");
   const auto [r, a] = run_and_analyze(o.run, o.analysis);
   char caption[256];
-  std::snprintf(caption, sizeof caption, "%s, %zu tokens, tau %.3g, tau_sep %.3g",
-                r.checkpoint->dir().filename().c_str(), r.run.encoding.size(), a.settings.tau, a.settings.tau_sep);
+  std::snprintf(caption, sizeof caption, "%s, %s, tau %.3g, tau_sep %.3g", r.checkpoint->dir().filename().c_str(),
+                count(r.run.encoding.size(), "token").c_str(), a.settings.tau, a.settings.tau_sep);
   StageProgress progress;  // a long text's figure makes its maps again: seconds
   progress.begin("drawing");
   return text_figure(o.figure, analyzed_text_view(r.run.encoding, r.run.captures, a, &r.checkpoint->model()),
@@ -100,9 +101,9 @@ Figure compared_figure(const FigureCommandOptions& o) {
                                : two_texts                      ? "text B"
                                                                 : "B"};
   char caption[512];
-  std::snprintf(caption, sizeof caption, "A: %s, %zu tokens; B: %s, %zu tokens; tau %.3g", model_a.c_str(),
-                runs->a.result.run.encoding.size(), model_b.c_str(), runs->b.result.run.encoding.size(),
-                runs->a.analysis.settings.tau);
+  std::snprintf(caption, sizeof caption, "A: %s, %s; B: %s, %s; tau %.3g", model_a.c_str(),
+                count(runs->a.result.run.encoding.size(), "token").c_str(), model_b.c_str(),
+                count(runs->b.result.run.encoding.size(), "token").c_str(), runs->a.analysis.settings.tau);
   StageProgress progress;
   progress.begin("drawing");
   return compare_figure(o.figure, view, figure_options(o, caption));

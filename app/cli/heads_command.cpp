@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "counted.h"
 #include "commands.h"
 #include "base/error.h"
 #include "corpus/allocator_tuning.h"
@@ -31,8 +32,8 @@ std::string label(const HeadRoleScores& s, int64_t l, int64_t h, const HeadRoleS
 }
 
 void print_table(const HeadRoleScores& s, const HeadsOptions& o, size_t tokens) {
-  std::printf("%zu tokens; a head's role is its highest score >= %.2f; '-' = undefined on this text\n\n", tokens,
-              o.roles.threshold);
+  std::printf("%s; a head's role is its highest score >= %.2f; '-' = undefined on this text\n\n",
+              count(tokens, "token").c_str(), o.roles.threshold);
   std::printf("%5s %4s %9s %9s %9s %9s %9s %9s %9s  %s\n", "layer", "head", "previous", "next", "first", "end",
               "duplicate", "induction", "broad", "role");
   for (int64_t l = 0; l < s.layers(); ++l) {

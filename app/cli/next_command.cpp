@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "counted.h"
 #include "base/error.h"
 #include "commands.h"
 #include "model/capture_plan.h"
@@ -52,8 +53,8 @@ int run_next(const NextOptions& o) {
     std::cout << nlohmann::json{{"tokens", run.encoding.size()}, {"next", rows}}.dump() << "\n";
     return 0;
   }
-  std::printf("after %zu tokens, the %zu most likely next:\n\n%4s %11s %8s  %s\n", run.encoding.size(), next.size(),
-              "rank", "probability", "id", "piece");
+  std::printf("after %s, the %zu most likely next:\n\n%4s %11s %8s  %s\n", count(run.encoding.size(), "token").c_str(),
+              next.size(), "rank", "probability", "id", "piece");
   for (size_t k = 0; k < next.size(); ++k)
     std::printf("%4zu %11.4f %8lld  %s\n", k + 1, next[k].probability, static_cast<long long>(next[k].id),
                 readable_piece(tokenizer.piece(next[k].id)).c_str());

@@ -1,5 +1,6 @@
 #include <iostream>
 
+#include "counted.h"
 #include "commands.h"
 #include "base/error.h"
 #include "results/analysis_json.h"
@@ -53,8 +54,9 @@ int run_stats(const StatsOptions& o) {
     std::cout << nlohmann::json{{"settings", settings_to_json(a.settings)}, {"layers", layers}}.dump() << "\n";
     return 0;
   }
-  std::printf("%zu tokens, %d sentences (%s); tau %.3g; '-' = undefined (the head has no pairs)\n\n",
-              r.run.encoding.size(), a.sentence_count(), o.analysis.sentences.c_str(), a.settings.tau);
+  std::printf("%s, %s (%s); tau %.3g; '-' = undefined (the head has no pairs)\n\n",
+              count(r.run.encoding.size(), "token").c_str(), count(a.sentence_count(), "sentence").c_str(),
+              o.analysis.sentences.c_str(), a.settings.tau);
   for (int64_t l = first; l <= last; ++l) print_layer(a, r.run.encoding, l);
   return 0;
 }
