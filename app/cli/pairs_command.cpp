@@ -1,6 +1,8 @@
+#include <cmath>
 #include <iostream>
 
 #include "commands.h"
+#include "counted.h"
 #include "base/error.h"
 #include "results/analysis_json.h"
 #include "run_options.h"
@@ -40,9 +42,12 @@ int run_pairs(const PairsOptions& o) {
   if (!of_s)
     std::printf("M: %s%s\n", pair_input_name(a.settings.pairs_from),
                 a.settings.pairs_from == PairInput::Cosine ? "" : ", averaged with its transpose");
-  std::printf("Layer %d, head %d: %zu pairs with %s / max %s >= %.3g (max %s = %.4g)\n", o.layer, o.head, pairs.size(),
-              m, m, a.settings.tau, m, head.scale);
-  if (head.scale <= 0) std::printf("(the largest off-diagonal value is not positive: no high elements)\n");
+  char scale[32] = "none: one token";
+  if (std::isfinite(head.scale)) std::snprintf(scale, sizeof scale, "%.4g", head.scale);
+  std::printf("Layer %d, head %d: %s with %s / max %s >= %.3g (max %s = %s)\n", o.layer, o.head,
+              count(pairs.size(), "pair").c_str(), m, m, a.settings.tau, m, scale);
+  if (std::isfinite(head.scale) && head.scale <= 0)
+    std::printf("(the largest off-diagonal value is not positive: no high elements)\n");
   if (pairs.empty()) return 0;
   std::printf("%-16s %-16s %7s %7s %7s\n", "Token_i", "Token_j", "Index_i", "Index_j", of_s ? "S_hat" : "M_hat");
   for (const TokenPair& p : pairs)
