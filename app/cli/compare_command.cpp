@@ -92,9 +92,9 @@ void print_summary(const ComparedTexts& r) {
   std::printf("Changes read A->B; '-' = undefined; tau %.3g.\n", r.a.analysis.settings.tau);
   if (!c.same_shape())
     std::printf(
-        "The models differ in shape: the table covers the %lld layers x %lld heads both have; its match is "
-        "the head of B (layer.head) with the largest CKA among all of B's.\n",
-        static_cast<long long>(c.layers), static_cast<long long>(c.heads));
+        "The models differ in shape: the table covers %s; its match is the head of B (layer.head) with the "
+        "largest CKA among all of B's.\n",
+        c.shared_grid().c_str());
   std::printf("\n");
 }
 

@@ -104,9 +104,10 @@ Figure compared_figure(const FigureCommandOptions& o) {
   std::snprintf(caption, sizeof caption, "A: %s, %s; B: %s, %s; tau %.3g", model_a.c_str(),
                 count(runs->a.result.run.encoding.size(), "token").c_str(), model_b.c_str(),
                 count(runs->b.result.run.encoding.size(), "token").c_str(), runs->a.analysis.settings.tau);
+  const std::string grid = runs->comparison->shared_grid();
   StageProgress progress;
   progress.begin("drawing");
-  return compare_figure(o.figure, view, figure_options(o, caption));
+  return compare_figure(o.figure, view, figure_options(o, grid.empty() ? caption : caption + ("; " + grid)));
 }
 
 int run_figure(FigureCommandOptions o) {

@@ -206,6 +206,13 @@ std::vector<int> match_layer(const at::Tensor& cka) {
 
 }  // namespace
 
+std::string TextComparison::shared_grid() const {
+  if (same_shape()) return {};
+  const auto x = [](int64_t l, int64_t h) { return std::to_string(l) + " x " + std::to_string(h); };
+  return "the " + std::to_string(layers) + " layers x " + std::to_string(heads) + " heads both have (A " +
+         x(layers_a, heads_a) + ", B " + x(layers_b, heads_b) + ")";
+}
+
 TextComparison compare_texts(const ComparedRun& a, const ComparedRun& b, const CompareSettings& settings) {
   check_run(a, "A");
   check_run(b, "B");

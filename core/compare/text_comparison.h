@@ -12,6 +12,7 @@
 #include <ATen/core/Tensor.h>
 
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -81,6 +82,9 @@ struct TextComparison {
     return changes.at(static_cast<size_t>(layer * heads + head));
   }
   bool same_shape() const { return layers_a == layers_b && heads_a == heads_b; }
+  // For models of different shapes, which heads a head-by-head view covers: "the 18 layers x 4 heads
+  // both have (A 30 x 9, B 18 x 4)"; empty for one shape.
+  std::string shared_grid() const;
 };
 
 // Throws attnscope::Error when a run's parts disagree (tokens, captures and analysis), or when

@@ -96,6 +96,7 @@ void ComparePanel::rebuild(const ComparisonSnapshot& s, const FigureOptions& opt
                                     : std::to_string(c.alignment.size()) + " tokens shared by A (" +
                                           std::to_string(s.a->encoding.size()) + ") and B (" +
                                           std::to_string(s.b->encoding.size()) + "): CKA on those; no difference map";
+  if (!c.same_shape()) o.caption += "; " + c.shared_grid();
   canvas_.set(compare_figure(kFigureNames[shown_], view, o));
 }
 
