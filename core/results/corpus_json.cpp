@@ -7,7 +7,6 @@
 #include "results/analysis_json.h"
 #include "base/atomic_file.h"
 #include "base/json_fields.h"
-#include "base/json_file.h"
 #include "results/json_stream.h"
 #include "results/tensor_json.h"
 #include "model/config.h"
@@ -67,10 +66,11 @@ void save_corpus(const std::filesystem::path& path, const CorpusFile& f, const P
 }
 
 CorpusFile load_corpus(const std::filesystem::path& path) {
-  return corpus_from_json(read_json_file(path), path.string());
+  const JsonWithBlobs json(path);
+  return corpus_from_json(json.document(), path.string(), &json);
 }
 
-CorpusFile corpus_from_json(const nlohmann::json& j, const std::string& where) {
+CorpusFile corpus_from_json(const nlohmann::json& j, const std::string& where, const JsonWithBlobs* blobs) {
   if (!j.is_object() || !j.contains("format") || j["format"] != kFormat || !j.contains("version") ||
       (j["version"] != 1 && j["version"] != 2))
     throw Error(where + ": not an attnscope corpus result (format \"" + std::string(kFormat) + "\", version 1 or 2)");
@@ -114,7 +114,8 @@ CorpusFile corpus_from_json(const nlohmann::json& j, const std::string& where) {
   const bool holds =
       saved.is_object() && saved.contains("attention_sum") && saved["attention_sum"].is_object() &&
       saved["attention_sum"].contains("data") && saved["attention_sum"]["data"].is_string() &&
-      static_cast<double>(saved["attention_sum"]["data"].get_ref<const std::string&>().size()) == base64_length;
+      static_cast<double>(blobs ? blobs->text(saved["attention_sum"]["data"]).size()
+                                : saved["attention_sum"]["data"].get_ref<const std::string&>().size()) == base64_length;
   if (!holds)
     throw Error(where + ": accumulator \"attention_sum\" is missing or does not hold " +
                 std::to_string(config.num_layers) + " x " + std::to_string(config.num_heads) + " x " +
@@ -124,7 +125,7 @@ CorpusFile corpus_from_json(const nlohmann::json& j, const std::string& where) {
   for (const auto& [name, tensor] : f.accumulator->tensors()) {
     if (!saved.contains(name) && is_kept_since_classes(name)) continue;  // an older file: left at zero
     if (!saved.contains(name)) throw Error(where + ": accumulator \"" + name + "\" is missing");
-    read_tensor_json_into(saved[name], *tensor, where + ": accumulators." + name);  // made on the host above
+    read_tensor_json_into(saved[name], *tensor, where + ": accumulators." + name, blobs);  // made on the host above
   }
   f.accumulator->set_texts(static_cast<int64_t>(f.windows));
   return f;

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/json_with_blobs.h"
 #include "base/progress.h"
 #include "corpus/corpus_run.h"
 
@@ -34,7 +35,8 @@ struct CorpusFile {
 void save_corpus(const std::filesystem::path& path, const CorpusFile& file, const ProgressReport& progress = {});
 nlohmann::json corpus_to_json(const CorpusFile& file);
 CorpusFile load_corpus(const std::filesystem::path& path);
-// The same from parsed JSON; `where` names it in error messages. Throws attnscope::Error.
-CorpusFile corpus_from_json(const nlohmann::json& json, const std::string& where);
+// The same from parsed JSON; `where` names it in error messages. Throws attnscope::Error. With
+// `blobs` (the document's source), the accumulators' data is read where it lies in the file.
+CorpusFile corpus_from_json(const nlohmann::json& json, const std::string& where, const JsonWithBlobs* blobs = nullptr);
 
 }  // namespace attnscope

@@ -43,7 +43,8 @@ nlohmann::json tensor_to_json(const at::Tensor& tensor, bool decimal) {
   return out;
 }
 
-void read_tensor_json_into(const nlohmann::json& json, at::Tensor& out, const std::string& where) {
+void read_tensor_json_into(const nlohmann::json& json, at::Tensor& out, const std::string& where,
+                           const JsonWithBlobs* blobs) {
   const char* dtype = dtype_name(out.scalar_type());
   const bool decimal_allowed = is_float(out.scalar_type());
   // Compared as JSON values: value() would throw nlohmann's own error for a field of another type.
@@ -78,12 +79,13 @@ void read_tensor_json_into(const nlohmann::json& json, at::Tensor& out, const st
     }
     return;
   }
-  const std::string& text = data.get_ref<const std::string&>();
+  const std::string_view text = blobs ? blobs->text(data) : std::string_view(data.get_ref<const std::string&>());
   try {
     const size_t bytes = base64_decoded_size(text);
     if (bytes != out.nbytes())
       throw Error("holds " + std::to_string(bytes) + " bytes, expected " + std::to_string(out.nbytes()));
     base64_decode_into(text, {static_cast<std::byte*>(out.data_ptr()), bytes});
+    if (blobs) blobs->release(text);  // decoded: the file's pages are not kept beside the tensor
   } catch (const Error& e) {
     throw Error(where + ": " + e.what());
   }

@@ -8,6 +8,8 @@
 
 #include <string>
 
+#include "base/json_with_blobs.h"
+
 namespace attnscope {
 
 nlohmann::json tensor_to_json(const at::Tensor& tensor, bool decimal = false);
@@ -16,7 +18,9 @@ nlohmann::json tensor_json_fields(const at::Tensor& tensor, bool decimal = false
 // Checks the shape and dtype against `like` (whose values are ignored); `where` names it in errors.
 at::Tensor tensor_from_json(const nlohmann::json& json, const at::Tensor& like, const std::string& where);
 // The same read into `out` (contiguous, on the host), its shape and dtype checked: a corpus
-// result's accumulators of a gigabyte are filled where they are, not made a second time.
-void read_tensor_json_into(const nlohmann::json& json, at::Tensor& out, const std::string& where);
+// result's accumulators of a gigabyte are filled where they are, not made a second time. With
+// `blobs`, the document's base64 data is read where it lies in the file (json_with_blobs.h).
+void read_tensor_json_into(const nlohmann::json& json, at::Tensor& out, const std::string& where,
+                           const JsonWithBlobs* blobs = nullptr);
 
 }  // namespace attnscope

@@ -224,6 +224,13 @@ TEST_F(CorpusRun, AResultIsWrittenAsTheWholeDocumentDumps) {
   auto a = acc.tensors(), b = back.accumulator->tensors();
   ASSERT_EQ(a.size(), b.size());
   for (size_t i = 0; i < a.size(); ++i) EXPECT_TRUE(at::equal(a[i].second->cpu(), b[i].second->cpu())) << a[i].first;
+  // The same read with every accumulator's data left in the file (a large result's way; this
+  // one's data is kilobytes, under the default threshold): the same sums.
+  const JsonWithBlobs json(dir_ / "r.json", 16);
+  EXPECT_GE(json.blobs(), a.size() - 2);
+  const CorpusFile cut = corpus_from_json(json.document(), "r.json", &json);
+  const auto c = cut.accumulator->tensors();
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_TRUE(at::equal(a[i].second->cpu(), c[i].second->cpu())) << a[i].first;
 }
 
 TEST_F(CorpusRun, MaxWindowsAndProgress) {
