@@ -91,9 +91,10 @@ void read_tensor_json_into(const nlohmann::json& json, at::Tensor& out, const st
   }
 }
 
-at::Tensor tensor_from_json(const nlohmann::json& json, const at::Tensor& like, const std::string& where) {
+at::Tensor tensor_from_json(const nlohmann::json& json, const at::Tensor& like, const std::string& where,
+                            const JsonWithBlobs* blobs) {
   at::Tensor out = at::empty(like.sizes(), like.options().device(at::kCPU));
-  read_tensor_json_into(json, out, where);
+  read_tensor_json_into(json, out, where, blobs);
   return out.to(like.device());
 }
 

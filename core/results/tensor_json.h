@@ -16,7 +16,9 @@ nlohmann::json tensor_to_json(const at::Tensor& tensor, bool decimal = false);
 // Its fields but "data" (written apart a piece at a time: json_stream.h); "encoding" says how.
 nlohmann::json tensor_json_fields(const at::Tensor& tensor, bool decimal = false);
 // Checks the shape and dtype against `like` (whose values are ignored); `where` names it in errors.
-at::Tensor tensor_from_json(const nlohmann::json& json, const at::Tensor& like, const std::string& where);
+// With `blobs`, base64 data is read where it lies in the file (json_with_blobs.h).
+at::Tensor tensor_from_json(const nlohmann::json& json, const at::Tensor& like, const std::string& where,
+                            const JsonWithBlobs* blobs = nullptr);
 // The same read into `out` (contiguous, on the host), its shape and dtype checked: a corpus
 // result's accumulators of a gigabyte are filled where they are, not made a second time. With
 // `blobs`, the document's base64 data is read where it lies in the file (json_with_blobs.h).

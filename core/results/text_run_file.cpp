@@ -307,7 +307,8 @@ void check_format(const nlohmann::json& format, const std::string& source) {
     throw Error(source + ": not an attnscope result (\"format\" must be \"" + std::string(kTextRunFormat) + "\")");
 }
 
-TextRunFile from_json(const nlohmann::json& json, const std::string& source, const TextRunLoad& load) {
+TextRunFile from_json(const nlohmann::json& json, const std::string& source, const TextRunLoad& load,
+                      const JsonWithBlobs* blobs) {
   if (!json.is_object() || !json.contains("format")) check_format(nullptr, source);
   check_format(json["format"], source);
   const int version = json_typed<int>(json, "version", source);
@@ -320,7 +321,7 @@ TextRunFile from_json(const nlohmann::json& json, const std::string& source, con
   return from_document(json,
                        [&](const std::string& name, const at::Tensor& like) {
                          return tensors.contains(name)
-                                    ? tensor_from_json(tensors[name], like, source + ": tensors." + name)
+                                    ? tensor_from_json(tensors[name], like, source + ": tensors." + name, blobs)
                                     : at::Tensor();
                        },
                        source, {.load = load});
@@ -464,10 +465,15 @@ TextRunFile from_bytes(std::span<const std::byte> bytes, const std::string& sour
   size_t first = 0;
   while (first < bytes.size() && std::isspace(static_cast<unsigned char>(bytes[first]))) ++first;
   if (first < bytes.size() && bytes[first] == std::byte{'{'}) {
-    const auto* text = reinterpret_cast<const char*>(bytes.data());
-    nlohmann::json json = nlohmann::json::parse(text, text + bytes.size(), nullptr, false);
-    if (json.is_discarded()) throw Error(source + ": not valid JSON (a version 1 or JSON result file was expected)");
-    return from_json(json, source, read.load);
+    // A JSON result's tensors are read where they lie in the file (json_with_blobs.h); version 1
+    // files, which read their matrices their own way, from the whole parsed document.
+    const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    const JsonWithBlobs json(text, source);
+    if (!json.document().is_object() || !json.document().contains("version") || json.document()["version"] != 1)
+      return from_json(json.document(), source, read.load, &json);
+    const nlohmann::json whole = nlohmann::json::parse(text, nullptr, false);
+    if (whole.is_discarded()) throw Error(source + ": not valid JSON (a version 1 result file was expected)");
+    return from_json(whole, source, read.load, nullptr);
   }
   if (bytes.empty()) throw Error(source + ": the file is empty");
   return from_binary(bytes, source, read);
