@@ -97,6 +97,12 @@ std::string_view JsonWithBlobs::text(const nlohmann::json& value) const {
   return index < blobs_.size() ? blobs_[index] : std::string_view(s);
 }
 
+std::string_view string_text(const nlohmann::json& value, const JsonWithBlobs* blobs) {
+  if (blobs) return blobs->text(value);
+  if (!value.is_string()) throw Error("expected a string");
+  return value.get_ref<const std::string&>();
+}
+
 void JsonWithBlobs::release(std::string_view text) const {
   if (file_) file_->release({reinterpret_cast<const std::byte*>(text.data()), text.size()});
 }

@@ -45,4 +45,8 @@ class JsonWithBlobs {
   nlohmann::json document_;
 };
 
+// A string value's text: through `blobs` where the document came with them, else the string itself.
+// Throws attnscope::Error when `value` is not a string.
+std::string_view string_text(const nlohmann::json& value, const JsonWithBlobs* blobs);
+
 }  // namespace attnscope

@@ -111,11 +111,9 @@ CorpusFile corpus_from_json(const nlohmann::json& j, const std::string& where, c
   const double cells = static_cast<double>(config.num_layers) * static_cast<double>(config.num_heads) *
                        static_cast<double>(f.options.window) * static_cast<double>(f.options.window);
   const double base64_length = std::ceil(cells * 8 / 3) * 4;  // float64 cells in base64
-  const bool holds =
-      saved.is_object() && saved.contains("attention_sum") && saved["attention_sum"].is_object() &&
-      saved["attention_sum"].contains("data") && saved["attention_sum"]["data"].is_string() &&
-      static_cast<double>(blobs ? blobs->text(saved["attention_sum"]["data"]).size()
-                                : saved["attention_sum"]["data"].get_ref<const std::string&>().size()) == base64_length;
+  const bool holds = saved.is_object() && saved.contains("attention_sum") && saved["attention_sum"].is_object() &&
+                     saved["attention_sum"].contains("data") && saved["attention_sum"]["data"].is_string() &&
+                     static_cast<double>(string_text(saved["attention_sum"]["data"], blobs).size()) == base64_length;
   if (!holds)
     throw Error(where + ": accumulator \"attention_sum\" is missing or does not hold " +
                 std::to_string(config.num_layers) + " x " + std::to_string(config.num_heads) + " x " +

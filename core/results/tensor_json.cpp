@@ -79,7 +79,7 @@ void read_tensor_json_into(const nlohmann::json& json, at::Tensor& out, const st
     }
     return;
   }
-  const std::string_view text = blobs ? blobs->text(data) : std::string_view(data.get_ref<const std::string&>());
+  const std::string_view text = string_text(data, blobs);
   try {
     const size_t bytes = base64_decoded_size(text);
     if (bytes != out.nbytes())
