@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <sstream>
 
 #include "base/error.h"
 #include "figures/overview_thumbnails.h"
@@ -413,6 +414,18 @@ std::vector<AttentionLine> attention_lines(const AnalyzedTextView& text, int lay
   return lines;
 }
 
+// Which weights have a line, and why a panel may have none: a head that spreads its attention
+// over a long text (every A_ij near 1/n) draws nothing, which would otherwise look like a fault.
+static std::string lines_threshold_note(const LinesPanel& p) {
+  std::ostringstream note;
+  note << "; a line for each A_ij >= " << p.min_weight;
+  const bool none = std::all_of(p.heads.begin(), p.heads.end(), [](const LinesHead& h) { return h.lines.empty(); });
+  if (none)
+    note << " (none here: " << (p.heads.size() == 1 ? "this head spreads its" : "these heads spread their")
+         << " attention thinner)";
+  return note.str();
+}
+
 Figure lines_figure(const AnalyzedTextView& text, const FigureOptions& options) {
   const FigureOptions o = resolved(options, text.analysis);
   std::vector<int> heads = o.heads;
@@ -437,6 +450,7 @@ Figure lines_figure(const AnalyzedTextView& text, const FigureOptions& options) 
     if (heads.size() > 1) line.name = heads[k] < 0 ? "mean" : "head " + std::to_string(heads[k]);
     p.heads.push_back(std::move(line));
   }
+  p.title += lines_threshold_note(p);
   f.panels.push_back(std::move(p));
   return f;
 }

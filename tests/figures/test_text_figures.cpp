@@ -280,6 +280,9 @@ TEST(TextFigures, AttentionLinesForSeveralHeadsAndOneToken) {
         kept.push_back({i, j, map[static_cast<size_t>(i * n + j)]});
   EXPECT_EQ(lines.heads[1].lines, kept);
   EXPECT_FALSE(kept.empty());
+  // The title says which weights have a line; "none here" only when no head has one.
+  EXPECT_NE(lines.title.find("a line for each A_ij >= 0.02"), std::string::npos) << lines.title;
+  EXPECT_EQ(lines.title.find("none here"), std::string::npos) << lines.title;
   EXPECT_FALSE(lines.heads[0].color.r == lines.heads[1].color.r && lines.heads[0].color.g == lines.heads[1].color.g);
   const auto count_lines = [&] {
     const std::string svg = render_figure(f, FigureFormat::Svg);
