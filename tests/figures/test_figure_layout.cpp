@@ -172,5 +172,26 @@ TEST(FigureLayout, ABarPanelsTopTickStaysOffItsTitle) {
   EXPECT_GE(l.plot.y - l.label_font / 2, l.title.bottom() + l.label_font * 0.05);
 }
 
+TEST(FigureLayout, ACrowdedHistogramIsLabelledAtRoundDistances) {
+  const auto label_every = [](size_t categories, double width) {
+    Figure f;
+    BarPanel p;
+    p.title = "pair distances";
+    for (size_t d = 0; d < categories; ++d) p.categories.push_back(std::to_string(d));
+    p.series.push_back({"pairs", std::vector<double>(categories, 1.0)});
+    p.label_every = 8;
+    f.panels.push_back(p);
+    return layout_figure(f, width, 10, approximate_text_width).panels[0].col_label_every;
+  };
+  // Room for every 8th label: the panel's own step is kept.
+  EXPECT_EQ(label_every(40, 800), 8);
+  // 8,192 distances in 800 pixels need a label every 50 or more: the step is 1, 2 or 5 x 10^k.
+  const int step = label_every(8192, 800);
+  EXPECT_GE(step, 50);
+  int mantissa = step;
+  while (mantissa % 10 == 0) mantissa /= 10;
+  EXPECT_TRUE(mantissa == 1 || mantissa == 2 || mantissa == 5) << step;
+}
+
 }  // namespace
 }  // namespace attnscope
