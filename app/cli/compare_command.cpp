@@ -3,7 +3,7 @@
 #include <cmath>
 #include <iostream>
 
-#include "counted.h"
+#include "base/count_text.h"
 #include "commands.h"
 #include "compared_runs.h"
 #include "base/error.h"

@@ -4,7 +4,7 @@
 // and Ctrl-C, saving what was done even when it fails.
 #include <string>
 
-#include "counted.h"
+#include "base/count_text.h"
 #include "corpus/corpus_run.h"
 #include "results/corpus_json.h"
 #include "run_options.h"

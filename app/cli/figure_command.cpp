@@ -1,7 +1,7 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "counted.h"
+#include "base/count_text.h"
 #include "commands.h"
 #include "compared_runs.h"
 #include "corpus_runner.h"

@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "counted.h"
+#include "base/count_text.h"
 #include "commands.h"
 #include "base/error.h"
 #include "corpus/allocator_tuning.h"

@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "counted.h"
+#include "base/count_text.h"
 #include "base/error.h"
 #include "commands.h"
 #include "model/capture_plan.h"

@@ -2,7 +2,7 @@
 #include <iostream>
 
 #include "commands.h"
-#include "counted.h"
+#include "base/count_text.h"
 #include "base/error.h"
 #include "results/analysis_json.h"
 #include "run_options.h"

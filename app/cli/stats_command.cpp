@@ -1,6 +1,6 @@
 #include <iostream>
 
-#include "counted.h"
+#include "base/count_text.h"
 #include "commands.h"
 #include "base/error.h"
 #include "results/analysis_json.h"

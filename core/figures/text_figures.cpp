@@ -7,6 +7,7 @@
 #include <map>
 #include <sstream>
 
+#include "base/count_text.h"
 #include "base/error.h"
 #include "figures/overview_thumbnails.h"
 #include "figures/query_key_figure.h"
@@ -258,9 +259,10 @@ Figure figure9_of_mask(const AnalyzedTextView& text, const FigureOptions& o, int
   const PairInput from = text.analysis.settings.pairs_from;
   const std::string of =
       from == PairInput::Similarity ? "high-similarity pairs" : std::string("pairs of ") + pair_input_name(from);
-  Figure f = titled("Fig. 9: " + of + " of " + head_name(o.layer, head) + " (tau " +
-                        share_text(text.analysis.settings.tau) + ", " + std::to_string(mask.count()) + " pairs)",
-                    o, 1);
+  Figure f =
+      titled("Fig. 9: " + of + " of " + head_name(o.layer, head) + " (tau " + share_text(text.analysis.settings.tau) +
+                 ", " + count(static_cast<uint64_t>(mask.count()), "pair") + ")",
+             o, 1);
   TokenTextPanel p;
   p.title = "pair tokens in the text (one colour per token)";
   p.tokens = token_labels(text.encoding);

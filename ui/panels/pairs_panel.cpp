@@ -1,4 +1,5 @@
 #include "panels/pairs_panel.h"
+#include "base/count_text.h"
 #include "tokenizer/piece_text.h"
 
 #include <imgui.h>
@@ -195,11 +196,11 @@ PanelActions PairsPanel::draw(const PanelContext& context) {
   }
   const AnalysisSettings& settings = c.snapshot->analysis.settings;
   const bool of_s = settings.pairs_from == PairInput::Similarity;
-  const auto count = static_cast<long long>(pairs_in_all_);
+  const std::string pairs = count(static_cast<uint64_t>(pairs_in_all_), "pair");
   if (of_s)
-    ImGui::Text("Layer %d, head %d: %lld pairs with S_hat >= %.3g", c.state.layer, head, count, settings.tau);
+    ImGui::Text("Layer %d, head %d: %s with S_hat >= %.3g", c.state.layer, head, pairs.c_str(), settings.tau);
   else
-    ImGui::Text("Layer %d, head %d: %lld pairs with M_hat >= %.3g, M = %s", c.state.layer, head, count, settings.tau,
+    ImGui::Text("Layer %d, head %d: %s with M_hat >= %.3g, M = %s", c.state.layer, head, pairs.c_str(), settings.tau,
                 pair_input_name(settings.pairs_from));
   if (values_pending_)
     ImGui::TextDisabled(pair_values_are_slow(c.snapshot->analysis)
@@ -211,7 +212,8 @@ PanelActions PairsPanel::draw(const PanelContext& context) {
         "Values not listed: each needs the rollout after the layer made whole; attnscope-cli pairs "
         "lists them.");
   if (pairs_in_all_ > static_cast<int64_t>(pairs_.size()))
-    ImGui::TextDisabled("The table lists the first %zu (by position); the map shows them all.", pairs_.size());
+    ImGui::TextDisabled("The table lists the first %s (by position); the map shows them all.",
+                        digit_groups(pairs_.size()).c_str());
   ImGui::BeginChild("pair table",
                     ImVec2(std::min(ImGui::GetFontSize() * 24, ImGui::GetContentRegionAvail().x * 0.45f), 0), true);
   hovered_ = draw_table(c.snapshot->encoding, of_s);

@@ -4,6 +4,7 @@
 #include <imgui_stdlib.h>
 
 #include "widgets.h"
+#include "base/count_text.h"
 #include "tokenizer/piece_text.h"
 
 #include <algorithm>
@@ -78,8 +79,8 @@ bool TextPanel::load_file(const std::string& path) {
 void TextPanel::draw_tokens(const AnalysisSnapshot& s) {
   const Encoding& e = s.encoding;
   if (e.truncated)
-    coloured_wrapped(ImVec4(1, 0.7f, 0.2f, 1), "Truncated: " + std::to_string(e.size()) + " of " +
-                                                   std::to_string(e.full_length) +
+    coloured_wrapped(ImVec4(1, 0.7f, 0.2f, 1), "Truncated: " + digit_groups(e.size()) + " of " +
+                                                   digit_groups(static_cast<uint64_t>(e.full_length)) +
                                                    " tokens are shown (N = " + std::to_string(e.size()) + ").");
   ImGui::BeginChild("tokens", ImVec2(0, ImGui::GetFontSize() * 7), true);
   const float right = ImGui::GetContentRegionAvail().x;
