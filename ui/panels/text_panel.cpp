@@ -41,7 +41,15 @@ void draw_run_progress(const RunProgress& p) {
 
 // The line under the editor: the tokens, and what the model and the analysis took.
 std::string run_line(const AnalysisSnapshot& s) {
-  const auto ms = [](double seconds) { return std::to_string(static_cast<int>(seconds * 1000)) + " ms"; };
+  // Milliseconds as typing sees them; a long text's minutes in seconds ("104.1 s", not "104135 ms").
+  const auto ms = [](double seconds) {
+    char text[32];
+    if (seconds < 10)
+      std::snprintf(text, sizeof text, "%d ms", static_cast<int>(seconds * 1000));
+    else
+      std::snprintf(text, sizeof text, "%.1f s", seconds);
+    return std::string(text);
+  };
   std::string model;
   if (!s.checkpoint) {
     model = "from a result file";
@@ -52,7 +60,7 @@ std::string run_line(const AnalysisSnapshot& s) {
     if (s.tokens_continued > 0)  // a decoder's text typed on at its end
       model += " (the first " + std::to_string(s.tokens_continued) + " tokens' layers from its last run)";
   }
-  return std::to_string(s.encoding.size()) + " tokens, " + model + ", analysis " + ms(s.analysis_seconds);
+  return count(s.encoding.size(), "token") + ", " + model + ", analysis " + ms(s.analysis_seconds);
 }
 
 }  // namespace
