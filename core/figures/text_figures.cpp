@@ -416,9 +416,11 @@ std::vector<AttentionLine> attention_lines(const AnalyzedTextView& text, int lay
   return lines;
 }
 
+namespace {
+
 // Which weights have a line, and why a panel may have none: a head that spreads its attention
 // over a long text (every A_ij near 1/n) draws nothing, which would otherwise look like a fault.
-static std::string lines_threshold_note(const LinesPanel& p) {
+std::string lines_threshold_note(const LinesPanel& p) {
   std::ostringstream note;
   note << "; a line for each A_ij >= " << p.min_weight;
   const bool none = std::all_of(p.heads.begin(), p.heads.end(), [](const LinesHead& h) { return h.lines.empty(); });
@@ -427,6 +429,8 @@ static std::string lines_threshold_note(const LinesPanel& p) {
          << " attention thinner)";
   return note.str();
 }
+
+}  // namespace
 
 Figure lines_figure(const AnalyzedTextView& text, const FigureOptions& options) {
   const FigureOptions o = resolved(options, text.analysis);

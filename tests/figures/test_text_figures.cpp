@@ -263,6 +263,30 @@ TEST(TextFigures, GridAtlasIsTheThumbnailsColouredAndItsKeyIgnoresTheFocus) {
   }
 }
 
+TEST(TextFigures, AttentionLinesSayWhenAHeadSpreadsItsAttentionTooThinForAny) {
+  std::string text;
+  for (int k = 0; k < 12; ++k) text += "The cat sat on the mat. ";
+  RunAndAnalysis r;
+  r.run = test::minilm_checkpoint().run(text, 128);
+  r.analysis = analyze_text(r.run.encoding, r.run.captures, AnalysisSettings{});
+  const auto n = static_cast<double>(r.run.encoding.size());
+  ASSERT_GT(n, 50);  // 1 / n below the lines' 0.02
+  // Head 0 of layer 0 made to attend evenly: every weight 1 / n, none with a line.
+  r.run.captures.attention = r.run.captures.attention.clone();
+  r.run.captures.attention[0][0].fill_(1.0 / n);
+  const auto title = [&](std::vector<int> heads) {
+    FigureOptions o = focus(0, 0);
+    o.heads = std::move(heads);
+    return std::get<LinesPanel>(lines_figure(r.view(), o).panels[0]).title;
+  };
+  const std::string even = title({0});
+  EXPECT_NE(even.find("a line for each A_ij >= 0.02 (none here: this head spreads its attention thinner)"),
+            std::string::npos)
+      << even;
+  // Beside a head with lines, the panel has some: no such note.
+  EXPECT_EQ(title({0, 1}).find("none here"), std::string::npos) << title({0, 1});
+}
+
 TEST(TextFigures, AttentionLinesForSeveralHeadsAndOneToken) {
   const RunAndAnalysis& a = analysed();
   FigureOptions o = focus(2, 3);

@@ -42,7 +42,7 @@ void draw_run_progress(const RunProgress& p) {
 // The line under the editor: the tokens, and what the model and the analysis took.
 std::string run_line(const AnalysisSnapshot& s) {
   // Milliseconds as typing sees them; a long text's minutes in seconds ("104.1 s", not "104135 ms").
-  const auto ms = [](double seconds) {
+  const auto took = [](double seconds) {
     char text[32];
     if (seconds < 10)
       std::snprintf(text, sizeof text, "%d ms", static_cast<int>(seconds * 1000));
@@ -56,11 +56,11 @@ std::string run_line(const AnalysisSnapshot& s) {
   } else if (s.forward_reused) {
     model = "the model's last run";  // the settings changed, not the text
   } else {
-    model = "model " + ms(s.forward_seconds);
+    model = "model " + took(s.forward_seconds);
     if (s.tokens_continued > 0)  // a decoder's text typed on at its end
       model += " (the first " + std::to_string(s.tokens_continued) + " tokens' layers from its last run)";
   }
-  return count(s.encoding.size(), "token") + ", " + model + ", analysis " + ms(s.analysis_seconds);
+  return count(s.encoding.size(), "token") + ", " + model + ", analysis " + took(s.analysis_seconds);
 }
 
 }  // namespace
