@@ -60,6 +60,12 @@ std::vector<double> bar_axis_ticks(const BarPanel& p) {
   return bar_axis_ticks(bar_axis_top(p), whole);
 }
 
+int64_t round_step(int64_t at_least) {
+  for (int64_t power = 1;; power *= 10)
+    for (int64_t m : {1, 2, 5})
+      if (m * power >= at_least) return m * power;
+}
+
 std::string tick_label(double v) {
   char buf[32];
   // Three significant digits, but a thousand to a million in full: 8930, not 8.93e+03.

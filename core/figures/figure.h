@@ -121,6 +121,9 @@ double bar_axis_top(const BarPanel& panel);
 std::vector<double> bar_axis_ticks(double top, bool whole_numbers = false);
 // A bar panel's ticks: up to bar_axis_top, whole numbers where every value is one.
 std::vector<double> bar_axis_ticks(const BarPanel& panel);
+// The smallest of 1, 2 and 5 times a power of ten that is at least `at_least`: a round number of
+// categories to label at once, or to sum into one bar.
+int64_t round_step(int64_t at_least);
 // Three significant digits ("0.548", "29.9"), and a thousand to a million in full ("8930").
 std::string tick_label(double value);
 // The labels at the top and bottom of a heatmap's colour bar; a clipped scale's top says ">=".

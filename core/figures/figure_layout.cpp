@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdint>
 
 #include "tokenizer/utf8.h"
 
@@ -14,14 +13,6 @@ constexpr size_t kMaxLabelChars = 14;
 int label_step(double cell_size, double font) {
   if (cell_size <= 0) return 1;
   return std::max(1, static_cast<int>(std::ceil(font * 1.15 / cell_size)));
-}
-
-// A crowded axis labels every 1, 2 or 5 x 10^k-th category: distances 0, 500, 1000 rather than
-// 0, 233, 466 (categories count up from 0, so the labels are the multiples of the step).
-int round_label_step(int at_least) {
-  for (int64_t power = 1;; power *= 10)
-    for (int64_t m : {1, 2, 5})
-      if (m * power >= at_least) return static_cast<int>(m * power);
 }
 
 double widest(const std::vector<std::string>& labels, double font, const TextMeasure& measure) {
@@ -74,7 +65,9 @@ double layout_bars(const BarPanel& p, PanelLayout& out, double font, const TextM
   for (size_t i = 0; i < p.categories.size(); i += static_cast<size_t>(std::max(1, p.label_every)))
     cat_w = std::max(cat_w, measure(axis_label(p.categories[i]), out.label_font));
   out.col_label_every = std::max(p.label_every, label_step(step, out.label_font));
-  if (out.col_label_every > p.label_every) out.col_label_every = round_label_step(out.col_label_every);
+  // A crowded axis labels every 1, 2 or 5 x 10^k-th category: distances 0, 500, 1000 rather than
+  // 0, 233, 466 (a histogram's categories count up from 0, its labels the multiples of the step).
+  if (out.col_label_every > p.label_every) out.col_label_every = static_cast<int>(round_step(out.col_label_every));
   const bool upright = cat_w + font * 0.3 <= step * out.col_label_every;
   const double label_h = upright ? font * 1.1 : cat_w + font * 0.4;
   const double plot_h = std::max(font * 5, plot_w * 0.45);

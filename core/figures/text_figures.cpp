@@ -35,20 +35,28 @@ std::vector<int> chosen_layers(const FigureOptions& o, const TextAnalysis& a) {
   return layers;
 }
 
+// A text's pair distances, one bar per distance up to kDistanceBars of them; a longer text's
+// (thousands: each bar narrower than a pixel, most of them not drawn) summed over a round number
+// of distances a bar, each labelled with its first.
+constexpr int64_t kDistanceBars = 256;
 BarPanel histogram_panel(std::string title, const std::vector<int64_t>& counts, bool as_share) {
+  const auto n = static_cast<int64_t>(counts.size());
+  const int64_t width = n <= kDistanceBars ? 1 : round_step((n + kDistanceBars - 1) / kDistanceBars);
   BarPanel p;
   p.title = std::move(title);
-  p.x_label = "distance j - i";
+  p.x_label = width == 1 ? "distance j - i" : "distance j - i (bars of " + std::to_string(width) + ")";
   p.y_label = as_share ? "share of pairs" : "pairs";
   double total = 0;
   for (int64_t c : counts) total += static_cast<double>(c);
   BarSeries s{"pairs", {}, palette_color(0), false};
-  for (size_t d = 0; d < counts.size(); ++d) {
-    p.categories.push_back(std::to_string(d));
-    s.values.push_back(as_share ? (total > 0 ? counts[d] / total : std::nan("")) : static_cast<double>(counts[d]));
+  for (int64_t first = 0; first < n; first += width) {
+    double sum = 0;
+    for (int64_t d = first; d < std::min(n, first + width); ++d) sum += static_cast<double>(counts[d]);
+    p.categories.push_back(std::to_string(first));
+    s.values.push_back(as_share ? (total > 0 ? sum / total : std::nan("")) : sum);
   }
   p.series.push_back(std::move(s));
-  p.label_every = 8;
+  p.label_every = width == 1 ? 8 : 10;  // binned: every 10 x width distances, a round number
   return p;
 }
 

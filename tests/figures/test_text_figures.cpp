@@ -133,6 +133,31 @@ TEST(TextFigures, StatisticsFigureShowsUndefinedAsNan) {
   EXPECT_TRUE(sentence.series[1].markers);  // the chance level is a marker beside the bar
 }
 
+TEST(TextFigures, ALongTextsPairDistancesAreSummedIntoRoundBins) {
+  // The fixture's short text: one bar per distance.
+  const RunAndAnalysis& a = analysed();
+  const auto distances = [](const Figure& f) { return std::get<BarPanel>(f.panels.back()); };
+  const BarPanel short_bars = distances(stats_figure(a.view(), focus(4, 0)));
+  EXPECT_EQ(short_bars.categories.size(), a.analysis.head(4, 0).stats.distance_histogram.size());
+  EXPECT_EQ(short_bars.x_label, "distance j - i");
+  // 512 tokens: more distances than kDistanceBars (256), summed two a bar.
+  std::string text;
+  while (text.size() < 4000) text += "The cat sat on the mat while the dog ran to the cat. ";
+  RunAndAnalysis r;
+  r.run = test::minilm_checkpoint().run(text, 512);
+  r.analysis = analyze_text(r.run.encoding, r.run.captures, AnalysisSettings{});
+  ASSERT_EQ(r.run.encoding.size(), 512u);
+  const std::vector<int64_t>& counts = r.analysis.head(4, 0).stats.distance_histogram;
+  const BarPanel bars = distances(stats_figure(r.view(), focus(4, 0)));
+  EXPECT_EQ(bars.x_label, "distance j - i (bars of 2)");
+  ASSERT_EQ(bars.categories.size(), (counts.size() + 1) / 2);
+  for (size_t k = 0; k < bars.categories.size(); ++k) {
+    EXPECT_EQ(bars.categories[k], std::to_string(2 * k));
+    const int64_t second = 2 * k + 1 < counts.size() ? counts[2 * k + 1] : 0;
+    EXPECT_EQ(bars.series[0].values[k], static_cast<double>(counts[2 * k] + second)) << k;
+  }
+}
+
 TEST(TextFigures, LayerFiguresTakeTheChosenLayers) {
   const RunAndAnalysis& a = analysed();
   FigureOptions o;
