@@ -62,6 +62,15 @@ struct PyramidOptions {
   int64_t band_bytes = 64ll << 20;  // bands below the top level kept at most (the top is always kept)
 };
 
+// Whether a view draws a text's maps from pyramids: a long text's, made again, always; kept maps
+// where they are larger than the top level. Drawn whole, a 2,048-token map was scaled to its panel
+// by the texture's sampling, which drops most single columns (a separator's) and rows, where the
+// pyramid keeps each block's value of largest magnitude; and it cost the window some 26 bytes a
+// cell, where tiles cost the screen's pixels.
+inline bool draws_from_tiles(bool maps_kept, int64_t n, const PyramidOptions& options) {
+  return !maps_kept || n > options.top_cells;
+}
+
 // kTileCells rows of one level's cells, all its columns, row-major.
 struct PooledBand {
   int64_t rows = 0, cols = 0;

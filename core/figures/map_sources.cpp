@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "analysis/lens_maps.h"
 #include "base/error.h"
@@ -80,6 +81,21 @@ std::function<MapRows(int64_t, int64_t)> held_map_rows(const AnalyzedTextView& t
   };
 }
 
+// A kept map drawn from tiles (one longer than a pyramid's top level): made whole once, as a whole
+// figure's panel is (head_matrix), its rows read from that. Its lenses make a layer's maps at a
+// time and its rollout passes every layer before it, which each block of rows would do again.
+std::function<at::Tensor(int64_t, int64_t)> kept_map_rows(const AnalyzedTextView& text, const MapOfHead& map) {
+  const int64_t n = text.analysis.length;
+  return [text, map, n, whole = std::make_shared<std::vector<float>>()](int64_t first, int64_t count) {
+    if (whole->empty()) {
+      *whole = head_matrix(text, map.layer, map.head, map.kind, map.rollout_of_norm);
+      if (map.zero_diagonal)
+        for (int64_t i = 0; i < n; ++i) (*whole)[static_cast<size_t>(i * (n + 1))] = 0.0f;
+    }
+    return at::from_blob(whole->data() + first * n, {count, n}, at::kFloat).clone();  // the source keeps its own
+  };
+}
+
 }  // namespace
 
 MapSource head_map_source(const AnalyzedTextView& text, const MapOfHead& map, ValueScale scale, bool symmetric) {
@@ -90,13 +106,16 @@ MapSource head_map_source(const AnalyzedTextView& text, const MapOfHead& map, Va
   MapSource source;
   source.n = text.analysis.length;
   source.block_rows = rows_per_block((map.head < 0 ? text.analysis.num_heads : 1) * source.n);
-  source.rows = [text, map](int64_t first, int64_t count) {
-    at::Tensor rows = map_rows(text, map.layer, map.head, map.kind, {first, count});
-    if (!map.zero_diagonal) return rows;
-    rows = rows.clone();           // may be a view of the maps a short text keeps
-    rows.diagonal(first).zero_();  // cells (r, first + r): the map's diagonal
-    return rows;
-  };
+  if (text.keeps_maps())
+    source.rows = kept_map_rows(text, map);
+  else
+    source.rows = [text, map](int64_t first, int64_t count) {
+      at::Tensor rows = map_rows(text, map.layer, map.head, map.kind, {first, count});
+      if (!map.zero_diagonal) return rows;
+      rows = rows.clone();
+      rows.diagonal(first).zero_();  // cells (r, first + r): the map's diagonal
+      return rows;
+    };
   if ((map.kind == MatrixKind::Attention || map.kind == MatrixKind::Norm) && !text.keeps_maps() &&
       text.attention_blocks)
     source.held_rows = held_map_rows(text, map);

@@ -249,6 +249,32 @@ TEST(MapPyramid, ADecodersMapPoolsOverTheKeysItsRowsSee) {
 // The tiled figures are the whole figures without their maps' values: the same panels (titles,
 // labels, colormaps), and each tiled map's source gives the whole figure's values (to the bit,
 // the block averages to float rounding, as they are summed in another order).
+// Kept maps are drawn from tiles past the top level's side (a 2,048-token map drawn whole lost
+// its single columns to the texture's sampling); their sources give the whole figure's values,
+// every kind's, made once.
+TEST(MapPyramid, KeptMapsPastTheTopLevelAreTiledFromTheWholeFiguresValues) {
+  EXPECT_TRUE(draws_from_tiles(false, 100, {}));  // made again: always
+  EXPECT_FALSE(draws_from_tiles(true, 1024, {}));
+  EXPECT_TRUE(draws_from_tiles(true, 1025, {}));
+  EXPECT_TRUE(draws_from_tiles(true, 512, {.top_cells = 256}));
+  ASSERT_TRUE(maps_view().keeps_maps());
+  for (const MapOfHead m :
+       {MapOfHead{3, 2, MatrixKind::Attention, true}, MapOfHead{5, -1, MatrixKind::Similarity},
+        MapOfHead{0, 7, MatrixKind::Cosine}, MapOfHead{1, 4, MatrixKind::Norm}, MapOfHead{2, -1, MatrixKind::Norm},
+        MapOfHead{4, 0, MatrixKind::Rollout}, MapOfHead{4, -1, MatrixKind::Rollout, false, false, true}}) {
+    SCOPED_TRACE(std::string(matrix_name(m.kind)) + " layer " + std::to_string(m.layer) + " head " +
+                 std::to_string(m.head));
+    std::vector<float> whole = head_matrix(maps_view(), m.layer, m.head, m.kind, m.rollout_of_norm);
+    if (m.zero_diagonal)
+      for (int64_t i = 0; i < 512; ++i) whole[static_cast<size_t>(i * 513)] = 0.0f;
+    const MapSource source = head_map_source(maps_view(), m, ValueScale::Linear, false);
+    EXPECT_EQ(whole_of(source), whole);
+    const at::Tensor rows = source.rows(100, 7).contiguous();  // any block: its rows of the whole
+    ASSERT_EQ(rows.sizes(), (at::IntArrayRef{7, 512}));
+    EXPECT_TRUE(std::equal(whole.begin() + 100 * 512, whole.begin() + 107 * 512, rows.data_ptr<float>()));
+  }
+}
+
 TEST(MapPyramid, TiledFiguresHoldTheWholeFiguresMapsAsSources) {
   FigureOptions o;
   o.layer = 3;

@@ -111,12 +111,13 @@ void FigurePanel::rebuild(const PanelContext& c, const FigureOptions& options) {
   waiting_ = false;
   try {
     AnalyzedTextView text = c.snapshot->view();
-    if (!build_tiled_ || text.keeps_maps() || !c.snapshot_owner) {
+    if (!build_tiled_ || !c.snapshot_owner || !draws_from_tiles(text.keeps_maps(), text.analysis.length, tiles)) {
       canvas_.set(build_(text, options));
       return;
     }
-    KeptRollouts rollouts;
-    if (const std::vector<int> layers = rollouts_ ? rollout_layers_(text.analysis, options) : std::vector<int>{};
+    KeptRollouts rollouts;  // a long text's, made beforehand; kept maps make theirs in their sources
+    if (const std::vector<int> layers =
+            rollouts_ && !text.keeps_maps() ? rollout_layers_(text.analysis, options) : std::vector<int>{};
         !layers.empty()) {
       canvas_.set({});
       rollouts = kept_rollouts(c, layers, options.rollout_of_norm);
