@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "figures/figure_painter.h"
+#include "figures/pooled_panel.h"
 #include "gl/texture_id.h"
 
 namespace attnscope::ui {
@@ -80,7 +81,12 @@ class ImGuiPainter final : public Painter {
   void heatmap(const HeatmapPanel& panel, size_t index, const Rect& r) override {
     if (TiledMap* map = canvas_.tiled(index)) return tiled(*map, r);
     auto& image = canvas_.images_.at(index);
-    if (!image) image = renderer_.render(panel, 1024);
+    // Shown smaller than its cells, pooled to about a cell a pixel (made again as zooming changes that).
+    const int64_t k = display_pooling(std::max(panel.rows, panel.cols), std::min(r.w, r.h));
+    if (!image || image->pooled_by != k) {
+      image = renderer_.render(k > 1 ? pooled_panel(panel, k) : panel, 1024);
+      image->pooled_by = k;
+    }
     list_->AddImage(texture_id(*image), at(r.x, r.y), at(r.right(), r.bottom()));
   }
 

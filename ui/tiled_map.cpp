@@ -4,6 +4,7 @@
 #include <cmath>
 #include <iterator>
 
+#include "figures/pooled_panel.h"
 #include "gl/texture_id.h"
 
 namespace attnscope::ui {
@@ -91,17 +92,22 @@ void TiledMap::draw(const HeatmapRenderer& renderer, ImDrawList* list, ImVec2 p0
                     Clock::time_point deadline) {
   pending_ = !pyramid_.top_done();
   if (pending_) return;
-  if (!top_.texture.get()) {
+  // The top level as FigureCanvas renders a whole map (the same pixels below 1,024 tokens), pooled
+  // further where its cells outnumber the pixels.
+  const int64_t top_cells = pyramid_.cells(pyramid_.top_level());
+  if (const int64_t k = display_pooling(top_cells, p1.x - p0.x); !top_.texture.get() || top_.pooled_by != k) {
     HeatmapPanel top = style_;
-    top.rows = top.cols = static_cast<int>(pyramid_.cells(pyramid_.top_level()));
+    top.rows = top.cols = static_cast<int>(top_cells);
     top.values = pyramid_.top();
-    top_ = renderer.render(top, 1024);  // as FigureCanvas renders a whole map: the same pixels below 1,024 tokens
+    top_ = renderer.render(k > 1 ? pooled_panel(top, k) : top, 1024);
+    top_.pooled_by = k;
   }
   list->AddImage(texture_id(top_), p0, p1);
   const ImVec4 clip = list->_CmdHeader.ClipRect;
   if (clip.x >= p1.x || clip.z <= p0.x || clip.y >= p1.y || clip.w <= p0.y) return;  // out of sight
   const double n = static_cast<double>(pyramid_.length()), px = (p1.x - p0.x) / n;   // pixels a token
-  const int level = std::clamp(static_cast<int>(std::floor(std::log2(1.0 / px))), 0, pyramid_.top_level());
+  // The finest level whose cells take a pixel or more: a finer one's would be sampled, not pooled.
+  const int level = std::clamp(static_cast<int>(std::ceil(std::log2(1.0 / px) - 1e-9)), 0, pyramid_.top_level());
   if (level == pyramid_.top_level()) return;
   const double tile_tokens = static_cast<double>(MapPyramid::kTileCells << level), tile_px = tile_tokens * px;
   const auto tiles_between = [&](float from, float to, float origin, int64_t count) {

@@ -17,6 +17,7 @@ struct HeatmapImage {
   Texture texture;  // RGBA8, row 0 at the top
   Framebuffer framebuffer;
   int width = 0, height = 0;
+  int64_t pooled_by = 1;  // the panel's cells a side in each of its cells (figures/pooled_panel.h)
 };
 
 // Many heatmaps of one size and colormap side by side in one texture, one pixel per cell: the
