@@ -1,6 +1,7 @@
 #include "figures/cairo_painter.h"
 
 #include "base/error.h"
+#include "figures/pooled_panel.h"
 
 #include <algorithm>
 #include <cmath>
@@ -101,10 +102,19 @@ void CairoPainter::line(double x0, double y0, double x1, double y1, Rgb color, d
 }
 
 void CairoPainter::heatmap(const HeatmapPanel& p, size_t, const Rect& r) {
-  paint_image(heatmap_cells(p), r);
-  const double cw = r.w / p.cols, ch = r.h / p.rows;
+  // Onto pixels (PNG), a map of more cells than pixels is pooled first (figures/pooled_panel.h):
+  // scaled without smoothing, most single columns would be dropped. PDF keeps every cell.
+  int64_t k = 1;
+  if (cairo_surface_get_type(cairo_get_target(cr_)) == CAIRO_SURFACE_TYPE_IMAGE) {
+    double px = r.w, py = 0;
+    cairo_user_to_device_distance(cr_, &px, &py);
+    k = display_pooling(std::max(p.rows, p.cols), std::abs(px));
+  }
+  paint_image(heatmap_cells(k > 1 ? pooled_panel(p, k) : p), r);
+  const double cw = r.w / p.cols, ch = r.h / p.rows, width = outline_width(std::min(cw, ch));
+  if (width == 0) return;
   set_color({0, 0, 0}, 1);
-  cairo_set_line_width(cr_, std::max(0.3, std::min(cw, ch) * 0.12));
+  cairo_set_line_width(cr_, width);
   for (const auto& [i, j] : p.outlined) cairo_rectangle(cr_, r.x + j * cw, r.y + i * ch, cw, ch);
   cairo_stroke(cr_);
 }

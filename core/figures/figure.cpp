@@ -60,6 +60,8 @@ std::vector<double> bar_axis_ticks(const BarPanel& p) {
   return bar_axis_ticks(bar_axis_top(p), whole);
 }
 
+double outline_width(double cell) { return cell < 2 ? 0.0 : std::max(0.3, cell * 0.12); }
+
 int64_t round_step(int64_t at_least) {
   for (int64_t power = 1;; power *= 10)
     for (int64_t m : {1, 2, 5})

@@ -124,6 +124,10 @@ std::vector<double> bar_axis_ticks(const BarPanel& panel);
 // The smallest of 1, 2 and 5 times a power of ten that is at least `at_least`: a round number of
 // categories to label at once, or to sum into one bar.
 int64_t round_step(int64_t at_least);
+// The stroke outlining a pair's cell in an exported heatmap, for cells `cell` units a side; 0 (no
+// outlines) below 2 units, where an outline would cover its cell and its neighbours' (a 512-token
+// map of Gemma 3's S, most of its cells pairs, was exported black; the window draws them from 3 pixels).
+double outline_width(double cell);
 // Three significant digits ("0.548", "29.9"), and a thousand to a million in full ("8930").
 std::string tick_label(double value);
 // The labels at the top and bottom of a heatmap's colour bar; a clipped scale's top says ">=".

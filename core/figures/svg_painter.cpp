@@ -82,10 +82,9 @@ void SvgPainter::image(cairo_surface_t* cells, const Rect& r) {
 
 void SvgPainter::heatmap(const HeatmapPanel& p, size_t, const Rect& r) {
   image(heatmap_cells(p), r);
-  if (p.outlined.empty()) return;
-  const double cw = r.w / p.cols, ch = r.h / p.rows;
-  out_ << "<path fill=\"none\" stroke=\"#000000\" stroke-width=\"" << std::max(0.3, std::min(cw, ch) * 0.12)
-       << "\" d=\"";
+  const double cw = r.w / p.cols, ch = r.h / p.rows, width = outline_width(std::min(cw, ch));
+  if (p.outlined.empty() || width == 0) return;
+  out_ << "<path fill=\"none\" stroke=\"#000000\" stroke-width=\"" << width << "\" d=\"";
   for (const auto& [i, j] : p.outlined)
     out_ << "M" << r.x + j * cw << " " << r.y + i * ch << "h" << cw << "v" << ch << "h" << -cw << "z";
   out_ << "\"/>\n";

@@ -66,6 +66,41 @@ TEST(FigureExport, PngIsRenderedAtTheAskedScale) {
   }
 }
 
+// A map of more cells than the PNG has pixels: each single column still shows (pooled, not
+// sampled), and no pair is outlined on cells too small for it (it would blacken the map).
+TEST(FigureExport, APngOfAMapOfMoreCellsThanPixelsKeepsItsColumnsAndSkipsOutlines) {
+  const auto render = [](bool outlined) {
+    Figure f;
+    HeatmapPanel h;
+    h.rows = h.cols = 601;
+    h.values.assign(601 * 601, 0.0f);
+    for (int i = 0; i < 601; ++i) h.values[static_cast<size_t>(i) * 601 + 301] = 1.0f;
+    h.color_scale = {0, 1, ValueScale::Linear, false};
+    if (outlined)
+      for (int i = 0; i < 601; i += 2)
+        for (int j = 0; j < 601; j += 2) h.outlined.emplace_back(i, j);
+    f.panels.push_back(h);
+    ExportOptions o;
+    o.width = 400;
+    const std::string png = render_figure(f, FigureFormat::Png, o);
+    int w = 0, h_px = 0, channels = 0;
+    unsigned char* pixels = stbi_load_from_memory(reinterpret_cast<const unsigned char*>(png.data()),
+                                                  static_cast<int>(png.size()), &w, &h_px, &channels, 3);
+    EXPECT_NE(pixels, nullptr);
+    int yellow = 0, dark = 0;  // viridis' top, and near black
+    for (int k = 0; pixels && k < w * h_px; ++k) {
+      const unsigned char* c = pixels + 3 * k;
+      yellow += c[0] > 200 && c[1] > 200 && c[2] < 100;
+      dark += c[0] < 40 && c[1] < 40 && c[2] < 40;
+    }
+    stbi_image_free(pixels);
+    return std::pair{yellow, dark};
+  };
+  const auto [yellow, dark] = render(false);
+  EXPECT_GT(yellow, 150);  // the column, down the map's 300-odd pixels
+  EXPECT_EQ(render(true), std::make_pair(yellow, dark));
+}
+
 TEST(FigureExport, SvgCarriesTheLabelsAsText) {
   const std::string svg = render_figure(sample(), FigureFormat::Svg);
   EXPECT_EQ(svg.rfind("<?xml", 0), 0u);
