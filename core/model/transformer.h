@@ -237,8 +237,8 @@ class Transformer {
   Projected project(const LayerWeights& w, const at::Tensor& x, const RotaryTables* rotary,
                     const KeepGoing& keep_going) const;
   Projected project_fused(const LayerWeights& w, const at::Tensor& input, const KeepGoing& keep_going) const;
-  Projected project_apart(const LayerWeights& w, const at::Tensor& input, const RotaryTables* rotary,
-                          const KeepGoing& keep_going) const;
+  Projected project_stacked(const LayerWeights& w, const at::Tensor& input, const RotaryTables* rotary,
+                            const KeepGoing& keep_going) const;
   // A continued forward's: the queries of the rows from mask.earlier_rows on alone ([B * H, d,
   // later rows]), the keys and values of every row, the earlier ones from mask.earlier_keys and
   // earlier_values.

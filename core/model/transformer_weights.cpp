@@ -94,8 +94,8 @@ struct LayerReader {
   }
 };
 
-// The query, key and value projections: a fused [q; k; v] matrix or three, fused (encoders), or
-// three apart with their own head counts (decoders).
+// The query, key and value projections: a fused [q; k; v] matrix or three, fused by head
+// (encoders), or three with their own head counts stacked (decoders).
 void load_projections(LayerWeights& w, const ModelConfig& c, const LayerNames& n, const LayerReader& get) {
   const int64_t D = c.hidden_size, q_rows = c.num_heads * c.head_dim(), kv_rows = c.kv_heads() * c.head_dim();
   const bool biased = c.biases.qkv;
@@ -103,12 +103,11 @@ void load_projections(LayerWeights& w, const ModelConfig& c, const LayerNames& n
     w.qkv_weight = get.weight(n.qkv, {3 * D, D});
     w.qkv_bias = biased ? get.bias(n.qkv, 3 * D, true) : at::zeros({3 * D}, w.qkv_weight.options());
   } else if (c.causal()) {
-    w.q_weight = get.weight(n.query, {q_rows, D});
-    w.k_weight = get.weight(n.key, {kv_rows, D});
-    w.v_weight = get.weight(n.value, {kv_rows, D});
-    w.q_bias = get.bias(n.query, q_rows, biased);
-    w.k_bias = get.bias(n.key, kv_rows, biased);
-    w.v_bias = get.bias(n.value, kv_rows, biased);
+    w.stacked_qkv_weight =
+        at::cat({get.weight(n.query, {q_rows, D}), get.weight(n.key, {kv_rows, D}), get.weight(n.value, {kv_rows, D})});
+    if (biased)
+      w.stacked_qkv_bias =
+          at::cat({get.bias(n.query, q_rows, true), get.bias(n.key, kv_rows, true), get.bias(n.value, kv_rows, true)});
     if (*n.query_norm) w.q_norm_weight = get.weight(n.query_norm, {c.head_dim()});
     if (*n.key_norm) w.k_norm_weight = get.weight(n.key_norm, {c.head_dim()});
   } else {

@@ -1,9 +1,9 @@
 #pragma once
 // A transformer's weights, loaded from model.safetensors under the names its architecture's
 // description gives (model/architecture.h), checked against the config, and placed on the compute
-// device. An encoder's query, key and value projections are fused into one matrix, grouped by head,
-// so a layer's projections are a single matrix product; a decoder's stay apart (its keys and values
-// may have fewer heads than its queries). Tensors an architecture lacks stay undefined (no
+// device. A layer's query, key and value projections are one matrix, so they are a single matrix
+// product: an encoder's grouped by head, a decoder's stacked, queries then keys then values (its
+// keys and values may have fewer heads than its queries). Tensors an architecture lacks stay undefined (no
 // biases in ModernBERT, no norm before its first layer's attention); shared layers (ALBERT) are the
 // same tensors listed once per layer run.
 #include <ATen/core/Tensor.h>
@@ -19,9 +19,10 @@ namespace attnscope {
 
 struct LayerWeights {
   at::Tensor qkv_weight, qkv_bias;  // encoders: [3D, D], [3D]: per head its query, key and value rows
-  // Decoders: [H d, D], [H_kv d, D] and [H_kv d, D], biases where the family has them; the
-  // queries' and keys' norms per head [d] (Qwen3, Gemma 3).
-  at::Tensor q_weight, q_bias, k_weight, k_bias, v_weight, v_bias;
+  // Decoders: the query, key and value rows stacked, [(H + 2 H_kv) d, D] (one product for the
+  // three, their head counts apart), the bias where the family has one; the queries' and keys'
+  // norms per head [d] (Qwen3, Gemma 3).
+  at::Tensor stacked_qkv_weight, stacked_qkv_bias;
   at::Tensor q_norm_weight, k_norm_weight;
   at::Tensor attn_out_weight, attn_out_bias;
   at::Tensor attn_norm_weight, attn_norm_bias;
