@@ -90,6 +90,20 @@ TEST(ColorScale, SymmetricCentresZero) {
   EXPECT_DOUBLE_EQ(s.position(2), 0.75);
 }
 
+// A similarity map on the clipped scale (the explorer's default) is linear up to the 99th
+// percentile of |S|, as the legend says: it was coloured by the symmetric log, which drew a value at
+// a ninth of the limit at 0.84 of the scale (SmolLM2's first head: nearly every cell dark red).
+TEST(ColorScale, ASignedMapClippedIsLinearUpToItsPercentile) {
+  std::vector<float> values;
+  for (int v = -100; v <= 100; ++v) values.push_back(static_cast<float>(v) / 100);  // 201 values
+  const ColorScale s = color_scale_for(values, ValueScale::Clipped, true);
+  EXPECT_FLOAT_EQ(static_cast<float>(s.hi), 0.99f);  // the 199th smallest |v| of 201: two above it
+  EXPECT_DOUBLE_EQ(s.position(0), 0.5);
+  EXPECT_NEAR(s.position(0.11), 0.5 + 0.5 * 0.11 / s.hi, 1e-12);
+  EXPECT_NEAR(s.position(-0.495), 0.25, 1e-6);
+  EXPECT_DOUBLE_EQ(s.position(1.0), 1.0);  // the top 1% in the top colour
+}
+
 TEST(ColorScale, SymmetricLogIsOddAndMonotone) {
   const ColorScale s{-2, 2, ValueScale::Log, true};
   EXPECT_DOUBLE_EQ(s.position(0), 0.5);
@@ -113,13 +127,14 @@ TEST(ColorScale, StraightScalesHaveAnAffineFormThatAgreesWithPosition) {
   EXPECT_EQ(factor_offset({1, 1, ValueScale::Linear, false}),
             (std::pair<double, double>{0, 0.5}));  // constant map: mid-scale
   EXPECT_EQ(factor_offset({0, 0, ValueScale::Linear, true}), (std::pair<double, double>{0, 0.5}));
-  // Log scales, and the symmetric log that symmetric Clipped uses, are not straight lines.
+  EXPECT_EQ(factor_offset({-2, 2, ValueScale::Clipped, true}), (std::pair<double, double>{0.25, 0.5}));
+  // Log scales, the symmetric log among them, are not straight lines.
   EXPECT_FALSE((ColorScale{0, 1, ValueScale::Log, false}.affine()));
   EXPECT_FALSE((ColorScale{-2, 2, ValueScale::Log, true}.affine()));
-  EXPECT_FALSE((ColorScale{-2, 2, ValueScale::Clipped, true}.affine()));
   for (const ColorScale& s :
        {ColorScale{2, 6, ValueScale::Linear, false}, ColorScale{-3, 0.5, ValueScale::Clipped, false},
-        ColorScale{-1, 4, ValueScale::Linear, true}, ColorScale{7, 7, ValueScale::Clipped, false}})
+        ColorScale{-1, 4, ValueScale::Linear, true}, ColorScale{7, 7, ValueScale::Clipped, false},
+        ColorScale{-2, 2, ValueScale::Clipped, true}})
     for (double v = -8; v <= 8; v += 0.37) {
       const auto a = s.affine();
       ASSERT_TRUE(a);
