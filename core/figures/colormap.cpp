@@ -115,8 +115,9 @@ double ColorScale::position(double v) const {
   if (symmetric) {
     const double limit = std::max(std::abs(lo), std::abs(hi));
     if (limit <= 0) return 0.5;
-    if (scale != ValueScale::Log) return std::clamp(0.5 + 0.5 * v / limit, 0.0, 1.0);  // clipped too: a line
-    const double c = limit / kDecades;                                                 // symmetric log: linear below c
+    // Linear and clipped alike a straight line; the log a symmetric log, itself linear below c.
+    if (scale != ValueScale::Log) return std::clamp(0.5 + 0.5 * v / limit, 0.0, 1.0);
+    const double c = limit / kDecades;
     const auto symlog = [c](double x) { return std::copysign(std::log10(1 + std::abs(x) / c), x); };
     return std::clamp(0.5 + 0.5 * symlog(v) / symlog(limit), 0.0, 1.0);
   }
