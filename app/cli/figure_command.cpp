@@ -183,9 +183,10 @@ Action add_figure_command(CLI::App& app) {
          "(A's figure beside B's)")
       ->required();
   cmd->add_option("--out", o->out, "Output file; .png, .svg or .pdf")->required();
-  cmd->add_option("--corpus", o->corpus,
+  // Also by the explorer's names for the same files (attnscope --corpus-result).
+  cmd->add_option("--corpus,--corpus-result", o->corpus,
                   "A corpus result (attnscope-cli corpus --out) to draw figures 2, 3, 6, 7, 8, 10, 11, 13 from");
-  cmd->add_option("--corpus-b", o->corpus_b,
+  cmd->add_option("--corpus-b,--corpus-result-b", o->corpus_b,
                   "A second corpus result: the figure compares it with --corpus (distributions of A and B side "
                   "by side for 6, 7, 8, 11, 13; maps per text and B - A for 2, 3, 10)");
   cmd->add_option("--layer", o->layer, "Layer, numbered from 0 (default: the last)")->check(CLI::Range(-1, 1 << 16));

@@ -58,9 +58,10 @@ void add_input_options(CLI::App& app, attnscope::ui::ExplorerOptions& o, Command
   app.add_flag("--head-roles", in.head_roles, "Show the role grid (every head's strongest role) in the overview");
   app.add_option("--download", o.download,
                  "Download this model id into the Hugging Face cache (progress in the window), then open it");
-  app.add_option("--corpus-result", o.corpus_result,
+  // Also by the command line's names for the same files (attnscope-cli figure --corpus).
+  app.add_option("--corpus-result,--corpus", o.corpus_result,
                  "Open a saved corpus result (attnscope-cli corpus --out) in the Corpus view");
-  app.add_option("--corpus-result-b", o.corpus_result_b,
+  app.add_option("--corpus-result-b,--corpus-b", o.corpus_result_b,
                  "... and compare it with this saved corpus result (B) in the Corpus view");
   auto* compare_model = app.add_option("--compare-model", o.compare_model,
                                        "Compare mode: B is this model (folder or id) on the same text");

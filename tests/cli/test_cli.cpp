@@ -251,6 +251,11 @@ TEST_F(Cli, CorpusShardsMergeIntoTheWholeRun) {
                      (dir_ / "f2.svg").string()})
                 .status,
             0);
+  // The explorer's name for the same file (attnscope --corpus-result) is taken too.
+  EXPECT_EQ(run_cli({"figure", "--corpus-result", (dir_ / "merged.json").string(), "--fig", "3", "--out",
+                     (dir_ / "f3.svg").string()})
+                .status,
+            0);
   // A Slurm array task finds its shard in the environment.
   const Outcome task = run({"env", "SLURM_ARRAY_TASK_ID=5", "SLURM_ARRAY_TASK_MIN=4", "SLURM_ARRAY_TASK_COUNT=3",
                             test::cli_path().string(), "corpus", "--model", tiny(), "--input", input, "--max-len", "16",

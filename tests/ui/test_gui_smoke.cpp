@@ -458,8 +458,8 @@ TEST_F(Gui, CorpusViewShowsASavedRunAndAMergedOne) {
               0);
   const auto merged = dir_ / "merged.json";
   ASSERT_EQ(cli("merge " + quote(merged.string()) + " " + quote((dir_ / "shards").string())), 0);
-  const Image merged_img =
-      shot("merged", {"--view", "corpus", "--corpus-result", merged.string(), "--text", "A short text."});
+  // By the command line's name for a corpus result (figure --corpus) this time.
+  const Image merged_img = shot("merged", {"--view", "corpus", "--corpus", merged.string(), "--text", "A short text."});
   EXPECT_GT(coloured_share(merged_img), 0.05);
   EXPECT_LT(mean_difference(img, merged_img, Box{0, 0, img.w, img.h}), 1.0);  // the same run, the same picture
   // The run beside the merged one: A, B and B - A (three maps where one run showed two).
