@@ -40,6 +40,7 @@ HeatmapPanel tensor_heatmap(std::string title, const at::Tensor& m, const Figure
 HeatmapPanel corpus_position_map(std::string title, const at::Tensor& m, const FigureOptions& o, std::string bar) {
   HeatmapPanel p = tensor_heatmap(std::move(title), m, o);
   p.row_labels = p.col_labels = position_labels(m.size(0));
+  p.rows_counted = p.cols_counted = true;
   p.x_label = "position j";
   p.y_label = "position i";
   p.colorbar_label = std::move(bar);
@@ -59,6 +60,7 @@ HeatmapPanel per_head_distribution(std::string title, const at::Tensor& hist, st
   p.row_labels.clear();
   for (int64_t h = 0; h < hist.size(0); ++h) p.row_labels.push_back("head " + std::to_string(h));
   p.col_labels = std::move(cols);
+  p.cols_counted = true;  // distances, numbers of anchors, bins of 0.01
   p.x_label = std::move(x);
   p.colorbar_label = "share of texts";
   return p;

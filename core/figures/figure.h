@@ -19,6 +19,9 @@ struct HeatmapPanel {
   int rows = 0, cols = 0;
   std::vector<float> values;                        // row-major rows x cols; NaN: an empty cell (drawn as background)
   std::vector<std::string> row_labels, col_labels;  // empty, or one per row / column
+  // Labels that count 0, 1, 2 ... (positions, distances): where crowded, every 1, 2 or 5 x 10^k-th
+  // is written (0, 10, 20), not every 6th.
+  bool rows_counted = false, cols_counted = false;
   std::string x_label, y_label;
   ColormapId colormap = ColormapId::Viridis;
   ColorScale color_scale;

@@ -40,6 +40,10 @@ double layout_heatmap(const HeatmapPanel& p, PanelLayout& out, double font, cons
   const double cell_w = side / std::max(1, p.cols), cell_h = side / std::max(1, p.rows);
   out.row_label_every = label_step(cell_h, out.label_font);
   out.col_label_every = label_step(cell_w, out.label_font);
+  if (p.rows_counted && out.row_label_every > 1)
+    out.row_label_every = static_cast<int>(round_step(out.row_label_every));
+  if (p.cols_counted && out.col_label_every > 1)
+    out.col_label_every = static_cast<int>(round_step(out.col_label_every));
   const double left = c.x + row_w + (p.y_label.empty() ? 0 : font * 1.3);
   out.plot = {left, out.title.bottom(), side, side};
   out.colorbar = {out.plot.right() + font * 0.8, out.plot.y, font * 0.9, side};

@@ -193,5 +193,37 @@ TEST(FigureLayout, ACrowdedHistogramIsLabelledAtRoundDistances) {
   EXPECT_TRUE(mantissa == 1 || mantissa == 2 || mantissa == 5) << step;
 }
 
+// A corpus figure's positions (0 .. 127) are labelled every 5th, 10th ... as a crowded bar axis
+// is, where a map of tokens keeps every k-th label that fits (Fig. 2 of SmolLM2's corpus run was
+// labelled 0, 6, 12 ... beside a panel labelled 0, 5, 10).
+TEST(FigureLayout, CountedMapLabelsAreWrittenAtRoundSteps) {
+  const auto steps = [](bool counted, double width) {
+    Figure f;
+    HeatmapPanel p;
+    p.title = "summed attention";
+    p.rows = p.cols = 128;
+    p.values.assign(128 * 128, 1.0f);
+    for (int i = 0; i < 128; ++i) p.row_labels.push_back(std::to_string(i));
+    p.col_labels = p.row_labels;
+    p.rows_counted = p.cols_counted = counted;
+    f.panels.push_back(p);
+    const PanelLayout l = layout_figure(f, width, 10, approximate_text_width).panels[0];
+    return std::pair{l.row_label_every, l.col_label_every};
+  };
+  for (double width : {300.0, 500.0, 700.0, 1200.0}) {
+    const auto [rows, cols] = steps(true, width);
+    const auto [token_rows, token_cols] = steps(false, width);
+    EXPECT_EQ(rows, round_step(token_rows)) << width;  // the smallest round step at least as sparse
+    EXPECT_EQ(cols, round_step(token_cols)) << width;
+    for (int step : {rows, cols}) {
+      int mantissa = step;
+      while (mantissa % 10 == 0) mantissa /= 10;
+      EXPECT_TRUE(mantissa == 1 || mantissa == 2 || mantissa == 5) << step;
+    }
+  }
+  EXPECT_GT(steps(false, 500).first, 1);  // a width where the labels are crowded
+  EXPECT_NE(steps(false, 500).first % 5, 0) << "pick a width where tokens' step is not round already";
+}
+
 }  // namespace
 }  // namespace attnscope
