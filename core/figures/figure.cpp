@@ -81,8 +81,10 @@ std::string tick_label(double v) {
 std::pair<std::string, std::string> colorbar_ticks(const ColorScale& s) {
   const double top = s.symmetric ? std::max(std::abs(s.lo), std::abs(s.hi)) : s.hi;
   const double bottom = s.symmetric ? -top : (s.scale == ValueScale::Log ? s.hi / 1e3 : s.lo);
-  // A clipped scale says so at its top: the top colour stands for that value and above.
-  return {(s.scale == ValueScale::Clipped ? "\u2265" : "") + tick_label(top), tick_label(bottom)};
+  // A clipped scale says so at its top (the top colour stands for that value and above), and a
+  // signed one at its bottom too (|v| is clipped).
+  const bool clipped = s.scale == ValueScale::Clipped;
+  return {(clipped ? "\u2265" : "") + tick_label(top), (clipped && s.symmetric ? "\u2264" : "") + tick_label(bottom)};
 }
 
 HeatmapPanel difference_heatmap(const HeatmapPanel& a, const HeatmapPanel& b, std::string title, ValueScale scale) {

@@ -198,6 +198,9 @@ TEST(ColorScale, ClippedStopsAtThe99thPercentile) {
   EXPECT_EQ(value_scale_by_name("clipped"), ValueScale::Clipped);
   EXPECT_THROW(value_scale_by_name("sqrt"), Error);
   EXPECT_EQ(colorbar_ticks(clipped).first, "\u2265" + tick_label(198.0));
+  EXPECT_EQ(colorbar_ticks(clipped).second, tick_label(1.0));
+  // A signed map is clipped at both ends.
+  EXPECT_EQ(colorbar_ticks(symmetric), (std::pair<std::string, std::string>{"\u226599", "\u2264-99"}));
 }
 
 }  // namespace
