@@ -19,6 +19,7 @@ HeatmapPanel vectors(std::string title, const at::Tensor& rows, std::vector<std:
   p.values = tensor_values(rows);
   p.row_labels = std::move(labels);
   for (int c = 0; c < p.cols; ++c) p.col_labels.push_back(std::to_string(c));
+  p.cols_counted = true;
   p.x_label = "dimension of the head";
   p.colormap = ColormapId::Diverging;
   p.color_scale = color_scale_for(p.values, o.scale == ValueScale::Log ? ValueScale::Linear : o.scale, true);
@@ -48,7 +49,9 @@ Figure query_key_figure(const AnalyzedTextView& text, const FigureOptions& optio
   HeatmapPanel query = vectors("query q_i", q.unsqueeze(0), {tokens[static_cast<size_t>(o.query)]}, "q", o);
   HeatmapPanel all_keys = vectors("keys k_j", keys, tokens, "k", o);
   HeatmapPanel products =
-      vectors("q_i * k_j (a row sums to the score times sqrt(d))", keys * q.unsqueeze(0), tokens, "q k", o);
+      // Not "the score times sqrt(d)": a family may scale otherwise (Gemma's query_pre_attn_scalar),
+      // cap the score or add a bias by distance (MPNet, DeBERTa).
+      vectors("q_i * k_j by dimension (a row sums to q_i . k_j)", keys * q.unsqueeze(0), tokens, "q k", o);
   for (int c = 0; c < all_keys.cols; ++c)
     all_keys.outlined.emplace_back(key, c), products.outlined.emplace_back(key, c);
   BarPanel row{

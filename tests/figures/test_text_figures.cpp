@@ -11,6 +11,8 @@
 
 #include "base/error.h"
 #include "figures/figure_export.h"
+#include "figures/figure_layout.h"
+#include "figures/query_key_figure.h"
 #include "figures/text_figures.h"
 #include "support/minilm.h"
 #include "support/paths.h"
@@ -353,6 +355,34 @@ TEST(TextFigures, AttentionLinesForSeveralHeadsAndOneToken) {
   for (const LinesHead& h : lines.heads)
     for (const AttentionLine& line : h.lines) expected += line.to == 4;
   EXPECT_EQ(count_lines(), expected);
+}
+
+// The query/key view (bertviz's neuron view) of MiniLM: the query, the keys and their products
+// dimension by dimension, each row of which sums to q_i . k_j as its title says; its 32 dimensions
+// labelled at round steps where crowded.
+TEST(TextFigures, QueryKeyViewRowsSumToTheDotProducts) {
+  CheckpointRun with_queries;
+  with_queries.lenses = true;
+  const TextRun run = test::minilm_checkpoint().run("The cat sat. The dog ran to the cat!", 128, with_queries);
+  const TextAnalysis analysis = analyze_text(run.encoding, run.captures, AnalysisSettings{});
+  FigureOptions o = focus(3, 5);
+  o.query = 4;
+  const Figure f = query_key_figure({run.encoding, run.captures, analysis}, o);
+  ASSERT_EQ(f.panels.size(), 4u);
+  const auto& products = std::get<HeatmapPanel>(f.panels[2]);
+  EXPECT_NE(products.title.find("a row sums to q_i . k_j"), std::string::npos) << products.title;
+  const at::Tensor q = run.captures.queries[3][5][4], k = run.captures.keys[3][run.captures.key_head(5)];
+  ASSERT_EQ(products.cols, q.size(0));
+  for (int j = 0; j < products.rows; ++j) {
+    double sum = 0;
+    for (int c = 0; c < products.cols; ++c) sum += products.value(j, c);
+    EXPECT_NEAR(sum, at::dot(q, k[j]).item<double>(), 1e-4) << j;
+  }
+  const auto& keys = std::get<HeatmapPanel>(f.panels[1]);
+  EXPECT_TRUE(keys.cols_counted);
+  const PanelLayout narrow = layout_figure(f, 400, 10, approximate_text_width).panels[1];
+  EXPECT_GT(narrow.col_label_every, 1);
+  EXPECT_EQ(narrow.col_label_every, round_step(narrow.col_label_every));
 }
 
 TEST(TextFigures, BadChoicesAreRefusedWithAMessage) {
