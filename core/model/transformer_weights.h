@@ -3,9 +3,9 @@
 // description gives (model/architecture.h), checked against the config, and placed on the compute
 // device. A layer's query, key and value projections are one matrix, so they are a single matrix
 // product: an encoder's grouped by head, a decoder's stacked, queries then keys then values (its
-// keys and values may have fewer heads than its queries). Tensors an architecture lacks stay undefined (no
-// biases in ModernBERT, no norm before its first layer's attention); shared layers (ALBERT) are the
-// same tensors listed once per layer run.
+// keys and values may have fewer heads than its queries). Tensors an architecture lacks stay
+// undefined (no biases in ModernBERT, no norm before its first layer's attention); shared layers
+// (ALBERT) are the same tensors listed once per layer run.
 #include <ATen/core/Tensor.h>
 
 #include <vector>
