@@ -1,7 +1,8 @@
 #pragma once
 // The query/key view of one head (bertviz's neuron view, Vig 2019): the query q_i of a token, the
-// keys k_j of every token, their elementwise products q_i * k_j (each row sums, over 1 / sqrt(d),
-// to the score of j), and the attention row A_i they make; the key options.key outlined.
+// keys k_j of every token, their elementwise products q_i * k_j (each row sums to q_i . k_j, which
+// the model's scale, and in some families a cap or a bias by distance, turn into the score of j),
+// and the attention row A_i they make; the key options.key outlined.
 #include "figures/text_figures.h"
 
 namespace attnscope {
