@@ -55,7 +55,8 @@ const ViewText kViews[kViewCount] = {
      "to, on the right for the tokens that attend to it; click to keep it. Lines under 0.02 are left out. The view of "
      "bertviz's head view (Vig 2019)."},
     {View::Corpus, "corpus", "Corpus", "Run over many texts, or open a saved run: Fig. 2, 3, 6, 7, 8, 10, 11, 13.",
-     "A corpus is cut into windows of N tokens ([CLS] ... [SEP]); their attention maps, high-similarity masks and "
+     "A corpus is cut into windows of N tokens, the model's special ones included ([CLS] ... [SEP], or a "
+     "decoder's start token); their attention maps, high-similarity masks and "
      "per-text statistics are accumulated (METHOD.md, Over a corpus). Runs can be cancelled; the result is saved as "
      "JSON "
      "and CSV and can be reopened here."},
