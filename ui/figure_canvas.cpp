@@ -66,9 +66,16 @@ class ImGuiPainter final : public Painter {
     list_->AddRectFilled(at(r.x, r.y), at(r.right(), r.bottom()), rgba(color, alpha));
   }
 
-  void stroke_rect(const Rect& r, Rgb color, double width) override {
-    list_->AddRect(at(r.x, r.y), at(r.right(), r.bottom()), rgba(color, 1), 0.0f, 0,
-                   static_cast<float>(std::max(1.0, width)));
+  // A line of a pixel (or `width`, where wider) through the pixels just outside those the map's
+  // image covers (their centres inside it: a map's edge need not fall on a pixel's), so that
+  // neither the line nor its anti-aliased fringe, a pixel either side of its centre, reaches the
+  // map. ImGui strokes a rectangle half a pixel inside the corners it is given.
+  void frame(const Rect& r, Rgb color, double width) override {
+    const float w = static_cast<float>(std::max(1.0, width)), out = (w - 1) / 2;
+    const ImVec2 a = at(r.x, r.y), b = at(r.right(), r.bottom());
+    const auto first = [](float edge) { return std::ceil(edge - 0.5f); };  // the first pixel covered
+    list_->AddRect(ImVec2(first(a.x) - 1 - out, first(a.y) - 1 - out),
+                   ImVec2(first(b.x) + 1 + out, first(b.y) + 1 + out), rgba(color, 1), 0.0f, 0, w);
   }
 
   void line(double x0, double y0, double x1, double y1, Rgb color, double alpha, double width) override {

@@ -86,10 +86,12 @@ void CairoPainter::fill_rect(const Rect& r, Rgb color, double alpha) {
   cairo_fill(cr_);
 }
 
-void CairoPainter::stroke_rect(const Rect& r, Rgb color, double width) {
+// The stroke is centred on its path: the path half its width outside r.
+void CairoPainter::frame(const Rect& r, Rgb color, double width) {
   set_color(color, 1);
   cairo_set_line_width(cr_, width);
-  cairo_rectangle(cr_, r.x, r.y, r.w, r.h);
+  const double o = width / 2;
+  cairo_rectangle(cr_, r.x - o, r.y - o, r.w + 2 * o, r.h + 2 * o);
   cairo_stroke(cr_);
 }
 

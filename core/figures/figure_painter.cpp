@@ -38,7 +38,7 @@ void paint_heatmap_labels(Painter& g, const HeatmapPanel& p, const PanelLayout& 
 void paint_heatmap(Painter& g, const HeatmapPanel& p, size_t index, const PanelLayout& l) {
   if (p.rows <= 0 || p.cols <= 0) return;
   g.heatmap(p, index, l.plot);
-  g.stroke_rect(l.plot, kGrey, 0.5);
+  g.frame(l.plot, kGrey, 0.5);
   paint_heatmap_labels(g, p, l);
   if (!p.colorbar_label.empty() || !p.row_labels.empty()) paint_colorbar(g, p, l);
 }

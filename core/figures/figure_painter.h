@@ -19,7 +19,9 @@ class Painter {
   // being the anchor the alignment refers to.
   virtual void text(const std::string& text, double x, double y, double size, Align align, bool upwards, Rgb color) = 0;
   virtual void fill_rect(const Rect& r, Rgb color, double alpha) = 0;
-  virtual void stroke_rect(const Rect& r, Rgb color, double width) = 0;
+  // A frame of `width` just outside `r`, so that what fills `r` keeps its edges in sight (a long
+  // text's heatmap: its first and last tokens, the sink column among them, a pixel or less each).
+  virtual void frame(const Rect& r, Rgb color, double width) = 0;
   virtual void line(double x0, double y0, double x1, double y1, Rgb color, double alpha, double width) = 0;
   // The heatmap's cells (colormap, scale, empty cells, outlines) filling `r`.
   virtual void heatmap(const HeatmapPanel& panel, size_t panel_index, const Rect& r) = 0;

@@ -16,7 +16,7 @@ class SvgPainter final : public Painter {
   double text_width(const std::string& text, double size) override;
   void text(const std::string& text, double x, double y, double size, Align align, bool upwards, Rgb color) override;
   void fill_rect(const Rect& r, Rgb color, double alpha) override;
-  void stroke_rect(const Rect& r, Rgb color, double width) override;
+  void frame(const Rect& r, Rgb color, double width) override;
   void line(double x0, double y0, double x1, double y1, Rgb color, double alpha, double width) override;
   void heatmap(const HeatmapPanel& panel, size_t index, const Rect& r) override;
   void colorbar(ColormapId id, const Rect& r) override;

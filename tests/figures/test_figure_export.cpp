@@ -112,6 +112,28 @@ TEST(FigureExport, SvgCarriesTheLabelsAsText) {
   EXPECT_EQ(svg.substr(svg.size() - 7), "</svg>\n");
 }
 
+// A map's frame is drawn outside its cells, so that its first and last rows and columns stay in
+// sight when a token is a fraction of a point (a long text; the [CLS] or sink column is the first).
+TEST(FigureExport, AMapsFrameLiesOutsideItsCells) {
+  const std::string svg = render_figure(sample(), FigureFormat::Svg);
+  const auto number = [&](size_t from, const std::string& name) {
+    const size_t at = svg.find(name + "=\"", from);
+    EXPECT_NE(at, std::string::npos) << name;
+    return std::stod(svg.substr(at + name.size() + 2));
+  };
+  const size_t image = svg.find("<image "), frame = svg.find("<rect ", image);
+  ASSERT_NE(image, std::string::npos);
+  ASSERT_NE(frame, std::string::npos);
+  ASSERT_NE(svg.substr(frame, 200).find("fill=\"none\""), std::string::npos);  // the heatmap's frame, next
+  const double x = number(image, "x"), y = number(image, "y"), w = number(image, "width"), h = number(image, "height");
+  const double half = number(frame, "stroke-width") / 2;
+  EXPECT_GT(half, 0);
+  EXPECT_LE(number(frame, "x") + half, x);
+  EXPECT_LE(number(frame, "y") + half, y);
+  EXPECT_GE(number(frame, "x") + number(frame, "width") - half, x + w);
+  EXPECT_GE(number(frame, "y") + number(frame, "height") - half, y + h);
+}
+
 TEST(FigureExport, SvgEscapesMarkupInLabels) {
   Figure f = sample();
   f.title = "a < b & \"c\"";

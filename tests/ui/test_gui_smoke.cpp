@@ -164,6 +164,48 @@ TEST_F(Gui, ALongTextShowsWhatItsMapsShow) {
             0.01);
 }
 
+// A map's frame is drawn outside it: on a long text a token is less than a pixel, and the first
+// and last tokens (the [CLS] column, a decoder's sink) are a map's edge pixels. MiniLM's layer 1,
+// head 0 at 512 tokens has one separator, [CLS]: Fig. 5's mask is 1 in row 0 and column 0 alone,
+// and its first row and column of pixels must show it (under the frame they were the frame's grey).
+TEST_F(Gui, AMapsFrameLeavesItsEdgeTokensInSight) {
+  const std::string file = (dir_ / "long.txt").string();
+  std::ofstream(file) << corpus_text();
+  const Image img = shot("mask-edges", {"--file", file, "--max-len", "512", "--maps-up-to", "100", "--view",
+                                        "separators", "--layer", "1", "--head", "0"});
+  const auto is = [&](int x, int y, std::array<int, 3> rgb) {
+    if (x < 0 || y < 0 || x >= img.w || y >= img.h) return false;
+    const unsigned char* p = img.at(x, y);
+    return std::abs(p[0] - rgb[0]) + std::abs(p[1] - rgb[1]) + std::abs(p[2] - rgb[2]) < 30;
+  };
+  constexpr std::array<int, 3> kMarked{253, 231, 37}, kUnmarked{68, 1, 84};  // viridis at 1 and 0
+  // The mask is the lower left map: the widest run of unmarked pixels in the lower half, left of the middle.
+  Box mask{0, 0, 0, 0};
+  for (int y = kHeight / 2; y < kHeight - 10; y += 10)
+    for (int x = kWidth / 3; x < kWidth * 2 / 3; x += 10) {
+      if (!is(x, y, kUnmarked)) continue;
+      Box b{x, y, x, y};
+      while (is(b.x0 - 1, y, kUnmarked)) --b.x0;
+      while (is(b.x1 + 1, y, kUnmarked)) ++b.x1;
+      while (is(x, b.y0 - 1, kUnmarked)) --b.y0;
+      while (is(x, b.y1 + 1, kUnmarked)) ++b.y1;
+      if (b.w() > mask.w()) mask = b;
+    }
+  ASSERT_GT(mask.w(), 150) << "no mask found";
+  // Between the frame and the first unmarked pixel: the edge token's pixel (the next may blend
+  // token 0 with token 1).
+  const auto marked_before = [&](int x, int y, int dx, int dy) {
+    for (int k = 1; k <= 3; ++k)
+      if (is(x - k * dx, y - k * dy, kMarked)) return true;
+    return false;
+  };
+  int marked_column = 0, marked_row = 0;
+  for (int y = mask.y0; y <= mask.y1; ++y) marked_column += marked_before(mask.x0, y, 1, 0);
+  for (int x = mask.x0; x <= mask.x1; ++x) marked_row += marked_before(x, mask.y0, 0, 1);
+  EXPECT_GT(marked_column, mask.h() * 9 / 10) << mask.x0 << "," << mask.y0 << " " << mask.w() << "x" << mask.h();
+  EXPECT_GT(marked_row, mask.w() * 9 / 10);
+}
+
 // A long text's rollout in the Head view, and each layer's in the Layers view (chosen there, a
 // setting): made off the UI thread (a progress bar meanwhile, the screenshot waits for it), then
 // drawn from their tiles as the kept maps' rollouts are drawn.
