@@ -1,6 +1,8 @@
 #include "figures/figure_layout.h"
 
 #include <algorithm>
+#include <map>
+#include <tuple>
 #include <cmath>
 
 #include "tokenizer/utf8.h"
@@ -148,6 +150,26 @@ std::string axis_label(const std::string& label) {
   return truncate_code_points(label, kMaxLabelChars - 1) + "\u2026";
 }
 
+namespace {
+
+// Maps of a figure over the same tokens (Fig. 5's four, Fig. 12's layers, A beside B) label the
+// same ones: each takes the largest step of those of its length (a plot a few points narrower
+// beside a wider colour bar would otherwise pick another step, and label other tokens).
+void share_label_steps(const Figure& figure, FigureLayout& out) {
+  std::map<std::tuple<bool, int, bool>, int> largest;  // (rows or columns, count, counted): step
+  const auto each = [&](const auto& visit) {
+    for (size_t i = 0; i < figure.panels.size(); ++i)
+      if (const auto* h = std::get_if<HeatmapPanel>(&figure.panels[i])) {
+        if (!h->row_labels.empty()) visit(std::tuple{true, h->rows, h->rows_counted}, out.panels[i].row_label_every);
+        if (!h->col_labels.empty()) visit(std::tuple{false, h->cols, h->cols_counted}, out.panels[i].col_label_every);
+      }
+  };
+  each([&](const auto& key, int step) { largest[key] = std::max(largest[key], step); });
+  each([&](const auto& key, int& step) { step = largest[key]; });
+}
+
+}  // namespace
+
 FigureLayout layout_figure(const Figure& figure, double width, double font, const TextMeasure& measure) {
   FigureLayout out;
   out.width = width;
@@ -195,6 +217,7 @@ FigureLayout layout_figure(const Figure& figure, double width, double font, cons
     out.panels.push_back(std::move(p));
   }
   out.height = y + row_h + margin;
+  share_label_steps(figure, out);
   return out;
 }
 

@@ -69,6 +69,32 @@ TEST(FigureLayout, LabelsAreThinnedWhenCellsAreSmallerThanText) {
   EXPECT_LT((p.row_label_every - 1) * cell, p.label_font * 1.15);  // ... and not thinned more than needed
 }
 
+// Maps over the same tokens label the same tokens: a map beside a wider colour bar (its plot a
+// little narrower) takes the step of its neighbour, the larger.
+TEST(FigureLayout, MapsOfOneLengthShareTheirLabelSteps) {
+  HeatmapPanel narrow_bar = heatmap(512, true), wide_bar = heatmap(512, true);
+  narrow_bar.color_scale = {0, 1, ValueScale::Linear, false};
+  wide_bar.color_scale = {-123456.5, 123456.5, ValueScale::Linear, true};
+  const auto steps = [](const std::vector<HeatmapPanel>& panels) {
+    Figure f;
+    f.columns = 2;
+    for (const HeatmapPanel& p : panels) f.panels.push_back(p);
+    std::vector<std::pair<int, int>> out;
+    for (const PanelLayout& l : layout_figure(f, 700, 10, approximate_text_width).panels)
+      out.emplace_back(l.row_label_every, l.col_label_every);
+    return out;
+  };
+  const auto alone = steps({narrow_bar, narrow_bar});
+  const auto wide = steps({wide_bar, wide_bar});
+  ASSERT_LT(alone[0].first, wide[0].first) << "pick a width where the two bars give two steps";
+  const auto together = steps({narrow_bar, wide_bar});
+  EXPECT_EQ(together[0], wide[0]);
+  EXPECT_EQ(together[1], wide[0]);
+  HeatmapPanel shorter = heatmap(500, true);  // another length keeps its own step
+  shorter.color_scale = narrow_bar.color_scale;
+  EXPECT_EQ(steps({shorter, wide_bar})[0], steps({shorter, shorter})[0]);
+}
+
 TEST(FigureLayout, ThumbnailsWithoutLabelsHaveNoColorbar) {
   Figure f;
   HeatmapPanel p = heatmap(16, false);
