@@ -1,9 +1,9 @@
 #include "figures/figure_layout.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <tuple>
-#include <cmath>
 
 #include "tokenizer/utf8.h"
 
