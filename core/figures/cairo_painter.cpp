@@ -90,8 +90,8 @@ void CairoPainter::fill_rect(const Rect& r, Rgb color, double alpha) {
 void CairoPainter::frame(const Rect& r, Rgb color, double width) {
   set_color(color, 1);
   cairo_set_line_width(cr_, width);
-  const double o = width / 2;
-  cairo_rectangle(cr_, r.x - o, r.y - o, r.w + 2 * o, r.h + 2 * o);
+  const Rect path = r.grown(width / 2);
+  cairo_rectangle(cr_, path.x, path.y, path.w, path.h);
   cairo_stroke(cr_);
 }
 

@@ -16,6 +16,7 @@ struct Rect {
   double right() const { return x + w; }
   double bottom() const { return y + h; }
   bool contains(double px, double py) const { return px >= x && px < x + w && py >= y && py < y + h; }
+  Rect grown(double by) const { return {x - by, y - by, w + 2 * by, h + 2 * by}; }  // by on every side
 };
 
 // Width of a text at a font size, in the figure's units.

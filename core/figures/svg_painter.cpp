@@ -61,9 +61,9 @@ void SvgPainter::fill_rect(const Rect& r, Rgb c, double alpha) {
 
 // The stroke is centred on its path: the path half its width outside r.
 void SvgPainter::frame(const Rect& r, Rgb c, double width) {
-  const double o = width / 2;
-  out_ << "<rect x=\"" << r.x - o << "\" y=\"" << r.y - o << "\" width=\"" << r.w + 2 * o << "\" height=\""
-       << r.h + 2 * o << "\" fill=\"none\" stroke=\"" << color(c) << "\" stroke-width=\"" << width << "\"/>\n";
+  const Rect path = r.grown(width / 2);
+  out_ << "<rect x=\"" << path.x << "\" y=\"" << path.y << "\" width=\"" << path.w << "\" height=\"" << path.h
+       << "\" fill=\"none\" stroke=\"" << color(c) << "\" stroke-width=\"" << width << "\"/>\n";
 }
 
 void SvgPainter::line(double x0, double y0, double x1, double y1, Rgb c, double alpha, double width) {
