@@ -9,7 +9,7 @@
 #include "base/error.h"
 #include "results/comparison_json.h"
 #include "run_options.h"
-#include "text_cell.h"
+#include "text_table.h"
 #include "tokenizer/piece_text.h"
 
 namespace attnscope::cli {
@@ -41,7 +41,7 @@ std::string anchor(const HeadStats& s, const Encoding& e) {
 
 // The head of B most like head (l, h) of A: its match within the layer (models of one shape), else
 // the head with the largest CKA over all of B's (`all`, [L_A * H_A, L_B * H_B]) as "layer.head";
-// "-" where neither was made (one model on two texts) or every CKA is undefined.
+// "-" where every CKA is undefined. Neither is made for one model on two texts: no column then.
 std::string match_cell(const TextComparison& c, const at::Tensor& all, int64_t l, int64_t h) {
   if (!c.matching.empty()) {
     const int m = c.matching[static_cast<size_t>(l)][static_cast<size_t>(h)];
@@ -56,24 +56,46 @@ std::string match_cell(const TextComparison& c, const at::Tensor& all, int64_t l
          number(row[best].item<double>()) + ")";
 }
 
-void print_layer(const TextComparison& c, const ComparedRun& a, const ComparedRun& b, const at::Tensor& all,
-                 int64_t l) {
-  std::printf("%5s %4s %6s %7s %7s %7s %7s %11s %11s %11s %11s  %-24s %s\n", "layer", "head", "CKA", "att.cos",
-              "max|dA|", "rel|dS|", "Jaccard", "pairs", "repeat", "same.sent", "mean.d", "anchor", "match (CKA)");
+// The table's columns; "match (CKA)" only where a match was made (two models, or --all-heads).
+TextTable compare_table(bool with_match) {
+  std::vector<TextTable::Column> columns{{"layer"},
+                                         {"head"},
+                                         {"CKA", false, 6},
+                                         {"att.cos"},
+                                         {"max|dA|"},
+                                         {"rel|dS|"},
+                                         {"Jaccard"},
+                                         {"pairs", false, 11},
+                                         {"repeat", false, 11},
+                                         {"same.sent", false, 11},
+                                         {"mean.d", false, 11},
+                                         {"anchor", true}};
+  if (with_match) columns.push_back({"match (CKA)", true});
+  return TextTable(std::move(columns));
+}
+
+void add_layer(TextTable& table, const TextComparison& c, const ComparedRun& a, const ComparedRun& b,
+               const at::Tensor& all, int64_t l) {
+  table.header();
   for (int64_t h = 0; h < c.heads; ++h) {
     const HeadChange& x = c.change(l, h);
     const HeadStats &sa = a.analysis.head(l, h).stats, &sb = b.analysis.head(l, h).stats;
-    std::printf("%5lld %4lld %6s %7s %7s %7s %7s %11s %11s %11s %11s  %s %s\n", static_cast<long long>(l),
-                static_cast<long long>(h), number(x.cka).c_str(), number(x.attention_cosine).c_str(),
-                number(x.attention_max_difference).c_str(), number(x.similarity_relative_change).c_str(),
-                number(x.jaccard).c_str(), (std::to_string(sa.count) + "->" + std::to_string(sb.count)).c_str(),
-                both(sa.repeat_share, sb.repeat_share).c_str(),
-                both(sa.same_sentence_share, sb.same_sentence_share).c_str(),
-                both(sa.mean_distance, sb.mean_distance, "%.1f").c_str(),
-                left_aligned(anchor(sa, a.encoding) + "->" + anchor(sb, b.encoding), 24).c_str(),
-                match_cell(c, all, l, h).c_str());
+    std::vector<std::string> cells{std::to_string(l),
+                                   std::to_string(h),
+                                   number(x.cka),
+                                   number(x.attention_cosine),
+                                   number(x.attention_max_difference),
+                                   number(x.similarity_relative_change),
+                                   number(x.jaccard),
+                                   std::to_string(sa.count) + "->" + std::to_string(sb.count),
+                                   both(sa.repeat_share, sb.repeat_share),
+                                   both(sa.same_sentence_share, sb.same_sentence_share),
+                                   both(sa.mean_distance, sb.mean_distance, "%.1f"),
+                                   anchor(sa, a.encoding) + "->" + anchor(sb, b.encoding)};
+    if (!c.matching.empty() || all.defined()) cells.push_back(match_cell(c, all, l, h));
+    table.row(std::move(cells));
   }
-  std::printf("\n");
+  table.line("");
 }
 
 void print_summary(const ComparedTexts& r) {
@@ -87,8 +109,8 @@ void print_summary(const ComparedTexts& r) {
   if (c.alignment.identical)
     std::printf("The same tokens in both runs: every measure is defined. ");
   else
-    std::printf("The runs share %zu tokens: CKA is taken on them; the map measures need the same tokens ('-'). ",
-                c.alignment.size());
+    std::printf("The runs share %s: CKA is taken on them; the map measures need the same tokens ('-'). ",
+                count(c.alignment.size(), "token").c_str());
   std::printf("Changes read A->B; '-' = undefined; tau %.3g.\n", r.a.analysis.settings.tau);
   if (!c.same_shape())
     std::printf(
@@ -117,8 +139,10 @@ int run_compare(const CompareOptions& o) {
     return 0;
   }
   print_summary(*runs);
+  TextTable table = compare_table(!c.matching.empty() || all.defined());
   for (int64_t l = o.layer < 0 ? 0 : o.layer; l <= (o.layer < 0 ? c.layers - 1 : o.layer); ++l)
-    print_layer(c, a, b, all, l);
+    add_layer(table, c, a, b, all, l);
+  table.print();
   return 0;
 }
 

@@ -6,6 +6,7 @@
 #include "results/analysis_json.h"
 #include "optional_cell.h"
 #include "run_options.h"
+#include "text_table.h"
 #include "tokenizer/piece_text.h"
 
 namespace attnscope::cli {
@@ -18,23 +19,35 @@ struct StatsOptions {
   bool json = false;
 };
 
-void print_layer(const TextAnalysis& a, const Encoding& e, int64_t l) {
-  std::printf("%5s %4s %6s %7s %7s %9s %9s %7s %8s  %s\n", "layer", "head", "pairs", "density", "repeat", "rep.sent",
-              "same.sent", "chance", "mean.d", "anchor (share)");
+TextTable stats_table() {
+  return TextTable({{"layer"},
+                    {"head"},
+                    {"pairs", false, 6},
+                    {"density"},
+                    {"repeat", false, 7},
+                    {"rep.sent", false, 9},
+                    {"same.sent"},
+                    {"chance", false, 7},
+                    {"mean.d", false, 8},
+                    {"anchor (share)", true}});
+}
+
+void add_layer(TextTable& table, const TextAnalysis& a, const Encoding& e, int64_t l) {
+  table.header();
   for (int64_t h = 0; h < a.num_heads; ++h) {
     const HeadStats& s = a.head(l, h).stats;
     const std::string anchor = s.anchor_index ? readable_piece(e.tokens[static_cast<size_t>(*s.anchor_index)].text) +
                                                     "@" + std::to_string(*s.anchor_index) + " (" +
                                                     optional_cell(s.anchor_share, "%.2f") + ")"
                                               : "-";
-    std::printf("%5lld %4lld %6d %7s %7s %9s %9s %7s %8s  %s\n", static_cast<long long>(l), static_cast<long long>(h),
-                s.count, optional_cell(s.density).c_str(), optional_cell(s.repeat_share).c_str(),
-                optional_cell(s.same_sentence_repeat_share).c_str(), optional_cell(s.same_sentence_share).c_str(),
-                optional_cell(s.chance_same_sentence).c_str(), optional_cell(s.mean_distance, "%.1f").c_str(),
-                anchor.c_str());
+    table.row({std::to_string(l), std::to_string(h), std::to_string(s.count), optional_cell(s.density),
+               optional_cell(s.repeat_share), optional_cell(s.same_sentence_repeat_share),
+               optional_cell(s.same_sentence_share), optional_cell(s.chance_same_sentence),
+               optional_cell(s.mean_distance, "%.1f"), anchor});
   }
-  std::printf("layer %lld: %d distinct anchor tokens among %lld heads\n\n", static_cast<long long>(l),
-              a.layers[static_cast<size_t>(l)].distinct_anchors, static_cast<long long>(a.num_heads));
+  table.line("layer " + std::to_string(l) + ": " + std::to_string(a.layers[static_cast<size_t>(l)].distinct_anchors) +
+             " distinct anchor tokens among " + std::to_string(a.num_heads) + " heads");
+  table.line("");
 }
 
 int run_stats(const StatsOptions& o) {
@@ -57,7 +70,9 @@ int run_stats(const StatsOptions& o) {
   std::printf("%s, %s (%s); tau %.3g; '-' = undefined (the head has no pairs)\n\n",
               count(r.run.encoding.size(), "token").c_str(), count(a.sentence_count(), "sentence").c_str(),
               o.analysis.sentences.c_str(), a.settings.tau);
-  for (int64_t l = first; l <= last; ++l) print_layer(a, r.run.encoding, l);
+  TextTable table = stats_table();
+  for (int64_t l = first; l <= last; ++l) add_layer(table, a, r.run.encoding, l);
+  table.print();
   return 0;
 }
 

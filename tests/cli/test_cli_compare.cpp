@@ -2,6 +2,8 @@
 // figures, agreement with an independent implementation), and two corpus results side by side.
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include "cli/cli_runner.h"
 #include "support/modified_checkpoint.h"
 #include "support/tiny_bert.h"
@@ -19,7 +21,8 @@ TEST_F(CliCompare, TwoTextsAsATableJsonAndCsv) {
   const Outcome table = run_cli(runs);
   ASSERT_EQ(table.status, 0) << table.err;
   EXPECT_NE(table.out.find("share 9 tokens"), std::string::npos) << table.out;
-  EXPECT_NE(table.out.find("match (CKA)"), std::string::npos);
+  // One model on two texts keeps its heads' identity: nothing is matched, so no column says so.
+  EXPECT_EQ(table.out.find("match (CKA)"), std::string::npos) << table.out;
   auto json_args = runs;
   json_args.push_back("--json");
   const Outcome json = run_cli(json_args);
@@ -42,6 +45,31 @@ TEST_F(CliCompare, TwoTextsAsATableJsonAndCsv) {
       "assert len(t) == 4 and t['cka'].between(0, 1.000001).all() and t['attention_cosine'].isna().all()\" " +
       (dir_ / "compare.csv").string();
   EXPECT_EQ(std::system(check.c_str()), 0) << check;
+}
+
+// A long text's counts (most pairs of 512 tokens at tau 1e-9: over 100,000 on each side) are wider
+// than the pairs column's least width: every row's cells still end under their header's.
+TEST_F(CliCompare, LargeCountsKeepTheTablesColumnsInLine) {
+  const std::string text = slurp(source_dir() / "assets/corpus/04-railway.txt");
+  const Outcome table = run_cli({"compare", "--model", test::minilm_dir().string(), "--text", text, "--text-b",
+                                 "A " + text, "--max-len", "512", "--tau", "1e-9", "--layer", "0"});
+  ASSERT_EQ(table.status, 0) << table.err;
+  std::istringstream in(table.out);
+  std::string header;
+  while (std::getline(in, header) && header.rfind("layer", 0) != 0) {
+  }
+  const size_t anchor = header.find("  anchor");
+  ASSERT_NE(anchor, std::string::npos) << table.out;
+  int rows = 0;
+  for (std::string row; std::getline(in, row) && !row.empty(); ++rows) {
+    std::istringstream cells(row);
+    std::string pairs;
+    for (int k = 0; k < 8; ++k) cells >> pairs;  // the eighth column: "A's->B's"
+    EXPECT_GT(pairs.size(), 11u) << row;
+    EXPECT_EQ(row.substr(anchor, 2), "  ") << row << "\n" << header;
+    EXPECT_NE(row[anchor - 1], ' ') << row << "\n" << header;
+  }
+  EXPECT_EQ(rows, 12);
 }
 
 // Models of different shapes: the table's match is the head of B with the largest CKA among all of
