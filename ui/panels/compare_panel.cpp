@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <iterator>
 
+#include "base/count_text.h"
 #include "base/error_message.h"
 #include "figures/compare_figures.h"
 #include "panels/figure_panel.h"
@@ -92,10 +93,10 @@ void ComparePanel::rebuild(const ComparisonSnapshot& s, const FigureOptions& opt
   const std::string name_a = two_models ? "A" : "text A", name_b = two_models ? "B" : "text B";
   const ComparedTextsView view{s.a->view(), s.b->view(), c, name_a, name_b};  // a long text's maps made again
   FigureOptions o = options;
-  o.caption = c.alignment.identical ? "the same " + std::to_string(s.a->encoding.size()) + " tokens in A and B"
-                                    : std::to_string(c.alignment.size()) + " tokens shared by A (" +
-                                          std::to_string(s.a->encoding.size()) + ") and B (" +
-                                          std::to_string(s.b->encoding.size()) + "): CKA on those; no difference map";
+  o.caption = c.alignment.identical
+                  ? "the same " + count(s.a->encoding.size(), "token") + " in A and B"
+                  : count(c.alignment.size(), "token") + " shared by A (" + digit_groups(s.a->encoding.size()) +
+                        ") and B (" + digit_groups(s.b->encoding.size()) + "): CKA on those; no difference map";
   if (!c.same_shape()) o.caption += "; " + c.shared_grid();
   canvas_.set(compare_figure(kFigureNames[shown_], view, o));
 }
