@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <tuple>
 
@@ -11,6 +12,7 @@ namespace attnscope {
 namespace {
 
 constexpr size_t kMaxLabelChars = 14;
+constexpr double kUncapped = std::numeric_limits<double>::infinity();
 
 int label_step(double cell_size, double font) {
   if (cell_size <= 0) return 1;
@@ -24,8 +26,9 @@ double widest(const std::vector<std::string>& labels, double font, const TextMea
 }
 
 // Heatmap: a square plot with labels left and below (below: written upwards) and a colorbar
-// whose ticks and label get the room they need.
-double layout_heatmap(const HeatmapPanel& p, PanelLayout& out, double font, const TextMeasure& measure) {
+// whose ticks and label get the room they need; its side at most `side_cap` (share_map_sides).
+double layout_heatmap(const HeatmapPanel& p, PanelLayout& out, double font, const TextMeasure& measure,
+                      double side_cap) {
   const Rect& c = out.cell;
   out.label_font = font * 0.8;
   const bool has_colorbar = !p.colorbar_label.empty() || !p.row_labels.empty();  // as figure_painter draws it
@@ -38,7 +41,7 @@ double layout_heatmap(const HeatmapPanel& p, PanelLayout& out, double font, cons
                                           (p.colorbar_label.empty() ? 0 : out.label_font * 1.2)
                                     : 0;
   double side = c.w - row_w - bar_w - (p.y_label.empty() ? 0 : font * 1.3);
-  side = std::max(side, font * 2);
+  side = std::max(std::min(side, side_cap), font * 2);
   const double cell_w = side / std::max(1, p.cols), cell_h = side / std::max(1, p.rows);
   out.row_label_every = label_step(cell_h, out.label_font);
   out.col_label_every = label_step(cell_w, out.label_font);
@@ -168,6 +171,66 @@ void share_label_steps(const Figure& figure, FigureLayout& out) {
   each([&](const auto& key, int& step) { step = largest[key]; });
 }
 
+// The panels in a grid of `figure.columns` from `y` down; returns the bottom of the last row. A
+// map's side is capped by `caps` (its rows and columns: side).
+double lay_out_panels(const Figure& figure, FigureLayout& out, double y, double margin, const TextMeasure& measure,
+                      const std::map<std::pair<int, int>, double>& caps) {
+  const double font = out.font_size;
+  const int columns = std::max(1, figure.columns);
+  const double gap = font * 1.5;
+  const double cell_w = (out.width - 2 * margin - gap * (columns - 1)) / columns;
+  double row_h = 0;
+  out.panels.clear();
+  for (size_t i = 0; i < figure.panels.size(); ++i) {
+    const int col = static_cast<int>(i % columns);
+    if (col == 0 && i > 0) {
+      y += row_h + gap;
+      row_h = 0;
+    }
+    PanelLayout p;
+    p.cell = {margin + col * (cell_w + gap), y, cell_w, 0};
+    if (!panel_title(figure.panels[i]).empty())
+      p.title_lines = wrap_words(panel_title(figure.panels[i]), cell_w, font, measure);
+    p.title = {p.cell.x, y, cell_w, font * 1.4 * static_cast<double>(p.title_lines.size())};
+    const double h = std::visit(
+        [&](const auto& panel) -> double {
+          using T = std::decay_t<decltype(panel)>;
+          if constexpr (std::is_same_v<T, HeatmapPanel>) {
+            const auto cap = caps.find({panel.rows, panel.cols});
+            return layout_heatmap(panel, p, font, measure, cap == caps.end() ? kUncapped : cap->second);
+          }
+          if constexpr (std::is_same_v<T, BarPanel>) return layout_bars(panel, p, font, measure);
+          if constexpr (std::is_same_v<T, LinesPanel>) return layout_lines(panel, p, font, measure);
+          if constexpr (std::is_same_v<T, TokenTextPanel>) return layout_token_text(panel, p, font, measure);
+          return 0.0;
+        },
+        figure.panels[i]);
+    p.cell.h = h;
+    row_h = std::max(row_h, h);
+    out.panels.push_back(std::move(p));
+  }
+  return y + row_h;
+}
+
+// Maps of one figure over as many rows and columns (Fig. 2's head beside its layer, Fig. 5's four)
+// are drawn the same size, the smallest any of them got: a wider colour bar's ticks ("248" against
+// "62") or labels would otherwise leave one plot a few points smaller than its neighbour. Empty
+// where every map already has its size.
+std::map<std::pair<int, int>, double> shared_map_sides(const Figure& figure, const FigureLayout& out) {
+  std::map<std::pair<int, int>, double> smallest;
+  const auto each = [&](const auto& visit) {
+    for (size_t i = 0; i < figure.panels.size(); ++i)
+      if (const auto* h = std::get_if<HeatmapPanel>(&figure.panels[i])) visit(std::pair{h->rows, h->cols}, i);
+  };
+  each([&](const auto& key, size_t i) {
+    const auto [it, added] = smallest.try_emplace(key, out.panels[i].plot.w);
+    if (!added) it->second = std::min(it->second, out.panels[i].plot.w);
+  });
+  bool binding = false;
+  each([&](const auto& key, size_t i) { binding |= out.panels[i].plot.w > smallest[key]; });
+  return binding ? smallest : std::map<std::pair<int, int>, double>{};
+}
+
 }  // namespace
 
 FigureLayout layout_figure(const Figure& figure, double width, double font, const TextMeasure& measure) {
@@ -187,36 +250,10 @@ FigureLayout layout_figure(const Figure& figure, double width, double font, cons
     y = out.caption.bottom();
   }
   y += font * 0.5;
-  const int columns = std::max(1, figure.columns);
-  const double gap = font * 1.5;
-  const double cell_w = (width - 2 * margin - gap * (columns - 1)) / columns;
-  double row_h = 0;
-  for (size_t i = 0; i < figure.panels.size(); ++i) {
-    const int col = static_cast<int>(i % columns);
-    if (col == 0 && i > 0) {
-      y += row_h + gap;
-      row_h = 0;
-    }
-    PanelLayout p;
-    p.cell = {margin + col * (cell_w + gap), y, cell_w, 0};
-    if (!panel_title(figure.panels[i]).empty())
-      p.title_lines = wrap_words(panel_title(figure.panels[i]), cell_w, font, measure);
-    p.title = {p.cell.x, y, cell_w, font * 1.4 * static_cast<double>(p.title_lines.size())};
-    const double h = std::visit(
-        [&](const auto& panel) -> double {
-          using T = std::decay_t<decltype(panel)>;
-          if constexpr (std::is_same_v<T, HeatmapPanel>) return layout_heatmap(panel, p, font, measure);
-          if constexpr (std::is_same_v<T, BarPanel>) return layout_bars(panel, p, font, measure);
-          if constexpr (std::is_same_v<T, LinesPanel>) return layout_lines(panel, p, font, measure);
-          if constexpr (std::is_same_v<T, TokenTextPanel>) return layout_token_text(panel, p, font, measure);
-          return 0.0;
-        },
-        figure.panels[i]);
-    p.cell.h = h;
-    row_h = std::max(row_h, h);
-    out.panels.push_back(std::move(p));
-  }
-  out.height = y + row_h + margin;
+  double bottom = lay_out_panels(figure, out, y, margin, measure, {});
+  const auto sides = shared_map_sides(figure, out);
+  if (!sides.empty()) bottom = lay_out_panels(figure, out, y, margin, measure, sides);
+  out.height = bottom + margin;
   share_label_steps(figure, out);
   return out;
 }

@@ -95,6 +95,32 @@ TEST(FigureLayout, MapsOfOneLengthShareTheirLabelSteps) {
   EXPECT_EQ(steps({shorter, wide_bar})[0], steps({shorter, shorter})[0]);
 }
 
+// Maps of one shape in one figure are drawn one size, the smaller: beside a wider colour bar the
+// other map would otherwise be a few points larger (Fig. 2's head, "62", beside its layer, "248").
+TEST(FigureLayout, MapsOfOneShapeAreDrawnOneSize) {
+  HeatmapPanel narrow_bar = heatmap(128, true), wide_bar = heatmap(128, true);
+  narrow_bar.color_scale = {0, 62, ValueScale::Linear, false};
+  wide_bar.color_scale = {-123456.5, 123456.5, ValueScale::Linear, true};
+  const auto layout = [](const std::vector<HeatmapPanel>& panels) {
+    Figure f;
+    f.columns = 3;
+    for (const HeatmapPanel& p : panels) f.panels.push_back(p);
+    return layout_figure(f, 900, 10, approximate_text_width);
+  };
+  const double narrow_side = layout({narrow_bar}).panels[0].plot.w, wide_side = layout({wide_bar}).panels[0].plot.w;
+  ASSERT_GT(narrow_side, wide_side + 5);
+  HeatmapPanel other_shape = heatmap(100, true);
+  other_shape.color_scale = narrow_bar.color_scale;
+  const FigureLayout together = layout({narrow_bar, wide_bar, other_shape});
+  EXPECT_DOUBLE_EQ(together.panels[0].plot.w, wide_side);
+  EXPECT_DOUBLE_EQ(together.panels[0].plot.h, wide_side);
+  EXPECT_DOUBLE_EQ(together.panels[1].plot.w, wide_side);
+  EXPECT_DOUBLE_EQ(together.panels[0].colorbar.h, wide_side);                           // the bar as tall as its map
+  EXPECT_DOUBLE_EQ(together.panels[2].plot.w, layout({other_shape}).panels[0].plot.w);  // its own size
+  EXPECT_NEAR(together.panels[0].colorbar.x - together.panels[0].plot.right(),
+              together.panels[1].colorbar.x - together.panels[1].plot.right(), 1e-9);
+}
+
 TEST(FigureLayout, ThumbnailsWithoutLabelsHaveNoColorbar) {
   Figure f;
   HeatmapPanel p = heatmap(16, false);
