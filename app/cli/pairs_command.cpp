@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 
@@ -16,8 +17,21 @@ struct PairsOptions {
   RunOptions run;
   AnalysisOptions analysis;
   int layer = -1, head = -1;
+  size_t top = 0;  // 0: every pair, in text order
   bool json = false;
 };
+
+// The `top` pairs of largest value, largest first (ties in text order): a long text's head may
+// bind millions of pairs, of which a reader wants the strongest, not the first in the text.
+std::vector<TokenPair> strongest(std::vector<TokenPair> pairs, size_t top) {
+  const auto stronger = [](const TokenPair& a, const TokenPair& b) {
+    return a.value != b.value ? a.value > b.value : std::pair{a.i, a.j} < std::pair{b.i, b.j};
+  };
+  top = std::min(top, pairs.size());
+  std::partial_sort(pairs.begin(), pairs.begin() + static_cast<std::ptrdiff_t>(top), pairs.end(), stronger);
+  pairs.resize(top);
+  return pairs;
+}
 
 int run_pairs(const PairsOptions& o) {
   const auto [r, a] = run_and_analyze(o.run, o.analysis);
@@ -25,13 +39,15 @@ int run_pairs(const PairsOptions& o) {
     throw Error("layer " + std::to_string(o.layer) + " head " + std::to_string(o.head) + " is not in this model (" +
                 std::to_string(a.num_layers) + " layers x " + std::to_string(a.num_heads) + " heads, numbered from 0)");
   const HeadAnalysis& head = a.head(o.layer, o.head);
-  const std::vector<TokenPair> pairs = head_pairs(a, o.layer, o.head);
+  const std::vector<TokenPair> every = head_pairs(a, o.layer, o.head);
+  const std::vector<TokenPair> pairs = o.top > 0 ? strongest(every, o.top) : every;
   const Encoding& e = r.run.encoding;
   if (o.json) {
     std::cout << nlohmann::json{{"layer", o.layer},
                                 {"head", o.head},
                                 {"settings", settings_to_json(a.settings)},
                                 {"scale", head.scale},
+                                {"pair_count", every.size()},
                                 {"pairs", pairs_to_json(pairs, e)}}
                      .dump()
               << "\n";
@@ -44,8 +60,11 @@ int run_pairs(const PairsOptions& o) {
                 a.settings.pairs_from == PairInput::Cosine ? "" : ", averaged with its transpose");
   char scale[32] = "none: one token";
   if (std::isfinite(head.scale)) std::snprintf(scale, sizeof scale, "%.4g", head.scale);
-  std::printf("Layer %d, head %d: %s with %s / max %s >= %.3g (max %s = %s)\n", o.layer, o.head,
-              count(pairs.size(), "pair").c_str(), m, m, a.settings.tau, m, scale);
+  std::printf("Layer %d, head %d: %s with %s / max %s >= %.3g (max %s = %s)%s\n", o.layer, o.head,
+              count(every.size(), "pair").c_str(), m, m, a.settings.tau, m, scale,
+              o.top > 0 && pairs.size() < every.size()
+                  ? ("; the " + digit_groups(pairs.size()) + " strongest, strongest first").c_str()
+                  : "");
   if (std::isfinite(head.scale) && head.scale <= 0)
     std::printf("(the largest off-diagonal value is not positive: no high elements)\n");
   if (pairs.empty()) return 0;
@@ -68,6 +87,9 @@ Action add_pairs_command(CLI::App& app) {
   add_analysis_options(*cmd, o->analysis, "--matrix,--pairs-from");
   cmd->add_option("--layer", o->layer, "Layer, numbered from 0")->required()->check(CLI::NonNegativeNumber);
   cmd->add_option("--head", o->head, "Head, numbered from 0")->required()->check(CLI::NonNegativeNumber);
+  cmd->add_option("--top", o->top,
+                  "Only the N pairs of largest value, largest first (default: every pair, in the text's order)")
+      ->check(CLI::PositiveNumber);
   cmd->add_flag("--json", o->json, "Print JSON instead of a table");
   return [o] { return run_pairs(*o); };
 }

@@ -5,7 +5,9 @@
 // test_cli_compare.cpp.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <tuple>
 
 #include "cli/cli_runner.h"
 #include "results/result_json.h"
@@ -159,6 +161,42 @@ TEST_F(Cli, PairsAndStatsForOneHead) {
   EXPECT_NE(
       run_cli({"stats", "--model", tiny(), "--text", "the cat", "--layer", "1"}).out.find("distinct anchor tokens"),
       std::string::npos);
+}
+
+// --top N: the N pairs of largest value, largest first, of the head's whole list (which the JSON
+// counts in pair_count either way); the table's title says how many of how many it shows.
+TEST_F(Cli, PairsTopListsTheStrongestFirst) {
+  const std::vector<std::string> args{"pairs",   "--model", tiny(),   "--text", "the cat sat on the mat. the dog sat.",
+                                      "--layer", "1",       "--head", "0",      "--tau",
+                                      "0.01",    "--json"};
+  const Outcome all = run_cli(args);
+  ASSERT_EQ(all.status, 0) << all.err;
+  std::vector<std::tuple<float, int, int>> expected;  // (-value, i, j): the strongest first, ties in text order
+  const nlohmann::json every = nlohmann::json::parse(all.out);
+  for (const auto& p : every["pairs"])
+    expected.emplace_back(-p["value"].get<float>(), p["index_i"].get<int>(), p["index_j"].get<int>());
+  ASSERT_GT(expected.size(), 5u) << all.out;
+  std::sort(expected.begin(), expected.end());
+  auto top_args = args;
+  top_args.insert(top_args.end() - 1, {"--top", "5"});
+  const Outcome top = run_cli(top_args);
+  ASSERT_EQ(top.status, 0) << top.err;
+  const auto t = nlohmann::json::parse(top.out);
+  EXPECT_EQ(t["pair_count"].get<size_t>(), expected.size());
+  ASSERT_EQ(t["pairs"].size(), 5u);
+  for (size_t k = 0; k < 5; ++k) {
+    EXPECT_EQ(t["pairs"][k]["value"].get<float>(), -std::get<0>(expected[k])) << k;
+    EXPECT_EQ(t["pairs"][k]["index_i"].get<int>(), std::get<1>(expected[k])) << k;
+    EXPECT_EQ(t["pairs"][k]["index_j"].get<int>(), std::get<2>(expected[k])) << k;
+  }
+  top_args.pop_back();  // the table
+  const Outcome table = run_cli(top_args);
+  EXPECT_NE(table.out.find(std::to_string(expected.size()) + " pairs with S / max S >= 0.01"), std::string::npos)
+      << table.out;
+  EXPECT_NE(table.out.find("the 5 strongest, strongest first"), std::string::npos) << table.out;
+  EXPECT_EQ(std::count(table.out.begin(), table.out.end(), '\n'), 2 + 5);  // title, header, five rows
+  expect_one_line_error({"pairs", "--model", tiny(), "--text", "x", "--layer", "0", "--head", "0", "--top", "0"},
+                        "--top");
 }
 
 TEST_F(Cli, CorpusRunsResumesAndWritesCsv) {
