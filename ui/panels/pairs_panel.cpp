@@ -46,13 +46,24 @@ TiledFigure PairsPanel::pairs_view_tiled_figure(const AnalyzedTextView& text, co
   return f;
 }
 
+std::optional<std::string> pair_table_note(int64_t listed, int64_t in_all, bool by_position) {
+  if (listed >= in_all) return std::nullopt;
+  const std::string first = digit_groups(static_cast<uint64_t>(listed));
+  if (by_position) return "The table lists the first " + first + " (by position); the map shows them all.";
+  return "The table sorts the first " + first +
+         " (by position) only; the map shows them all, and attnscope-cli pairs --top N lists the strongest of "
+         "every pair.";
+}
+
 void PairsPanel::sort_rows(const std::vector<TokenPair>& pairs, const Encoding& e) {
   order_.resize(pairs.size());
   std::iota(order_.begin(), order_.end(), 0);
   ImGuiTableSortSpecs* specs = ImGui::TableGetSortSpecs();
+  by_position_ = true;
   if (!specs || specs->SpecsCount == 0) return;
   const ImGuiTableColumnSortSpecs& s = specs->Specs[0];
   const bool up = s.SortDirection == ImGuiSortDirection_Ascending;
+  by_position_ = s.ColumnIndex == 2 && up;
   std::stable_sort(order_.begin(), order_.end(), [&](int a, int b) {
     const TokenPair &p = pairs[a], &q = pairs[b];
     bool less = false, greater = false;
@@ -94,7 +105,7 @@ int PairsPanel::draw_table(const Encoding& e, bool of_s) {
   ImGui::TableSetupColumn("token j");
   ImGui::TableSetupColumn("i", ImGuiTableColumnFlags_DefaultSort);  // the paper's order: by position
   ImGui::TableSetupColumn("j");
-  ImGui::TableSetupColumn(of_s ? "S_hat" : "M_hat");
+  ImGui::TableSetupColumn(of_s ? "S_hat" : "M_hat", ImGuiTableColumnFlags_PreferSortDescending);  // strongest first
   ImGui::TableHeadersRow();
   if (ImGuiTableSortSpecs* specs = ImGui::TableGetSortSpecs();
       specs && (specs->SpecsDirty || order_.size() != pairs.size())) {
@@ -211,9 +222,11 @@ PanelActions PairsPanel::draw(const PanelContext& context) {
     ImGui::TextDisabled(
         "Values not listed: each needs the rollout after the layer made whole; attnscope-cli pairs "
         "lists them.");
-  if (pairs_in_all_ > static_cast<int64_t>(pairs_.size()))
-    ImGui::TextDisabled("The table lists the first %s (by position); the map shows them all.",
-                        digit_groups(pairs_.size()).c_str());
+  if (const auto note = pair_table_note(static_cast<int64_t>(pairs_.size()), pairs_in_all_, by_position_)) {
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextDisabled("%s", note->c_str());
+    ImGui::PopTextWrapPos();
+  }
   ImGui::BeginChild("pair table",
                     ImVec2(std::min(ImGui::GetFontSize() * 24, ImGui::GetContentRegionAvail().x * 0.45f), 0), true);
   hovered_ = draw_table(c.snapshot->encoding, of_s);

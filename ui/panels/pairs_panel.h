@@ -2,6 +2,7 @@
 // Fig. 9 for the focused head: the sortable pair table beside the text (pair tokens coloured,
 // one colour per token value) and the similarity map; hovering a row lights the pair in both.
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -9,6 +10,11 @@
 #include "panels/figure_panel.h"
 
 namespace attnscope::ui {
+
+// The line above a table that lists `listed` of a head's `in_all` pairs, the first by position:
+// none where it lists them all; sorted by anything but position it orders only those, so it says
+// so and where the strongest of every pair are found.
+std::optional<std::string> pair_table_note(int64_t listed, int64_t in_all, bool by_position);
 
 class PairsPanel {
  public:
@@ -37,6 +43,7 @@ class PairsPanel {
   std::unique_ptr<PairValuesJob> values_;
   bool values_pending_ = false;  // pairs_ listed without values, asked of values_
   std::vector<int> order_;       // row order after sorting
+  bool by_position_ = true;      // sorted by i, ascending: the listed pairs are the first in the text
   int hovered_ = -1;             // index into the head's pairs
   Figure export_;                // Fig. 9 with its table, for export
   static Figure pairs_view_figure(const AnalyzedTextView& text, const FigureOptions& options);
