@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "base/count_text.h"
+
 namespace attnscope {
 namespace {
 
@@ -154,8 +156,8 @@ void paint_token_text(Painter& g, const TokenTextPanel& p, const PanelLayout& l)
       g.text(p.table[row][c], l.table.x + c * cw, y, l.label_font, Align::Left, false, kInk);
   }
   if (p.rows_in_all() > l.table_rows_shown)
-    g.text("... and " + std::to_string(p.rows_in_all() - l.table_rows_shown) + " more pairs", l.table.x, y + rh,
-           l.label_font, Align::Left, false, kGrey);
+    g.text("... and " + count(static_cast<uint64_t>(p.rows_in_all() - l.table_rows_shown), "more pair"), l.table.x,
+           y + rh, l.label_font, Align::Left, false, kGrey);
 }
 
 }  // namespace

@@ -142,6 +142,21 @@ TEST(FigureExport, SvgEscapesMarkupInLabels) {
   EXPECT_EQ(svg.find("a < b"), std::string::npos);
 }
 
+// A long text's pair table shows its first rows and counts the rest as people read counts.
+TEST(FigureExport, APairTablesRestIsCountedInDigitGroups) {
+  Figure f;
+  TokenTextPanel p;
+  p.tokens = {"a", "b"};
+  p.color_index = {0, 0};
+  p.table_header = {"token i", "token j", "i", "j", "S_hat"};
+  p.table.assign(kTableRowsShown, {"a", "b", "0", "1", "1.000"});
+  p.table_rows = 271387;
+  f.panels.push_back(p);
+  EXPECT_NE(render_figure(f, FigureFormat::Svg).find(">... and 271,347 more pairs</text>"), std::string::npos);
+  std::get<TokenTextPanel>(f.panels[0]).table_rows = kTableRowsShown + 1;
+  EXPECT_NE(render_figure(f, FigureFormat::Svg).find(">... and 1 more pair</text>"), std::string::npos);
+}
+
 TEST(FigureExport, PdfTextHasTitleAndTokenLabels) {
   const test::TempDir dir;
   export_figure(sample(), dir / "f.pdf");
