@@ -1,5 +1,7 @@
 #include "download_job.h"
 
+#include <filesystem>
+
 namespace attnscope::ui {
 
 DownloadJob::~DownloadJob() {
@@ -42,8 +44,12 @@ DownloadJobState DownloadJob::state() const {
 std::string DownloadJob::take_finished() {
   std::lock_guard lock(mutex_);
   if (state_.finished.empty()) return "";
+  // A GGUF repository's file opens by its path: its id may name a file (org/name:Q8_0), which the
+  // cache does not know, and the cache may hold several files of that repository.
+  const std::string opened =
+      std::filesystem::path(state_.finished).extension() == ".gguf" ? state_.finished : state_.id;
   state_.finished.clear();
-  return state_.id;
+  return opened;
 }
 
 }  // namespace attnscope::ui

@@ -1,6 +1,6 @@
 #pragma once
 // A model download in the background for the explorer: progress and cancel cross threads as a
-// guarded copy and an atomic flag; the finished snapshot folder is handed over once.
+// guarded copy and an atomic flag; what the finished download opens is handed over once.
 #include <atomic>
 #include <mutex>
 #include <string>
@@ -15,7 +15,7 @@ struct DownloadJobState {
   std::string id;
   DownloadProgress progress;
   std::string error;     // the last attempt failed
-  std::string finished;  // the snapshot folder of a finished download (id in `id`)
+  std::string finished;  // what a finished download opens: its snapshot folder, or a GGUF file in it
 };
 
 class DownloadJob {
@@ -28,7 +28,8 @@ class DownloadJob {
   void start(std::string id, HubOptions options);
   void cancel() { cancel_ = true; }
   DownloadJobState state() const;
-  // The finished download's id, once; empty otherwise.
+  // What to open of the finished download, once: its id, or a GGUF repository's file's path; empty
+  // otherwise.
   std::string take_finished();
 
  private:

@@ -39,7 +39,10 @@ int run_download(const DownloadOptions& o) {
   });
   if (!current.empty()) line.finish();
   std::printf("%s\n", snapshot.c_str());
-  std::fprintf(stderr, "%s is in the cache; use it with --model %s\n", o.id.c_str(), o.id.c_str());
+  // A GGUF repository's file is opened by its path: the cache may hold several of its files.
+  const bool file = snapshot.extension() == ".gguf";
+  std::fprintf(stderr, "%s is in the cache; use it with --model %s\n", o.id.c_str(),
+               file ? snapshot.c_str() : o.id.c_str());
   return 0;
 }
 
@@ -51,7 +54,11 @@ Action add_download_command(CLI::App& app) {
                                  "Download a checkpoint (any architecture attnscope reads) by model id into the "
                                  "Hugging Face cache (resumable, hash-checked), "
                                  "honouring HF_ENDPOINT, HF_TOKEN, HF_HUB_OFFLINE, HF_HUB_CACHE and HF_HOME");
-  cmd->add_option("id", o->id, "Model id: bert-base-uncased, google-bert/bert-base-uncased, org/name")->required();
+  cmd->add_option("id", o->id,
+                  "Model id: bert-base-uncased, google-bert/bert-base-uncased, org/name; for a GGUF repository "
+                  "org/name:TAG fetches the file named for TAG (org/name:Q8_0; default: its only file, else its "
+                  "Q4_K_M)")
+      ->required();
   cmd->add_option("--revision", o->revision, "Branch, tag or commit")->capture_default_str();
   cmd->add_option("--cache", o->cache,
                   "Hub cache folder (default: $HF_HUB_CACHE, $HF_HOME/hub or ~/.cache/huggingface/hub)");

@@ -3,7 +3,8 @@
 //   2. what went wrong, in a sentence: status_problem, transfer_problem
 //   3. the repository's listing (repo_info) and one file's HEAD (file_head)
 //   4. one file fetched, resumably, hash-checked, and linked into the cache's snapshot
-//   5. the options from the environment, the files a checkpoint needs, download_model
+//   5. the options from the environment, the files a checkpoint needs (or a GGUF repository's
+//      one), download_model
 #include "hub/hub_download.h"
 
 #include <curl/curl.h>
@@ -16,6 +17,7 @@
 
 #include "base/error.h"
 #include "base/file_hash.h"
+#include "hub/gguf_choice.h"
 #include "model/model_locator.h"
 
 namespace attnscope {
@@ -280,7 +282,10 @@ HubOptions hub_options_from_environment() {
 std::vector<std::string> checkpoint_files(const std::string& id, const std::vector<std::string>& repo) {
   const auto has = [&repo](const std::string& f) { return std::find(repo.begin(), repo.end(), f) != repo.end(); };
   std::vector<std::string> files = {"config.json"};
-  if (!has("config.json")) throw Error(id + " has no config.json: it is not a transformers checkpoint");
+  if (!has("config.json"))
+    throw Error(id +
+                " has no config.json and no .gguf file: it is neither a transformers checkpoint nor a GGUF "
+                "repository");
   if (!has("vocab.txt") && !has("tokenizer.json"))
     throw Error(id + " has neither tokenizer.json nor vocab.txt: attnscope reads the tokenizer from one of them");
   // tokenizer.json is what attnscope reads when there; the SentencePiece and BPE files beside it
@@ -300,24 +305,50 @@ std::vector<std::string> checkpoint_files(const std::string& id, const std::vect
   return files;
 }
 
-std::filesystem::path download_model(const std::string& id, const HubOptions& o, const DownloadCallback& progress) {
+namespace {
+
+// What to fetch of repository `id` (as download_model takes it, "org/name" or "org/name:TAG"): a
+// transformers checkpoint's files, or one file of a GGUF repository (gguf_choice.h), the file
+// then what is opened.
+struct Fetched {
+  std::vector<std::string> files;
+  std::string opened;  // below the snapshot; empty: the snapshot folder itself
+};
+
+Fetched files_to_fetch(const std::string& id, const std::string& tag, const std::vector<std::string>& repo) {
+  const bool transformers = std::find(repo.begin(), repo.end(), "config.json") != repo.end();
+  if (has_gguf_files(repo) && (!transformers || !tag.empty())) {
+    const std::string file = chosen_gguf_file(id, repo, tag);
+    return {{file}, file};
+  }
+  if (!tag.empty()) throw Error(id + " holds no GGUF file: a tag after the id (:" + tag + ") chooses one of those");
+  return {checkpoint_files(id, repo), ""};
+}
+
+}  // namespace
+
+std::filesystem::path download_model(const std::string& asked, const HubOptions& o, const DownloadCallback& progress) {
+  const size_t colon = asked.find(':');
+  const std::string id = asked.substr(0, colon), tag = colon == std::string::npos ? "" : asked.substr(colon + 1);
   if (id.empty() || id.find("..") != std::string::npos || id.front() == '/' ||
       std::count(id.begin(), id.end(), '/') > 1)
-    throw Error("\"" + id + "\" is not a model id (expected name or org/name)");
+    throw Error("\"" + asked + "\" is not a model id (expected name or org/name, or org/name:TAG for a GGUF file)");
   if (o.offline)
-    throw Error("HF_HUB_OFFLINE is set: not downloading " + id + " (models already in the cache are still found)");
+    throw Error("HF_HUB_OFFLINE is set: not downloading " + asked + " (models already in the cache are still found)");
   static const bool ready = curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK;
   if (!ready) throw Error("libcurl could not start");
   const RepoInfo info = repo_info(id, o);
-  const std::vector<std::string> files = checkpoint_files(id, info.files);
+  const Fetched fetched = files_to_fetch(id, tag, info.files);
   std::string folder = "models--" + id;
   for (size_t k = 0; (k = folder.find('/', k)) != std::string::npos;) folder.replace(k, 1, "--");
   const std::filesystem::path repo = o.cache / folder;
-  for (size_t k = 0; k < files.size(); ++k)
-    download_file(id, repo, info, files[k], o, progress, static_cast<int>(k), static_cast<int>(files.size()));
+  for (size_t k = 0; k < fetched.files.size(); ++k)
+    download_file(id, repo, info, fetched.files[k], o, progress, static_cast<int>(k),
+                  static_cast<int>(fetched.files.size()));
   std::filesystem::create_directories(repo / "refs");
   if (o.revision != info.commit) std::ofstream(repo / "refs" / o.revision, std::ios::trunc) << info.commit;
-  return repo / "snapshots" / info.commit;
+  const std::filesystem::path snapshot = repo / "snapshots" / info.commit;
+  return fetched.opened.empty() ? snapshot : snapshot / fetched.opened;
 }
 
 }  // namespace attnscope

@@ -1,10 +1,9 @@
 #pragma once
-// Downloads a transformers checkpoint (config.json, its tokenizer, model.safetensors) by model id
-// from the Hugging Face Hub (or any server speaking its URL scheme, $HF_ENDPOINT) into the Hub's
-// own cache layout, so Python tools and attnscope share it: blobs/<etag>, snapshots/<commit>/<file>
-// (relative symlinks), refs/<revision>. Transfers resume from blobs/<etag>.incomplete after an
-// interruption, and every file is checked against the hash the Hub reports before it enters the
-// cache.
+// Downloads a transformers checkpoint (config.json, its tokenizer, model.safetensors), or one file
+// of a GGUF repository (hub/gguf_choice.h), by model id from the Hugging Face Hub (or any server speaking its URL
+// scheme, $HF_ENDPOINT) into the Hub's own cache layout, so Python tools and attnscope share it: blobs/<etag>,
+// snapshots/<commit>/<file> (relative symlinks), refs/<revision>. Transfers resume from blobs/<etag>.incomplete after
+// an interruption, and every file is checked against the hash the Hub reports before it enters the cache.
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -40,8 +39,10 @@ using DownloadCallback = std::function<bool(const DownloadProgress&)>;
 std::vector<std::string> checkpoint_files(const std::string& model_id,
                                           const std::vector<std::string>& repository_files);
 
-// Downloads what is missing and returns the snapshot folder. Throws attnscope::Error with what
-// went wrong and what to do (no such model, a token is needed, offline, hash mismatch, ...).
+// Downloads what is missing and returns what to open: the snapshot folder, or a GGUF repository's
+// file in it. `model_id` is "name" or "org/name", and for a GGUF repository may end in ":TAG",
+// the file to fetch (org/name:Q8_0). Throws attnscope::Error with what went wrong and what to do
+// (no such model, a token is needed, offline, hash mismatch, no clear GGUF file, ...).
 std::filesystem::path download_model(const std::string& model_id, const HubOptions& options,
                                      const DownloadCallback& progress = {});
 

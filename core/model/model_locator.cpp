@@ -85,30 +85,38 @@ bool is_gguf_file(const std::filesystem::path& path) {
   return path.extension() == ".gguf" && std::filesystem::is_regular_file(path);
 }
 
+namespace {
+
+// What a folder holds: a checkpoint (config.json), else its one GGUF file (a download of a GGUF
+// repository's snapshot too), else the folder itself, for the loader to say what it lacks.
+std::filesystem::path model_in_folder(const std::filesystem::path& folder) {
+  if (std::filesystem::exists(folder / "config.json")) return folder;
+  std::vector<std::filesystem::path> ggufs;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(folder, ec))
+    if (is_gguf_file(entry.path())) ggufs.push_back(entry.path());
+  if (ggufs.size() > 1) {
+    std::sort(ggufs.begin(), ggufs.end());
+    std::string names;
+    for (const auto& file : ggufs) names += (names.empty() ? "" : ", ") + file.filename().string();
+    throw Error(folder.string() + ": holds " + std::to_string(ggufs.size()) + " GGUF files (" + names +
+                ") and no config.json: give the file to open");
+  }
+  return ggufs.empty() ? folder : ggufs.front();
+}
+
+}  // namespace
+
 std::filesystem::path locate_model(const std::string& model) {
   if (is_gguf_file(model)) return model;
-  if (std::filesystem::is_directory(model)) {
-    if (std::filesystem::exists(std::filesystem::path(model) / "config.json")) return model;
-    std::vector<std::filesystem::path> ggufs;
-    std::error_code ec;
-    for (const auto& entry : std::filesystem::directory_iterator(model, ec))
-      if (is_gguf_file(entry.path())) ggufs.push_back(entry.path());
-    if (ggufs.size() > 1) {
-      std::sort(ggufs.begin(), ggufs.end());
-      std::string names;
-      for (const auto& file : ggufs) names += (names.empty() ? "" : ", ") + file.filename().string();
-      throw Error(model + ": holds " + std::to_string(ggufs.size()) + " GGUF files (" + names +
-                  ") and no config.json: give the file to open");
-    }
-    return ggufs.empty() ? std::filesystem::path(model) : ggufs.front();
-  }
+  if (std::filesystem::is_directory(model)) return model_in_folder(model);
   if (!looks_like_id(model))
     throw Error(model +
                 ": not a folder (expected a model's folder, a .gguf file or a model id such as bert-base-uncased)");
   const auto cache = hub_cache_dir();
   for (const std::string& name : cached_repo_names(model)) {
     const auto snapshot = snapshot_of(cache / cache_folder_name(name));
-    if (!snapshot.empty()) return snapshot;
+    if (!snapshot.empty()) return model_in_folder(snapshot);
   }
   const char* offline = std::getenv("HF_HUB_OFFLINE");
   const bool is_offline = offline && *offline && std::string(offline) != "0" && std::string(offline) != "false";

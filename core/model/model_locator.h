@@ -18,7 +18,8 @@ std::vector<std::string> cached_repo_names(const std::string& model_id);
 
 // A GGUF file (named *.gguf) is returned as it is, and so is a folder, unless it holds no
 // config.json and one GGUF file: then that file. An id is looked up in the hub cache
-// (models--ORG--NAME/snapshots/REVISION, the revision from refs/main, or the only snapshot).
+// (models--ORG--NAME/snapshots/REVISION, the revision from refs/main, or the only snapshot), its
+// snapshot then read as such a folder (a GGUF repository's download holds one file).
 // Throws attnscope::Error saying where it looked and what to do.
 std::filesystem::path locate_model(const std::string& model);
 bool is_gguf_file(const std::filesystem::path& path);

@@ -459,6 +459,20 @@ TEST_F(Cli, DownloadThenUseTheModelById) {
   unsetenv("HF_HUB_CACHE");
 }
 
+// A GGUF repository's file: the command prints its path, and says to open it by that path.
+TEST_F(Cli, DownloadsAGgufRepositorysFile) {
+  test::FakeHub hub;
+  const std::string cache = (dir_ / "hub").string();
+  const Outcome o = run_cli({"download", "test-org/gguf:Q8_0", "--endpoint", hub.endpoint(), "--cache", cache});
+  ASSERT_EQ(o.status, 0) << o.err;
+  const std::string path = o.out.substr(0, o.out.find('\n'));
+  EXPECT_TRUE(path.ends_with("/tiny-Q8_0.gguf")) << o.out;
+  EXPECT_NE(o.err.find("use it with --model " + path), std::string::npos) << o.err;
+  EXPECT_EQ(run_cli({"tokenize", "--model", path, "--text", "hello"}).status, 0);
+  expect_one_line_error({"download", "test-org/gguf-choice", "--endpoint", hub.endpoint(), "--cache", cache},
+                        "choose one with a tag after the id");
+}
+
 TEST_F(Cli, DownloadFailuresGetOneLine) {
   test::FakeHub hub;
   const std::string cache = (dir_ / "hub").string();

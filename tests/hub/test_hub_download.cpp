@@ -81,6 +81,28 @@ TEST_F(HubDownload, ACheckpointWithTokenizerJsonAndNoVocabTxtDownloadsAndOpens) 
   EXPECT_EQ(checkpoint->encode("The keeper", 16).tokens.front().text, "<s>");
 }
 
+// A GGUF repository: one file fetched (its Q4_K_M, or the one a tag names), which opens by its
+// path, and by the id once it is the repository's only file in the cache.
+TEST_F(HubDownload, AGgufRepositoryFetchesOneFileThatOpens) {
+  const auto file = download_model("test-org/gguf", options(), nullptr);
+  const auto snapshot = repo("gguf") / "snapshots" / "0123456789abcdef0123456789abcdef01234567";
+  EXPECT_EQ(file, snapshot / "tiny-Q4_K_M.gguf");
+  size_t files = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(snapshot)) ++files;
+  EXPECT_EQ(files, 1u) << "the other quantisations, the projector and the split file are not fetched";
+  EXPECT_EQ(sha256_file(file), sha256_file(test::golden_dir() / "gguf" / "gpt2_tiny.gguf"));
+  EXPECT_EQ(Checkpoint::load(file, ComputeDevice{})->model().config().architecture->family, "gpt2");
+  setenv("HF_HUB_CACHE", cache_.path().c_str(), 1);
+  EXPECT_EQ(Checkpoint::load("test-org/gguf", ComputeDevice{})->model().config().architecture->family, "gpt2");
+  unsetenv("HF_HUB_CACHE");
+
+  EXPECT_EQ(download_model("test-org/gguf:q8_0", options(), nullptr), snapshot / "tiny-Q8_0.gguf");
+  const std::string many = expect_error([&] { download_model("test-org/gguf-choice", options()); });
+  EXPECT_NE(many.find("test-org/gguf-choice:tiny-Q8_0.gguf"), std::string::npos) << many;
+  EXPECT_NE(expect_error([&] { download_model("test-org/model:Q8_0", options()); }).find("holds no GGUF file"),
+            std::string::npos);
+}
+
 TEST_F(HubDownload, ASecondDownloadFetchesNothing) {
   download_model("test-org/model", options());
   const std::string log = hub_.requests();

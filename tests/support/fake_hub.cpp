@@ -29,8 +29,10 @@ FakeHub::FakeHub() {
     dup2(err, STDERR_FILENO);
     close(out[0]);
     const std::string python = venv_python().string(), script = (source_dir() / "tests/support/fake_hub.py").string(),
-                      model = minilm_dir().string(), roberta = (golden_dir() / "checkpoints" / "roberta").string();
-    execl(python.c_str(), python.c_str(), script.c_str(), model.c_str(), roberta.c_str(), static_cast<char*>(nullptr));
+                      model = minilm_dir().string(), roberta = (golden_dir() / "checkpoints" / "roberta").string(),
+                      gguf = (golden_dir() / "gguf" / "gpt2_tiny.gguf").string();
+    execl(python.c_str(), python.c_str(), script.c_str(), model.c_str(), roberta.c_str(), gguf.c_str(),
+          static_cast<char*>(nullptr));
     _exit(127);
   }
   close(out[1]);

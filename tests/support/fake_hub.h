@@ -1,6 +1,6 @@
 #pragma once
 // Runs tests/support/fake_hub.py (a Hugging Face Hub stand-in on loopback) serving the MiniLM
-// checkpoint, for as long as the object lives.
+// checkpoint, a RoBERTa one and a tiny GGUF file, for as long as the object lives.
 #include <filesystem>
 #include <string>
 

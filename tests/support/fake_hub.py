@@ -9,6 +9,9 @@ Serves one model folder under several repository ids, each with its own behaviou
   test-org/private     needs "Authorization: Bearer secret"
   test-org/pickle      has pytorch_model.bin instead of model.safetensors
   test-org/roberta     the second folder (a RoBERTa checkpoint: tokenizer.json, no vocab.txt)
+  test-org/gguf        a GGUF repository: the GGUF file as tiny-Q4_K_M.gguf and tiny-Q8_0.gguf,
+                       beside a vision projector and one part of a file split in two
+  test-org/gguf-choice a GGUF repository of two files, neither a Q4_K_M
 Anything else is 404. It answers the Hub's URL scheme and headers:
   GET  /api/models/<id>/revision/<rev>     {"sha": ..., "siblings": [{"rfilename": ...}]}
   HEAD /<id>/resolve/<rev>/<file>          X-Repo-Commit, ETag (git SHA-1) or, for the large file,
@@ -16,7 +19,7 @@ Anything else is 404. It answers the Hub's URL scheme and headers:
   GET  /<id>/resolve/<rev>/<file>          the bytes, honouring Range
 Prints "port N" on its first line; logs each request as a JSON line on stderr.
 
-  fake_hub.py MODEL_DIR ROBERTA_DIR
+  fake_hub.py MODEL_DIR ROBERTA_DIR GGUF_FILE
 """
 import hashlib
 import http.server
@@ -33,7 +36,10 @@ FILES = ["config.json", "vocab.txt", "tokenizer_config.json", "special_tokens_ma
 LARGE = "model.safetensors"
 ROBERTA_DIR = sys.argv[2]
 ROBERTA_FILES = ["config.json", "tokenizer.json", "model.safetensors"]
-REPOS = {"model", "interrupt", "corrupt", "stall", "private", "pickle", "roberta"}
+GGUF_FILE = sys.argv[3]
+GGUF_REPOS = {"gguf": ["tiny-Q4_K_M.gguf", "tiny-Q8_0.gguf", "mmproj-tiny-f16.gguf", "tiny-F16-00001-of-00002.gguf"],
+              "gguf-choice": ["tiny-Q8_0.gguf", "tiny-F16.gguf"]}
+REPOS = {"model", "interrupt", "corrupt", "stall", "private", "pickle", "roberta"} | set(GGUF_REPOS)
 CUT = 1 << 20
 state = {"interrupted": False}
 lock = threading.Lock()
@@ -49,12 +55,21 @@ def contents(folder, names):
 
 
 SETS = {"minilm": contents(MODEL_DIR, FILES), "roberta": contents(ROBERTA_DIR, ROBERTA_FILES)}
+with open(GGUF_FILE, "rb") as f:
+    gguf_bytes = f.read()
+for repo, names in GGUF_REPOS.items():
+    SETS[repo] = {name: gguf_bytes for name in names}
 SHA256 = {k: {n: hashlib.sha256(d).hexdigest() for n, d in s.items()} for k, s in SETS.items()}
 GIT_SHA1 = {k: {n: hashlib.sha1(b"blob %d\0" % len(d) + d).hexdigest() for n, d in s.items()} for k, s in SETS.items()}
 
 
 def files_set(behaviour):
-    return "roberta" if behaviour == "roberta" else "minilm"
+    return behaviour if behaviour in ("roberta", *GGUF_REPOS) else "minilm"
+
+
+def large(name):
+    """Served as the Hub serves files kept in LFS: a redirect, the SHA-256 as the linked ETag."""
+    return name == LARGE or name.endswith(".gguf")
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -96,7 +111,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def head_file(self, behaviour, name):
         data, sha256, sha1 = SETS[files_set(behaviour)][name], SHA256[files_set(behaviour)][name], GIT_SHA1[files_set(behaviour)][name]
-        if name == LARGE:
+        if large(name):
             self.send_response(302)
             self.send_header("Location", self.path.replace("/resolve/", "/lfs/"))
             self.send_header("X-Linked-Etag", '"%s"' % sha256)
@@ -123,7 +138,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         if start:
             self.send_header("Content-Range", "bytes %d-%d/%d" % (start, len(data) - 1, len(data)))
-        self.send_header("ETag", '"%s"' % (SHA256[files_set(behaviour)][name] if name == LARGE else GIT_SHA1[files_set(behaviour)][name]))
+        self.send_header("ETag", '"%s"' % (SHA256[files_set(behaviour)][name] if large(name) else GIT_SHA1[files_set(behaviour)][name]))
         self.end_headers()
         if name == LARGE and behaviour == "stall":
             self.wfile.write(body[:CUT])
