@@ -58,7 +58,7 @@ std::optional<std::string> ModelPicker::draw_picker(const std::vector<std::strin
       &folder_);
   ImGui::SameLine();
   if (ImGui::Button("Open folder") && !folder_.empty()) picked = folder_;
-  ImGui::InputTextWithHint("##id", "model id, e.g. bert-base-uncased", &id_);
+  ImGui::InputTextWithHint("##id", "model id, e.g. bert-base-uncased, or org/name-GGUF:Q8_0 for a GGUF file", &id_);
   ImGui::SameLine();
   ImGui::BeginDisabled(download_.state().running);
   if (ImGui::Button("Download")) download_.start(id_, hub_options_from_environment());
