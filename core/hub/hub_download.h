@@ -1,9 +1,10 @@
 #pragma once
 // Downloads a transformers checkpoint (config.json, its tokenizer, model.safetensors), or one file
-// of a GGUF repository (hub/gguf_choice.h), by model id from the Hugging Face Hub (or any server speaking its URL
-// scheme, $HF_ENDPOINT) into the Hub's own cache layout, so Python tools and attnscope share it: blobs/<etag>,
-// snapshots/<commit>/<file> (relative symlinks), refs/<revision>. Transfers resume from blobs/<etag>.incomplete after
-// an interruption, and every file is checked against the hash the Hub reports before it enters the cache.
+// of a GGUF repository (hub/gguf_choice.h), by model id from the Hugging Face Hub (or any server
+// speaking its URL scheme, $HF_ENDPOINT) into the Hub's own cache layout, so Python tools and
+// attnscope share it: blobs/<etag>, snapshots/<commit>/<file> (relative symlinks),
+// refs/<revision>. Transfers resume from blobs/<etag>.incomplete after an interruption, and every
+// file is checked against the hash the Hub reports before it enters the cache.
 #include <cstdint>
 #include <filesystem>
 #include <functional>
