@@ -39,15 +39,18 @@ std::string anchor(const HeadStats& s, const Encoding& e) {
   return s.anchor_index ? readable_piece(e.tokens[static_cast<size_t>(*s.anchor_index)].text) : "-";
 }
 
-// The head of B most like head (l, h) of A: its match within the layer (models of one shape), else
-// the head with the largest CKA over all of B's (`all`, [L_A * H_A, L_B * H_B]) as "layer.head";
-// "-" where every CKA is undefined. Neither is made for one model on two texts: no column then.
+// Whether heads were matched: within each layer (two models of one shape) or over all of B's
+// (`all`); neither for one model on two texts, whose table then has no match column.
+bool has_match(const TextComparison& c, const at::Tensor& all) { return !c.matching.empty() || all.defined(); }
+
+// The head of B most like head (l, h) of A, where has_match: its match within the layer, else the
+// head with the largest CKA over all of B's (`all`, [L_A * H_A, L_B * H_B]) as "layer.head"; "-"
+// where every CKA is undefined.
 std::string match_cell(const TextComparison& c, const at::Tensor& all, int64_t l, int64_t h) {
   if (!c.matching.empty()) {
     const int m = c.matching[static_cast<size_t>(l)][static_cast<size_t>(h)];
     return std::to_string(m) + " (" + number(c.layer_cka[l][h][m].item<double>()) + ")";
   }
-  if (!all.defined()) return "-";
   const at::Tensor row = all[l * c.heads_a + h];
   const at::Tensor defined = row.isnan().logical_not();
   if (!defined.any().item<bool>()) return "-";
@@ -92,7 +95,7 @@ void add_layer(TextTable& table, const TextComparison& c, const ComparedRun& a, 
                                    both(sa.same_sentence_share, sb.same_sentence_share),
                                    both(sa.mean_distance, sb.mean_distance, "%.1f"),
                                    anchor(sa, a.encoding) + "->" + anchor(sb, b.encoding)};
-    if (!c.matching.empty() || all.defined()) cells.push_back(match_cell(c, all, l, h));
+    if (has_match(c, all)) cells.push_back(match_cell(c, all, l, h));
     table.row(std::move(cells));
   }
   table.line("");
@@ -139,7 +142,7 @@ int run_compare(const CompareOptions& o) {
     return 0;
   }
   print_summary(*runs);
-  TextTable table = compare_table(!c.matching.empty() || all.defined());
+  TextTable table = compare_table(has_match(c, all));
   for (int64_t l = o.layer < 0 ? 0 : o.layer; l <= (o.layer < 0 ? c.layers - 1 : o.layer); ++l)
     add_layer(table, c, a, b, all, l);
   table.print();
