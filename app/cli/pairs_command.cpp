@@ -1,9 +1,9 @@
-#include <algorithm>
 #include <cmath>
 #include <iostream>
 
 #include "commands.h"
 #include "base/count_text.h"
+#include "analysis/strongest_pairs.h"
 #include "base/error.h"
 #include "results/analysis_json.h"
 #include "run_options.h"
@@ -21,36 +21,24 @@ struct PairsOptions {
   bool json = false;
 };
 
-// The `top` pairs of largest value, largest first (ties in text order): a long text's head may
-// bind millions of pairs, of which a reader wants the strongest, not the first in the text.
-std::vector<TokenPair> strongest(std::vector<TokenPair> pairs, size_t top) {
-  const auto stronger = [](const TokenPair& a, const TokenPair& b) {
-    return a.value != b.value ? a.value > b.value : std::pair{a.i, a.j} < std::pair{b.i, b.j};
-  };
-  top = std::min(top, pairs.size());
-  std::partial_sort(pairs.begin(), pairs.begin() + static_cast<std::ptrdiff_t>(top), pairs.end(), stronger);
-  pairs.resize(top);
-  return pairs;
-}
-
 int run_pairs(const PairsOptions& o) {
   const auto [r, a] = run_and_analyze(o.run, o.analysis);
   if (o.layer >= a.num_layers || o.head >= a.num_heads)
     throw Error("layer " + std::to_string(o.layer) + " head " + std::to_string(o.head) + " is not in this model (" +
                 std::to_string(a.num_layers) + " layers x " + std::to_string(a.num_heads) + " heads, numbered from 0)");
   const HeadAnalysis& head = a.head(o.layer, o.head);
-  const std::vector<TokenPair> every = head_pairs(a, o.layer, o.head);
-  const std::vector<TokenPair> pairs = o.top > 0 ? strongest(every, o.top) : every;
+  // A long text's head may bind millions of pairs, of which a reader wants the strongest, not the
+  // first in the text: found without listing them all (strongest_pairs.h).
+  const std::vector<TokenPair> pairs = o.top > 0 ? strongest_head_pairs(a, o.layer, o.head, static_cast<int64_t>(o.top))
+                                                 : head_pairs(a, o.layer, o.head);
+  const auto in_all = static_cast<uint64_t>(head.pair_count);
   const Encoding& e = r.run.encoding;
   if (o.json) {
-    std::cout << nlohmann::json{{"layer", o.layer},
-                                {"head", o.head},
-                                {"settings", settings_to_json(a.settings)},
-                                {"scale", head.scale},
-                                {"pair_count", every.size()},
-                                {"pairs", pairs_to_json(pairs, e)}}
-                     .dump()
-              << "\n";
+    std::cout
+        << nlohmann::json{{"layer", o.layer},    {"head", o.head},       {"settings", settings_to_json(a.settings)},
+                          {"scale", head.scale}, {"pair_count", in_all}, {"pairs", pairs_to_json(pairs, e)}}
+               .dump()
+        << "\n";
     return 0;
   }
   const bool of_s = a.settings.pairs_from == PairInput::Similarity;
@@ -61,8 +49,8 @@ int run_pairs(const PairsOptions& o) {
   char scale[32] = "none: one token";
   if (std::isfinite(head.scale)) std::snprintf(scale, sizeof scale, "%.4g", head.scale);
   std::printf("Layer %d, head %d: %s with %s / max %s >= %.3g (max %s = %s)%s\n", o.layer, o.head,
-              count(every.size(), "pair").c_str(), m, m, a.settings.tau, m, scale,
-              o.top > 0 && pairs.size() < every.size()
+              count(in_all, "pair").c_str(), m, m, a.settings.tau, m, scale,
+              o.top > 0 && pairs.size() < in_all
                   ? ("; the " + digit_groups(pairs.size()) + " strongest, strongest first").c_str()
                   : "");
   if (std::isfinite(head.scale) && head.scale <= 0)

@@ -295,7 +295,7 @@ std::vector<TokenPair> head_pairs(const TextAnalysis& a, int64_t layer, int64_t 
   }
   // S not kept: the rows that hold the listed pairs, a block at a time (S's, or its cosine's).
   std::vector<TokenPair> pairs;
-  const int64_t n = a.length, step = std::max<int64_t>(1, (int64_t{8} << 20) / std::max<int64_t>(n, 1));
+  const int64_t n = a.length, step = pair_value_row_step(n);
   const auto list = [&](const PairMask& mask) {
     mask.for_each([&](int i, int j) {
       if (static_cast<int64_t>(pairs.size()) < limit) pairs.push_back({i, j, 0.0f});
@@ -306,19 +306,24 @@ std::vector<TokenPair> head_pairs(const TextAnalysis& a, int64_t layer, int64_t 
   else  // not kept: its rows made again until `limit` pairs are listed
     for (int64_t first = 0; first < n && static_cast<int64_t>(pairs.size()) < limit; first += step)
       list(a.pair_mask(layer, head, {first, std::min(step, n - first)}));
-  const at::Tensor outputs = a.head_outputs[layer].narrow(0, head, 1);
-  const bool cosine = a.settings.pairs_from == PairInput::Cosine;
   for (size_t k = 0; k < pairs.size();) {
     const int64_t first = pairs[k].i, count = std::min(step, n - first);
-    at::Tensor rows = similarity_rows(outputs, first, count);
-    if (cosine) rows = cosine_rows(rows, a.similarity.norms[layer].narrow(0, head, 1), first);
-    rows = rows.to(at::kCPU, at::kFloat).contiguous();
-    const float* s = rows.data_ptr<float>();
+    const at::Tensor rows = pair_value_rows(a, layer, head, first, count);
+    const float* s = rows.const_data_ptr<float>();
     for (; k < pairs.size() && pairs[k].i < first + count; ++k)
       pairs[k].value = s[(pairs[k].i - first) * n + pairs[k].j] / h.scale;
   }
   return pairs;
 }
+
+at::Tensor pair_value_rows(const TextAnalysis& a, int64_t layer, int64_t head, int64_t first, int64_t count) {
+  at::Tensor rows = similarity_rows(a.head_outputs[layer].narrow(0, head, 1), first, count);
+  if (a.settings.pairs_from == PairInput::Cosine)
+    rows = cosine_rows(rows, a.similarity.norms[layer].narrow(0, head, 1), first);
+  return rows.to(at::kCPU, at::kFloat).contiguous();
+}
+
+int64_t pair_value_row_step(int64_t n) { return std::max<int64_t>(1, (int64_t{8} << 20) / std::max<int64_t>(n, 1)); }
 
 bool pair_values_are_slow(const TextAnalysis& a) { return a.pair_map && a.settings.pairs_from == PairInput::Rollout; }
 
@@ -349,22 +354,21 @@ std::vector<TokenPair> pairs_valued_from_map(const TextAnalysis& a, int64_t laye
                 "] float32 on the host");
   const at::Tensor m = map.contiguous();
   const float* v = m.const_data_ptr<float>();
-  const HeadAnalysis& h = a.head(layer, head);
-  const float scale = h.scale;
-  // The mask kept or made before, or made from this very map rather than from the map made once more.
-  std::optional<PairMask> mask = h.pairs.tokens() == n ? h.pairs : std::optional<PairMask>();
-  if (!mask && a.made_masks) mask = a.made_masks->find(layer, head);
-  if (!mask) {
-    mask = map_pair_rows(m, a.facts, a.settings.tau, scale, 0, n);
-    if (a.made_masks) a.made_masks->keep(layer, head, *mask);
-  }
-  std::vector<TokenPair> pairs = first_pairs(*mask, limit);
-  for (TokenPair& p : pairs) {
-    // As symmetric_pair_map: a float sum, halved, then over the scale as list_pairs does.
-    const float mean = (v[int64_t{p.i} * n + p.j] + v[int64_t{p.j} * n + p.i]) * 0.5f;
-    p.value = mean / scale;
-  }
+  const float scale = a.head(layer, head).scale;
+  std::vector<TokenPair> pairs = first_pairs(pair_mask_of_map(a, layer, head, m), limit);
+  for (TokenPair& p : pairs) p.value = map_pair_value(v, n, p.i, p.j, scale);
   return pairs;
+}
+
+PairMask pair_mask_of_map(const TextAnalysis& a, int64_t layer, int64_t head, const at::Tensor& map) {
+  const int64_t n = a.length;
+  const HeadAnalysis& h = a.head(layer, head);
+  if (h.pairs.tokens() == n) return h.pairs;
+  if (a.made_masks)
+    if (std::optional<PairMask> made = a.made_masks->find(layer, head)) return *made;
+  PairMask mask = map_pair_rows(map.contiguous(), a.facts, a.settings.tau, h.scale, 0, n);
+  if (a.made_masks) a.made_masks->keep(layer, head, mask);
+  return mask;
 }
 
 TextAnalysis resume_point(const TextAnalysis& analysis) {

@@ -128,6 +128,19 @@ std::vector<TokenPair> pairs_without_values(const PairMask& mask, int64_t limit)
 // symmetric_pair_map and the scan. The explorer passes the rollout its view has made already.
 std::vector<TokenPair> pairs_valued_from_map(const TextAnalysis& analysis, int64_t layer, int64_t head,
                                              const at::Tensor& map, int64_t limit);
+// The head's mask kept or made before, else made from `map` (as pairs_valued_from_map takes it)
+// rather than from its map made once more, and kept in made_masks.
+PairMask pair_mask_of_map(const TextAnalysis& analysis, int64_t layer, int64_t head, const at::Tensor& map);
+// The value of pair (i, j) of a lens map `v` ([n, n], row-major) over the head's scale, as
+// symmetric_pair_map makes the matrix and list_pairs divides it: a float sum, halved, then divided.
+inline float map_pair_value(const float* v, int64_t n, int64_t i, int64_t j, float scale) {
+  return (v[i * n + j] + v[j * n + i]) * 0.5f / scale;
+}
+// Rows [first, first + count) of the matrix a long text's pairs of S (or of its cosine) are valued
+// from, made from the head's outputs: [count, n] float32 on the host, contiguous; taken
+// pair_value_row_step(n) rows at a time (8 M values).
+at::Tensor pair_value_rows(const TextAnalysis& analysis, int64_t layer, int64_t head, int64_t first, int64_t count);
+int64_t pair_value_row_step(int64_t n);
 
 // A head's pairs found before (a result file's analysis): what the scan of S would find again.
 struct FoundPairs {

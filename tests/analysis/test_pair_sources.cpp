@@ -1,12 +1,15 @@
 // Pairs from another matrix than S (AnalysisSettings::pairs_from, docs/lenses.md): the high elements
 // of cosine, or of attention, the norm-based map or rollout made symmetric, (M + M^T) / 2, worked by
-// hand on one head of three tokens; the statistics follow the pairs; what is missing is an error.
+// hand on one head of three tokens; the statistics follow the pairs, the strongest listed first
+// (strongest_pairs.h, ties in the text's order); what is missing is an error.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include "analysis/strongest_pairs.h"
 #include "analysis/text_analysis.h"
 #include "base/error.h"
 #include "support/minilm.h"
+#include "support/strongest_pairs_check.h"
 
 namespace attnscope {
 namespace {
@@ -65,6 +68,9 @@ TEST_F(PairSources, AttentionByHand) {
   EXPECT_EQ(positions(p), (Positions{{0, 1}, {0, 2}, {1, 2}}));
   EXPECT_NEAR(p[1].value, 0.1f / 0.65f, 1e-6);
   EXPECT_EQ(analysis_.head(0, 0).stats.count, 3);
+  // The strongest first; (0, 2) and (1, 2) tie, the earlier in the text first.
+  EXPECT_EQ(positions(strongest_head_pairs(analysis_, 0, 0, 2)), (Positions{{0, 1}, {0, 2}}));
+  test::expect_strongest_pairs_are_the_sorted_list(analysis_, 0, 0);
 }
 
 // N = A_ij ||f(x_j)|| with norms 1, 1, 10: (N + N^T) / 2 is 0.65 (0, 1), 0.55 (0, 2), 0.55 (1, 2).

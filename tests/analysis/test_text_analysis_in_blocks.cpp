@@ -2,7 +2,7 @@
 // the pairs are found block by block) equals the analysis of the same text with every map kept,
 // forced on the real MiniLM at 128 and 512 tokens: separators, pairs of S or of its cosine (their
 // masks, not kept, made again when asked, whole or some rows), statistics, pooled layers, norms, and the pairs listed
-// for a head with their values.
+// for a head with their values, and its strongest (strongest_pairs.h) those of that list sorted.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
@@ -15,6 +15,7 @@
 #include "support/analysis_so_far.h"
 #include "support/minilm.h"
 #include "support/paths.h"
+#include "support/strongest_pairs_check.h"
 
 namespace attnscope {
 namespace {
@@ -70,6 +71,8 @@ void expect_same(const TextAnalysis& blocks, const TextAnalysis& whole) {
   for (size_t p = 0; p < from_made.size(); ++p)
     EXPECT_TRUE(from_made[p].i == first[p].i && from_made[p].j == first[p].j && from_made[p].value == first[p].value);
   EXPECT_TRUE(at::allclose(blocks.summed_similarity(last), whole.summed_similarity(last), 1e-5, 1e-5));
+  test::expect_strongest_pairs_are_the_sorted_list(blocks, last, 0);
+  test::expect_strongest_pairs_are_the_sorted_list(whole, last, 0);
 }
 
 // Some rows of a head's mask: made again from the head outputs, or read from the kept mask, they

@@ -3,7 +3,8 @@
 // its kept maps: to the bit for attention and the norm-based maps, as for rollout (made in blocks),
 // on the real MiniLM at 512 tokens, and on a tiny decoder from blocks over the keys their rows
 // see; their masks, not kept unless asked (rollout's always, shared by
-// a layer's heads), made again the same; listed with the same values (rollout's, which take
+// a layer's heads), made again the same; listed with the same values, the strongest those of
+// that list sorted (strongest_pairs.h) (rollout's, which take
 // minutes on a long text, also without them), each head's map made once for its mask however often
 // and from however many threads it is asked, one map at a time; through the pipeline on a short
 // text forced to the long path; refused in one line past the size it may hold.
@@ -27,6 +28,7 @@
 #include "support/long_text_views.h"
 #include "support/minilm.h"
 #include "support/paths.h"
+#include "support/strongest_pairs_check.h"
 #include "support/test_device.h"
 
 namespace attnscope {
@@ -64,6 +66,8 @@ void expect_same_pairs(const TextAnalysis& long_text, const TextAnalysis& whole)
       EXPECT_EQ(std::make_pair(listed[p].i, listed[p].j), std::make_pair(expected[p].i, expected[p].j));
       EXPECT_EQ(listed[p].value, expected[p].value);
     }
+    test::expect_strongest_pairs_are_the_sorted_list(long_text, layer, 1);
+    test::expect_strongest_pairs_are_the_sorted_list(whole, layer, 1);
   }
 }
 
