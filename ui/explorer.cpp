@@ -102,6 +102,7 @@ Explorer::Explorer(const ExplorerOptions& o, Settings settings, std::string warn
   if (o.max_length) settings_.max_length = o.max_length;
   for (FigurePanel* panel : {&head_, &separators_, &stats_, &lines_, &layers_}) panel->zoom = o.zoom;
   pairs_.set_zoom(o.zoom);
+  if (o.pair_table_rows > 0) pairs_.set_listed_pairs(o.pair_table_rows);
   head_.tiles = o.long_maps;
   head_.make_rollouts_beside(head_figure_rollout_layers, [] { glfwPostEmptyEvent(); });
   layers_.make_rollouts_beside(figure12_rollout_layers, [] { glfwPostEmptyEvent(); });

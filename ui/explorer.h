@@ -76,10 +76,11 @@ struct ExplorerOptions {
   // 128-token run (about 40 ms here, more when the machine is slow) crossed the limit back and
   // forth and its latency with it.
   double quick_run = 0.1;
-  size_t max_length = 0;     // tokens kept (0: the settings', else the model's default 128)
-  float zoom = 1;            // the figure views' zoom at the start (1: a figure fits its panel)
-  PyramidOptions long_maps;  // a long text's map in the Head view, drawn from tiles (figures/map_pyramid.h)
-  CapturePlan long_texts;    // past it a text keeps its queries and keys, not its maps (model/capture_plan.h)
+  size_t max_length = 0;        // tokens kept (0: the settings', else the model's default 128)
+  float zoom = 1;               // the figure views' zoom at the start (1: a figure fits its panel)
+  int64_t pair_table_rows = 0;  // the most pairs the Pairs view's table lists (0: its default, 2^18)
+  PyramidOptions long_maps;     // a long text's map in the Head view, drawn from tiles (figures/map_pyramid.h)
+  CapturePlan long_texts;       // past it a text keeps its queries and keys, not its maps (model/capture_plan.h)
   uint64_t pair_mask_bytes = kWindowPairMaskBytes;  // such a text's pair masks kept (AnalysisRequest)
 };
 

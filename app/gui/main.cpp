@@ -119,6 +119,10 @@ void add_window_options(CLI::App& app, attnscope::ui::ExplorerOptions& o, Comman
       ->check(CLI::NonNegativeNumber);
   app.add_option("--zoom", o.zoom, "The figure views' zoom at the start (1: a figure fits its panel)")
       ->check(CLI::Range(0.5, 10000.0));
+  app.add_option("--pair-table-rows", o.pair_table_rows,
+                 "The most pairs the Pairs view's table lists (default 262,144): a head with more lists the first in "
+                 "the text or its strongest, as chosen above the table")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 32));
   app.add_option("--map-top-cells", o.long_maps.top_cells,
                  "A long text's map in the Head view is drawn from tiles: its coarsest level, made first, at most this "
                  "many cells a side (default 1024)")

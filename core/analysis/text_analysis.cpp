@@ -348,20 +348,20 @@ std::vector<TokenPair> pairs_without_values(const PairMask& mask, int64_t limit)
 
 std::vector<TokenPair> pairs_valued_from_map(const TextAnalysis& a, int64_t layer, int64_t head, const at::Tensor& map,
                                              int64_t limit) {
-  const int64_t n = a.length;
-  if (map.dim() != 2 || map.size(0) != n || map.size(1) != n || map.scalar_type() != at::kFloat || !map.is_cpu())
-    throw Error("a head's pairs are valued from its whole map: [" + std::to_string(n) + ", " + std::to_string(n) +
-                "] float32 on the host");
   const at::Tensor m = map.contiguous();
+  std::vector<TokenPair> pairs = first_pairs(pair_mask_of_map(a, layer, head, m), limit);
+  const int64_t n = a.length;
   const float* v = m.const_data_ptr<float>();
   const float scale = a.head(layer, head).scale;
-  std::vector<TokenPair> pairs = first_pairs(pair_mask_of_map(a, layer, head, m), limit);
   for (TokenPair& p : pairs) p.value = map_pair_value(v, n, p.i, p.j, scale);
   return pairs;
 }
 
 PairMask pair_mask_of_map(const TextAnalysis& a, int64_t layer, int64_t head, const at::Tensor& map) {
   const int64_t n = a.length;
+  if (map.dim() != 2 || map.size(0) != n || map.size(1) != n || map.scalar_type() != at::kFloat || !map.is_cpu())
+    throw Error("a head's pairs are valued from its whole map: [" + std::to_string(n) + ", " + std::to_string(n) +
+                "] float32 on the host");
   const HeadAnalysis& h = a.head(layer, head);
   if (h.pairs.tokens() == n) return h.pairs;
   if (a.made_masks)

@@ -128,8 +128,8 @@ std::vector<TokenPair> pairs_without_values(const PairMask& mask, int64_t limit)
 // symmetric_pair_map and the scan. The explorer passes the rollout its view has made already.
 std::vector<TokenPair> pairs_valued_from_map(const TextAnalysis& analysis, int64_t layer, int64_t head,
                                              const at::Tensor& map, int64_t limit);
-// The head's mask kept or made before, else made from `map` (as pairs_valued_from_map takes it)
-// rather than from its map made once more, and kept in made_masks.
+// The head's mask kept or made before, else made from `map` (as pairs_valued_from_map takes it,
+// which is checked) rather than from its map made once more, and kept in made_masks.
 PairMask pair_mask_of_map(const TextAnalysis& analysis, int64_t layer, int64_t head, const at::Tensor& map);
 // The value of pair (i, j) of a lens map `v` ([n, n], row-major) over the head's scale, as
 // symmetric_pair_map makes the matrix and list_pairs divides it: a float sum, halved, then divided.

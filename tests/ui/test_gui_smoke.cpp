@@ -412,6 +412,23 @@ TEST_F(Gui, ClickingAPairFindsItsTokensInALongText) {
   EXPECT_GT(mean_difference(sorted, found, figure), 5.0);
 }
 
+// A head with more pairs than its table lists (--pair-table-rows), sorted by value, lists the
+// strongest of every pair: found beside the window, the same rows whether the table lists 1,000
+// or 10,000 of the head's 20,878 (the first 1,000 in the text, sorted, begin with other rows).
+TEST_F(Gui, ALongTextsHeadSortedByValueListsItsStrongestPairs) {
+  const std::string file = (dir_ / "long.txt").string();
+  std::ofstream(file) << corpus_text();
+  const auto sorted = [&](const std::string& rows) {
+    return shot("strongest-of-" + rows,
+                {"--file", file, "--max-len", "512", "--maps-up-to", "100", "--view", "pairs", "--layer", "4", "--head",
+                 "1", "--pair-table-rows", rows, "--click", "697", "138"});  // the header of the value's column
+  };
+  const Image few = sorted("1000"), more = sorted("10000");
+  const Box rows{403, 152, 740, kHeight - 20};
+  EXPECT_EQ(mean_difference(few, more, rows), 0.0);
+  EXPECT_GT(mean_difference(few, more, Box{403, 60, 740, 110}), 0.0) << "the lines above the table name their rows";
+}
+
 // SECTION 4: presentation, matrices, thumbnails, the corpus view, first run and downloads.
 
 TEST_F(Gui, PresentationModeChangesTheLook) {

@@ -12,6 +12,7 @@
 #include <tuple>
 #include <vector>
 
+#include "analysis/strongest_pairs.h"
 #include "analysis_worker.h"
 #include "figures/overview_thumbnails.h"
 #include "figures/text_figures.h"
@@ -217,6 +218,40 @@ TEST(PairValuesJob, ValuesALongTextsLensPairsAsHeadPairsDoes) {
     submit_pair_values(job, s, layer, (head + 1) % a.num_heads, 3, at::zeros({2, 2}));
     ASSERT_TRUE(made(layer, (head + 1) % a.num_heads));
     EXPECT_NE(job.latest()->error.find("whole map"), std::string::npos) << job.latest()->error;
+  }
+}
+
+// A long text's head's strongest pairs are found off the UI thread as strongest_head_pairs finds
+// them (from the rollout the view made, for rollout's), the share walked reported; its key is not
+// the values' of the same head.
+TEST(PairValuesJob, FindsALongTextsStrongestPairs) {
+  for (const PairInput input : {PairInput::Similarity, PairInput::Rollout}) {
+    SCOPED_TRACE(pair_input_name(input));
+    const test::TempDir dir;
+    const auto s = long_text_snapshot(dir.path(), input);
+    ASSERT_TRUE(s);
+    const TextAnalysis& a = s->analysis;
+    const int64_t layer = a.num_layers - 1, head = 0;
+    ASSERT_GT(a.head(layer, head).pair_count, 2);
+    const at::Tensor rollout = input == PairInput::Rollout
+                                   ? long_text_rollout(s->view(), static_cast<int>(layer), false).matrix
+                                   : at::Tensor();
+    std::atomic<int> notified{0};
+    PairValuesJob job([&] { ++notified; });
+    EXPECT_NE(strongest_pairs_request_key(s->serial, layer, head), pair_values_request_key(s->serial, layer, head));
+    submit_strongest_pairs(job, s, layer, head, 2, rollout);
+    ASSERT_TRUE(wait_for([&] {
+      const auto m = job.latest();
+      return m && m->key == strongest_pairs_request_key(s->serial, layer, head);
+    }));
+    ASSERT_TRUE(job.latest()->error.empty()) << job.latest()->error;
+    const std::vector<TokenPair>& found = *job.latest()->value;
+    const std::vector<TokenPair> expected = strongest_head_pairs(a, layer, head, 2, {.map = rollout});
+    ASSERT_EQ(found.size(), 2u);
+    for (size_t p = 0; p < found.size(); ++p)
+      EXPECT_TRUE(found[p].i == expected[p].i && found[p].j == expected[p].j && found[p].value == expected[p].value);
+    EXPECT_GE(found[0].value, found[1].value);
+    EXPECT_GT(notified.load(), 1) << "its progress, then its result";
   }
 }
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <utility>
 
 namespace attnscope::ui {
 
@@ -46,13 +47,15 @@ TiledFigure PairsPanel::pairs_view_tiled_figure(const AnalyzedTextView& text, co
   return f;
 }
 
-std::optional<std::string> pair_table_note(int64_t listed, int64_t in_all, bool by_position) {
+std::optional<std::string> pair_table_note(int64_t listed, int64_t in_all, PairListing listing, bool by_position) {
   if (listed >= in_all) return std::nullopt;
-  const std::string first = digit_groups(static_cast<uint64_t>(listed));
-  if (by_position) return "The table lists the first " + first + " (by position); the map shows them all.";
-  return "The table sorts the first " + first +
-         " (by position) only; the map shows them all, and attnscope-cli pairs --top N lists the strongest of "
-         "every pair.";
+  const std::string some = digit_groups(static_cast<uint64_t>(listed)),
+                    all = digit_groups(static_cast<uint64_t>(in_all));
+  if (listing == PairListing::Strongest)
+    return "The table lists the " + some + " strongest of the " + all + "; the map shows them all.";
+  if (by_position) return "The table lists the first " + some + " (by position); the map shows them all.";
+  return "The table sorts the first " + some +
+         " (by position) only; the map shows them all. Sorted by value, it lists the strongest of every pair.";
 }
 
 void PairsPanel::sort_rows(const std::vector<TokenPair>& pairs, const Encoding& e) {
@@ -76,13 +79,13 @@ void PairsPanel::sort_rows(const std::vector<TokenPair>& pairs, const Encoding& 
         less = e.tokens[p.j].text < e.tokens[q.j].text;
         greater = e.tokens[q.j].text < e.tokens[p.j].text;
         break;
-      case 2:
-        less = p.i < q.i;
-        greater = q.i < p.i;
+      case 2:  // by position: the strongest pairs listed come in their own order
+        less = std::pair{p.i, p.j} < std::pair{q.i, q.j};
+        greater = std::pair{q.i, q.j} < std::pair{p.i, p.j};
         break;
       case 3:
-        less = p.j < q.j;
-        greater = q.j < p.j;
+        less = std::pair{p.j, p.i} < std::pair{q.j, q.i};
+        greater = std::pair{q.j, q.i} < std::pair{p.j, p.i};
         break;
       default:
         less = p.value < q.value;
@@ -110,6 +113,7 @@ int PairsPanel::draw_table(const Encoding& e, bool of_s) {
   if (ImGuiTableSortSpecs* specs = ImGui::TableGetSortSpecs();
       specs && (specs->SpecsDirty || order_.size() != pairs.size())) {
     sort_rows(pairs, e);
+    value_sort_asked_ |= specs->SpecsDirty && specs->SpecsCount > 0 && specs->Specs[0].ColumnIndex == 4;
     specs->SpecsDirty = false;
   }
   if (order_.size() != pairs.size()) sort_rows(pairs, e);
@@ -158,37 +162,72 @@ void PairsPanel::list_pairs(const PanelContext& c, int head) {
   pairs_in_all_ = a.head(c.state.layer, head).pair_count;
   if (beside) {
     const std::optional<PairMask> mask = a.pair_mask_at_hand(c.state.layer, head);
-    pairs_ = mask ? pairs_without_values(*mask, kListedPairs) : std::vector<TokenPair>();
+    pairs_ = mask ? pairs_without_values(*mask, listed_pairs_) : std::vector<TokenPair>();
   } else if (pair_values_are_slow(a)) {
-    pairs_ = pairs_without_values(a, c.state.layer, head, kListedPairs);
+    pairs_ = pairs_without_values(a, c.state.layer, head, listed_pairs_);
   } else {
-    pairs_ = head_pairs(a, c.state.layer, head, kListedPairs);
+    pairs_ = head_pairs(a, c.state.layer, head, listed_pairs_);
   }
   values_pending_ = beside && pairs_in_all_ > 0;
+  strongest_listed_ = false;
+  strongest_pending_ = listing_ == PairListing::Strongest && can_list_strongest(c);
   order_.clear();
   hovered_ = -1;
 }
 
-// Asks for the listed pairs' values (rollout's once the map beside has the rollout they come
-// from), and takes them when made. Called after the map is drawn: a map that is not waiting for
-// its rollout and has none could not make it (refused, or stopped), and the values wait no more.
+// Finding a head's strongest pairs walks every pair (seconds on a long text): only by the job.
+bool PairsPanel::can_list_strongest(const PanelContext& c) const {
+  return values_ && c.snapshot_owner && pairs_in_all_ > listed_pairs_;
+}
+
+// Which pairs a head with more than the table lists shows, with the progress of finding its strongest.
+void PairsPanel::draw_listing_choice() {
+  const std::string listed = digit_groups(static_cast<uint64_t>(listed_pairs_));
+  int chosen = static_cast<int>(listing_);
+  ImGui::TextUnformatted("List");
+  ImGui::SameLine();
+  ImGui::RadioButton(("the first " + listed + " in the text").c_str(), &chosen,
+                     static_cast<int>(PairListing::FirstInText));
+  ImGui::SameLine();
+  ImGui::RadioButton(("the " + listed + " strongest").c_str(), &chosen, static_cast<int>(PairListing::Strongest));
+  listing_ = static_cast<PairListing>(chosen);
+  if (!strongest_pending_) return;
+  const std::string overlay =
+      "Finding the " + listed + " strongest of " + digit_groups(static_cast<uint64_t>(pairs_in_all_)) + " pairs";
+  const std::optional<double> done = values_->fraction();
+  ImGui::ProgressBar(static_cast<float>(done.value_or(0.0)), ImVec2(-1, 0), overlay.c_str());
+}
+
+// Asks for the listed pairs' values, or the head's strongest pairs (which come with theirs, and
+// are asked instead), rollout's once the map beside has the rollout they come from, and takes
+// them when made. Called after the map is drawn: a map that is not waiting for its rollout and has
+// none could not make it (refused, or stopped), and neither waits any more.
 void PairsPanel::take_values(const PanelContext& c, int head) {
   const uint64_t serial = c.snapshot->serial;
+  const int layer = c.state.layer;
   const auto made = values_->latest();
-  if (made && made->key == pair_values_request_key(serial, c.state.layer, head)) {
+  const std::string key = strongest_pending_ ? strongest_pairs_request_key(serial, layer, head)
+                                             : pair_values_request_key(serial, layer, head);
+  if (made && made->key == key) {
     values_pending_ = false;
-    if (!made->error.empty() || !made->value) return;  // the table stays without values
+    strongest_listed_ = strongest_pending_ && made->error.empty() && made->value;
+    strongest_pending_ = false;
+    if (!made->error.empty() || !made->value) return;  // the table stays as it was
     pairs_ = *made->value;
     order_.clear();  // sorted again: the values may be the sort's key
     return;
   }
   at::Tensor rollout;
-  if (pair_values_are_slow(c.snapshot->analysis) &&
-      !(rollout = figure_.rollout_made(serial, c.state.layer)).defined()) {
-    values_pending_ = figure_.waiting();  // the map beside is still making it, or cannot
+  if (pair_values_are_slow(c.snapshot->analysis) && !(rollout = figure_.rollout_made(serial, layer)).defined()) {
+    const bool can = figure_.waiting();  // the map beside is still making it, or cannot
+    values_pending_ &= can;
+    strongest_pending_ &= can;
     return;
   }
-  submit_pair_values(*values_, c.snapshot_owner, c.state.layer, head, kListedPairs, rollout);
+  if (strongest_pending_)
+    submit_strongest_pairs(*values_, c.snapshot_owner, layer, head, listed_pairs_, rollout);
+  else
+    submit_pair_values(*values_, c.snapshot_owner, layer, head, listed_pairs_, rollout);
 }
 
 PanelActions PairsPanel::draw(const PanelContext& context) {
@@ -199,8 +238,8 @@ PanelActions PairsPanel::draw(const PanelContext& context) {
                        context.figure_font, context.run, context.snapshot_owner};
   if (!c.snapshot) return figure_.draw(c);
   const int head = std::max(0, c.state.head);
-  const std::string key =
-      std::to_string(c.snapshot->serial) + "|" + std::to_string(c.state.layer) + "|" + std::to_string(head);
+  const std::string key = std::to_string(c.snapshot->serial) + "|" + std::to_string(c.state.layer) + "|" +
+                          std::to_string(head) + "|" + std::to_string(static_cast<int>(listing_));
   if (key != pairs_key_) {  // only the shown head's pairs are ever listed
     pairs_key_ = key;
     list_pairs(c, head);
@@ -222,7 +261,9 @@ PanelActions PairsPanel::draw(const PanelContext& context) {
     ImGui::TextDisabled(
         "Values not listed: each needs the rollout after the layer made whole; attnscope-cli pairs "
         "lists them.");
-  if (const auto note = pair_table_note(static_cast<int64_t>(pairs_.size()), pairs_in_all_, by_position_)) {
+  if (can_list_strongest(c)) draw_listing_choice();
+  const PairListing listed = strongest_listed_ ? PairListing::Strongest : PairListing::FirstInText;
+  if (const auto note = pair_table_note(static_cast<int64_t>(pairs_.size()), pairs_in_all_, listed, by_position_)) {
     ImGui::PushTextWrapPos(0);
     ImGui::TextDisabled("%s", note->c_str());
     ImGui::PopTextWrapPos();
@@ -231,6 +272,8 @@ PanelActions PairsPanel::draw(const PanelContext& context) {
                     ImVec2(std::min(ImGui::GetFontSize() * 24, ImGui::GetContentRegionAvail().x * 0.45f), 0), true);
   hovered_ = draw_table(c.snapshot->encoding, of_s);
   ImGui::EndChild();
+  if (value_sort_asked_ && can_list_strongest(c)) listing_ = PairListing::Strongest;  // listed from the next frame
+  value_sort_asked_ = false;
   ImGui::SameLine();
   ImGui::BeginGroup();
   std::vector<CellHighlight> highlights;
@@ -243,8 +286,8 @@ PanelActions PairsPanel::draw(const PanelContext& context) {
   const bool listing = values_pending_ && pairs_.empty();
   PanelActions actions = listing ? PanelActions{} : figure_.draw(c, {}, highlights);
   ImGui::EndGroup();
-  if (values_pending_) take_values(c, head);  // its job wakes the window when it ends
-  if (actions.export_figure) {                // the file gets the paper's Fig. 9: the text and the whole pair table
+  if (values_pending_ || strongest_pending_) take_values(c, head);  // its job wakes the window when it ends
+  if (actions.export_figure) {  // the file gets the paper's Fig. 9: the text and the whole pair table
     FigureOptions o = figure_options(c.state);
     o.head = head;
     Figure f = figure9(c.snapshot->view(), o);
