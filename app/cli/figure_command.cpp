@@ -27,6 +27,7 @@ struct FigureCommandOptions {
   std::string layer_matrix = "similarity";
   int layer = -1, head = 0, query = 0, key = -1;
   bool rollout_of_norm = false;
+  bool strongest_pairs = false;  // Fig. 9's table: the head's strongest pairs rather than its first
   std::vector<int> layers, heads;
   double png_scale = 2, width = 0;
 };
@@ -39,6 +40,7 @@ FigureOptions figure_options(const FigureCommandOptions& o, std::string caption)
   f.heads = o.heads;
   f.query = o.query;
   f.rollout_of_norm = o.rollout_of_norm;
+  f.pair_table = o.strongest_pairs ? PairListing::Strongest : PairListing::FirstInText;
   f.key = o.key;
   f.matrix = matrix_by_name(o.matrix);
   f.layer_matrix = matrix_by_name(o.layer_matrix);
@@ -195,6 +197,9 @@ Action add_figure_command(CLI::App& app) {
       ->check(CLI::Range(-1, 1 << 16));
   cmd->add_flag("--rollout-of-norm", o->rollout_of_norm,
                 "With --matrix rollout: roll out the layers' norm-based maps instead of their mean attention");
+  cmd->add_flag("--strongest", o->strongest_pairs,
+                "Fig. 9: its table (40 rows) lists the head's strongest pairs, strongest first, rather than its "
+                "first in the text");
   cmd->add_option("--query", o->query, "The query/key view (--fig qk): the querying token i")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);

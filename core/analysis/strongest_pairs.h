@@ -13,6 +13,10 @@
 
 namespace attnscope {
 
+// Which of a head's pairs a table lists where it lists fewer than the head has: the first in the
+// text (head_pairs), or the strongest (strongest_head_pairs).
+enum class PairListing { FirstInText, Strongest };
+
 struct StrongestPairsRun {
   // The head's lens map made whole already, as TextAnalysis::pair_map makes it (the explorer's
   // rollout after the layer, minutes to make again); undefined: made here where it must be.

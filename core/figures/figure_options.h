@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/strongest_pairs.h"
 #include "figures/colormap.h"
 
 namespace attnscope {
@@ -36,7 +37,10 @@ struct FigureOptions {
   bool query_key = false;      // the head view shows the focused head's queries and keys (query_key_figure.h)
   int query = 0;               // the query/key view: the querying token i
   int key = -1;                // ... and the key j outlined (-1: the one i attends to most)
-  std::string caption;         // shown under the title: model, settings
+  // Fig. 9's table of a head with more pairs than it shows: its first in the text (the paper's
+  // order), or its strongest, strongest first.
+  PairListing pair_table = PairListing::FirstInText;
+  std::string caption;  // shown under the title: model, settings
 };
 
 }  // namespace attnscope

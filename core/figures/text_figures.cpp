@@ -261,16 +261,22 @@ TiledFigure tiled_figure5(const AnalyzedTextView& text, const FigureOptions& opt
 
 namespace {
 
+// Whether Fig. 9's table shows the head's strongest pairs: asked, and more than it shows.
+bool lists_strongest(const FigureOptions& o, const PairMask& mask) {
+  return o.pair_table == PairListing::Strongest && mask.count() > kTableRowsShown;
+}
+
 // Fig. 9's title and its text, the pair tokens coloured (one colour per token value), from the
 // head's mask (a long text's made again, once: TextAnalysis::pair_mask).
 Figure figure9_of_mask(const AnalyzedTextView& text, const FigureOptions& o, int head, const PairMask& mask) {
   const PairInput from = text.analysis.settings.pairs_from;
   const std::string of =
       from == PairInput::Similarity ? "high-similarity pairs" : std::string("pairs of ") + pair_input_name(from);
-  Figure f =
-      titled("Fig. 9: " + of + " of " + head_name(o.layer, head) + " (tau " + share_text(text.analysis.settings.tau) +
-                 ", " + count(static_cast<uint64_t>(mask.count()), "pair") + ")",
-             o, 1);
+  Figure f = titled(
+      "Fig. 9: " + of + " of " + head_name(o.layer, head) + " (tau " + share_text(text.analysis.settings.tau) + ", " +
+          count(static_cast<uint64_t>(mask.count()), "pair") +
+          (lists_strongest(o, mask) ? "; the table: the " + std::to_string(kTableRowsShown) + " strongest" : "") + ")",
+      o, 1);
   TokenTextPanel p;
   p.title = "pair tokens in the text (one colour per token)";
   p.tokens = token_labels(text.encoding);
@@ -288,9 +294,20 @@ Figure figure9_of_mask(const AnalyzedTextView& text, const FigureOptions& o, int
   return f;
 }
 
+// The pairs Fig. 9's table shows: the first in the text, or where more than it shows, the strongest.
+std::vector<TokenPair> figure9_rows(const AnalyzedTextView& text, const FigureOptions& o, int head,
+                                    const PairMask& mask, const std::vector<TokenPair>* strongest) {
+  if (lists_strongest(o, mask)) {
+    if (!strongest) return strongest_head_pairs(text.analysis, o.layer, head, kTableRowsShown);
+    return {strongest->begin(), strongest->begin() + std::min<ptrdiff_t>(std::ssize(*strongest), kTableRowsShown)};
+  }
+  return pair_values_are_slow(text.analysis) ? pairs_without_values(mask, kTableRowsShown)
+                                             : head_pairs(text.analysis, o.layer, head, kTableRowsShown, &mask);
+}
+
 }  // namespace
 
-Figure figure9(const AnalyzedTextView& text, const FigureOptions& options) {
+Figure figure9(const AnalyzedTextView& text, const FigureOptions& options, const std::vector<TokenPair>* strongest) {
   const FigureOptions o = resolved(options, text.analysis);
   const int head = std::max(0, o.head);
   const PairMask mask = text.analysis.pair_mask(o.layer, head);  // a long text's made again
@@ -298,10 +315,7 @@ Figure figure9(const AnalyzedTextView& text, const FigureOptions& options) {
   auto& p = std::get<TokenTextPanel>(f.panels[0]);
   const PairInput from = text.analysis.settings.pairs_from;
   p.table_header = {"token i", "token j", "i", "j", from == PairInput::Similarity ? "S_hat" : "M_hat"};
-  const std::vector<TokenPair> listed = pair_values_are_slow(text.analysis)
-                                            ? pairs_without_values(mask, kTableRowsShown)
-                                            : head_pairs(text.analysis, o.layer, head, kTableRowsShown, &mask);
-  for (const TokenPair& pair : listed)
+  for (const TokenPair& pair : figure9_rows(text, o, head, mask, strongest))
     p.table.push_back({readable_piece(text.encoding.tokens[pair.i].text),
                        readable_piece(text.encoding.tokens[pair.j].text), std::to_string(pair.i),
                        std::to_string(pair.j), std::isnan(pair.value) ? "-" : share_text(pair.value)});

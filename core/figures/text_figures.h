@@ -49,7 +49,10 @@ Figure grid_figure(const AnalyzedTextView& text, const FigureOptions& options,
                    const LongTextThumbnails& long_text = {});
 Figure figure4(const AnalyzedTextView& text, const FigureOptions& options);
 Figure figure5(const AnalyzedTextView& text, const FigureOptions& options);
-Figure figure9(const AnalyzedTextView& text, const FigureOptions& options);
+// Fig. 9; its table, where options.pair_table asks for the strongest, from `strongest` where the
+// caller has found them already (strongest first: the explorer's Pairs view), else found here.
+Figure figure9(const AnalyzedTextView& text, const FigureOptions& options,
+               const std::vector<TokenPair>* strongest = nullptr);
 // Fig. 9 without its table (the explorer's Pairs view draws a table of its own): nor are the
 // pairs listed, which for a long text's lens pairs would make the head's map again for their values.
 // Its colours need the head's mask (TextAnalysis::pair_mask): the view builds it once at hand.

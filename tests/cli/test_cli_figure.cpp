@@ -67,6 +67,12 @@ TEST_F(CliFigure, WritesEveryFormatFromAText) {
                                 "--pairs-from", "attention", "--out", (dir_ / "fig9.svg").string()});
   EXPECT_EQ(fig9.status, 0) << fig9.err;
   EXPECT_NE(slurp(dir_ / "fig9.svg").find("pairs of attention"), std::string::npos);
+  const Outcome strongest =
+      run_cli({"figure", "--model", tiny(), "--text", "The cat sat. The dog ran to the mat.", "--fig", "9", "--tau",
+               "0.01", "--strongest", "--out", (dir_ / "fig9-strongest.svg").string()});
+  EXPECT_EQ(strongest.status, 0) << strongest.err;
+  const std::string fig9_svg = slurp(dir_ / "fig9-strongest.svg");
+  EXPECT_NE(fig9_svg.find("the 40 strongest)"), std::string::npos) << fig9_svg.substr(fig9_svg.find("Fig. 9"), 200);
   expect_one_line_error({"stats", "--model", tiny(), "--text", "The cat sat.", "--matrix", "values"}, "--matrix");
   expect_one_line_error({"stats", "--model", tiny(), "--text", "The cat sat.", "--matrix", "norm", "--words"},
                         "did not capture");

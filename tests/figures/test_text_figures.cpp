@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 
+#include "analysis/strongest_pairs.h"
 #include "base/error.h"
 #include "figures/figure_export.h"
 #include "figures/figure_layout.h"
@@ -117,6 +118,40 @@ TEST(TextFigures, Figure9ColoursOneColourPerTokenValueAndListsEveryPair) {
   }
   EXPECT_EQ(t.table[0][2], std::to_string(pairs[0].i));
   EXPECT_EQ(t.table[0][3], std::to_string(pairs[0].j));
+}
+
+// Asked for its strongest, Fig. 9's table of a head with more pairs than it shows lists them,
+// strongest first (strongest_pairs.h), its title saying so; those the caller found already where given.
+TEST(TextFigures, Figure9ListsAHeadsStrongestPairsWhenAsked) {
+  const RunAndAnalysis& a = analysed();
+  AnalysisSettings settings;
+  settings.tau = 0.05;  // more pairs than a figure's table shows
+  const TextAnalysis many = analyze_text(a.run.encoding, a.run.captures, settings);
+  const AnalyzedTextView view{a.run.encoding, a.run.captures, many};
+  FigureOptions o = focus(3, 4);
+  ASSERT_GT(many.head(3, 4).pair_count, kTableRowsShown);
+  const Figure first = figure9(view, o);
+  o.pair_table = PairListing::Strongest;
+  const Figure strongest = figure9(view, o);
+  const auto& table = std::get<TokenTextPanel>(strongest.panels[0]).table;
+  const std::vector<TokenPair> expected = strongest_head_pairs(many, 3, 4, kTableRowsShown);
+  ASSERT_EQ(table.size(), expected.size());
+  for (size_t k = 0; k < table.size(); ++k)
+    EXPECT_EQ(table[k][2] + "," + table[k][3], std::to_string(expected[k].i) + "," + std::to_string(expected[k].j));
+  EXPECT_NE(std::get<TokenTextPanel>(first.panels[0]).table, table);
+  EXPECT_NE(strongest.title.find("; the table: the 40 strongest)"), std::string::npos) << strongest.title;
+  EXPECT_EQ(first.title.find("strongest"), std::string::npos) << first.title;
+  const std::vector<TokenPair> found = {expected[1], expected[0]};
+  EXPECT_EQ(std::get<TokenTextPanel>(figure9(view, o, &found).panels[0]).table[0][2], std::to_string(found[0].i));
+  // A head whose pairs the table shows all: in the paper's order.
+  int few = 0;
+  while (few < many.num_heads &&
+         !(a.analysis.head(3, few).pair_count > 1 && a.analysis.head(3, few).pair_count <= kTableRowsShown))
+    ++few;
+  ASSERT_LT(few, many.num_heads);
+  o.head = few;
+  EXPECT_EQ(std::get<TokenTextPanel>(figure9(a.view(), o).panels[0]).table,
+            std::get<TokenTextPanel>(figure9(a.view(), focus(3, few)).panels[0]).table);
 }
 
 TEST(TextFigures, StatisticsFigureShowsUndefinedAsNan) {

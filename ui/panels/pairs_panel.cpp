@@ -290,7 +290,9 @@ PanelActions PairsPanel::draw(const PanelContext& context) {
   if (actions.export_figure) {  // the file gets the paper's Fig. 9: the text and the whole pair table
     FigureOptions o = figure_options(c.state);
     o.head = head;
-    Figure f = figure9(c.snapshot->view(), o);
+    // As the table lists them: the head's strongest, found already, where it lists those.
+    if (strongest_listed_) o.pair_table = PairListing::Strongest;
+    Figure f = figure9(c.snapshot->view(), o, strongest_listed_ ? &pairs_ : nullptr);
     const auto& shown = actions.export_figure->panels;
     if (!shown.empty() && std::holds_alternative<HeatmapPanel>(shown.back())) f.panels.push_back(shown.back());
     export_ = std::move(f);

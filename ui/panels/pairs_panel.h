@@ -7,13 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "analysis/strongest_pairs.h"
 #include "pair_values_job.h"
 #include "panels/figure_panel.h"
 
 namespace attnscope::ui {
-
-// Which of a head's pairs its table lists where it cannot list them all.
-enum class PairListing { FirstInText, Strongest };
 
 // The line above a table that lists `listed` of a head's `in_all` pairs, as `listing` chose them:
 // none where it lists them all; the first in the text sorted by anything but position are ordered
