@@ -2,8 +2,8 @@
 #include <iostream>
 
 #include "commands.h"
-#include "base/count_text.h"
 #include "analysis/strongest_pairs.h"
+#include "base/count_text.h"
 #include "base/error.h"
 #include "results/analysis_json.h"
 #include "run_options.h"
