@@ -21,6 +21,7 @@ TEST(PairTableNote, SaysHowManyAreListedAndWhichOnes) {
   const auto sorted = pair_table_note(262144, 677660, PairListing::FirstInText, false);
   ASSERT_TRUE(sorted);
   EXPECT_NE(sorted->find("sorts the first 262,144 (by position) only"), std::string::npos) << *sorted;
+  EXPECT_NE(sorted->find("Listing the strongest (above)"), std::string::npos) << *sorted;
   for (const bool by_position : {true, false})
     EXPECT_EQ(pair_table_note(262144, 677660, PairListing::Strongest, by_position),
               "The table lists the 262,144 strongest of the 677,660; the map shows them all.");

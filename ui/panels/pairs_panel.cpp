@@ -55,7 +55,7 @@ std::optional<std::string> pair_table_note(int64_t listed, int64_t in_all, PairL
     return "The table lists the " + some + " strongest of the " + all + "; the map shows them all.";
   if (by_position) return "The table lists the first " + some + " (by position); the map shows them all.";
   return "The table sorts the first " + some +
-         " (by position) only; the map shows them all. Sorted by value, it lists the strongest of every pair.";
+         " (by position) only; the map shows them all. Listing the strongest (above) sorts those instead.";
 }
 
 void PairsPanel::sort_rows(const std::vector<TokenPair>& pairs, const Encoding& e) {
@@ -238,11 +238,15 @@ PanelActions PairsPanel::draw(const PanelContext& context) {
                        context.figure_font, context.run, context.snapshot_owner};
   if (!c.snapshot) return figure_.draw(c);
   const int head = std::max(0, c.state.head);
-  const std::string key = std::to_string(c.snapshot->serial) + "|" + std::to_string(c.state.layer) + "|" +
-                          std::to_string(head) + "|" + std::to_string(static_cast<int>(listing_));
-  if (key != pairs_key_) {  // only the shown head's pairs are ever listed
-    pairs_key_ = key;
+  const std::string key =
+      std::to_string(c.snapshot->serial) + "|" + std::to_string(c.state.layer) + "|" + std::to_string(head);
+  if (key != pairs_key_ || (listing_ != listed_as_ && listing_ == PairListing::FirstInText)) {
+    pairs_key_ = key;  // only the shown head's pairs are ever listed
+    listed_as_ = listing_;
     list_pairs(c, head);
+  } else if (listing_ != listed_as_) {  // its strongest asked: the table keeps its first until they come
+    listed_as_ = listing_;
+    strongest_pending_ = can_list_strongest(c);
   }
   const AnalysisSettings& settings = c.snapshot->analysis.settings;
   const bool of_s = settings.pairs_from == PairInput::Similarity;

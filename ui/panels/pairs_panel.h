@@ -15,7 +15,7 @@ namespace attnscope::ui {
 
 // The line above a table that lists `listed` of a head's `in_all` pairs, as `listing` chose them:
 // none where it lists them all; the first in the text sorted by anything but position are ordered
-// only among themselves, and it says so.
+// only among themselves, and it says so and how to sort the strongest.
 std::optional<std::string> pair_table_note(int64_t listed, int64_t in_all, PairListing listing, bool by_position);
 
 class PairsPanel {
@@ -48,8 +48,9 @@ class PairsPanel {
   std::unique_ptr<PairValuesJob> values_;
   bool values_pending_ = false;  // pairs_ listed without values, asked of values_
   // A head with more pairs than the table lists: which it lists (the reader's choice, kept from
-  // head to head), whether pairs_ holds its strongest, or they are asked of values_.
-  PairListing listing_ = PairListing::FirstInText;
+  // head to head; listed_as_ the choice pairs_ was listed for), whether pairs_ holds its
+  // strongest, or they are asked of values_.
+  PairListing listing_ = PairListing::FirstInText, listed_as_ = PairListing::FirstInText;
   bool strongest_listed_ = false, strongest_pending_ = false;
   bool value_sort_asked_ = false;  // the table was just sorted by value: its strongest are wanted
   std::vector<int> order_;         // row order after sorting
