@@ -13,9 +13,6 @@
 namespace attnscope {
 namespace {
 
-// (M_ij + M_ji) / 2 at i < j where M_ij is exactly 0: symmetric_pair_map's sum and halving, so its bits.
-inline float symmetric_of_lower(float m_ji) { return (0.0f + m_ji) * 0.5f; }
-
 void require_rows(const HeldMapRows& b, int64_t n) {
   if (b.values.dim() != 2 || b.values.size(0) != b.rows.count || b.values.size(1) != b.keys.count ||
       !b.values.is_cpu() || b.values.scalar_type() != at::kFloat || !b.values.is_contiguous() || b.rows.first < 0 ||

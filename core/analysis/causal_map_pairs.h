@@ -18,6 +18,9 @@
 
 namespace attnscope {
 
+// (M_ij + M_ji) / 2 at i < j where M_ij is exactly 0: symmetric_pair_map's sum and halving, so its bits.
+inline float symmetric_of_lower(float m_ji) { return (0.0f + m_ji) * 0.5f; }
+
 // Rows of a head's map over the keys they hold: values [rows.count, keys.count] float32 on the
 // host, contiguous; every other key of those rows weighs exactly 0.
 struct HeldMapRows {

@@ -79,7 +79,7 @@ class PairWalk {
           if (!mask.test(i, j)) continue;
           const int64_t at = i - b.keys.first;
           const float m_ji = at >= 0 && at < b.keys.count ? v[r * b.keys.count + at] : 0.0f;
-          each_({i, j, (0.0f + m_ji) * 0.5f / scale_});  // value_causal_map_pairs' float operations
+          each_({i, j, symmetric_of_lower(m_ji) / scale_});  // as value_causal_map_pairs values it
         }
       }
       walked(b.rows.first + b.rows.count);
