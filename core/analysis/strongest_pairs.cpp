@@ -103,9 +103,7 @@ class PairWalk {
   }
 
   void whole_matrix() const {
-    const at::Tensor source =
-        a_.pair_matrix.defined() ? a_.pair_matrix[layer_][head_] : a_.head_similarity(layer_, head_);
-    const at::Tensor s = source.to(at::kCPU, at::kFloat).contiguous();
+    const at::Tensor s = kept_pair_values(a_, layer_, head_);
     const float* v = s.const_data_ptr<float>();
     const int64_t n = a_.length;
     walked(0);

@@ -287,8 +287,7 @@ std::vector<TokenPair> head_pairs(const TextAnalysis& a, int64_t layer, int64_t 
     return pairs_valued_from_map(a, layer, head, a.pair_map(layer, head), limit);
   }
   if (a.pair_matrix.defined() || a.similarity.similarity.defined()) {
-    const at::Tensor source = a.pair_matrix.defined() ? a.pair_matrix[layer][head] : a.head_similarity(layer, head);
-    const at::Tensor s = source.to(at::kCPU, at::kFloat).contiguous();
+    const at::Tensor s = kept_pair_values(a, layer, head);
     std::vector<TokenPair> pairs = list_pairs(h.pairs, s.data_ptr<float>(), h.scale);
     if (static_cast<int64_t>(pairs.size()) > limit) pairs.resize(static_cast<size_t>(limit));
     return pairs;
@@ -314,6 +313,11 @@ std::vector<TokenPair> head_pairs(const TextAnalysis& a, int64_t layer, int64_t 
       pairs[k].value = s[(pairs[k].i - first) * n + pairs[k].j] / h.scale;
   }
   return pairs;
+}
+
+at::Tensor kept_pair_values(const TextAnalysis& a, int64_t layer, int64_t head) {
+  const at::Tensor source = a.pair_matrix.defined() ? a.pair_matrix[layer][head] : a.head_similarity(layer, head);
+  return source.to(at::kCPU, at::kFloat).contiguous();
 }
 
 at::Tensor pair_value_rows(const TextAnalysis& a, int64_t layer, int64_t head, int64_t first, int64_t count) {

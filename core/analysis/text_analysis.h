@@ -136,6 +136,9 @@ PairMask pair_mask_of_map(const TextAnalysis& analysis, int64_t layer, int64_t h
 inline float map_pair_value(const float* v, int64_t n, int64_t i, int64_t j, float scale) {
   return (v[i * n + j] + v[j * n + i]) * 0.5f / scale;
 }
+// The whole matrix a head's pairs are valued from where the analysis keeps it (the pair matrix, or
+// S): [n, n] float32 on the host, contiguous.
+at::Tensor kept_pair_values(const TextAnalysis& analysis, int64_t layer, int64_t head);
 // Rows [first, first + count) of the matrix a long text's pairs of S (or of its cosine) are valued
 // from, made from the head's outputs: [count, n] float32 on the host, contiguous; taken
 // pair_value_row_step(n) rows at a time (8 M values).
