@@ -586,16 +586,20 @@ void add_options(CLI::App& app, BenchOptions& o) {
   app.add_option("--dump-map", o.dump, "L H FILE: write head H of layer L's map, made again, and exit")->expected(3);
 }
 
-// The forward with captures alone.
+// The forward with captures alone, as the explorer and the command line run it: the last layer
+// stopped at its head outputs (a decoder's finished for its last token, whose next tokens the
+// explorer shows), since nothing reads the rest of it; and beside it every row through the whole
+// last layer, as transformers' forward runs it.
 void time_forward_only(const attnscope::Checkpoint& checkpoint, const std::vector<int64_t>& ids, const BenchOptions& o,
                        double load_ms) {
-  const auto m = interleaved_medians(o.warmup, o.runs, {[&] { checkpoint.model().forward({ids}); }},
-                                     checkpoint.model().device().device, o.idle());
-  std::cout << nlohmann::json{{"tokens", ids.size()},
-                              {"load_ms", load_ms},
-                              {"threads", o.threads},
-                              {"runs", o.runs},
-                              {"forward_capture_ms", m[0]}}
+  using attnscope::LastLayer;
+  const attnscope::Transformer& model = checkpoint.model();
+  const LastLayer as_run = model.config().causal() ? LastLayer::HeadOutputsAndLastToken : LastLayer::HeadOutputsOnly;
+  const auto m = interleaved_medians(
+      o.warmup, o.runs, {[&] { model.forward({ids}, {.last_layer = as_run}); }, [&] { model.forward({ids}); }},
+      model.device().device, o.idle());
+  std::cout << nlohmann::json{{"tokens", ids.size()}, {"load_ms", load_ms},         {"threads", o.threads},
+                              {"runs", o.runs},       {"forward_capture_ms", m[0]}, {"forward_complete_ms", m[1]}}
                    .dump()
             << "\n";
 }

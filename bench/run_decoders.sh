@@ -4,7 +4,10 @@
 # (bench/reference_forward.py, on the same weights saved once as a folder by
 # bench/gguf_to_folder.py), same text, length and threads, alternating over `rounds` rounds; and
 # the time each takes to open the GGUF file (ours: tokenizer and model, dequantised; transformers:
-# the same, measured once when the folder is made). Ours runs as the explorer and corpus runs run
+# the same, measured once when the folder is made). Ours is the forward the explorer and the
+# command line run, its last layer stopped at its head outputs and finished for the last token
+# alone (bench_forward --forward-only); beside it every row through the whole last layer, as
+# transformers' forward runs it. Ours runs as the explorer and corpus runs run
 # it, freed memory kept for reuse (its captures, [L, H, n, n] in one block, are past glibc's
 # largest heap block and would be fresh pages from the kernel each run, where transformers' maps,
 # a tensor per layer, come from its heap once warm), and beside it as a one-off command does.
@@ -25,8 +28,8 @@ for _ in $(seq 8); do cat "$root/assets/examples/"*.txt; done >"$text"  # more t
 
 declare -A files=([smollm2]=models/SmolLM2-135M-Instruct/SmolLM2-135M-Instruct.Q4_1.gguf
   [gemma3]=models/gemma-3-270m/gemma-3-270m-q4_k_m.gguf)
-echo "| model | tokens | ours: forward with captures | transformers: forward | ratio | ours, fresh memory each run | ratio | ours: open the GGUF | transformers: open the GGUF |"
-echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+echo "| model | tokens | ours: forward with captures | transformers: forward | ratio | ours, fresh memory each run | ratio | ours, every row through the last layer | ratio | ours: open the GGUF | transformers: open the GGUF |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 for name in smollm2 gemma3; do
   gguf=$root/${files[$name]}
   folder=$root/models/$name-from-gguf
@@ -50,9 +53,10 @@ def combine(lines):
 name, ours, fresh, ref = sys.argv[1], combine(sys.argv[2]), combine(sys.argv[3]), combine(sys.argv[4])
 load = json.load(open(sys.argv[5]))
 f, ff, rf = ours["forward_capture_ms"], fresh["forward_capture_ms"], ref["forward_ms"]
+fc = ours["forward_complete_ms"]
 tokens = f"{ours['tokens']}" if ours["tokens"] == ref["tokens"] else f"{ours['tokens']} (transformers {ref['tokens']})"
 print(f"| {name} | {tokens} | {f:.0f} ms | {rf:.0f} ms | {f / rf:.2f}x | {ff:.0f} ms | {ff / rf:.2f}x "
-      f"| {ours['load_ms'] / 1000:.1f} s | {load['load_s']:.1f} s |")
+      f"| {fc:.0f} ms | {fc / rf:.2f}x | {ours['load_ms'] / 1000:.1f} s | {load['load_s']:.1f} s |")
 PY
   done
 done
