@@ -7,10 +7,10 @@
 # the same, measured once when the folder is made). Ours is the forward the explorer and the
 # command line run, its last layer stopped at its head outputs and finished for the last token
 # alone (bench_forward --forward-only); beside it every row through the whole last layer, as
-# transformers' forward runs it. Ours runs as the explorer and corpus runs run
-# it, freed memory kept for reuse (its captures, [L, H, n, n] in one block, are past glibc's
-# largest heap block and would be fresh pages from the kernel each run, where transformers' maps,
-# a tensor per layer, come from its heap once warm), and beside it as a one-off command does.
+# transformers' forward runs it. Ours runs as the explorer and corpus runs run it, freed memory
+# kept for reuse (its captures, [L, H, n, n] in one block, are past glibc's largest heap block and
+# would be fresh pages from the kernel each run, where transformers' maps, a tensor per layer,
+# come from its heap once warm), and beside it as a one-off command does.
 #   bench/run_decoders.sh [runs] [rounds] [lengths...]     (defaults: 5 3 128 512 2048)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
